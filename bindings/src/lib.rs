@@ -1,0 +1,12 @@
+//! Bindings for the Component Authentication Claims interface.
+//!
+//! Everything in [`generated`] is written by the generator from
+//! `spec/openapi.yaml`; regenerate with
+//! `cargo run -p generator -- spec/openapi.yaml --out bindings/src/generated.rs`.
+//! A test fails when the checked-in file is stale.
+
+#[rustfmt::skip]
+pub mod generated;
+
+pub use client_runtime::{DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport};
+pub use generated::*;

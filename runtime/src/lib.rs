@@ -1,0 +1,31 @@
+//! The runtime that generated bindings stand on.
+//!
+//! Generated code holds everything that is specific to one API (its types, its
+//! operations, its response enums); this crate holds what every generated API
+//! shares, so that the generator emits only the API-specific parts:
+//!
+//! - [`Secret`]: a string whose `Debug` and `Display` print `[redacted]`, for
+//!   header parameters the spec marks `format: password`;
+//! - [`Prepared`]: a built request that can still be changed (drop a header,
+//!   send a raw body, use another method) before it is sent, and is then
+//!   decoded by the operation's own typed decoder;
+//! - [`RawResponse`], [`Decoded`] and [`DecodeResponse`]: what comes back,
+//!   always kept whole, never a panic on an answer the spec does not describe;
+//! - [`Transport`]: the HTTP client with its time-out and body cap.
+
+mod error;
+mod request;
+mod response;
+mod secret;
+mod transport;
+
+pub use error::Error;
+pub use request::{Prepared, append_query, insert_header, push_path, set_json_body};
+pub use response::{DecodeResponse, Decoded, RawResponse, decode_json, parse_header};
+pub use secret::Secret;
+pub use transport::Transport;
+
+/// Re-exported so that generated code and its users name one version.
+pub use bytes;
+pub use reqwest;
+pub use serde_json;

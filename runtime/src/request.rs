@@ -1,0 +1,125 @@
+use std::marker::PhantomData;
+
+use bytes::Bytes;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::{Method, Url};
+
+use crate::{DecodeResponse, Error};
+
+/// A request built by an operation, not yet sent.
+///
+/// Everything about it can still be changed, so a test can send what the
+/// typed builder would refuse to build (a header dropped, a raw body, another
+/// method), and the answer is still decoded by the operation's decoder `R`.
+#[derive(Debug)]
+pub struct Prepared<R> {
+    request: reqwest::Request,
+    decoder: PhantomData<fn() -> R>,
+}
+
+impl<R: DecodeResponse> Prepared<R> {
+    pub fn new(request: reqwest::Request) -> Self {
+        Self {
+            request,
+            decoder: PhantomData,
+        }
+    }
+
+    pub fn request(&self) -> &reqwest::Request {
+        &self.request
+    }
+
+    pub fn request_mut(&mut self) -> &mut reqwest::Request {
+        &mut self.request
+    }
+
+    pub fn into_request(self) -> reqwest::Request {
+        self.request
+    }
+
+    /// Removes every value of the header `name` (any letter case).
+    pub fn remove_header(mut self, name: &str) -> Self {
+        self.request.headers_mut().remove(name);
+        self
+    }
+
+    /// Sets the header `name` to exactly `value`, replacing what was there.
+    ///
+    /// The name is sent in the letter case given, so a test can check that a
+    /// server reads header names case-insensitively.
+    pub fn set_header(mut self, name: &str, value: impl AsRef<[u8]>) -> Result<Self, Error> {
+        let invalid = || Error::InvalidHeader {
+            name: name.to_owned(),
+        };
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| invalid())?;
+        let value = HeaderValue::from_bytes(value.as_ref()).map_err(|_| invalid())?;
+        self.request.headers_mut().insert(name, value);
+        Ok(self)
+    }
+
+    /// Sends `body` as it is, with `Content-Type: application/json` unless
+    /// one is already set.
+    pub fn raw_body(mut self, body: impl Into<Bytes>) -> Self {
+        let body: Bytes = body.into();
+        *self.request.body_mut() = Some(body.into());
+        self.request
+            .headers_mut()
+            .entry(CONTENT_TYPE)
+            .or_insert(HeaderValue::from_static("application/json"));
+        self
+    }
+
+    /// Sends no body at all.
+    pub fn without_body(mut self) -> Self {
+        *self.request.body_mut() = None;
+        self.request.headers_mut().remove(CONTENT_TYPE);
+        self
+    }
+
+    pub fn method(mut self, method: Method) -> Self {
+        *self.request.method_mut() = method;
+        self
+    }
+
+    pub fn url_mut(&mut self) -> &mut Url {
+        self.request.url_mut()
+    }
+}
+
+/// Appends path segments to `url`, each percent-encoded as one segment.
+pub fn push_path<'a>(url: &mut Url, segments: impl IntoIterator<Item = &'a str>) -> Result<(), Error> {
+    let base = url.to_string();
+    let mut path = url.path_segments_mut().map_err(|()| Error::BaseUrl {
+        url: base,
+        reason: "it has no path that segments can be added to".into(),
+    })?;
+    path.pop_if_empty();
+    for segment in segments {
+        path.push(segment);
+    }
+    Ok(())
+}
+
+/// Appends `name=value` to the query, percent-encoded.
+pub fn append_query(url: &mut Url, name: &str, value: &str) {
+    url.query_pairs_mut().append_pair(name, value);
+}
+
+/// Inserts a header, naming it in the error when the value cannot be sent.
+pub fn insert_header(headers: &mut HeaderMap, name: &'static str, value: &str) -> Result<(), Error> {
+    let value = HeaderValue::from_str(value).map_err(|_| Error::InvalidHeader {
+        name: name.to_owned(),
+    })?;
+    headers.insert(HeaderName::from_static(name), value);
+    Ok(())
+}
+
+/// Serialises `body` as the JSON body of `request`.
+pub fn set_json_body<T: serde::Serialize>(request: &mut reqwest::Request, body: &T) -> Result<(), Error> {
+    let bytes = serde_json::to_vec(body).map_err(Error::Encode)?;
+    *request.body_mut() = Some(bytes.into());
+    request
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    Ok(())
+}

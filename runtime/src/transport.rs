@@ -1,0 +1,82 @@
+use std::time::Duration;
+
+use crate::{DecodeResponse, Error, Prepared, RawResponse};
+
+/// The HTTP client that sends [`Prepared`] requests.
+///
+/// Defaults: a 10 s time-out for the whole exchange and a 4 MiB cap on a
+/// response body, so that a server that drips or floods cannot hang or
+/// exhaust the caller. Both are settings, not constants.
+#[derive(Clone, Debug)]
+pub struct Transport {
+    http: reqwest::Client,
+    timeout: Duration,
+    max_body_bytes: usize,
+}
+
+impl Default for Transport {
+    fn default() -> Self {
+        Self::new(Self::DEFAULT_TIMEOUT, Self::DEFAULT_MAX_BODY_BYTES)
+    }
+}
+
+impl Transport {
+    pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+    pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+
+    pub fn new(timeout: Duration, max_body_bytes: usize) -> Self {
+        let http = reqwest::Client::builder()
+            .connect_timeout(timeout)
+            .build()
+            .unwrap_or_default();
+        Self::with_client(http, timeout, max_body_bytes)
+    }
+
+    /// Uses a `reqwest::Client` configured by the caller (proxies, TLS, ...).
+    pub fn with_client(http: reqwest::Client, timeout: Duration, max_body_bytes: usize) -> Self {
+        Self {
+            http,
+            timeout,
+            max_body_bytes,
+        }
+    }
+
+    pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
+    }
+
+    /// Sends the request and reads the whole answer, within the time-out and
+    /// the body cap.
+    pub async fn fetch(&self, mut request: reqwest::Request) -> Result<RawResponse, Error> {
+        // reqwest's per-request time-out runs from connecting until the
+        // last byte of the body, so a slow drip is cut off too.
+        *request.timeout_mut() = Some(self.timeout);
+        let mut response = self.http.execute(request).await.map_err(Error::from_reqwest)?;
+            let status = response.status().as_u16();
+            let headers = std::mem::take(response.headers_mut());
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(Error::from_reqwest)? {
+                if body.len() + chunk.len() > self.max_body_bytes {
+                    return Err(Error::BodyTooLarge {
+                        limit: self.max_body_bytes,
+                    });
+                }
+                body.extend_from_slice(&chunk);
+            }
+            Ok(RawResponse {
+                status,
+                headers,
+                body: body.into(),
+            })
+    }
+
+    /// Sends a prepared request and decodes the answer with its operation's decoder.
+    pub async fn execute<R: DecodeResponse>(&self, prepared: Prepared<R>) -> Result<R, Error> {
+        self.fetch(prepared.into_request()).await.map(R::decode)
+    }
+}
+
