@@ -8,5 +8,7 @@
 #[rustfmt::skip]
 pub mod generated;
 
-pub use client_runtime::{DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport};
+pub use client_runtime::{
+    DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport,
+};
 pub use generated::*;

@@ -20,7 +20,9 @@ mod secret;
 mod transport;
 
 pub use error::Error;
-pub use request::{Prepared, append_query, insert_header, push_path, set_json_body};
+pub use request::{
+    Prepared, append_query, insert_header, insert_secret_header, push_path, set_json_body,
+};
 pub use response::{DecodeResponse, Decoded, RawResponse, decode_json, parse_header};
 pub use secret::Secret;
 pub use transport::Transport;

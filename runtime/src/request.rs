@@ -87,7 +87,10 @@ impl<R: DecodeResponse> Prepared<R> {
 }
 
 /// Appends path segments to `url`, each percent-encoded as one segment.
-pub fn push_path<'a>(url: &mut Url, segments: impl IntoIterator<Item = &'a str>) -> Result<(), Error> {
+pub fn push_path<'a>(
+    url: &mut Url,
+    segments: impl IntoIterator<Item = &'a str>,
+) -> Result<(), Error> {
     let base = url.to_string();
     let mut path = url.path_segments_mut().map_err(|()| Error::BaseUrl {
         url: base,
@@ -106,7 +109,11 @@ pub fn append_query(url: &mut Url, name: &str, value: &str) {
 }
 
 /// Inserts a header, naming it in the error when the value cannot be sent.
-pub fn insert_header(headers: &mut HeaderMap, name: &'static str, value: &str) -> Result<(), Error> {
+pub fn insert_header(
+    headers: &mut HeaderMap,
+    name: &'static str,
+    value: &str,
+) -> Result<(), Error> {
     let value = HeaderValue::from_str(value).map_err(|_| Error::InvalidHeader {
         name: name.to_owned(),
     })?;
@@ -114,8 +121,26 @@ pub fn insert_header(headers: &mut HeaderMap, name: &'static str, value: &str) -
     Ok(())
 }
 
+/// Inserts a credential header, marked sensitive so that `Debug` of the
+/// request (reqwest's, hyper's) never prints it.
+pub fn insert_secret_header(
+    headers: &mut HeaderMap,
+    name: &'static str,
+    value: &str,
+) -> Result<(), Error> {
+    let mut value = HeaderValue::from_str(value).map_err(|_| Error::InvalidHeader {
+        name: name.to_owned(),
+    })?;
+    value.set_sensitive(true);
+    headers.insert(HeaderName::from_static(name), value);
+    Ok(())
+}
+
 /// Serialises `body` as the JSON body of `request`.
-pub fn set_json_body<T: serde::Serialize>(request: &mut reqwest::Request, body: &T) -> Result<(), Error> {
+pub fn set_json_body<T: serde::Serialize>(
+    request: &mut reqwest::Request,
+    body: &T,
+) -> Result<(), Error> {
     let bytes = serde_json::to_vec(body).map_err(Error::Encode)?;
     *request.body_mut() = Some(bytes.into());
     request

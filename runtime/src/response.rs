@@ -50,7 +50,8 @@ pub fn decode_json<T: DeserializeOwned>(raw: &RawResponse) -> Result<T, String> 
     if raw.body.is_empty() {
         return serde_json::from_slice(b"null").map_err(|_| "the body is empty".to_owned());
     }
-    serde_json::from_slice(&raw.body).map_err(|e| format!("the body does not match its schema: {e}"))
+    serde_json::from_slice(&raw.body)
+        .map_err(|e| format!("the body does not match its schema: {e}"))
 }
 
 /// Parses the header `name` into `T`; `None` when absent or unparseable (the

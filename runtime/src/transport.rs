@@ -55,23 +55,27 @@ impl Transport {
         // reqwest's per-request time-out runs from connecting until the
         // last byte of the body, so a slow drip is cut off too.
         *request.timeout_mut() = Some(self.timeout);
-        let mut response = self.http.execute(request).await.map_err(Error::from_reqwest)?;
-            let status = response.status().as_u16();
-            let headers = std::mem::take(response.headers_mut());
-            let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(Error::from_reqwest)? {
-                if body.len() + chunk.len() > self.max_body_bytes {
-                    return Err(Error::BodyTooLarge {
-                        limit: self.max_body_bytes,
-                    });
-                }
-                body.extend_from_slice(&chunk);
+        let mut response = self
+            .http
+            .execute(request)
+            .await
+            .map_err(Error::from_reqwest)?;
+        let status = response.status().as_u16();
+        let headers = std::mem::take(response.headers_mut());
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(Error::from_reqwest)? {
+            if body.len() + chunk.len() > self.max_body_bytes {
+                return Err(Error::BodyTooLarge {
+                    limit: self.max_body_bytes,
+                });
             }
-            Ok(RawResponse {
-                status,
-                headers,
-                body: body.into(),
-            })
+            body.extend_from_slice(&chunk);
+        }
+        Ok(RawResponse {
+            status,
+            headers,
+            body: body.into(),
+        })
     }
 
     /// Sends a prepared request and decodes the answer with its operation's decoder.
@@ -79,4 +83,3 @@ impl Transport {
         self.fetch(prepared.into_request()).await.map(R::decode)
     }
 }
-

@@ -1,0 +1,388 @@
+//! The `Client`, its defaults, the server URL, and one request builder per operation.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{doc, ident, rust_type};
+use crate::model::{Api, Location, Operation, Param, PathSegment, TypeRef};
+
+pub fn emit(api: &Api) -> TokenStream {
+    let server = server(api);
+    let defaults = defaults(api);
+    let methods = api.operations.iter().map(|op| {
+        let doc = operation_doc(op);
+        let method = ident(&op.method_name);
+        let builder = ident(&op.type_name);
+        quote! {
+            #doc
+            pub fn #method(&self) -> builder::#builder<'_> {
+                builder::#builder::new(self)
+            }
+        }
+    });
+    let builders = api.operations.iter().map(|op| builder(api, op));
+    quote! {
+        #server
+        #defaults
+
+        /// A client for the API: where it is, how requests travel, and the
+        /// values every request starts from.
+        #[derive(Clone, Debug)]
+        pub struct Client {
+            base_url: ::client_runtime::reqwest::Url,
+            transport: ::client_runtime::Transport,
+            defaults: Defaults,
+        }
+
+        impl Client {
+            /// A client for the API at `base_url`, the URL that operation paths
+            /// are appended to (see [`server_url`] where the spec names one).
+            pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+                let parsed = ::client_runtime::reqwest::Url::parse(base_url).map_err(|e| {
+                    ::client_runtime::Error::BaseUrl { url: base_url.to_owned(), reason: e.to_string() }
+                })?;
+                if parsed.cannot_be_a_base() {
+                    return ::std::result::Result::Err(::client_runtime::Error::BaseUrl {
+                        url: base_url.to_owned(),
+                        reason: "it cannot carry a path".to_owned(),
+                    });
+                }
+                ::std::result::Result::Ok(Self {
+                    base_url: parsed,
+                    transport: ::client_runtime::Transport::default(),
+                    defaults: Defaults::default(),
+                })
+            }
+
+            /// Sends requests with `transport` (time-out, body cap, HTTP client).
+            pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+                self.transport = transport;
+                self
+            }
+
+            /// Starts every request from `defaults`.
+            pub fn with_defaults(mut self, defaults: Defaults) -> Self {
+                self.defaults = defaults;
+                self
+            }
+
+            pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+                &self.base_url
+            }
+
+            pub fn transport(&self) -> &::client_runtime::Transport {
+                &self.transport
+            }
+
+            pub fn defaults(&self) -> &Defaults {
+                &self.defaults
+            }
+
+            /// Sends a prepared request, possibly changed after it was built, and
+            /// decodes the answer with its operation's decoder.
+            pub async fn send<R: ::client_runtime::DecodeResponse>(
+                &self,
+                prepared: ::client_runtime::Prepared<R>,
+            ) -> ::std::result::Result<R, ::client_runtime::Error> {
+                self.transport.execute(prepared).await
+            }
+
+            #(#methods)*
+        }
+
+        /// One request builder per operation.
+        pub mod builder {
+            #(#builders)*
+        }
+    }
+}
+
+fn operation_doc(op: &Operation) -> TokenStream {
+    let summary = doc(op.summary.as_deref());
+    let description = doc(op.description.as_deref());
+    let route = format!(" `{} {}`", op.http_method, op.path_template);
+    let separator = (op.summary.is_some()).then(|| quote!(#[doc = ""]));
+    quote! { #summary #separator #[doc = #route] #[doc = ""] #description }
+}
+
+/// `server_url()` from the first entry of `servers`, one argument a variable.
+fn server(api: &Api) -> TokenStream {
+    let Some(server) = &api.server else {
+        return TokenStream::new();
+    };
+    let template = &server.url;
+    let args: Vec<_> = server
+        .variables
+        .iter()
+        .map(|(_, rust)| ident(rust))
+        .collect();
+    let mut pieces = Vec::new();
+    let mut rest = template.as_str();
+    for (name, rust) in &server.variables {
+        let marker = format!("{{{name}}}");
+        if let Some(i) = rest.find(&marker) {
+            let literal = &rest[..i];
+            if !literal.is_empty() {
+                pieces.push(quote!(url.push_str(#literal);));
+            }
+            let arg = ident(rust);
+            pieces.push(quote!(url.push_str(#arg);));
+            rest = &rest[i + marker.len()..];
+        }
+    }
+    if !rest.is_empty() {
+        pieces.push(quote!(url.push_str(#rest);));
+    }
+    let description = doc(server.description.as_deref());
+    let template_doc = format!(" The URL template of the spec's first server: `{template}`.");
+    quote! {
+        #[doc = #template_doc]
+        pub const SERVER_URL_TEMPLATE: &str = #template;
+
+        /// The API's base URL with the server variables filled in.
+        #[doc = ""]
+        #description
+        pub fn server_url(#(#args: &str),*) -> ::std::string::String {
+            let mut url = ::std::string::String::new();
+            #(#pieces)*
+            url
+        }
+    }
+}
+
+fn defaults(api: &Api) -> TokenStream {
+    let fields = api.shared_headers.iter().map(|param| {
+        let doc = param_doc(param);
+        let name = ident(&param.rust_name);
+        let ty = stored_type(param, &quote!(types::));
+        quote! { #doc pub #name: ::std::option::Option<#ty>, }
+    });
+    quote! {
+        /// Values of the header parameters that every operation takes; each
+        /// request starts from them and may override them.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Defaults {
+            #(#fields)*
+        }
+    }
+}
+
+fn param_doc(param: &Param) -> TokenStream {
+    let location = match param.location {
+        Location::Path => "path",
+        Location::Query => "query",
+        Location::Header => "header",
+    };
+    let required = if param.required {
+        "required"
+    } else {
+        "optional"
+    };
+    let head = format!(" `{}` ({location}, {required}).", param.name);
+    let description = doc(param.description.as_deref());
+    quote! { #[doc = #head] #[doc = ""] #description }
+}
+
+/// How a parameter's value is held: secrets in `Secret`, the rest as typed.
+fn stored_type(param: &Param, types: &TokenStream) -> TokenStream {
+    if param.secret {
+        quote!(::client_runtime::Secret)
+    } else {
+        rust_type(&param.ty, types)
+    }
+}
+
+/// Whether values of `ty` are `Copy` (so cloning them would draw a lint).
+fn is_copy(api: &Api, ty: &TypeRef) -> bool {
+    match ty {
+        TypeRef::Integer { .. } | TypeRef::Number | TypeRef::Boolean => true,
+        TypeRef::Named(name) => match api.types.get(name) {
+            Some(crate::model::TypeDef::Enum { .. }) => true,
+            Some(crate::model::TypeDef::Alias { ty, .. }) => is_copy(api, ty),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// An expression giving `&str` for the value in `var`.
+fn as_str(param: &Param, var: TokenStream) -> TokenStream {
+    if param.secret {
+        quote!(#var.expose())
+    } else if param.ty == TypeRef::String {
+        quote!(#var.as_str())
+    } else {
+        quote!(&#var.to_string())
+    }
+}
+
+fn builder(api: &Api, op: &Operation) -> TokenStream {
+    let types = quote!(super::types::);
+    let name = ident(&op.type_name);
+    let response = ident(&format!("{}Response", op.type_name));
+    let builder_doc = format!(
+        " Builds a request for [`Client::{}`](super::Client::{}).",
+        op.method_name, op.method_name
+    );
+
+    let mut fields = Vec::new();
+    let mut inits = Vec::new();
+    let mut setters = Vec::new();
+    for param in &op.params {
+        let field = ident(&param.rust_name);
+        let ty = stored_type(param, &types);
+        fields.push(quote!(#field: ::std::option::Option<#ty>,));
+        let shared = api.shared_headers.iter().any(|p| p.name == param.name);
+        inits.push(if shared && !param.secret && is_copy(api, &param.ty) {
+            quote!(#field: client.defaults.#field,)
+        } else if shared {
+            quote!(#field: client.defaults.#field.clone(),)
+        } else {
+            quote!(#field: ::std::option::Option::None,)
+        });
+        let param_doc = param_doc(param);
+        let (arg_ty, value) = if param.secret || param.ty == TypeRef::String {
+            (quote!(impl ::std::convert::Into<#ty>), quote!(value.into()))
+        } else {
+            (ty.clone(), quote!(value))
+        };
+        setters.push(quote! {
+            #param_doc
+            pub fn #field(mut self, value: #arg_ty) -> Self {
+                self.#field = ::std::option::Option::Some(#value);
+                self
+            }
+        });
+    }
+    if let Some(body) = &op.body {
+        let ty = rust_type(&body.ty, &types);
+        fields.push(quote!(body: ::std::option::Option<#ty>,));
+        inits.push(quote!(body: ::std::option::Option::None,));
+        let required = if body.required {
+            "required"
+        } else {
+            "optional"
+        };
+        let head = format!(" The request body ({required}), sent as JSON.");
+        let description = doc(body.description.as_deref());
+        setters.push(quote! {
+            #[doc = #head]
+            #[doc = ""]
+            #description
+            pub fn body(mut self, value: #ty) -> Self {
+                self.body = ::std::option::Option::Some(value);
+                self
+            }
+        });
+    }
+
+    // build(): required values first, then the URL, then headers and body.
+    let mut steps = Vec::new();
+    for param in op.params.iter().filter(|p| p.required) {
+        let field = ident(&param.rust_name);
+        let wire = &param.name;
+        steps.push(quote! {
+            let #field = self.#field.ok_or(::client_runtime::Error::MissingParameter(#wire))?;
+        });
+    }
+    let segments = op.path.iter().map(|segment| match segment {
+        PathSegment::Literal(literal) => quote!(#literal),
+        PathSegment::Param(index) => {
+            let param = &op.params[*index];
+            let field = ident(&param.rust_name);
+            as_str(param, quote!(#field))
+        }
+    });
+    steps.push(quote! {
+        let mut url = self.client.base_url.clone();
+        ::client_runtime::push_path(&mut url, [#(#segments),*])?;
+    });
+    for param in op.params.iter().filter(|p| p.location == Location::Query) {
+        let field = ident(&param.rust_name);
+        let wire = &param.name;
+        if param.required {
+            let value = as_str(param, quote!(#field));
+            steps.push(quote!(::client_runtime::append_query(&mut url, #wire, #value);));
+        } else {
+            let value = as_str(param, quote!(value));
+            steps.push(quote! {
+                if let ::std::option::Option::Some(value) = &self.#field {
+                    ::client_runtime::append_query(&mut url, #wire, #value);
+                }
+            });
+        }
+    }
+    let method = ident(&op.http_method);
+    steps.push(quote! {
+        let mut request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, url);
+    });
+    for param in op.params.iter().filter(|p| p.location == Location::Header) {
+        let field = ident(&param.rust_name);
+        let wire = param.name.to_ascii_lowercase();
+        let insert = if param.secret {
+            quote!(::client_runtime::insert_secret_header)
+        } else {
+            quote!(::client_runtime::insert_header)
+        };
+        if param.required {
+            let value = as_str(param, quote!(#field));
+            steps.push(quote!(#insert(request.headers_mut(), #wire, #value)?;));
+        } else {
+            let value = as_str(param, quote!(value));
+            steps.push(quote! {
+                if let ::std::option::Option::Some(value) = &self.#field {
+                    #insert(request.headers_mut(), #wire, #value)?;
+                }
+            });
+        }
+    }
+    if let Some(body) = &op.body {
+        if body.required {
+            steps.push(quote! {
+                let body = self.body.ok_or(::client_runtime::Error::MissingParameter("body"))?;
+                ::client_runtime::set_json_body(&mut request, &body)?;
+            });
+        } else {
+            steps.push(quote! {
+                if let ::std::option::Option::Some(body) = &self.body {
+                    ::client_runtime::set_json_body(&mut request, body)?;
+                }
+            });
+        }
+    }
+
+    quote! {
+        #[doc = #builder_doc]
+        #[derive(Clone, Debug)]
+        #[must_use = "a request builder does nothing until it is built or sent"]
+        pub struct #name<'a> {
+            client: &'a super::Client,
+            #(#fields)*
+        }
+
+        impl<'a> #name<'a> {
+            pub fn new(client: &'a super::Client) -> Self {
+                Self {
+                    client,
+                    #(#inits)*
+                }
+            }
+
+            #(#setters)*
+
+            /// Builds the request without sending it, so that it can be
+            /// changed first; send it with [`Client::send`](super::Client::send).
+            pub fn build(self) -> ::std::result::Result<::client_runtime::Prepared<super::#response>, ::client_runtime::Error> {
+                #(#steps)*
+                ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            }
+
+            /// Builds and sends the request, and decodes the answer.
+            pub async fn send(self) -> ::std::result::Result<super::#response, ::client_runtime::Error> {
+                let client = self.client;
+                let prepared = self.build()?;
+                client.send(prepared).await
+            }
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Per operation: an enum of its answers, one variant per documented status,
+//! with a struct for each response's documented headers.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{doc, ident, rust_type};
+use crate::model::{Api, Operation, Response, TypeRef};
+
+pub fn emit(api: &Api) -> TokenStream {
+    let items = api.operations.iter().map(operation);
+    quote! { #(#items)* }
+}
+
+fn headers_name(op: &Operation, response: &Response) -> String {
+    format!("{}{}Headers", op.type_name, response.variant)
+}
+
+fn operation(op: &Operation) -> TokenStream {
+    let types = quote!(types::);
+    let name = ident(&format!("{}Response", op.type_name));
+    let enum_doc = format!(" The answers of [`Client::{}`].", op.method_name);
+    let documented: Vec<&Response> = op.responses.iter().chain(&op.default_response).collect();
+
+    let mut variants = Vec::new();
+    let mut arms = Vec::new();
+    let mut raws = Vec::new();
+    let mut header_structs = Vec::new();
+    for response in &documented {
+        let variant = ident(&response.variant);
+        let status = match response.status {
+            Some(code) => format!(
+                " {code}: {}",
+                response.description.lines().next().unwrap_or("")
+            ),
+            None => format!(
+                " Any other status: {}",
+                response.description.lines().next().unwrap_or("")
+            ),
+        };
+        let body_ty = match &response.body {
+            Some(ty) => rust_type(ty, &types),
+            None => quote!(()),
+        };
+        let (headers_ty, headers_value) = if response.headers.is_empty() {
+            (quote!(()), quote!(()))
+        } else {
+            let headers = ident(&headers_name(op, response));
+            header_structs.push(header_struct(&headers, response));
+            (
+                quote!(#headers),
+                quote!(#headers::from_headers(&raw.headers)),
+            )
+        };
+        variants.push(quote! {
+            #[doc = #status]
+            #variant(::client_runtime::Decoded<#body_ty, #headers_ty>),
+        });
+        let decode = match &response.body {
+            Some(_) => quote! {
+                match ::client_runtime::decode_json::<#body_ty>(&raw) {
+                    ::std::result::Result::Ok(body) => Self::#variant(::client_runtime::Decoded {
+                        headers: #headers_value,
+                        body,
+                        raw,
+                    }),
+                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
+                }
+            },
+            None => quote! {
+                Self::#variant(::client_runtime::Decoded { headers: #headers_value, body: (), raw })
+            },
+        };
+        arms.push(match response.status {
+            Some(code) => quote!(#code => #decode,),
+            None => quote!(_ => #decode,),
+        });
+        raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
+    }
+    let undocumented = op.default_response.is_none();
+    if undocumented {
+        variants.push(quote! {
+            /// A status the spec does not document for this operation.
+            Undocumented(::client_runtime::RawResponse),
+        });
+        arms.push(quote!(_ => Self::Undocumented(raw),));
+        raws.push(quote!(Self::Undocumented(raw) => raw,));
+    }
+
+    quote! {
+        #[doc = #enum_doc]
+        ///
+        /// Decoding never fails: an answer that does not match the spec keeps
+        /// its raw status, headers and bytes.
+        #[derive(Clone, Debug)]
+        #[allow(clippy::large_enum_variant)]
+        pub enum #name {
+            #(#variants)*
+            /// A documented status whose body does not match its schema.
+            Mismatch {
+                raw: ::client_runtime::RawResponse,
+                reason: ::std::string::String,
+            },
+        }
+
+        impl #name {
+            /// The HTTP status of the answer.
+            pub fn status(&self) -> u16 {
+                ::client_runtime::DecodeResponse::raw(self).status
+            }
+
+            /// The answer as it arrived.
+            pub fn raw(&self) -> &::client_runtime::RawResponse {
+                ::client_runtime::DecodeResponse::raw(self)
+            }
+        }
+
+        impl ::client_runtime::DecodeResponse for #name {
+            fn decode(raw: ::client_runtime::RawResponse) -> Self {
+                match raw.status {
+                    #(#arms)*
+                }
+            }
+
+            fn raw(&self) -> &::client_runtime::RawResponse {
+                match self {
+                    #(#raws)*
+                    Self::Mismatch { raw, .. } => raw,
+                }
+            }
+        }
+
+        #(#header_structs)*
+    }
+}
+
+fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream {
+    let fields = response.headers.iter().map(|header| {
+        let required = if header.required {
+            "documented as always present"
+        } else {
+            "optional"
+        };
+        let head = format!(
+            " `{}` ({required}); `None` when absent or not parseable.",
+            header.name
+        );
+        let doc = doc(header.description.as_deref());
+        let field = ident(&header.rust_name);
+        let ty = rust_type(scalar(&header.ty), &quote!(types::));
+        quote! { #[doc = #head] #[doc = ""] #doc pub #field: ::std::option::Option<#ty>, }
+    });
+    let parses = response.headers.iter().map(|header| {
+        let field = ident(&header.rust_name);
+        let wire = header.name.to_ascii_lowercase();
+        quote!(#field: ::client_runtime::parse_header(headers, #wire),)
+    });
+    let struct_doc = format!(
+        " The documented headers of the answer: {}",
+        response.description.lines().next().unwrap_or("")
+    );
+    quote! {
+        #[doc = #struct_doc]
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct #name {
+            #(#fields)*
+        }
+
+        impl #name {
+            pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+                Self {
+                    #(#parses)*
+                }
+            }
+        }
+    }
+}
+
+fn scalar(ty: &TypeRef) -> &TypeRef {
+    match ty {
+        TypeRef::Optional(inner) => inner,
+        other => other,
+    }
+}

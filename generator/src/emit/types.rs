@@ -1,0 +1,114 @@
+//! Named types: structs for objects, enums for string enums, aliases for the rest.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{doc, ident, rust_type};
+use crate::model::{Api, Field, TypeDef, TypeRef};
+
+pub fn emit(api: &Api) -> TokenStream {
+    let items = api.types.iter().map(|(name, def)| match def {
+        TypeDef::Struct {
+            description,
+            fields,
+        } => structure(name, description.as_deref(), fields),
+        TypeDef::Enum {
+            description,
+            variants,
+        } => enumeration(name, description.as_deref(), variants),
+        TypeDef::Alias { description, ty } => {
+            let doc = doc(description.as_deref());
+            let name = ident(name);
+            let ty = rust_type(ty, &TokenStream::new());
+            quote! { #doc pub type #name = #ty; }
+        }
+    });
+    quote! {
+        /// Types of the schemas in the spec.
+        pub mod types {
+            #(#items)*
+        }
+    }
+}
+
+fn structure(name: &str, description: Option<&str>, fields: &[Field]) -> TokenStream {
+    let struct_doc = doc(description);
+    let name = ident(name);
+    let fields = fields.iter().map(|field| {
+        let doc = doc(field.description.as_deref());
+        let rust_name = ident(&field.rust_name);
+        let wire = &field.name;
+        let rename = (field.rust_name != field.name).then(|| quote!(#[serde(rename = #wire)]));
+        let (ty, skip) = match (&field.ty, field.required) {
+            (TypeRef::Optional(_), true) => (rust_type(&field.ty, &TokenStream::new()), quote!()),
+            (TypeRef::Optional(_), false) => (
+                rust_type(&field.ty, &TokenStream::new()),
+                quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+            ),
+            (ty, true) => (rust_type(ty, &TokenStream::new()), quote!()),
+            (ty, false) => {
+                let ty = rust_type(ty, &TokenStream::new());
+                (
+                    quote!(::std::option::Option<#ty>),
+                    quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+                )
+            }
+        };
+        quote! { #doc #rename #skip pub #rust_name: #ty, }
+    });
+    quote! {
+        #struct_doc
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+fn enumeration(
+    name: &str,
+    description: Option<&str>,
+    variants: &[(String, String)],
+) -> TokenStream {
+    let doc = doc(description);
+    let name = ident(name);
+    let idents: Vec<_> = variants.iter().map(|(_, v)| ident(v)).collect();
+    let wires: Vec<_> = variants.iter().map(|(w, _)| w.as_str()).collect();
+    let expected = wires.join(", ");
+    quote! {
+        #doc
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+        pub enum #name {
+            #( #[serde(rename = #wires)] #idents, )*
+        }
+
+        impl #name {
+            /// Every value, in the order the spec lists them.
+            pub const ALL: &'static [Self] = &[#(Self::#idents),*];
+
+            /// The value as it is sent.
+            pub const fn as_str(&self) -> &'static str {
+                match self {
+                    #( Self::#idents => #wires, )*
+                }
+            }
+        }
+
+        impl ::std::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+
+        impl ::std::str::FromStr for #name {
+            type Err = ::std::string::String;
+
+            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+                match value {
+                    #( #wires => ::std::result::Result::Ok(Self::#idents), )*
+                    other => ::std::result::Result::Err(::std::format!("`{other}` is not one of: {}", #expected)),
+                }
+            }
+        }
+    }
+}

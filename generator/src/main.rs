@@ -1,0 +1,87 @@
+//! `generator SPEC [--out FILE | --check FILE]`: a thin shell over the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Reads an OpenAPI 3.0 document (YAML or JSON) and emits Rust bindings.
+///
+/// Exit codes: 0 done (or fresh with --check), 1 stale with --check,
+/// 2 bad input or a file that cannot be written.
+#[derive(Parser)]
+#[command(version)]
+struct Cli {
+    /// The OpenAPI 3.0 document.
+    spec: PathBuf,
+    /// Write the bindings to FILE (default: standard output).
+    #[arg(long, value_name = "FILE", conflicts_with = "check")]
+    out: Option<PathBuf>,
+    /// Compare FILE with what would be generated; exit 1 with a diff when stale.
+    #[arg(long, value_name = "FILE")]
+    check: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match generator::generate(&cli.spec) {
+        Err(diagnostic) => {
+            eprintln!("{diagnostic}");
+            return ExitCode::from(2);
+        }
+        Ok(code) => code,
+    };
+    if let Some(path) = &cli.check {
+        return match std::fs::read_to_string(path) {
+            Ok(existing) if existing == code => ExitCode::SUCCESS,
+            Ok(existing) => {
+                eprintln!(
+                    "{} is stale: regenerate it from {}",
+                    path.display(),
+                    cli.spec.display()
+                );
+                eprint!("{}", generator::diff::short(&existing, &code, 40));
+                eprintln!(
+                    "help: cargo run -p generator -- {} --out {}",
+                    cli.spec.display(),
+                    path.display()
+                );
+                ExitCode::from(1)
+            }
+            Err(e) => {
+                eprintln!(
+                    "error: {}: cannot read the file to check: {e}",
+                    path.display()
+                );
+                ExitCode::from(2)
+            }
+        };
+    }
+    match &cli.out {
+        Some(path) => match write_if_changed(path, &code) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {}: cannot write the bindings: {e}", path.display());
+                ExitCode::from(2)
+            }
+        },
+        None => {
+            use std::io::Write;
+            match std::io::stdout().write_all(code.as_bytes()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(_) => ExitCode::from(2),
+            }
+        }
+    }
+}
+
+/// Writes through a temporary file and a rename, so an interrupted run never
+/// leaves half a file; an unchanged file is not touched.
+fn write_if_changed(path: &std::path::Path, code: &str) -> std::io::Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|existing| existing == code) {
+        return Ok(());
+    }
+    let tmp = path.with_extension("rs.tmp");
+    std::fs::write(&tmp, code)?;
+    std::fs::rename(&tmp, path)
+}
