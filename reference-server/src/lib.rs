@@ -1,1 +1,38 @@
-//! placeholder
+//! The reference server: a real HTTP implementation of the Component
+//! Authentication Claims interface (`shared/interface-description.md`),
+//! following every choice `spec/README.md` makes where the description is
+//! silent.
+//!
+//! It is the conformance runner's default target, and, with a [`Fault`], a
+//! server that breaks exactly one rule on purpose so the runner's own tests
+//! can prove each check catches what it should.
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use reference_server::{Server, ServerOptions};
+//! let server = Server::start(ServerOptions::default()).await?;
+//! let url = format!("{}/v2/api/component/users/auth", server.base_url());
+//! // ... send requests to `url` ...
+//! server.shutdown().await;
+//! # Ok(()) }
+//! ```
+//!
+//! Modules, one concept each: [`fixture`] (the data and its checks),
+//! [`fault`] (the rules broken on purpose), `routes` (the path),
+//! `handler` (the order of checks for one request), `validate` (the 417
+//! rules), `envelope` (answers and their headers), `tokens` (issued
+//! X-Auth-Tokens), `server` (listening and shutdown).
+
+mod envelope;
+pub mod fault;
+pub mod fixture;
+mod handler;
+mod routes;
+mod server;
+mod tokens;
+mod validate;
+
+pub use fault::{Fault, UnknownFault};
+pub use fixture::{Fixture, FixtureError};
+pub use handler::BODY_LIMIT;
+pub use server::{RunningServer, Server, ServerOptions};

@@ -1,0 +1,267 @@
+//! What a request ends in, and how that becomes an HTTP answer: the 7.1
+//! envelope (`{code, message, request_id, status}`), the 7.2 envelope
+//! (`{code, errors, status}`) or a success body, always with
+//! `Content-Type: application/json` and `X-Project-Uuid`.
+//!
+//! The envelope faults are applied here and only here, so each one changes
+//! the answer's shape in exactly one way.
+
+use bytes::Bytes;
+use component_auth_bindings::types::{
+    AuthClaimsResult, AuthorizeResult, ErrorResponse, ValidationError, ValidationErrorResponse,
+};
+use http_body_util::Full;
+use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
+use hyper::{Response, StatusCode};
+use serde_json::{Map, Value};
+
+use crate::fault::Fault;
+
+/// The answer for a request that did not succeed.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Any error but a failed validation: the 7.1 shape, `code` = status.
+    Error {
+        status: StatusCode,
+        /// Says what was wrong; never carries a secret or a sent value.
+        message: String,
+        /// The `Allow` header of a 405.
+        allow: Option<&'static str>,
+    },
+    /// A failed validation: 417 with the 7.2 shape.
+    Validation(Vec<ValidationError>),
+}
+
+impl Failure {
+    fn error(status: StatusCode, message: impl Into<String>) -> Self {
+        Failure::Error {
+            status,
+            message: message.into(),
+            allow: None,
+        }
+    }
+
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::BAD_REQUEST, message)
+    }
+
+    pub(crate) fn unauthorized(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::UNAUTHORIZED, message)
+    }
+
+    pub(crate) fn not_found(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::NOT_FOUND, message)
+    }
+
+    pub(crate) fn too_large(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::PAYLOAD_TOO_LARGE, message)
+    }
+
+    pub(crate) fn method_not_allowed(allow: &'static str) -> Self {
+        Failure::Error {
+            status: StatusCode::METHOD_NOT_ALLOWED,
+            message: format!("this path takes {allow} only"),
+            allow: Some(allow),
+        }
+    }
+}
+
+/// The answer for a request that succeeded.
+#[derive(Debug)]
+pub(crate) enum Success {
+    Claims(AuthClaimsResult),
+    Authorize(AuthorizeResult),
+}
+
+/// What every answer needs besides its outcome.
+pub(crate) struct Context<'a> {
+    pub project_uuid: &'a str,
+    pub fault: Option<Fault>,
+    pub request_id: &'a str,
+    /// Ask the client to close the connection (keep-alive is off).
+    pub close: bool,
+}
+
+impl Context<'_> {
+    fn has(&self, fault: Fault) -> bool {
+        self.fault == Some(fault)
+    }
+}
+
+const JSON: &str = "application/json";
+const TEXT: &str = "text/plain; charset=utf-8";
+
+/// Renders an outcome as the HTTP answer.
+pub(crate) fn render(
+    outcome: Result<Success, Failure>,
+    ctx: &Context<'_>,
+) -> Response<Full<Bytes>> {
+    let (status, body, content_type, allow) = match outcome {
+        Ok(success) => {
+            let (body, content_type) = success_body(&success, ctx);
+            (StatusCode::OK, body, content_type, None)
+        }
+        Err(failure) => {
+            let failure = match failure {
+                Failure::Validation(errors) if ctx.has(Fault::ValidationAnswered400) => {
+                    Failure::bad_request(validation_summary(&errors))
+                }
+                other => other,
+            };
+            let (status, body, allow) = failure_body(failure, ctx);
+            let content_type = if ctx.has(Fault::ErrorContentTypeNotJson) {
+                TEXT
+            } else {
+                JSON
+            };
+            (status, body, content_type, allow)
+        }
+    };
+
+    let mut response = Response::new(Full::new(Bytes::from(body)));
+    *response.status_mut() = status;
+    let headers = response.headers_mut();
+    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Some(value) = project_uuid_header(status, ctx) {
+        headers.insert("x-project-uuid", value);
+    }
+    if let Some(allow) = allow {
+        headers.insert(ALLOW, HeaderValue::from_static(allow));
+    }
+    if ctx.close {
+        headers.insert(CONNECTION, HeaderValue::from_static("close"));
+    }
+    response
+}
+
+fn project_uuid_header(status: StatusCode, ctx: &Context<'_>) -> Option<HeaderValue> {
+    let value = match ctx.fault {
+        Some(Fault::NoProjectUuidOnErrors)
+            if status.is_client_error() || status.is_server_error() =>
+        {
+            return None;
+        }
+        Some(Fault::ProjectUuidNotUuid) => format!("project-{}", ctx.project_uuid.replace('-', "")),
+        Some(Fault::ProjectUuidVaries) => uuid::Uuid::new_v4().to_string(),
+        _ => ctx.project_uuid.to_owned(),
+    };
+    // The fixture checked the uuid's shape, so this is visible ASCII.
+    HeaderValue::from_str(&value).ok()
+}
+
+fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str) {
+    if ctx.has(Fault::SuccessBodyNotJson) {
+        let (code, component) = match success {
+            Success::Claims(r) => (r.code, &r.component.uuid),
+            Success::Authorize(r) => (r.code, &r.component.uuid),
+        };
+        return (
+            format!("status=true code={code} component={component}\n").into_bytes(),
+            TEXT,
+        );
+    }
+    let json = match success {
+        Success::Claims(r) => serde_json::to_vec(r),
+        Success::Authorize(r) => serde_json::to_vec(r),
+    };
+    // The result types hold strings, booleans and JSON values only, which
+    // always serialize; an error would be a defect, answered as a 500.
+    let body = json.unwrap_or_else(|e| {
+        format!(r#"{{"code":500,"message":"cannot serialize the result: {e}","status":false}}"#)
+            .into_bytes()
+    });
+    (body, JSON)
+}
+
+fn failure_body(
+    failure: Failure,
+    ctx: &Context<'_>,
+) -> (StatusCode, Vec<u8>, Option<&'static str>) {
+    let (status, value, allow) = match failure {
+        Failure::Error {
+            status,
+            message,
+            allow,
+        } => {
+            if ctx.has(Fault::ErrorBodyNotJson) {
+                let text = format!("error {}: {message}\n", status.as_u16());
+                return (status, text.into_bytes(), allow);
+            }
+            let envelope = ErrorResponse {
+                code: i64::from(status.as_u16()),
+                message,
+                request_id: ctx.request_id.to_owned(),
+                status: false,
+            };
+            let mut value = to_map(&envelope);
+            if status == StatusCode::BAD_REQUEST {
+                if ctx.has(Fault::BadRequestWithoutRequestId) {
+                    value.remove("request_id");
+                }
+                if ctx.has(Fault::BadRequestWithoutMessage) {
+                    value.remove("message");
+                }
+            }
+            (status, value, allow)
+        }
+        Failure::Validation(errors) => {
+            let status = StatusCode::EXPECTATION_FAILED;
+            if ctx.has(Fault::ErrorBodyNotJson) {
+                let text = format!("error 417: {}\n", validation_summary(&errors));
+                return (status, text.into_bytes(), None);
+            }
+            let keyed: Map<String, Value> = errors
+                .iter()
+                .map(|e| {
+                    (
+                        e.field.clone(),
+                        serde_json::json!({"rule": e.rule, "message": e.message}),
+                    )
+                })
+                .collect();
+            let envelope = ValidationErrorResponse {
+                code: i64::from(status.as_u16()),
+                errors,
+                status: false,
+            };
+            let mut value = to_map(&envelope);
+            if ctx.has(Fault::ValidationWithoutErrors) {
+                value.remove("errors");
+            }
+            if ctx.has(Fault::ValidationErrorsNotArray) {
+                value.insert("errors".to_owned(), Value::Object(keyed));
+            }
+            (status, value, None)
+        }
+    };
+    let mut value = value;
+    if ctx.has(Fault::ErrorStatusTrue) {
+        value.insert("status".to_owned(), Value::Bool(true));
+    }
+    if ctx.has(Fault::ErrorCodeAsString) {
+        value.insert(
+            "code".to_owned(),
+            Value::String(status.as_u16().to_string()),
+        );
+    }
+    let body = serde_json::to_vec(&value).unwrap_or_default();
+    (status, body, allow)
+}
+
+/// A struct of plain fields as a JSON object, keys in declaration order.
+fn to_map<T: serde::Serialize>(value: &T) -> Map<String, Value> {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(map)) => map,
+        _ => Map::new(),
+    }
+}
+
+/// One line naming every failure, for the 400 that replaces a 417 under
+/// [`Fault::ValidationAnswered400`].
+fn validation_summary(errors: &[ValidationError]) -> String {
+    let parts: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{} ({})", e.field, e.rule))
+        .collect();
+    format!("validation failed: {}", parts.join(", "))
+}

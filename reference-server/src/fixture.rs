@@ -1,0 +1,591 @@
+//! The server's data: project, clients, components with their auth settings,
+//! models and tokens already issued, read from a YAML file.
+//!
+//! A fixture is checked twice before the server starts: serde checks the
+//! shape (with the line serde_yaml reports), then [`Fixture::check`] checks
+//! what serde cannot see (duplicates, cross-references, models that break
+//! their own settings). Either way the error names the file, the line and
+//! the key, so a broken fixture is fixed at once instead of surfacing as a
+//! strange answer at run time.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::validate;
+
+/// The fixture shipped in the repository, embedded so the server runs from
+/// any working directory.
+const DEFAULT_YAML: &str = include_str!("../fixtures/default.yaml");
+const DEFAULT_NAME: &str = "reference-server/fixtures/default.yaml";
+
+/// Everything the server knows: one project and what it holds.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fixture {
+    /// Sent as `X-Project-Uuid` on every answer.
+    #[serde(deserialize_with = "uuid_string")]
+    pub project_uuid: String,
+    pub clients: Vec<Client>,
+    pub components: Vec<Component>,
+}
+
+/// A client allowed to call the interface (`X-Client-Id`, `X-Client-Secret`).
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Client {
+    pub id: String,
+    pub secret: String,
+}
+
+/// Debug without the secret: fixtures end up in logs and panics.
+impl fmt::Debug for Client {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Client")
+            .field("id", &self.id)
+            .field("secret", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A component, addressed by its uuid, its name or its tag.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Component {
+    #[serde(deserialize_with = "uuid_string")]
+    pub uuid: String,
+    pub name: String,
+    pub tag: String,
+    pub requires_auth: bool,
+    pub settings: Settings,
+    #[serde(default)]
+    pub models: Vec<Model>,
+    /// Tokens issued before the server started (more are issued by Authorize).
+    #[serde(default)]
+    pub tokens: Vec<IssuedToken>,
+}
+
+/// A component's settings; only the auth section matters to this interface.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// The fields a request body carries, in the order errors are reported.
+    pub auth: Vec<FieldSetting>,
+}
+
+/// One auth field: its name, type and constraints.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FieldSetting {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    /// Default `false`: a field is optional unless the settings say otherwise.
+    #[serde(default)]
+    pub required: bool,
+    /// In characters (Unicode scalar values); strings only.
+    #[serde(default)]
+    pub min_length: Option<usize>,
+    /// In characters (Unicode scalar values); strings only.
+    #[serde(default)]
+    pub max_length: Option<usize>,
+    /// Default `false`. A secret field is compared in constant time and never
+    /// shown in a model returned to the client.
+    #[serde(default)]
+    pub secret: bool,
+}
+
+/// The JSON type an auth field must have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldType {
+    String,
+    Integer,
+    Boolean,
+}
+
+impl FieldType {
+    /// The word used in validation messages.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Integer => "integer",
+            Self::Boolean => "boolean",
+        }
+    }
+
+    /// "a string", "an integer", "a boolean".
+    pub fn with_article(self) -> &'static str {
+        match self {
+            Self::String => "a string",
+            Self::Integer => "an integer",
+            Self::Boolean => "a boolean",
+        }
+    }
+}
+
+/// A model of a component: the auth field values that claim it.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Model {
+    #[serde(deserialize_with = "uuid_string")]
+    pub uuid: String,
+    #[serde(default)]
+    pub fields: Map<String, Value>,
+}
+
+/// Debug with field names only: values may be secrets.
+impl fmt::Debug for Model {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Model")
+            .field("uuid", &self.uuid)
+            .field("fields", &self.fields.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+/// A token already issued, bound to a model of the same component.
+#[derive(Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IssuedToken {
+    pub token: String,
+    /// The uuid of a model of the component the token belongs to.
+    pub model: String,
+}
+
+/// Debug without the token itself.
+impl fmt::Debug for IssuedToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("IssuedToken")
+            .field("token", &"<redacted>")
+            .field("model", &self.model)
+            .finish()
+    }
+}
+
+/// Why a fixture was refused. Its Display is the one line an operator reads.
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    #[error("{file}: cannot read the fixture: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: {key}: {message}")]
+    Invalid {
+        file: String,
+        /// 1-based.
+        line: usize,
+        /// Where in the document, e.g. `components[1].tag`.
+        key: String,
+        message: String,
+    },
+}
+
+impl Fixture {
+    /// The shipped `fixtures/default.yaml`.
+    pub fn default_fixture() -> Fixture {
+        // The embedded file is ours and a unit test parses it: failing here is
+        // a build defect, not bad input.
+        Self::from_yaml_str(DEFAULT_YAML, DEFAULT_NAME)
+            .unwrap_or_else(|e| panic!("the embedded default fixture is broken: {e}"))
+    }
+
+    /// Reads and checks a fixture file.
+    pub fn from_path(path: &Path) -> Result<Fixture, FixtureError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| FixtureError::Read {
+            file: file.clone(),
+            source,
+        })?;
+        Self::from_yaml_str(&text, &file)
+    }
+
+    /// Parses and checks fixture text; `file` only names it in errors.
+    pub fn from_yaml_str(text: &str, file: &str) -> Result<Fixture, FixtureError> {
+        let fixture: Fixture =
+            serde_yaml::from_str(text).map_err(|e| parse_error(&e, text, file))?;
+        fixture.check().map_err(|problem| FixtureError::Invalid {
+            file: file.to_owned(),
+            line: locate(text, &problem.path),
+            key: render_path(&problem.path),
+            message: problem.message,
+        })?;
+        Ok(fixture)
+    }
+
+    /// The semantic checks serde cannot make.
+    fn check(&self) -> Result<(), Problem> {
+        if self.clients.is_empty() {
+            return Err(Problem::at(
+                vec![key("clients")],
+                "at least one client is needed",
+            ));
+        }
+        let mut ids = Vec::new();
+        for (i, client) in self.clients.iter().enumerate() {
+            let at = |k| vec![key("clients"), Seg::Index(i), key(k)];
+            if client.id.is_empty() {
+                return Err(Problem::at(at("id"), "a client id must not be empty"));
+            }
+            if client.secret.is_empty() {
+                return Err(Problem::at(
+                    at("secret"),
+                    "a client secret must not be empty",
+                ));
+            }
+            if ids.contains(&client.id.as_str()) {
+                return Err(Problem::at(
+                    at("id"),
+                    format!("duplicate client id `{}`", client.id),
+                ));
+            }
+            ids.push(client.id.as_str());
+        }
+
+        // Every reference (uuid, name, tag) must identify one component only,
+        // or resolution would depend on the order of the file.
+        let mut refs: Vec<(&str, usize)> = Vec::new();
+        let mut model_uuids: Vec<&str> = Vec::new();
+        let mut tokens: Vec<&str> = Vec::new();
+        for (c, component) in self.components.iter().enumerate() {
+            let at = |rest: &[Seg]| {
+                let mut path = vec![key("components"), Seg::Index(c)];
+                path.extend_from_slice(rest);
+                path
+            };
+            for (k, value) in [
+                ("uuid", &component.uuid),
+                ("name", &component.name),
+                ("tag", &component.tag),
+            ] {
+                if value.is_empty() {
+                    return Err(Problem::at(
+                        at(&[key(k)]),
+                        format!("a component {k} must not be empty"),
+                    ));
+                }
+                if refs
+                    .iter()
+                    .any(|(r, owner)| *r == value.as_str() && *owner != c)
+                {
+                    return Err(Problem::at(
+                        at(&[key(k)]),
+                        format!("`{value}` already identifies another component"),
+                    ));
+                }
+                refs.push((value.as_str(), c));
+            }
+            check_settings(&component.settings, &at)?;
+            for (m, model) in component.models.iter().enumerate() {
+                let model_at = |k| at(&[key("models"), Seg::Index(m), key(k)]);
+                if model_uuids.contains(&model.uuid.as_str()) {
+                    return Err(Problem::at(
+                        model_at("uuid"),
+                        format!("duplicate model uuid `{}`", model.uuid),
+                    ));
+                }
+                model_uuids.push(model.uuid.as_str());
+                let failures = validate::fields(&component.settings, Some(&model.fields));
+                if let Some(first) = failures.first() {
+                    return Err(Problem::at(
+                        model_at("fields"),
+                        format!(
+                            "the model breaks its component's settings: {}",
+                            first.message
+                        ),
+                    ));
+                }
+            }
+            for (t, issued) in component.tokens.iter().enumerate() {
+                let token_at = |k| at(&[key("tokens"), Seg::Index(t), key(k)]);
+                if issued.token.is_empty() {
+                    return Err(Problem::at(token_at("token"), "a token must not be empty"));
+                }
+                if tokens.contains(&issued.token.as_str()) {
+                    // The token itself is a secret: name its place, not its value.
+                    return Err(Problem::at(token_at("token"), "duplicate token"));
+                }
+                tokens.push(issued.token.as_str());
+                if !component.models.iter().any(|m| m.uuid == issued.model) {
+                    return Err(Problem::at(
+                        token_at("model"),
+                        format!("`{}` is not a model of this component", issued.model),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn check_settings(settings: &Settings, at: &dyn Fn(&[Seg]) -> Vec<Seg>) -> Result<(), Problem> {
+    let mut names: Vec<&str> = Vec::new();
+    for (f, field) in settings.auth.iter().enumerate() {
+        let field_at = |k| at(&[key("settings"), key("auth"), Seg::Index(f), key(k)]);
+        if field.name.is_empty() {
+            return Err(Problem::at(
+                field_at("name"),
+                "a field name must not be empty",
+            ));
+        }
+        if names.contains(&field.name.as_str()) {
+            return Err(Problem::at(
+                field_at("name"),
+                format!("duplicate field `{}`", field.name),
+            ));
+        }
+        names.push(field.name.as_str());
+        for (k, limit) in [
+            ("min_length", field.min_length),
+            ("max_length", field.max_length),
+        ] {
+            if limit.is_some() && field.kind != FieldType::String {
+                return Err(Problem::at(
+                    field_at(k),
+                    format!(
+                        "{k} applies to strings only, not to a {}",
+                        field.kind.as_str()
+                    ),
+                ));
+            }
+        }
+        if let (Some(min), Some(max)) = (field.min_length, field.max_length) {
+            if min > max {
+                return Err(Problem::at(
+                    field_at("max_length"),
+                    "max_length is below min_length",
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether `s` is a uuid in its usual hyphenated text form (any version).
+pub(crate) fn is_uuid(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes.len() == 36
+        && bytes.iter().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => *b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+fn uuid_string<'de, D: serde::Deserializer<'de>>(de: D) -> Result<String, D::Error> {
+    let s = String::deserialize(de)?;
+    if is_uuid(&s) {
+        Ok(s)
+    } else {
+        Err(serde::de::Error::custom(format!("`{s}` is not a uuid")))
+    }
+}
+
+/// One step of a key path inside the document.
+#[derive(Clone, Debug)]
+enum Seg {
+    Key(&'static str),
+    Index(usize),
+}
+
+fn key(k: &'static str) -> Seg {
+    Seg::Key(k)
+}
+
+/// A semantic problem, located by key path (lines are found afterwards).
+struct Problem {
+    path: Vec<Seg>,
+    message: String,
+}
+
+impl Problem {
+    fn at(path: Vec<Seg>, message: impl Into<String>) -> Self {
+        Problem {
+            path,
+            message: message.into(),
+        }
+    }
+}
+
+fn render_path(path: &[Seg]) -> String {
+    let mut out = String::new();
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(k);
+            }
+            Seg::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
+}
+
+/// Turns a serde_yaml error into file, line and key. serde_yaml prints the
+/// key path before the message (`components[0].uuid: ...`) when it knows it;
+/// for a syntax error the key is read from the offending line.
+fn parse_error(err: &serde_yaml::Error, text: &str, file: &str) -> FixtureError {
+    let line = err.location().map_or(1, |l| l.line());
+    let mut message = err.to_string();
+    if let Some(at) = message.rfind(" at line ") {
+        message.truncate(at);
+    }
+    let (key, message) = match message.split_once(": ") {
+        Some((path, rest)) if looks_like_path(path) => (path.to_owned(), rest.to_owned()),
+        _ => {
+            let key = text
+                .lines()
+                .nth(line.saturating_sub(1))
+                .and_then(|l| line_key(l).map(|(_, k)| k.to_owned()))
+                .unwrap_or_else(|| "<document>".to_owned());
+            (key, message)
+        }
+    };
+    FixtureError::Invalid {
+        file: file.to_owned(),
+        line,
+        key,
+        message,
+    }
+}
+
+fn looks_like_path(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
+}
+
+/// The key a block-style YAML line defines, with the column it starts at.
+/// A list item's dash counts as indentation (`  - uuid: x` is `uuid` at 4).
+fn line_key(line: &str) -> Option<(usize, &str)> {
+    let (indent, content) = line_content(line)?;
+    let end = content.find(':')?;
+    let after = &content[end + 1..];
+    if !(after.is_empty() || after.starts_with(' ')) {
+        return None;
+    }
+    let k = content[..end]
+        .trim()
+        .trim_matches(|c| c == '"' || c == '\'');
+    Some((indent, k))
+}
+
+/// Indentation and content of a line, list dashes counted as indentation;
+/// `None` for blank and comment lines.
+fn line_content(line: &str) -> Option<(usize, &str)> {
+    let mut indent = line.len() - line.trim_start_matches(' ').len();
+    let mut content = &line[indent..];
+    while let Some(rest) = content.strip_prefix("- ") {
+        let pad = rest.len() - rest.trim_start_matches(' ').len();
+        indent += 2 + pad;
+        content = &rest[pad..];
+    }
+    if content.is_empty() || content.starts_with('#') || content == "-" {
+        None
+    } else {
+        Some((indent, content))
+    }
+}
+
+/// Finds the 1-based line of a key path in block-style YAML; the fixture was
+/// already parsed, so this only has to be right for well-formed files. Falls
+/// back to the deepest part of the path it found.
+fn locate(text: &str, path: &[Seg]) -> usize {
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut start, mut end) = (0, lines.len());
+    let mut found = 0;
+    for seg in path {
+        match seg {
+            Seg::Key(k) => {
+                let Some(indent) = (start..end).find_map(|i| line_key(lines[i]).map(|(n, _)| n))
+                else {
+                    break;
+                };
+                let Some(at) = (start..end).find(|&i| line_key(lines[i]) == Some((indent, k)))
+                else {
+                    break;
+                };
+                found = at;
+                // The value's block: until the next key at this indentation.
+                let next = (at + 1..end)
+                    .find(|&i| line_content(lines[i]).is_some_and(|(n, _)| n <= indent))
+                    .unwrap_or(end);
+                (start, end) = (at + 1, next);
+            }
+            Seg::Index(n) => {
+                let dash = |i: usize| {
+                    let l = lines[i];
+                    let t = l.trim_start_matches(' ');
+                    (t.starts_with("- ") || t == "-").then(|| l.len() - t.len())
+                };
+                let Some(indent) = (start..end).find_map(dash) else {
+                    break;
+                };
+                let items: Vec<usize> = (start..end).filter(|&i| dash(i) == Some(indent)).collect();
+                let Some(&at) = items.get(*n) else {
+                    break;
+                };
+                found = at;
+                let next = items.get(n + 1).copied().unwrap_or(end);
+                // The item's own first line holds its first key: keep it.
+                (start, end) = (at, next);
+            }
+        }
+    }
+    found + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_fixture_parses() {
+        let f = Fixture::default_fixture();
+        assert_eq!(f.components.len(), 3);
+        assert_eq!(f.components[2].name, "Café Menü");
+    }
+
+    #[test]
+    fn locate_finds_nested_keys() {
+        let text = DEFAULT_YAML;
+        let line = locate(text, &[key("components"), Seg::Index(1), key("tag")]);
+        assert_eq!(
+            text.lines().nth(line - 1).map(str::trim),
+            Some("tag: catalog")
+        );
+        let line = locate(
+            text,
+            &[
+                key("components"),
+                Seg::Index(0),
+                key("tokens"),
+                Seg::Index(0),
+                key("model"),
+            ],
+        );
+        assert!(
+            text.lines()
+                .nth(line - 1)
+                .is_some_and(|l| l.trim().starts_with("model:"))
+        );
+        let line = locate(text, &[key("components"), Seg::Index(0), key("uuid")]);
+        assert!(
+            text.lines()
+                .nth(line - 1)
+                .is_some_and(|l| l.contains("0b6c1c1e"))
+        );
+    }
+
+    #[test]
+    fn uuid_shape() {
+        assert!(is_uuid("7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d"));
+        assert!(!is_uuid("7f3c2a105b4e4d2a9c610e8f5a2b3c4d"));
+        assert!(!is_uuid("7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4g"));
+    }
+}

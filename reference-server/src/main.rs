@@ -1,0 +1,190 @@
+//! `reference-server`: the command-line shell over the library. Parses
+//! flags, loads the fixture, serves until SIGINT or SIGTERM.
+//!
+//! Exit codes: 0 after a clean shutdown, 1 when the address cannot be bound,
+//! 2 for a bad flag or a broken fixture.
+
+use std::io::Write;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Parser;
+use reference_server::{Fault, Fixture, Server, ServerOptions};
+
+/// A real HTTP implementation of the Component Authentication Claims interface.
+#[derive(Parser, Debug)]
+#[command(name = "reference-server", version)]
+struct Cli {
+    /// Port to listen on; 0 picks a free one (printed on the first line).
+    #[arg(long, default_value_t = 8080)]
+    port: u16,
+    /// Address to listen on. Default loopback: this server is for tests.
+    #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
+    host: IpAddr,
+    /// Fixture file (YAML). Default: the shipped fixtures/default.yaml.
+    #[arg(long, value_name = "FILE")]
+    fixture: Option<PathBuf>,
+    /// Break one rule of the interface on purpose (see --list-faults).
+    #[arg(long, value_name = "NAME")]
+    fault: Option<Fault>,
+    /// Print every fault with the section and rule it breaks, then exit.
+    #[arg(long)]
+    list_faults: bool,
+    /// No access log on stderr (for benchmarks).
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if cli.list_faults {
+        list_faults();
+        return ExitCode::SUCCESS;
+    }
+    let fixture = match &cli.fixture {
+        Some(path) => match Fixture::from_path(path) {
+            Ok(fixture) => fixture,
+            Err(e) => {
+                eprintln!("reference-server: broken fixture: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => Fixture::default_fixture(),
+    };
+    if !cli.quiet {
+        // Only fails if a subscriber is already set, which nothing here does.
+        let _ = tracing::subscriber::set_global_default(log::StderrLog);
+    }
+    let options = ServerOptions {
+        fixture,
+        fault: cli.fault,
+        addr: SocketAddr::new(cli.host, cli.port),
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("reference-server: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(serve(options))
+}
+
+async fn serve(options: ServerOptions) -> ExitCode {
+    let addr = options.addr;
+    let fault = options.fault;
+    let server = match Server::start(options).await {
+        Ok(server) => server,
+        Err(e) => {
+            eprintln!("reference-server: cannot listen on {addr}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The first stdout line is a contract: scripts wait for it to learn the port.
+    println!("listening on {}", server.base_url());
+    let _ = std::io::stdout().flush();
+    if let Some(fault) = fault {
+        eprintln!(
+            "reference-server: fault `{fault}` (section {}): {}",
+            fault.section(),
+            fault.rule()
+        );
+    }
+    if let Err(e) = shutdown_signal().await {
+        eprintln!("reference-server: cannot wait for signals: {e}");
+    }
+    server.shutdown().await;
+    ExitCode::SUCCESS
+}
+
+/// Resolves on SIGINT or SIGTERM.
+async fn shutdown_signal() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = signal(SignalKind::terminate())?;
+        let mut int = signal(SignalKind::interrupt())?;
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        Ok(())
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
+}
+
+fn list_faults() {
+    let width = Fault::ALL.iter().map(|f| f.name().len()).max().unwrap_or(0);
+    for fault in Fault::ALL {
+        println!(
+            "{:width$}  §{:<4} {}",
+            fault.name(),
+            fault.section(),
+            fault.rule()
+        );
+    }
+}
+
+/// A minimal `tracing` subscriber: one line per event on stderr. The
+/// library logs method, path, status and request id only, never headers or
+/// bodies, so nothing secret reaches the log.
+mod log {
+    use std::fmt::Write as _;
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Event, Level, Metadata, Subscriber};
+
+    pub struct StderrLog;
+
+    struct Line(String);
+
+    impl Visit for Line {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            if field.name() == "message" {
+                let _ = write!(self.0, " {value:?}");
+            } else {
+                let _ = write!(self.0, " {}={value:?}", field.name());
+            }
+        }
+
+        fn record_str(&mut self, field: &Field, value: &str) {
+            if field.name() == "message" {
+                let _ = write!(self.0, " {value}");
+            } else {
+                let _ = write!(self.0, " {}={value}", field.name());
+            }
+        }
+    }
+
+    impl Subscriber for StderrLog {
+        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
+            *metadata.level() <= Level::INFO && metadata.target().starts_with("reference_server")
+        }
+
+        fn new_span(&self, _: &Attributes<'_>) -> Id {
+            Id::from_u64(1)
+        }
+
+        fn record(&self, _: &Id, _: &Record<'_>) {}
+
+        fn record_follows_from(&self, _: &Id, _: &Id) {}
+
+        fn event(&self, event: &Event<'_>) {
+            let mut line = Line(event.metadata().level().to_string());
+            event.record(&mut line);
+            eprintln!("{}", line.0);
+        }
+
+        fn enter(&self, _: &Id) {}
+
+        fn exit(&self, _: &Id) {}
+    }
+}

@@ -1,0 +1,166 @@
+//! Validation of a request against a component's auth settings: the failures
+//! that make a 417.
+//!
+//! Every failure is collected, in a fixed order (spec/README.md choice 13):
+//! parameters first, then the settings' field order, then fields the
+//! settings do not define, in body order. Messages name fields and limits,
+//! never values: a value may be a secret.
+
+use component_auth_bindings::types::ValidationError;
+use serde_json::{Map, Value};
+
+use crate::fixture::{FieldType, Settings, is_uuid};
+
+/// The `rule` values of [`ValidationError`], as spec/README.md lists them.
+pub mod rule {
+    pub const REQUIRED: &str = "required";
+    pub const TYPE: &str = "type";
+    pub const MIN_LENGTH: &str = "min_length";
+    pub const MAX_LENGTH: &str = "max_length";
+    pub const UNKNOWN_FIELD: &str = "unknown_field";
+    pub const FORMAT: &str = "format";
+}
+
+/// The name of Authorize's query parameter (spec/README.md choice 1).
+pub const MODEL_UUID: &str = "modelUuid";
+
+fn failure(field: &str, rule: &str, message: String) -> ValidationError {
+    ValidationError {
+        field: field.to_owned(),
+        message,
+        rule: rule.to_owned(),
+    }
+}
+
+/// Checks Authorize's `modelUuid`: absent or empty is `required`, not a uuid
+/// is `format`.
+pub fn model_uuid(value: Option<&str>) -> Option<ValidationError> {
+    match value {
+        None | Some("") => Some(failure(
+            MODEL_UUID,
+            rule::REQUIRED,
+            format!("the query parameter `{MODEL_UUID}` is required"),
+        )),
+        Some(v) if !is_uuid(v) => Some(failure(
+            MODEL_UUID,
+            rule::FORMAT,
+            format!("`{MODEL_UUID}` must be a uuid"),
+        )),
+        Some(_) => None,
+    }
+}
+
+/// Checks body fields against the settings; `None` is an absent body, which
+/// fails every required field.
+pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<ValidationError> {
+    let mut out = Vec::new();
+    for setting in &settings.auth {
+        let name = setting.name.as_str();
+        let Some(value) = body.and_then(|b| b.get(name)) else {
+            if setting.required {
+                out.push(failure(
+                    name,
+                    rule::REQUIRED,
+                    format!("`{name}` is required"),
+                ));
+            }
+            continue;
+        };
+        let type_ok = match setting.kind {
+            FieldType::String => value.is_string(),
+            FieldType::Integer => value.is_i64() || value.is_u64(),
+            FieldType::Boolean => value.is_boolean(),
+        };
+        if !type_ok {
+            out.push(failure(
+                name,
+                rule::TYPE,
+                format!("`{name}` must be {}", setting.kind.with_article()),
+            ));
+            continue;
+        }
+        if let Some(text) = value.as_str() {
+            let chars = text.chars().count();
+            if let Some(min) = setting.min_length.filter(|min| chars < *min) {
+                out.push(failure(
+                    name,
+                    rule::MIN_LENGTH,
+                    format!("`{name}` must be at least {min} characters long"),
+                ));
+            }
+            if let Some(max) = setting.max_length.filter(|max| chars > *max) {
+                out.push(failure(
+                    name,
+                    rule::MAX_LENGTH,
+                    format!("`{name}` must be at most {max} characters long"),
+                ));
+            }
+        }
+    }
+    for name in body.into_iter().flat_map(|b| b.keys()) {
+        if !settings.auth.iter().any(|s| s.name == *name) {
+            out.push(failure(
+                name,
+                rule::UNKNOWN_FIELD,
+                "the component's auth settings do not define this field".to_owned(),
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Fixture;
+    use serde_json::json;
+
+    fn users() -> Settings {
+        Fixture::default_fixture().components[0].settings.clone()
+    }
+
+    fn rules(errors: &[ValidationError]) -> Vec<(String, String)> {
+        errors
+            .iter()
+            .map(|e| (e.field.clone(), e.rule.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn collects_every_failure_in_order() {
+        let body = json!({"zeta": 1, "password": "short", "email": 5, "alpha": true});
+        let got = fields(&users(), body.as_object());
+        let want = [
+            ("email", "type"),
+            ("password", "min_length"),
+            ("zeta", "unknown_field"),
+            ("alpha", "unknown_field"),
+        ];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(f, r)| (f.to_string(), r.to_string()))
+            .collect();
+        assert_eq!(rules(&got), want);
+    }
+
+    #[test]
+    fn absent_body_fails_required_fields() {
+        let got = fields(&users(), None);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|e| e.rule == rule::REQUIRED));
+    }
+
+    #[test]
+    fn messages_never_carry_values() {
+        let body = json!({"password": "s3cr"});
+        let got = fields(&users(), body.as_object());
+        assert!(got.iter().all(|e| !e.message.contains("s3cr")));
+    }
+
+    #[test]
+    fn model_uuid_rules() {
+        assert_eq!(model_uuid(None).map(|e| e.rule), Some("required".into()));
+        assert_eq!(model_uuid(Some("x")).map(|e| e.rule), Some("format".into()));
+        assert!(model_uuid(Some("c0ffee00-1234-4abc-8def-0123456789ab")).is_none());
+    }
+}
