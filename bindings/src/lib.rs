@@ -12,3 +12,10 @@ pub use client_runtime::{
     DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport,
 };
 pub use generated::*;
+
+/// The HTTP types that requests and answers are made of, for changing a
+/// [`Prepared`] request or reading a [`RawResponse`].
+pub mod http {
+    pub use client_runtime::reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+    pub use client_runtime::reqwest::{Method, StatusCode, Url};
+}

@@ -32,11 +32,14 @@ fn words(name: &str) -> Vec<String> {
 /// `snake_case`, with a trailing `_` where the result is a Rust keyword.
 pub fn snake(name: &str) -> String {
     let joined = words(name).join("_");
-    escape(if joined.is_empty() {
-        "value".into()
-    } else {
-        joined
-    })
+    escape(
+        if joined.is_empty() {
+            "value".into()
+        } else {
+            joined
+        },
+        'n',
+    )
 }
 
 /// `PascalCase`, with a trailing `_` where the result is a Rust keyword.
@@ -51,16 +54,19 @@ pub fn pascal(name: &str) -> String {
             }
         })
         .collect();
-    escape(if joined.is_empty() {
-        "Value".into()
-    } else {
-        joined
-    })
+    escape(
+        if joined.is_empty() {
+            "Value".into()
+        } else {
+            joined
+        },
+        'N',
+    )
 }
 
-fn escape(mut name: String) -> String {
+fn escape(mut name: String, digit_prefix: char) -> String {
     if name.starts_with(|c: char| c.is_ascii_digit()) {
-        name.insert(0, 'n');
+        name.insert(0, digit_prefix);
     }
     let is_identifier = syn::parse_str::<syn::Ident>(&name).is_ok();
     if !is_identifier || name == "Self" || name == "self" || name == "crate" || name == "super" {
@@ -86,6 +92,7 @@ mod tests {
         assert_eq!(pascal("in-progress"), "InProgress");
         assert_eq!(pascal("self"), "Self_");
         assert_eq!(snake("2fa"), "n2fa");
+        assert_eq!(pascal("2nd"), "N2nd");
         assert_eq!(snake("Café"), "café");
     }
 }

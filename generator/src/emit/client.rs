@@ -313,8 +313,11 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
     }
     let method = ident(&op.http_method);
+    let writes_request =
+        op.body.is_some() || op.params.iter().any(|p| p.location == Location::Header);
+    let request_mut = writes_request.then(|| quote!(mut));
     steps.push(quote! {
-        let mut request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, url);
+        let #request_mut request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, url);
     });
     for param in op.params.iter().filter(|p| p.location == Location::Header) {
         let field = ident(&param.rust_name);
