@@ -197,7 +197,10 @@ pub fn locate(text: &str, pointer: &Pointer) -> Option<usize> {
                 if !same_line && min_indent.is_some_and(|m| indent(line) <= m) {
                     break;
                 }
-                if candidates.iter().any(|c| trimmed.starts_with(c.as_str())) {
+                // YAML keys start their line; JSON keys may follow a `{`.
+                let matches = trimmed.starts_with(candidates[0].as_str())
+                    || candidates[1..].iter().any(|c| trimmed.contains(c.as_str()));
+                if matches {
                     hit = Some((i, indent(line), false));
                     break;
                 }

@@ -111,3 +111,17 @@ fn additions_to_the_spec_show_up_in_the_output() {
         );
     }
 }
+
+/// The same document as JSON gives the same code (only the header differs).
+#[test]
+fn json_and_yaml_give_the_same_code() {
+    let yaml = std::fs::read_to_string(root().join("spec/openapi.yaml")).unwrap();
+    let value: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
+    let json_path = root().join("target/openapi-as-json.json");
+    std::fs::create_dir_all(json_path.parent().unwrap()).unwrap();
+    std::fs::write(&json_path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
+    let from_json = generator::generate(&json_path).unwrap();
+    let from_yaml = generate("spec/openapi.yaml");
+    let body = |code: &str| code.lines().skip(3).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&from_json), body(&from_yaml));
+}
