@@ -181,6 +181,30 @@ pub fn locate(text: &str, pointer: &Pointer) -> Option<usize> {
                 }
             }
         }
+        if hit.is_none()
+            && found.is_some()
+            && let Ok(index) = segment.parse::<usize>()
+            && lines[line_no].trim_end().ends_with('[')
+        {
+            // A JSON array: its items start at the indent of the first one.
+            let items: Vec<usize> = lines
+                .iter()
+                .enumerate()
+                .skip(line_no + 1)
+                .filter(|(_, l)| !l.trim().is_empty())
+                .map(|(i, _)| i)
+                .collect();
+            if let Some(&first) = items.first() {
+                let item_indent = indent(lines[first]);
+                hit = items
+                    .iter()
+                    .copied()
+                    .take_while(|&i| indent(lines[i]) >= item_indent)
+                    .filter(|&i| indent(lines[i]) == item_indent)
+                    .nth(index)
+                    .map(|i| (i, item_indent.saturating_sub(1), true));
+            }
+        }
         if hit.is_none() {
             let candidates = [
                 format!("{segment}:"),
