@@ -435,16 +435,24 @@ fn parse_error(err: &serde_yaml::Error, text: &str, file: &str) -> FixtureError 
     if let Some(at) = message.rfind(" at line ") {
         message.truncate(at);
     }
+    let line_key = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .and_then(|l| line_key(l).map(|(_, k)| k.to_owned()));
     let (key, message) = match message.split_once(": ") {
-        Some((path, rest)) if looks_like_path(path) => (path.to_owned(), rest.to_owned()),
-        _ => {
-            let key = text
-                .lines()
-                .nth(line.saturating_sub(1))
-                .and_then(|l| line_key(l).map(|(_, k)| k.to_owned()))
-                .unwrap_or_else(|| "<document>".to_owned());
-            (key, message)
+        Some((path, rest)) if looks_like_path(path) => {
+            // serde_yaml names the enclosing map when a value's own check
+            // fails; the line it points at names the key itself. A missing
+            // field has no line of its own: keep the map.
+            let key = match line_key {
+                Some(k) if !rest.starts_with("missing field") && !path.ends_with(k.as_str()) => {
+                    format!("{path}.{k}")
+                }
+                _ => path.to_owned(),
+            };
+            (key, rest.to_owned())
         }
+        _ => (line_key.unwrap_or_else(|| "<document>".to_owned()), message),
     };
     FixtureError::Invalid {
         file: file.to_owned(),

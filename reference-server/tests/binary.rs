@@ -1,0 +1,217 @@
+//! The binary as a user runs it: the listening line, signals, exit codes,
+//! and logs that never show a secret.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_reference-server");
+
+fn spawn(args: &[&str]) -> (Child, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {BIN}: {e}"));
+    let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
+    let mut first = String::new();
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .unwrap_or_else(|e| panic!("reading stdout: {e}"));
+    (child, first)
+}
+
+/// One HTTP/1.1 request on its own connection; the whole answer as text.
+fn request(port: &str, head: &str, body: &str) -> String {
+    let mut stream =
+        TcpStream::connect(format!("127.0.0.1:{port}")).unwrap_or_else(|e| panic!("{e}"));
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let raw = format!(
+        "{head}Host: x\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream
+        .write_all(raw.as_bytes())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut out = String::new();
+    stream
+        .read_to_string(&mut out)
+        .unwrap_or_else(|e| panic!("{e}"));
+    out
+}
+
+fn terminate(child: &mut Child, signal: &str) -> std::process::ExitStatus {
+    let status = Command::new("kill")
+        .args([signal, &child.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("kill: {e}"));
+    assert!(status.success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(status) = child.try_wait().unwrap_or_else(|e| panic!("{e}")) {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the server did not stop on {signal}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn port_of(first_line: &str) -> String {
+    let rest = first_line
+        .strip_prefix("listening on http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("first line was {first_line:?}"));
+    assert!(rest.ends_with('\n'));
+    rest.trim_end().to_owned()
+}
+
+#[test]
+fn prints_the_listening_line_serves_and_stops_on_sigterm_without_leaking_secrets() {
+    let (mut child, first) = spawn(&["--port", "0"]);
+    let port = port_of(&first);
+    assert_ne!(port, "0");
+
+    let ok = request(
+        &port,
+        "GET /v2/api/component/users/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+         X-Client-Secret: demo-secret-7Qx9\r\nX-Auth-Token: users-token-ada-0001\r\n",
+        "",
+    );
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    let failing = [
+        (
+            "GET /v2/api/component/users/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+          X-Client-Secret: wrong-secret-Zz1\r\n",
+            "",
+        ),
+        (
+            "GET /v2/api/component/users/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+          X-Client-Secret: demo-secret-7Qx9\r\nX-Auth-Token: stolen-token-Yy2\r\n",
+            "",
+        ),
+        (
+            "POST /v2/api/component/users/auth?modelUuid=5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01 HTTP/1.1\r\n\
+          X-Client-Id: conformance-client\r\nX-Client-Secret: demo-secret-7Qx9\r\nX-Auth-Token: users-token-ada-0001\r\n",
+            r#"{"email":"ada@example.com","password":"guessed-pass-Xx3"}"#,
+        ),
+    ];
+    for (head, body) in failing {
+        let answer = request(&port, head, body);
+        assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+        for secret in [
+            "demo-secret-7Qx9",
+            "wrong-secret-Zz1",
+            "stolen-token-Yy2",
+            "guessed-pass-Xx3",
+            "correct-horse",
+        ] {
+            assert!(!answer.contains(secret), "{secret} echoed in {answer}");
+        }
+    }
+
+    let status = terminate(&mut child, "-TERM");
+    assert!(status.success(), "exit status {status}");
+    let mut stdout = String::new();
+    let mut stderr = String::new();
+    if let Some(mut out) = child.stdout.take() {
+        let _ = out.read_to_string(&mut stdout);
+    }
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut stderr);
+    }
+    assert!(
+        stderr.contains("status=401"),
+        "the access log is missing: {stderr}"
+    );
+    let output = format!("{first}{stdout}{stderr}");
+    for secret in [
+        "demo-secret-7Qx9",
+        "users-token-ada-0001",
+        "correct-horse",
+        "wrong-secret-Zz1",
+        "stolen-token-Yy2",
+        "guessed-pass-Xx3",
+    ] {
+        assert!(
+            !output.contains(secret),
+            "{secret} in the output:\n{output}"
+        );
+    }
+}
+
+#[test]
+fn stops_cleanly_on_sigint_and_reports_its_fault() {
+    let (mut child, first) = spawn(&["--port", "0", "--fault", "live-rejected", "--quiet"]);
+    port_of(&first);
+    let status = terminate(&mut child, "-INT");
+    assert!(status.success(), "exit status {status}");
+    let mut stderr = String::new();
+    if let Some(mut err) = child.stderr.take() {
+        let _ = err.read_to_string(&mut stderr);
+    }
+    assert!(stderr.contains("live-rejected"), "{stderr}");
+}
+
+#[test]
+fn a_broken_fixture_exits_2_naming_file_line_and_key() {
+    let dir = std::env::temp_dir().join(format!("reference-server-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("broken.yaml");
+    let text = include_str!("../fixtures/default.yaml").replacen("tag: catalog", "tag: users", 1);
+    std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{e}"));
+    let output = Command::new(BIN)
+        .args(["--port", "0", "--fixture"])
+        .arg(&path)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.contains("tag: users"))
+        .nth(1)
+        .map(|(i, _)| i + 1);
+    let want = format!(
+        "{}:{}: components[1].tag: ",
+        path.display(),
+        line.unwrap_or(0)
+    );
+    assert!(stderr.contains(&want), "wanted {want:?} in {stderr:?}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(!stderr.contains("panicked"));
+}
+
+#[test]
+fn list_faults_and_bad_flags() {
+    let output = Command::new(BIN)
+        .arg("--list-faults")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    for fault in reference_server::Fault::ALL {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{} ", fault.name())));
+        let line = line.unwrap_or_else(|| panic!("{fault} not listed"));
+        assert!(
+            line.contains(&format!("§{}", fault.section())) && line.contains(fault.rule()),
+            "{line}"
+        );
+    }
+    let output = Command::new(BIN)
+        .args(["--fault", "no-such-fault"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no-such-fault"));
+}

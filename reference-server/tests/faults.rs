@@ -1,0 +1,237 @@
+//! Every fault changes what the server answers to a request that exercises
+//! its rule. The probe table is an exhaustive `match`: a new fault does not
+//! compile until it has a probe.
+
+mod common;
+
+use common::*;
+use reference_server::Fault;
+use reqwest::Method;
+use serde_json::{Value, json};
+
+/// The request that shows a fault's rule.
+fn probe(fault: Fault) -> Req {
+    let missing_id = || Req::get("catalog").without("X-Client-Id");
+    let invalid_authorize =
+        || Req::post("catalog", None).json(json!({"account": "acme", "pin": 1234}));
+    let acme = json!({"account": "acme", "pin": 1234});
+    match fault {
+        Fault::NoProjectUuidOnErrors
+        | Fault::ErrorContentTypeNotJson
+        | Fault::ErrorBodyNotJson
+        | Fault::BadRequestWithoutRequestId
+        | Fault::BadRequestWithoutMessage
+        | Fault::ErrorStatusTrue
+        | Fault::ErrorCodeAsString
+        | Fault::ClientIdOptional => missing_id(),
+        Fault::ProjectUuidNotUuid
+        | Fault::ProjectUuidVaries
+        | Fault::SuccessBodyNotJson
+        | Fault::TagsNotResolved
+        | Fault::ClaimsMethodRejected
+        | Fault::UnversionedPath
+        | Fault::WrongVersionPath
+        | Fault::AuthTokenDemanded
+        | Fault::HeaderNamesCaseSensitive => Req::get("catalog"),
+        Fault::ValidationAnswered400
+        | Fault::ValidationWithoutErrors
+        | Fault::ValidationErrorsNotArray => invalid_authorize().json(json!({"account": "a"})),
+        Fault::UnknownClientAccepted => Req::get("catalog").header("X-Client-Id", "stranger"),
+        Fault::ClientSecretOptional => Req::get("catalog").without("X-Client-Secret"),
+        Fault::WrongSecretAccepted => Req::get("catalog").header("X-Client-Secret", "guess"),
+        Fault::AuthTokenOptional => Req::get("users"),
+        Fault::WrongAuthTokenAccepted => Req::get("users").token("guess"),
+        Fault::AnyProjectEnv => Req::get("catalog").header("X-Project-Env", "prod"),
+        Fault::LiveRejected => Req::get("catalog").header("X-Project-Env", "live"),
+        Fault::NamesNotResolved => Req::get("Catalog"),
+        Fault::UuidsNotResolved => Req::get(CATALOG_UUID),
+        Fault::PercentEncodingNotDecoded => Req::get(CAFE_ENCODED),
+        Fault::UnknownRefAccepted => Req::get("no-such-component"),
+        Fault::MalformedJsonAccepted => Req::get("catalog").body("{\"account\": "),
+        Fault::BodyFieldsUnchecked => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": "1234"}))
+        }
+        Fault::ModelUuidOptional => invalid_authorize(),
+        Fault::ClaimsOmitModel => Req::get("users").token(ADA_TOKEN),
+        Fault::AuthorizeMethodRejected => Req::post("catalog", Some(ACME_MODEL)).json(acme),
+    }
+}
+
+/// What an answer shows, less what differs on every request anyway.
+fn observe(resp: &Resp) -> Value {
+    let mut body = resp
+        .json
+        .clone()
+        .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&resp.bytes).into_owned()));
+    if let Some(map) = body.as_object_mut() {
+        for volatile in ["request_id", "token"] {
+            if let Some(v) = map.get_mut(volatile) {
+                *v = Value::String(format!("<{volatile}>"));
+            }
+        }
+    }
+    json!({
+        "status": resp.status,
+        "content-type": resp.header("content-type"),
+        "x-project-uuid": resp.header("x-project-uuid"),
+        "allow": resp.header("allow"),
+        "body": body,
+    })
+}
+
+#[tokio::test]
+async fn every_fault_changes_the_answer_to_its_probe() {
+    let correct = start(None).await;
+    let client = client();
+    let mut unchanged = Vec::new();
+    for &fault in Fault::ALL {
+        let req = probe(fault);
+        let faulty = start(Some(fault)).await;
+        let want = observe(&send(&client, &correct, &req).await);
+        let got = observe(&send(&client, &faulty, &req).await);
+        if want == got {
+            unchanged.push(format!("{fault}: {req:?} answered {got}"));
+        }
+        faulty.shutdown().await;
+    }
+    assert!(
+        unchanged.is_empty(),
+        "faults that change nothing:\n{}",
+        unchanged.join("\n")
+    );
+    correct.shutdown().await;
+}
+
+#[tokio::test]
+async fn envelope_faults_break_their_one_field() {
+    let client = client();
+    let check = |fault: Fault, resp: &Resp| {
+        let body = resp.json.clone().unwrap_or(Value::Null);
+        match fault {
+            Fault::NoProjectUuidOnErrors => assert_eq!(resp.header("x-project-uuid"), None),
+            Fault::ErrorContentTypeNotJson => {
+                assert_ne!(resp.header("content-type"), Some("application/json"));
+                assert!(resp.json.is_some());
+            }
+            Fault::ErrorBodyNotJson => assert!(resp.json.is_none()),
+            Fault::BadRequestWithoutRequestId => {
+                assert!(body.get("request_id").is_none() && body["message"].is_string())
+            }
+            Fault::BadRequestWithoutMessage => {
+                assert!(body.get("message").is_none() && body["request_id"].is_string())
+            }
+            Fault::ErrorStatusTrue => assert_eq!(body["status"], true),
+            Fault::ErrorCodeAsString => assert_eq!(body["code"], "400"),
+            _ => unreachable!(),
+        }
+    };
+    for fault in [
+        Fault::NoProjectUuidOnErrors,
+        Fault::ErrorContentTypeNotJson,
+        Fault::ErrorBodyNotJson,
+        Fault::BadRequestWithoutRequestId,
+        Fault::BadRequestWithoutMessage,
+        Fault::ErrorStatusTrue,
+        Fault::ErrorCodeAsString,
+    ] {
+        let server = start(Some(fault)).await;
+        let resp = send(
+            &client,
+            &server,
+            &Req::get("catalog").without("X-Client-Id"),
+        )
+        .await;
+        assert_eq!(resp.status, 400, "{fault}");
+        check(fault, &resp);
+        // Successes are left alone.
+        send(&client, &server, &Req::get("catalog"))
+            .await
+            .assert_ok();
+        server.shutdown().await;
+    }
+}
+
+#[tokio::test]
+async fn validation_faults_keep_the_status_or_the_shape_they_do_not_break() {
+    let client = client();
+    let req = Req::post("catalog", None);
+    let server = start(Some(Fault::ValidationAnswered400)).await;
+    send(&client, &server, &req).await.assert_error(400);
+    server.shutdown().await;
+
+    let server = start(Some(Fault::ValidationWithoutErrors)).await;
+    let resp = send(&client, &server, &req).await;
+    assert_eq!((resp.status, resp.body().get("errors")), (417, None));
+    server.shutdown().await;
+
+    let server = start(Some(Fault::ValidationErrorsNotArray)).await;
+    let resp = send(&client, &server, &req).await;
+    assert_eq!(resp.status, 417);
+    assert!(resp.body()["errors"].is_object());
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn header_case_fault_accepts_the_exact_spelling_only() {
+    let server = start(Some(Fault::HeaderNamesCaseSensitive)).await;
+    let request = |name: &str| {
+        format!(
+            "GET /v2/api/component/catalog/auth HTTP/1.1\r\nHost: x\r\n{name}: {CLIENT_ID}\r\n\
+             X-Client-Secret: {CLIENT_SECRET}\r\n\r\n"
+        )
+    };
+    // No `Connection: close` sent: the server closes after one answer itself.
+    let exact = send_raw(&server, request("X-Client-Id").as_bytes()).await;
+    assert!(exact.starts_with("HTTP/1.1 200"), "{exact}");
+    for name in ["x-client-id", "X-CLIENT-ID", "x-Client-Id"] {
+        let answer = send_raw(&server, request(name).as_bytes()).await;
+        assert!(answer.starts_with("HTTP/1.1 400"), "{name}: {answer}");
+    }
+    // The head may arrive in pieces.
+    let mut stream = tokio::net::TcpStream::connect(server.addr())
+        .await
+        .unwrap_or_else(|e| panic!("{e}"));
+    {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let full = request("X-Client-Id");
+        let (a, b) = full.as_bytes().split_at(40);
+        stream.write_all(a).await.unwrap_or_else(|e| panic!("{e}"));
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        stream.write_all(b).await.unwrap_or_else(|e| panic!("{e}"));
+        let mut out = String::new();
+        stream
+            .read_to_string(&mut out)
+            .await
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    }
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn path_faults_serve_the_other_prefix() {
+    let client = client();
+    for (fault, path) in [
+        (Fault::UnversionedPath, "/component/catalog/auth"),
+        (Fault::WrongVersionPath, "/v1/api/component/catalog/auth"),
+    ] {
+        let server = start(Some(fault)).await;
+        send(&client, &server, &Req::new(Method::GET, path))
+            .await
+            .assert_ok();
+        server.shutdown().await;
+    }
+}
+
+#[test]
+fn faults_list_their_anchor() {
+    for fault in Fault::ALL {
+        let section = fault.section();
+        assert!(
+            ["1", "2", "4.1", "4.2", "5", "7", "7.1", "7.2", "9"].contains(&section),
+            "{fault}: section {section}"
+        );
+        assert_eq!(fault.to_string(), fault.name());
+    }
+    assert!(Fault::ALL.len() >= 30);
+}
