@@ -1,1 +1,33 @@
-//! placeholder
+//! # conformance: is this server the Component Authentication Claims interface?
+//!
+//! Point the runner at a server (a [profile](profile) names it, its
+//! credentials and its components) and it tells you, rule by rule, where the
+//! server falls short of `interface-description.md`. Run it in CI and its
+//! exit code gates a release.
+//!
+//! Data flows one way: **profile → checks → exchanges → report**.
+//!
+//! - [`profile`]: the YAML target profile, `${VAR}` expansion, errors with
+//!   key and line;
+//! - [`catalogue`]: the checks as data (id, section, quote, level, what is
+//!   sent, what must happen);
+//! - `checks/`: one file per concept of the description, each returning its
+//!   checks;
+//! - [`target`]: the server as the checks see it; every request goes through
+//!   the generated bindings;
+//! - [`exchange`]: the normalised record of one request and answer;
+//! - [`runner`]: selects, runs concurrently, collects;
+//! - [`snapshot`]: insta assertions on the exchanges, on one thread;
+//! - [`report`]: human, JUnit and JSON output.
+//!
+//! MUST checks gate; SHOULD checks (HTTP norms, our spec's choices) report,
+//! and fail the run only with `--strict`.
+
+pub mod catalogue;
+mod checks;
+pub mod exchange;
+pub mod profile;
+pub mod report;
+pub mod runner;
+pub mod snapshot;
+pub mod target;

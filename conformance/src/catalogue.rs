@@ -1,0 +1,231 @@
+//! The checks as data.
+//!
+//! Every check carries its anchor: a stable hierarchical id
+//! (`headers/authorize/x-client-secret/missing`), the section of the
+//! interface description it enforces with a short quote of the sentence, its
+//! level, what it sends and what must happen. The report groups by section,
+//! `--only`/`--skip` select by id prefix or section, and `conformance list`
+//! prints this table (the README holds it too; a test keeps them in step).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::exchange::Exchange;
+use crate::target::Target;
+
+/// How strongly the description states a rule.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Level {
+    /// Stated by the interface description: a failure fails the run.
+    Must,
+    /// An HTTP norm or one of our spec's choices where the description is
+    /// silent: reported, and fails the run only with `--strict`.
+    Should,
+}
+
+impl Level {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Must => "MUST",
+            Level::Should => "SHOULD",
+        }
+    }
+}
+
+pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
+pub(crate) type Run = Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>;
+
+/// One check of the catalogue.
+#[derive(Clone)]
+pub struct Check {
+    /// Stable, hierarchical, selectable by prefix.
+    pub id: String,
+    pub title: String,
+    /// Section of the interface description, e.g. `7.1`.
+    pub section: &'static str,
+    /// The sentence enforced, quoted (or, for SHOULD checks, the norm or
+    /// the spec's choice).
+    pub quote: &'static str,
+    pub level: Level,
+    /// What the check sends.
+    pub sends: String,
+    /// What must happen.
+    pub expects: String,
+    pub(crate) run: Run,
+}
+
+impl std::fmt::Debug for Check {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Check").field("id", &self.id).finish_non_exhaustive()
+    }
+}
+
+/// What running a check produced.
+#[derive(Debug)]
+pub struct Outcome {
+    pub verdict: Verdict,
+    /// Every exchange, in a fixed order, for the snapshot.
+    pub exchanges: Vec<Exchange>,
+    /// The snapshot these exchanges belong to when several checks judge the
+    /// same exchanges (stored once); `None`: the check's own id.
+    pub group: Option<&'static str>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Verdict {
+    Pass,
+    /// `expected: None` means the check's own `expects`.
+    Fail {
+        expected: Option<String>,
+        actual: String,
+    },
+    Skip {
+        reason: String,
+    },
+}
+
+impl Outcome {
+    pub fn pass(exchanges: Vec<Exchange>) -> Self {
+        Self { verdict: Verdict::Pass, exchanges, group: None }
+    }
+
+    pub fn fail(actual: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
+        Self {
+            verdict: Verdict::Fail { expected: None, actual: actual.into() },
+            exchanges,
+            group: None,
+        }
+    }
+
+    pub fn skip(reason: impl Into<String>) -> Self {
+        Self {
+            verdict: Verdict::Skip { reason: reason.into() },
+            exchanges: Vec::new(),
+            group: None,
+        }
+    }
+
+    /// Pass when `failures` is empty, else fail listing them.
+    pub fn from_failures(failures: Vec<String>, exchanges: Vec<Exchange>) -> Self {
+        if failures.is_empty() {
+            Self::pass(exchanges)
+        } else {
+            Self::fail(failures.join("\n"), exchanges)
+        }
+    }
+
+    pub fn in_group(mut self, group: &'static str) -> Self {
+        self.group = Some(group);
+        self
+    }
+}
+
+/// Builds a check from its data and the function that runs it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn check<F, Fut>(
+    id: impl Into<String>,
+    level: Level,
+    section: &'static str,
+    quote: &'static str,
+    title: impl Into<String>,
+    sends: impl Into<String>,
+    expects: impl Into<String>,
+    run: F,
+) -> Check
+where
+    F: Fn(Arc<Target>) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Outcome> + Send + 'static,
+{
+    Check {
+        id: id.into(),
+        title: title.into(),
+        section,
+        quote,
+        level,
+        sends: sends.into(),
+        expects: expects.into(),
+        run: Arc::new(move |t| Box::pin(run(t))),
+    }
+}
+
+/// The sections of the interface description, in document order, with
+/// their titles; the report groups checks under them.
+pub const SECTIONS: &[(&str, &str)] = &[
+    ("1", "What the service does"),
+    ("2", "Resources and their fields"),
+    ("4", "Endpoints"),
+    ("4.1", "Auth Claims"),
+    ("4.2", "Authorize"),
+    ("5", "Authentication"),
+    ("7", "Errors"),
+    ("7.1", "400 Bad Request"),
+    ("7.2", "417 validation failed"),
+    ("8", "Limits"),
+    ("9", "Versioning"),
+    ("snapshots", "Snapshots of every exchange"),
+];
+
+/// The title of section `s`.
+pub fn section_title(s: &str) -> &'static str {
+    SECTIONS
+        .iter()
+        .find(|(n, _)| *n == s)
+        .map_or("", |(_, t)| *t)
+}
+
+/// Every check, in catalogue order.
+pub fn catalogue() -> Vec<Check> {
+    crate::checks::all()
+}
+
+/// Does `selector` pick `check`? A selector is an id, an id prefix ending at
+/// a `/` boundary, or a section (`7.1` or `§7.1`; `7` also picks `7.1`).
+pub fn selects(selector: &str, check: &Check) -> bool {
+    let sel = selector.trim().trim_end_matches('/');
+    if sel.is_empty() {
+        return false;
+    }
+    if check.id == sel || check.id.starts_with(&format!("{sel}/")) {
+        return true;
+    }
+    let section = sel.trim_start_matches('§');
+    check.section == section || check.section.starts_with(&format!("{section}."))
+}
+
+/// The catalogue as a Markdown table (the README holds this).
+pub fn markdown_table(checks: &[Check]) -> String {
+    let mut out = String::from("| Id | Level | § | Requirement | Sends | Expects |\n|---|---|---|---|---|---|\n");
+    for c in checks {
+        let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} | {} | {} |\n",
+            c.id,
+            c.level.as_str(),
+            c.section,
+            cell(c.quote),
+            cell(&c.sends),
+            cell(&c.expects)
+        ));
+    }
+    out
+}
+
+/// The catalogue as plain text, one check a line.
+pub fn plain_list(checks: &[Check]) -> String {
+    let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for c in checks {
+        out.push_str(&format!(
+            "{:<width$}  {:<6}  §{:<4}  {}\n",
+            c.id,
+            c.level.as_str(),
+            c.section,
+            c.title
+        ));
+    }
+    out
+}

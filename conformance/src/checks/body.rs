@@ -1,0 +1,161 @@
+//! The request body: §1 (both operations take the fields of the component's
+//! auth settings), §4.2 (sent as JSON; `modelUuid` required) and §7.2 rule 1
+//! (a failed validation is a 417 in the 7.2 shape).
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::{REFUSED, refused, send_and_judge, shape_400, shape_417};
+use crate::target::{Case, Op, Req, Sent, Target};
+
+const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
+const RULE_417: &str = "When validation of the request fails, the response status is 417 and has the 7.2 shape.";
+const AS_JSON: &str = "Body: the fields configured in the component's settings auth section, sent as JSON.";
+const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter";
+const GET_BODY: &str = "Body: the fields configured in the component's settings auth section. (spec choice 17: a GET body is validated like Authorize's)";
+
+/// A body that is not JSON.
+const MALFORMED: &str = "{\"email\": \"ada@example.com\", ";
+
+const IS_417: &str = "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
+const IS_400_SHAPE: &str = "a 4xx answer whose body has the 7.1 shape: code an integer, message and request_id strings, status false";
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        check(
+            "body/authorize/invalid-fields",
+            Level::Must,
+            "1",
+            FIELDS,
+            "Authorize: a body that breaks the component's auth settings is refused",
+            "a valid Authorize request to each component with an `invalid_body`, carrying that body",
+            REFUSED,
+            |t| invalid_body(t, Op::Authorize, refused),
+        ),
+        check(
+            "validation/authorize/invalid-body",
+            Level::Must,
+            "7.2",
+            RULE_417,
+            "Authorize: a body that fails validation is answered 417 in the 7.2 shape",
+            "a valid Authorize request to each component with an `invalid_body`, carrying that body",
+            IS_417,
+            |t| invalid_body(t, Op::Authorize, is_417),
+        ),
+        check(
+            "validation/authorize/missing-model-uuid",
+            Level::Must,
+            "4.2",
+            MODEL_UUID,
+            "Authorize without modelUuid fails validation (417)",
+            "a valid Authorize request without modelUuid anywhere",
+            IS_417,
+            missing_model_uuid,
+        ),
+        check(
+            "body/authorize/malformed-json",
+            Level::Must,
+            "4.2",
+            AS_JSON,
+            "Authorize: a body that is not JSON gets an error in the 400 shape",
+            format!("a valid Authorize request whose body is the broken JSON `{MALFORMED}`"),
+            IS_400_SHAPE,
+            |t| malformed(t, Op::Authorize),
+        ),
+        check(
+            "body/auth-claims/invalid-fields",
+            Level::Should,
+            "4.1",
+            GET_BODY,
+            "Auth Claims: a body that breaks the component's auth settings fails validation (417)",
+            "a valid Auth Claims request to each component with an `invalid_body`, carrying that body",
+            IS_417,
+            |t| invalid_body(t, Op::AuthClaims, is_417),
+        ),
+        check(
+            "body/auth-claims/malformed-json",
+            Level::Should,
+            "4.1",
+            GET_BODY,
+            "Auth Claims: a body that is not JSON gets an error in the 400 shape",
+            format!("a valid Auth Claims request whose body is the broken JSON `{MALFORMED}`"),
+            IS_400_SHAPE,
+            |t| malformed(t, Op::AuthClaims),
+        ),
+    ]
+}
+
+pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
+    let Some(raw) = sent.raw() else {
+        return Err(sent.summary());
+    };
+    let mut problems = Vec::new();
+    if raw.status != 417 {
+        problems.push(format!("the status is {}, not 417", raw.status));
+    }
+    problems.extend(shape_417(raw.json().as_ref()));
+    if problems.is_empty() { Ok(()) } else { Err(format!("{} ({})", sent.summary(), problems.join("; "))) }
+}
+
+fn is_400_shape(sent: &Sent) -> Result<(), String> {
+    let Some(raw) = sent.raw() else {
+        return Err(sent.summary());
+    };
+    let mut problems = Vec::new();
+    if !(400..500).contains(&raw.status) {
+        problems.push(format!("the status is {}, not a 4xx", raw.status));
+    }
+    problems.extend(shape_400(raw.json().as_ref()));
+    if problems.is_empty() { Ok(()) } else { Err(format!("{} ({})", sent.summary(), problems.join("; "))) }
+}
+
+/// A valid request of `op` to `c` carrying its `invalid_body`.
+pub(crate) fn with_invalid_body(t: &Target, op: Op, c: &crate::profile::Component) -> Option<Result<Req, component_auth_bindings::Error>> {
+    let body = c.authorize.as_ref()?.invalid_body.as_ref()?;
+    let bytes = serde_json::to_vec(body).ok()?;
+    Some(t.valid(op, c).map(|r| r.raw_body(bytes)))
+}
+
+async fn invalid_body(t: Arc<Target>, op: Op, judge: fn(&Sent) -> Result<(), String>) -> Outcome {
+    let reqs: Vec<_> = t
+        .components(op)
+        .into_iter()
+        .filter_map(|c| with_invalid_body(&t, op, c).map(|r| (c.name.clone(), r, Case::Lower)))
+        .collect();
+    if reqs.is_empty() {
+        return Outcome::skip("no component in the profile has `authorize.invalid_body`");
+    }
+    send_and_judge(&t, reqs, judge).await
+}
+
+/// Removes `modelUuid` from the query of a built Authorize request.
+pub(crate) fn without_model_uuid(mut r: Req) -> Req {
+    let url = r.url_mut();
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| !k.eq_ignore_ascii_case("modelUuid"))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if kept.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(kept);
+    }
+    r
+}
+
+async fn missing_model_uuid(t: Arc<Target>) -> Outcome {
+    let Some(c) = t.primary(Op::Authorize) else {
+        return Outcome::skip("no component in the profile has an `authorize` section");
+    };
+    let req = t.valid(Op::Authorize, c).map(without_model_uuid);
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], is_417).await
+}
+
+async fn malformed(t: Arc<Target>, op: Op) -> Outcome {
+    let Some(c) = t.primary(op) else {
+        return Outcome::skip("no component in the profile has an `authorize` section");
+    };
+    let req = t.valid(op, c).map(|r| r.raw_body(MALFORMED.as_bytes().to_vec()));
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], is_400_shape).await
+}

@@ -1,0 +1,136 @@
+//! §5 Authentication, and the header tables of §4.1 and §4.2: the required
+//! headers `X-Client-Id` and `X-Client-Secret`, each missing, empty and
+//! wrong, for each operation; a fully valid request; header names in any
+//! letter case.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::{ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused};
+use crate::target::{Case, Op, Target};
+
+const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
+const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
+const EVERY_REQUEST: &str = "Every request to both operations carries these headers: X-Client-Id, X-Client-Secret (header names are case-insensitive in HTTP).";
+
+#[derive(Clone, Copy)]
+enum Variant {
+    Missing,
+    Empty,
+    Wrong,
+}
+
+impl Variant {
+    fn id(self) -> &'static str {
+        match self {
+            Variant::Missing => "missing",
+            Variant::Empty => "empty",
+            Variant::Wrong => "wrong",
+        }
+    }
+}
+
+pub fn checks() -> Vec<Check> {
+    let mut out = Vec::new();
+    for op in Op::BOTH {
+        out.push(check(
+            format!("headers/{}/valid", op.id()),
+            Level::Must,
+            op.section(),
+            match op {
+                Op::AuthClaims => "Auth Claims | Method | GET | Path | `/v2/api/component/{ref}/auth`",
+                Op::Authorize => "Authorize | Method | POST | Path | `/v2/api/component/{ref}/auth`",
+            },
+            format!("{}: a request with every header right is served", op.title()),
+            format!(
+                "{} /v2/api/component/{{name}}/auth with X-Client-Id, X-Client-Secret, X-Auth-Token where required{}",
+                op.method(),
+                if op == Op::Authorize { ", modelUuid and a valid body" } else { " and a valid body" }
+            ),
+            ACCEPTED,
+            move |t| valid(t, op),
+        ));
+        for (header, quote) in [("X-Client-Id", CLIENT_ID), ("X-Client-Secret", CLIENT_SECRET)] {
+            for variant in [Variant::Missing, Variant::Empty, Variant::Wrong] {
+                let how = match variant {
+                    Variant::Missing => format!("without {header}"),
+                    Variant::Empty => format!("with an empty {header}"),
+                    Variant::Wrong => format!("with a wrong {header}"),
+                };
+                out.push(check(
+                    format!("headers/{}/{}/{}", op.id(), header.to_ascii_lowercase(), variant.id()),
+                    Level::Must,
+                    "5",
+                    quote,
+                    format!("{}: a request {how} is refused", op.title()),
+                    format!("a valid {} request, {how}", op.title()),
+                    REFUSED,
+                    move |t| bad_header(t, op, header, variant),
+                ));
+            }
+        }
+    }
+    for (case, name) in [(Case::Lower, "lower-case"), (Case::Title, "title-case")] {
+        out.push(check(
+            format!("headers/letter-case/{name}"),
+            Level::Must,
+            "5",
+            EVERY_REQUEST,
+            format!("header names in {name} are accepted"),
+            format!(
+                "a valid request of each operation with header names in {}",
+                if case == Case::Lower { "lower case (x-client-id)" } else { "Title-Case (X-Client-Id)" }
+            ),
+            ACCEPTED,
+            move |t| letter_case(t, case),
+        ));
+    }
+    out
+}
+
+async fn valid(t: Arc<Target>, op: Op) -> Outcome {
+    let Some(c) = t.primary(op) else {
+        return Outcome::skip("no component in the profile has an `authorize` section");
+    };
+    let sent = t.send("valid", t.valid(op, c), Case::Lower).await;
+    let v = accepted(&sent);
+    judge_all(vec![(c.name.clone(), sent, v)])
+}
+
+async fn bad_header(t: Arc<Target>, op: Op, header: &'static str, variant: Variant) -> Outcome {
+    let Some(c) = t.primary(op) else {
+        return Outcome::skip("no component in the profile has an `authorize` section");
+    };
+    let req = t.valid(op, c).and_then(|r| match variant {
+        Variant::Missing => Ok(r.remove_header(header)),
+        Variant::Empty => r.set_header(header, ""),
+        Variant::Wrong => r.set_header(
+            header,
+            if header == "X-Client-Id" { WRONG_CLIENT_ID } else { WRONG_SECRET },
+        ),
+    });
+    let sent = t.send(format!("{header} {}", variant.id()), req, Case::Lower).await;
+    let v = refused(&sent);
+    judge_all(vec![(c.name.clone(), sent, v)])
+}
+
+async fn letter_case(t: Arc<Target>, case: Case) -> Outcome {
+    let mut reqs = Vec::new();
+    for op in Op::BOTH {
+        if let Some(c) = t.primary(op) {
+            reqs.push((format!("{} {}", op.title(), c.name), t.valid(op, c), case));
+        }
+    }
+    let labels: Vec<String> = reqs.iter().map(|r| r.0.clone()).collect();
+    let sent = t.send_all(reqs).await;
+    judge_all(
+        labels
+            .into_iter()
+            .zip(sent)
+            .map(|(l, s)| {
+                let v = accepted(&s);
+                (l, s, v)
+            })
+            .collect(),
+    )
+}

@@ -1,0 +1,162 @@
+//! The checks, one file per concept of the interface description.
+//!
+//! Each file returns its checks as data ([`Check`]): id, level, section and
+//! quote, what is sent and what must happen, and the function that sends and
+//! judges. Judgements shared by several files live here: what counts as
+//! "accepted", "rejected" and "an envelope of the documented shape".
+//!
+//! MUST checks judge from the raw answer and assume nothing the description
+//! leaves open: a refusal may be any 4xx, as long as its body is an error
+//! envelope of the documented shape. The spec's own choices (401 for a wrong
+//! secret, 404 for an unknown ref, ...) are pinned by SHOULD checks in
+//! `choices.rs`, which judge the typed variants the bindings decode.
+
+use serde_json::Value;
+
+use crate::catalogue::{Check, Outcome};
+use crate::exchange::Exchange;
+use crate::target::Sent;
+
+mod auth_token;
+mod body;
+mod choices;
+mod envelopes;
+mod headers;
+mod prefix;
+mod project_env;
+mod refs;
+mod responses;
+
+/// Every check, in catalogue order.
+pub fn all() -> Vec<Check> {
+    let mut all = Vec::new();
+    all.extend(responses::checks());
+    all.extend(refs::checks());
+    all.extend(headers::checks());
+    all.extend(auth_token::checks());
+    all.extend(project_env::checks());
+    all.extend(body::checks());
+    all.extend(envelopes::checks());
+    all.extend(prefix::checks());
+    all.extend(choices::checks());
+    all
+}
+
+/// What "accepted" means in a check's `expects`.
+pub(crate) const ACCEPTED: &str = "a 2xx answer";
+
+/// What "refused" means in a check's `expects`.
+pub(crate) const REFUSED: &str = "a 4xx answer whose JSON body is an error envelope of the documented shape (7.1: code, message, request_id, status false; on 417 the 7.2 shape: code, errors, status false)";
+
+/// `Ok` when the answer is 2xx, else the answer in words.
+pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
+    match sent.status() {
+        Some(s) if (200..300).contains(&s) => Ok(()),
+        _ => Err(sent.summary()),
+    }
+}
+
+/// `Ok` when the answer is a 4xx with an envelope of the documented shape
+/// for its status, else what is wrong.
+pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
+    let Some(raw) = sent.raw() else {
+        return Err(sent.summary());
+    };
+    if !(400..500).contains(&raw.status) {
+        return Err(format!("not refused: {}", sent.summary()));
+    }
+    let problems = envelope_problems(raw.status, raw.json().as_ref());
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
+    }
+}
+
+/// What is wrong with an error body, judged from the raw JSON: the 7.2 shape
+/// on 417, the 7.1 shape on any other status.
+pub(crate) fn envelope_problems(status: u16, json: Option<&Value>) -> Vec<String> {
+    if status == 417 {
+        shape_417(json)
+    } else {
+        shape_400(json)
+    }
+}
+
+pub(crate) fn shape_400(json: Option<&Value>) -> Vec<String> {
+    let Some(obj) = json.and_then(Value::as_object) else {
+        return vec!["the body is not a JSON object".to_owned()];
+    };
+    let mut p = Vec::new();
+    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| v.is_i64() || v.is_u64());
+    field_problem(&mut p, obj.get("message"), "message", "a string", Value::is_string);
+    field_problem(&mut p, obj.get("request_id"), "request_id", "a string", Value::is_string);
+    field_problem(&mut p, obj.get("status"), "status", "false", |v| v == &Value::Bool(false));
+    p
+}
+
+pub(crate) fn shape_417(json: Option<&Value>) -> Vec<String> {
+    let Some(obj) = json.and_then(Value::as_object) else {
+        return vec!["the body is not a JSON object".to_owned()];
+    };
+    let mut p = Vec::new();
+    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| v.is_i64() || v.is_u64());
+    field_problem(&mut p, obj.get("errors"), "errors", "an array", Value::is_array);
+    field_problem(&mut p, obj.get("status"), "status", "false", |v| v == &Value::Bool(false));
+    p
+}
+
+fn field_problem(out: &mut Vec<String>, value: Option<&Value>, name: &str, want: &str, ok: impl Fn(&Value) -> bool) {
+    match value {
+        None => out.push(format!("`{name}` is missing")),
+        Some(v) if !ok(v) => out.push(format!("`{name}` is {v}, not {want}")),
+        Some(_) => {}
+    }
+}
+
+/// `who: why` lines for every failed case, and every exchange, in order.
+pub(crate) fn judge_all(cases: Vec<(String, Sent, Result<(), String>)>) -> Outcome {
+    let mut failures = Vec::new();
+    let mut exchanges = Vec::new();
+    for (who, sent, verdict) in cases {
+        if let Err(why) = verdict {
+            failures.push(format!("{who}: {why}"));
+        }
+        exchanges.push(sent.exchange);
+    }
+    Outcome::from_failures(failures, exchanges)
+}
+
+/// The exchanges of `sent`, in order.
+pub(crate) fn exchanges(sent: &[Sent]) -> Vec<Exchange> {
+    sent.iter().map(|s| s.exchange.clone()).collect()
+}
+
+/// A ref that names no component (and could not be a real one's name).
+pub(crate) const UNKNOWN_REF: &str = "conformance-no-such-component-5f1e";
+/// A uuid-shaped ref that names no component.
+pub(crate) const UNKNOWN_UUID: &str = "00000000-0000-4000-8000-00000000c0de";
+/// Values sent where a credential is wrong.
+pub(crate) const WRONG_CLIENT_ID: &str = "conformance-unknown-client";
+pub(crate) const WRONG_SECRET: &str = "conformance-wrong-secret";
+pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
+
+/// Sends every request concurrently and judges each answer with `judge`.
+pub(crate) async fn send_and_judge(
+    t: &std::sync::Arc<crate::target::Target>,
+    reqs: Vec<(String, Result<crate::target::Req, component_auth_bindings::Error>, crate::target::Case)>,
+    judge: fn(&Sent) -> Result<(), String>,
+) -> Outcome {
+    let labels: Vec<String> = reqs.iter().map(|r| r.0.clone()).collect();
+    let sent = t.send_all(reqs).await;
+    judge_all(
+        labels
+            .into_iter()
+            .zip(sent)
+            .map(|(l, s)| {
+                let v = judge(&s);
+                (l, s, v)
+            })
+            .collect(),
+    )
+}

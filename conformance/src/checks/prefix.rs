@@ -1,0 +1,68 @@
+//! §9 Versioning (and §4): the interface is served under `{base_url}/v2/api`.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::{ACCEPTED, accepted, send_and_judge};
+use crate::target::{Case, Op, Req, Target};
+
+const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        check(
+            "prefix/v2-api",
+            Level::Must,
+            "9",
+            QUOTE,
+            "both operations are served under /v2/api",
+            "a valid request of each operation to {base_url}/v2/api/component/{name}/auth",
+            ACCEPTED,
+            served,
+        ),
+        check(
+            "prefix/unversioned-not-served",
+            Level::Should,
+            "9",
+            QUOTE,
+            "the interface is not also served without /v2/api",
+            "a valid Auth Claims request to {base_url}/component/{name}/auth",
+            "not a 2xx answer",
+            unversioned,
+        ),
+    ]
+}
+
+async fn served(t: Arc<Target>) -> Outcome {
+    let mut reqs = Vec::new();
+    for op in Op::BOTH {
+        if let Some(c) = t.primary(op) {
+            reqs.push((format!("{} {}", op.method(), c.name), t.valid(op, c), Case::Lower));
+        }
+    }
+    send_and_judge(&t, reqs, accepted).await
+}
+
+fn strip_prefix(mut r: Req) -> Req {
+    let url = r.url_mut();
+    let path = url.path().to_owned();
+    if let Some(rest) = path.strip_prefix("/v2/api") {
+        url.set_path(rest);
+    } else if let Some(at) = path.find("/v2/api/") {
+        let new = format!("{}{}", &path[..at], &path[at + 7..]);
+        url.set_path(&new);
+    }
+    r
+}
+
+async fn unversioned(t: Arc<Target>) -> Outcome {
+    let Some(c) = t.primary(Op::AuthClaims) else {
+        return Outcome::skip("the profile has no component");
+    };
+    let req = t.valid(Op::AuthClaims, c).map(strip_prefix);
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| match s.status() {
+        Some(st) if (200..300).contains(&st) => Err(format!("served without /v2/api: {}", s.summary())),
+        _ => Ok(()),
+    })
+    .await
+}

@@ -1,0 +1,58 @@
+//! §4.1, §4.2 and §5: `X-Project-Env`, optional, `dev` or `live`.
+//! Absent, `dev` and `live` are served; any other value is refused.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::{ACCEPTED, REFUSED, accepted, refused, send_and_judge};
+use crate::target::{Case, Op, Target};
+
+const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
+
+/// A value that is neither `dev` nor `live`.
+const OTHER: &str = "staging";
+
+pub fn checks() -> Vec<Check> {
+    let mut out = Vec::new();
+    for op in Op::BOTH {
+        for (id, value, expects) in [
+            ("absent", None, ACCEPTED),
+            ("dev", Some("dev"), ACCEPTED),
+            ("live", Some("live"), ACCEPTED),
+            ("other", Some(OTHER), REFUSED),
+        ] {
+            let sends = match value {
+                None => format!("a valid {} request without X-Project-Env", op.title()),
+                Some(v) => format!("a valid {} request with X-Project-Env: {v}", op.title()),
+            };
+            let title = match (id, value) {
+                ("other", _) => format!("{}: an X-Project-Env other than dev or live is refused", op.title()),
+                (_, None) => format!("{}: X-Project-Env may be left out", op.title()),
+                (_, Some(v)) => format!("{}: X-Project-Env `{v}` is accepted", op.title()),
+            };
+            out.push(check(
+                format!("project-env/{}/{id}", op.id()),
+                Level::Must,
+                op.section(),
+                QUOTE,
+                title,
+                sends,
+                expects,
+                move |t| run(t, op, value),
+            ));
+        }
+    }
+    out
+}
+
+async fn run(t: Arc<Target>, op: Op, value: Option<&'static str>) -> Outcome {
+    let Some(c) = t.primary(op) else {
+        return Outcome::skip("no component in the profile has an `authorize` section");
+    };
+    let req = t.valid(op, c).and_then(|r| match value {
+        None => Ok(r.remove_header("X-Project-Env")),
+        Some(v) => r.set_header("X-Project-Env", v),
+    });
+    let judge = if value == Some(OTHER) { refused } else { accepted };
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], judge).await
+}

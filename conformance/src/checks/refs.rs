@@ -1,0 +1,151 @@
+//! §2 Component reference: a component is addressed by its name, its tag or
+//! its uuid. Each resolves, all three reach the same component, an unknown
+//! ref is refused, and names that need percent-encoding in a path work.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::{ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge};
+use crate::profile::Component;
+use crate::target::{Case, Op, Target};
+
+const QUOTE: &str = "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
+
+#[derive(Clone, Copy)]
+enum By {
+    Name,
+    Tag,
+    Uuid,
+}
+
+impl By {
+    fn id(self) -> &'static str {
+        match self {
+            By::Name => "name",
+            By::Tag => "tag",
+            By::Uuid => "uuid",
+        }
+    }
+
+    fn of(self, c: &Component) -> String {
+        match self {
+            By::Name => c.name.clone(),
+            By::Tag => c.tag.clone(),
+            By::Uuid => c.uuid.clone(),
+        }
+    }
+}
+
+pub fn checks() -> Vec<Check> {
+    let mut out = Vec::new();
+    for by in [By::Name, By::Tag, By::Uuid] {
+        out.push(check(
+            format!("refs/by-{}", by.id()),
+            Level::Must,
+            "2",
+            QUOTE,
+            format!("a component is found by its {}", by.id()),
+            format!("a valid Auth Claims request to each component, with its {} as ref", by.id()),
+            ACCEPTED,
+            move |t| resolve(t, by),
+        ));
+    }
+    out.push(check(
+        "refs/same-component",
+        Level::Must,
+        "2",
+        QUOTE,
+        "name, tag and uuid reach the same component",
+        "the same valid Auth Claims request to each component three times: by name, by tag, by uuid",
+        "the three answers are equal after normalisation (status, headers, body with per-request values redacted)",
+        same,
+    ));
+    out.push(check(
+        "refs/unknown",
+        Level::Must,
+        "2",
+        QUOTE,
+        "a ref that identifies no component is refused",
+        format!("a valid Auth Claims request with ref `{UNKNOWN_REF}`, and one with ref `{UNKNOWN_UUID}`"),
+        REFUSED,
+        unknown,
+    ));
+    out.push(check(
+        "refs/percent-encoded",
+        Level::Must,
+        "4.1",
+        "ref | string | yes | Component name, tag or uuid.",
+        "a name that needs percent-encoding in a path is found",
+        "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment",
+        ACCEPTED,
+        percent,
+    ));
+    out
+}
+
+async fn resolve(t: Arc<Target>, by: By) -> Outcome {
+    let reqs = t
+        .profile
+        .components
+        .iter()
+        .map(|c| {
+            let r = by.of(c);
+            (format!("{} by {} `{r}`", c.name, by.id()), t.valid_with_ref(Op::AuthClaims, c, &r), Case::Lower)
+        })
+        .collect();
+    send_and_judge(&t, reqs, accepted).await
+}
+
+async fn same(t: Arc<Target>) -> Outcome {
+    let mut reqs = Vec::new();
+    for c in &t.profile.components {
+        for by in [By::Name, By::Tag, By::Uuid] {
+            let r = by.of(c);
+            reqs.push((format!("{} by {}", c.name, by.id()), t.valid_with_ref(Op::AuthClaims, c, &r), Case::Lower));
+        }
+    }
+    let sent = t.send_all(reqs).await;
+    let mut failures = Vec::new();
+    for (c, three) in t.profile.components.iter().zip(sent.chunks(3)) {
+        let answers: Vec<_> = three.iter().map(|s| (&s.exchange.response, &s.exchange.error)).collect();
+        if answers.iter().any(|(r, _)| r.is_none()) {
+            failures.push(format!("{}: not every request was answered: {}", c.name, three.iter().map(|s| s.summary()).collect::<Vec<_>>().join(" / ")));
+        } else if answers.iter().any(|a| a != &answers[0]) {
+            failures.push(format!(
+                "{}: the answers differ:\n  by name: {}\n  by tag:  {}\n  by uuid: {}",
+                c.name,
+                three[0].summary(),
+                three[1].summary(),
+                three[2].summary()
+            ));
+        }
+    }
+    Outcome::from_failures(failures, super::exchanges(&sent))
+}
+
+async fn unknown(t: Arc<Target>) -> Outcome {
+    let Some(c) = t.primary(Op::AuthClaims) else {
+        return Outcome::skip("the profile has no component");
+    };
+    let reqs = [UNKNOWN_REF, UNKNOWN_UUID]
+        .into_iter()
+        .map(|r| (format!("ref `{r}`"), t.valid_with_ref(Op::AuthClaims, c, r), Case::Lower))
+        .collect();
+    send_and_judge(&t, reqs, refused).await
+}
+
+fn needs_encoding(s: &str) -> bool {
+    !s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+}
+
+async fn percent(t: Arc<Target>) -> Outcome {
+    let comps: Vec<_> = t.profile.components.iter().filter(|c| needs_encoding(&c.name)).collect();
+    if comps.is_empty() {
+        return Outcome::skip("no component name in the profile needs percent-encoding");
+    }
+    let reqs = comps
+        .iter()
+        .map(|c| (format!("name `{}`", c.name), t.valid(Op::AuthClaims, c), Case::Lower))
+        .collect();
+    send_and_judge(&t, reqs, accepted).await
+}

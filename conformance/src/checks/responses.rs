@@ -1,0 +1,87 @@
+//! §1 What the service does: responses are JSON, and Auth Claims returns
+//! the model that claimed the authentication.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use crate::catalogue::{Check, Level, Outcome, check};
+use crate::checks::send_and_judge;
+use crate::target::{Case, Op, Target};
+
+pub fn checks() -> Vec<Check> {
+    vec![
+        check(
+            "responses/json",
+            Level::Must,
+            "1",
+            "Responses are JSON.",
+            "successful answers are JSON",
+            "a valid request of each operation to each component that can take it",
+            "a 2xx answer whose body parses as JSON",
+            json,
+        ),
+        check(
+            "responses/auth-claims/model",
+            Level::Must,
+            "1",
+            "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
+            "Auth Claims returns the model bound to the token sent",
+            "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`",
+            "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)",
+            model,
+        ),
+    ]
+}
+
+async fn json(t: Arc<Target>) -> Outcome {
+    let mut reqs = Vec::new();
+    for op in Op::BOTH {
+        for c in t.components(op) {
+            reqs.push((format!("{} {}", op.method(), c.name), t.valid(op, c), Case::Lower));
+        }
+    }
+    send_and_judge(&t, reqs, |s| match (s.status(), s.raw().and_then(|r| r.json())) {
+        (Some(st), Some(_)) if (200..300).contains(&st) => Ok(()),
+        _ => Err(s.summary()),
+    })
+    .await
+}
+
+fn holds_string(v: &Value, want: &str) -> bool {
+    match v {
+        Value::String(s) => s.eq_ignore_ascii_case(want),
+        Value::Array(items) => items.iter().any(|i| holds_string(i, want)),
+        Value::Object(map) => map.values().any(|i| holds_string(i, want)),
+        _ => false,
+    }
+}
+
+async fn model(t: Arc<Target>) -> Outcome {
+    let comps: Vec<_> = t
+        .profile
+        .components
+        .iter()
+        .filter(|c| c.auth_token.is_some() && c.authorize.is_some())
+        .collect();
+    if comps.is_empty() {
+        return Outcome::skip("no component in the profile has both an auth_token and an `authorize` section");
+    }
+    let reqs = comps
+        .iter()
+        .map(|c| (c.name.clone(), t.valid(Op::AuthClaims, c), Case::Lower))
+        .collect();
+    // Judged below against each component's model uuid.
+    let sent = send_and_judge(&t, reqs, |_| Ok(())).await;
+    let mut failures = Vec::new();
+    for (c, ex) in comps.iter().zip(&sent.exchanges) {
+        let want = c.authorize.as_ref().map(|a| a.model_uuid.as_str()).unwrap_or_default();
+        let ok = ex.response.as_ref().is_some_and(|r| {
+            (200..300).contains(&r.status) && r.body.as_ref().is_some_and(|b| holds_string(b, want))
+        });
+        if !ok {
+            failures.push(format!("{}: the model `{want}` is not in the answer: {}", c.name, ex.summary()));
+        }
+    }
+    Outcome::from_failures(failures, sent.exchanges)
+}

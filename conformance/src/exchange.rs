@@ -1,0 +1,279 @@
+//! A normalised record of one request and its answer.
+//!
+//! An [`Exchange`] is what a snapshot stores and what a failure shows as
+//! "Actual". It is normalised so that two runs against an unchanged server
+//! give the same record: secrets are `[redacted]`, per-request values
+//! (request ids, issued tokens, dates) are replaced by placeholders, header
+//! maps are sorted, and transport details that vary (`date`,
+//! `content-length`) are left out.
+
+use std::collections::BTreeMap;
+
+use component_auth_bindings::RawResponse;
+use serde::Serialize;
+use serde_json::Value;
+
+/// What a header value or a string shows in place of a secret.
+pub const REDACTED: &str = "[redacted]";
+
+/// Request headers whose values are secrets, whatever their letter case.
+const SECRET_HEADERS: &[&str] = &["x-client-secret", "x-auth-token", "authorization", "cookie"];
+
+/// Response headers that vary between runs and say nothing about the interface.
+const VOLATILE_HEADERS: &[&str] = &["date", "content-length", "connection", "keep-alive"];
+
+/// Body keys whose values differ on every request (any depth).
+const PER_REQUEST_KEYS: &[(&str, &str)] = &[
+    ("request_id", "[request_id]"),
+    ("requestId", "[request_id]"),
+    ("token", "[token]"),
+    ("timestamp", "[date]"),
+    ("date", "[date]"),
+    ("time", "[date]"),
+    ("created_at", "[date]"),
+    ("expires_at", "[date]"),
+];
+
+/// Longest body text kept in a record; the rest is cut with a marker.
+const MAX_TEXT: usize = 2048;
+
+/// One request and what came back.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Exchange {
+    /// What this request is for, e.g. "X-Client-Secret missing".
+    pub label: String,
+    pub request: RequestRecord,
+    /// The answer, when one came.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub response: Option<ResponseRecord>,
+    /// Why no answer came (time-out, reset, garbage, body too large, ...).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequestRecord {
+    pub method: String,
+    /// Path and query as sent, e.g. `/v2/api/component/Users/auth`.
+    pub path: String,
+    pub headers: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ResponseRecord {
+    pub status: u16,
+    pub headers: BTreeMap<String, String>,
+    /// JSON when the body is JSON, else its text (cut at 2 KiB); absent when empty.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+/// Removes secrets from text; built from the profile's secrets.
+#[derive(Clone, Debug, Default)]
+pub struct Scrubber {
+    secrets: Vec<String>,
+}
+
+impl Scrubber {
+    pub fn new(mut secrets: Vec<String>) -> Self {
+        secrets.retain(|s| !s.is_empty());
+        // Longest first, so a secret containing another is replaced whole.
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        Self { secrets }
+    }
+
+    pub fn text(&self, s: &str) -> String {
+        let mut out = s.to_owned();
+        for secret in &self.secrets {
+            if out.contains(secret.as_str()) {
+                out = out.replace(secret.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+
+    fn json(&self, value: &mut Value) {
+        match value {
+            Value::String(s) => *s = self.text(s),
+            Value::Array(items) => items.iter_mut().for_each(|v| self.json(v)),
+            Value::Object(map) => map.values_mut().for_each(|v| self.json(v)),
+            _ => {}
+        }
+    }
+}
+
+impl RequestRecord {
+    /// Records `request` as it will be sent; `title_case` says header names
+    /// go on the wire in Title-Case rather than lower case.
+    pub fn from_request(request: &reqwest::Request, title_case: bool, scrub: &Scrubber) -> Self {
+        let url = request.url();
+        let mut path = url.path().to_owned();
+        if let Some(q) = url.query() {
+            path.push('?');
+            path.push_str(q);
+        }
+        let mut headers = BTreeMap::new();
+        for (name, value) in request.headers() {
+            let shown_name = if title_case {
+                title_case_name(name.as_str())
+            } else {
+                name.as_str().to_owned()
+            };
+            let raw = String::from_utf8_lossy(value.as_bytes());
+            let shown = if SECRET_HEADERS.contains(&name.as_str()) && !raw.is_empty() {
+                REDACTED.to_owned()
+            } else {
+                scrub.text(&raw)
+            };
+            headers.insert(shown_name, shown);
+        }
+        let body = request
+            .body()
+            .and_then(|b| b.as_bytes())
+            .map(|bytes| body_value(bytes, scrub));
+        Self {
+            method: request.method().as_str().to_owned(),
+            path,
+            headers,
+            body,
+        }
+    }
+}
+
+impl ResponseRecord {
+    pub fn from_raw(raw: &RawResponse, scrub: &Scrubber) -> Self {
+        let mut headers = BTreeMap::new();
+        for (name, value) in &raw.headers {
+            if VOLATILE_HEADERS.contains(&name.as_str()) {
+                continue;
+            }
+            let text = scrub.text(&String::from_utf8_lossy(value.as_bytes()));
+            headers
+                .entry(name.as_str().to_owned())
+                .and_modify(|v: &mut String| {
+                    v.push_str(", ");
+                    v.push_str(&text)
+                })
+                .or_insert(text);
+        }
+        let body = (!raw.body.is_empty()).then(|| body_value(&raw.body, scrub));
+        Self {
+            status: raw.status,
+            headers,
+            body,
+        }
+    }
+}
+
+fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(mut v) => {
+            redact_per_request(&mut v);
+            scrub.json(&mut v);
+            v
+        }
+        Err(_) => {
+            let text = String::from_utf8_lossy(bytes);
+            let mut cut: String = text.chars().take(MAX_TEXT).collect();
+            if cut.len() < text.len() {
+                cut.push_str(&format!("… [{} bytes in all]", bytes.len()));
+            }
+            Value::String(scrub.text(&cut))
+        }
+    }
+}
+
+fn redact_per_request(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                if let Some((_, placeholder)) = PER_REQUEST_KEYS.iter().find(|(k, _)| k == key) {
+                    if !v.is_null() {
+                        *v = Value::String((*placeholder).to_owned());
+                    }
+                } else {
+                    redact_per_request(v);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_per_request),
+        _ => {}
+    }
+}
+
+fn title_case_name(name: &str) -> String {
+    name.split('-')
+        .map(|part| {
+            let mut chars = part.chars();
+            match chars.next() {
+                Some(first) => first.to_ascii_uppercase().to_string() + chars.as_str(),
+                None => String::new(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+impl Exchange {
+    /// The answer in a line or two, for a failure's "Actual".
+    pub fn summary(&self) -> String {
+        match (&self.response, &self.error) {
+            (Some(r), _) => {
+                let body = match &r.body {
+                    None => "an empty body".to_owned(),
+                    Some(Value::String(s)) => format!("the non-JSON body {:?}", cut(s, 160)),
+                    Some(v) => format!("body {}", cut(&v.to_string(), 240)),
+                };
+                let ct = r
+                    .headers
+                    .get("content-type")
+                    .map_or("no Content-Type".to_owned(), |c| format!("Content-Type {c}"));
+                format!("HTTP {}, {ct}, {body}", r.status)
+            }
+            (None, Some(e)) => format!("no answer: {e}"),
+            (None, None) => "no answer".to_owned(),
+        }
+    }
+}
+
+fn cut(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_owned()
+    } else {
+        let mut out: String = s.chars().take(n).collect();
+        out.push('…');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_per_request_values_and_secrets() {
+        let scrub = Scrubber::new(vec!["hunter2".into()]);
+        let mut raw = RawResponse {
+            status: 400,
+            headers: Default::default(),
+            body: br#"{"code":400,"request_id":"abc","message":"bad hunter2","nested":{"token":"t"}}"#
+                .to_vec()
+                .into(),
+        };
+        raw.headers.insert("date", "Mon".parse().expect("header"));
+        raw.headers.insert("x-project-uuid", "u".parse().expect("header"));
+        let r = ResponseRecord::from_raw(&raw, &scrub);
+        assert!(!r.headers.contains_key("date"));
+        let body = r.body.expect("body");
+        assert_eq!(body["request_id"], "[request_id]");
+        assert_eq!(body["nested"]["token"], "[token]");
+        assert_eq!(body["message"], "bad [redacted]");
+    }
+
+    #[test]
+    fn title_case() {
+        assert_eq!(title_case_name("x-client-id"), "X-Client-Id");
+    }
+}

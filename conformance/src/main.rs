@@ -1,0 +1,180 @@
+//! `conformance`: the command-line shell over the `conformance` library.
+//! Everything it does is in the library; this file parses flags, starts the
+//! embedded reference server when no profile is given, prints, and exits
+//! 0 (all MUST checks and snapshots pass), 1 (something failed) or 2 (a
+//! usage or profile error, or a target that cannot be reached).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+use conformance::catalogue::{catalogue, markdown_table, plain_list};
+use conformance::profile::Profile;
+use conformance::report::{human, junit};
+use conformance::runner::{RunOptions, run};
+use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
+use conformance::target::Limits;
+
+/// The shipped profile of the reference server's default fixture.
+const SHIPPED_PROFILE: &str = include_str!("../profiles/reference.yaml");
+const SHIPPED_PROFILE_NAME: &str = "conformance/profiles/reference.yaml";
+const SHIPPED_SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/snapshots");
+
+#[derive(Parser)]
+#[command(name = "conformance", version, about = "Checks a server against the Component Authentication Claims interface, rule by rule.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print the check catalogue.
+    List {
+        /// As the Markdown table the README holds.
+        #[arg(long)]
+        markdown: bool,
+    },
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Target profile (YAML). Default: start the reference server in-process
+    /// and use the shipped profile.
+    #[arg(long, value_name = "FILE")]
+    profile: Option<PathBuf>,
+    /// Snapshot folder. Default: `snapshots/` beside the profile.
+    #[arg(long, value_name = "DIR")]
+    snapshots: Option<PathBuf>,
+    /// Run the rule checks only, without snapshot assertions.
+    #[arg(long, conflicts_with_all = ["accept", "snapshots"])]
+    no_snapshots: bool,
+    /// Record new and changed snapshots (rule checks still judge).
+    #[arg(long)]
+    accept: bool,
+    /// Run only these checks: ids, id prefixes or sections (repeat or comma-separate).
+    #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
+    only: Vec<String>,
+    /// Leave out these checks: ids, id prefixes or sections.
+    #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
+    skip: Vec<String>,
+    /// SHOULD failures fail the run too.
+    #[arg(long)]
+    strict: bool,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a JSON report here.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    timeout: Option<Duration>,
+}
+
+fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else {
+        (s, 1.0)
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 3600.0 => Ok(Duration::from_secs_f64(v * scale)),
+        _ => Err(format!("`{s}` is not a duration such as 5s or 500ms")),
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::List { markdown }) = cli.command {
+        let all = catalogue();
+        print!("{}", if markdown { markdown_table(&all) } else { plain_list(&all) });
+        return ExitCode::SUCCESS;
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    runtime.block_on(run_cli(cli.run))
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("error: {message}");
+    ExitCode::from(2)
+}
+
+async fn run_cli(args: RunArgs) -> ExitCode {
+    let mut limits = Limits::default();
+    if let Some(t) = args.timeout {
+        limits.timeout = t;
+    }
+    let update = SnapshotUpdate::from_flags(args.accept, SnapshotUpdate::ci_from_env());
+
+    let (profile, default_snapshots, server) = match &args.profile {
+        Some(path) => match Profile::from_path(path) {
+            Ok(p) => (p, snapshots_beside(path), None),
+            Err(e) => return fail(&e.to_string()),
+        },
+        None => {
+            let env = |name: &str| std::env::var(name).ok();
+            let mut profile = match Profile::from_yaml_str(SHIPPED_PROFILE, SHIPPED_PROFILE_NAME, &env) {
+                Ok(p) => p,
+                Err(e) => return fail(&e.to_string()),
+            };
+            let server = match reference_server::Server::start(reference_server::ServerOptions::default()).await {
+                Ok(s) => s,
+                Err(e) => return fail(&format!("cannot start the reference server: {e}")),
+            };
+            profile.base_url = server.base_url();
+            (profile, PathBuf::from(SHIPPED_SNAPSHOTS), Some(server))
+        }
+    };
+
+    let options = RunOptions {
+        only: args.only,
+        skip: args.skip,
+        strict: args.strict,
+        limits,
+        snapshots: (!args.no_snapshots).then(|| SnapshotOptions {
+            dir: args.snapshots.unwrap_or(default_snapshots),
+            update,
+        }),
+    };
+    let result = run(profile, &options).await;
+    if let Some(server) = server {
+        server.shutdown().await;
+    }
+    let report = match result {
+        Ok(r) => r,
+        Err(e) => return fail(&e.to_string()),
+    };
+
+    if let Some(path) = &args.junit {
+        match junit::render(&report) {
+            Ok(xml) => {
+                if let Err(e) = std::fs::write(path, xml) {
+                    return fail(&format!("cannot write the JUnit report {}: {e}", path.display()));
+                }
+            }
+            Err(e) => return fail(&format!("cannot render the JUnit report: {e}")),
+        }
+    }
+    if let Some(path) = &args.json {
+        if let Err(e) = std::fs::write(path, report.to_json()) {
+            return fail(&format!("cannot write the JSON report {}: {e}", path.display()));
+        }
+    }
+    print!("{}", human::render(&report, human::Style::from_env()));
+    ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// `snapshots/` beside the profile file.
+fn snapshots_beside(profile: &Path) -> PathBuf {
+    profile.parent().map_or_else(|| PathBuf::from("snapshots"), |d| d.join("snapshots"))
+}

@@ -1,0 +1,575 @@
+//! The target profile: the YAML file that tells the runner where a server is,
+//! which credentials to send and which components (with their tokens and
+//! example bodies) the server holds.
+//!
+//! The profile is the contract between a user and the runner, so a bad one is
+//! an error that names the key and the line (`profile.yaml:7: key
+//! `components[0].uuid`: `abc` is not a uuid`), never a strange failure later.
+//!
+//! `${VAR}` anywhere in a string value is replaced by the environment variable
+//! `VAR`; an unset variable is an error naming the key and line. Secrets
+//! (`client_secret`, `auth_token`) are held as [`Secret`] and never printed.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use component_auth_bindings::Secret;
+use component_auth_bindings::types::{AuthFields, ProjectEnv};
+use serde::Deserialize;
+
+/// A parsed and checked profile.
+#[derive(Clone, Debug)]
+pub struct Profile {
+    /// Scheme and host (and port) of the service, without `/v2/api`.
+    pub base_url: String,
+    pub client_id: String,
+    pub client_secret: Secret,
+    /// The `X-Project-Env` every request starts from; absent: none is sent.
+    pub project_env: Option<ProjectEnv>,
+    pub components: Vec<Component>,
+}
+
+/// A component the target holds.
+#[derive(Clone, Debug)]
+pub struct Component {
+    pub name: String,
+    pub tag: String,
+    pub uuid: String,
+    pub requires_auth: bool,
+    /// A valid token for this component; bound to `authorize.model_uuid`
+    /// when both are given. Required where `requires_auth` is true.
+    pub auth_token: Option<Secret>,
+    pub authorize: Option<Authorize>,
+}
+
+/// What a successful Authorize needs, and a body that must fail validation.
+#[derive(Clone, Debug)]
+pub struct Authorize {
+    pub model_uuid: String,
+    pub valid_body: AuthFields,
+    pub invalid_body: Option<AuthFields>,
+}
+
+/// Why a profile cannot be used. Every variant names where the problem is.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("cannot read the profile {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}: key `{key}`: {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        key: String,
+        message: String,
+    },
+    #[error("{file}: {message}")]
+    Syntax { file: String, message: String },
+}
+
+impl Profile {
+    /// Reads and checks the profile at `path`, expanding `${VAR}` from the
+    /// process environment.
+    pub fn from_path(path: &Path) -> Result<Profile, ProfileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_yaml_str(&text, &path.display().to_string(), &|name| {
+            std::env::var(name).ok()
+        })
+    }
+
+    /// Parses `text` (named `file` in errors), reading `${VAR}` through `env`.
+    pub fn from_yaml_str(
+        text: &str,
+        file: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Profile, ProfileError> {
+        let raw: Result<RawProfile, serde_yaml::Error> =
+            with_env(text, env, || serde_yaml::from_str(text));
+        match raw {
+            Ok(raw) => Ok(raw.into_profile()),
+            Err(error) => Err(locate(text, file, &error, NEEDLE.with(|n| n.take()))),
+        }
+    }
+
+    /// Every secret the profile holds, so outputs can be scrubbed of them.
+    pub fn secrets(&self) -> Vec<String> {
+        let mut all = vec![self.client_secret.expose().to_owned()];
+        for c in &self.components {
+            if let Some(t) = &c.auth_token {
+                all.push(t.expose().to_owned());
+            }
+        }
+        all.retain(|s| !s.is_empty());
+        all
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Environment expansion during deserialization.
+//
+// serde's Deserialize cannot take arguments, so the variable lookup is held in
+// a thread-local for the duration of one `from_yaml_str`. When a value is
+// refused, the offending text is remembered (`NEEDLE`) so the error can point
+// at the line holding it, not only at the start of its mapping.
+
+type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+thread_local! {
+    /// The variables the text mentions, resolved before parsing.
+    static ENV: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
+    /// The text of the value last refused, to find its line.
+    static NEEDLE: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> T {
+    let mut vars = HashMap::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        let after = &rest[start + 2..];
+        if let Some(end) = after.find('}') {
+            let name = &after[..end];
+            vars.entry(name.to_owned()).or_insert_with(|| env(name));
+        }
+        rest = after;
+    }
+    ENV.with(|e| *e.borrow_mut() = vars);
+    NEEDLE.with(|n| *n.borrow_mut() = None);
+    let out = f();
+    ENV.with(|e| e.borrow_mut().clear());
+    out
+}
+
+fn lookup(name: &str) -> Option<String> {
+    ENV.with(|e| e.borrow().get(name).cloned().flatten())
+}
+
+fn refuse<E: serde::de::Error>(needle: &str, message: String) -> E {
+    NEEDLE.with(|n| *n.borrow_mut() = Some(needle.to_owned()));
+    E::custom(message)
+}
+
+/// Replaces every `${VAR}` in `text`.
+fn expand(text: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let Some(end) = after.find('}') else {
+            return Err(format!("`${{` without a closing `}}` in `{text}`"));
+        };
+        let name = &after[..end];
+        let valid = !name.is_empty()
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit());
+        if !valid {
+            return Err(format!("`${{{name}}}` is not a variable name"));
+        }
+        match lookup(name) {
+            Some(value) => out.push_str(&value),
+            None => return Err(format!("the environment variable `{name}` is not set")),
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// A string with `${VAR}` expanded.
+struct Text(String);
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = String::deserialize(d)?;
+        expand(&raw).map(Text).map_err(|m| refuse(&raw, m))
+    }
+}
+
+/// A uuid in its canonical text form (8-4-4-4-12 hex digits).
+struct Uuid(String);
+
+impl<'de> Deserialize<'de> for Uuid {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Text(value) = Text::deserialize(d)?;
+        if is_uuid(&value) {
+            Ok(Uuid(value))
+        } else {
+            Err(refuse(&value, format!("`{value}` is not a uuid")))
+        }
+    }
+}
+
+/// `true` when `s` is a uuid in canonical text form (any letter case).
+pub fn is_uuid(s: &str) -> bool {
+    let groups: Vec<&str> = s.split('-').collect();
+    groups.len() == 5
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.chars().all(|c| c.is_ascii_hexdigit()))
+}
+
+struct BaseUrl(String);
+
+impl<'de> Deserialize<'de> for BaseUrl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Text(value) = Text::deserialize(d)?;
+        let trimmed = value.trim_end_matches('/');
+        match reqwest::Url::parse(trimmed) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+                if url.path().ends_with("/v2/api") {
+                    Err(refuse(
+                        &value,
+                        format!("`{value}` ends with /v2/api; give the scheme and host only, the runner adds /v2/api"),
+                    ))
+                } else {
+                    Ok(BaseUrl(trimmed.to_owned()))
+                }
+            }
+            _ => Err(refuse(
+                &value,
+                format!("`{value}` is not an http:// or https:// URL"),
+            )),
+        }
+    }
+}
+
+struct Env(ProjectEnv);
+
+impl<'de> Deserialize<'de> for Env {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Text(value) = Text::deserialize(d)?;
+        value
+            .parse::<ProjectEnv>()
+            .map(Env)
+            .map_err(|m| refuse(&value, m))
+    }
+}
+
+/// A JSON object written in YAML, with `${VAR}` expanded in its strings.
+struct Body(AuthFields);
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let mut value = serde_json::Value::deserialize(d)?;
+        expand_json(&mut value).map_err(|(needle, m)| refuse(&needle, m))?;
+        match value {
+            serde_json::Value::Object(map) => Ok(Body(map)),
+            other => Err(serde::de::Error::custom(format!(
+                "a body must be a mapping of field names to values, not `{other}`"
+            ))),
+        }
+    }
+}
+
+fn expand_json(value: &mut serde_json::Value) -> Result<(), (String, String)> {
+    match value {
+        serde_json::Value::String(s) => {
+            *s = expand(s).map_err(|m| (s.clone(), m))?;
+        }
+        serde_json::Value::Array(items) => {
+            for item in items {
+                expand_json(item)?;
+            }
+        }
+        serde_json::Value::Object(map) => {
+            for item in map.values_mut() {
+                expand_json(item)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawProfile {
+    base_url: BaseUrl,
+    client_id: Text,
+    client_secret: Text,
+    #[serde(default)]
+    project_env: Option<Env>,
+    components: Components,
+}
+
+struct Components(Vec<Component>);
+
+impl<'de> Deserialize<'de> for Components {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let list = Vec::<RawComponent>::deserialize(d)?;
+        if list.is_empty() {
+            return Err(serde::de::Error::custom(
+                "at least one component is needed",
+            ));
+        }
+        Ok(Components(list.into_iter().map(|c| c.0).collect()))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawComponentFields {
+    name: Text,
+    tag: Text,
+    uuid: Uuid,
+    #[serde(default)]
+    requires_auth: bool,
+    #[serde(default)]
+    auth_token: Option<Text>,
+    #[serde(default)]
+    authorize: Option<RawAuthorize>,
+}
+
+struct RawComponent(Component);
+
+impl<'de> Deserialize<'de> for RawComponent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = RawComponentFields::deserialize(d)?;
+        let auth_token = raw.auth_token.map(|t| Secret::new(t.0));
+        if raw.requires_auth && auth_token.as_ref().is_none_or(|t| t.expose().is_empty()) {
+            return Err(serde::de::Error::custom(format!(
+                "component `{}`: `auth_token` is required where `requires_auth` is true",
+                raw.name.0
+            )));
+        }
+        Ok(RawComponent(Component {
+            name: raw.name.0,
+            tag: raw.tag.0,
+            uuid: raw.uuid.0,
+            requires_auth: raw.requires_auth,
+            auth_token,
+            authorize: raw.authorize.map(|a| Authorize {
+                model_uuid: a.model_uuid.0,
+                valid_body: a.valid_body.0,
+                invalid_body: a.invalid_body.map(|b| b.0),
+            }),
+        }))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawAuthorize {
+    model_uuid: Uuid,
+    valid_body: Body,
+    #[serde(default)]
+    invalid_body: Option<Body>,
+}
+
+impl RawProfile {
+    fn into_profile(self) -> Profile {
+        Profile {
+            base_url: self.base_url.0,
+            client_id: self.client_id.0,
+            client_secret: Secret::new(self.client_secret.0),
+            project_env: self.project_env.map(|e| e.0),
+            components: self.components.0,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Turning a serde_yaml error into "file:line: key `k`: message".
+
+fn locate(text: &str, file: &str, error: &serde_yaml::Error, needle: Option<String>) -> ProfileError {
+    let Some(location) = error.location() else {
+        return ProfileError::Syntax {
+            file: file.to_owned(),
+            message: error.to_string(),
+        };
+    };
+    let full = error.to_string();
+    // serde_yaml's message is "[path: ]message at line L column C".
+    let without_at = full
+        .rsplit_once(" at line ")
+        .map_or(full.as_str(), |(head, _)| head);
+    let (mut path, message) = split_path(without_at);
+    let mut line = location.line();
+
+    if let Some(field) = backticked_after(message, "missing field ") {
+        path = join(&path, &field);
+    } else if let Some(field) = backticked_after(message, "unknown field ") {
+        path = join(&path, &field);
+        line = find_line(text, line, &format!("{field}:")).unwrap_or(line);
+    } else if let Some(needle) = needle {
+        // The value sits on a line at or after the mapping's start; the key is
+        // what precedes its colon.
+        if let Some(found) = find_line(text, line, &needle) {
+            line = found;
+            if let Some(key) = key_on_line(text, found) {
+                path = join(&path, &key);
+            }
+        }
+    } else if path.is_empty() {
+        path = key_on_line(text, line).unwrap_or_else(|| "(document)".to_owned());
+    }
+    ProfileError::Invalid {
+        file: file.to_owned(),
+        line,
+        key: if path.is_empty() { "(document)".to_owned() } else { path },
+        message: message.to_owned(),
+    }
+}
+
+fn split_path(s: &str) -> (String, &str) {
+    if let Some((head, tail)) = s.split_once(": ") {
+        let looks_like_path = !head.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'));
+        if looks_like_path {
+            return (head.to_owned(), tail);
+        }
+    }
+    (String::new(), s)
+}
+
+fn backticked_after(message: &str, prefix: &str) -> Option<String> {
+    let rest = message.strip_prefix(prefix)?.strip_prefix('`')?;
+    rest.split_once('`').map(|(name, _)| name.to_owned())
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+fn find_line(text: &str, from: usize, needle: &str) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .skip(from.saturating_sub(1))
+        .find(|(_, l)| l.contains(needle))
+        .map(|(i, _)| i + 1)
+}
+
+fn key_on_line(text: &str, line: usize) -> Option<String> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let l = l.trim_start().trim_start_matches("- ").trim_start();
+    let (key, _) = l.split_once(':')?;
+    let key = key.trim();
+    (!key.is_empty() && !key.contains(' ')).then(|| key.to_owned())
+}
+
+impl fmt::Display for Profile {
+    /// A one-line description without secrets.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (client `{}`, {} components)",
+            self.base_url,
+            self.client_id,
+            self.components.len()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = "\
+base_url: http://127.0.0.1:8080
+client_id: ${CID}
+client_secret: ${CSECRET}
+project_env: live
+components:
+  - name: Users
+    tag: users
+    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11
+    requires_auth: true
+    auth_token: ${TOKEN}
+    authorize:
+      model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01
+      valid_body: { email: ada@example.com, password: \"${PW}\" }
+      invalid_body: { email: 42 }
+";
+
+    fn env(name: &str) -> Option<String> {
+        match name {
+            "CID" => Some("client".into()),
+            "CSECRET" => Some("s3cret".into()),
+            "TOKEN" => Some("tok".into()),
+            "PW" => Some("correct-horse".into()),
+            _ => None,
+        }
+    }
+
+    fn parse(text: &str) -> Result<Profile, ProfileError> {
+        Profile::from_yaml_str(text, "p.yaml", &env)
+    }
+
+    fn invalid(text: &str) -> (usize, String, String) {
+        match parse(text) {
+            Err(ProfileError::Invalid { line, key, message, .. }) => (line, key, message),
+            other => panic!("expected an invalid profile, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_and_expands() {
+        let p = parse(GOOD).expect("valid");
+        assert_eq!(p.client_id, "client");
+        assert_eq!(p.client_secret.expose(), "s3cret");
+        assert_eq!(p.project_env, Some(ProjectEnv::Live));
+        let c = &p.components[0];
+        assert_eq!(c.auth_token.as_ref().map(Secret::expose), Some("tok"));
+        let a = c.authorize.as_ref().expect("authorize");
+        assert_eq!(a.valid_body["password"], "correct-horse");
+        assert_eq!(a.invalid_body.as_ref().map(|b| b["email"].clone()), Some(42.into()));
+        assert!(!format!("{p:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn unset_variable_names_key_and_line() {
+        let text = GOOD.replace("${TOKEN}", "${NOT_SET_ANYWHERE}");
+        let (line, key, message) = invalid(&text);
+        assert_eq!(line, 10);
+        assert_eq!(key, "components[0].auth_token");
+        assert!(message.contains("NOT_SET_ANYWHERE"), "{message}");
+    }
+
+    #[test]
+    fn non_uuid_names_key_and_line() {
+        let text = GOOD.replace("5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01", "not-a-uuid");
+        let (line, key, message) = invalid(&text);
+        assert_eq!(line, 12);
+        assert!(key.ends_with("model_uuid"), "{key}");
+        assert!(message.contains("not a uuid"));
+    }
+
+    #[test]
+    fn missing_key_is_named() {
+        let text = GOOD.replace("    tag: users\n", "");
+        let (line, key, _) = invalid(&text);
+        assert_eq!(key, "components[0].tag");
+        assert_eq!(line, 6);
+        let text = GOOD.replace("client_id: ${CID}\n", "");
+        let (_, key, _) = invalid(&text);
+        assert_eq!(key, "client_id");
+    }
+
+    #[test]
+    fn other_mistakes() {
+        let (_, key, _) = invalid(&GOOD.replace("project_env: live", "project_env: prod"));
+        assert_eq!(key, "project_env");
+        let (line, key, _) = invalid(&GOOD.replace("    tag: users\n", "    tag: users\n    colour: red\n"));
+        assert_eq!((line, key.as_str()), (8, "components[0].colour"));
+        let (_, key, message) = invalid(&GOOD.replace("    auth_token: ${TOKEN}\n", ""));
+        assert!(message.contains("auth_token"), "{key}: {message}");
+        let (_, key, _) = invalid(&GOOD.replace("http://127.0.0.1:8080", "ftp://x"));
+        assert_eq!(key, "base_url");
+        assert!(matches!(parse("base_url: [\n"), Err(ProfileError::Invalid { .. } | ProfileError::Syntax { .. })));
+    }
+}

@@ -1,0 +1,90 @@
+//! The report for people: checks grouped by section of the description, in
+//! document order; every failure prints the requirement, what was sent, what
+//! was expected and what came. Colour unless `NO_COLOR` is set.
+
+use crate::catalogue::SECTIONS;
+use crate::report::{CheckResult, Report, Status};
+
+/// ANSI colours, or none.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub color: bool,
+}
+
+impl Style {
+    /// Colour unless `NO_COLOR` is set (to anything), per no-color.org.
+    pub fn from_env() -> Self {
+        Self { color: std::env::var_os("NO_COLOR").is_none() }
+    }
+
+    fn paint(self, code: &str, text: &str) -> String {
+        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+    }
+}
+
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = format!("Conformance of {}\n", report.target);
+    let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
+    for r in &report.results {
+        if !order.contains(&r.section.as_str()) {
+            order.push(&r.section);
+        }
+    }
+    for section in order {
+        let in_section: Vec<&CheckResult> = report.results.iter().filter(|r| r.section == section).collect();
+        let Some(first) = in_section.first() else { continue };
+        let heading = if section == "snapshots" {
+            "Snapshots".to_owned()
+        } else {
+            format!("§{section} {}", first.section_title)
+        };
+        out.push('\n');
+        out.push_str(&style.paint("1", &heading));
+        out.push('\n');
+        for r in in_section {
+            let tag = match r.status {
+                Status::Passed => style.paint("32", "PASS"),
+                Status::Failed => style.paint("31;1", "FAIL"),
+                Status::Warned => style.paint("33", "WARN"),
+                Status::Skipped => style.paint("2", "SKIP"),
+            };
+            out.push_str(&format!("  {tag}  {:<6} {}  {}\n", r.level.as_str(), r.id, style.paint("2", &r.title)));
+            match r.status {
+                Status::Failed | Status::Warned => {
+                    if r.section != "snapshots" {
+                        field(&mut out, "Requirement", &format!("§{} {} \"{}\"", r.section, r.level.as_str(), r.requirement));
+                        field(&mut out, "Sends", &r.sends);
+                    }
+                    field(&mut out, "Expected", r.expected.as_deref().unwrap_or(&r.expects));
+                    field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
+                }
+                Status::Skipped | Status::Passed => {
+                    if let Some(n) = &r.note {
+                        field(&mut out, "Note", n);
+                    }
+                }
+            }
+        }
+    }
+    out.push('\n');
+    if report.summary.warned > 0 {
+        out.push_str(&format!(
+            "{} SHOULD checks failed (not gating; --strict makes them fail the run)\n",
+            report.summary.warned
+        ));
+    }
+    out.push_str(&report.last_line());
+    out.push('\n');
+    out
+}
+
+fn field(out: &mut String, name: &str, value: &str) {
+    let pad = " ".repeat(22);
+    let mut lines = value.lines();
+    out.push_str(&format!("          {name:<11} {}\n", lines.next().unwrap_or("")));
+    for l in lines {
+        out.push_str(&pad);
+        out.push_str(l);
+        out.push('\n');
+    }
+}

@@ -1,0 +1,64 @@
+//! JUnit XML: one test suite per section, one test case per check. A SHOULD
+//! failure that does not gate is a passing case with the failure in its
+//! system-out, so CI dashboards show it without turning red.
+
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
+
+use crate::catalogue::SECTIONS;
+use crate::report::{Report, Status};
+
+pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
+    let mut junit = quick_junit::Report::new("conformance");
+    let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
+    for r in &report.results {
+        if !order.contains(&r.section.as_str()) {
+            order.push(&r.section);
+        }
+    }
+    for section in order {
+        let results: Vec<_> = report.results.iter().filter(|r| r.section == section).collect();
+        let Some(first) = results.first() else { continue };
+        let mut suite = TestSuite::new(if section == "snapshots" {
+            "snapshots".to_owned()
+        } else {
+            format!("§{section} {}", first.section_title)
+        });
+        for r in results {
+            let details = format!(
+                "Requirement: §{} {} \"{}\"\nSends: {}\nExpected: {}\nActual: {}",
+                r.section,
+                r.level.as_str(),
+                r.requirement,
+                r.sends,
+                r.expected.as_deref().unwrap_or(&r.expects),
+                r.actual.as_deref().unwrap_or("")
+            );
+            let status = match r.status {
+                Status::Passed => TestCaseStatus::success(),
+                Status::Warned => TestCaseStatus::success(),
+                Status::Skipped => {
+                    let mut s = TestCaseStatus::skipped();
+                    if let Some(n) = &r.note {
+                        s.set_message(n.as_str());
+                    }
+                    s
+                }
+                Status::Failed => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    s.set_message(r.title.as_str());
+                    s.set_type(r.level.as_str());
+                    s.set_description(details.as_str());
+                    s
+                }
+            };
+            let mut case = TestCase::new(r.id.as_str(), status);
+            case.set_classname(format!("conformance.{}", section));
+            if r.status == Status::Warned {
+                case.set_system_out(format!("SHOULD check failed (not gating without --strict)\n{details}"));
+            }
+            suite.add_test_case(case);
+        }
+        junit.add_test_suite(suite);
+    }
+    junit.to_string()
+}

@@ -1,0 +1,157 @@
+//! The result of a run, and its three renderings: human text grouped by
+//! section ([`human`]), JUnit XML ([`junit`]) and JSON (serde).
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::catalogue::{Check, Level, Verdict, section_title};
+use crate::snapshot::{SnapshotOutcome, SnapshotResult};
+
+pub mod human;
+pub mod junit;
+
+/// What became of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Passed,
+    /// Failed, and gates the run (a MUST, a snapshot, or a SHOULD with `--strict`).
+    Failed,
+    /// A SHOULD check failed without `--strict`: reported, not gating.
+    Warned,
+    Skipped,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub title: String,
+    pub section: String,
+    pub section_title: String,
+    pub level: Level,
+    pub requirement: String,
+    pub sends: String,
+    pub expects: String,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// Why skipped, or a note on a pass (a snapshot recorded).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl CheckResult {
+    pub fn from_check(c: &Check, verdict: &Verdict, strict: bool) -> Self {
+        let (status, expected, actual, note) = match verdict {
+            Verdict::Pass => (Status::Passed, None, None, None),
+            Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
+            Verdict::Fail { expected, actual } => {
+                let status = if c.level == Level::Should && !strict { Status::Warned } else { Status::Failed };
+                (status, Some(expected.clone().unwrap_or_else(|| c.expects.clone())), Some(actual.clone()), None)
+            }
+        };
+        Self {
+            id: c.id.clone(),
+            title: c.title.clone(),
+            section: c.section.to_owned(),
+            section_title: section_title(c.section).to_owned(),
+            level: c.level,
+            requirement: c.quote.to_owned(),
+            sends: c.sends.clone(),
+            expects: c.expects.clone(),
+            status,
+            expected,
+            actual,
+            note,
+        }
+    }
+
+    pub fn from_snapshot(s: &SnapshotResult) -> Self {
+        let (status, actual, note) = match &s.outcome {
+            SnapshotOutcome::Matched => (Status::Passed, None, None),
+            SnapshotOutcome::Recorded { updated: false } => (Status::Passed, None, Some(format!("recorded {}", s.file.display()))),
+            SnapshotOutcome::Recorded { updated: true } => (Status::Passed, None, Some(format!("updated {}", s.file.display()))),
+            SnapshotOutcome::Failed(why) => (Status::Failed, Some(why.clone()), None),
+        };
+        let expects = "the exchanges equal the stored snapshot, after normalisation".to_owned();
+        Self {
+            id: format!("snapshots/{}", s.group),
+            title: format!("the exchanges of `{}` match the stored snapshot", s.group),
+            section: "snapshots".to_owned(),
+            section_title: section_title("snapshots").to_owned(),
+            level: Level::Must,
+            requirement: "Every exchange is compared with the stored snapshot for the target (issue 4, point 4).".to_owned(),
+            sends: format!("the requests of `{}`", s.group),
+            expected: actual.as_ref().map(|_| expects.clone()),
+            expects,
+            status,
+            actual,
+            note,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Summary {
+    pub passed: usize,
+    pub failed: usize,
+    pub warned: usize,
+    pub skipped: usize,
+}
+
+/// A whole run.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    /// The target, without secrets.
+    pub target: String,
+    pub strict: bool,
+    pub summary: Summary,
+    pub duration_ms: u128,
+    pub results: Vec<CheckResult>,
+}
+
+impl Report {
+    pub fn new(target: String, strict: bool, results: Vec<CheckResult>, took: Duration) -> Self {
+        let mut summary = Summary::default();
+        for r in &results {
+            match r.status {
+                Status::Passed => summary.passed += 1,
+                Status::Failed => summary.failed += 1,
+                Status::Warned => summary.warned += 1,
+                Status::Skipped => summary.skipped += 1,
+            }
+        }
+        Self {
+            target,
+            strict,
+            summary,
+            duration_ms: took.as_millis(),
+            results,
+        }
+    }
+
+    /// 0 when nothing gating failed, 1 otherwise.
+    pub fn exit_code(&self) -> i32 {
+        if self.summary.failed == 0 { 0 } else { 1 }
+    }
+
+    /// `N passed, N failed, N skipped`: the last line printed. A SHOULD
+    /// failure without `--strict` is counted on the line before, not here.
+    pub fn last_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} skipped",
+            self.summary.passed, self.summary.failed, self.summary.skipped
+        )
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    pub fn failed(&self) -> impl Iterator<Item = &CheckResult> {
+        self.results.iter().filter(|r| r.status == Status::Failed)
+    }
+}

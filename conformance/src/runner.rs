@@ -1,0 +1,127 @@
+//! Selects checks, runs them concurrently against one target, asserts the
+//! snapshots of their exchanges on one thread, and collects a [`Report`].
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use component_auth_bindings::Error;
+
+use crate::catalogue::{Check, Outcome, Verdict, catalogue, selects};
+use crate::exchange::Exchange;
+use crate::profile::Profile;
+use crate::report::{CheckResult, Report};
+use crate::snapshot::{self, SnapshotError, SnapshotOptions, SnapshotOutcome};
+use crate::target::{Case, Limits, Op, Target, describe_error};
+
+/// What to run and how.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Ids, id prefixes or sections to run; empty: all.
+    pub only: Vec<String>,
+    /// Ids, id prefixes or sections to leave out (applied after `only`).
+    pub skip: Vec<String>,
+    /// SHOULD failures fail the run too.
+    pub strict: bool,
+    pub limits: Limits,
+    /// `None`: no snapshot assertions (rule checks only).
+    pub snapshots: Option<SnapshotOptions>,
+}
+
+/// Why a run could not judge the target at all (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the target {url} cannot be reached: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("cannot set up the client for the target: {0}")]
+    Client(#[source] Error),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error("--only/--skip selected no check (see `conformance list`)")]
+    NothingSelected,
+}
+
+/// The checks `options` select, in catalogue order.
+pub fn select(options: &RunOptions) -> Vec<Check> {
+    catalogue()
+        .into_iter()
+        .filter(|c| options.only.is_empty() || options.only.iter().any(|s| selects(s, c)))
+        .filter(|c| !options.skip.iter().any(|s| selects(s, c)))
+        .collect()
+}
+
+/// Runs the selected checks against the target the profile names.
+pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunError> {
+    let started = Instant::now();
+    let checks = select(options);
+    if checks.is_empty() {
+        return Err(RunError::NothingSelected);
+    }
+    let described = profile.to_string();
+    let target = Arc::new(Target::new(profile, options.limits).map_err(RunError::Client)?);
+    preflight(&target).await?;
+
+    let handles: Vec<_> = checks
+        .iter()
+        .map(|c| tokio::spawn((c.run)(target.clone())))
+        .collect();
+    let mut outcomes = Vec::with_capacity(checks.len());
+    for handle in handles {
+        outcomes.push(handle.await.unwrap_or_else(|e| {
+            Outcome::fail(format!("the check itself failed: {e}"), Vec::new())
+        }));
+    }
+
+    let mut results: Vec<CheckResult> = checks
+        .iter()
+        .zip(&outcomes)
+        .map(|(c, o)| CheckResult::from_check(c, &o.verdict, options.strict))
+        .collect();
+
+    if let Some(snap) = &options.snapshots {
+        let groups = groups(&checks, &outcomes);
+        let snap = snap.clone();
+        let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
+            .await
+            .unwrap_or_else(|e| {
+                Ok(vec![snapshot::SnapshotResult {
+                    group: "snapshots".to_owned(),
+                    file: Default::default(),
+                    outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
+                }])
+            })?;
+        results.extend(asserted.iter().map(CheckResult::from_snapshot));
+    }
+    Ok(Report::new(described, options.strict, results, started.elapsed()))
+}
+
+/// One snapshot per check (or per shared group), first occurrence wins;
+/// checks that sent nothing have none.
+fn groups(checks: &[Check], outcomes: &[Outcome]) -> Vec<(String, Vec<Exchange>)> {
+    let mut out: Vec<(String, Vec<Exchange>)> = Vec::new();
+    for (c, o) in checks.iter().zip(outcomes) {
+        if o.exchanges.is_empty() || matches!(o.verdict, Verdict::Skip { .. }) {
+            continue;
+        }
+        let name = o.group.map_or_else(|| c.id.clone(), str::to_owned);
+        if !out.iter().any(|(n, _)| *n == name) {
+            out.push((name, o.exchanges.clone()));
+        }
+    }
+    out
+}
+
+/// One valid request: a target that refuses connections is a usage error
+/// (exit 2), not a list of failed checks. Any answer, or any other failure
+/// (time-out, garbage), lets the checks run and say what is wrong.
+async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
+    let Some(c) = t.primary(Op::AuthClaims) else {
+        return Ok(());
+    };
+    match t.reach(t.valid(Op::AuthClaims, c), Case::Lower).await {
+        Err(e @ Error::Connect(_)) => Err(RunError::Unreachable {
+            url: t.profile.base_url.clone(),
+            reason: t.scrubber().text(&describe_error(&e)),
+        }),
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,267 @@
+//! Snapshot assertions with insta: every check's exchanges, normalised, are
+//! compared with the stored snapshot for the target.
+//!
+//! Snapshots live in one folder per profile (`snapshots/` beside it unless
+//! `--snapshots DIR` says otherwise), one `.snap` file per check (checks that
+//! judge the same exchanges share one). The exchanges are collected by the
+//! concurrent runner first and asserted here on one thread, because insta's
+//! settings are per thread.
+//!
+//! insta is driven from our own flags, never from the environment: before
+//! the first assertion [`configure`] sets `INSTA_UPDATE` from
+//! [`SnapshotUpdate`], sets `INSTA_FORCE_PASS=0` (which also overrides an
+//! `insta.yaml`), silences insta's own output (`INSTA_OUTPUT=none`; the diff
+//! is ours, in the report) and removes the legacy variables that would force
+//! an update. insta reads these once per process, so a process uses one mode.
+//!
+//! A failed assertion is a panic; it is caught (`catch_unwind`, with a quiet
+//! panic hook) and becomes one failed check carrying the diff.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
+
+use serde::Serialize;
+
+use crate::exchange::Exchange;
+
+/// What happens to a snapshot that is missing or differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SnapshotUpdate {
+    /// `--accept`: record new and changed snapshots in place; a difference
+    /// does not fail (the rule checks still judge). insta: `always`.
+    Accept,
+    /// No `--accept` and `CI` set: nothing is written; a missing or changed
+    /// snapshot fails. insta: `no`.
+    Ci,
+    /// No `--accept`, outside CI: a missing snapshot is recorded (the first
+    /// run of a new profile); a changed one fails and is written beside the
+    /// stored one as `.snap.new` for `cargo insta review`. insta: `unseen`.
+    Local,
+}
+
+impl SnapshotUpdate {
+    /// The mode for these flags: `--accept` wins; else `CI` decides.
+    pub fn from_flags(accept: bool, ci: bool) -> Self {
+        match (accept, ci) {
+            (true, _) => SnapshotUpdate::Accept,
+            (false, true) => SnapshotUpdate::Ci,
+            (false, false) => SnapshotUpdate::Local,
+        }
+    }
+
+    /// Is `CI` set (to anything but `false`/`0`/empty)? Same test as insta's.
+    pub fn ci_from_env() -> bool {
+        std::env::var("CI").is_ok_and(|v| !matches!(v.as_str(), "" | "0" | "false"))
+    }
+
+    fn insta_value(self) -> &'static str {
+        match self {
+            SnapshotUpdate::Accept => "always",
+            SnapshotUpdate::Ci => "no",
+            SnapshotUpdate::Local => "unseen",
+        }
+    }
+}
+
+/// Where snapshots are and what to do with differences.
+#[derive(Clone, Debug)]
+pub struct SnapshotOptions {
+    pub dir: PathBuf,
+    pub update: SnapshotUpdate,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SnapshotError {
+    #[error("insta was configured for `{was:?}` in this process; it cannot switch to `{now:?}`")]
+    ModeChanged {
+        was: SnapshotUpdate,
+        now: SnapshotUpdate,
+    },
+    #[error("cannot create the snapshot folder {dir}: {source}")]
+    Folder {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The verdict on one snapshot.
+#[derive(Clone, Debug)]
+pub struct SnapshotResult {
+    /// The check id (or shared group) the snapshot belongs to.
+    pub group: String,
+    pub file: PathBuf,
+    pub outcome: SnapshotOutcome,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum SnapshotOutcome {
+    Matched,
+    /// Written for the first time (or updated, with `--accept`).
+    Recorded { updated: bool },
+    /// Missing or different: the reason, with a diff where there is one.
+    Failed(String),
+}
+
+static CONFIGURED: OnceLock<SnapshotUpdate> = OnceLock::new();
+static ASSERTING: Mutex<()> = Mutex::new(());
+
+/// Points insta at our mode (see the module doc). Idempotent per mode.
+pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
+    let was = *CONFIGURED.get_or_init(|| {
+        // SAFETY: `set_var`/`remove_var` race only with code reading the
+        // environment through libc at the same moment. This runs once per
+        // process, before the first snapshot assertion; Rust's own
+        // environment access is serialised by std, and the runner resolves
+        // no host names through libc (the target is connected to by the
+        // address in the profile through reqwest's resolver, which runs in
+        // tokio's blocking pool only for names, not for the IPs we test).
+        unsafe {
+            std::env::set_var("INSTA_UPDATE", update.insta_value());
+            std::env::set_var("INSTA_FORCE_PASS", "0");
+            std::env::set_var("INSTA_OUTPUT", "none");
+            std::env::set_var("INSTA_REQUIRE_FULL_MATCH", "0");
+            std::env::set_var("INSTA_WORKSPACE_ROOT", env!("CARGO_MANIFEST_DIR"));
+            for legacy in ["INSTA_FORCE_UPDATE", "INSTA_FORCE_UPDATE_SNAPSHOTS", "INSTA_PENDING_DIR"] {
+                std::env::remove_var(legacy);
+            }
+        }
+        update
+    });
+    if was == update {
+        Ok(())
+    } else {
+        Err(SnapshotError::ModeChanged { was, now: update })
+    }
+}
+
+/// The file name of a group's snapshot: `/` becomes `__`, anything outside
+/// `[A-Za-z0-9._-]` becomes `-`.
+pub fn file_stem(group: &str) -> String {
+    group
+        .replace('/', "__")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct Stored<'a> {
+    check: &'a str,
+    exchanges: &'a [Exchange],
+}
+
+/// Asserts every group's snapshot, on this thread, in the order given.
+pub fn assert_all(options: &SnapshotOptions, groups: &[(String, Vec<Exchange>)]) -> Result<Vec<SnapshotResult>, SnapshotError> {
+    configure(options.update)?;
+    std::fs::create_dir_all(&options.dir).map_err(|source| SnapshotError::Folder {
+        dir: options.dir.clone(),
+        source,
+    })?;
+    let dir = std::path::absolute(&options.dir).unwrap_or_else(|_| options.dir.clone());
+    let _one_at_a_time = ASSERTING.lock().unwrap_or_else(|p| p.into_inner());
+    let previous_hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let results = groups
+        .iter()
+        .map(|(group, exchanges)| assert_one(&dir, options.update, group, exchanges))
+        .collect();
+    std::panic::set_hook(previous_hook);
+    Ok(results)
+}
+
+fn assert_one(dir: &Path, update: SnapshotUpdate, group: &str, exchanges: &[Exchange]) -> SnapshotResult {
+    let stem = file_stem(group);
+    let file = dir.join(format!("{stem}.snap"));
+    let before = std::fs::read_to_string(&file).ok();
+    let value = Stored { check: group, exchanges };
+
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(dir);
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.set_sort_maps(true);
+    settings.add_redaction(".exchanges[].response.body.request_id", "[request_id]");
+    settings.add_redaction(".exchanges[].response.body.token", "[token]");
+    let asserted = catch_unwind(AssertUnwindSafe(|| {
+        settings.bind(|| insta::assert_json_snapshot!(stem.as_str(), &value));
+    }));
+
+    let outcome = match (asserted, &before) {
+        (Ok(()), None) => SnapshotOutcome::Recorded { updated: false },
+        (Ok(()), Some(old)) => {
+            let now = std::fs::read_to_string(&file).ok();
+            if update == SnapshotUpdate::Accept && now.as_deref() != Some(old.as_str()) {
+                SnapshotOutcome::Recorded { updated: true }
+            } else {
+                SnapshotOutcome::Matched
+            }
+        }
+        (Err(_), None) => SnapshotOutcome::Failed(format!(
+            "no stored snapshot {}; run with --accept to record it",
+            file.display()
+        )),
+        (Err(_), Some(old)) => SnapshotOutcome::Failed(format!(
+            "the exchanges differ from the stored snapshot {} (run with --accept to record them):\n{}",
+            file.display(),
+            diff(old, &value)
+        )),
+    };
+    SnapshotResult {
+        group: group.to_owned(),
+        file,
+        outcome,
+    }
+}
+
+/// A line diff of the stored snapshot's body and this run's, both as
+/// pretty JSON so that formatting never shows up as a difference.
+fn diff(old_file: &str, now: &Stored<'_>) -> String {
+    let old_body = snapshot_body(old_file);
+    let old = serde_json::from_str::<serde_json::Value>(&old_body)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or(old_body);
+    let new = serde_json::to_value(now)
+        .ok()
+        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .unwrap_or_default();
+    similar::TextDiff::from_lines(&old, &new)
+        .unified_diff()
+        .context_radius(2)
+        .header("stored", "this run")
+        .to_string()
+}
+
+/// The part of a `.snap` file after its `---` metadata header.
+fn snapshot_body(file: &str) -> String {
+    let mut parts = file.splitn(3, "---\n");
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some(""), Some(_), Some(body)) => body.to_owned(),
+        _ => file.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stems_are_file_names() {
+        assert_eq!(file_stem("headers/authorize/x-client-id/missing"), "headers__authorize__x-client-id__missing");
+        assert_eq!(file_stem("a b§c"), "a-b-c");
+    }
+
+    #[test]
+    fn body_after_header() {
+        assert_eq!(snapshot_body("---\nsource: x\n---\n{\"a\": 1}\n"), "{\"a\": 1}\n");
+    }
+
+    #[test]
+    fn modes() {
+        assert_eq!(SnapshotUpdate::from_flags(true, true), SnapshotUpdate::Accept);
+        assert_eq!(SnapshotUpdate::from_flags(false, true), SnapshotUpdate::Ci);
+        assert_eq!(SnapshotUpdate::from_flags(false, false), SnapshotUpdate::Local);
+    }
+}

@@ -1,0 +1,428 @@
+//! The server under test, as the checks see it: the profile, two clients
+//! from the generated bindings (one sending header names in lower case, one
+//! in Title-Case) and helpers that build a fully valid request for an
+//! operation, which a negative check then changes in exactly one way.
+//!
+//! Every request goes through the bindings: built typed, changed through
+//! [`Prepared`] where a case needs it, and decoded by the operation's own
+//! decoder. The exchange is recorded (normalised, secrets redacted) before
+//! any judgement.
+
+use std::time::Duration;
+
+use component_auth_bindings::{
+    AuthClaimsResponse, AuthorizeResponse, Client, Defaults, Error, Prepared,
+    RawResponse, Secret, Transport, server_url,
+};
+use tokio::sync::OnceCell;
+
+use crate::exchange::{Exchange, RequestRecord, ResponseRecord, Scrubber};
+use crate::profile::{Component, Profile};
+
+/// The two operations of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    AuthClaims,
+    Authorize,
+}
+
+impl Op {
+    pub const BOTH: [Op; 2] = [Op::AuthClaims, Op::Authorize];
+
+    /// The id segment: `auth-claims`, `authorize`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Op::AuthClaims => "auth-claims",
+            Op::Authorize => "authorize",
+        }
+    }
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Op::AuthClaims => "Auth Claims",
+            Op::Authorize => "Authorize",
+        }
+    }
+
+    pub fn method(self) -> &'static str {
+        match self {
+            Op::AuthClaims => "GET",
+            Op::Authorize => "POST",
+        }
+    }
+
+    /// The section of the description that lists the operation.
+    pub fn section(self) -> &'static str {
+        match self {
+            Op::AuthClaims => "4.1",
+            Op::Authorize => "4.2",
+        }
+    }
+}
+
+/// A request of either operation, built by the bindings and still changeable.
+#[derive(Debug)]
+pub enum Req {
+    Claims(Prepared<AuthClaimsResponse>),
+    Authorize(Prepared<AuthorizeResponse>),
+}
+
+macro_rules! both {
+    ($self:ident, $p:ident => $e:expr) => {
+        match $self {
+            Req::Claims($p) => Req::Claims($e),
+            Req::Authorize($p) => Req::Authorize($e),
+        }
+    };
+}
+
+impl Req {
+    pub fn remove_header(self, name: &str) -> Self {
+        both!(self, p => p.remove_header(name))
+    }
+
+    pub fn set_header(self, name: &str, value: &str) -> Result<Self, Error> {
+        Ok(match self {
+            Req::Claims(p) => Req::Claims(p.set_header(name, value)?),
+            Req::Authorize(p) => Req::Authorize(p.set_header(name, value)?),
+        })
+    }
+
+    pub fn raw_body(self, body: impl Into<bytes::Bytes>) -> Self {
+        let body = body.into();
+        both!(self, p => p.raw_body(body))
+    }
+
+    pub fn method(self, method: reqwest::Method) -> Self {
+        both!(self, p => p.method(method))
+    }
+
+    pub fn url_mut(&mut self) -> &mut reqwest::Url {
+        match self {
+            Req::Claims(p) => p.url_mut(),
+            Req::Authorize(p) => p.url_mut(),
+        }
+    }
+
+    fn request(&self) -> &reqwest::Request {
+        match self {
+            Req::Claims(p) => p.request(),
+            Req::Authorize(p) => p.request(),
+        }
+    }
+}
+
+/// Which letter case header names travel in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Case {
+    /// `x-client-id`: what HTTP/2 requires and reqwest sends by default.
+    Lower,
+    /// `X-Client-Id`: as the description spells them.
+    Title,
+}
+
+/// The typed answer, decoded by its operation's decoder.
+#[derive(Clone, Debug)]
+pub enum Typed {
+    Claims(AuthClaimsResponse),
+    Authorize(AuthorizeResponse),
+}
+
+impl Typed {
+    pub fn raw(&self) -> &RawResponse {
+        match self {
+            Typed::Claims(r) => r.raw(),
+            Typed::Authorize(r) => r.raw(),
+        }
+    }
+
+    /// The name of the decoded variant, e.g. `Unauthorized`, `Mismatch`.
+    pub fn variant(&self) -> String {
+        let debug = match self {
+            Typed::Claims(r) => format!("{r:?}"),
+            Typed::Authorize(r) => format!("{r:?}"),
+        };
+        debug
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .next()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// One request sent and what came of it.
+#[derive(Clone, Debug)]
+pub struct Sent {
+    pub exchange: Exchange,
+    /// `None` when no answer came (the reason is in `exchange.error`).
+    pub typed: Option<Typed>,
+}
+
+impl Sent {
+    pub fn raw(&self) -> Option<&RawResponse> {
+        self.typed.as_ref().map(Typed::raw)
+    }
+
+    pub fn status(&self) -> Option<u16> {
+        self.raw().map(|r| r.status)
+    }
+
+    /// The answer in a line, secrets removed.
+    pub fn summary(&self) -> String {
+        self.exchange.summary()
+    }
+}
+
+/// Settings of the runner's HTTP client.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    /// The whole exchange (connect to last byte). Default 5 s: a local
+    /// server answers in milliseconds; a remote one well within it.
+    pub timeout: Duration,
+    /// The largest answer body read. Default 1 MiB: every answer of this
+    /// interface is a small JSON object.
+    pub max_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(5),
+            max_body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// The server under test.
+#[derive(Debug)]
+pub struct Target {
+    pub profile: Profile,
+    client: Client,
+    title_client: Client,
+    scrub: Scrubber,
+    pub(crate) probes: OnceCell<Vec<Sent>>,
+}
+
+impl Target {
+    pub fn new(profile: Profile, limits: Limits) -> Result<Self, Error> {
+        let defaults = Defaults {
+            x_client_id: Some(profile.client_id.clone()),
+            x_client_secret: Some(profile.client_secret.clone()),
+            x_auth_token: None,
+            x_project_env: profile.project_env,
+        };
+        let url = server_url(&profile.base_url);
+        let lower = reqwest::Client::builder()
+            .connect_timeout(limits.timeout)
+            .no_proxy()
+            .build()
+            .map_err(Error::Transport)?;
+        let title = reqwest::Client::builder()
+            .connect_timeout(limits.timeout)
+            .no_proxy()
+            .http1_title_case_headers()
+            .build()
+            .map_err(Error::Transport)?;
+        let client = Client::new(&url)?
+            .with_transport(Transport::with_client(lower, limits.timeout, limits.max_body_bytes))
+            .with_defaults(defaults.clone());
+        let title_client = Client::new(&url)?
+            .with_transport(Transport::with_client(title, limits.timeout, limits.max_body_bytes))
+            .with_defaults(defaults);
+        let scrub = Scrubber::new(profile.secrets());
+        Ok(Self {
+            profile,
+            client,
+            title_client,
+            scrub,
+            probes: OnceCell::new(),
+        })
+    }
+
+    pub fn scrubber(&self) -> &Scrubber {
+        &self.scrub
+    }
+
+    /// Components an operation can be exercised on: Authorize needs the
+    /// profile's `authorize` section.
+    pub fn components(&self, op: Op) -> Vec<&Component> {
+        self.profile
+            .components
+            .iter()
+            .filter(|c| op == Op::AuthClaims || c.authorize.is_some())
+            .collect()
+    }
+
+    /// The component header checks use: the first that requires auth (so
+    /// every header is in play), else the first.
+    pub fn primary(&self, op: Op) -> Option<&Component> {
+        let all = self.components(op);
+        all.iter()
+            .find(|c| c.requires_auth)
+            .or_else(|| all.first())
+            .copied()
+    }
+
+    /// A request that is valid in every way: the component's name as ref,
+    /// its token where it has one, its valid body where it has one (and, for
+    /// Authorize, its model uuid).
+    pub fn valid(&self, op: Op, c: &Component) -> Result<Req, Error> {
+        self.valid_with_ref(op, c, &c.name)
+    }
+
+    pub fn valid_with_ref(&self, op: Op, c: &Component, reference: &str) -> Result<Req, Error> {
+        match op {
+            Op::AuthClaims => {
+                let mut b = self.client.auth_claims().ref_(reference);
+                if let Some(t) = &c.auth_token {
+                    b = b.x_auth_token(t.clone());
+                }
+                if let Some(a) = &c.authorize {
+                    b = b.body(a.valid_body.clone());
+                }
+                b.build().map(Req::Claims)
+            }
+            Op::Authorize => {
+                let a = c
+                    .authorize
+                    .as_ref()
+                    .ok_or(Error::MissingParameter("modelUuid"))?;
+                let mut b = self
+                    .client
+                    .authorize()
+                    .ref_(reference)
+                    .model_uuid(a.model_uuid.clone())
+                    .body(a.valid_body.clone());
+                if let Some(t) = &c.auth_token {
+                    b = b.x_auth_token(t.clone());
+                }
+                b.build().map(Req::Authorize)
+            }
+        }
+    }
+
+    /// An Auth Claims request carrying `token` (an issued one).
+    pub fn claims_with_token(&self, c: &Component, token: Secret) -> Result<Req, Error> {
+        self.client
+            .auth_claims()
+            .ref_(c.name.clone())
+            .x_auth_token(token)
+            .build()
+            .map(Req::Claims)
+    }
+
+    /// Sends `req` (or records why it could not be built) and decodes the answer.
+    pub async fn send(&self, label: impl Into<String>, req: Result<Req, Error>, case: Case) -> Sent {
+        let label = label.into();
+        let req = match req {
+            Ok(r) => r,
+            Err(e) => {
+                return Sent {
+                    exchange: Exchange {
+                        label,
+                        request: RequestRecord {
+                            method: String::new(),
+                            path: String::new(),
+                            headers: Default::default(),
+                            body: None,
+                        },
+                        response: None,
+                        error: Some(format!("the request could not be built: {e}")),
+                    },
+                    typed: None,
+                };
+            }
+        };
+        let request = RequestRecord::from_request(req.request(), case == Case::Title, &self.scrub);
+        let client = match case {
+            Case::Lower => &self.client,
+            Case::Title => &self.title_client,
+        };
+        let typed = match req {
+            Req::Claims(p) => client.send(p).await.map(Typed::Claims),
+            Req::Authorize(p) => client.send(p).await.map(Typed::Authorize),
+        };
+        match typed {
+            Ok(typed) => Sent {
+                exchange: Exchange {
+                    label,
+                    request,
+                    response: Some(ResponseRecord::from_raw(typed.raw(), &self.scrub)),
+                    error: None,
+                },
+                typed: Some(typed),
+            },
+            Err(e) => Sent {
+                exchange: Exchange {
+                    label,
+                    request,
+                    response: None,
+                    error: Some(self.scrub.text(&describe_error(&e))),
+                },
+                typed: None,
+            },
+        }
+    }
+}
+
+/// A transport error in words, with its causes (reqwest hides the useful
+/// part in the source chain).
+pub fn describe_error(e: &Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    text
+}
+
+impl Target {
+    /// Sends every request concurrently; the answers come back in order.
+    pub async fn send_all(self: &std::sync::Arc<Self>, reqs: Vec<(String, Result<Req, Error>, Case)>) -> Vec<Sent> {
+        let handles: Vec<_> = reqs
+            .into_iter()
+            .map(|(label, req, case)| {
+                let target = self.clone();
+                let fallback = label.clone();
+                (fallback, tokio::spawn(async move { target.send(label, req, case).await }))
+            })
+            .collect();
+        let mut out = Vec::with_capacity(handles.len());
+        for (label, handle) in handles {
+            out.push(handle.await.unwrap_or_else(|e| Sent {
+                exchange: Exchange {
+                    label,
+                    request: RequestRecord {
+                        method: String::new(),
+                        path: String::new(),
+                        headers: Default::default(),
+                        body: None,
+                    },
+                    response: None,
+                    error: Some(format!("the request task failed: {e}")),
+                },
+                typed: None,
+            }));
+        }
+        out
+    }
+}
+
+impl Target {
+    /// Sends a request only to learn whether the target can be reached.
+    pub(crate) async fn reach(&self, req: Result<Req, Error>, case: Case) -> Result<(), Error> {
+        let client = match case {
+            Case::Lower => &self.client,
+            Case::Title => &self.title_client,
+        };
+        match req? {
+            Req::Claims(p) => client.send(p).await.map(|_| ()),
+            Req::Authorize(p) => client.send(p).await.map(|_| ()),
+        }
+    }
+}
