@@ -33,9 +33,12 @@ fn probe(fault: Fault) -> Req {
         | Fault::WrongVersionPath
         | Fault::AuthTokenDemanded
         | Fault::HeaderNamesCaseSensitive => Req::get("catalog"),
+        // Fails on `format` only, so no other fault changes which errors there are.
         Fault::ValidationAnswered400
         | Fault::ValidationWithoutErrors
-        | Fault::ValidationErrorsNotArray => invalid_authorize().json(json!({"account": "a"})),
+        | Fault::ValidationErrorsNotArray => {
+            Req::post("catalog", Some("not-a-uuid")).json(acme.clone())
+        }
         Fault::UnknownClientAccepted => Req::get("catalog").header("X-Client-Id", "stranger"),
         Fault::ClientSecretOptional => Req::get("catalog").without("X-Client-Secret"),
         Fault::WrongSecretAccepted => Req::get("catalog").header("X-Client-Secret", "guess"),
@@ -98,6 +101,147 @@ async fn every_fault_changes_the_answer_to_its_probe() {
         unchanged.is_empty(),
         "faults that change nothing:\n{}",
         unchanged.join("\n")
+    );
+    correct.shutdown().await;
+}
+
+/// Which parts of an answer a fault may change, given the correct answer's
+/// status: the rest must stay as the correct server has it.
+fn blank_what_the_fault_may_change(fault: Fault, status: u16, observed: &mut Value) {
+    let error = status >= 400;
+    let mut blank = |key: &str| observed[key] = Value::Null;
+    match fault {
+        Fault::NoProjectUuidOnErrors if error => blank("x-project-uuid"),
+        Fault::ProjectUuidNotUuid | Fault::ProjectUuidVaries => blank("x-project-uuid"),
+        Fault::ErrorContentTypeNotJson if error => blank("content-type"),
+        Fault::SuccessBodyNotJson if !error => {
+            blank("content-type");
+            blank("body");
+        }
+        Fault::ErrorBodyNotJson | Fault::ErrorStatusTrue | Fault::ErrorCodeAsString if error => {
+            blank("body")
+        }
+        Fault::BadRequestWithoutRequestId | Fault::BadRequestWithoutMessage if status == 400 => {
+            blank("body")
+        }
+        Fault::ValidationWithoutErrors | Fault::ValidationErrorsNotArray if status == 417 => {
+            blank("body")
+        }
+        Fault::ValidationAnswered400 if status == 417 => {
+            blank("status");
+            blank("body");
+        }
+        _ => {}
+    }
+}
+
+/// Whether a request exercises the rule a fault breaks: then the fault may
+/// change its answer. A small model of the rules, written apart from the
+/// server's code.
+fn touches(fault: Fault, req: &Req) -> bool {
+    let header = |name: &str| {
+        req.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| String::from_utf8_lossy(v).into_owned())
+            .filter(|v| !v.is_empty())
+    };
+    let path = req.path.split('?').next().unwrap_or_default();
+    let reference = path
+        .strip_prefix("/v2/api/component/")
+        .and_then(|p| p.strip_suffix("/auth"))
+        .unwrap_or_default();
+    let is_uuid = [USERS_UUID, CATALOG_UUID, CAFE_UUID].contains(&reference);
+    let is_name = ["Users", "Catalog", CAFE_ENCODED].contains(&reference);
+    let is_tag = ["users", "catalog", "cafe-menu"].contains(&reference);
+    let requires_auth = ["users", "Users", USERS_UUID].contains(&reference);
+    let token = header("X-Auth-Token");
+    let body = req.body.as_deref().filter(|b| !b.is_empty());
+    let malformed = body.is_some_and(|b| serde_json::from_slice::<Value>(b).is_err());
+    let post = req.method == Method::POST;
+    match fault {
+        // Shape faults: judged by blanking what they may change.
+        Fault::NoProjectUuidOnErrors
+        | Fault::ProjectUuidNotUuid
+        | Fault::ProjectUuidVaries
+        | Fault::ErrorContentTypeNotJson
+        | Fault::ErrorBodyNotJson
+        | Fault::SuccessBodyNotJson
+        | Fault::ValidationAnswered400
+        | Fault::ValidationWithoutErrors
+        | Fault::ValidationErrorsNotArray
+        | Fault::BadRequestWithoutRequestId
+        | Fault::BadRequestWithoutMessage
+        | Fault::ErrorStatusTrue
+        | Fault::ErrorCodeAsString => false,
+        Fault::ClientIdOptional => header("X-Client-Id").is_none(),
+        Fault::UnknownClientAccepted => header("X-Client-Id").is_some_and(|id| id != CLIENT_ID),
+        Fault::ClientSecretOptional => header("X-Client-Secret").is_none(),
+        Fault::WrongSecretAccepted => header("X-Client-Secret").is_some_and(|s| s != CLIENT_SECRET),
+        Fault::AuthTokenOptional => requires_auth && token.is_none(),
+        Fault::WrongAuthTokenAccepted => requires_auth && token.is_some_and(|t| t != ADA_TOKEN),
+        Fault::AuthTokenDemanded => !requires_auth && token.is_none(),
+        Fault::AnyProjectEnv => header("X-Project-Env").is_some_and(|e| e != "dev" && e != "live"),
+        Fault::LiveRejected => header("X-Project-Env").as_deref() == Some("live"),
+        Fault::TagsNotResolved => is_tag,
+        Fault::NamesNotResolved => is_name,
+        Fault::UuidsNotResolved => is_uuid,
+        Fault::PercentEncodingNotDecoded => reference.contains('%'),
+        Fault::UnknownRefAccepted => !(is_uuid || is_name || is_tag),
+        Fault::MalformedJsonAccepted => malformed,
+        Fault::BodyFieldsUnchecked => post || body.is_some(),
+        Fault::ModelUuidOptional => post && !req.path.contains("modelUuid="),
+        Fault::ClaimsOmitModel => !post && (token.is_some() || body.is_some()),
+        Fault::ClaimsMethodRejected => !post,
+        Fault::AuthorizeMethodRejected => post,
+        // Every request has a path, and reqwest sends header names in
+        // lowercase: these two are tested on their own below.
+        Fault::UnversionedPath | Fault::WrongVersionPath | Fault::HeaderNamesCaseSensitive => true,
+    }
+}
+
+/// A fault breaks one rule and nothing else: every other fault's probe that
+/// does not exercise its rule is answered as the correct server answers it,
+/// apart from the part of the answer a shape fault is about.
+#[tokio::test]
+async fn every_fault_leaves_the_other_probes_alone() {
+    let correct = start(None).await;
+    let client = client();
+    let mut want = Vec::new();
+    for &other in Fault::ALL {
+        let req = probe(other);
+        let resp = send(&client, &correct, &req).await;
+        want.push((req, resp.status, observe(&resp)));
+    }
+    let mut leaks = Vec::new();
+    let mut compared = 0;
+    for &fault in Fault::ALL {
+        let server = start(Some(fault)).await;
+        for (req, status, correct_answer) in &want {
+            if touches(fault, req) {
+                continue;
+            }
+            compared += 1;
+            let mut got = observe(&send(&client, &server, req).await);
+            let mut expected = correct_answer.clone();
+            blank_what_the_fault_may_change(fault, *status, &mut got);
+            blank_what_the_fault_may_change(fault, *status, &mut expected);
+            if got != expected {
+                leaks.push(format!(
+                    "{fault} changed {req:?}:\n  correct {expected}\n  faulty  {got}"
+                ));
+            }
+        }
+        server.shutdown().await;
+    }
+    assert!(
+        leaks.is_empty(),
+        "faults that break more than their rule:\n{}",
+        leaks.join("\n")
+    );
+    assert!(
+        compared > 900,
+        "only {compared} pairs compared: the model of the rules is too wide"
     );
     correct.shutdown().await;
 }
