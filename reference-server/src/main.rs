@@ -77,6 +77,15 @@ fn main() -> ExitCode {
 async fn serve(options: ServerOptions) -> ExitCode {
     let addr = options.addr;
     let fault = options.fault;
+    // Handlers go in before the listening line: a supervisor that signals
+    // as soon as it reads the line must find them there.
+    let signals = match Signals::install() {
+        Ok(signals) => signals,
+        Err(e) => {
+            eprintln!("reference-server: cannot install signal handlers: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let server = match Server::start(options).await {
         Ok(server) => server,
         Err(e) => {
@@ -94,29 +103,48 @@ async fn serve(options: ServerOptions) -> ExitCode {
             fault.rule()
         );
     }
-    if let Err(e) = shutdown_signal().await {
-        eprintln!("reference-server: cannot wait for signals: {e}");
-    }
+    signals.wait().await;
     server.shutdown().await;
     ExitCode::SUCCESS
 }
 
-/// Resolves on SIGINT or SIGTERM.
-async fn shutdown_signal() -> std::io::Result<()> {
-    #[cfg(unix)]
-    {
+/// SIGINT and SIGTERM, registered up front.
+#[cfg(unix)]
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+}
+
+#[cfg(unix)]
+impl Signals {
+    fn install() -> std::io::Result<Self> {
         use tokio::signal::unix::{SignalKind, signal};
-        let mut term = signal(SignalKind::terminate())?;
-        let mut int = signal(SignalKind::interrupt())?;
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-        Ok(())
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+        })
     }
-    #[cfg(not(unix))]
-    {
-        tokio::signal::ctrl_c().await
+
+    async fn wait(mut self) {
+        tokio::select! {
+            _ = self.term.recv() => {}
+            _ = self.int.recv() => {}
+        }
+    }
+}
+
+/// Ctrl-C only, where there are no Unix signals.
+#[cfg(not(unix))]
+struct Signals;
+
+#[cfg(not(unix))]
+impl Signals {
+    fn install() -> std::io::Result<Self> {
+        Ok(Signals)
+    }
+
+    async fn wait(self) {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
