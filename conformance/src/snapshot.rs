@@ -221,17 +221,32 @@ fn diff(old_file: &str, now: &Stored<'_>) -> String {
     let old_body = snapshot_body(old_file);
     let old = serde_json::from_str::<serde_json::Value>(&old_body)
         .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .and_then(|v| serde_json::to_string_pretty(&sorted(v)).ok())
         .unwrap_or(old_body);
     let new = serde_json::to_value(now)
         .ok()
-        .and_then(|v| serde_json::to_string_pretty(&v).ok())
+        .and_then(|v| serde_json::to_string_pretty(&sorted(v)).ok())
         .unwrap_or_default();
     similar::TextDiff::from_lines(&old, &new)
         .unified_diff()
         .context_radius(2)
         .header("stored", "this run")
         .to_string()
+}
+
+/// `value` with every object's keys in order, as insta stores them
+/// (`sort_maps`), so the diff shows only real differences.
+fn sorted(value: serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
 }
 
 /// The part of a `.snap` file after its `---` metadata header.

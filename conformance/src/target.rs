@@ -182,6 +182,9 @@ pub struct Limits {
     /// The largest answer body read. Default 1 MiB: every answer of this
     /// interface is a small JSON object.
     pub max_body_bytes: usize,
+    /// Requests in flight at once. Default 16: enough to finish the suite
+    /// in a few round trips, few enough not to flood a shared server.
+    pub concurrency: usize,
 }
 
 impl Default for Limits {
@@ -189,6 +192,7 @@ impl Default for Limits {
         Self {
             timeout: Duration::from_secs(5),
             max_body_bytes: 1024 * 1024,
+            concurrency: 16,
         }
     }
 }
@@ -200,6 +204,7 @@ pub struct Target {
     client: Client,
     title_client: Client,
     scrub: Scrubber,
+    gate: tokio::sync::Semaphore,
     pub(crate) probes: OnceCell<Vec<Sent>>,
 }
 
@@ -235,6 +240,7 @@ impl Target {
             client,
             title_client,
             scrub,
+            gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
             probes: OnceCell::new(),
         })
     }
@@ -338,6 +344,9 @@ impl Target {
             Case::Lower => &self.client,
             Case::Title => &self.title_client,
         };
+        // A closed semaphore cannot happen (it is never closed); sending
+        // without a permit would only lift the cap.
+        let _permit = self.gate.acquire().await.ok();
         let typed = match req {
             Req::Claims(p) => client.send(p).await.map(Typed::Claims),
             Req::Authorize(p) => client.send(p).await.map(Typed::Authorize),

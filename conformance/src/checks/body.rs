@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, check};
-use crate::checks::{REFUSED, refused, send_and_judge, shape_400, shape_417};
+use crate::checks::{send_and_judge, shape_400, shape_417};
 use crate::target::{Case, Op, Req, Sent, Target};
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
@@ -27,10 +27,10 @@ pub fn checks() -> Vec<Check> {
             Level::Must,
             "1",
             FIELDS,
-            "Authorize: a body that breaks the component's auth settings is refused",
+            "Authorize: a body that breaks the component's auth settings fails validation",
             "a valid Authorize request to each component with an `invalid_body`, carrying that body",
-            REFUSED,
-            |t| invalid_body(t, Op::Authorize, refused),
+            "a 417 answer (validation failed), not a refusal for another reason",
+            |t| invalid_body(t, Op::Authorize, status_417),
         ),
         check(
             "validation/authorize/invalid-body",
@@ -83,6 +83,13 @@ pub fn checks() -> Vec<Check> {
             |t| malformed(t, Op::AuthClaims),
         ),
     ]
+}
+
+fn status_417(sent: &Sent) -> Result<(), String> {
+    match sent.status() {
+        Some(417) => Ok(()),
+        _ => Err(sent.summary()),
+    }
 }
 
 pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {

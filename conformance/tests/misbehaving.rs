@@ -1,0 +1,171 @@
+//! Servers that misbehave at the HTTP level: garbage bytes, a reset
+//! connection, a slow drip, a huge body, a wrong Content-Length, a non-JSON
+//! body, no answer at all. The runner never panics and never hangs: every
+//! check ends within the per-request time-out, memory stays bounded by the
+//! body cap, and each problem is a failed check with its reason.
+
+use std::time::{Duration, Instant};
+
+use conformance::profile::Profile;
+use conformance::report::Status;
+use conformance::runner::{RunError, RunOptions, run};
+use conformance::target::Limits;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+const PROFILE: &str = include_str!("../profiles/reference.yaml");
+
+#[derive(Clone, Copy, Debug)]
+enum Misbehaviour {
+    Garbage,
+    Reset,
+    SlowDrip,
+    HugeBody,
+    WrongContentLength,
+    NotJson,
+    NoAnswer,
+}
+
+async fn read_request_head(s: &mut TcpStream) {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut seen = Vec::new();
+    while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+        match s.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+        }
+        if seen.len() > 1 << 20 {
+            return;
+        }
+    }
+}
+
+async fn serve(mut s: TcpStream, how: Misbehaviour) {
+    read_request_head(&mut s).await;
+    match how {
+        Misbehaviour::Garbage => {
+            let _ = s.write_all(b"\x00\xffTHIS IS NOT HTTP\r\n\r\n\x13\x37").await;
+        }
+        Misbehaviour::Reset => {
+            let _ = s.set_linger(Some(Duration::ZERO));
+            drop(s);
+        }
+        Misbehaviour::SlowDrip => {
+            let _ = s
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n{")
+                .await;
+            loop {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                if s.write_all(b" ").await.is_err() {
+                    return;
+                }
+            }
+        }
+        Misbehaviour::HugeBody => {
+            let _ = s
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 1000000000\r\n\r\n")
+                .await;
+            let chunk = vec![b' '; 64 * 1024];
+            for _ in 0..(1_000_000_000 / chunk.len()) {
+                if s.write_all(&chunk).await.is_err() {
+                    return;
+                }
+            }
+        }
+        Misbehaviour::WrongContentLength => {
+            let _ = s
+                .write_all(b"HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: 500\r\n\r\n{\"code\":400}")
+                .await;
+        }
+        Misbehaviour::NotJson => {
+            let body = "<html>nope</html>";
+            let _ = s
+                .write_all(format!("HTTP/1.1 400 Bad Request\r\ncontent-type: text/html\r\ncontent-length: {}\r\n\r\n{body}", body.len()).as_bytes())
+                .await;
+        }
+        Misbehaviour::NoAnswer => {
+            tokio::time::sleep(Duration::from_secs(60)).await;
+        }
+    }
+}
+
+async fn start(how: Misbehaviour) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((s, _)) = listener.accept().await {
+            tokio::spawn(serve(s, how));
+        }
+    });
+    format!("http://{addr}")
+}
+
+fn profile(base_url: String) -> Profile {
+    let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None).expect("profile");
+    p.base_url = base_url;
+    p
+}
+
+fn options() -> RunOptions {
+    RunOptions {
+        limits: Limits { timeout: Duration::from_millis(400), max_body_bytes: 64 * 1024, ..Limits::default() },
+        ..RunOptions::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn misbehaving_servers_are_failed_checks_with_reasons() {
+    let all = [
+        Misbehaviour::Garbage,
+        Misbehaviour::Reset,
+        Misbehaviour::SlowDrip,
+        Misbehaviour::HugeBody,
+        Misbehaviour::WrongContentLength,
+        Misbehaviour::NotJson,
+        Misbehaviour::NoAnswer,
+    ];
+    let runs: Vec<_> = all
+        .into_iter()
+        .map(|how| {
+            tokio::spawn(async move {
+                let url = start(how).await;
+                let began = Instant::now();
+                let report = tokio::time::timeout(Duration::from_secs(20), run(profile(url), &options()))
+                    .await
+                    .unwrap_or_else(|_| panic!("{how:?}: the run hung"))
+                    .unwrap_or_else(|e| panic!("{how:?}: the run did not complete: {e}"));
+                (how, began.elapsed(), report)
+            })
+        })
+        .collect();
+    for r in runs {
+        let (how, took, report) = r.await.expect("no panic in the run");
+        assert_eq!(report.exit_code(), 1, "{how:?}: the run passed");
+        assert!(took < Duration::from_secs(10), "{how:?}: took {took:?}");
+        let must: Vec<_> = report.results.iter().filter(|r| r.level == conformance::catalogue::Level::Must).collect();
+        let failed = must.iter().filter(|r| r.status == Status::Failed).count();
+        assert!(failed > must.len() / 2, "{how:?}: only {failed} of {} MUST checks failed", must.len());
+        for r in report.failed() {
+            let actual = r.actual.as_deref().unwrap_or("");
+            assert!(!actual.trim().is_empty(), "{how:?}: {} failed without a reason", r.id);
+        }
+        let reasons: String = report.failed().filter_map(|r| r.actual.clone()).collect::<Vec<_>>().join("\n");
+        let expected_word = match how {
+            Misbehaviour::SlowDrip | Misbehaviour::NoAnswer => "timed out",
+            Misbehaviour::HugeBody => "larger than the cap",
+            Misbehaviour::NotJson => "non-JSON",
+            _ => "",
+        };
+        assert!(reasons.contains(expected_word), "{how:?}: no failure says `{expected_word}`:\n{reasons}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unreachable_target_is_a_run_error() {
+    // Bind, then drop, to get a port that refuses connections.
+    let port = TcpListener::bind("127.0.0.1:0").await.expect("bind").local_addr().expect("addr").port();
+    match run(profile(format!("http://127.0.0.1:{port}")), &options()).await {
+        Err(RunError::Unreachable { reason, .. }) => assert!(!reason.is_empty()),
+        other => panic!("expected Unreachable, got {other:?}"),
+    }
+}
