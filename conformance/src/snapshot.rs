@@ -122,7 +122,11 @@ pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
             std::env::set_var("INSTA_FORCE_PASS", "0");
             std::env::set_var("INSTA_OUTPUT", "none");
             std::env::set_var("INSTA_REQUIRE_FULL_MATCH", "0");
-            std::env::set_var("INSTA_WORKSPACE_ROOT", env!("CARGO_MANIFEST_DIR"));
+            // The workspace root, so the `source:` line of a snapshot is
+            // `conformance/src/snapshot.rs` whatever the working directory
+            // (and insta does not run `cargo metadata` to find it).
+            let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+            std::env::set_var("INSTA_WORKSPACE_ROOT", manifest.parent().unwrap_or(manifest));
             for legacy in ["INSTA_FORCE_UPDATE", "INSTA_FORCE_UPDATE_SNAPSHOTS", "INSTA_PENDING_DIR"] {
                 std::env::remove_var(legacy);
             }

@@ -41,7 +41,13 @@ pub fn render(report: &Report, style: Style) -> String {
         out.push('\n');
         out.push_str(&style.paint("1", &heading));
         out.push('\n');
+        let mut quiet_passes = 0;
         for r in in_section {
+            // Matching snapshots are counted, not listed: one per check.
+            if section == "snapshots" && r.status == Status::Passed && r.note.is_none() {
+                quiet_passes += 1;
+                continue;
+            }
             let tag = match r.status {
                 Status::Passed => style.paint("32", "PASS"),
                 Status::Failed => style.paint("31;1", "FAIL"),
@@ -64,6 +70,9 @@ pub fn render(report: &Report, style: Style) -> String {
                     }
                 }
             }
+        }
+        if quiet_passes > 0 {
+            out.push_str(&format!("  {}  {quiet_passes} snapshots match\n", style.paint("32", "PASS")));
         }
     }
     out.push('\n');

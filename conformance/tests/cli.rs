@@ -1,0 +1,191 @@
+//! The binary as a user and CI run it: exit codes, the last line, reports,
+//! snapshot modes that the environment cannot override, and secrets that
+//! never appear in any output.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_conformance");
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/snapshots");
+/// The demo fixture's secrets (client secret, the issued token).
+const SECRETS: &[&str] = &["demo-secret-7Qx9", "users-token-ada-0001"];
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("conformance-cli-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn conformance(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).env("NO_COLOR", "1").env_remove("CI");
+    for var in ["INSTA_UPDATE", "INSTA_FORCE_PASS", "INSTA_FORCE_UPDATE", "INSTA_WORKSPACE_ROOT", "INSTA_OUTPUT"] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn last_line(o: &Output) -> String {
+    stdout(o).lines().last().unwrap_or_default().to_owned()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for e in std::fs::read_dir(from).expect("read dir") {
+        let e = e.expect("entry");
+        std::fs::copy(e.path(), to.join(e.file_name())).expect("copy");
+    }
+}
+
+fn read_all(dir: &Path) -> Vec<(String, String)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| {
+            let e = e.expect("entry");
+            (e.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(e.path()).unwrap_or_default())
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn default_run_passes_and_writes_reports_without_secrets() {
+    let dir = scratch("default");
+    let junit = dir.join("junit.xml");
+    let json = dir.join("report.json");
+    let o = conformance(
+        &["--junit", junit.to_str().expect("utf-8"), "--json", json.to_str().expect("utf-8")],
+        &[("CI", "true")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    let last = last_line(&o);
+    let numbers: Vec<&str> = last.split(", ").collect();
+    assert!(numbers.len() == 3 && numbers[1] == "0 failed" && numbers[2] == "0 skipped", "{last}");
+    assert!(numbers[0].ends_with(" passed"));
+
+    let junit = std::fs::read_to_string(&junit).expect("junit written");
+    assert!(junit.contains("<testsuites") && junit.contains("headers/authorize/x-client-secret/missing"));
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json parses");
+    assert_eq!(json["summary"]["failed"], 0);
+
+    let mut outputs = vec![stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned(), junit, json.to_string()];
+    outputs.extend(read_all(Path::new(SHIPPED)).into_iter().map(|(_, c)| c));
+    for secret in SECRETS {
+        for text in &outputs {
+            assert!(!text.contains(secret), "a secret leaked into an output");
+        }
+    }
+}
+
+#[test]
+fn the_environment_cannot_turn_a_changed_snapshot_green() {
+    let dir = scratch("force-pass").join("snapshots");
+    copy_dir(Path::new(SHIPPED), &dir);
+    let file = dir.join("refs__unknown.snap");
+    let tampered = std::fs::read_to_string(&file).expect("snapshot").replace("\"status\": false", "\"status\": \"tampered\"");
+    std::fs::write(&file, &tampered).expect("write");
+    let o = conformance(
+        &["--snapshots", dir.to_str().expect("utf-8"), "--only", "refs"],
+        &[("INSTA_FORCE_PASS", "1"), ("INSTA_UPDATE", "always"), ("INSTA_FORCE_UPDATE", "1"), ("CI", "1")],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("snapshots/refs/unknown"));
+    assert!(stdout(&o).contains("tampered"), "the diff is shown");
+    assert_eq!(std::fs::read_to_string(&file).expect("snapshot"), tampered, "the stored snapshot was overwritten");
+}
+
+#[test]
+fn accept_records_and_a_second_run_shows_no_difference() {
+    let dir = scratch("accept").join("snapshots");
+    let d = dir.to_str().expect("utf-8");
+    // In CI, a missing snapshot fails.
+    let o = conformance(&["--snapshots", d, "--only", "headers/letter-case"], &[("CI", "1")]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert!(stdout(&o).contains("no stored snapshot"));
+    // --accept records them, and does not fail on them.
+    let o = conformance(&["--snapshots", d, "--accept"], &[("CI", "1")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let first = read_all(&dir);
+    assert!(first.len() > 40);
+    // Recording again changes nothing; checking passes.
+    let o = conformance(&["--snapshots", d, "--accept"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(!stdout(&o).contains("updated"), "{}", stdout(&o));
+    assert_eq!(read_all(&dir), first, "a second run against the same server differs");
+    let o = conformance(&["--snapshots", d], &[("CI", "1")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    // The shipped snapshots are what this run records.
+    let shipped = read_all(Path::new(SHIPPED));
+    assert_eq!(shipped, first, "conformance/profiles/snapshots is stale: run `cargo run -p conformance -- --accept`");
+}
+
+#[test]
+fn selection_by_id_prefix_and_section() {
+    let o = conformance(&["--no-snapshots", "--only", "7.1", "--skip", "errors/400/code"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.contains("errors/400/message") && !out.contains("errors/400/code"));
+    assert!(!out.contains("§5 Authentication"));
+    let o = conformance(&["--no-snapshots", "--only", "nothing/like/this"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn a_bad_profile_exits_2_naming_key_and_line() {
+    let dir = scratch("bad-profile");
+    let file = dir.join("p.yaml");
+    std::fs::write(
+        &file,
+        "base_url: http://127.0.0.1:1\nclient_id: x\nclient_secret: ${CONFORMANCE_TEST_UNSET_VAR}\ncomponents:\n  - {name: a, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11}\n",
+    )
+    .expect("write");
+    let o = conformance(&["--profile", file.to_str().expect("utf-8")], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("p.yaml:3: key `client_secret`") && err.contains("CONFORMANCE_TEST_UNSET_VAR"), "{err}");
+
+    std::fs::write(&file, "base_url: http://127.0.0.1:1\nclient_id: x\nclient_secret: y\ncomponents:\n  - name: a\n    tag: a\n    uuid: nope\n").expect("write");
+    let o = conformance(&["--profile", file.to_str().expect("utf-8")], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("p.yaml:7: key `components[0].uuid`"), "{err}");
+}
+
+#[test]
+fn an_unreachable_target_exits_2() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let dir = scratch("unreachable");
+    let file = dir.join("p.yaml");
+    std::fs::write(
+        &file,
+        format!("base_url: http://127.0.0.1:{port}\nclient_id: x\nclient_secret: y\ncomponents:\n  - {{name: a, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11}}\n"),
+    )
+    .expect("write");
+    let o = conformance(&["--profile", file.to_str().expect("utf-8"), "--timeout", "2s"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be reached"));
+}
+
+#[test]
+fn the_readme_holds_the_catalogue() {
+    let o = conformance(&["list", "--markdown"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    let table = stdout(&o);
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme.find("<!-- catalogue:start -->").expect("start marker") + "<!-- catalogue:start -->".len();
+    let end = readme.find("<!-- catalogue:end -->").expect("end marker");
+    assert_eq!(
+        readme[start..end].trim(),
+        table.trim(),
+        "the README's catalogue is stale: paste `cargo run -p conformance -- list --markdown` between the markers"
+    );
+}
