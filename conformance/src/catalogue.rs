@@ -60,7 +60,9 @@ pub struct Check {
 
 impl std::fmt::Debug for Check {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Check").field("id", &self.id).finish_non_exhaustive()
+        f.debug_struct("Check")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -90,12 +92,19 @@ pub enum Verdict {
 
 impl Outcome {
     pub fn pass(exchanges: Vec<Exchange>) -> Self {
-        Self { verdict: Verdict::Pass, exchanges, group: None }
+        Self {
+            verdict: Verdict::Pass,
+            exchanges,
+            group: None,
+        }
     }
 
     pub fn fail(actual: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
         Self {
-            verdict: Verdict::Fail { expected: None, actual: actual.into() },
+            verdict: Verdict::Fail {
+                expected: None,
+                actual: actual.into(),
+            },
             exchanges,
             group: None,
         }
@@ -103,7 +112,9 @@ impl Outcome {
 
     pub fn skip(reason: impl Into<String>) -> Self {
         Self {
-            verdict: Verdict::Skip { reason: reason.into() },
+            verdict: Verdict::Skip {
+                reason: reason.into(),
+            },
             exchanges: Vec::new(),
             group: None,
         }
@@ -198,7 +209,9 @@ pub fn selects(selector: &str, check: &Check) -> bool {
 
 /// The catalogue as a Markdown table (the README holds this).
 pub fn markdown_table(checks: &[Check]) -> String {
-    let mut out = String::from("| Id | Level | § | Requirement | Sends | Expects |\n|---|---|---|---|---|---|\n");
+    let mut out = String::from(
+        "| Id | Level | § | Requirement | Sends | Expects |\n|---|---|---|---|---|---|\n",
+    );
     for c in checks {
         let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
         out.push_str(&format!(

@@ -229,7 +229,9 @@ impl Exchange {
                 let ct = r
                     .headers
                     .get("content-type")
-                    .map_or("no Content-Type".to_owned(), |c| format!("Content-Type {c}"));
+                    .map_or("no Content-Type".to_owned(), |c| {
+                        format!("Content-Type {c}")
+                    });
                 format!("HTTP {}, {ct}, {body}", r.status)
             }
             (None, Some(e)) => format!("no answer: {e}"),
@@ -258,12 +260,14 @@ mod tests {
         let mut raw = RawResponse {
             status: 400,
             headers: Default::default(),
-            body: br#"{"code":400,"request_id":"abc","message":"bad hunter2","nested":{"token":"t"}}"#
-                .to_vec()
-                .into(),
+            body:
+                br#"{"code":400,"request_id":"abc","message":"bad hunter2","nested":{"token":"t"}}"#
+                    .to_vec()
+                    .into(),
         };
         raw.headers.insert("date", "Mon".parse().expect("header"));
-        raw.headers.insert("x-project-uuid", "u".parse().expect("header"));
+        raw.headers
+            .insert("x-project-uuid", "u".parse().expect("header"));
         let r = ResponseRecord::from_raw(&raw, &scrub);
         assert!(!r.headers.contains_key("date"));
         let body = r.body.expect("body");

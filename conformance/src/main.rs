@@ -22,7 +22,11 @@ const SHIPPED_PROFILE_NAME: &str = "conformance/profiles/reference.yaml";
 const SHIPPED_SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/snapshots");
 
 #[derive(Parser)]
-#[command(name = "conformance", version, about = "Checks a server against the Component Authentication Claims interface, rule by rule.")]
+#[command(
+    name = "conformance",
+    version,
+    about = "Checks a server against the Component Authentication Claims interface, rule by rule."
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -85,7 +89,9 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
         (s, 1.0)
     };
     match number.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 3600.0 => Ok(Duration::from_secs_f64(v * scale)),
+        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 3600.0 => {
+            Ok(Duration::from_secs_f64(v * scale))
+        }
         _ => Err(format!("`{s}` is not a duration such as 5s or 500ms")),
     }
 }
@@ -94,10 +100,20 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     if let Some(Command::List { markdown }) = cli.command {
         let all = catalogue();
-        print!("{}", if markdown { markdown_table(&all) } else { plain_list(&all) });
+        print!(
+            "{}",
+            if markdown {
+                markdown_table(&all)
+            } else {
+                plain_list(&all)
+            }
+        );
         return ExitCode::SUCCESS;
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
     };
@@ -123,14 +139,18 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         },
         None => {
             let env = |name: &str| std::env::var(name).ok();
-            let mut profile = match Profile::from_yaml_str(SHIPPED_PROFILE, SHIPPED_PROFILE_NAME, &env) {
-                Ok(p) => p,
-                Err(e) => return fail(&e.to_string()),
-            };
-            let server = match reference_server::Server::start(reference_server::ServerOptions::default()).await {
-                Ok(s) => s,
-                Err(e) => return fail(&format!("cannot start the reference server: {e}")),
-            };
+            let mut profile =
+                match Profile::from_yaml_str(SHIPPED_PROFILE, SHIPPED_PROFILE_NAME, &env) {
+                    Ok(p) => p,
+                    Err(e) => return fail(&e.to_string()),
+                };
+            let server =
+                match reference_server::Server::start(reference_server::ServerOptions::default())
+                    .await
+                {
+                    Ok(s) => s,
+                    Err(e) => return fail(&format!("cannot start the reference server: {e}")),
+                };
             profile.base_url = server.base_url();
             (profile, PathBuf::from(SHIPPED_SNAPSHOTS), Some(server))
         }
@@ -159,7 +179,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         match junit::render(&report) {
             Ok(xml) => {
                 if let Err(e) = std::fs::write(path, xml) {
-                    return fail(&format!("cannot write the JUnit report {}: {e}", path.display()));
+                    return fail(&format!(
+                        "cannot write the JUnit report {}: {e}",
+                        path.display()
+                    ));
                 }
             }
             Err(e) => return fail(&format!("cannot render the JUnit report: {e}")),
@@ -167,7 +190,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     }
     if let Some(path) = &args.json {
         if let Err(e) = std::fs::write(path, report.to_json()) {
-            return fail(&format!("cannot write the JSON report {}: {e}", path.display()));
+            return fail(&format!(
+                "cannot write the JSON report {}: {e}",
+                path.display()
+            ));
         }
     }
     print!("{}", human::render(&report, human::Style::from_env()));
@@ -176,5 +202,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
 
 /// `snapshots/` beside the profile file.
 fn snapshots_beside(profile: &Path) -> PathBuf {
-    profile.parent().map_or_else(|| PathBuf::from("snapshots"), |d| d.join("snapshots"))
+    profile
+        .parent()
+        .map_or_else(|| PathBuf::from("snapshots"), |d| d.join("snapshots"))
 }

@@ -228,7 +228,9 @@ impl<'de> Deserialize<'de> for BaseUrl {
                 if url.path().ends_with("/v2/api") {
                     Err(refuse(
                         &value,
-                        format!("`{value}` ends with /v2/api; give the scheme and host only, the runner adds /v2/api"),
+                        format!(
+                            "`{value}` ends with /v2/api; give the scheme and host only, the runner adds /v2/api"
+                        ),
                     ))
                 } else {
                     Ok(BaseUrl(trimmed.to_owned()))
@@ -307,9 +309,7 @@ impl<'de> Deserialize<'de> for Components {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let list = Vec::<RawComponent>::deserialize(d)?;
         if list.is_empty() {
-            return Err(serde::de::Error::custom(
-                "at least one component is needed",
-            ));
+            return Err(serde::de::Error::custom("at least one component is needed"));
         }
         Ok(Components(list.into_iter().map(|c| c.0).collect()))
     }
@@ -380,7 +380,12 @@ impl RawProfile {
 // ---------------------------------------------------------------------------
 // Turning a serde_yaml error into "file:line: key `k`: message".
 
-fn locate(text: &str, file: &str, error: &serde_yaml::Error, needle: Option<String>) -> ProfileError {
+fn locate(
+    text: &str,
+    file: &str,
+    error: &serde_yaml::Error,
+    needle: Option<String>,
+) -> ProfileError {
     let Some(location) = error.location() else {
         return ProfileError::Syntax {
             file: file.to_owned(),
@@ -415,7 +420,11 @@ fn locate(text: &str, file: &str, error: &serde_yaml::Error, needle: Option<Stri
     ProfileError::Invalid {
         file: file.to_owned(),
         line,
-        key: if path.is_empty() { "(document)".to_owned() } else { path },
+        key: if path.is_empty() {
+            "(document)".to_owned()
+        } else {
+            path
+        },
         message: message.to_owned(),
     }
 }
@@ -512,7 +521,9 @@ components:
 
     fn invalid(text: &str) -> (usize, String, String) {
         match parse(text) {
-            Err(ProfileError::Invalid { line, key, message, .. }) => (line, key, message),
+            Err(ProfileError::Invalid {
+                line, key, message, ..
+            }) => (line, key, message),
             other => panic!("expected an invalid profile, got {other:?}"),
         }
     }
@@ -527,7 +538,10 @@ components:
         assert_eq!(c.auth_token.as_ref().map(Secret::expose), Some("tok"));
         let a = c.authorize.as_ref().expect("authorize");
         assert_eq!(a.valid_body["password"], "correct-horse");
-        assert_eq!(a.invalid_body.as_ref().map(|b| b["email"].clone()), Some(42.into()));
+        assert_eq!(
+            a.invalid_body.as_ref().map(|b| b["email"].clone()),
+            Some(42.into())
+        );
         assert!(!format!("{p:?}").contains("s3cret"));
     }
 
@@ -564,12 +578,16 @@ components:
     fn other_mistakes() {
         let (_, key, _) = invalid(&GOOD.replace("project_env: live", "project_env: prod"));
         assert_eq!(key, "project_env");
-        let (line, key, _) = invalid(&GOOD.replace("    tag: users\n", "    tag: users\n    colour: red\n"));
+        let (line, key, _) =
+            invalid(&GOOD.replace("    tag: users\n", "    tag: users\n    colour: red\n"));
         assert_eq!((line, key.as_str()), (8, "components[0].colour"));
         let (_, key, message) = invalid(&GOOD.replace("    auth_token: ${TOKEN}\n", ""));
         assert!(message.contains("auth_token"), "{key}: {message}");
         let (_, key, _) = invalid(&GOOD.replace("http://127.0.0.1:8080", "ftp://x"));
         assert_eq!(key, "base_url");
-        assert!(matches!(parse("base_url: [\n"), Err(ProfileError::Invalid { .. } | ProfileError::Syntax { .. })));
+        assert!(matches!(
+            parse("base_url: [\n"),
+            Err(ProfileError::Invalid { .. } | ProfileError::Syntax { .. })
+        ));
     }
 }

@@ -86,12 +86,19 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
                 Ok(vec![snapshot::SnapshotResult {
                     group: "snapshots".to_owned(),
                     file: Default::default(),
-                    outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
+                    outcome: SnapshotOutcome::Failed(format!(
+                        "the snapshot assertions failed: {e}"
+                    )),
                 }])
             })?;
         results.extend(asserted.iter().map(CheckResult::from_snapshot));
     }
-    Ok(Report::new(described, options.strict, results, started.elapsed()))
+    Ok(Report::new(
+        described,
+        options.strict,
+        results,
+        started.elapsed(),
+    ))
 }
 
 /// One snapshot per check (or per shared group), first occurrence wins;

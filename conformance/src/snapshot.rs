@@ -99,7 +99,9 @@ pub struct SnapshotResult {
 pub enum SnapshotOutcome {
     Matched,
     /// Written for the first time (or updated, with `--accept`).
-    Recorded { updated: bool },
+    Recorded {
+        updated: bool,
+    },
     /// Missing or different: the reason, with a diff where there is one.
     Failed(String),
 }
@@ -126,8 +128,15 @@ pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
             // `conformance/src/snapshot.rs` whatever the working directory
             // (and insta does not run `cargo metadata` to find it).
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-            std::env::set_var("INSTA_WORKSPACE_ROOT", manifest.parent().unwrap_or(manifest));
-            for legacy in ["INSTA_FORCE_UPDATE", "INSTA_FORCE_UPDATE_SNAPSHOTS", "INSTA_PENDING_DIR"] {
+            std::env::set_var(
+                "INSTA_WORKSPACE_ROOT",
+                manifest.parent().unwrap_or(manifest),
+            );
+            for legacy in [
+                "INSTA_FORCE_UPDATE",
+                "INSTA_FORCE_UPDATE_SNAPSHOTS",
+                "INSTA_PENDING_DIR",
+            ] {
                 std::env::remove_var(legacy);
             }
         }
@@ -146,7 +155,13 @@ pub fn file_stem(group: &str) -> String {
     group
         .replace('/', "__")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '-' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
+                c
+            } else {
+                '-'
+            }
+        })
         .collect()
 }
 
@@ -157,7 +172,10 @@ struct Stored<'a> {
 }
 
 /// Asserts every group's snapshot, on this thread, in the order given.
-pub fn assert_all(options: &SnapshotOptions, groups: &[(String, Vec<Exchange>)]) -> Result<Vec<SnapshotResult>, SnapshotError> {
+pub fn assert_all(
+    options: &SnapshotOptions,
+    groups: &[(String, Vec<Exchange>)],
+) -> Result<Vec<SnapshotResult>, SnapshotError> {
     configure(options.update)?;
     std::fs::create_dir_all(&options.dir).map_err(|source| SnapshotError::Folder {
         dir: options.dir.clone(),
@@ -175,11 +193,19 @@ pub fn assert_all(options: &SnapshotOptions, groups: &[(String, Vec<Exchange>)])
     Ok(results)
 }
 
-fn assert_one(dir: &Path, update: SnapshotUpdate, group: &str, exchanges: &[Exchange]) -> SnapshotResult {
+fn assert_one(
+    dir: &Path,
+    update: SnapshotUpdate,
+    group: &str,
+    exchanges: &[Exchange],
+) -> SnapshotResult {
     let stem = file_stem(group);
     let file = dir.join(format!("{stem}.snap"));
     let before = std::fs::read_to_string(&file).ok();
-    let value = Stored { check: group, exchanges };
+    let value = Stored {
+        check: group,
+        exchanges,
+    };
 
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(dir);
@@ -268,19 +294,31 @@ mod tests {
 
     #[test]
     fn stems_are_file_names() {
-        assert_eq!(file_stem("headers/authorize/x-client-id/missing"), "headers__authorize__x-client-id__missing");
+        assert_eq!(
+            file_stem("headers/authorize/x-client-id/missing"),
+            "headers__authorize__x-client-id__missing"
+        );
         assert_eq!(file_stem("a b§c"), "a-b-c");
     }
 
     #[test]
     fn body_after_header() {
-        assert_eq!(snapshot_body("---\nsource: x\n---\n{\"a\": 1}\n"), "{\"a\": 1}\n");
+        assert_eq!(
+            snapshot_body("---\nsource: x\n---\n{\"a\": 1}\n"),
+            "{\"a\": 1}\n"
+        );
     }
 
     #[test]
     fn modes() {
-        assert_eq!(SnapshotUpdate::from_flags(true, true), SnapshotUpdate::Accept);
+        assert_eq!(
+            SnapshotUpdate::from_flags(true, true),
+            SnapshotUpdate::Accept
+        );
         assert_eq!(SnapshotUpdate::from_flags(false, true), SnapshotUpdate::Ci);
-        assert_eq!(SnapshotUpdate::from_flags(false, false), SnapshotUpdate::Local);
+        assert_eq!(
+            SnapshotUpdate::from_flags(false, false),
+            SnapshotUpdate::Local
+        );
     }
 }

@@ -11,8 +11,8 @@
 use std::time::Duration;
 
 use component_auth_bindings::{
-    AuthClaimsResponse, AuthorizeResponse, Client, Defaults, Error, Prepared,
-    RawResponse, Secret, Transport, server_url,
+    AuthClaimsResponse, AuthorizeResponse, Client, Defaults, Error, Prepared, RawResponse, Secret,
+    Transport, server_url,
 };
 use tokio::sync::OnceCell;
 
@@ -229,10 +229,18 @@ impl Target {
             .build()
             .map_err(Error::Transport)?;
         let client = Client::new(&url)?
-            .with_transport(Transport::with_client(lower, limits.timeout, limits.max_body_bytes))
+            .with_transport(Transport::with_client(
+                lower,
+                limits.timeout,
+                limits.max_body_bytes,
+            ))
             .with_defaults(defaults.clone());
         let title_client = Client::new(&url)?
-            .with_transport(Transport::with_client(title, limits.timeout, limits.max_body_bytes))
+            .with_transport(Transport::with_client(
+                title,
+                limits.timeout,
+                limits.max_body_bytes,
+            ))
             .with_defaults(defaults);
         let scrub = Scrubber::new(profile.secrets());
         Ok(Self {
@@ -318,7 +326,12 @@ impl Target {
     }
 
     /// Sends `req` (or records why it could not be built) and decodes the answer.
-    pub async fn send(&self, label: impl Into<String>, req: Result<Req, Error>, case: Case) -> Sent {
+    pub async fn send(
+        &self,
+        label: impl Into<String>,
+        req: Result<Req, Error>,
+        case: Case,
+    ) -> Sent {
         let label = label.into();
         let req = match req {
             Ok(r) => r,
@@ -392,13 +405,19 @@ pub fn describe_error(e: &Error) -> String {
 
 impl Target {
     /// Sends every request concurrently; the answers come back in order.
-    pub async fn send_all(self: &std::sync::Arc<Self>, reqs: Vec<(String, Result<Req, Error>, Case)>) -> Vec<Sent> {
+    pub async fn send_all(
+        self: &std::sync::Arc<Self>,
+        reqs: Vec<(String, Result<Req, Error>, Case)>,
+    ) -> Vec<Sent> {
         let handles: Vec<_> = reqs
             .into_iter()
             .map(|(label, req, case)| {
                 let target = self.clone();
                 let fallback = label.clone();
-                (fallback, tokio::spawn(async move { target.send(label, req, case).await }))
+                (
+                    fallback,
+                    tokio::spawn(async move { target.send(label, req, case).await }),
+                )
             })
             .collect();
         let mut out = Vec::with_capacity(handles.len());

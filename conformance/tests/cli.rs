@@ -20,7 +20,13 @@ fn scratch(name: &str) -> PathBuf {
 fn conformance(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("NO_COLOR", "1").env_remove("CI");
-    for var in ["INSTA_UPDATE", "INSTA_FORCE_PASS", "INSTA_FORCE_UPDATE", "INSTA_WORKSPACE_ROOT", "INSTA_OUTPUT"] {
+    for var in [
+        "INSTA_UPDATE",
+        "INSTA_FORCE_PASS",
+        "INSTA_FORCE_UPDATE",
+        "INSTA_WORKSPACE_ROOT",
+        "INSTA_OUTPUT",
+    ] {
         cmd.env_remove(var);
     }
     for (k, v) in env {
@@ -50,7 +56,10 @@ fn read_all(dir: &Path) -> Vec<(String, String)> {
         .expect("read dir")
         .map(|e| {
             let e = e.expect("entry");
-            (e.file_name().to_string_lossy().into_owned(), std::fs::read_to_string(e.path()).unwrap_or_default())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read_to_string(e.path()).unwrap_or_default(),
+            )
         })
         .collect();
     out.sort();
@@ -63,21 +72,45 @@ fn default_run_passes_and_writes_reports_without_secrets() {
     let junit = dir.join("junit.xml");
     let json = dir.join("report.json");
     let o = conformance(
-        &["--junit", junit.to_str().expect("utf-8"), "--json", json.to_str().expect("utf-8")],
+        &[
+            "--junit",
+            junit.to_str().expect("utf-8"),
+            "--json",
+            json.to_str().expect("utf-8"),
+        ],
         &[("CI", "true")],
     );
-    assert_eq!(o.status.code(), Some(0), "{}\n{}", stdout(&o), String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}\n{}",
+        stdout(&o),
+        String::from_utf8_lossy(&o.stderr)
+    );
     let last = last_line(&o);
     let numbers: Vec<&str> = last.split(", ").collect();
-    assert!(numbers.len() == 3 && numbers[1] == "0 failed" && numbers[2] == "0 skipped", "{last}");
+    assert!(
+        numbers.len() == 3 && numbers[1] == "0 failed" && numbers[2] == "0 skipped",
+        "{last}"
+    );
     assert!(numbers[0].ends_with(" passed"));
 
     let junit = std::fs::read_to_string(&junit).expect("junit written");
-    assert!(junit.contains("<testsuites") && junit.contains("headers/authorize/x-client-secret/missing"));
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("json written")).expect("json parses");
+    assert!(
+        junit.contains("<testsuites")
+            && junit.contains("headers/authorize/x-client-secret/missing")
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("json written"))
+            .expect("json parses");
     assert_eq!(json["summary"]["failed"], 0);
 
-    let mut outputs = vec![stdout(&o), String::from_utf8_lossy(&o.stderr).into_owned(), junit, json.to_string()];
+    let mut outputs = vec![
+        stdout(&o),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        junit,
+        json.to_string(),
+    ];
     outputs.extend(read_all(Path::new(SHIPPED)).into_iter().map(|(_, c)| c));
     for secret in SECRETS {
         for text in &outputs {
@@ -91,16 +124,32 @@ fn the_environment_cannot_turn_a_changed_snapshot_green() {
     let dir = scratch("force-pass").join("snapshots");
     copy_dir(Path::new(SHIPPED), &dir);
     let file = dir.join("refs__unknown.snap");
-    let tampered = std::fs::read_to_string(&file).expect("snapshot").replace("\"status\": false", "\"status\": \"tampered\"");
+    let tampered = std::fs::read_to_string(&file)
+        .expect("snapshot")
+        .replace("\"status\": false", "\"status\": \"tampered\"");
     std::fs::write(&file, &tampered).expect("write");
     let o = conformance(
-        &["--snapshots", dir.to_str().expect("utf-8"), "--only", "refs"],
-        &[("INSTA_FORCE_PASS", "1"), ("INSTA_UPDATE", "always"), ("INSTA_FORCE_UPDATE", "1"), ("CI", "1")],
+        &[
+            "--snapshots",
+            dir.to_str().expect("utf-8"),
+            "--only",
+            "refs",
+        ],
+        &[
+            ("INSTA_FORCE_PASS", "1"),
+            ("INSTA_UPDATE", "always"),
+            ("INSTA_FORCE_UPDATE", "1"),
+            ("CI", "1"),
+        ],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("snapshots/refs/unknown"));
     assert!(stdout(&o).contains("tampered"), "the diff is shown");
-    assert_eq!(std::fs::read_to_string(&file).expect("snapshot"), tampered, "the stored snapshot was overwritten");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("snapshot"),
+        tampered,
+        "the stored snapshot was overwritten"
+    );
 }
 
 #[test]
@@ -108,7 +157,10 @@ fn accept_records_and_a_second_run_shows_no_difference() {
     let dir = scratch("accept").join("snapshots");
     let d = dir.to_str().expect("utf-8");
     // In CI, a missing snapshot fails.
-    let o = conformance(&["--snapshots", d, "--only", "headers/letter-case"], &[("CI", "1")]);
+    let o = conformance(
+        &["--snapshots", d, "--only", "headers/letter-case"],
+        &[("CI", "1")],
+    );
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("no stored snapshot"));
     // --accept records them, and does not fail on them.
@@ -120,17 +172,33 @@ fn accept_records_and_a_second_run_shows_no_difference() {
     let o = conformance(&["--snapshots", d, "--accept"], &[]);
     assert_eq!(o.status.code(), Some(0));
     assert!(!stdout(&o).contains("updated"), "{}", stdout(&o));
-    assert_eq!(read_all(&dir), first, "a second run against the same server differs");
+    assert_eq!(
+        read_all(&dir),
+        first,
+        "a second run against the same server differs"
+    );
     let o = conformance(&["--snapshots", d], &[("CI", "1")]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     // The shipped snapshots are what this run records.
     let shipped = read_all(Path::new(SHIPPED));
-    assert_eq!(shipped, first, "conformance/profiles/snapshots is stale: run `cargo run -p conformance -- --accept`");
+    assert_eq!(
+        shipped, first,
+        "conformance/profiles/snapshots is stale: run `cargo run -p conformance -- --accept`"
+    );
 }
 
 #[test]
 fn selection_by_id_prefix_and_section() {
-    let o = conformance(&["--no-snapshots", "--only", "7.1", "--skip", "errors/400/code"], &[]);
+    let o = conformance(
+        &[
+            "--no-snapshots",
+            "--only",
+            "7.1",
+            "--skip",
+            "errors/400/code",
+        ],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(out.contains("errors/400/message") && !out.contains("errors/400/code"));
@@ -151,7 +219,10 @@ fn a_bad_profile_exits_2_naming_key_and_line() {
     let o = conformance(&["--profile", file.to_str().expect("utf-8")], &[]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("p.yaml:3: key `client_secret`") && err.contains("CONFORMANCE_TEST_UNSET_VAR"), "{err}");
+    assert!(
+        err.contains("p.yaml:3: key `client_secret`") && err.contains("CONFORMANCE_TEST_UNSET_VAR"),
+        "{err}"
+    );
 
     std::fs::write(&file, "base_url: http://127.0.0.1:1\nclient_id: x\nclient_secret: y\ncomponents:\n  - name: a\n    tag: a\n    uuid: nope\n").expect("write");
     let o = conformance(&["--profile", file.to_str().expect("utf-8")], &[]);
@@ -162,7 +233,11 @@ fn a_bad_profile_exits_2_naming_key_and_line() {
 
 #[test]
 fn an_unreachable_target_exits_2() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
     let dir = scratch("unreachable");
     let file = dir.join("p.yaml");
     std::fs::write(
@@ -170,7 +245,15 @@ fn an_unreachable_target_exits_2() {
         format!("base_url: http://127.0.0.1:{port}\nclient_id: x\nclient_secret: y\ncomponents:\n  - {{name: a, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11}}\n"),
     )
     .expect("write");
-    let o = conformance(&["--profile", file.to_str().expect("utf-8"), "--timeout", "2s"], &[]);
+    let o = conformance(
+        &[
+            "--profile",
+            file.to_str().expect("utf-8"),
+            "--timeout",
+            "2s",
+        ],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be reached"));
 }
@@ -180,8 +263,12 @@ fn the_readme_holds_the_catalogue() {
     let o = conformance(&["list", "--markdown"], &[]);
     assert_eq!(o.status.code(), Some(0));
     let table = stdout(&o);
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
-    let start = readme.find("<!-- catalogue:start -->").expect("start marker") + "<!-- catalogue:start -->".len();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let start = readme
+        .find("<!-- catalogue:start -->")
+        .expect("start marker")
+        + "<!-- catalogue:start -->".len();
     let end = readme.find("<!-- catalogue:end -->").expect("end marker");
     assert_eq!(
         readme[start..end].trim(),

@@ -44,10 +44,12 @@ async fn serve(mut s: TcpStream, how: Misbehaviour) {
     read_request_head(&mut s).await;
     match how {
         Misbehaviour::Garbage => {
-            let _ = s.write_all(b"\x00\xffTHIS IS NOT HTTP\r\n\r\n\x13\x37").await;
+            let _ = s
+                .write_all(b"\x00\xffTHIS IS NOT HTTP\r\n\r\n\x13\x37")
+                .await;
         }
         Misbehaviour::Reset => {
-            let _ = s.set_linger(Some(Duration::ZERO));
+            let _ = s.set_zero_linger();
             drop(s);
         }
         Misbehaviour::SlowDrip => {
@@ -108,7 +110,11 @@ fn profile(base_url: String) -> Profile {
 
 fn options() -> RunOptions {
     RunOptions {
-        limits: Limits { timeout: Duration::from_millis(400), max_body_bytes: 64 * 1024, ..Limits::default() },
+        limits: Limits {
+            timeout: Duration::from_millis(400),
+            max_body_bytes: 64 * 1024,
+            ..Limits::default()
+        },
         ..RunOptions::default()
     }
 }
@@ -130,10 +136,11 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
             tokio::spawn(async move {
                 let url = start(how).await;
                 let began = Instant::now();
-                let report = tokio::time::timeout(Duration::from_secs(20), run(profile(url), &options()))
-                    .await
-                    .unwrap_or_else(|_| panic!("{how:?}: the run hung"))
-                    .unwrap_or_else(|e| panic!("{how:?}: the run did not complete: {e}"));
+                let report =
+                    tokio::time::timeout(Duration::from_secs(20), run(profile(url), &options()))
+                        .await
+                        .unwrap_or_else(|_| panic!("{how:?}: the run hung"))
+                        .unwrap_or_else(|e| panic!("{how:?}: the run did not complete: {e}"));
                 (how, began.elapsed(), report)
             })
         })
@@ -142,28 +149,52 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
         let (how, took, report) = r.await.expect("no panic in the run");
         assert_eq!(report.exit_code(), 1, "{how:?}: the run passed");
         assert!(took < Duration::from_secs(10), "{how:?}: took {took:?}");
-        let must: Vec<_> = report.results.iter().filter(|r| r.level == conformance::catalogue::Level::Must).collect();
+        let must: Vec<_> = report
+            .results
+            .iter()
+            .filter(|r| r.level == conformance::catalogue::Level::Must)
+            .collect();
         let failed = must.iter().filter(|r| r.status == Status::Failed).count();
-        assert!(failed > must.len() / 2, "{how:?}: only {failed} of {} MUST checks failed", must.len());
+        assert!(
+            failed > must.len() / 2,
+            "{how:?}: only {failed} of {} MUST checks failed",
+            must.len()
+        );
         for r in report.failed() {
             let actual = r.actual.as_deref().unwrap_or("");
-            assert!(!actual.trim().is_empty(), "{how:?}: {} failed without a reason", r.id);
+            assert!(
+                !actual.trim().is_empty(),
+                "{how:?}: {} failed without a reason",
+                r.id
+            );
         }
-        let reasons: String = report.failed().filter_map(|r| r.actual.clone()).collect::<Vec<_>>().join("\n");
+        let reasons: String = report
+            .failed()
+            .filter_map(|r| r.actual.clone())
+            .collect::<Vec<_>>()
+            .join("\n");
         let expected_word = match how {
             Misbehaviour::SlowDrip | Misbehaviour::NoAnswer => "timed out",
             Misbehaviour::HugeBody => "larger than the cap",
             Misbehaviour::NotJson => "non-JSON",
             _ => "",
         };
-        assert!(reasons.contains(expected_word), "{how:?}: no failure says `{expected_word}`:\n{reasons}");
+        assert!(
+            reasons.contains(expected_word),
+            "{how:?}: no failure says `{expected_word}`:\n{reasons}"
+        );
     }
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn an_unreachable_target_is_a_run_error() {
     // Bind, then drop, to get a port that refuses connections.
-    let port = TcpListener::bind("127.0.0.1:0").await.expect("bind").local_addr().expect("addr").port();
+    let port = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
     match run(profile(format!("http://127.0.0.1:{port}")), &options()).await {
         Err(RunError::Unreachable { reason, .. }) => assert!(!reason.is_empty()),
         other => panic!("expected Unreachable, got {other:?}"),

@@ -16,15 +16,19 @@ use reference_server::{Fault, Server, ServerOptions};
 const PROFILE: &str = include_str!("../profiles/reference.yaml");
 
 fn profile(base_url: String) -> Profile {
-    let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None).expect("the shipped profile parses");
+    let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None)
+        .expect("the shipped profile parses");
     p.base_url = base_url;
     p
 }
 
 async fn run_against(fault: Option<Fault>, snapshots: bool) -> Report {
-    let server = Server::start(ServerOptions { fault, ..ServerOptions::default() })
-        .await
-        .expect("the reference server starts");
+    let server = Server::start(ServerOptions {
+        fault,
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("the reference server starts");
     let options = RunOptions {
         snapshots: snapshots.then(|| SnapshotOptions {
             dir: PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/snapshots")),
@@ -33,7 +37,9 @@ async fn run_against(fault: Option<Fault>, snapshots: bool) -> Report {
         }),
         ..RunOptions::default()
     };
-    let report = run(profile(server.base_url()), &options).await.expect("the run completes");
+    let report = run(profile(server.base_url()), &options)
+        .await
+        .expect("the run completes");
     server.shutdown().await;
     report
 }
@@ -50,11 +56,21 @@ fn failures(report: &Report) -> String {
 async fn the_reference_server_passes_every_check_and_snapshot() {
     let report = run_against(None, true).await;
     assert_eq!(report.summary.failed, 0, "{}", failures(&report));
-    assert_eq!(report.summary.warned, 0, "SHOULD checks fail against the reference server");
+    assert_eq!(
+        report.summary.warned, 0,
+        "SHOULD checks fail against the reference server"
+    );
     assert_eq!(report.summary.skipped, 0);
-    let snapshots = report.results.iter().filter(|r| r.section == "snapshots").count();
+    let snapshots = report
+        .results
+        .iter()
+        .filter(|r| r.section == "snapshots")
+        .count();
     assert!(snapshots > 40, "only {snapshots} snapshots were asserted");
-    assert!(report.results.iter().all(|r| r.note.is_none()), "a snapshot was missing and recorded");
+    assert!(
+        report.results.iter().all(|r| r.note.is_none()),
+        "a snapshot was missing and recorded"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -81,8 +97,14 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
             .filter(|r| r.level == Level::Must && r.section == fault.section())
             .map(|r| r.id.as_str())
             .collect();
-        for r in report.failed().chain(report.results.iter().filter(|r| r.status == Status::Warned)) {
-            failed_by.entry(r.id.clone()).or_default().insert(fault.name());
+        for r in report
+            .failed()
+            .chain(report.results.iter().filter(|r| r.status == Status::Warned))
+        {
+            failed_by
+                .entry(r.id.clone())
+                .or_default()
+                .insert(fault.name());
         }
         if report.exit_code() == 0 || related.is_empty() {
             uncaught.push(format!(
@@ -91,7 +113,11 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
                 fault.section(),
                 fault.rule(),
                 report.exit_code(),
-                report.failed().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ")
+                report
+                    .failed()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
     }
@@ -102,8 +128,16 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
         .collect();
     // A check that no fault makes fail is reported here (the fault list
     // belongs to the reference server); see the README's coverage note.
-    eprintln!("checks no fault makes fail ({}): {}", never.len(), never.join(", "));
-    assert!(uncaught.is_empty(), "faults the suite does not catch on their rule:\n{}", uncaught.join("\n"));
+    eprintln!(
+        "checks no fault makes fail ({}): {}",
+        never.len(),
+        never.join(", ")
+    );
+    assert!(
+        uncaught.is_empty(),
+        "faults the suite does not catch on their rule:\n{}",
+        uncaught.join("\n")
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -112,5 +146,11 @@ async fn one_fault() {
     let name = std::env::var("CONFORMANCE_FAULT").unwrap_or_default();
     let fault: Fault = name.parse().expect("a fault name");
     let report = run_against(Some(fault), false).await;
-    eprintln!("{}", conformance::report::human::render(&report, conformance::report::human::Style { color: false }));
+    eprintln!(
+        "{}",
+        conformance::report::human::render(
+            &report,
+            conformance::report::human::Style { color: false }
+        )
+    );
 }

@@ -8,7 +8,8 @@ use crate::catalogue::{Check, Level, Outcome, check};
 use crate::checks::{ACCEPTED, REFUSED, WRONG_TOKEN, accepted, refused, send_and_judge};
 use crate::target::{Case, Op, Target};
 
-const QUOTE: &str = "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.";
+const QUOTE: &str =
+    "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.";
 
 #[derive(Clone, Copy, PartialEq)]
 enum Variant {
@@ -22,10 +23,34 @@ pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for op in Op::BOTH {
         for (variant, id, title, sends, expects) in [
-            (Variant::Missing, "missing", "is refused without X-Auth-Token where the component requires auth", "a valid request to each component that requires auth, without X-Auth-Token", REFUSED),
-            (Variant::Wrong, "wrong", "is refused with a wrong X-Auth-Token where the component requires auth", "a valid request to each component that requires auth, with an X-Auth-Token the server never issued", REFUSED),
-            (Variant::Valid, "valid", "is served with a valid X-Auth-Token where the component requires auth", "a valid request to each component that requires auth, with the profile's auth_token", ACCEPTED),
-            (Variant::NotRequired, "not-required", "is served without X-Auth-Token where the component does not require auth", "a valid request to each component that does not require auth, without X-Auth-Token", ACCEPTED),
+            (
+                Variant::Missing,
+                "missing",
+                "is refused without X-Auth-Token where the component requires auth",
+                "a valid request to each component that requires auth, without X-Auth-Token",
+                REFUSED,
+            ),
+            (
+                Variant::Wrong,
+                "wrong",
+                "is refused with a wrong X-Auth-Token where the component requires auth",
+                "a valid request to each component that requires auth, with an X-Auth-Token the server never issued",
+                REFUSED,
+            ),
+            (
+                Variant::Valid,
+                "valid",
+                "is served with a valid X-Auth-Token where the component requires auth",
+                "a valid request to each component that requires auth, with the profile's auth_token",
+                ACCEPTED,
+            ),
+            (
+                Variant::NotRequired,
+                "not-required",
+                "is served without X-Auth-Token where the component does not require auth",
+                "a valid request to each component that does not require auth, without X-Auth-Token",
+                ACCEPTED,
+            ),
         ] {
             out.push(check(
                 format!("auth-token/{}/{id}", op.id()),
@@ -52,8 +77,16 @@ async fn run(t: Arc<Target>, op: Op, variant: Variant) -> Outcome {
     if comps.is_empty() {
         return Outcome::skip(format!(
             "no component in the profile {} auth{}",
-            if wants_auth { "requires" } else { "does without" },
-            if op == Op::Authorize { " and has an `authorize` section" } else { "" }
+            if wants_auth {
+                "requires"
+            } else {
+                "does without"
+            },
+            if op == Op::Authorize {
+                " and has an `authorize` section"
+            } else {
+                ""
+            }
         ));
     }
     let reqs = comps

@@ -9,15 +9,18 @@ use crate::checks::{send_and_judge, shape_400, shape_417};
 use crate::target::{Case, Op, Req, Sent, Target};
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
-const RULE_417: &str = "When validation of the request fails, the response status is 417 and has the 7.2 shape.";
-const AS_JSON: &str = "Body: the fields configured in the component's settings auth section, sent as JSON.";
+const RULE_417: &str =
+    "When validation of the request fails, the response status is 417 and has the 7.2 shape.";
+const AS_JSON: &str =
+    "Body: the fields configured in the component's settings auth section, sent as JSON.";
 const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter";
 const GET_BODY: &str = "Body: the fields configured in the component's settings auth section. (spec choice 17: a GET body is validated like Authorize's)";
 
 /// A body that is not JSON.
 const MALFORMED: &str = "{\"email\": \"ada@example.com\", ";
 
-const IS_417: &str = "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
+const IS_417: &str =
+    "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
 const IS_400_SHAPE: &str = "a 4xx answer whose body has the 7.1 shape: code an integer, message and request_id strings, status false";
 
 pub fn checks() -> Vec<Check> {
@@ -101,7 +104,11 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
         problems.push(format!("the status is {}, not 417", raw.status));
     }
     problems.extend(shape_417(raw.json().as_ref()));
-    if problems.is_empty() { Ok(()) } else { Err(format!("{} ({})", sent.summary(), problems.join("; "))) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
+    }
 }
 
 fn is_400_shape(sent: &Sent) -> Result<(), String> {
@@ -113,11 +120,19 @@ fn is_400_shape(sent: &Sent) -> Result<(), String> {
         problems.push(format!("the status is {}, not a 4xx", raw.status));
     }
     problems.extend(shape_400(raw.json().as_ref()));
-    if problems.is_empty() { Ok(()) } else { Err(format!("{} ({})", sent.summary(), problems.join("; "))) }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
+    }
 }
 
 /// A valid request of `op` to `c` carrying its `invalid_body`.
-pub(crate) fn with_invalid_body(t: &Target, op: Op, c: &crate::profile::Component) -> Option<Result<Req, component_auth_bindings::Error>> {
+pub(crate) fn with_invalid_body(
+    t: &Target,
+    op: Op,
+    c: &crate::profile::Component,
+) -> Option<Result<Req, component_auth_bindings::Error>> {
     let body = c.authorize.as_ref()?.invalid_body.as_ref()?;
     let bytes = serde_json::to_vec(body).ok()?;
     Some(t.valid(op, c).map(|r| r.raw_body(bytes)))
@@ -163,6 +178,8 @@ async fn malformed(t: Arc<Target>, op: Op) -> Outcome {
     let Some(c) = t.primary(op) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
-    let req = t.valid(op, c).map(|r| r.raw_body(MALFORMED.as_bytes().to_vec()));
+    let req = t
+        .valid(op, c)
+        .map(|r| r.raw_body(MALFORMED.as_bytes().to_vec()));
     send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], is_400_shape).await
 }

@@ -9,7 +9,9 @@ use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret, typ
 
 use crate::catalogue::{Check, Level, Outcome, check};
 use crate::checks::envelopes::probes;
-use crate::checks::{UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, send_and_judge};
+use crate::checks::{
+    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, send_and_judge,
+};
 use crate::profile::is_uuid;
 use crate::target::{Case, Op, Sent, Target, Typed};
 
@@ -31,61 +33,193 @@ fn one(
     sends: &str,
     want: &'static str,
     op: Op,
-    change: fn(&Target, crate::target::Req) -> Result<crate::target::Req, component_auth_bindings::Error>,
+    change: fn(
+        &Target,
+        crate::target::Req,
+    ) -> Result<crate::target::Req, component_auth_bindings::Error>,
 ) -> Check {
-    check(id, Level::Should, section, quote, title, sends, format!("the answer decodes as the spec's `{want}` variant"), move |t| async move {
-        let Some(c) = t.primary(op) else {
-            return Outcome::skip("no component in the profile can take this operation");
-        };
-        let req = t.valid(op, c).and_then(|r| change(&t, r));
-        let sent = t.send(c.name.clone(), req, Case::Lower).await;
-        let v = variant_is(want)(&sent);
-        judge_all(vec![(c.name.clone(), sent, v)])
-    })
+    check(
+        id,
+        Level::Should,
+        section,
+        quote,
+        title,
+        sends,
+        format!("the answer decodes as the spec's `{want}` variant"),
+        move |t| async move {
+            let Some(c) = t.primary(op) else {
+                return Outcome::skip("no component in the profile can take this operation");
+            };
+            let req = t.valid(op, c).and_then(|r| change(&t, r));
+            let sent = t.send(c.name.clone(), req, Case::Lower).await;
+            let v = variant_is(want)(&sent);
+            judge_all(vec![(c.name.clone(), sent, v)])
+        },
+    )
 }
 
 pub fn checks() -> Vec<Check> {
     vec![
-        one("choices/missing-credential-400", "5", "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
-            "a missing X-Client-Secret is answered 400", "a valid Auth Claims request without X-Client-Secret", "BadRequest", Op::AuthClaims,
-            |_, r| Ok(r.remove_header("X-Client-Secret"))),
-        one("choices/wrong-credential-401", "5", "spec choice 6: an unknown client id or a wrong secret is 401",
-            "a wrong X-Client-Secret is answered 401", "a valid Auth Claims request with a wrong X-Client-Secret", "Unauthorized", Op::AuthClaims,
-            |_, r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        one("choices/unknown-ref-404", "2", "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
-            "an unknown ref is answered 404", "a valid Auth Claims request with an unknown ref", "NotFound", Op::AuthClaims,
-            |t, _| { let c = t.primary(Op::AuthClaims).ok_or(component_auth_bindings::Error::MissingParameter("ref"))?; t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF) }),
-        one("choices/bad-env-400", "4.1", "spec choice 8: an X-Project-Env other than dev or live is 400",
-            "an X-Project-Env other than dev or live is answered 400", "a valid Auth Claims request with X-Project-Env: staging", "BadRequest", Op::AuthClaims,
-            |_, r| r.set_header("X-Project-Env", "staging")),
-        one("choices/unknown-model-404", "4.2", "spec choice 9: no model of the component has this modelUuid: 404",
-            "Authorize for an unknown model is answered 404", "a valid Authorize request whose modelUuid names no model", "NotFound", Op::Authorize,
-            |_, mut r| { let u = r.url_mut(); let kept: Vec<(String, String)> = u.query_pairs().map(|(k, v)| { let v = if k == "modelUuid" { UNKNOWN_UUID.to_owned() } else { v.into_owned() }; (k.into_owned(), v) }).collect(); u.query_pairs_mut().clear().extend_pairs(kept); Ok(r) }),
-        one("choices/payload-too-large-413", "8", "spec choice 16: a request body over 64 KiB is refused with 413",
-            "a body over 64 KiB is answered 413", "a valid Authorize request whose JSON body is 70 KiB", "PayloadTooLarge", Op::Authorize,
-            |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes()))),
-        check("choices/success-shape", Level::Should, "4.1", "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
-            "successful answers decode as the spec's result types and carry X-Project-Uuid", "a valid request of each operation to each component that can take it",
-            "each answer decodes as `Ok` and its X-Project-Uuid header is present", success_shape),
-        check("choices/env-default-dev", Level::Should, "5", "spec choice 8: an absent X-Project-Env means `dev`",
-            "without X-Project-Env the request is made in dev", "a valid Auth Claims request without X-Project-Env",
-            "the answer decodes as `Ok` with `env`: dev", env_default),
-        check("choices/token-checked-anyway", Level::Should, "5", "spec choice 7: a token sent to a component that does not require auth is still checked",
-            "a wrong token is refused even where none is required", "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth",
-            "each answer decodes as `Unauthorized`", token_checked),
-        check("choices/issued-token", Level::Should, "5", "spec choice 5: tokens are issued by Authorize",
-            "a token issued by Authorize claims its model in Auth Claims", "a valid Authorize request, then Auth Claims with the token it issued",
-            "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model", issued_token),
-        check("choices/code-equals-status", Level::Should, "7", "spec choice 11: `code` equals the HTTP status of the answer",
-            "an error body's code equals the status", "the error probes", "every error body's `code` equals its HTTP status", code_equals_status),
-        check("choices/request-id-uuid", Level::Should, "7.1", "spec choice 12: request_id is a fresh uuid for every request",
-            "request_id is a fresh uuid", "the error probes", "every `request_id` is a uuid, and no two are equal", request_ids),
-        check("choices/validation-items", Level::Should, "7.2", "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
-            "417 bodies decode with the spec's error items", "the error probes",
-            "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}", validation_items),
-        check("http/method-not-allowed", Level::Should, "4", "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
-            "another method on the interface path is answered 405", "a valid Auth Claims request sent with PUT",
-            "a 405 answer whose body has the 7.1 shape", method_not_allowed),
+        one(
+            "choices/missing-credential-400",
+            "5",
+            "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
+            "a missing X-Client-Secret is answered 400",
+            "a valid Auth Claims request without X-Client-Secret",
+            "BadRequest",
+            Op::AuthClaims,
+            |_, r| Ok(r.remove_header("X-Client-Secret")),
+        ),
+        one(
+            "choices/wrong-credential-401",
+            "5",
+            "spec choice 6: an unknown client id or a wrong secret is 401",
+            "a wrong X-Client-Secret is answered 401",
+            "a valid Auth Claims request with a wrong X-Client-Secret",
+            "Unauthorized",
+            Op::AuthClaims,
+            |_, r| r.set_header("X-Client-Secret", WRONG_SECRET),
+        ),
+        one(
+            "choices/unknown-ref-404",
+            "2",
+            "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
+            "an unknown ref is answered 404",
+            "a valid Auth Claims request with an unknown ref",
+            "NotFound",
+            Op::AuthClaims,
+            |t, _| {
+                let c = t
+                    .primary(Op::AuthClaims)
+                    .ok_or(component_auth_bindings::Error::MissingParameter("ref"))?;
+                t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF)
+            },
+        ),
+        one(
+            "choices/bad-env-400",
+            "4.1",
+            "spec choice 8: an X-Project-Env other than dev or live is 400",
+            "an X-Project-Env other than dev or live is answered 400",
+            "a valid Auth Claims request with X-Project-Env: staging",
+            "BadRequest",
+            Op::AuthClaims,
+            |_, r| r.set_header("X-Project-Env", "staging"),
+        ),
+        one(
+            "choices/unknown-model-404",
+            "4.2",
+            "spec choice 9: no model of the component has this modelUuid: 404",
+            "Authorize for an unknown model is answered 404",
+            "a valid Authorize request whose modelUuid names no model",
+            "NotFound",
+            Op::Authorize,
+            |_, mut r| {
+                let u = r.url_mut();
+                let kept: Vec<(String, String)> = u
+                    .query_pairs()
+                    .map(|(k, v)| {
+                        let v = if k == "modelUuid" {
+                            UNKNOWN_UUID.to_owned()
+                        } else {
+                            v.into_owned()
+                        };
+                        (k.into_owned(), v)
+                    })
+                    .collect();
+                u.query_pairs_mut().clear().extend_pairs(kept);
+                Ok(r)
+            },
+        ),
+        one(
+            "choices/payload-too-large-413",
+            "8",
+            "spec choice 16: a request body over 64 KiB is refused with 413",
+            "a body over 64 KiB is answered 413",
+            "a valid Authorize request whose JSON body is 70 KiB",
+            "PayloadTooLarge",
+            Op::Authorize,
+            |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes())),
+        ),
+        check(
+            "choices/success-shape",
+            Level::Should,
+            "4.1",
+            "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
+            "successful answers decode as the spec's result types and carry X-Project-Uuid",
+            "a valid request of each operation to each component that can take it",
+            "each answer decodes as `Ok` and its X-Project-Uuid header is present",
+            success_shape,
+        ),
+        check(
+            "choices/env-default-dev",
+            Level::Should,
+            "5",
+            "spec choice 8: an absent X-Project-Env means `dev`",
+            "without X-Project-Env the request is made in dev",
+            "a valid Auth Claims request without X-Project-Env",
+            "the answer decodes as `Ok` with `env`: dev",
+            env_default,
+        ),
+        check(
+            "choices/token-checked-anyway",
+            Level::Should,
+            "5",
+            "spec choice 7: a token sent to a component that does not require auth is still checked",
+            "a wrong token is refused even where none is required",
+            "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth",
+            "each answer decodes as `Unauthorized`",
+            token_checked,
+        ),
+        check(
+            "choices/issued-token",
+            Level::Should,
+            "5",
+            "spec choice 5: tokens are issued by Authorize",
+            "a token issued by Authorize claims its model in Auth Claims",
+            "a valid Authorize request, then Auth Claims with the token it issued",
+            "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model",
+            issued_token,
+        ),
+        check(
+            "choices/code-equals-status",
+            Level::Should,
+            "7",
+            "spec choice 11: `code` equals the HTTP status of the answer",
+            "an error body's code equals the status",
+            "the error probes",
+            "every error body's `code` equals its HTTP status",
+            code_equals_status,
+        ),
+        check(
+            "choices/request-id-uuid",
+            Level::Should,
+            "7.1",
+            "spec choice 12: request_id is a fresh uuid for every request",
+            "request_id is a fresh uuid",
+            "the error probes",
+            "every `request_id` is a uuid, and no two are equal",
+            request_ids,
+        ),
+        check(
+            "choices/validation-items",
+            Level::Should,
+            "7.2",
+            "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
+            "417 bodies decode with the spec's error items",
+            "the error probes",
+            "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}",
+            validation_items,
+        ),
+        check(
+            "http/method-not-allowed",
+            Level::Should,
+            "4",
+            "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
+            "another method on the interface path is answered 405",
+            "a valid Auth Claims request sent with PUT",
+            "a 405 answer whose body has the 7.1 shape",
+            method_not_allowed,
+        ),
     ]
 }
 
@@ -93,12 +227,20 @@ async fn success_shape(t: Arc<Target>) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         for c in t.components(op) {
-            reqs.push((format!("{} {}", op.method(), c.name), t.valid(op, c), Case::Lower));
+            reqs.push((
+                format!("{} {}", op.method(), c.name),
+                t.valid(op, c),
+                Case::Lower,
+            ));
         }
     }
     send_and_judge(&t, reqs, |s| match &s.typed {
-        Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => Ok(()),
-        Some(Typed::Authorize(AuthorizeResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => Ok(()),
+        Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
+            Ok(())
+        }
+        Some(Typed::Authorize(AuthorizeResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
+            Ok(())
+        }
         Some(Typed::Claims(AuthClaimsResponse::Mismatch { reason, .. }))
         | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(reason.clone()),
         Some(t) if t.variant() == "Ok" => Err("no X-Project-Uuid".to_owned()),
@@ -111,11 +253,19 @@ async fn env_default(t: Arc<Target>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
-    let req = t.valid(Op::AuthClaims, c).map(|r| r.remove_header("X-Project-Env"));
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| match &s.typed {
-        Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.body.env == types::ProjectEnv::Dev => Ok(()),
-        Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => Err(format!("env is {}", d.body.env)),
-        _ => Err(s.summary()),
+    let req = t
+        .valid(Op::AuthClaims, c)
+        .map(|r| r.remove_header("X-Project-Env"));
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+        match &s.typed {
+            Some(Typed::Claims(AuthClaimsResponse::Ok(d)))
+                if d.body.env == types::ProjectEnv::Dev =>
+            {
+                Ok(())
+            }
+            Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => Err(format!("env is {}", d.body.env)),
+            _ => Err(s.summary()),
+        }
     })
     .await
 }
@@ -125,7 +275,14 @@ async fn token_checked(t: Arc<Target>) -> Outcome {
         .components(Op::AuthClaims)
         .into_iter()
         .filter(|c| !c.requires_auth)
-        .map(|c| (c.name.clone(), t.valid(Op::AuthClaims, c).and_then(|r| r.set_header("X-Auth-Token", WRONG_TOKEN)), Case::Lower))
+        .map(|c| {
+            (
+                c.name.clone(),
+                t.valid(Op::AuthClaims, c)
+                    .and_then(|r| r.set_header("X-Auth-Token", WRONG_TOKEN)),
+                Case::Lower,
+            )
+        })
         .collect();
     if reqs.is_empty() {
         return Outcome::skip("every component in the profile requires auth");
@@ -137,7 +294,9 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
     let Some(c) = t.primary(Op::Authorize) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
-    let first = t.send("Authorize", t.valid(Op::Authorize, c), Case::Lower).await;
+    let first = t
+        .send("Authorize", t.valid(Op::Authorize, c), Case::Lower)
+        .await;
     let token = match &first.typed {
         Some(Typed::Authorize(AuthorizeResponse::Ok(d))) => d.body.token.clone(),
         _ => {
@@ -145,8 +304,18 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
             return Outcome::fail(format!("Authorize: {why}"), vec![first.exchange]);
         }
     };
-    let want = c.authorize.as_ref().map(|a| a.model_uuid.clone()).unwrap_or_default();
-    let second = t.send("Auth Claims with the issued token", t.claims_with_token(c, Secret::new(token)), Case::Lower).await;
+    let want = c
+        .authorize
+        .as_ref()
+        .map(|a| a.model_uuid.clone())
+        .unwrap_or_default();
+    let second = t
+        .send(
+            "Auth Claims with the issued token",
+            t.claims_with_token(c, Secret::new(token)),
+            Case::Lower,
+        )
+        .await;
     let v = match &second.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => match &d.body.model {
             Some(m) if m.uuid.eq_ignore_ascii_case(&want) => Ok(()),
@@ -156,7 +325,10 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
         _ => Err(second.summary()),
     };
     let ok = Ok(());
-    judge_all(vec![("Authorize".to_owned(), first, ok), ("Auth Claims".to_owned(), second, v)])
+    judge_all(vec![
+        ("Authorize".to_owned(), first, ok),
+        ("Auth Claims".to_owned(), second, v),
+    ])
 }
 
 async fn code_equals_status(t: Arc<Target>) -> Outcome {
@@ -169,8 +341,14 @@ async fn code_equals_status(t: Arc<Target>) -> Outcome {
                 return None;
             }
             let code = raw.json().and_then(|j| j.get("code").cloned());
-            (code.as_ref().and_then(|c| c.as_u64()) != Some(u64::from(raw.status)))
-                .then(|| format!("{}: status {} but code {}", s.exchange.label, raw.status, code.map_or("absent".to_owned(), |c| c.to_string())))
+            (code.as_ref().and_then(|c| c.as_u64()) != Some(u64::from(raw.status))).then(|| {
+                format!(
+                    "{}: status {} but code {}",
+                    s.exchange.label,
+                    raw.status,
+                    code.map_or("absent".to_owned(), |c| c.to_string())
+                )
+            })
         })
         .collect();
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
@@ -212,19 +390,29 @@ async fn validation_items(t: Arc<Target>) -> Outcome {
             Some(Typed::Authorize(AuthorizeResponse::ExpectationFailed(d))) => &d.body.errors,
             Some(Typed::Claims(AuthClaimsResponse::ExpectationFailed(d))) => &d.body.errors,
             Some(other) => {
-                failures.push(format!("{}: decoded as `{}`", s.exchange.label, other.variant()));
+                failures.push(format!(
+                    "{}: decoded as `{}`",
+                    s.exchange.label,
+                    other.variant()
+                ));
                 continue;
             }
             None => continue,
         };
         if s.exchange.label.contains("modelUuid")
-            && !errors.iter().any(|e| e.field == "modelUuid" && e.rule == "required")
+            && !errors
+                .iter()
+                .any(|e| e.field == "modelUuid" && e.rule == "required")
         {
-            failures.push(format!("{}: no item {{field: modelUuid, rule: required}}", s.exchange.label));
+            failures.push(format!(
+                "{}: no item {{field: modelUuid, rule: required}}",
+                s.exchange.label
+            ));
         }
     }
     if !seen {
-        return Outcome::skip("the target answered none of the probes with 417").in_group("errors/probes");
+        return Outcome::skip("the target answered none of the probes with 417")
+            .in_group("errors/probes");
     }
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
@@ -233,10 +421,18 @@ async fn method_not_allowed(t: Arc<Target>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
-    let req = t.valid(Op::AuthClaims, c).map(|r| r.method(reqwest::Method::PUT));
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| match s.raw() {
-        Some(r) if r.status == 405 && crate::checks::shape_400(r.json().as_ref()).is_empty() => Ok(()),
-        _ => Err(s.summary()),
+    let req = t
+        .valid(Op::AuthClaims, c)
+        .map(|r| r.method(reqwest::Method::PUT));
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+        match s.raw() {
+            Some(r)
+                if r.status == 405 && crate::checks::shape_400(r.json().as_ref()).is_empty() =>
+            {
+                Ok(())
+            }
+            _ => Err(s.summary()),
+        }
     })
     .await
 }

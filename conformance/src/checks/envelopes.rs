@@ -28,20 +28,52 @@ pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
             let mut reqs = Vec::new();
             if let Some(c) = t.primary(Op::AuthClaims) {
                 let v = || t.valid(Op::AuthClaims, c);
-                reqs.push(("GET unknown ref".to_owned(), t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF), Case::Lower));
-                reqs.push(("GET wrong X-Client-Secret".to_owned(), v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)), Case::Lower));
-                reqs.push(("GET without X-Client-Id".to_owned(), v().map(|r| r.remove_header("X-Client-Id")), Case::Lower));
-                reqs.push(("GET X-Project-Env staging".to_owned(), v().and_then(|r| r.set_header("X-Project-Env", "staging")), Case::Lower));
+                reqs.push((
+                    "GET unknown ref".to_owned(),
+                    t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
+                    Case::Lower,
+                ));
+                reqs.push((
+                    "GET wrong X-Client-Secret".to_owned(),
+                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+                    Case::Lower,
+                ));
+                reqs.push((
+                    "GET without X-Client-Id".to_owned(),
+                    v().map(|r| r.remove_header("X-Client-Id")),
+                    Case::Lower,
+                ));
+                reqs.push((
+                    "GET X-Project-Env staging".to_owned(),
+                    v().and_then(|r| r.set_header("X-Project-Env", "staging")),
+                    Case::Lower,
+                ));
                 reqs.push(("GET valid".to_owned(), v(), Case::Lower));
             }
             if let Some(c) = t.primary(Op::Authorize) {
                 let v = || t.valid(Op::Authorize, c);
-                reqs.push(("POST malformed JSON".to_owned(), v().map(|r| r.raw_body(b"{\"email\": ".to_vec())), Case::Lower));
-                if let Some(r) = t.components(Op::Authorize).into_iter().find_map(|c| with_invalid_body(&t, Op::Authorize, c)) {
+                reqs.push((
+                    "POST malformed JSON".to_owned(),
+                    v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
+                    Case::Lower,
+                ));
+                if let Some(r) = t
+                    .components(Op::Authorize)
+                    .into_iter()
+                    .find_map(|c| with_invalid_body(t, Op::Authorize, c))
+                {
                     reqs.push(("POST invalid body".to_owned(), r, Case::Lower));
                 }
-                reqs.push(("POST without modelUuid".to_owned(), v().map(without_model_uuid), Case::Lower));
-                reqs.push(("POST wrong X-Client-Secret".to_owned(), v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)), Case::Lower));
+                reqs.push((
+                    "POST without modelUuid".to_owned(),
+                    v().map(without_model_uuid),
+                    Case::Lower,
+                ));
+                reqs.push((
+                    "POST wrong X-Client-Secret".to_owned(),
+                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+                    Case::Lower,
+                ));
                 reqs.push(("POST valid".to_owned(), v(), Case::Lower));
             }
             target.send_all(reqs).await
@@ -68,23 +100,32 @@ fn over_probes(
     none_reason: &'static str,
     judge: Judge,
 ) -> Check {
-    check(id, level, section, quote, title, PROBES, expects, move |t| async move {
-        let all = probes(&t).await;
-        let picked: Vec<&Sent> = all.iter().filter(|s| applies(s)).collect();
-        let outcome = if picked.is_empty() {
-            Outcome::skip(none_reason)
-        } else {
-            let failures = picked
-                .iter()
-                .filter_map(|s| judge(s).map(|why| format!("{}: {why}", s.exchange.label)))
-                .collect();
-            Outcome::from_failures(failures, exchanges(all))
-        };
-        outcome.in_group(GROUP)
-    })
+    check(
+        id,
+        level,
+        section,
+        quote,
+        title,
+        PROBES,
+        expects,
+        move |t| async move {
+            let all = probes(&t).await;
+            let picked: Vec<&Sent> = all.iter().filter(|s| applies(s)).collect();
+            let outcome = if picked.is_empty() {
+                Outcome::skip(none_reason)
+            } else {
+                let failures = picked
+                    .iter()
+                    .filter_map(|s| judge(s).map(|why| format!("{}: {why}", s.exchange.label)))
+                    .collect();
+                Outcome::from_failures(failures, exchanges(all))
+            };
+            outcome.in_group(GROUP)
+        },
+    )
 }
 
-fn json_field<'a>(s: &'a Sent, name: &str) -> Result<Option<Value>, String> {
+fn json_field(s: &Sent, name: &str) -> Result<Option<Value>, String> {
     let raw = s.raw().ok_or_else(|| s.summary())?;
     match raw.json() {
         Some(Value::Object(map)) => Ok(map.get(name).cloned()),
@@ -112,55 +153,161 @@ pub fn checks() -> Vec<Check> {
     let is_400: fn(&Sent) -> bool = |s| s.status() == Some(400);
     let is_417: fn(&Sent) -> bool = |s| s.status() == Some(417);
     vec![
-        over_probes("errors/json", "7", "Error responses are JSON.", "error answers have a JSON body",
-            "every 4xx/5xx answer has a body that parses as JSON", Level::Must, is_error, NO_ERRORS,
+        over_probes(
+            "errors/json",
+            "7",
+            "Error responses are JSON.",
+            "error answers have a JSON body",
+            "every 4xx/5xx answer has a body that parses as JSON",
+            Level::Must,
+            is_error,
+            NO_ERRORS,
             |s| match s.raw().and_then(|r| r.json()) {
                 Some(_) => None,
                 None => Some(s.summary()),
-            }),
-        over_probes("errors/content-type", "7", "Both carry the `Content-Type: application/json` header", "error answers say Content-Type: application/json",
-            "every 4xx/5xx answer has Content-Type application/json (parameters such as charset allowed)", Level::Must, is_error, NO_ERRORS,
+            },
+        ),
+        over_probes(
+            "errors/content-type",
+            "7",
+            "Both carry the `Content-Type: application/json` header",
+            "error answers say Content-Type: application/json",
+            "every 4xx/5xx answer has Content-Type application/json (parameters such as charset allowed)",
+            Level::Must,
+            is_error,
+            NO_ERRORS,
             |s| {
                 let ct = s.raw().and_then(|r| r.header("content-type")).unwrap_or("");
                 let media = ct.split(';').next().unwrap_or("").trim();
                 (!media.eq_ignore_ascii_case("application/json")).then(|| {
-                    if ct.is_empty() { "no Content-Type".to_owned() } else { format!("Content-Type is `{ct}`") }
+                    if ct.is_empty() {
+                        "no Content-Type".to_owned()
+                    } else {
+                        format!("Content-Type is `{ct}`")
+                    }
                 })
-            }),
-        over_probes("errors/x-project-uuid", "7", "Both carry ... an `X-Project-Uuid` header.", "error answers carry X-Project-Uuid",
-            "every 4xx/5xx answer has an X-Project-Uuid header", Level::Must, is_error, NO_ERRORS,
-            |s| s.raw().and_then(|r| r.header("x-project-uuid")).is_none().then(|| format!("no X-Project-Uuid: {}", s.summary()))),
-        over_probes("errors/x-project-uuid/uuid", "2", "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`", "X-Project-Uuid is a uuid",
-            "every X-Project-Uuid sent (on any answer) is a uuid", Level::Must,
-            |s| s.raw().and_then(|r| r.header("x-project-uuid")).is_some(), "no answer carried X-Project-Uuid",
+            },
+        ),
+        over_probes(
+            "errors/x-project-uuid",
+            "7",
+            "Both carry ... an `X-Project-Uuid` header.",
+            "error answers carry X-Project-Uuid",
+            "every 4xx/5xx answer has an X-Project-Uuid header",
+            Level::Must,
+            is_error,
+            NO_ERRORS,
             |s| {
-                let v = s.raw().and_then(|r| r.header("x-project-uuid")).unwrap_or("");
+                s.raw()
+                    .and_then(|r| r.header("x-project-uuid"))
+                    .is_none()
+                    .then(|| format!("no X-Project-Uuid: {}", s.summary()))
+            },
+        ),
+        over_probes(
+            "errors/x-project-uuid/uuid",
+            "2",
+            "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+            "X-Project-Uuid is a uuid",
+            "every X-Project-Uuid sent (on any answer) is a uuid",
+            Level::Must,
+            |s| s.raw().and_then(|r| r.header("x-project-uuid")).is_some(),
+            "no answer carried X-Project-Uuid",
+            |s| {
+                let v = s
+                    .raw()
+                    .and_then(|r| r.header("x-project-uuid"))
+                    .unwrap_or("");
                 (!is_uuid(v)).then(|| format!("X-Project-Uuid `{v}` is not a uuid"))
-            }),
-        check("errors/x-project-uuid/same", Level::Must, "2", "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
-            "X-Project-Uuid is the same on every answer of one target", PROBES,
-            "every X-Project-Uuid sent (on any answer) has the same value", same_project_uuid),
-        over_probes("errors/400/code", "7.1", "code | integer | Error code.", "a 400 body's `code` is an integer",
-            "every 400 answer's body has `code`, an integer", Level::Must, is_400, NO_400,
-            |s| field(s, "code", "an integer", is_int)),
-        over_probes("errors/400/message", "7.1", "message | string | Error message.", "a 400 body's `message` is a string",
-            "every 400 answer's body has `message`, a string", Level::Must, is_400, NO_400,
-            |s| field(s, "message", "a string", Value::is_string)),
-        over_probes("errors/400/request-id", "7.1", "request_id | string | Identifier of the request.", "a 400 body's `request_id` is a string",
-            "every 400 answer's body has `request_id`, a string", Level::Must, is_400, NO_400,
-            |s| field(s, "request_id", "a string", Value::is_string)),
-        over_probes("errors/400/status", "7.1", "status | boolean | `false` on an error.", "a 400 body's `status` is false",
-            "every 400 answer's body has `status`: false", Level::Must, is_400, NO_400,
-            |s| field(s, "status", "false", |v| v == &Value::Bool(false))),
-        over_probes("errors/417/code", "7.2", "code | integer | Error code.", "a 417 body's `code` is an integer",
-            "every 417 answer's body has `code`, an integer", Level::Must, is_417, NO_417,
-            |s| field(s, "code", "an integer", is_int)),
-        over_probes("errors/417/errors", "7.2", "errors | array | List of validation errors.", "a 417 body's `errors` is an array",
-            "every 417 answer's body has `errors`, an array", Level::Must, is_417, NO_417,
-            |s| field(s, "errors", "an array", Value::is_array)),
-        over_probes("errors/417/status", "7.2", "status | boolean | `false` on an error.", "a 417 body's `status` is false",
-            "every 417 answer's body has `status`: false", Level::Must, is_417, NO_417,
-            |s| field(s, "status", "false", |v| v == &Value::Bool(false))),
+            },
+        ),
+        check(
+            "errors/x-project-uuid/same",
+            Level::Must,
+            "2",
+            "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+            "X-Project-Uuid is the same on every answer of one target",
+            PROBES,
+            "every X-Project-Uuid sent (on any answer) has the same value",
+            same_project_uuid,
+        ),
+        over_probes(
+            "errors/400/code",
+            "7.1",
+            "code | integer | Error code.",
+            "a 400 body's `code` is an integer",
+            "every 400 answer's body has `code`, an integer",
+            Level::Must,
+            is_400,
+            NO_400,
+            |s| field(s, "code", "an integer", is_int),
+        ),
+        over_probes(
+            "errors/400/message",
+            "7.1",
+            "message | string | Error message.",
+            "a 400 body's `message` is a string",
+            "every 400 answer's body has `message`, a string",
+            Level::Must,
+            is_400,
+            NO_400,
+            |s| field(s, "message", "a string", Value::is_string),
+        ),
+        over_probes(
+            "errors/400/request-id",
+            "7.1",
+            "request_id | string | Identifier of the request.",
+            "a 400 body's `request_id` is a string",
+            "every 400 answer's body has `request_id`, a string",
+            Level::Must,
+            is_400,
+            NO_400,
+            |s| field(s, "request_id", "a string", Value::is_string),
+        ),
+        over_probes(
+            "errors/400/status",
+            "7.1",
+            "status | boolean | `false` on an error.",
+            "a 400 body's `status` is false",
+            "every 400 answer's body has `status`: false",
+            Level::Must,
+            is_400,
+            NO_400,
+            |s| field(s, "status", "false", |v| v == &Value::Bool(false)),
+        ),
+        over_probes(
+            "errors/417/code",
+            "7.2",
+            "code | integer | Error code.",
+            "a 417 body's `code` is an integer",
+            "every 417 answer's body has `code`, an integer",
+            Level::Must,
+            is_417,
+            NO_417,
+            |s| field(s, "code", "an integer", is_int),
+        ),
+        over_probes(
+            "errors/417/errors",
+            "7.2",
+            "errors | array | List of validation errors.",
+            "a 417 body's `errors` is an array",
+            "every 417 answer's body has `errors`, an array",
+            Level::Must,
+            is_417,
+            NO_417,
+            |s| field(s, "errors", "an array", Value::is_array),
+        ),
+        over_probes(
+            "errors/417/status",
+            "7.2",
+            "status | boolean | `false` on an error.",
+            "a 417 body's `status` is false",
+            "every 417 answer's body has `status`: false",
+            Level::Must,
+            is_417,
+            NO_417,
+            |s| field(s, "status", "false", |v| v == &Value::Bool(false)),
+        ),
     ]
 }
 
@@ -168,11 +315,17 @@ async fn same_project_uuid(t: Arc<Target>) -> Outcome {
     let all = probes(&t).await;
     let values: Vec<(&str, &str)> = all
         .iter()
-        .filter_map(|s| s.raw().and_then(|r| r.header("x-project-uuid")).map(|v| (s.exchange.label.as_str(), v)))
+        .filter_map(|s| {
+            s.raw()
+                .and_then(|r| r.header("x-project-uuid"))
+                .map(|v| (s.exchange.label.as_str(), v))
+        })
         .collect();
     let outcome = match values.first() {
         None => Outcome::skip("no answer carried X-Project-Uuid"),
-        Some(_) if values.len() < 2 => Outcome::skip("fewer than two answers carried X-Project-Uuid"),
+        Some(_) if values.len() < 2 => {
+            Outcome::skip("fewer than two answers carried X-Project-Uuid")
+        }
         Some((_, first)) => {
             let differing: Vec<String> = values
                 .iter()
@@ -183,7 +336,11 @@ async fn same_project_uuid(t: Arc<Target>) -> Outcome {
                 Outcome::pass(exchanges(all))
             } else {
                 Outcome::fail(
-                    format!("{} answers say `{first}`, these differ:\n{}", values.len() - differing.len(), differing.join("\n")),
+                    format!(
+                        "{} answers say `{first}`, these differ:\n{}",
+                        values.len() - differing.len(),
+                        differing.join("\n")
+                    ),
                     exchanges(all),
                 )
             }

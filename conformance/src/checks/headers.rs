@@ -6,7 +6,9 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, check};
-use crate::checks::{ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused};
+use crate::checks::{
+    ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused,
+};
 use crate::target::{Case, Op, Target};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
@@ -50,7 +52,10 @@ pub fn checks() -> Vec<Check> {
             ACCEPTED,
             move |t| valid(t, op),
         ));
-        for (header, quote) in [("X-Client-Id", CLIENT_ID), ("X-Client-Secret", CLIENT_SECRET)] {
+        for (header, quote) in [
+            ("X-Client-Id", CLIENT_ID),
+            ("X-Client-Secret", CLIENT_SECRET),
+        ] {
             for variant in [Variant::Missing, Variant::Empty, Variant::Wrong] {
                 let how = match variant {
                     Variant::Missing => format!("without {header}"),
@@ -58,7 +63,12 @@ pub fn checks() -> Vec<Check> {
                     Variant::Wrong => format!("with a wrong {header}"),
                 };
                 out.push(check(
-                    format!("headers/{}/{}/{}", op.id(), header.to_ascii_lowercase(), variant.id()),
+                    format!(
+                        "headers/{}/{}/{}",
+                        op.id(),
+                        header.to_ascii_lowercase(),
+                        variant.id()
+                    ),
                     Level::Must,
                     "5",
                     quote,
@@ -79,7 +89,11 @@ pub fn checks() -> Vec<Check> {
             format!("header names in {name} are accepted"),
             format!(
                 "a valid request of each operation with header names in {}",
-                if case == Case::Lower { "lower case (x-client-id)" } else { "Title-Case (X-Client-Id)" }
+                if case == Case::Lower {
+                    "lower case (x-client-id)"
+                } else {
+                    "Title-Case (X-Client-Id)"
+                }
             ),
             ACCEPTED,
             move |t| letter_case(t, case),
@@ -106,10 +120,16 @@ async fn bad_header(t: Arc<Target>, op: Op, header: &'static str, variant: Varia
         Variant::Empty => r.set_header(header, ""),
         Variant::Wrong => r.set_header(
             header,
-            if header == "X-Client-Id" { WRONG_CLIENT_ID } else { WRONG_SECRET },
+            if header == "X-Client-Id" {
+                WRONG_CLIENT_ID
+            } else {
+                WRONG_SECRET
+            },
         ),
     });
-    let sent = t.send(format!("{header} {}", variant.id()), req, Case::Lower).await;
+    let sent = t
+        .send(format!("{header} {}", variant.id()), req, Case::Lower)
+        .await;
     let v = refused(&sent);
     judge_all(vec![(c.name.clone(), sent, v)])
 }

@@ -88,10 +88,26 @@ pub(crate) fn shape_400(json: Option<&Value>) -> Vec<String> {
         return vec!["the body is not a JSON object".to_owned()];
     };
     let mut p = Vec::new();
-    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| v.is_i64() || v.is_u64());
-    field_problem(&mut p, obj.get("message"), "message", "a string", Value::is_string);
-    field_problem(&mut p, obj.get("request_id"), "request_id", "a string", Value::is_string);
-    field_problem(&mut p, obj.get("status"), "status", "false", |v| v == &Value::Bool(false));
+    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| {
+        v.is_i64() || v.is_u64()
+    });
+    field_problem(
+        &mut p,
+        obj.get("message"),
+        "message",
+        "a string",
+        Value::is_string,
+    );
+    field_problem(
+        &mut p,
+        obj.get("request_id"),
+        "request_id",
+        "a string",
+        Value::is_string,
+    );
+    field_problem(&mut p, obj.get("status"), "status", "false", |v| {
+        v == &Value::Bool(false)
+    });
     p
 }
 
@@ -100,13 +116,29 @@ pub(crate) fn shape_417(json: Option<&Value>) -> Vec<String> {
         return vec!["the body is not a JSON object".to_owned()];
     };
     let mut p = Vec::new();
-    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| v.is_i64() || v.is_u64());
-    field_problem(&mut p, obj.get("errors"), "errors", "an array", Value::is_array);
-    field_problem(&mut p, obj.get("status"), "status", "false", |v| v == &Value::Bool(false));
+    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| {
+        v.is_i64() || v.is_u64()
+    });
+    field_problem(
+        &mut p,
+        obj.get("errors"),
+        "errors",
+        "an array",
+        Value::is_array,
+    );
+    field_problem(&mut p, obj.get("status"), "status", "false", |v| {
+        v == &Value::Bool(false)
+    });
     p
 }
 
-fn field_problem(out: &mut Vec<String>, value: Option<&Value>, name: &str, want: &str, ok: impl Fn(&Value) -> bool) {
+fn field_problem(
+    out: &mut Vec<String>,
+    value: Option<&Value>,
+    name: &str,
+    want: &str,
+    ok: impl Fn(&Value) -> bool,
+) {
     match value {
         None => out.push(format!("`{name}` is missing")),
         Some(v) if !ok(v) => out.push(format!("`{name}` is {v}, not {want}")),
@@ -144,7 +176,11 @@ pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
 /// Sends every request concurrently and judges each answer with `judge`.
 pub(crate) async fn send_and_judge(
     t: &std::sync::Arc<crate::target::Target>,
-    reqs: Vec<(String, Result<crate::target::Req, component_auth_bindings::Error>, crate::target::Case)>,
+    reqs: Vec<(
+        String,
+        Result<crate::target::Req, component_auth_bindings::Error>,
+        crate::target::Case,
+    )>,
     judge: fn(&Sent) -> Result<(), String>,
 ) -> Outcome {
     let labels: Vec<String> = reqs.iter().map(|r| r.0.clone()).collect();

@@ -37,7 +37,11 @@ async fn served(t: Arc<Target>) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         if let Some(c) = t.primary(op) {
-            reqs.push((format!("{} {}", op.method(), c.name), t.valid(op, c), Case::Lower));
+            reqs.push((
+                format!("{} {}", op.method(), c.name),
+                t.valid(op, c),
+                Case::Lower,
+            ));
         }
     }
     send_and_judge(&t, reqs, accepted).await
@@ -60,9 +64,13 @@ async fn unversioned(t: Arc<Target>) -> Outcome {
         return Outcome::skip("the profile has no component");
     };
     let req = t.valid(Op::AuthClaims, c).map(strip_prefix);
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| match s.status() {
-        Some(st) if (200..300).contains(&st) => Err(format!("served without /v2/api: {}", s.summary())),
-        _ => Ok(()),
+    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+        match s.status() {
+            Some(st) if (200..300).contains(&st) => {
+                Err(format!("served without /v2/api: {}", s.summary()))
+            }
+            _ => Ok(()),
+        }
     })
     .await
 }

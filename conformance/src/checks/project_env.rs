@@ -26,7 +26,10 @@ pub fn checks() -> Vec<Check> {
                 Some(v) => format!("a valid {} request with X-Project-Env: {v}", op.title()),
             };
             let title = match (id, value) {
-                ("other", _) => format!("{}: an X-Project-Env other than dev or live is refused", op.title()),
+                ("other", _) => format!(
+                    "{}: an X-Project-Env other than dev or live is refused",
+                    op.title()
+                ),
                 (_, None) => format!("{}: X-Project-Env may be left out", op.title()),
                 (_, Some(v)) => format!("{}: X-Project-Env `{v}` is accepted", op.title()),
             };
@@ -53,6 +56,10 @@ async fn run(t: Arc<Target>, op: Op, value: Option<&'static str>) -> Outcome {
         None => Ok(r.remove_header("X-Project-Env")),
         Some(v) => r.set_header("X-Project-Env", v),
     });
-    let judge = if value == Some(OTHER) { refused } else { accepted };
+    let judge = if value == Some(OTHER) {
+        refused
+    } else {
+        accepted
+    };
     send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], judge).await
 }

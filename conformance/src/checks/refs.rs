@@ -5,11 +5,14 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, check};
-use crate::checks::{ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge};
+use crate::checks::{
+    ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge,
+};
 use crate::profile::Component;
 use crate::target::{Case, Op, Target};
 
-const QUOTE: &str = "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
+const QUOTE: &str =
+    "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
 
 #[derive(Clone, Copy)]
 enum By {
@@ -45,7 +48,10 @@ pub fn checks() -> Vec<Check> {
             "2",
             QUOTE,
             format!("a component is found by its {}", by.id()),
-            format!("a valid Auth Claims request to each component, with its {} as ref", by.id()),
+            format!(
+                "a valid Auth Claims request to each component, with its {} as ref",
+                by.id()
+            ),
             ACCEPTED,
             move |t| resolve(t, by),
         ));
@@ -90,7 +96,11 @@ async fn resolve(t: Arc<Target>, by: By) -> Outcome {
         .iter()
         .map(|c| {
             let r = by.of(c);
-            (format!("{} by {} `{r}`", c.name, by.id()), t.valid_with_ref(Op::AuthClaims, c, &r), Case::Lower)
+            (
+                format!("{} by {} `{r}`", c.name, by.id()),
+                t.valid_with_ref(Op::AuthClaims, c, &r),
+                Case::Lower,
+            )
         })
         .collect();
     send_and_judge(&t, reqs, accepted).await
@@ -101,15 +111,30 @@ async fn same(t: Arc<Target>) -> Outcome {
     for c in &t.profile.components {
         for by in [By::Name, By::Tag, By::Uuid] {
             let r = by.of(c);
-            reqs.push((format!("{} by {}", c.name, by.id()), t.valid_with_ref(Op::AuthClaims, c, &r), Case::Lower));
+            reqs.push((
+                format!("{} by {}", c.name, by.id()),
+                t.valid_with_ref(Op::AuthClaims, c, &r),
+                Case::Lower,
+            ));
         }
     }
     let sent = t.send_all(reqs).await;
     let mut failures = Vec::new();
     for (c, three) in t.profile.components.iter().zip(sent.chunks(3)) {
-        let answers: Vec<_> = three.iter().map(|s| (&s.exchange.response, &s.exchange.error)).collect();
+        let answers: Vec<_> = three
+            .iter()
+            .map(|s| (&s.exchange.response, &s.exchange.error))
+            .collect();
         if answers.iter().any(|(r, _)| r.is_none()) {
-            failures.push(format!("{}: not every request was answered: {}", c.name, three.iter().map(|s| s.summary()).collect::<Vec<_>>().join(" / ")));
+            failures.push(format!(
+                "{}: not every request was answered: {}",
+                c.name,
+                three
+                    .iter()
+                    .map(|s| s.summary())
+                    .collect::<Vec<_>>()
+                    .join(" / ")
+            ));
         } else if answers.iter().any(|a| a != &answers[0]) {
             failures.push(format!(
                 "{}: the answers differ:\n  by name: {}\n  by tag:  {}\n  by uuid: {}",
@@ -129,23 +154,41 @@ async fn unknown(t: Arc<Target>) -> Outcome {
     };
     let reqs = [UNKNOWN_REF, UNKNOWN_UUID]
         .into_iter()
-        .map(|r| (format!("ref `{r}`"), t.valid_with_ref(Op::AuthClaims, c, r), Case::Lower))
+        .map(|r| {
+            (
+                format!("ref `{r}`"),
+                t.valid_with_ref(Op::AuthClaims, c, r),
+                Case::Lower,
+            )
+        })
         .collect();
     send_and_judge(&t, reqs, refused).await
 }
 
 fn needs_encoding(s: &str) -> bool {
-    !s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
+    !s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
 }
 
 async fn percent(t: Arc<Target>) -> Outcome {
-    let comps: Vec<_> = t.profile.components.iter().filter(|c| needs_encoding(&c.name)).collect();
+    let comps: Vec<_> = t
+        .profile
+        .components
+        .iter()
+        .filter(|c| needs_encoding(&c.name))
+        .collect();
     if comps.is_empty() {
         return Outcome::skip("no component name in the profile needs percent-encoding");
     }
     let reqs = comps
         .iter()
-        .map(|c| (format!("name `{}`", c.name), t.valid(Op::AuthClaims, c), Case::Lower))
+        .map(|c| {
+            (
+                format!("name `{}`", c.name),
+                t.valid(Op::AuthClaims, c),
+                Case::Lower,
+            )
+        })
         .collect();
     send_and_judge(&t, reqs, accepted).await
 }

@@ -38,12 +38,18 @@ async fn json(t: Arc<Target>) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         for c in t.components(op) {
-            reqs.push((format!("{} {}", op.method(), c.name), t.valid(op, c), Case::Lower));
+            reqs.push((
+                format!("{} {}", op.method(), c.name),
+                t.valid(op, c),
+                Case::Lower,
+            ));
         }
     }
-    send_and_judge(&t, reqs, |s| match (s.status(), s.raw().and_then(|r| r.json())) {
-        (Some(st), Some(_)) if (200..300).contains(&st) => Ok(()),
-        _ => Err(s.summary()),
+    send_and_judge(&t, reqs, |s| {
+        match (s.status(), s.raw().and_then(|r| r.json())) {
+            (Some(st), Some(_)) if (200..300).contains(&st) => Ok(()),
+            _ => Err(s.summary()),
+        }
     })
     .await
 }
@@ -65,7 +71,9 @@ async fn model(t: Arc<Target>) -> Outcome {
         .filter(|c| c.auth_token.is_some() && c.authorize.is_some())
         .collect();
     if comps.is_empty() {
-        return Outcome::skip("no component in the profile has both an auth_token and an `authorize` section");
+        return Outcome::skip(
+            "no component in the profile has both an auth_token and an `authorize` section",
+        );
     }
     let reqs = comps
         .iter()
@@ -75,12 +83,20 @@ async fn model(t: Arc<Target>) -> Outcome {
     let sent = send_and_judge(&t, reqs, |_| Ok(())).await;
     let mut failures = Vec::new();
     for (c, ex) in comps.iter().zip(&sent.exchanges) {
-        let want = c.authorize.as_ref().map(|a| a.model_uuid.as_str()).unwrap_or_default();
+        let want = c
+            .authorize
+            .as_ref()
+            .map(|a| a.model_uuid.as_str())
+            .unwrap_or_default();
         let ok = ex.response.as_ref().is_some_and(|r| {
             (200..300).contains(&r.status) && r.body.as_ref().is_some_and(|b| holds_string(b, want))
         });
         if !ok {
-            failures.push(format!("{}: the model `{want}` is not in the answer: {}", c.name, ex.summary()));
+            failures.push(format!(
+                "{}: the model `{want}` is not in the answer: {}",
+                c.name,
+                ex.summary()
+            ));
         }
     }
     Outcome::from_failures(failures, sent.exchanges)

@@ -14,11 +14,17 @@ pub struct Style {
 impl Style {
     /// Colour unless `NO_COLOR` is set (to anything), per no-color.org.
     pub fn from_env() -> Self {
-        Self { color: std::env::var_os("NO_COLOR").is_none() }
+        Self {
+            color: std::env::var_os("NO_COLOR").is_none(),
+        }
     }
 
     fn paint(self, code: &str, text: &str) -> String {
-        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_owned() }
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
     }
 }
 
@@ -31,8 +37,14 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     for section in order {
-        let in_section: Vec<&CheckResult> = report.results.iter().filter(|r| r.section == section).collect();
-        let Some(first) = in_section.first() else { continue };
+        let in_section: Vec<&CheckResult> = report
+            .results
+            .iter()
+            .filter(|r| r.section == section)
+            .collect();
+        let Some(first) = in_section.first() else {
+            continue;
+        };
         let heading = if section == "snapshots" {
             "Snapshots".to_owned()
         } else {
@@ -54,14 +66,27 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Warned => style.paint("33", "WARN"),
                 Status::Skipped => style.paint("2", "SKIP"),
             };
-            out.push_str(&format!("  {tag}  {:<6} {}  {}\n", r.level.as_str(), r.id, style.paint("2", &r.title)));
+            out.push_str(&format!(
+                "  {tag}  {:<6} {}  {}\n",
+                r.level.as_str(),
+                r.id,
+                style.paint("2", &r.title)
+            ));
             match r.status {
                 Status::Failed | Status::Warned => {
                     if r.section != "snapshots" {
-                        field(&mut out, "Requirement", &format!("§{} {} \"{}\"", r.section, r.level.as_str(), r.requirement));
+                        field(
+                            &mut out,
+                            "Requirement",
+                            &format!("§{} {} \"{}\"", r.section, r.level.as_str(), r.requirement),
+                        );
                         field(&mut out, "Sends", &r.sends);
                     }
-                    field(&mut out, "Expected", r.expected.as_deref().unwrap_or(&r.expects));
+                    field(
+                        &mut out,
+                        "Expected",
+                        r.expected.as_deref().unwrap_or(&r.expects),
+                    );
                     field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
                 }
                 Status::Skipped | Status::Passed => {
@@ -72,7 +97,10 @@ pub fn render(report: &Report, style: Style) -> String {
             }
         }
         if quiet_passes > 0 {
-            out.push_str(&format!("  {}  {quiet_passes} snapshots match\n", style.paint("32", "PASS")));
+            out.push_str(&format!(
+                "  {}  {quiet_passes} snapshots match\n",
+                style.paint("32", "PASS")
+            ));
         }
     }
     out.push('\n');
@@ -90,7 +118,10 @@ pub fn render(report: &Report, style: Style) -> String {
 fn field(out: &mut String, name: &str, value: &str) {
     let pad = " ".repeat(22);
     let mut lines = value.lines();
-    out.push_str(&format!("          {name:<11} {}\n", lines.next().unwrap_or("")));
+    out.push_str(&format!(
+        "          {name:<11} {}\n",
+        lines.next().unwrap_or("")
+    ));
     for l in lines {
         out.push_str(&pad);
         out.push_str(l);

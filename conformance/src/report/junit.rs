@@ -16,8 +16,14 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         }
     }
     for section in order {
-        let results: Vec<_> = report.results.iter().filter(|r| r.section == section).collect();
-        let Some(first) = results.first() else { continue };
+        let results: Vec<_> = report
+            .results
+            .iter()
+            .filter(|r| r.section == section)
+            .collect();
+        let Some(first) = results.first() else {
+            continue;
+        };
         let mut suite = TestSuite::new(if section == "snapshots" {
             "snapshots".to_owned()
         } else {
@@ -54,7 +60,9 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             let mut case = TestCase::new(r.id.as_str(), status);
             case.set_classname(format!("conformance.{}", section));
             if r.status == Status::Warned {
-                case.set_system_out(format!("SHOULD check failed (not gating without --strict)\n{details}"));
+                case.set_system_out(format!(
+                    "SHOULD check failed (not gating without --strict)\n{details}"
+                ));
             }
             suite.add_test_case(case);
         }

@@ -49,8 +49,17 @@ impl CheckResult {
             Verdict::Pass => (Status::Passed, None, None, None),
             Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
             Verdict::Fail { expected, actual } => {
-                let status = if c.level == Level::Should && !strict { Status::Warned } else { Status::Failed };
-                (status, Some(expected.clone().unwrap_or_else(|| c.expects.clone())), Some(actual.clone()), None)
+                let status = if c.level == Level::Should && !strict {
+                    Status::Warned
+                } else {
+                    Status::Failed
+                };
+                (
+                    status,
+                    Some(expected.clone().unwrap_or_else(|| c.expects.clone())),
+                    Some(actual.clone()),
+                    None,
+                )
             }
         };
         Self {
@@ -72,8 +81,16 @@ impl CheckResult {
     pub fn from_snapshot(s: &SnapshotResult) -> Self {
         let (status, actual, note) = match &s.outcome {
             SnapshotOutcome::Matched => (Status::Passed, None, None),
-            SnapshotOutcome::Recorded { updated: false } => (Status::Passed, None, Some(format!("recorded {}", s.file.display()))),
-            SnapshotOutcome::Recorded { updated: true } => (Status::Passed, None, Some(format!("updated {}", s.file.display()))),
+            SnapshotOutcome::Recorded { updated: false } => (
+                Status::Passed,
+                None,
+                Some(format!("recorded {}", s.file.display())),
+            ),
+            SnapshotOutcome::Recorded { updated: true } => (
+                Status::Passed,
+                None,
+                Some(format!("updated {}", s.file.display())),
+            ),
             SnapshotOutcome::Failed(why) => (Status::Failed, Some(why.clone()), None),
         };
         let expects = "the exchanges equal the stored snapshot, after normalisation".to_owned();
