@@ -2,7 +2,7 @@
 //! models and tokens already issued, read from a YAML file.
 //!
 //! A fixture is checked twice before the server starts: serde checks the
-//! shape (with the line serde_yaml reports), then [`Fixture::check`] checks
+//! shape (with the line serde_yaml reports), then `Fixture::check` checks
 //! what serde cannot see (duplicates, cross-references, models that break
 //! their own settings). Either way the error names the file, the line and
 //! the key, so a broken fixture is fixed at once instead of surfacing as a

@@ -321,8 +321,8 @@ fn parse_body(app: &App, body: &[u8]) -> Result<Option<Map<String, Value>>, Fail
     }
 }
 
-/// The first value of a query parameter, percent-decoded; `Some(None)`-like
-/// absence is `None`. A value that is not UTF-8 is kept lossily: it then
+/// The first value of a query parameter, percent-decoded; `None` when the
+/// parameter is absent. A value that is not UTF-8 is kept lossily: it then
 /// fails the uuid format check, as it should.
 fn query_param(query: Option<&str>, name: &str) -> Option<String> {
     let decode = |s: &str| {
