@@ -217,13 +217,18 @@ impl Target {
             x_project_env: profile.project_env,
         };
         let url = server_url(&profile.base_url);
+        // One connection per request (no idle pool): each exchange stands
+        // alone, and a server that closes a kept-alive connection after an
+        // early refusal cannot make the next, unrelated request fail.
         let lower = reqwest::Client::builder()
             .connect_timeout(limits.timeout)
+            .pool_max_idle_per_host(0)
             .no_proxy()
             .build()
             .map_err(Error::Transport)?;
         let title = reqwest::Client::builder()
             .connect_timeout(limits.timeout)
+            .pool_max_idle_per_host(0)
             .no_proxy()
             .http1_title_case_headers()
             .build()

@@ -172,3 +172,81 @@ impl Report {
         self.results.iter().filter(|r| r.status == Status::Failed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::catalogue;
+
+    #[test]
+    fn should_failures_gate_only_when_strict() {
+        let all = catalogue();
+        let should = all
+            .iter()
+            .find(|c| c.level == Level::Should)
+            .expect("a SHOULD check");
+        let must = all
+            .iter()
+            .find(|c| c.level == Level::Must)
+            .expect("a MUST check");
+        let fail = Verdict::Fail {
+            expected: None,
+            actual: "HTTP 200".into(),
+        };
+        assert_eq!(
+            CheckResult::from_check(should, &fail, false).status,
+            Status::Warned
+        );
+        assert_eq!(
+            CheckResult::from_check(should, &fail, true).status,
+            Status::Failed
+        );
+        assert_eq!(
+            CheckResult::from_check(must, &fail, false).status,
+            Status::Failed
+        );
+        let r = Report::new(
+            "t".into(),
+            false,
+            vec![
+                CheckResult::from_check(should, &fail, false),
+                CheckResult::from_check(must, &Verdict::Pass, false),
+            ],
+            Duration::ZERO,
+        );
+        assert_eq!(r.exit_code(), 0);
+        assert_eq!(r.last_line(), "1 passed, 0 failed, 0 skipped");
+        let text = human::render(&r, human::Style { color: false });
+        assert_eq!(text.lines().last(), Some("1 passed, 0 failed, 0 skipped"));
+        assert!(text.contains("Expected") && text.contains("Actual      HTTP 200"));
+    }
+
+    #[test]
+    fn catalogue_ids_are_unique_and_anchored() {
+        let all = catalogue();
+        let mut ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), all.len(), "duplicate check ids");
+        for c in &all {
+            assert!(
+                crate::catalogue::SECTIONS
+                    .iter()
+                    .any(|(s, _)| *s == c.section),
+                "{}: unknown section",
+                c.id
+            );
+            assert!(
+                !c.quote.is_empty() && !c.sends.is_empty() && !c.expects.is_empty(),
+                "{}",
+                c.id
+            );
+            assert!(
+                c.id.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-/".contains(ch)),
+                "{}",
+                c.id
+            );
+        }
+    }
+}
