@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Runs the three benchmarks (generator, server, conformance) one after another
+# and collects their tables into benches/results/summary.md.
+#
+# A benchmark that fails is named in the summary and makes this script exit 1;
+# the others still run.
+#
+# Usage: benches/run-all.sh [--wait-quiet]
+#   --wait-quiet   first wait (checking every 60 s, at most WAIT_MAX seconds,
+#                  default 1800) until the 1-minute load average is below
+#                  QUIET_LOAD (default 0.5): medians taken while other work
+#                  loads the CPU say little.
+# shellcheck source=benches/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+wait_quiet=false
+for arg in "$@"; do
+    case "$arg" in
+        --wait-quiet) wait_quiet=true ;;
+        -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+        *) die "unknown argument: $arg (see --help)" ;;
+    esac
+done
+
+if "$wait_quiet"; then
+    QUIET_LOAD="${QUIET_LOAD:-0.5}"
+    WAIT_MAX="${WAIT_MAX:-1800}"
+    waited=0
+    while :; do
+        load="$(cut -d' ' -f1 /proc/loadavg)"
+        python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$load" "$QUIET_LOAD" && break
+        [ "$waited" -lt "$WAIT_MAX" ] || die "load average still $load after ${WAIT_MAX}s"
+        log "load average $load (want < $QUIET_LOAD); waiting 60 s"
+        sleep 60
+        waited=$((waited + 60))
+    done
+fi
+
+failed=()
+for bench in generator server conformance; do
+    log "benches/$bench.sh"
+    rm -f "$RESULTS/$bench.md"
+    bash "$ROOT/benches/$bench.sh" || failed+=("$bench")
+done
+
+{
+    echo "# Benchmark results"
+    echo
+    echo "Machine: $(machine). Commit: $(git describe --always --dirty 2>/dev/null || echo unknown)."
+    echo "Produced by \`benches/run-all.sh\`; each table also stands alone in \`benches/results/\`."
+    for bench in generator server conformance; do
+        echo
+        if [ -f "$RESULTS/$bench.md" ]; then
+            cat "$RESULTS/$bench.md"
+        else
+            echo "### $bench: failed, no results (run \`benches/$bench.sh\` to see why)"
+        fi
+    done
+} >"$RESULTS/summary.md"
+cat "$RESULTS/summary.md"
+
+if [ "${#failed[@]}" -gt 0 ]; then
+    die "failed: ${failed[*]}"
+fi

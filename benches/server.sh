@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Server speed: wrk on loopback against the release build of reference-server,
+# then against Prism's mock server (@stoplight/prism-cli) on spec/openapi.yaml.
+#
+# Load: wrk -t2 -c32 -d10s --latency, a GET of the component `catalog` (it does
+# not require auth) with valid client headers. Prism's mock serves the paths
+# without the servers' /v2/api prefix, so it gets /component/catalog/auth.
+# Measured per server: requests/s, p99 latency (wrk), and peak RSS of the server
+# process (VmHWM from /proc/PID/status, read after the run, before it is ended).
+#
+# Each server runs twice, each time a fresh process: with its default logging (ours
+# writes an access line per request to stderr, Prism an info line per request to
+# stdout; both go to a file under target/bench-work/server/), and with logging off
+# (ours --quiet, Prism -v silent). Ratios compare like with like.
+#
+# Each measured run follows a WARMUP (default 2 s) of the same load on the same
+# process; peak RSS covers both. Only 127.0.0.1 is loaded; every wrk run is
+# bounded in time (and by an outer timeout).
+#
+# Target: ours >= 20x Prism's throughput, ours p99 < 5 ms.
+#
+# Usage: benches/server.sh      (from anywhere; writes benches/results/server.md)
+# shellcheck source=benches/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+DURATION="${DURATION:-10s}"
+WARMUP="${WARMUP:-2s}"
+THREADS=2
+CONNECTIONS=32
+OUT="$RESULTS/server.md"
+W="$WORK/server"
+rm -rf "$W"
+mkdir -p "$W"
+HEADERS=(-H "X-Client-Id: conformance-client" -H "X-Client-Secret: demo-secret-7Qx9")
+
+# --- tools -------------------------------------------------------------------
+need_apt wrk wrk
+need_apt curl curl
+need_apt npm npm
+PRISM="$TOOLS/node/node_modules/.bin/prism"
+if [ ! -x "$PRISM" ]; then
+    log "installing @stoplight/prism-cli@$PRISM_VERSION (npm) into $TOOLS/node"
+    mkdir -p "$TOOLS/node"
+    npm install --no-audit --no-fund --prefix "$TOOLS/node" "@stoplight/prism-cli@$PRISM_VERSION"
+fi
+prism_version="$("$PRISM" --version)"
+
+log "building reference-server (release)"
+cargo build --release -p reference-server
+SERVER="$CARGO_TARGET_DIR/release/reference-server"
+
+# --- one measurement ------------------------------------------------------------
+# measure LABEL URL: check that URL answers 200 with the headers, run wrk on it,
+# read the server's peak RSS; appends "LABEL<TAB>req/s<TAB>p99 ms<TAB>RSS MiB<TAB>non-2xx"
+# to $W/rows.tsv. SERVER_PID is the server process.
+measure() {
+    local label="$1" url="$2" status
+    status="$(curl -s -o "$W/$label.body" -w '%{http_code}' --max-time 5 "${HEADERS[@]}" "$url")"
+    [ "$status" = 200 ] || { cat "$W/$label.body" >&2; die "$label: GET $url answered $status, not 200"; }
+    # Warm-up, not measured: the same load for WARMUP (Prism's JIT, our
+    # allocator and the kernel's sockets start from the same footing).
+    log "$label: warm-up, wrk -d$WARMUP"
+    timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${HEADERS[@]}" "$url" >"$W/$label.warmup"
+    log "$label: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $url"
+    timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${HEADERS[@]}" "$url" >"$W/$label.wrk"
+    cat "$W/$label.wrk" >&2
+    local hwm
+    hwm="$(awk '/^VmHWM:/ {print $2}' "/proc/$SERVER_PID/status")"
+    python3 - "$label" "$W/$label.wrk" "$hwm" >>"$W/rows.tsv" <<'PY'
+import re, sys
+label, path, hwm_kb = sys.argv[1], sys.argv[2], int(sys.argv[3])
+text = open(path).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
+value, unit = re.search(r"^\s+99%\s+([\d.]+)(us|ms|s)\s*$", text, re.M).groups()
+p99_ms = float(value) * {"us": 1e-3, "ms": 1.0, "s": 1e3}[unit]
+bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
+errors = re.search(r"Socket errors:.*", text)
+print("\t".join([label, "%.0f" % rps, "%.3f" % p99_ms, "%.1f" % (hwm_kb / 1024),
+                 bad.group(1) if bad else "0", errors.group(0) if errors else ""]))
+PY
+}
+
+# ours LABEL EXTRA-ARGS...: start the reference server on a free port, measure, stop.
+ours() {
+    local label="$1"
+    shift
+    "$SERVER" --port 0 "$@" >"$W/$label.stdout" 2>"$W/$label.stderr" &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    local line port
+    line="$(wait_for_line "$W/$label.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$SERVER_PID")"
+    port="${line##*:}"
+    measure "$label" "http://127.0.0.1:$port/v2/api/component/catalog/auth"
+    stop "$SERVER_PID"
+}
+
+# prism LABEL EXTRA-ARGS...: start Prism's mock on a free port, measure, stop.
+prism() {
+    local label="$1" port
+    shift
+    port="$(free_port)"
+    "$PRISM" mock spec/openapi.yaml -p "$port" "$@" >"$W/$label.stdout" 2>"$W/$label.stderr" &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    wait_for_http "http://127.0.0.1:$port/" 120 "$SERVER_PID"
+    measure "$label" "http://127.0.0.1:$port/component/catalog/auth"
+    stop "$SERVER_PID"
+}
+
+warn_if_busy
+: >"$W/rows.tsv"
+ours ours-default
+ours ours-quiet --quiet
+prism prism-default
+prism prism-silent -v silent
+
+# --- the table ----------------------------------------------------------------------
+python3 - "$W/rows.tsv" "$prism_version" "$DURATION" "$(machine)" >"$OUT" <<'PY'
+import sys
+rows = {}
+for line in open(sys.argv[1]):
+    label, rps, p99, rss, bad, errs = line.rstrip("\n").split("\t")
+    rows[label] = dict(rps=float(rps), p99=float(p99), rss=float(rss), bad=int(bad), errs=errs)
+prism_version, duration, machine = sys.argv[2:5]
+names = {
+    "ours-default": "ours: `reference-server --port 0` (access log to a file)",
+    "ours-quiet": "ours: `reference-server --port 0 --quiet`",
+    "prism-default": f"Prism {prism_version}: `prism mock spec/openapi.yaml` (info log to a file)",
+    "prism-silent": f"Prism {prism_version}: `prism mock spec/openapi.yaml -v silent`",
+}
+pairs = {"ours-default": "prism-default", "ours-quiet": "prism-silent"}
+print(f"### Server: wrk -t2 -c32 -d{duration} --latency, GET `.../component/catalog/auth` with valid client headers, loopback")
+print()
+print("| Server | requests/s | p99 latency | peak RSS | non-2xx | ours / Prism (requests/s) |")
+print("| --- | ---: | ---: | ---: | ---: | ---: |")
+for label in ["ours-default", "ours-quiet", "prism-default", "prism-silent"]:
+    r = rows[label]
+    ratio = "%.1f×" % (r["rps"] / rows[pairs[label]]["rps"]) if label in pairs else ""
+    print(f"| {names[label]} | {r['rps']:,.0f} | {r['p99']:.2f} ms | {r['rss']:.1f} MiB | {r['bad']} | {ratio} |")
+errs = [f"{l}: {r['errs']}" for l, r in rows.items() if r["errs"]]
+if errs:
+    print()
+    print("wrk reported: " + "; ".join(errs) + ".")
+print()
+print(f"Target: ours ≥ 20× Prism's throughput, p99 < 5 ms. Machine: {machine}; wrk and the server share its cores.")
+PY
+cat "$OUT"
