@@ -134,6 +134,11 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
         never.join(", ")
     );
     assert!(
+        never.is_empty(),
+        "checks that no fault makes fail (each needs a fault of the reference server): {}",
+        never.join(", ")
+    );
+    assert!(
         uncaught.is_empty(),
         "faults the suite does not catch on their rule:\n{}",
         uncaught.join("\n")

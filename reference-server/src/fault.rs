@@ -70,6 +70,10 @@ faults! {
     /// A 400 body has no `request_id`.
     BadRequestWithoutRequestId => "bad-request-without-request-id", "7.1",
         "When the response is 400, it has the 7.1 shape. (request_id | string | Identifier of the request.)";
+    /// Every answer carries the same `request_id` (the nil uuid), so it
+    /// identifies no request.
+    RequestIdRepeated => "request-id-repeated", "7.1",
+        "request_id | string | Identifier of the request.";
     /// A 400 body has no `message`.
     BadRequestWithoutMessage => "bad-request-without-message", "7.1",
         "When the response is 400, it has the 7.1 shape. (message | string | Error message.)";

@@ -80,7 +80,11 @@ pub(crate) async fn handle(
     req: Request<Incoming>,
     conn: ConnInfo,
 ) -> Response<Full<Bytes>> {
-    let request_id = uuid::Uuid::new_v4().to_string();
+    let request_id = if app.has(Fault::RequestIdRepeated) {
+        uuid::Uuid::nil().to_string()
+    } else {
+        uuid::Uuid::new_v4().to_string()
+    };
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
     let outcome = process(app, req, conn).await;

@@ -20,6 +20,7 @@ fn probe(fault: Fault) -> Req {
         | Fault::ErrorContentTypeNotJson
         | Fault::ErrorBodyNotJson
         | Fault::BadRequestWithoutRequestId
+        | Fault::RequestIdRepeated
         | Fault::BadRequestWithoutMessage
         | Fault::ErrorStatusTrue
         | Fault::ErrorCodeAsString
@@ -67,8 +68,10 @@ fn observe(resp: &Resp) -> Value {
         .clone()
         .unwrap_or_else(|| Value::String(String::from_utf8_lossy(&resp.bytes).into_owned()));
     if let Some(map) = body.as_object_mut() {
+        // A fresh value is masked; the nil uuid (a repeated request id) is not.
+        let nil = "00000000-0000-0000-0000-000000000000";
         for volatile in ["request_id", "token"] {
-            if let Some(v) = map.get_mut(volatile) {
+            if let Some(v) = map.get_mut(volatile).filter(|v| v.as_str() != Some(nil)) {
                 *v = Value::String(format!("<{volatile}>"));
             }
         }
@@ -124,6 +127,7 @@ fn blank_what_the_fault_may_change(fault: Fault, status: u16, observed: &mut Val
         Fault::BadRequestWithoutRequestId | Fault::BadRequestWithoutMessage if status == 400 => {
             blank("body")
         }
+        Fault::RequestIdRepeated if error => blank("body"),
         Fault::ValidationWithoutErrors | Fault::ValidationErrorsNotArray if status == 417 => {
             blank("body")
         }
@@ -171,6 +175,7 @@ fn touches(fault: Fault, req: &Req) -> bool {
         | Fault::ValidationWithoutErrors
         | Fault::ValidationErrorsNotArray
         | Fault::BadRequestWithoutRequestId
+        | Fault::RequestIdRepeated
         | Fault::BadRequestWithoutMessage
         | Fault::ErrorStatusTrue
         | Fault::ErrorCodeAsString => false,
@@ -264,6 +269,9 @@ async fn envelope_faults_break_their_one_field() {
             Fault::BadRequestWithoutMessage => {
                 assert!(body.get("message").is_none() && body["request_id"].is_string())
             }
+            Fault::RequestIdRepeated => {
+                assert_eq!(body["request_id"], "00000000-0000-0000-0000-000000000000")
+            }
             Fault::ErrorStatusTrue => assert_eq!(body["status"], true),
             Fault::ErrorCodeAsString => assert_eq!(body["code"], "400"),
             _ => unreachable!(),
@@ -274,6 +282,7 @@ async fn envelope_faults_break_their_one_field() {
         Fault::ErrorContentTypeNotJson,
         Fault::ErrorBodyNotJson,
         Fault::BadRequestWithoutRequestId,
+        Fault::RequestIdRepeated,
         Fault::BadRequestWithoutMessage,
         Fault::ErrorStatusTrue,
         Fault::ErrorCodeAsString,

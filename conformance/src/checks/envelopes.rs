@@ -264,6 +264,16 @@ pub fn checks() -> Vec<Check> {
             NO_400,
             |s| field(s, "request_id", "a string", Value::is_string),
         ),
+        check(
+            "errors/400/request-id/distinct",
+            Level::Must,
+            "7.1",
+            "request_id | string | Identifier of the request.",
+            "no two answers share a `request_id`",
+            PROBES,
+            "every `request_id` sent (on any answer) differs from the others: each identifies its own request",
+            distinct_request_ids,
+        ),
         over_probes(
             "errors/400/status",
             "7.1",
@@ -345,6 +355,31 @@ async fn same_project_uuid(t: Arc<Target>) -> Outcome {
                 )
             }
         }
+    };
+    outcome.in_group(GROUP)
+}
+
+async fn distinct_request_ids(t: Arc<Target>) -> Outcome {
+    let all = probes(&t).await;
+    let ids: Vec<(&str, String)> = all
+        .iter()
+        .filter_map(|s| {
+            let id = s.raw()?.json()?.get("request_id")?.as_str()?.to_owned();
+            Some((s.exchange.label.as_str(), id))
+        })
+        .collect();
+    let outcome = if ids.len() < 2 {
+        Outcome::skip("fewer than two answers carried a request_id")
+    } else {
+        let mut seen = std::collections::HashMap::new();
+        let repeats: Vec<String> = ids
+            .iter()
+            .filter_map(|(label, id)| {
+                seen.insert(id.as_str(), *label)
+                    .map(|first| format!("{label}: `{id}`, as {first}"))
+            })
+            .collect();
+        Outcome::from_failures(repeats, exchanges(all))
     };
     outcome.in_group(GROUP)
 }
