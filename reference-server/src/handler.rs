@@ -87,14 +87,18 @@ pub(crate) async fn handle(
     };
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
-    let outcome = process(app, req, conn).await;
+    // An answer given before the body was read (an unknown path, a body over
+    // the limit) closes the connection, and says so: the unread rest of the
+    // body would otherwise be taken for the next request.
+    let mut body_read = false;
+    let outcome = process(app, req, conn, &mut body_read).await;
     let response = envelope::render(
         outcome,
         &envelope::Context {
             project_uuid: &app.fixture.project_uuid,
             fault: app.fault,
             request_id: &request_id,
-            close: conn.close,
+            close: conn.close || !body_read,
         },
     );
     // Method, path and status only: headers and bodies may carry secrets.
@@ -106,11 +110,17 @@ pub(crate) async fn handle(
     response
 }
 
-async fn process(app: &App, req: Request<Incoming>, conn: ConnInfo) -> Result<Success, Failure> {
+async fn process(
+    app: &App,
+    req: Request<Incoming>,
+    conn: ConnInfo,
+    body_read: &mut bool,
+) -> Result<Success, Failure> {
     let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), app.fault)?;
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
     let body = read_body(&parts.headers, body).await?;
+    *body_read = true;
     let headers = &parts.headers;
 
     let client_id = header(headers, "x-client-id")
