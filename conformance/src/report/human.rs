@@ -1,6 +1,6 @@
 //! The report for people: checks grouped by section of the description, in
 //! document order; every failure prints the requirement, what was sent, what
-//! was expected and what came. Colour unless `NO_COLOR` is set.
+//! was expected and what came. Colour on a terminal unless `NO_COLOR` is set.
 
 use crate::catalogue::SECTIONS;
 use crate::report::{CheckResult, Report, Status};
@@ -12,10 +12,12 @@ pub struct Style {
 }
 
 impl Style {
-    /// Colour unless `NO_COLOR` is set (to anything), per no-color.org.
+    /// Colour when standard output is a terminal and `NO_COLOR` is not set
+    /// (to anything, per no-color.org): CI logs and files get plain text.
     pub fn from_env() -> Self {
+        use std::io::IsTerminal;
         Self {
-            color: std::env::var_os("NO_COLOR").is_none(),
+            color: std::env::var_os("NO_COLOR").is_none() && std::io::stdout().is_terminal(),
         }
     }
 
