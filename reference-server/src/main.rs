@@ -53,8 +53,21 @@ fn main() -> ExitCode {
         None => Fixture::default_fixture(),
     };
     if !cli.quiet {
-        // Only fails if a subscriber is already set, which nothing here does.
-        let _ = tracing::subscriber::set_global_default(log::StderrLog);
+        // One line per request on stderr: method, path, status and request
+        // id only (the library never logs headers or bodies, so no secret).
+        use tracing_subscriber::layer::SubscriberExt as _;
+        use tracing_subscriber::util::SubscriberInitExt as _;
+        let _ = tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .with_ansi(false),
+            )
+            .with(
+                tracing_subscriber::filter::Targets::new()
+                    .with_target("reference_server", tracing::Level::INFO),
+            )
+            .try_init();
     }
     let options = ServerOptions {
         fixture,
@@ -157,62 +170,5 @@ fn list_faults() {
             fault.section(),
             fault.rule()
         );
-    }
-}
-
-/// A minimal `tracing` subscriber: one line per event on stderr. The
-/// library logs method, path, status and request id only, never headers or
-/// bodies, so nothing secret reaches the log.
-mod log {
-    use std::fmt::Write as _;
-
-    use tracing::field::{Field, Visit};
-    use tracing::span::{Attributes, Id, Record};
-    use tracing::{Event, Level, Metadata, Subscriber};
-
-    pub struct StderrLog;
-
-    struct Line(String);
-
-    impl Visit for Line {
-        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-            if field.name() == "message" {
-                let _ = write!(self.0, " {value:?}");
-            } else {
-                let _ = write!(self.0, " {}={value:?}", field.name());
-            }
-        }
-
-        fn record_str(&mut self, field: &Field, value: &str) {
-            if field.name() == "message" {
-                let _ = write!(self.0, " {value}");
-            } else {
-                let _ = write!(self.0, " {}={value}", field.name());
-            }
-        }
-    }
-
-    impl Subscriber for StderrLog {
-        fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-            *metadata.level() <= Level::INFO && metadata.target().starts_with("reference_server")
-        }
-
-        fn new_span(&self, _: &Attributes<'_>) -> Id {
-            Id::from_u64(1)
-        }
-
-        fn record(&self, _: &Id, _: &Record<'_>) {}
-
-        fn record_follows_from(&self, _: &Id, _: &Id) {}
-
-        fn event(&self, event: &Event<'_>) {
-            let mut line = Line(event.metadata().level().to_string());
-            event.record(&mut line);
-            eprintln!("{}", line.0);
-        }
-
-        fn enter(&self, _: &Id) {}
-
-        fn exit(&self, _: &Id) {}
     }
 }
