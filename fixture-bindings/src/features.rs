@@ -195,21 +195,8 @@ impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
     pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
-        let parsed = ::client_runtime::reqwest::Url::parse(base_url)
-            .map_err(|e| {
-                ::client_runtime::Error::BaseUrl {
-                    url: base_url.to_owned(),
-                    reason: e.to_string(),
-                }
-            })?;
-        if parsed.cannot_be_a_base() {
-            return ::std::result::Result::Err(::client_runtime::Error::BaseUrl {
-                url: base_url.to_owned(),
-                reason: "it cannot carry a path".to_owned(),
-            });
-        }
         ::std::result::Result::Ok(Self {
-            base_url: parsed,
+            base_url: ::client_runtime::parse_base_url(base_url)?,
             transport: ::client_runtime::Transport::default(),
             defaults: Defaults::default(),
         })

@@ -70,6 +70,34 @@ fn ref_name<'r>(reference: &'r str, section: &str, at: &Pointer) -> Result<&'r s
         })
 }
 
+/// Follows a `$ref` into `components/{section}` (no further: a reference to
+/// a reference is refused); gives the item and the pointer where it is written.
+fn resolve<'d, T>(
+    item: &'d ReferenceOr<T>,
+    section: &str,
+    at: &Pointer,
+    components: impl FnOnce() -> Option<&'d indexmap::IndexMap<String, ReferenceOr<T>>>,
+) -> Result<(&'d T, Pointer)> {
+    match item {
+        ReferenceOr::Item(item) => Ok((item, at.clone())),
+        ReferenceOr::Reference { reference } => {
+            let name = ref_name(reference, section, at)?;
+            match components().and_then(|c| c.get(name)) {
+                Some(ReferenceOr::Item(item)) => Ok((
+                    item,
+                    Pointer::root().join("components").join(section).join(name),
+                )),
+                Some(ReferenceOr::Reference { .. }) => Err(LowerError::new(
+                    at,
+                    format!("`{reference}` is itself a reference"),
+                    "point the `$ref` at the definition",
+                )),
+                None => Err(dangling(reference, &at.join("$ref"))),
+            }
+        }
+    }
+}
+
 fn dangling(reference: &str, at: &Pointer) -> LowerError {
     LowerError::new(
         at,
@@ -272,28 +300,11 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Result<Param> {
-        let param = match param {
-            ReferenceOr::Item(param) => param,
-            ReferenceOr::Reference { reference } => {
-                let name = ref_name(reference, "parameters", at)?;
-                match self
-                    .doc
-                    .components
-                    .as_ref()
-                    .and_then(|c| c.parameters.get(name))
-                {
-                    Some(ReferenceOr::Item(param)) => param,
-                    Some(ReferenceOr::Reference { .. }) => {
-                        return Err(LowerError::new(
-                            at,
-                            format!("the parameter `{reference}` is itself a reference"),
-                            "point the `$ref` at the parameter's definition",
-                        ));
-                    }
-                    None => return Err(dangling(reference, &at.join("$ref"))),
-                }
-            }
-        };
+        // Errors about the parameter point at where it is used (`at`).
+        let doc = self.doc;
+        let (param, _) = resolve(param, "parameters", at, || {
+            doc.components.as_ref().map(|c| &c.parameters)
+        })?;
         let (data, location) = match param {
             Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path),
             Parameter::Query { parameter_data, .. } => (parameter_data, Location::Query),
@@ -390,27 +401,10 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Result<Body> {
-        let (body, at) = match body {
-            ReferenceOr::Item(body) => (body, at.clone()),
-            ReferenceOr::Reference { reference } => {
-                let name = ref_name(reference, "requestBodies", at)?;
-                match self
-                    .doc
-                    .components
-                    .as_ref()
-                    .and_then(|c| c.request_bodies.get(name))
-                {
-                    Some(ReferenceOr::Item(body)) => (
-                        body,
-                        Pointer::root()
-                            .join("components")
-                            .join("requestBodies")
-                            .join(name),
-                    ),
-                    _ => return Err(dangling(reference, &at.join("$ref"))),
-                }
-            }
-        };
+        let doc = self.doc;
+        let (body, at) = resolve(body, "requestBodies", at, || {
+            doc.components.as_ref().map(|c| &c.request_bodies)
+        })?;
         let Some((media, media_type)) = body.content.iter().find(|(m, _)| is_json(m)) else {
             return Err(LowerError::new(
                 &at.join("content"),
@@ -441,27 +435,10 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Result<Response> {
-        let (response, at) = match response {
-            ReferenceOr::Item(response) => (response, at.clone()),
-            ReferenceOr::Reference { reference } => {
-                let name = ref_name(reference, "responses", at)?;
-                match self
-                    .doc
-                    .components
-                    .as_ref()
-                    .and_then(|c| c.responses.get(name))
-                {
-                    Some(ReferenceOr::Item(response)) => (
-                        response,
-                        Pointer::root()
-                            .join("components")
-                            .join("responses")
-                            .join(name),
-                    ),
-                    _ => return Err(dangling(reference, &at.join("$ref"))),
-                }
-            }
-        };
+        let doc = self.doc;
+        let (response, at) = resolve(response, "responses", at, || {
+            doc.components.as_ref().map(|c| &c.responses)
+        })?;
         let body = match response.content.iter().find(|(m, _)| is_json(m)) {
             None => None,
             Some((media, media_type)) => Some(match &media_type.schema {
@@ -526,21 +503,11 @@ impl<'a> Lowerer<'a> {
     }
 
     fn header(&self, header: &'a ReferenceOr<Header>, at: &Pointer) -> Result<&'a Header> {
-        match header {
-            ReferenceOr::Item(header) => Ok(header),
-            ReferenceOr::Reference { reference } => {
-                let name = ref_name(reference, "headers", at)?;
-                match self
-                    .doc
-                    .components
-                    .as_ref()
-                    .and_then(|c| c.headers.get(name))
-                {
-                    Some(ReferenceOr::Item(header)) => Ok(header),
-                    _ => Err(dangling(reference, &at.join("$ref"))),
-                }
-            }
-        }
+        let doc = self.doc;
+        resolve(header, "headers", at, || {
+            doc.components.as_ref().map(|c| &c.headers)
+        })
+        .map(|(header, _)| header)
     }
 
     /// A schema where it is used; `hint` names it if it needs a type of its own.

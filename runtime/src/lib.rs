@@ -21,7 +21,8 @@ mod transport;
 
 pub use error::Error;
 pub use request::{
-    Prepared, append_query, insert_header, insert_secret_header, push_path, set_json_body,
+    Prepared, append_query, insert_header, insert_secret_header, parse_base_url, push_path,
+    set_json_body,
 };
 pub use response::{DecodeResponse, Decoded, RawResponse, decode_json, parse_header};
 pub use secret::Secret;

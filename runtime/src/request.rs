@@ -86,6 +86,19 @@ impl<R: DecodeResponse> Prepared<R> {
     }
 }
 
+/// Parses the URL that operation paths are appended to.
+pub fn parse_base_url(base_url: &str) -> Result<Url, Error> {
+    let invalid = |reason: String| Error::BaseUrl {
+        url: base_url.to_owned(),
+        reason,
+    };
+    let url = Url::parse(base_url).map_err(|e| invalid(e.to_string()))?;
+    if url.cannot_be_a_base() {
+        return Err(invalid("it cannot carry a path".to_owned()));
+    }
+    Ok(url)
+}
+
 /// Appends path segments to `url`, each percent-encoded as one segment.
 pub fn push_path<'a>(
     url: &mut Url,
