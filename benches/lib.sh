@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the benchmark scripts: sourced, not run.
 #
 # Everything a benchmark needs is installed by these functions when missing, into
@@ -90,12 +91,18 @@ machine() {
     local cpu
     cpu="$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
     printf '%s, %s cores (nproc), %s, %s' "$cpu" "$(nproc)" "$(uname -sr)" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+    if [ -n "$LOAD_AT_START" ]; then
+        printf ', 1-minute load average %s when timing began' "$LOAD_AT_START"
+    fi
 }
 
-# warn_if_busy: the medians mean little while other work loads the CPU.
+# warn_if_busy: the medians mean little while other work loads the CPU. Keeps
+# the 1-minute load average in LOAD_AT_START for the results' machine line.
+LOAD_AT_START=""
 warn_if_busy() {
     local load
     load="$(cut -d' ' -f1 /proc/loadavg)"
+    LOAD_AT_START="$load"
     if python3 -c 'import sys, os; sys.exit(0 if float(sys.argv[1]) > 0.5 * os.cpu_count() else 1)' "$load"; then
         log "warning: load average is $load on $(nproc) cores; the numbers will be noisy"
     fi
