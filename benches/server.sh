@@ -13,7 +13,9 @@
 # stdout; both go to a file under target/bench-work/server/), and with logging off
 # (ours --quiet, Prism -v silent). Ratios compare like with like.
 #
-# Each measured run follows a WARMUP (default 2 s) of the same load on the same
+# REPEATS rounds (default 3), each server a fresh process in every round; the
+# table holds the median and the range over the rounds, and the largest peak
+# RSS. Each measured run follows a WARMUP (default 2 s) of the same load on the same
 # process; peak RSS covers both. Only 127.0.0.1 is loaded; every wrk run is
 # bounded in time (and by an outer timeout).
 #
@@ -24,6 +26,7 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 DURATION="${DURATION:-10s}"
+REPEATS="${REPEATS:-3}"
 WARMUP="${WARMUP:-2s}"
 THREADS=2
 CONNECTIONS=32
@@ -54,19 +57,19 @@ SERVER="$CARGO_TARGET_DIR/release/reference-server"
 # read the server's peak RSS; appends "LABEL<TAB>req/s<TAB>p99 ms<TAB>RSS MiB<TAB>non-2xx"
 # to $W/rows.tsv. SERVER_PID is the server process.
 measure() {
-    local label="$1" url="$2" status
-    status="$(curl -s -o "$W/$label.body" -w '%{http_code}' --max-time 5 "${HEADERS[@]}" "$url")"
-    [ "$status" = 200 ] || { cat "$W/$label.body" >&2; die "$label: GET $url answered $status, not 200"; }
+    local label="$1" url="$2" status f="$W/$1-$RUN"
+    status="$(curl -s -o "$f.body" -w '%{http_code}' --max-time 5 "${HEADERS[@]}" "$url")"
+    [ "$status" = 200 ] || { cat "$f.body" >&2; die "$label: GET $url answered $status, not 200"; }
     # Warm-up, not measured: the same load for WARMUP (Prism's JIT, our
     # allocator and the kernel's sockets start from the same footing).
     log "$label: warm-up, wrk -d$WARMUP"
-    timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${HEADERS[@]}" "$url" >"$W/$label.warmup"
+    timeout 60 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$WARMUP" "${HEADERS[@]}" "$url" >"$f.warmup"
     log "$label: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency $url"
-    timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${HEADERS[@]}" "$url" >"$W/$label.wrk"
-    cat "$W/$label.wrk" >&2
+    timeout 120 wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --latency "${HEADERS[@]}" "$url" >"$f.wrk"
+    cat "$f.wrk" >&2
     local hwm
     hwm="$(awk '/^VmHWM:/ {print $2}' "/proc/$SERVER_PID/status")"
-    python3 - "$label" "$W/$label.wrk" "$hwm" >>"$W/rows.tsv" <<'PY'
+    python3 - "$label" "$f.wrk" "$hwm" >>"$W/rows.tsv" <<'PY'
 import re, sys
 label, path, hwm_kb = sys.argv[1], sys.argv[2], int(sys.argv[3])
 text = open(path).read()
@@ -84,11 +87,11 @@ PY
 ours() {
     local label="$1"
     shift
-    "$SERVER" --port 0 "$@" >"$W/$label.stdout" 2>"$W/$label.stderr" &
+    "$SERVER" --port 0 "$@" >"$W/$label-$RUN.stdout" 2>"$W/$label-$RUN.stderr" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
     local line port
-    line="$(wait_for_line "$W/$label.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$SERVER_PID")"
+    line="$(wait_for_line "$W/$label-$RUN.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$SERVER_PID")"
     port="${line##*:}"
     measure "$label" "http://127.0.0.1:$port/v2/api/component/catalog/auth"
     stop "$SERVER_PID"
@@ -99,7 +102,7 @@ prism() {
     local label="$1" port
     shift
     port="$(free_port)"
-    "$PRISM" mock spec/openapi.yaml -p "$port" "$@" >"$W/$label.stdout" 2>"$W/$label.stderr" &
+    "$PRISM" mock spec/openapi.yaml -p "$port" "$@" >"$W/$label-$RUN.stdout" 2>"$W/$label-$RUN.stderr" &
     SERVER_PID=$!
     PIDS+=("$SERVER_PID")
     wait_for_http "http://127.0.0.1:$port/" 120 "$SERVER_PID"
@@ -109,19 +112,35 @@ prism() {
 
 warn_if_busy
 : >"$W/rows.tsv"
-ours ours-default
-ours ours-quiet --quiet
-prism prism-default
-prism prism-silent -v silent
+# Rounds interleave the four, so a passing disturbance falls on all of them alike.
+for ((round = 1; round <= REPEATS; round++)); do
+    log "round $round of $REPEATS"
+    RUN="r$round"
+    ours ours-default
+    ours ours-quiet --quiet
+    prism prism-default
+    prism prism-silent -v silent
+done
 
 # --- the table ----------------------------------------------------------------------
-python3 - "$W/rows.tsv" "$prism_version" "$DURATION" "$(machine)" >"$OUT" <<'PY'
-import sys
-rows = {}
+python3 - "$W/rows.tsv" "$prism_version" "$DURATION" "$REPEATS" "$(machine)" >"$OUT" <<'PY'
+import statistics, sys
+runs = {}
 for line in open(sys.argv[1]):
     label, rps, p99, rss, bad, errs = line.rstrip("\n").split("\t")
-    rows[label] = dict(rps=float(rps), p99=float(p99), rss=float(rss), bad=int(bad), errs=errs)
-prism_version, duration, machine = sys.argv[2:5]
+    runs.setdefault(label, []).append(dict(rps=float(rps), p99=float(p99), rss=float(rss), bad=int(bad), errs=errs))
+# Per server: the median and range of requests/s and of p99 over the rounds,
+# the largest peak RSS, every non-2xx answer.
+rows = {}
+for label, rs in runs.items():
+    rps, p99 = [r["rps"] for r in rs], [r["p99"] for r in rs]
+    rows[label] = dict(
+        rps=statistics.median(rps), rps_lo=min(rps), rps_hi=max(rps),
+        p99=statistics.median(p99), p99_lo=min(p99), p99_hi=max(p99),
+        rss=max(r["rss"] for r in rs), bad=sum(r["bad"] for r in rs),
+        errs="; ".join(r["errs"] for r in rs if r["errs"]),
+    )
+prism_version, duration, repeats, machine = sys.argv[2:6]
 names = {
     "ours-default": "ours: `reference-server --port 0` (access log to a file)",
     "ours-quiet": "ours: `reference-server --port 0 --quiet`",
@@ -129,14 +148,15 @@ names = {
     "prism-silent": f"Prism {prism_version}: `prism mock spec/openapi.yaml -v silent`",
 }
 pairs = {"ours-default": "prism-default", "ours-quiet": "prism-silent"}
-print(f"### Server: wrk -t2 -c32 -d{duration} --latency, GET `.../component/catalog/auth` with valid client headers, loopback")
+print(f"### Server: wrk -t2 -c32 -d{duration} --latency, GET `.../component/catalog/auth` with valid client headers, loopback, median of {repeats} runs")
 print()
-print("| Server | requests/s | p99 latency | peak RSS | non-2xx | ours / Prism (requests/s) |")
+print("| Server | requests/s (min–max) | p99 latency (min–max) | peak RSS | non-2xx | ours / Prism (requests/s) |")
 print("| --- | ---: | ---: | ---: | ---: | ---: |")
 for label in ["ours-default", "ours-quiet", "prism-default", "prism-silent"]:
     r = rows[label]
     ratio = "%.1f×" % (r["rps"] / rows[pairs[label]]["rps"]) if label in pairs else ""
-    print(f"| {names[label]} | {r['rps']:,.0f} | {r['p99']:.2f} ms | {r['rss']:.1f} MiB | {r['bad']} | {ratio} |")
+    print(f"| {names[label]} | {r['rps']:,.0f} ({r['rps_lo']:,.0f}–{r['rps_hi']:,.0f}) "
+          f"| {r['p99']:.2f} ms ({r['p99_lo']:.2f}–{r['p99_hi']:.2f}) | {r['rss']:.1f} MiB | {r['bad']} | {ratio} |")
 errs = [f"{l}: {r['errs']}" for l, r in rows.items() if r["errs"]]
 if errs:
     print()
