@@ -6,10 +6,10 @@
 # the others still run.
 #
 # Usage: benches/run-all.sh [--wait-quiet]
-#   --wait-quiet   first wait (checking every 60 s, at most WAIT_MAX seconds,
-#                  default 1800) until the 1-minute load average is below
-#                  QUIET_LOAD (default 0.5): medians taken while other work
-#                  loads the CPU say little.
+#   --wait-quiet   before each benchmark, wait (checking every 60 s, at most
+#                  WAIT_MAX seconds, default 1800) until the 1-minute load
+#                  average is below QUIET_LOAD (default 0.5): medians taken
+#                  while other work loads the CPU say little.
 # shellcheck source=benches/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -17,7 +17,7 @@ wait_quiet=false
 for arg in "$@"; do
     case "$arg" in
         --wait-quiet) wait_quiet=true ;;
-        -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+        -h | --help) sed -n '2,12p' "$0"; exit 0 ;;
         *) die "unknown argument: $arg (see --help)" ;;
     esac
 done
@@ -27,31 +27,42 @@ done
 log "building generator, reference-server and conformance (release)"
 cargo build --release -p generator -p reference-server -p conformance
 
-if "$wait_quiet"; then
-    QUIET_LOAD="${QUIET_LOAD:-0.5}"
-    WAIT_MAX="${WAIT_MAX:-1800}"
-    waited=0
+# wait_for_quiet: with --wait-quiet, wait until the 1-minute load average is
+# below QUIET_LOAD, checking every 60 s for at most WAIT_MAX s. Called before
+# each benchmark: the load average trails the one before by a minute or two.
+QUIET_LOAD="${QUIET_LOAD:-0.5}"
+WAIT_MAX="${WAIT_MAX:-1800}"
+wait_for_quiet() {
+    "$wait_quiet" || return 0
+    local waited=0 load
     while :; do
         load="$(cut -d' ' -f1 /proc/loadavg)"
-        python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$load" "$QUIET_LOAD" && break
+        python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' "$load" "$QUIET_LOAD" && return 0
         [ "$waited" -lt "$WAIT_MAX" ] || die "load average still $load after ${WAIT_MAX}s"
         log "load average $load (want < $QUIET_LOAD); waiting 60 s"
         sleep 60
         waited=$((waited + 60))
     done
-fi
+}
 
 failed=()
 for bench in generator server conformance; do
+    wait_for_quiet
     log "benches/$bench.sh"
     rm -f "$RESULTS/$bench.md"
     bash "$ROOT/benches/$bench.sh" || failed+=("$bench")
 done
 
+# The commit measured; benches/ itself is left out of "uncommitted" (this run
+# rewrites its results).
+commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git status --porcelain --untracked-files=no -- . ':(exclude)benches' 2>/dev/null)" ]; then
+    commit="$commit, with uncommitted changes outside benches/"
+fi
 {
     echo "# Benchmark results"
     echo
-    echo "Machine: $(machine). Commit: $(git describe --always --dirty 2>/dev/null || echo unknown)."
+    echo "Machine: $(machine). Commit: $commit."
     echo "Produced by \`benches/run-all.sh\`; each table also stands alone in \`benches/results/\`."
     for bench in generator server conformance; do
         echo
