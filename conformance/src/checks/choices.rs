@@ -224,16 +224,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 async fn success_shape(t: Arc<Target>) -> Outcome {
-    let mut reqs = Vec::new();
-    for op in Op::BOTH {
-        for c in t.components(op) {
-            reqs.push((
-                format!("{} {}", op.method(), c.name),
-                t.valid(op, c),
-                Case::Lower,
-            ));
-        }
-    }
+    let reqs = super::valid_to_each(&t);
     send_and_judge(&t, reqs, |s| match &s.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
             Ok(())

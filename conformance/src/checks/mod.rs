@@ -173,6 +173,28 @@ pub(crate) const WRONG_CLIENT_ID: &str = "conformance-unknown-client";
 pub(crate) const WRONG_SECRET: &str = "conformance-wrong-secret";
 pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
 
+/// A valid request of each operation to each component that can take it,
+/// labelled `METHOD name`: the requests that a conforming target serves.
+pub(crate) fn valid_to_each(
+    t: &crate::target::Target,
+) -> Vec<(
+    String,
+    Result<crate::target::Req, component_auth_bindings::Error>,
+    crate::target::Case,
+)> {
+    let mut reqs = Vec::new();
+    for op in crate::target::Op::BOTH {
+        for c in t.components(op) {
+            reqs.push((
+                format!("{} {}", op.method(), c.name),
+                t.valid(op, c),
+                crate::target::Case::Lower,
+            ));
+        }
+    }
+    reqs
+}
+
 /// Sends every request concurrently and judges each answer with `judge`.
 pub(crate) async fn send_and_judge(
     t: &std::sync::Arc<crate::target::Target>,

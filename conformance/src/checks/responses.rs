@@ -35,16 +35,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 async fn json(t: Arc<Target>) -> Outcome {
-    let mut reqs = Vec::new();
-    for op in Op::BOTH {
-        for c in t.components(op) {
-            reqs.push((
-                format!("{} {}", op.method(), c.name),
-                t.valid(op, c),
-                Case::Lower,
-            ));
-        }
-    }
+    let reqs = super::valid_to_each(&t);
     send_and_judge(&t, reqs, |s| {
         match (s.status(), s.raw().and_then(|r| r.json())) {
             (Some(st), Some(_)) if (200..300).contains(&st) => Ok(()),
