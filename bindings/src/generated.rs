@@ -10,6 +10,7 @@
 //! ("Authorize"). Where the interface description says "not shown", this
 //! document makes a choice and says so in the element's description; every
 //! such choice is listed in spec/README.md.
+
 /// Types of the schemas in the spec.
 pub mod types {
     /// Choice (not shown) - the success body of Auth Claims; `model` is absent when no model has claimed the authentication.
@@ -22,11 +23,13 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
     }
+
     /// Fields defined by the auth section of the component's settings.
     pub type AuthFields = ::client_runtime::serde_json::Map<
         ::std::string::String,
         ::client_runtime::serde_json::Value,
     >;
+
     /// Choice (not shown) - the success body of Authorize.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct AuthorizeResult {
@@ -38,6 +41,7 @@ pub mod types {
         /// The X-Auth-Token issued, bound to the model.
         pub token: ::std::string::String,
     }
+
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Component {
@@ -46,6 +50,7 @@ pub mod types {
         pub tag: ::std::string::String,
         pub requires_auth: bool,
     }
+
     /// The 400 envelope.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ErrorResponse {
@@ -58,6 +63,7 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
+
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Model {
@@ -67,6 +73,7 @@ pub mod types {
             ::client_runtime::serde_json::Value,
         >,
     }
+
     /// The environment a request is made in.
     #[derive(
         Clone,
@@ -86,9 +93,11 @@ pub mod types {
         #[serde(rename = "live")]
         Live,
     }
+
     impl ProjectEnv {
         /// Every value, in the order the spec lists them.
         pub const ALL: &'static [Self] = &[Self::Dev, Self::Live];
+
         /// The value as it is sent.
         pub const fn as_str(&self) -> &'static str {
             match self {
@@ -97,13 +106,16 @@ pub mod types {
             }
         }
     }
+
     impl ::std::fmt::Display for ProjectEnv {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str(self.as_str())
         }
     }
+
     impl ::std::str::FromStr for ProjectEnv {
         type Err = ::std::string::String;
+
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             match value {
                 "dev" => ::std::result::Result::Ok(Self::Dev),
@@ -116,6 +128,7 @@ pub mod types {
             }
         }
     }
+
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationError {
@@ -126,6 +139,7 @@ pub mod types {
         /// A sentence for a person.
         pub message: ::std::string::String,
     }
+
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationErrorResponse {
@@ -137,8 +151,10 @@ pub mod types {
         pub status: bool,
     }
 }
+
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
 pub const SERVER_URL_TEMPLATE: &str = "{base_url}/v2/api";
+
 /// The API's base URL with the server variables filled in.
 ///
 /// The interface version `v2` is a path segment directly after the service's address.
@@ -148,6 +164,7 @@ pub fn server_url(base_url: &str) -> ::std::string::String {
     url.push_str("/v2/api");
     url
 }
+
 /// Values of the header parameters that every operation takes; each
 /// request starts from them and may override them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -172,6 +189,7 @@ pub struct Defaults {
     /// Selects the environment. Choice (not shown) - absent means `dev`.
     pub x_project_env: ::std::option::Option<types::ProjectEnv>,
 }
+
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[derive(Clone, Debug)]
@@ -180,6 +198,7 @@ pub struct Client {
     transport: ::client_runtime::Transport,
     defaults: Defaults,
 }
+
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
@@ -190,25 +209,31 @@ impl Client {
             defaults: Defaults::default(),
         })
     }
+
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
     pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
         self.transport = transport;
         self
     }
+
     /// Starts every request from `defaults`.
     pub fn with_defaults(mut self, defaults: Defaults) -> Self {
         self.defaults = defaults;
         self
     }
+
     pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
         &self.base_url
     }
+
     pub fn transport(&self) -> &::client_runtime::Transport {
         &self.transport
     }
+
     pub fn defaults(&self) -> &Defaults {
         &self.defaults
     }
+
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
     pub async fn send<R: ::client_runtime::DecodeResponse>(
@@ -217,6 +242,7 @@ impl Client {
     ) -> ::std::result::Result<R, ::client_runtime::Error> {
         self.transport.execute(prepared).await
     }
+
     /// Auth Claims
     ///
     /// `GET /component/{ref}/auth`
@@ -228,6 +254,7 @@ impl Client {
     pub fn auth_claims(&self) -> builder::AuthClaims<'_> {
         builder::AuthClaims::new(self)
     }
+
     /// Authorize
     ///
     /// `POST /component/{ref}/auth`
@@ -241,6 +268,7 @@ impl Client {
         builder::Authorize::new(self)
     }
 }
+
 /// One request builder per operation.
 pub mod builder {
     /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims).
@@ -255,6 +283,7 @@ pub mod builder {
         x_project_env: ::std::option::Option<super::types::ProjectEnv>,
         body: ::std::option::Option<super::types::AuthFields>,
     }
+
     impl<'a> AuthClaims<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -267,6 +296,7 @@ pub mod builder {
                 body: ::std::option::Option::None,
             }
         }
+
         /// `ref` (path, required).
         ///
         /// Identifies a component by its name, its tag, or its uuid.
@@ -277,6 +307,7 @@ pub mod builder {
             self.ref_ = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Id` (header, required).
         ///
         /// Client identifier `<CLIENT_ID>`.
@@ -287,6 +318,7 @@ pub mod builder {
             self.x_client_id = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Secret` (header, required).
         ///
         /// Client secret `<CLIENT_SECRET>`.
@@ -297,6 +329,7 @@ pub mod builder {
             self.x_client_secret = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Auth-Token` (header, optional).
         ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
@@ -310,6 +343,7 @@ pub mod builder {
             self.x_auth_token = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Project-Env` (header, optional).
         ///
         /// Selects the environment. Choice (not shown) - absent means `dev`.
@@ -317,6 +351,7 @@ pub mod builder {
             self.x_project_env = ::std::option::Option::Some(value);
             self
         }
+
         /// The request body (optional), sent as JSON.
         ///
         /// The fields configured in the auth section of the component's settings.
@@ -326,6 +361,7 @@ pub mod builder {
             self.body = ::std::option::Option::Some(value);
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -378,6 +414,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -387,6 +424,7 @@ pub mod builder {
             client.send(prepared).await
         }
     }
+
     /// Builds a request for [`Client::authorize`](super::Client::authorize).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
@@ -400,6 +438,7 @@ pub mod builder {
         model_uuid: ::std::option::Option<::std::string::String>,
         body: ::std::option::Option<super::types::AuthFields>,
     }
+
     impl<'a> Authorize<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -413,6 +452,7 @@ pub mod builder {
                 body: ::std::option::Option::None,
             }
         }
+
         /// `ref` (path, required).
         ///
         /// Identifies a component by its name, its tag, or its uuid.
@@ -423,6 +463,7 @@ pub mod builder {
             self.ref_ = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Id` (header, required).
         ///
         /// Client identifier `<CLIENT_ID>`.
@@ -433,6 +474,7 @@ pub mod builder {
             self.x_client_id = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Secret` (header, required).
         ///
         /// Client secret `<CLIENT_SECRET>`.
@@ -443,6 +485,7 @@ pub mod builder {
             self.x_client_secret = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Auth-Token` (header, optional).
         ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
@@ -456,6 +499,7 @@ pub mod builder {
             self.x_auth_token = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Project-Env` (header, optional).
         ///
         /// Selects the environment. Choice (not shown) - absent means `dev`.
@@ -463,6 +507,7 @@ pub mod builder {
             self.x_project_env = ::std::option::Option::Some(value);
             self
         }
+
         /// `modelUuid` (query, required).
         ///
         /// Identifier of the model. Listed as a path parameter of Authorize in the
@@ -475,6 +520,7 @@ pub mod builder {
             self.model_uuid = ::std::option::Option::Some(value.into());
             self
         }
+
         /// The request body (optional), sent as JSON.
         ///
         /// The fields configured in the auth section of the component's settings.
@@ -484,6 +530,7 @@ pub mod builder {
             self.body = ::std::option::Option::Some(value);
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -540,6 +587,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -550,6 +598,7 @@ pub mod builder {
         }
     }
 }
+
 /// The answers of [`Client::auth_claims`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -585,16 +634,19 @@ pub enum AuthClaimsResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl AuthClaimsResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -685,6 +737,7 @@ impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,
@@ -698,6 +751,7 @@ impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsOkHeaders {
@@ -706,6 +760,7 @@ pub struct AuthClaimsOkHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsOkHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -713,6 +768,7 @@ impl AuthClaimsOkHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsBadRequestHeaders {
@@ -721,6 +777,7 @@ pub struct AuthClaimsBadRequestHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsBadRequestHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -728,6 +785,7 @@ impl AuthClaimsBadRequestHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsUnauthorizedHeaders {
@@ -736,6 +794,7 @@ pub struct AuthClaimsUnauthorizedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsUnauthorizedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -743,6 +802,7 @@ impl AuthClaimsUnauthorizedHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsNotFoundHeaders {
@@ -751,6 +811,7 @@ pub struct AuthClaimsNotFoundHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsNotFoundHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -758,6 +819,7 @@ impl AuthClaimsNotFoundHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsPayloadTooLargeHeaders {
@@ -766,6 +828,7 @@ pub struct AuthClaimsPayloadTooLargeHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsPayloadTooLargeHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -773,6 +836,7 @@ impl AuthClaimsPayloadTooLargeHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsExpectationFailedHeaders {
@@ -781,6 +845,7 @@ pub struct AuthClaimsExpectationFailedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsExpectationFailedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -788,6 +853,7 @@ impl AuthClaimsExpectationFailedHeaders {
         }
     }
 }
+
 /// The answers of [`Client::authorize`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -823,16 +889,19 @@ pub enum AuthorizeResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl AuthorizeResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for AuthorizeResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -923,6 +992,7 @@ impl ::client_runtime::DecodeResponse for AuthorizeResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,
@@ -936,6 +1006,7 @@ impl ::client_runtime::DecodeResponse for AuthorizeResponse {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeOkHeaders {
@@ -944,6 +1015,7 @@ pub struct AuthorizeOkHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeOkHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -951,6 +1023,7 @@ impl AuthorizeOkHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeBadRequestHeaders {
@@ -959,6 +1032,7 @@ pub struct AuthorizeBadRequestHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeBadRequestHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -966,6 +1040,7 @@ impl AuthorizeBadRequestHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeUnauthorizedHeaders {
@@ -974,6 +1049,7 @@ pub struct AuthorizeUnauthorizedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeUnauthorizedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -981,6 +1057,7 @@ impl AuthorizeUnauthorizedHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeNotFoundHeaders {
@@ -989,6 +1066,7 @@ pub struct AuthorizeNotFoundHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeNotFoundHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -996,6 +1074,7 @@ impl AuthorizeNotFoundHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizePayloadTooLargeHeaders {
@@ -1004,6 +1083,7 @@ pub struct AuthorizePayloadTooLargeHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizePayloadTooLargeHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1011,6 +1091,7 @@ impl AuthorizePayloadTooLargeHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeExpectationFailedHeaders {
@@ -1019,6 +1100,7 @@ pub struct AuthorizeExpectationFailedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeExpectationFailedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {

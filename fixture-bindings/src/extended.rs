@@ -10,6 +10,7 @@
 //! ("Authorize"). Where the interface description says "not shown", this
 //! document makes a choice and says so in the element's description; every
 //! such choice is listed in spec/README.md.
+
 /// Types of the schemas in the spec.
 pub mod types {
     /// Choice (not shown) - the success body of Auth Claims; `model` is absent when no model has claimed the authentication.
@@ -22,11 +23,13 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
     }
+
     /// Fields defined by the auth section of the component's settings.
     pub type AuthFields = ::client_runtime::serde_json::Map<
         ::std::string::String,
         ::client_runtime::serde_json::Value,
     >;
+
     /// Choice (not shown) - the success body of Authorize.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct AuthorizeResult {
@@ -38,6 +41,7 @@ pub mod types {
         /// The X-Auth-Token issued, bound to the model.
         pub token: ::std::string::String,
     }
+
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Component {
@@ -46,6 +50,7 @@ pub mod types {
         pub tag: ::std::string::String,
         pub requires_auth: bool,
     }
+
     /// The 400 envelope.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ErrorResponse {
@@ -61,6 +66,7 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
+
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Model {
@@ -70,6 +76,7 @@ pub mod types {
             ::client_runtime::serde_json::Value,
         >,
     }
+
     /// The environment a request is made in.
     #[derive(
         Clone,
@@ -91,9 +98,11 @@ pub mod types {
         #[serde(rename = "staging")]
         Staging,
     }
+
     impl ProjectEnv {
         /// Every value, in the order the spec lists them.
         pub const ALL: &'static [Self] = &[Self::Dev, Self::Live, Self::Staging];
+
         /// The value as it is sent.
         pub const fn as_str(&self) -> &'static str {
             match self {
@@ -103,13 +112,16 @@ pub mod types {
             }
         }
     }
+
     impl ::std::fmt::Display for ProjectEnv {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str(self.as_str())
         }
     }
+
     impl ::std::str::FromStr for ProjectEnv {
         type Err = ::std::string::String;
+
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             match value {
                 "dev" => ::std::result::Result::Ok(Self::Dev),
@@ -125,6 +137,7 @@ pub mod types {
             }
         }
     }
+
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationError {
@@ -135,6 +148,7 @@ pub mod types {
         /// A sentence for a person.
         pub message: ::std::string::String,
     }
+
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationErrorResponse {
@@ -146,8 +160,10 @@ pub mod types {
         pub status: bool,
     }
 }
+
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
 pub const SERVER_URL_TEMPLATE: &str = "{base_url}/v2/api";
+
 /// The API's base URL with the server variables filled in.
 ///
 /// The interface version `v2` is a path segment directly after the service's address.
@@ -157,6 +173,7 @@ pub fn server_url(base_url: &str) -> ::std::string::String {
     url.push_str("/v2/api");
     url
 }
+
 /// Values of the header parameters that every operation takes; each
 /// request starts from them and may override them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -185,6 +202,7 @@ pub struct Defaults {
     /// A header added by the fixture.
     pub x_request_trace: ::std::option::Option<::std::string::String>,
 }
+
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[derive(Clone, Debug)]
@@ -193,6 +211,7 @@ pub struct Client {
     transport: ::client_runtime::Transport,
     defaults: Defaults,
 }
+
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
@@ -203,25 +222,31 @@ impl Client {
             defaults: Defaults::default(),
         })
     }
+
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
     pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
         self.transport = transport;
         self
     }
+
     /// Starts every request from `defaults`.
     pub fn with_defaults(mut self, defaults: Defaults) -> Self {
         self.defaults = defaults;
         self
     }
+
     pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
         &self.base_url
     }
+
     pub fn transport(&self) -> &::client_runtime::Transport {
         &self.transport
     }
+
     pub fn defaults(&self) -> &Defaults {
         &self.defaults
     }
+
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
     pub async fn send<R: ::client_runtime::DecodeResponse>(
@@ -230,6 +255,7 @@ impl Client {
     ) -> ::std::result::Result<R, ::client_runtime::Error> {
         self.transport.execute(prepared).await
     }
+
     /// Auth Claims
     ///
     /// `GET /component/{ref}/auth`
@@ -241,6 +267,7 @@ impl Client {
     pub fn auth_claims(&self) -> builder::AuthClaims<'_> {
         builder::AuthClaims::new(self)
     }
+
     /// Authorize
     ///
     /// `POST /component/{ref}/auth`
@@ -253,6 +280,7 @@ impl Client {
     pub fn authorize(&self) -> builder::Authorize<'_> {
         builder::Authorize::new(self)
     }
+
     /// Revoke (added by the fixture)
     ///
     /// `DELETE /component/{ref}/auth/revoke`
@@ -261,6 +289,7 @@ impl Client {
         builder::RevokeToken::new(self)
     }
 }
+
 /// One request builder per operation.
 pub mod builder {
     /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims).
@@ -276,6 +305,7 @@ pub mod builder {
         x_request_trace: ::std::option::Option<::std::string::String>,
         body: ::std::option::Option<super::types::AuthFields>,
     }
+
     impl<'a> AuthClaims<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -289,6 +319,7 @@ pub mod builder {
                 body: ::std::option::Option::None,
             }
         }
+
         /// `ref` (path, required).
         ///
         /// Identifies a component by its name, its tag, or its uuid.
@@ -299,6 +330,7 @@ pub mod builder {
             self.ref_ = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Id` (header, required).
         ///
         /// Client identifier `<CLIENT_ID>`.
@@ -309,6 +341,7 @@ pub mod builder {
             self.x_client_id = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Secret` (header, required).
         ///
         /// Client secret `<CLIENT_SECRET>`.
@@ -319,6 +352,7 @@ pub mod builder {
             self.x_client_secret = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Auth-Token` (header, optional).
         ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
@@ -332,6 +366,7 @@ pub mod builder {
             self.x_auth_token = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Project-Env` (header, optional).
         ///
         /// Selects the environment. Choice (not shown) - absent means `dev`.
@@ -339,6 +374,7 @@ pub mod builder {
             self.x_project_env = ::std::option::Option::Some(value);
             self
         }
+
         /// `X-Request-Trace` (header, optional).
         ///
         /// A header added by the fixture.
@@ -349,6 +385,7 @@ pub mod builder {
             self.x_request_trace = ::std::option::Option::Some(value.into());
             self
         }
+
         /// The request body (optional), sent as JSON.
         ///
         /// The fields configured in the auth section of the component's settings.
@@ -358,6 +395,7 @@ pub mod builder {
             self.body = ::std::option::Option::Some(value);
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -417,6 +455,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -426,6 +465,7 @@ pub mod builder {
             client.send(prepared).await
         }
     }
+
     /// Builds a request for [`Client::authorize`](super::Client::authorize).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
@@ -440,6 +480,7 @@ pub mod builder {
         model_uuid: ::std::option::Option<::std::string::String>,
         body: ::std::option::Option<super::types::AuthFields>,
     }
+
     impl<'a> Authorize<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -454,6 +495,7 @@ pub mod builder {
                 body: ::std::option::Option::None,
             }
         }
+
         /// `ref` (path, required).
         ///
         /// Identifies a component by its name, its tag, or its uuid.
@@ -464,6 +506,7 @@ pub mod builder {
             self.ref_ = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Id` (header, required).
         ///
         /// Client identifier `<CLIENT_ID>`.
@@ -474,6 +517,7 @@ pub mod builder {
             self.x_client_id = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Secret` (header, required).
         ///
         /// Client secret `<CLIENT_SECRET>`.
@@ -484,6 +528,7 @@ pub mod builder {
             self.x_client_secret = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Auth-Token` (header, optional).
         ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
@@ -497,6 +542,7 @@ pub mod builder {
             self.x_auth_token = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Project-Env` (header, optional).
         ///
         /// Selects the environment. Choice (not shown) - absent means `dev`.
@@ -504,6 +550,7 @@ pub mod builder {
             self.x_project_env = ::std::option::Option::Some(value);
             self
         }
+
         /// `X-Request-Trace` (header, optional).
         ///
         /// A header added by the fixture.
@@ -514,6 +561,7 @@ pub mod builder {
             self.x_request_trace = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `modelUuid` (query, required).
         ///
         /// Identifier of the model. Listed as a path parameter of Authorize in the
@@ -526,6 +574,7 @@ pub mod builder {
             self.model_uuid = ::std::option::Option::Some(value.into());
             self
         }
+
         /// The request body (optional), sent as JSON.
         ///
         /// The fields configured in the auth section of the component's settings.
@@ -535,6 +584,7 @@ pub mod builder {
             self.body = ::std::option::Option::Some(value);
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -598,6 +648,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -607,6 +658,7 @@ pub mod builder {
             client.send(prepared).await
         }
     }
+
     /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
@@ -619,6 +671,7 @@ pub mod builder {
         x_project_env: ::std::option::Option<super::types::ProjectEnv>,
         x_request_trace: ::std::option::Option<::std::string::String>,
     }
+
     impl<'a> RevokeToken<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -631,6 +684,7 @@ pub mod builder {
                 x_request_trace: client.defaults.x_request_trace.clone(),
             }
         }
+
         /// `ref` (path, required).
         ///
         /// Identifies a component by its name, its tag, or its uuid.
@@ -641,6 +695,7 @@ pub mod builder {
             self.ref_ = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Id` (header, required).
         ///
         /// Client identifier `<CLIENT_ID>`.
@@ -651,6 +706,7 @@ pub mod builder {
             self.x_client_id = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Client-Secret` (header, required).
         ///
         /// Client secret `<CLIENT_SECRET>`.
@@ -661,6 +717,7 @@ pub mod builder {
             self.x_client_secret = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Auth-Token` (header, optional).
         ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
@@ -674,6 +731,7 @@ pub mod builder {
             self.x_auth_token = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Project-Env` (header, optional).
         ///
         /// Selects the environment. Choice (not shown) - absent means `dev`.
@@ -681,6 +739,7 @@ pub mod builder {
             self.x_project_env = ::std::option::Option::Some(value);
             self
         }
+
         /// `X-Request-Trace` (header, optional).
         ///
         /// A header added by the fixture.
@@ -691,6 +750,7 @@ pub mod builder {
             self.x_request_trace = ::std::option::Option::Some(value.into());
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -750,6 +810,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -760,6 +821,7 @@ pub mod builder {
         }
     }
 }
+
 /// The answers of [`Client::auth_claims`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -795,16 +857,19 @@ pub enum AuthClaimsResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl AuthClaimsResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -895,6 +960,7 @@ impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,
@@ -908,6 +974,7 @@ impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsOkHeaders {
@@ -916,6 +983,7 @@ pub struct AuthClaimsOkHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsOkHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -923,6 +991,7 @@ impl AuthClaimsOkHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsBadRequestHeaders {
@@ -931,6 +1000,7 @@ pub struct AuthClaimsBadRequestHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsBadRequestHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -938,6 +1008,7 @@ impl AuthClaimsBadRequestHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsUnauthorizedHeaders {
@@ -946,6 +1017,7 @@ pub struct AuthClaimsUnauthorizedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsUnauthorizedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -953,6 +1025,7 @@ impl AuthClaimsUnauthorizedHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsNotFoundHeaders {
@@ -961,6 +1034,7 @@ pub struct AuthClaimsNotFoundHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsNotFoundHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -968,6 +1042,7 @@ impl AuthClaimsNotFoundHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsPayloadTooLargeHeaders {
@@ -976,6 +1051,7 @@ pub struct AuthClaimsPayloadTooLargeHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsPayloadTooLargeHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -983,6 +1059,7 @@ impl AuthClaimsPayloadTooLargeHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsExpectationFailedHeaders {
@@ -991,6 +1068,7 @@ pub struct AuthClaimsExpectationFailedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthClaimsExpectationFailedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -998,6 +1076,7 @@ impl AuthClaimsExpectationFailedHeaders {
         }
     }
 }
+
 /// The answers of [`Client::authorize`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -1033,16 +1112,19 @@ pub enum AuthorizeResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl AuthorizeResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for AuthorizeResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -1133,6 +1215,7 @@ impl ::client_runtime::DecodeResponse for AuthorizeResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,
@@ -1146,6 +1229,7 @@ impl ::client_runtime::DecodeResponse for AuthorizeResponse {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeOkHeaders {
@@ -1154,6 +1238,7 @@ pub struct AuthorizeOkHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeOkHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1161,6 +1246,7 @@ impl AuthorizeOkHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeBadRequestHeaders {
@@ -1169,6 +1255,7 @@ pub struct AuthorizeBadRequestHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeBadRequestHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1176,6 +1263,7 @@ impl AuthorizeBadRequestHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeUnauthorizedHeaders {
@@ -1184,6 +1272,7 @@ pub struct AuthorizeUnauthorizedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeUnauthorizedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1191,6 +1280,7 @@ impl AuthorizeUnauthorizedHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeNotFoundHeaders {
@@ -1199,6 +1289,7 @@ pub struct AuthorizeNotFoundHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeNotFoundHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1206,6 +1297,7 @@ impl AuthorizeNotFoundHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizePayloadTooLargeHeaders {
@@ -1214,6 +1306,7 @@ pub struct AuthorizePayloadTooLargeHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizePayloadTooLargeHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1221,6 +1314,7 @@ impl AuthorizePayloadTooLargeHeaders {
         }
     }
 }
+
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeExpectationFailedHeaders {
@@ -1229,6 +1323,7 @@ pub struct AuthorizeExpectationFailedHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl AuthorizeExpectationFailedHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -1236,6 +1331,7 @@ impl AuthorizeExpectationFailedHeaders {
         }
     }
 }
+
 /// The answers of [`Client::revoke_token`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -1254,16 +1350,19 @@ pub enum RevokeTokenResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl RevokeTokenResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for RevokeTokenResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -1291,6 +1390,7 @@ impl ::client_runtime::DecodeResponse for RevokeTokenResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::NoContent(decoded) => &decoded.raw,
@@ -1300,6 +1400,7 @@ impl ::client_runtime::DecodeResponse for RevokeTokenResponse {
         }
     }
 }
+
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RevokeTokenBadRequestHeaders {
@@ -1308,6 +1409,7 @@ pub struct RevokeTokenBadRequestHeaders {
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
+
 impl RevokeTokenBadRequestHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {

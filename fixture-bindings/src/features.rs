@@ -5,6 +5,7 @@
 //! Feature tour (version 1.0).
 //!
 //! Every construct the generator supports, once.
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(
@@ -27,9 +28,11 @@ pub mod types {
         #[serde(rename = "2nd")]
         N2nd,
     }
+
     impl Color {
         /// Every value, in the order the spec lists them.
         pub const ALL: &'static [Self] = &[Self::Red, Self::DarkGreen, Self::N2nd];
+
         /// The value as it is sent.
         pub const fn as_str(&self) -> &'static str {
             match self {
@@ -39,13 +42,16 @@ pub mod types {
             }
         }
     }
+
     impl ::std::fmt::Display for Color {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str(self.as_str())
         }
     }
+
     impl ::std::str::FromStr for Color {
         type Err = ::std::string::String;
+
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             match value {
                 "red" => ::std::result::Result::Ok(Self::Red),
@@ -61,13 +67,16 @@ pub mod types {
             }
         }
     }
+
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct GetItemTagStatus499Body {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<::std::string::String>,
     }
+
     /// An alias for a string.
     pub type Identifier = ::std::string::String;
+
     /// An item with one field of each kind.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Item {
@@ -107,6 +116,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub children: ::std::option::Option<::std::vec::Vec<Item>>,
     }
+
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ItemOwner {
         #[serde(rename = "displayName")]
@@ -114,6 +124,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<ItemOwnerKind>,
     }
+
     #[derive(
         Clone,
         Copy,
@@ -132,9 +143,11 @@ pub mod types {
         #[serde(rename = "team")]
         Team,
     }
+
     impl ItemOwnerKind {
         /// Every value, in the order the spec lists them.
         pub const ALL: &'static [Self] = &[Self::Person, Self::Team];
+
         /// The value as it is sent.
         pub const fn as_str(&self) -> &'static str {
             match self {
@@ -143,13 +156,16 @@ pub mod types {
             }
         }
     }
+
     impl ::std::fmt::Display for ItemOwnerKind {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
             f.write_str(self.as_str())
         }
     }
+
     impl ::std::str::FromStr for ItemOwnerKind {
         type Err = ::std::string::String;
+
         fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
             match value {
                 "person" => ::std::result::Result::Ok(Self::Person),
@@ -163,8 +179,10 @@ pub mod types {
         }
     }
 }
+
 /// The URL template of the spec's first server: `{scheme}://{host}/api/v1`.
 pub const SERVER_URL_TEMPLATE: &str = "{scheme}://{host}/api/v1";
+
 /// The API's base URL with the server variables filled in.
 ///
 pub fn server_url(scheme: &str, host: &str) -> ::std::string::String {
@@ -175,6 +193,7 @@ pub fn server_url(scheme: &str, host: &str) -> ::std::string::String {
     url.push_str("/api/v1");
     url
 }
+
 /// Values of the header parameters that every operation takes; each
 /// request starts from them and may override them.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -183,6 +202,7 @@ pub struct Defaults {
     ///
     pub x_api_key: ::std::option::Option<::client_runtime::Secret>,
 }
+
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[derive(Clone, Debug)]
@@ -191,6 +211,7 @@ pub struct Client {
     transport: ::client_runtime::Transport,
     defaults: Defaults,
 }
+
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
@@ -201,25 +222,31 @@ impl Client {
             defaults: Defaults::default(),
         })
     }
+
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
     pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
         self.transport = transport;
         self
     }
+
     /// Starts every request from `defaults`.
     pub fn with_defaults(mut self, defaults: Defaults) -> Self {
         self.defaults = defaults;
         self
     }
+
     pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
         &self.base_url
     }
+
     pub fn transport(&self) -> &::client_runtime::Transport {
         &self.transport
     }
+
     pub fn defaults(&self) -> &Defaults {
         &self.defaults
     }
+
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
     pub async fn send<R: ::client_runtime::DecodeResponse>(
@@ -228,6 +255,7 @@ impl Client {
     ) -> ::std::result::Result<R, ::client_runtime::Error> {
         self.transport.execute(prepared).await
     }
+
     /// Read one tag of an item
     ///
     /// `GET /items/{itemId}/tags/{tag}`
@@ -235,12 +263,14 @@ impl Client {
     pub fn get_item_tag(&self) -> builder::GetItemTag<'_> {
         builder::GetItemTag::new(self)
     }
+
     /// `POST /items`
     ///
     pub fn create_item(&self) -> builder::CreateItem<'_> {
         builder::CreateItem::new(self)
     }
 }
+
 /// One request builder per operation.
 pub mod builder {
     /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag).
@@ -255,6 +285,7 @@ pub mod builder {
         x_api_key: ::std::option::Option<::client_runtime::Secret>,
         x_trace: ::std::option::Option<::std::string::String>,
     }
+
     impl<'a> GetItemTag<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -267,30 +298,35 @@ pub mod builder {
                 x_trace: ::std::option::Option::None,
             }
         }
+
         /// `itemId` (path, required).
         ///
         pub fn item_id(mut self, value: i32) -> Self {
             self.item_id = ::std::option::Option::Some(value);
             self
         }
+
         /// `tag` (path, required).
         ///
         pub fn tag(mut self, value: super::types::Color) -> Self {
             self.tag = ::std::option::Option::Some(value);
             self
         }
+
         /// `limit` (query, optional).
         ///
         pub fn limit(mut self, value: i64) -> Self {
             self.limit = ::std::option::Option::Some(value);
             self
         }
+
         /// `verbose` (query, required).
         ///
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = ::std::option::Option::Some(value);
             self
         }
+
         /// `X-Api-Key` (header, required).
         ///
         pub fn x_api_key(
@@ -300,6 +336,7 @@ pub mod builder {
             self.x_api_key = ::std::option::Option::Some(value.into());
             self
         }
+
         /// `X-Trace` (header, optional).
         ///
         pub fn x_trace(
@@ -309,6 +346,7 @@ pub mod builder {
             self.x_trace = ::std::option::Option::Some(value.into());
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -354,6 +392,7 @@ pub mod builder {
             }
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -363,6 +402,7 @@ pub mod builder {
             client.send(prepared).await
         }
     }
+
     /// Builds a request for [`Client::create_item`](super::Client::create_item).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
@@ -371,6 +411,7 @@ pub mod builder {
         x_api_key: ::std::option::Option<::client_runtime::Secret>,
         body: ::std::option::Option<super::types::Item>,
     }
+
     impl<'a> CreateItem<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self {
@@ -379,6 +420,7 @@ pub mod builder {
                 body: ::std::option::Option::None,
             }
         }
+
         /// `X-Api-Key` (header, required).
         ///
         pub fn x_api_key(
@@ -388,12 +430,14 @@ pub mod builder {
             self.x_api_key = ::std::option::Option::Some(value.into());
             self
         }
+
         /// The request body (required), sent as JSON.
         ///
         pub fn body(mut self, value: super::types::Item) -> Self {
             self.body = ::std::option::Option::Some(value);
             self
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -422,6 +466,7 @@ pub mod builder {
             ::client_runtime::set_json_body(&mut request, &body)?;
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -432,6 +477,7 @@ pub mod builder {
         }
     }
 }
+
 /// The answers of [`Client::get_item_tag`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -450,16 +496,19 @@ pub enum GetItemTagResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl GetItemTagResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for GetItemTagResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -512,6 +561,7 @@ impl ::client_runtime::DecodeResponse for GetItemTagResponse {
             }
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,
@@ -522,6 +572,7 @@ impl ::client_runtime::DecodeResponse for GetItemTagResponse {
         }
     }
 }
+
 /// The documented headers of the answer: The item.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GetItemTagOkHeaders {
@@ -529,6 +580,7 @@ pub struct GetItemTagOkHeaders {
     ///
     pub x_rate_remaining: ::std::option::Option<i64>,
 }
+
 impl GetItemTagOkHeaders {
     pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -536,6 +588,7 @@ impl GetItemTagOkHeaders {
         }
     }
 }
+
 /// The answers of [`Client::create_item`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -550,16 +603,19 @@ pub enum CreateItemResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl CreateItemResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for CreateItemResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -580,6 +636,7 @@ impl ::client_runtime::DecodeResponse for CreateItemResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Created(decoded) => &decoded.raw,

@@ -4,6 +4,7 @@
 
 //! Minimal (version 0).
 //!
+
 /// Types of the schemas in the spec.
 pub mod types {}
 /// Values of the header parameters that every operation takes; each
@@ -18,6 +19,7 @@ pub struct Client {
     transport: ::client_runtime::Transport,
     defaults: Defaults,
 }
+
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
@@ -28,25 +30,31 @@ impl Client {
             defaults: Defaults::default(),
         })
     }
+
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
     pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
         self.transport = transport;
         self
     }
+
     /// Starts every request from `defaults`.
     pub fn with_defaults(mut self, defaults: Defaults) -> Self {
         self.defaults = defaults;
         self
     }
+
     pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
         &self.base_url
     }
+
     pub fn transport(&self) -> &::client_runtime::Transport {
         &self.transport
     }
+
     pub fn defaults(&self) -> &Defaults {
         &self.defaults
     }
+
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
     pub async fn send<R: ::client_runtime::DecodeResponse>(
@@ -55,12 +63,14 @@ impl Client {
     ) -> ::std::result::Result<R, ::client_runtime::Error> {
         self.transport.execute(prepared).await
     }
+
     /// `GET /ping`
     ///
     pub fn get_ping(&self) -> builder::GetPing<'_> {
         builder::GetPing::new(self)
     }
 }
+
 /// One request builder per operation.
 pub mod builder {
     /// Builds a request for [`Client::get_ping`](super::Client::get_ping).
@@ -69,10 +79,12 @@ pub mod builder {
     pub struct GetPing<'a> {
         client: &'a super::Client,
     }
+
     impl<'a> GetPing<'a> {
         pub fn new(client: &'a super::Client) -> Self {
             Self { client }
         }
+
         /// Builds the request without sending it, so that it can be
         /// changed first; send it with [`Client::send`](super::Client::send).
         pub fn build(
@@ -89,6 +101,7 @@ pub mod builder {
             );
             ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
         }
+
         /// Builds and sends the request, and decodes the answer.
         pub async fn send(
             self,
@@ -99,6 +112,7 @@ pub mod builder {
         }
     }
 }
+
 /// The answers of [`Client::get_ping`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -113,16 +127,19 @@ pub enum GetPingResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
 }
+
 impl GetPingResponse {
     /// The HTTP status of the answer.
     pub fn status(&self) -> u16 {
         ::client_runtime::DecodeResponse::raw(self).status
     }
+
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
     }
 }
+
 impl ::client_runtime::DecodeResponse for GetPingResponse {
     fn decode(raw: ::client_runtime::RawResponse) -> Self {
         match raw.status {
@@ -136,6 +153,7 @@ impl ::client_runtime::DecodeResponse for GetPingResponse {
             _ => Self::Undocumented(raw),
         }
     }
+
     fn raw(&self) -> &::client_runtime::RawResponse {
         match self {
             Self::Ok(decoded) => &decoded.raw,

@@ -29,7 +29,44 @@ pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
         #responses
     };
     let file: syn::File = syn::parse2(tokens)?;
-    Ok(format!("{header}\n{}", prettyplease::unparse(&file)))
+    Ok(format!(
+        "{header}\n{}",
+        space_items(&prettyplease::unparse(&file))
+    ))
+}
+
+/// Puts a blank line between consecutive items, which `prettyplease` does not:
+/// after a closing `}` or a `;` when the next line, at the same indent, starts
+/// an item, its attributes or its doc comment; and after the module's doc.
+fn space_items(code: &str) -> String {
+    let starts_item = |line: &str| {
+        [
+            "#[", "///", "pub ", "impl", "fn ", "mod ", "const ", "type ", "struct ", "enum ",
+        ]
+        .iter()
+        .any(|p| line.starts_with(p))
+    };
+    let indent = |line: &str| line.len() - line.trim_start().len();
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = String::with_capacity(code.len() + code.len() / 16);
+    for (i, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        out.push('\n');
+        let Some(next) = lines.get(i + 1) else {
+            continue;
+        };
+        let is_comment = line.trim_start().starts_with("//");
+        let ends_item = !is_comment && (line.trim() == "}" || line.trim_end().ends_with(';'));
+        let ends_module_doc = line.starts_with("//!") && !next.starts_with("//!");
+        if ends_module_doc {
+            out.push('\n');
+            continue;
+        }
+        if ends_item && indent(line) == indent(next) && starts_item(next.trim_start()) {
+            out.push('\n');
+        }
+    }
+    out
 }
 
 pub(crate) fn ident(name: &str) -> Ident {
@@ -82,5 +119,20 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
             let name = ident(name);
             quote!(#types #name)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::space_items;
+
+    #[test]
+    fn separates_items_but_not_statements_or_comments() {
+        let code = "//! Doc.\nmod a {\n    pub struct A;\n    /// Ends with a semicolon;\n    pub struct B {\n        x: u8,\n    }\n    impl B {\n        fn f() {\n            let x = 1;\n            let y = x;\n        }\n    }\n}\n";
+        let spaced = space_items(code);
+        assert_eq!(
+            spaced,
+            "//! Doc.\n\nmod a {\n    pub struct A;\n\n    /// Ends with a semicolon;\n    pub struct B {\n        x: u8,\n    }\n\n    impl B {\n        fn f() {\n            let x = 1;\n            let y = x;\n        }\n    }\n}\n"
+        );
     }
 }
