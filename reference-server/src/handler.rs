@@ -339,14 +339,9 @@ fn parse_body(app: &App, body: &[u8]) -> Result<Option<Map<String, Value>>, Fail
 /// parameter is absent. A value that is not UTF-8 is kept lossily: it then
 /// fails the uuid format check, as it should.
 fn query_param(query: Option<&str>, name: &str) -> Option<String> {
-    let decode = |s: &str| {
-        let s = s.replace('+', " ");
-        percent_decode_str(&s).decode_utf8_lossy().into_owned()
-    };
-    query?.split('&').find_map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (decode(k) == name).then(|| decode(v))
-    })
+    form_urlencoded::parse(query?.as_bytes())
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.into_owned())
 }
 
 /// The pieces of a success body.
