@@ -3,8 +3,8 @@
 //! (`{code, errors, status}`) or a success body, always with
 //! `Content-Type: application/json` and `X-Project-Uuid`.
 //!
-//! The envelope faults are applied here and only here, so each one changes
-//! the answer's shape in exactly one way.
+//! The answer seam: the [`Answer`] behaviour is read here and only here, so
+//! each envelope fault changes the answer's shape in exactly one way.
 
 use bytes::Bytes;
 use component_auth_bindings::types::{
@@ -15,7 +15,8 @@ use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
 
-use crate::fault::Fault;
+use crate::behaviour::{Answer, ProjectUuid};
+use crate::validate;
 
 /// The answer for a request that did not succeed.
 #[derive(Debug)]
@@ -30,6 +31,9 @@ pub(crate) enum Failure {
     },
     /// A failed validation: 417 with the 7.2 shape.
     Validation(Vec<ValidationError>),
+    /// What a handler that panicked answers under some faults: 500 in
+    /// plain text, as many frameworks do by default.
+    Crash,
 }
 
 impl Failure {
@@ -76,16 +80,10 @@ pub(crate) enum Success {
 /// What every answer needs besides its outcome.
 pub(crate) struct Context<'a> {
     pub project_uuid: &'a str,
-    pub fault: Option<Fault>,
+    pub answer: &'a Answer,
     pub request_id: &'a str,
     /// Ask the client to close the connection (keep-alive is off).
     pub close: bool,
-}
-
-impl Context<'_> {
-    fn has(&self, fault: Fault) -> bool {
-        self.fault == Some(fault)
-    }
 }
 
 const JSON: &str = "application/json";
@@ -101,15 +99,15 @@ pub(crate) fn render(
             let (body, content_type) = success_body(&success, ctx);
             (StatusCode::OK, body, content_type, None)
         }
+        Err(Failure::Crash) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            b"internal error\n".to_vec(),
+            TEXT,
+            None,
+        ),
         Err(failure) => {
-            let failure = match failure {
-                Failure::Validation(errors) if ctx.has(Fault::ValidationAnswered400) => {
-                    Failure::bad_request(validation_summary(&errors))
-                }
-                other => other,
-            };
             let (status, body, allow) = failure_body(failure, ctx);
-            let content_type = if ctx.has(Fault::ErrorContentTypeNotJson) {
+            let content_type = if ctx.answer.error_content_type_text {
                 TEXT
             } else {
                 JSON
@@ -135,14 +133,12 @@ pub(crate) fn render(
 }
 
 fn project_uuid_header(status: StatusCode, ctx: &Context<'_>) -> Option<HeaderValue> {
-    let value = match ctx.fault {
-        Some(Fault::NoProjectUuidOnErrors)
-            if status.is_client_error() || status.is_server_error() =>
-        {
+    let value = match ctx.answer.project_uuid {
+        ProjectUuid::NoneOnErrors if status.is_client_error() || status.is_server_error() => {
             return None;
         }
-        Some(Fault::ProjectUuidNotUuid) => format!("project-{}", ctx.project_uuid.replace('-', "")),
-        Some(Fault::ProjectUuidVaries) => uuid::Uuid::new_v4().to_string(),
+        ProjectUuid::NotUuid => format!("project-{}", ctx.project_uuid.replace('-', "")),
+        ProjectUuid::Varies => uuid::Uuid::new_v4().to_string(),
         _ => ctx.project_uuid.to_owned(),
     };
     // The fixture checked the uuid's shape, so this is visible ASCII.
@@ -150,7 +146,7 @@ fn project_uuid_header(status: StatusCode, ctx: &Context<'_>) -> Option<HeaderVa
 }
 
 fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str) {
-    if ctx.has(Fault::SuccessBodyNotJson) {
+    if ctx.answer.success_body_text {
         let (code, component) = match success {
             Success::Claims(r) => (r.code, &r.component.uuid),
             Success::Authorize(r) => (r.code, &r.component.uuid),
@@ -183,7 +179,7 @@ fn failure_body(
             message,
             allow,
         } => {
-            if ctx.has(Fault::ErrorBodyNotJson) {
+            if ctx.answer.error_body_text {
                 let text = format!("error {}: {message}\n", status.as_u16());
                 return (status, text.into_bytes(), allow);
             }
@@ -195,19 +191,24 @@ fn failure_body(
             };
             let mut value = to_map(&envelope);
             if status == StatusCode::BAD_REQUEST {
-                if ctx.has(Fault::BadRequestWithoutRequestId) {
+                if ctx.answer.bad_request_without_request_id {
                     value.remove("request_id");
                 }
-                if ctx.has(Fault::BadRequestWithoutMessage) {
+                if ctx.answer.bad_request_without_message {
                     value.remove("message");
                 }
             }
             (status, value, allow)
         }
+        // `render` answers a crash before asking for an envelope.
+        Failure::Crash => {
+            let status = StatusCode::INTERNAL_SERVER_ERROR;
+            return (status, b"internal error\n".to_vec(), None);
+        }
         Failure::Validation(errors) => {
             let status = StatusCode::EXPECTATION_FAILED;
-            if ctx.has(Fault::ErrorBodyNotJson) {
-                let text = format!("error 417: {}\n", validation_summary(&errors));
+            if ctx.answer.error_body_text {
+                let text = format!("error 417: {}\n", validate::summary(&errors));
                 return (status, text.into_bytes(), None);
             }
             let keyed: Map<String, Value> = errors
@@ -225,20 +226,20 @@ fn failure_body(
                 status: false,
             };
             let mut value = to_map(&envelope);
-            if ctx.has(Fault::ValidationWithoutErrors) {
+            if ctx.answer.validation_without_errors {
                 value.remove("errors");
             }
-            if ctx.has(Fault::ValidationErrorsNotArray) {
+            if ctx.answer.validation_errors_keyed {
                 value.insert("errors".to_owned(), Value::Object(keyed));
             }
             (status, value, None)
         }
     };
     let mut value = value;
-    if ctx.has(Fault::ErrorStatusTrue) {
+    if ctx.answer.error_status_true {
         value.insert("status".to_owned(), Value::Bool(true));
     }
-    if ctx.has(Fault::ErrorCodeAsString) {
+    if ctx.answer.error_code_as_string {
         value.insert(
             "code".to_owned(),
             Value::String(status.as_u16().to_string()),
@@ -254,14 +255,4 @@ fn to_map<T: serde::Serialize>(value: &T) -> Map<String, Value> {
         Ok(Value::Object(map)) => map,
         _ => Map::new(),
     }
-}
-
-/// One line naming every failure, for the 400 that replaces a 417 under
-/// [`Fault::ValidationAnswered400`].
-fn validation_summary(errors: &[ValidationError]) -> String {
-    let parts: Vec<String> = errors
-        .iter()
-        .map(|e| format!("{} ({})", e.field, e.rule))
-        .collect();
-    format!("validation failed: {}", parts.join(", "))
 }

@@ -13,6 +13,7 @@
 //! 10. the operation itself (404 unknown model, 401 fields that no model claims).
 
 use std::borrow::Cow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -21,12 +22,16 @@ use component_auth_bindings::types::{
 };
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use hyper::body::Incoming;
-use hyper::header::CONTENT_LENGTH;
+use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{HeaderMap, Request, Response};
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use subtle::ConstantTimeEq;
 
+use crate::behaviour::{
+    Behaviour, Body as BodyRules, Compare, MediaTypeRule, ProjectEnvRule, RefMatch, Refs,
+    RequestIds, TokenScope, Validation,
+};
 use crate::envelope::{self, Failure, Success};
 use crate::fault::Fault;
 use crate::fixture::{Component, Fixture, Model, Settings};
@@ -45,7 +50,8 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the server holds while it runs.
 pub(crate) struct App {
     pub fixture: Fixture,
-    pub fault: Option<Fault>,
+    /// How it behaves at each seam: correct, or with one fault's change.
+    pub behaviour: Behaviour,
     pub tokens: TokenStore,
 }
 
@@ -54,36 +60,48 @@ impl App {
         let tokens = TokenStore::from_fixture(&fixture);
         App {
             fixture,
-            fault,
+            behaviour: fault.map(Fault::behaviour).unwrap_or_default(),
             tokens,
         }
     }
-
-    fn has(&self, fault: Fault) -> bool {
-        self.fault == Some(fault)
-    }
 }
 
-/// What the connection knew before hyper parsed the request.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ConnInfo {
+/// What one connection knows, shared by the requests it carries.
+#[derive(Debug)]
+pub(crate) struct ConnState {
     /// The raw request head spells `X-Client-Id` exactly so; consulted only
-    /// under [`Fault::HeaderNamesCaseSensitive`].
+    /// when header names are (wrongly) case-sensitive.
     pub client_id_spelled_exactly: bool,
     /// The connection closes after this answer.
     pub close: bool,
+    /// The request id every answer repeats under [`RequestIds::PerConnection`].
+    pub request_id: String,
+    /// A request on this connection passed client auth (read only when
+    /// auth is, wrongly, cached per connection).
+    pub authenticated: AtomicBool,
+}
+
+impl ConnState {
+    pub(crate) fn new(client_id_spelled_exactly: bool, close: bool) -> Self {
+        ConnState {
+            client_id_spelled_exactly,
+            close,
+            request_id: uuid::Uuid::new_v4().to_string(),
+            authenticated: AtomicBool::new(false),
+        }
+    }
 }
 
 /// Answers one request; never fails, every problem is an envelope.
 pub(crate) async fn handle(
     app: &App,
     req: Request<Incoming>,
-    conn: ConnInfo,
+    conn: &ConnState,
 ) -> Response<Full<Bytes>> {
-    let request_id = if app.has(Fault::RequestIdRepeated) {
-        uuid::Uuid::nil().to_string()
-    } else {
-        uuid::Uuid::new_v4().to_string()
+    let request_id = match app.behaviour.connection.request_id {
+        RequestIds::PerRequest => uuid::Uuid::new_v4().to_string(),
+        RequestIds::Nil => uuid::Uuid::nil().to_string(),
+        RequestIds::PerConnection => conn.request_id.clone(),
     };
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
@@ -96,7 +114,7 @@ pub(crate) async fn handle(
         outcome,
         &envelope::Context {
             project_uuid: &app.fixture.project_uuid,
-            fault: app.fault,
+            answer: &app.behaviour.answer,
             request_id: &request_id,
             close: conn.close || !body_read,
         },
@@ -113,10 +131,11 @@ pub(crate) async fn handle(
 async fn process(
     app: &App,
     req: Request<Incoming>,
-    conn: ConnInfo,
+    conn: &ConnState,
     body_read: &mut bool,
 ) -> Result<Success, Failure> {
-    let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), app.fault)?;
+    let b = &app.behaviour;
+    let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), &b.route)?;
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
     let body = read_body(&parts.headers, body).await?;
@@ -124,28 +143,28 @@ async fn process(
     let headers = &parts.headers;
 
     let client_id = header(headers, "x-client-id")
-        .filter(|_| !app.has(Fault::HeaderNamesCaseSensitive) || conn.client_id_spelled_exactly);
-    let client_id = match client_id {
-        Some(id) if !id.is_empty() => Some(id),
-        _ if app.has(Fault::ClientIdOptional) => None,
-        _ => return Err(Failure::bad_request("the X-Client-Id header is required")),
-    };
-    let secret = match header(headers, "x-client-secret") {
-        Some(secret) if !secret.is_empty() => Some(secret),
-        _ if app.has(Fault::ClientSecretOptional) => None,
-        _ => {
-            return Err(Failure::bad_request(
-                "the X-Client-Secret header is required",
-            ));
-        }
-    };
-    let env = project_env(app, header(headers, "x-project-env"))?;
-    authenticate(app, client_id, secret)?;
+        .filter(|_| !b.connection.header_names_case_sensitive || conn.client_id_spelled_exactly)
+        .filter(|id| !id.is_empty());
+    if client_id.is_none() && b.credentials.client_id_required {
+        return Err(Failure::bad_request("the X-Client-Id header is required"));
+    }
+    let secret = header(headers, "x-client-secret").filter(|s| !s.is_empty());
+    if secret.is_none() && b.credentials.secret_required {
+        return Err(Failure::bad_request(
+            "the X-Client-Secret header is required",
+        ));
+    }
+    let env = project_env(b.project_env, header(headers, "x-project-env"))?;
+    let cached = b.connection.auth_cached && conn.authenticated.load(Ordering::Relaxed);
+    if !cached {
+        authenticate(app, client_id, secret)?;
+        conn.authenticated.store(true, Ordering::Relaxed);
+    }
 
-    let component_index = resolve(app, &raw_ref)?;
+    let component_index = resolve(&app.fixture.components, &b.refs, &raw_ref)?;
     let component = &app.fixture.components[component_index];
     let token_model = check_token(app, component_index, header(headers, "x-auth-token"))?;
-    let fields = parse_body(app, &body)?;
+    let fields = parse_body(&b.body, headers, &body)?;
 
     let model_uuid = match operation {
         Operation::Authorize => Some(query_param(parts.uri.query(), validate::MODEL_UUID)),
@@ -154,17 +173,17 @@ async fn process(
     let mut errors: Vec<ValidationError> = Vec::new();
     if let Some(value) = &model_uuid {
         if let Some(error) = validate::model_uuid(value.as_deref()) {
-            if !(app.has(Fault::ModelUuidOptional) && error.rule == rule::REQUIRED) {
+            if b.validation.model_uuid_required || error.rule != rule::REQUIRED {
                 errors.push(error);
             }
         }
     }
     let validate_body = operation == Operation::Authorize || fields.is_some();
-    if validate_body && !app.has(Fault::BodyFieldsUnchecked) {
+    if validate_body && b.validation.check_fields {
         errors.extend(validate::fields(&component.settings, fields.as_ref()));
     }
     if !errors.is_empty() {
-        return Err(Failure::Validation(errors));
+        return Err(validation_failure(&b.validation, errors));
     }
 
     let view = ComponentView {
@@ -212,64 +231,96 @@ async fn read_body(headers: &HeaderMap, body: Incoming) -> Result<Bytes, Failure
 }
 
 /// `X-Project-Env`: absent means `dev` (spec/README.md choice 8).
-fn project_env(app: &App, value: Option<&[u8]>) -> Result<ProjectEnv, Failure> {
-    match value {
-        None | Some(b"dev") => Ok(ProjectEnv::Dev),
-        Some(b"live") if !app.has(Fault::LiveRejected) => Ok(ProjectEnv::Live),
-        Some(_) if app.has(Fault::AnyProjectEnv) => Ok(ProjectEnv::Dev),
-        Some(_) => Err(Failure::bad_request(
-            "X-Project-Env must be `dev` or `live`",
-        )),
+fn project_env(rule: ProjectEnvRule, value: Option<&[u8]>) -> Result<ProjectEnv, Failure> {
+    let refused = || Failure::bad_request("X-Project-Env must be `dev` or `live`");
+    let Some(value) = value else {
+        return Ok(ProjectEnv::Dev);
+    };
+    let is = |name: &str| match rule {
+        ProjectEnvRule::IgnoreCase => value.eq_ignore_ascii_case(name.as_bytes()),
+        ProjectEnvRule::Prefix => value.starts_with(name.as_bytes()),
+        _ => value == name.as_bytes(),
+    };
+    match rule {
+        _ if is("dev") => Ok(ProjectEnv::Dev),
+        ProjectEnvRule::LiveRejected if is("live") => Err(refused()),
+        _ if is("live") => Ok(ProjectEnv::Live),
+        ProjectEnvRule::EmptyAsAbsent if value.is_empty() => Ok(ProjectEnv::Dev),
+        ProjectEnvRule::AnyAsDev => Ok(ProjectEnv::Dev),
+        _ => Err(refused()),
     }
 }
 
 /// Client id and secret. One message for both failures, so an answer does
-/// not tell which client ids exist.
+/// not tell which client ids exist. An absent id or secret got here only
+/// where the behaviour does not require it.
 fn authenticate(app: &App, client_id: Option<&[u8]>, secret: Option<&[u8]>) -> Result<(), Failure> {
     let refused = || Failure::unauthorized("unknown client or wrong secret");
+    let creds = &app.behaviour.credentials;
     let Some(id) = client_id else {
-        return Ok(()); // only under Fault::ClientIdOptional
+        return Ok(());
     };
-    let Some(client) = app.fixture.clients.iter().find(|c| c.id.as_bytes() == id) else {
-        return if app.has(Fault::UnknownClientAccepted) {
-            Ok(())
-        } else {
-            Err(refused())
-        };
+    let Some(client) = app
+        .fixture
+        .clients
+        .iter()
+        .find(|c| creds.client_id.matches(c.id.as_bytes(), id))
+    else {
+        return Err(refused());
     };
-    let Some(secret) = secret else {
-        return Ok(()); // only under Fault::ClientSecretOptional
-    };
-    if app.has(Fault::WrongSecretAccepted) || bool::from(client.secret.as_bytes().ct_eq(secret)) {
-        Ok(())
-    } else {
-        Err(refused())
+    // An unknown client let in by the lookup has no secret of its own to
+    // compare: the one it matched stands in.
+    match secret {
+        None => Ok(()),
+        Some(secret) if creds.secret.matches(client.secret.as_bytes(), secret) => Ok(()),
+        Some(_) => Err(refused()),
     }
 }
 
 /// The component a `ref` names: exact match on uuid, then name, then tag,
 /// after percent-decoding (spec/README.md choice 9).
-fn resolve(app: &App, raw_ref: &str) -> Result<usize, Failure> {
+fn resolve(components: &[Component], rules: &Refs, raw_ref: &str) -> Result<usize, Failure> {
     let not_found = || Failure::not_found("no component has this name, tag or uuid");
-    let decoded: Cow<'_, str> = if app.has(Fault::PercentEncodingNotDecoded) {
-        Cow::Borrowed(raw_ref)
-    } else {
+    if rules
+        .crash_longer_than
+        .is_some_and(|max| raw_ref.len() > max)
+    {
+        return Err(Failure::Crash);
+    }
+    let decoded: Cow<'_, str> = if rules.percent_decode {
         percent_decode_str(raw_ref)
             .decode_utf8()
             .map_err(|_| not_found())?
+    } else {
+        Cow::Borrowed(raw_ref)
     };
-    let components = &app.fixture.components;
-    let find = |skip: bool, key: fn(&Component) -> &str| {
-        if skip {
-            None
-        } else {
-            components.iter().position(|c| key(c) == decoded)
-        }
+    if rules.crash_on_nul && decoded.contains('\0') {
+        return Err(Failure::Crash);
+    }
+    let wanted: &str = match rules.matching {
+        RefMatch::Trimmed => decoded.trim(),
+        RefMatch::SuffixStripped => decoded.split('.').next().unwrap_or_default(),
+        RefMatch::Exact | RefMatch::Prefix => &decoded,
     };
-    find(app.has(Fault::UuidsNotResolved), |c| &c.uuid)
-        .or_else(|| find(app.has(Fault::NamesNotResolved), |c| &c.name))
-        .or_else(|| find(app.has(Fault::TagsNotResolved), |c| &c.tag))
-        .or_else(|| (app.has(Fault::UnknownRefAccepted) && !components.is_empty()).then_some(0))
+    let same = |key: &str| {
+        key == wanted
+            || (rules.matching == RefMatch::Prefix
+                && wanted.chars().nth(1).is_some()
+                && key.starts_with(wanted))
+    };
+    let find = |on: bool, key: fn(&Component) -> &str| {
+        on.then(|| components.iter().position(|c| same(key(c))))
+            .flatten()
+    };
+    // Uuids match exactly whatever the matching rule says.
+    let by_uuid = rules
+        .by_uuid
+        .then(|| components.iter().position(|c| c.uuid == *decoded))
+        .flatten();
+    by_uuid
+        .or_else(|| find(rules.by_name, |c| &c.name))
+        .or_else(|| find(rules.by_tag, |c| &c.tag))
+        .or_else(|| (rules.unknown_as_first && !components.is_empty()).then_some(0))
         .ok_or_else(not_found)
 }
 
@@ -281,14 +332,11 @@ fn check_token(
     component: usize,
     token: Option<&[u8]>,
 ) -> Result<Option<usize>, Failure> {
+    let rules = &app.behaviour.token;
     let requires_auth = app.fixture.components[component].requires_auth;
     let Some(token) = token.filter(|t| !t.is_empty()) else {
-        let missing = if requires_auth {
-            !app.has(Fault::AuthTokenOptional)
-        } else {
-            app.has(Fault::AuthTokenDemanded)
-        };
-        return if missing {
+        let required = rules.demanded_everywhere || (requires_auth && rules.required_where_auth);
+        return if required {
             Err(Failure::unauthorized(
                 "this component requires an X-Auth-Token",
             ))
@@ -296,24 +344,42 @@ fn check_token(
             Ok(None)
         };
     };
-    match app.tokens.lookup(token) {
-        Some(Binding {
-            component: c,
-            model,
-        }) if c == component => Ok(Some(model)),
-        _ if requires_auth && app.has(Fault::WrongAuthTokenAccepted) => Ok(None),
-        _ => Err(Failure::unauthorized(
-            "the X-Auth-Token is not valid for this component",
-        )),
+    let binding = match rules.compare {
+        Compare::Exact => app.tokens.lookup(token),
+        other => app.tokens.find(|known| other.matches(known, token)),
+    };
+    let refused = || Failure::unauthorized("the X-Auth-Token is not valid for this component");
+    match (binding, rules.scope) {
+        (
+            Some(Binding {
+                component: c,
+                model,
+            }),
+            _,
+        ) if c == component => Ok(Some(model)),
+        (Some(_), TokenScope::AnyComponent) if requires_auth => Ok(None),
+        (_, TokenScope::Anything) if requires_auth => Ok(None),
+        _ => Err(refused()),
     }
 }
 
 /// The body's fields: `None` for an absent or empty body.
-fn parse_body(app: &App, body: &[u8]) -> Result<Option<Map<String, Value>>, Failure> {
+fn parse_body(
+    rules: &BodyRules,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Option<Map<String, Value>>, Failure> {
     if body.is_empty() {
         return Ok(None);
     }
-    let lenient = app.has(Fault::MalformedJsonAccepted);
+    if let Some(content_type) = header(headers, CONTENT_TYPE.as_str()) {
+        if !media_type_taken(rules.media_type, content_type) {
+            return Err(Failure::bad_request(
+                "the request body must be sent as application/json",
+            ));
+        }
+    }
+    let lenient = rules.malformed_as_empty;
     let Ok(text) = std::str::from_utf8(body) else {
         return if lenient {
             Ok(None)
@@ -323,16 +389,69 @@ fn parse_body(app: &App, body: &[u8]) -> Result<Option<Map<String, Value>>, Fail
     };
     // serde_json refuses nesting deeper than 128 levels with an error, not
     // a stack overflow. Its messages give a position, never the input.
-    match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(fields)) => Ok(Some(fields)),
-        Ok(_) => Err(Failure::bad_request(
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(value) => value,
+        Err(_) if lenient => return Ok(None),
+        Err(e) => {
+            return Err(Failure::bad_request(format!(
+                "the request body is not JSON: {e}"
+            )));
+        }
+    };
+    if (rules.crash_on_non_bmp && any_leaf(&value, &|v| v.as_str().is_some_and(has_non_bmp)))
+        || (rules.crash_on_non_i64 && any_leaf(&value, &|v| v.is_number() && v.as_i64().is_none()))
+    {
+        return Err(Failure::Crash);
+    }
+    match value {
+        Value::Object(fields) => Ok(Some(fields)),
+        _ if rules.crash_on_non_object => Err(Failure::Crash),
+        _ => Err(Failure::bad_request(
             "the request body must be a JSON object",
         )),
-        Err(_) if lenient => Ok(None),
-        Err(e) => Err(Failure::bad_request(format!(
-            "the request body is not JSON: {e}"
-        ))),
     }
+}
+
+/// Whether a request's `Content-Type` is taken as JSON. The correct server
+/// parses the body as JSON whatever the header says.
+fn media_type_taken(rule: MediaTypeRule, content_type: &[u8]) -> bool {
+    let essence = content_type
+        .split(|&b| b == b';')
+        .next()
+        .unwrap_or_default()
+        .trim_ascii();
+    match rule {
+        MediaTypeRule::Lenient => true,
+        MediaTypeRule::WholeHeader => content_type.eq_ignore_ascii_case(b"application/json"),
+        MediaTypeRule::CaseSensitive => {
+            essence == b"application/json" || !essence.eq_ignore_ascii_case(b"application/json")
+        }
+    }
+}
+
+fn has_non_bmp(text: &str) -> bool {
+    text.chars().any(|c| u32::from(c) > 0xFFFF)
+}
+
+/// Whether any scalar in `value` (at any depth) satisfies `test`.
+fn any_leaf(value: &Value, test: &dyn Fn(&Value) -> bool) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(|v| any_leaf(v, test)),
+        Value::Object(map) => map.values().any(|v| any_leaf(v, test)),
+        scalar => test(scalar),
+    }
+}
+
+/// A failed validation: 417, or the 400 some faults answer instead.
+fn validation_failure(rules: &Validation, errors: Vec<ValidationError>) -> Failure {
+    let has = |r: &str| errors.iter().any(|e| e.rule == r);
+    if rules.answered_400
+        || (rules.unknown_field_400 && has(rule::UNKNOWN_FIELD))
+        || (rules.wrong_type_400 && has(rule::TYPE))
+    {
+        return Failure::bad_request(validate::summary(&errors));
+    }
+    Failure::Validation(errors)
 }
 
 /// The first value of a query parameter, percent-decoded; `None` when the
@@ -463,7 +582,7 @@ fn auth_claims(
             })?),
             (None, None) => None,
         };
-    let model = model.filter(|_| !view.app.has(Fault::ClaimsOmitModel));
+    let model = model.filter(|_| !view.app.behaviour.claims_omit_model);
     Ok(Success::Claims(AuthClaimsResult {
         code: 200,
         component: view.component(),

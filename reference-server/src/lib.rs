@@ -18,11 +18,13 @@
 //! ```
 //!
 //! Modules, one concept each: [`fixture`] (the data and its checks),
-//! [`fault`] (the rules broken on purpose), `routes` (the path),
+//! [`fault`] (the rules broken on purpose, one table entry each),
+//! `behaviour` (the seams where a fault changes the server), `routes` (the path),
 //! `handler` (the order of checks for one request), `validate` (the 417
 //! rules), `envelope` (answers and their headers), `tokens` (issued
 //! X-Auth-Tokens), `server` (listening and shutdown).
 
+mod behaviour;
 mod envelope;
 pub mod fault;
 pub mod fixture;

@@ -4,8 +4,8 @@
 
 use hyper::Method;
 
+use crate::behaviour::Route;
 use crate::envelope::Failure;
-use crate::fault::Fault;
 
 /// The two operations of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,38 +16,26 @@ pub(crate) enum Operation {
     Authorize,
 }
 
-/// The version prefix the interface is served under (section 9).
-const PREFIX: &str = "/v2/api";
-
 /// Matches a request line: the operation and the raw `ref` segment, or the
 /// 404 / 405 answer.
 pub(crate) fn route<'a>(
     method: &Method,
     path: &'a str,
-    fault: Option<Fault>,
+    rules: &Route,
 ) -> Result<(Operation, &'a str), Failure> {
-    let prefix = match fault {
-        Some(Fault::UnversionedPath) => "",
-        Some(Fault::WrongVersionPath) => "/v1/api",
-        _ => PREFIX,
-    };
     let raw_ref = path
-        .strip_prefix(prefix)
+        .strip_prefix(rules.prefix)
         .and_then(|p| p.strip_prefix("/component/"))
         .and_then(|p| p.strip_suffix("/auth"))
         .filter(|r| !r.contains('/'))
         .ok_or_else(|| {
             Failure::not_found("no such path; the interface is /v2/api/component/{ref}/auth")
         })?;
-    let operation = match (method, fault) {
-        (&Method::GET, Some(Fault::ClaimsMethodRejected)) => {
-            return Err(Failure::method_not_allowed("POST"));
-        }
-        (&Method::POST, Some(Fault::AuthorizeMethodRejected)) => {
-            return Err(Failure::method_not_allowed("GET"));
-        }
-        (&Method::GET, _) => Operation::AuthClaims,
-        (&Method::POST, _) => Operation::Authorize,
+    let operation = match *method {
+        Method::GET if rules.get_rejected => return Err(Failure::method_not_allowed("POST")),
+        Method::POST if rules.post_rejected => return Err(Failure::method_not_allowed("GET")),
+        Method::GET => Operation::AuthClaims,
+        Method::POST => Operation::Authorize,
         _ => return Err(Failure::method_not_allowed("GET, POST")),
     };
     Ok((operation, raw_ref))
@@ -56,12 +44,21 @@ pub(crate) fn route<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Fault;
+
+    fn correct() -> Route {
+        Route::default()
+    }
 
     #[test]
     fn matches_the_interface_path_only() {
-        let ok = route(&Method::GET, "/v2/api/component/users/auth", None);
+        let ok = route(&Method::GET, "/v2/api/component/users/auth", &correct());
         assert!(matches!(ok, Ok((Operation::AuthClaims, "users"))));
-        let ok = route(&Method::POST, "/v2/api/component/Caf%C3%A9/auth", None);
+        let ok = route(
+            &Method::POST,
+            "/v2/api/component/Caf%C3%A9/auth",
+            &correct(),
+        );
         assert!(matches!(ok, Ok((Operation::Authorize, "Caf%C3%A9"))));
         for path in [
             "/",
@@ -69,9 +66,9 @@ mod tests {
             "/v2/api/component/a/b/auth",
             "/component/users/auth",
         ] {
-            assert!(route(&Method::GET, path, None).is_err(), "{path}");
+            assert!(route(&Method::GET, path, &correct()).is_err(), "{path}");
         }
-        let put = route(&Method::PUT, "/v2/api/component/users/auth", None);
+        let put = route(&Method::PUT, "/v2/api/component/users/auth", &correct());
         assert!(matches!(
             put,
             Err(Failure::Error {
@@ -83,10 +80,10 @@ mod tests {
 
     #[test]
     fn path_faults_move_the_prefix() {
-        let bare = Some(Fault::UnversionedPath);
+        let bare = &Fault::UnversionedPath.behaviour().route;
         assert!(route(&Method::GET, "/component/users/auth", bare).is_ok());
         assert!(route(&Method::GET, "/v2/api/component/users/auth", bare).is_err());
-        let v1 = Some(Fault::WrongVersionPath);
+        let v1 = &Fault::WrongVersionPath.behaviour().route;
         assert!(route(&Method::GET, "/v1/api/component/users/auth", v1).is_ok());
     }
 }

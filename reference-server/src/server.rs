@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 
 use crate::fault::Fault;
 use crate::fixture::Fixture;
-use crate::handler::{App, ConnInfo, handle};
+use crate::handler::{App, ConnState, handle};
 
 /// A request head not complete after this long is dropped (hyper's own
 /// timer), so idle or slow connections do not pile up.
@@ -139,20 +139,18 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: oneshot:
 async fn connection(stream: TcpStream, app: Arc<App>, watcher: Watcher) {
     // Under the header-case fault every connection carries one request, so
     // the head peeked below is the head of the request served.
-    let one_request = app.fault == Some(Fault::HeaderNamesCaseSensitive);
+    let one_request = app.behaviour.connection.header_names_case_sensitive;
     let client_id_spelled_exactly = if one_request {
         raw_head_spells_client_id(&stream).await
     } else {
         true
     };
-    let info = ConnInfo {
-        client_id_spelled_exactly,
-        close: one_request,
-    };
+    let state = Arc::new(ConnState::new(client_id_spelled_exactly, one_request));
     let _ = stream.set_nodelay(true);
     let service = service_fn(move |req| {
         let app = Arc::clone(&app);
-        async move { Ok::<_, Infallible>(handle(&app, req, info).await) }
+        let state = Arc::clone(&state);
+        async move { Ok::<_, Infallible>(handle(&app, req, &state).await) }
     });
     let mut builder = http1::Builder::new();
     builder

@@ -18,7 +18,7 @@ const MAX_ISSUED: usize = 100_000;
 
 /// What a token gives access to: indexes into the fixture's components and
 /// that component's models.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub(crate) struct Binding {
     pub component: usize,
     pub model: usize,
@@ -60,6 +60,21 @@ impl TokenStore {
         // holds consistent data.
         let inner = self.inner.read().unwrap_or_else(PoisonError::into_inner);
         inner.by_token.get(token).copied()
+    }
+
+    /// The binding of the first known token that `test` accepts, for the
+    /// faults that compare tokens other than exactly (never in constant
+    /// time, on purpose: they are bugs). First in token order, so the
+    /// answer does not depend on the hash map's random order.
+    pub(crate) fn find(&self, test: impl Fn(&[u8]) -> bool) -> Option<Binding> {
+        let inner = self.inner.read().unwrap_or_else(PoisonError::into_inner);
+        let mut found: Vec<(&String, &Binding)> = inner
+            .by_token
+            .iter()
+            .filter(|(t, _)| test(t.as_bytes()))
+            .collect();
+        found.sort();
+        found.first().map(|(_, b)| **b)
     }
 
     /// Issues a new random token bound to `binding`.

@@ -109,6 +109,16 @@ pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<Val
     out
 }
 
+/// One line naming every failure (field and rule, never a value), for the
+/// 400 that some faults answer instead of a 417.
+pub(crate) fn summary(errors: &[ValidationError]) -> String {
+    let parts: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{} ({})", e.field, e.rule))
+        .collect();
+    format!("validation failed: {}", parts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

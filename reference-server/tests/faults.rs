@@ -57,8 +57,73 @@ fn probe(fault: Fault) -> Req {
         }
         Fault::ModelUuidOptional => invalid_authorize(),
         Fault::ClaimsOmitModel => Req::get("users").token(ADA_TOKEN),
-        Fault::AuthorizeMethodRejected => Req::post("catalog", Some(ACME_MODEL)).json(acme),
+        Fault::AuthorizeMethodRejected => Req::post("catalog", Some(ACME_MODEL)).json(acme.clone()),
+        Fault::SecretExtensionAccepted => {
+            Req::get("catalog").header("X-Client-Secret", format!("{CLIENT_SECRET}x"))
+        }
+        Fault::SecretTruncationAccepted => {
+            Req::get("catalog").header("X-Client-Secret", &CLIENT_SECRET[..CLIENT_SECRET.len() - 1])
+        }
+        Fault::SecretCaseInsensitive => {
+            Req::get("catalog").header("X-Client-Secret", CLIENT_SECRET.to_uppercase())
+        }
+        Fault::ClientIdCaseInsensitive => {
+            Req::get("catalog").header("X-Client-Id", CLIENT_ID.to_uppercase())
+        }
+        Fault::ClientIdPrefixAccepted => {
+            Req::get("catalog").header("X-Client-Id", format!("{CLIENT_ID}x"))
+        }
+        Fault::TokenExtensionAccepted => Req::get("users").token(&format!("{ADA_TOKEN}x")),
+        Fault::TokenCrossesComponents => Req::get("users").token(CATALOG_TOKEN),
+        // Sent after a valid warm-up request on the same connection.
+        Fault::AuthCachedPerConnection => {
+            Req::get("catalog").header("X-Client-Secret", "wrong-after-warm-up")
+        }
+        Fault::ProjectEnvCaseInsensitive => Req::get("catalog").header("X-Project-Env", "DEV"),
+        Fault::ProjectEnvEmptyAsAbsent => Req::get("catalog").header("X-Project-Env", ""),
+        Fault::ProjectEnvPrefixAccepted => {
+            Req::get("catalog").header("X-Project-Env", "development")
+        }
+        Fault::RefPrefixResolves => Req::get("cat"),
+        Fault::RefTrimmed => Req::get("%20catalog"),
+        Fault::RefSuffixStripped => Req::get("catalog.json"),
+        Fault::LongRefCrashes => Req::get(&"a".repeat(2048)),
+        Fault::NulRefCrashes => Req::get("catalog%00"),
+        Fault::NonBmpCrashes => {
+            Req::get("catalog").json(json!({"account": "acme\u{1F600}", "pin": 1234}))
+        }
+        Fault::HugeNumberCrashes => Req::get("catalog")
+            .header("Content-Type", "application/json")
+            .body(r#"{"account": "acme", "pin": 18446744073709551616}"#),
+        Fault::NonObjectBodyCrashes => Req::get("catalog")
+            .header("Content-Type", "application/json")
+            .body("[]"),
+        Fault::UnknownFieldAnswered400 => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": 1234, "extra": 1}))
+        }
+        Fault::WrongTypeAnswered400 => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": true}))
+        }
+        Fault::JsonCharsetRefused => Req::get("catalog")
+            .json(acme.clone())
+            .header("Content-Type", "application/json; charset=utf-8"),
+        Fault::JsonMediaTypeCaseSensitive => Req::get("catalog")
+            .json(acme)
+            .header("Content-Type", "Application/JSON"),
+        // Sent twice on one connection.
+        Fault::RequestIdPerConnection => Req::get("catalog").without("X-Client-Id"),
     }
+}
+
+/// What an answer shows, less what differs on every request anyway.
+/// `earlier_id`: the request id of an earlier answer on the same
+/// connection; whether it repeats is shown.
+fn observe_after(resp: &Resp, earlier_id: Option<&str>) -> Value {
+    let repeats = earlier_id.is_some()
+        && resp.json.as_ref().and_then(|b| b["request_id"].as_str()) == earlier_id;
+    let mut seen = observe(resp);
+    seen["request_id_repeats"] = Value::Bool(repeats);
+    seen
 }
 
 /// What an answer shows, less what differs on every request anyway.
@@ -90,11 +155,21 @@ async fn every_fault_changes_the_answer_to_its_probe() {
     let correct = start(None).await;
     let client = client();
     let mut unchanged = Vec::new();
+    // A valid request first, on the same kept-alive connection, so that
+    // faults about what a connection remembers show too.
+    let warm_up = Req::get("catalog").header("X-Project-Env", "live");
+    // The probe goes twice, so a request id the connection repeats shows.
+    let answer = async |server: &reference_server::RunningServer, req: &Req| {
+        send(&client, server, &warm_up).await;
+        let first = send(&client, server, req).await;
+        let first_id = first.json.as_ref().and_then(|b| b["request_id"].as_str());
+        observe_after(&send(&client, server, req).await, first_id)
+    };
     for &fault in Fault::ALL {
         let req = probe(fault);
         let faulty = start(Some(fault)).await;
-        let want = observe(&send(&client, &correct, &req).await);
-        let got = observe(&send(&client, &faulty, &req).await);
+        let want = answer(&correct, &req).await;
+        let got = answer(&faulty, &req).await;
         if want == got {
             unchanged.push(format!("{fault}: {req:?} answered {got}"));
         }
@@ -163,6 +238,37 @@ fn touches(fault: Fault, req: &Req) -> bool {
     let body = req.body.as_deref().filter(|b| !b.is_empty());
     let malformed = body.is_some_and(|b| serde_json::from_slice::<Value>(b).is_err());
     let post = req.method == Method::POST;
+    let env = req
+        .headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("X-Project-Env"))
+        .map(|(_, v)| String::from_utf8_lossy(v).into_owned());
+    let env_near_miss = |same: &dyn Fn(&str, &str) -> bool| {
+        env.as_deref()
+            .is_some_and(|e| e != "dev" && e != "live" && (same(e, "dev") || same(e, "live")))
+    };
+    let decoded = percent_encoding::percent_decode_str(reference).decode_utf8_lossy();
+    let names_and_tags = [
+        "Users",
+        "Catalog",
+        "Caf\u{e9} Men\u{fc}",
+        "users",
+        "catalog",
+        "cafe-menu",
+    ];
+    let known = is_uuid || is_name || is_tag;
+    let known_tokens = [ADA_TOKEN, CATALOG_TOKEN];
+    let settings: &[&str] = match reference {
+        "users" | "Users" | USERS_UUID => &["email", "password"],
+        "catalog" | "Catalog" | CATALOG_UUID => &["account", "pin"],
+        _ => &["table", "vip"],
+    };
+    let body_json = body.and_then(|b| serde_json::from_slice::<Value>(b).ok());
+    let fields = body_json.as_ref().and_then(Value::as_object);
+    let content_type = header("Content-Type").unwrap_or_default();
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    let secret = header("X-Client-Secret");
+    let client_id = header("X-Client-Id");
     match fault {
         // Shape faults: judged by blanking what they may change.
         Fault::NoProjectUuidOnErrors
@@ -186,7 +292,7 @@ fn touches(fault: Fault, req: &Req) -> bool {
         Fault::AuthTokenOptional => requires_auth && token.is_none(),
         Fault::WrongAuthTokenAccepted => requires_auth && token.is_some_and(|t| t != ADA_TOKEN),
         Fault::AuthTokenDemanded => !requires_auth && token.is_none(),
-        Fault::AnyProjectEnv => header("X-Project-Env").is_some_and(|e| e != "dev" && e != "live"),
+        Fault::AnyProjectEnv => env.as_deref().is_some_and(|e| e != "dev" && e != "live"),
         Fault::LiveRejected => header("X-Project-Env").as_deref() == Some("live"),
         Fault::TagsNotResolved => is_tag,
         Fault::NamesNotResolved => is_name,
@@ -202,6 +308,75 @@ fn touches(fault: Fault, req: &Req) -> bool {
         // Every request has a path, and reqwest sends header names in
         // lowercase: these two are tested on their own below.
         Fault::UnversionedPath | Fault::WrongVersionPath | Fault::HeaderNamesCaseSensitive => true,
+        Fault::SecretExtensionAccepted => secret
+            .as_deref()
+            .is_some_and(|s| s != CLIENT_SECRET && s.starts_with(CLIENT_SECRET)),
+        Fault::SecretTruncationAccepted => secret
+            .as_deref()
+            .is_some_and(|s| s != CLIENT_SECRET && CLIENT_SECRET.starts_with(s)),
+        Fault::SecretCaseInsensitive => secret
+            .as_deref()
+            .is_some_and(|s| s != CLIENT_SECRET && s.eq_ignore_ascii_case(CLIENT_SECRET)),
+        Fault::ClientIdCaseInsensitive => client_id
+            .as_deref()
+            .is_some_and(|s| s != CLIENT_ID && s.eq_ignore_ascii_case(CLIENT_ID)),
+        Fault::ClientIdPrefixAccepted => client_id
+            .as_deref()
+            .is_some_and(|s| s != CLIENT_ID && s.starts_with(CLIENT_ID)),
+        Fault::TokenExtensionAccepted => token.as_deref().is_some_and(|t| {
+            !known_tokens.contains(&t) && known_tokens.iter().any(|k| t.starts_with(k))
+        }),
+        Fault::TokenCrossesComponents => {
+            requires_auth && token.as_deref().is_some_and(|t| t == CATALOG_TOKEN)
+        }
+        Fault::AuthCachedPerConnection => {
+            client_id.as_deref().is_some_and(|s| s != CLIENT_ID)
+                || secret.as_deref().is_some_and(|s| s != CLIENT_SECRET)
+        }
+        Fault::ProjectEnvCaseInsensitive => env_near_miss(&|e, v| e.eq_ignore_ascii_case(v)),
+        Fault::ProjectEnvEmptyAsAbsent => env.as_deref() == Some(""),
+        Fault::ProjectEnvPrefixAccepted => env_near_miss(&|e, v| e.starts_with(v)),
+        Fault::RefPrefixResolves => {
+            !known
+                && decoded.chars().count() >= 2
+                && names_and_tags.iter().any(|n| n.starts_with(&*decoded))
+        }
+        Fault::RefTrimmed => !known && decoded.trim() != decoded,
+        Fault::RefSuffixStripped => !known && decoded.contains('.'),
+        Fault::LongRefCrashes => reference.len() > 1024,
+        Fault::NulRefCrashes => decoded.contains('\0'),
+        Fault::NonBmpCrashes => {
+            let text = String::from_utf8_lossy(body.unwrap_or_default());
+            body_json.is_some() && text.chars().any(|c| u32::from(c) > 0xFFFF)
+        }
+        Fault::HugeNumberCrashes => {
+            let text = String::from_utf8_lossy(body.unwrap_or_default());
+            body_json.is_some() && (text.contains("e3") || text.contains("18446744073709551616"))
+        }
+        Fault::NonObjectBodyCrashes => body_json.as_ref().is_some_and(|v| !v.is_object()),
+        Fault::UnknownFieldAnswered400 => {
+            fields.is_some_and(|f| f.keys().any(|k| !settings.contains(&k.as_str())))
+        }
+        Fault::WrongTypeAnswered400 => fields.is_some_and(|f| {
+            f.iter().any(|(k, v)| match k.as_str() {
+                "email" | "password" | "account" => !v.is_string(),
+                "pin" | "table" => !(v.is_i64() || v.is_u64()),
+                "vip" => !v.is_boolean(),
+                _ => false,
+            })
+        }),
+        Fault::JsonCharsetRefused => {
+            body.is_some()
+                && !content_type.is_empty()
+                && !content_type.eq_ignore_ascii_case("application/json")
+        }
+        Fault::JsonMediaTypeCaseSensitive => {
+            body.is_some()
+                && essence != "application/json"
+                && essence.eq_ignore_ascii_case("application/json")
+        }
+        // Request ids are masked in what is compared.
+        Fault::RequestIdPerConnection => false,
     }
 }
 

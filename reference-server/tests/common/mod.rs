@@ -12,6 +12,7 @@ pub const PROJECT_UUID: &str = "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d";
 pub const CLIENT_ID: &str = "conformance-client";
 pub const CLIENT_SECRET: &str = "demo-secret-7Qx9";
 pub const ADA_TOKEN: &str = "users-token-ada-0001";
+pub const CATALOG_TOKEN: &str = "catalog-token-acme-0001";
 pub const USERS_UUID: &str = "0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11";
 pub const ADA_MODEL: &str = "5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01";
 pub const CATALOG_UUID: &str = "3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718";
