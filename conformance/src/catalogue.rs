@@ -37,9 +37,41 @@ impl Level {
 }
 
 pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
-pub(crate) type Run = Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>;
 
-/// One check of the catalogue.
+/// What a check does: sends its requests to the target and judges the
+/// answers.
+#[derive(Clone)]
+pub struct Run(Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>);
+
+impl Run {
+    pub fn new<F, Fut>(run: F) -> Self
+    where
+        F: Fn(Arc<Target>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Outcome> + Send + 'static,
+    {
+        Run(Arc::new(move |t| Box::pin(run(t))))
+    }
+
+    pub(crate) fn start(&self, target: Arc<Target>) -> BoxFuture {
+        (self.0)(target)
+    }
+}
+
+/// One check of the catalogue, declared as a struct literal in the file of
+/// its concept (`checks/*.rs`):
+///
+/// ```ignore
+/// Check {
+///     id: "refs/by-name".into(),
+///     level: Level::Must,
+///     section: "2",
+///     quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
+///     title: "a component is found by its name".into(),
+///     sends: "a valid Auth Claims request to each component, with its name as ref".into(),
+///     expects: ACCEPTED.into(),
+///     run: Run::new(move |t| resolve(t, By::Name)),
+/// }
+/// ```
 #[derive(Clone)]
 pub struct Check {
     /// Stable, hierarchical, selectable by prefix.
@@ -55,7 +87,7 @@ pub struct Check {
     pub sends: String,
     /// What must happen.
     pub expects: String,
-    pub(crate) run: Run,
+    pub run: Run,
 }
 
 impl std::fmt::Debug for Check {
@@ -132,34 +164,6 @@ impl Outcome {
     pub fn in_group(mut self, group: &'static str) -> Self {
         self.group = Some(group);
         self
-    }
-}
-
-/// Builds a check from its data and the function that runs it.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn check<F, Fut>(
-    id: impl Into<String>,
-    level: Level,
-    section: &'static str,
-    quote: &'static str,
-    title: impl Into<String>,
-    sends: impl Into<String>,
-    expects: impl Into<String>,
-    run: F,
-) -> Check
-where
-    F: Fn(Arc<Target>) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Outcome> + Send + 'static,
-{
-    Check {
-        id: id.into(),
-        title: title.into(),
-        section,
-        quote,
-        level,
-        sends: sends.into(),
-        expects: expects.into(),
-        run: Arc::new(move |t| Box::pin(run(t))),
     }
 }
 

@@ -62,7 +62,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
 
     let handles: Vec<_> = checks
         .iter()
-        .map(|c| tokio::spawn((c.run)(target.clone())))
+        .map(|c| tokio::spawn(c.run.start(target.clone())))
         .collect();
     let mut outcomes = Vec::with_capacity(checks.len());
     for handle in handles {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, WRONG_TOKEN, accepted, refused, send_and_judge};
 use crate::target::{Case, Op, Target};
 
@@ -52,16 +52,16 @@ pub fn checks() -> Vec<Check> {
                 ACCEPTED,
             ),
         ] {
-            out.push(check(
-                format!("auth-token/{}/{id}", op.id()),
-                Level::Must,
-                "5",
-                QUOTE,
-                format!("{}: {title}", op.title()),
-                sends,
-                expects,
-                move |t| run(t, op, variant),
-            ));
+            out.push(Check {
+                id: format!("auth-token/{}/{id}", op.id()),
+                level: Level::Must,
+                section: "5",
+                quote: QUOTE,
+                title: format!("{}: {title}", op.title()),
+                sends: sends.into(),
+                expects: expects.into(),
+                run: Run::new(move |t| run(t, op, variant)),
+            });
         }
     }
     out

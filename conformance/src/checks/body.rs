@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{send_and_judge, shape_400, shape_417};
 use crate::target::{Case, Op, Req, Sent, Target};
 
@@ -25,66 +25,66 @@ const IS_400_SHAPE: &str = "a 4xx answer whose body has the 7.1 shape: code an i
 
 pub fn checks() -> Vec<Check> {
     vec![
-        check(
-            "body/authorize/invalid-fields",
-            Level::Must,
-            "1",
-            FIELDS,
-            "Authorize: a body that breaks the component's auth settings fails validation",
-            "a valid Authorize request to each component with an `invalid_body`, carrying that body",
-            "a 417 answer (validation failed), not a refusal for another reason",
-            |t| invalid_body(t, Op::Authorize, status_417),
-        ),
-        check(
-            "validation/authorize/invalid-body",
-            Level::Must,
-            "7.2",
-            RULE_417,
-            "Authorize: a body that fails validation is answered 417 in the 7.2 shape",
-            "a valid Authorize request to each component with an `invalid_body`, carrying that body",
-            IS_417,
-            |t| invalid_body(t, Op::Authorize, is_417),
-        ),
-        check(
-            "validation/authorize/missing-model-uuid",
-            Level::Must,
-            "4.2",
-            MODEL_UUID,
-            "Authorize without modelUuid fails validation (417)",
-            "a valid Authorize request without modelUuid anywhere",
-            IS_417,
-            missing_model_uuid,
-        ),
-        check(
-            "body/authorize/malformed-json",
-            Level::Must,
-            "4.2",
-            AS_JSON,
-            "Authorize: a body that is not JSON gets an error in the 400 shape",
-            format!("a valid Authorize request whose body is the broken JSON `{MALFORMED}`"),
-            IS_400_SHAPE,
-            |t| malformed(t, Op::Authorize),
-        ),
-        check(
-            "body/auth-claims/invalid-fields",
-            Level::Should,
-            "4.1",
-            GET_BODY,
-            "Auth Claims: a body that breaks the component's auth settings fails validation (417)",
-            "a valid Auth Claims request to each component with an `invalid_body`, carrying that body",
-            IS_417,
-            |t| invalid_body(t, Op::AuthClaims, is_417),
-        ),
-        check(
-            "body/auth-claims/malformed-json",
-            Level::Should,
-            "4.1",
-            GET_BODY,
-            "Auth Claims: a body that is not JSON gets an error in the 400 shape",
-            format!("a valid Auth Claims request whose body is the broken JSON `{MALFORMED}`"),
-            IS_400_SHAPE,
-            |t| malformed(t, Op::AuthClaims),
-        ),
+        Check {
+id: "body/authorize/invalid-fields".into(),
+level: Level::Must,
+section: "1",
+quote: FIELDS,
+title: "Authorize: a body that breaks the component's auth settings fails validation".into(),
+sends: "a valid Authorize request to each component with an `invalid_body`, carrying that body".into(),
+expects: "a 417 answer (validation failed), not a refusal for another reason".into(),
+run: Run::new(|t| invalid_body(t, Op::Authorize, status_417)),
+},
+        Check {
+id: "validation/authorize/invalid-body".into(),
+level: Level::Must,
+section: "7.2",
+quote: RULE_417,
+title: "Authorize: a body that fails validation is answered 417 in the 7.2 shape".into(),
+sends: "a valid Authorize request to each component with an `invalid_body`, carrying that body".into(),
+expects: IS_417.into(),
+run: Run::new(|t| invalid_body(t, Op::Authorize, is_417)),
+},
+        Check {
+id: "validation/authorize/missing-model-uuid".into(),
+level: Level::Must,
+section: "4.2",
+quote: MODEL_UUID,
+title: "Authorize without modelUuid fails validation (417)".into(),
+sends: "a valid Authorize request without modelUuid anywhere".into(),
+expects: IS_417.into(),
+run: Run::new(missing_model_uuid),
+},
+        Check {
+id: "body/authorize/malformed-json".into(),
+level: Level::Must,
+section: "4.2",
+quote: AS_JSON,
+title: "Authorize: a body that is not JSON gets an error in the 400 shape".into(),
+sends: format!("a valid Authorize request whose body is the broken JSON `{MALFORMED}`"),
+expects: IS_400_SHAPE.into(),
+run: Run::new(|t| malformed(t, Op::Authorize)),
+},
+        Check {
+id: "body/auth-claims/invalid-fields".into(),
+level: Level::Should,
+section: "4.1",
+quote: GET_BODY,
+title: "Auth Claims: a body that breaks the component's auth settings fails validation (417)".into(),
+sends: "a valid Auth Claims request to each component with an `invalid_body`, carrying that body".into(),
+expects: IS_417.into(),
+run: Run::new(|t| invalid_body(t, Op::AuthClaims, is_417)),
+},
+        Check {
+id: "body/auth-claims/malformed-json".into(),
+level: Level::Should,
+section: "4.1",
+quote: GET_BODY,
+title: "Auth Claims: a body that is not JSON gets an error in the 400 shape".into(),
+sends: format!("a valid Auth Claims request whose body is the broken JSON `{MALFORMED}`"),
+expects: IS_400_SHAPE.into(),
+run: Run::new(|t| malformed(t, Op::AuthClaims)),
+},
     ]
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret, types};
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::envelopes::probes;
 use crate::checks::{
     UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, send_and_judge,
@@ -23,97 +23,88 @@ fn variant_is(want: &'static str) -> impl Fn(&Sent) -> Result<(), String> {
     }
 }
 
-/// A check that sends one changed valid request and wants a typed variant.
-#[allow(clippy::too_many_arguments)]
-fn one(
-    id: &str,
-    section: &'static str,
-    quote: &'static str,
-    title: &str,
-    sends: &str,
-    want: &'static str,
+/// What a check that wants a typed variant expects.
+fn decodes_as(want: &str) -> String {
+    format!("the answer decodes as the spec's `{want}` variant")
+}
+
+/// Sends one valid request of `op`, changed by `change`, and wants the
+/// answer decoded as the typed variant `want`.
+fn changed_request(
     op: Op,
+    want: &'static str,
     change: fn(
         &Target,
         crate::target::Req,
     ) -> Result<crate::target::Req, component_auth_bindings::Error>,
-) -> Check {
-    check(
-        id,
-        Level::Should,
-        section,
-        quote,
-        title,
-        sends,
-        format!("the answer decodes as the spec's `{want}` variant"),
-        move |t| async move {
-            let Some(c) = t.primary(op) else {
-                return Outcome::skip("no component in the profile can take this operation");
-            };
-            let req = t.valid(op, c).and_then(|r| change(&t, r));
-            let sent = t.send(c.name.clone(), req, Case::Lower).await;
-            let v = variant_is(want)(&sent);
-            judge_all(vec![(c.name.clone(), sent, v)])
-        },
-    )
+) -> Run {
+    Run::new(move |t| async move {
+        let Some(c) = t.primary(op) else {
+            return Outcome::skip("no component in the profile can take this operation");
+        };
+        let req = t.valid(op, c).and_then(|r| change(&t, r));
+        let sent = t.send(c.name.clone(), req, Case::Lower).await;
+        let v = variant_is(want)(&sent);
+        judge_all(vec![(c.name.clone(), sent, v)])
+    })
 }
 
 pub fn checks() -> Vec<Check> {
     vec![
-        one(
-            "choices/missing-credential-400",
-            "5",
-            "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
-            "a missing X-Client-Secret is answered 400",
-            "a valid Auth Claims request without X-Client-Secret",
-            "BadRequest",
-            Op::AuthClaims,
-            |_, r| Ok(r.remove_header("X-Client-Secret")),
-        ),
-        one(
-            "choices/wrong-credential-401",
-            "5",
-            "spec choice 6: an unknown client id or a wrong secret is 401",
-            "a wrong X-Client-Secret is answered 401",
-            "a valid Auth Claims request with a wrong X-Client-Secret",
-            "Unauthorized",
-            Op::AuthClaims,
-            |_, r| r.set_header("X-Client-Secret", WRONG_SECRET),
-        ),
-        one(
-            "choices/unknown-ref-404",
-            "2",
-            "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
-            "an unknown ref is answered 404",
-            "a valid Auth Claims request with an unknown ref",
-            "NotFound",
-            Op::AuthClaims,
-            |t, _| {
+        Check {
+            id: "choices/missing-credential-400".into(),
+            level: Level::Should,
+            section: "5",
+            quote: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
+            title: "a missing X-Client-Secret is answered 400".into(),
+            sends: "a valid Auth Claims request without X-Client-Secret".into(),
+            expects: decodes_as("BadRequest"),
+            run: changed_request(Op::AuthClaims, "BadRequest", |_, r| Ok(r.remove_header("X-Client-Secret"))),
+        },
+        Check {
+            id: "choices/wrong-credential-401".into(),
+            level: Level::Should,
+            section: "5",
+            quote: "spec choice 6: an unknown client id or a wrong secret is 401",
+            title: "a wrong X-Client-Secret is answered 401".into(),
+            sends: "a valid Auth Claims request with a wrong X-Client-Secret".into(),
+            expects: decodes_as("Unauthorized"),
+            run: changed_request(Op::AuthClaims, "Unauthorized", |_, r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+        },
+        Check {
+            id: "choices/unknown-ref-404".into(),
+            level: Level::Should,
+            section: "2",
+            quote: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
+            title: "an unknown ref is answered 404".into(),
+            sends: "a valid Auth Claims request with an unknown ref".into(),
+            expects: decodes_as("NotFound"),
+            run: changed_request(Op::AuthClaims, "NotFound", |t, _| {
                 let c = t
                     .primary(Op::AuthClaims)
                     .ok_or(component_auth_bindings::Error::MissingParameter("ref"))?;
                 t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF)
-            },
-        ),
-        one(
-            "choices/bad-env-400",
-            "4.1",
-            "spec choice 8: an X-Project-Env other than dev or live is 400",
-            "an X-Project-Env other than dev or live is answered 400",
-            "a valid Auth Claims request with X-Project-Env: staging",
-            "BadRequest",
-            Op::AuthClaims,
-            |_, r| r.set_header("X-Project-Env", "staging"),
-        ),
-        one(
-            "choices/unknown-model-404",
-            "4.2",
-            "spec choice 9: no model of the component has this modelUuid: 404",
-            "Authorize for an unknown model is answered 404",
-            "a valid Authorize request whose modelUuid names no model",
-            "NotFound",
-            Op::Authorize,
-            |_, mut r| {
+            }),
+        },
+        Check {
+            id: "choices/bad-env-400".into(),
+            level: Level::Should,
+            section: "4.1",
+            quote: "spec choice 8: an X-Project-Env other than dev or live is 400",
+            title: "an X-Project-Env other than dev or live is answered 400".into(),
+            sends: "a valid Auth Claims request with X-Project-Env: staging".into(),
+            expects: decodes_as("BadRequest"),
+            run: changed_request(Op::AuthClaims, "BadRequest", |_, r| r.set_header("X-Project-Env", "staging")),
+        },
+        Check {
+            id: "choices/unknown-model-404".into(),
+            level: Level::Should,
+            section: "4.2",
+            quote: "spec choice 9: no model of the component has this modelUuid: 404",
+            title: "Authorize for an unknown model is answered 404".into(),
+            sends: "a valid Authorize request whose modelUuid names no model".into(),
+            expects: decodes_as("NotFound"),
+            run: changed_request(Op::Authorize, "NotFound", |_, mut r| {
                 let u = r.url_mut();
                 let kept: Vec<(String, String)> = u
                     .query_pairs()
@@ -128,98 +119,98 @@ pub fn checks() -> Vec<Check> {
                     .collect();
                 u.query_pairs_mut().clear().extend_pairs(kept);
                 Ok(r)
-            },
-        ),
-        one(
-            "choices/payload-too-large-413",
-            "8",
-            "spec choice 16: a request body over 64 KiB is refused with 413",
-            "a body over 64 KiB is answered 413",
-            "a valid Authorize request whose JSON body is 70 KiB",
-            "PayloadTooLarge",
-            Op::Authorize,
-            |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes())),
-        ),
-        check(
-            "choices/success-shape",
-            Level::Should,
-            "4.1",
-            "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
-            "successful answers decode as the spec's result types and carry X-Project-Uuid",
-            "a valid request of each operation to each component that can take it",
-            "each answer decodes as `Ok` and its X-Project-Uuid header is present",
-            success_shape,
-        ),
-        check(
-            "choices/env-default-dev",
-            Level::Should,
-            "5",
-            "spec choice 8: an absent X-Project-Env means `dev`",
-            "without X-Project-Env the request is made in dev",
-            "a valid Auth Claims request without X-Project-Env",
-            "the answer decodes as `Ok` with `env`: dev",
-            env_default,
-        ),
-        check(
-            "choices/token-checked-anyway",
-            Level::Should,
-            "5",
-            "spec choice 7: a token sent to a component that does not require auth is still checked",
-            "a wrong token is refused even where none is required",
-            "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth",
-            "each answer decodes as `Unauthorized`",
-            token_checked,
-        ),
-        check(
-            "choices/issued-token",
-            Level::Should,
-            "5",
-            "spec choice 5: tokens are issued by Authorize",
-            "a token issued by Authorize claims its model in Auth Claims",
-            "a valid Authorize request, then Auth Claims with the token it issued",
-            "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model",
-            issued_token,
-        ),
-        check(
-            "choices/code-equals-status",
-            Level::Should,
-            "7",
-            "spec choice 11: `code` equals the HTTP status of the answer",
-            "an error body's code equals the status",
-            "the error probes",
-            "every error body's `code` equals its HTTP status",
-            code_equals_status,
-        ),
-        check(
-            "choices/request-id-uuid",
-            Level::Should,
-            "7.1",
-            "spec choice 12: request_id is a fresh uuid for every request",
-            "request_id is a fresh uuid",
-            "the error probes",
-            "every `request_id` is a uuid, and no two are equal",
-            request_ids,
-        ),
-        check(
-            "choices/validation-items",
-            Level::Should,
-            "7.2",
-            "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
-            "417 bodies decode with the spec's error items",
-            "the error probes",
-            "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}",
-            validation_items,
-        ),
-        check(
-            "http/method-not-allowed",
-            Level::Should,
-            "4",
-            "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
-            "another method on the interface path is answered 405",
-            "a valid Auth Claims request sent with PUT",
-            "a 405 answer whose body has the 7.1 shape",
-            method_not_allowed,
-        ),
+            }),
+        },
+        Check {
+            id: "choices/payload-too-large-413".into(),
+            level: Level::Should,
+            section: "8",
+            quote: "spec choice 16: a request body over 64 KiB is refused with 413",
+            title: "a body over 64 KiB is answered 413".into(),
+            sends: "a valid Authorize request whose JSON body is 70 KiB".into(),
+            expects: decodes_as("PayloadTooLarge"),
+            run: changed_request(Op::Authorize, "PayloadTooLarge", |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes()))),
+        },
+        Check {
+id: "choices/success-shape".into(),
+level: Level::Should,
+section: "4.1",
+quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
+title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
+sends: "a valid request of each operation to each component that can take it".into(),
+expects: "each answer decodes as `Ok` and its X-Project-Uuid header is present".into(),
+run: Run::new(success_shape),
+},
+        Check {
+id: "choices/env-default-dev".into(),
+level: Level::Should,
+section: "5",
+quote: "spec choice 8: an absent X-Project-Env means `dev`",
+title: "without X-Project-Env the request is made in dev".into(),
+sends: "a valid Auth Claims request without X-Project-Env".into(),
+expects: "the answer decodes as `Ok` with `env`: dev".into(),
+run: Run::new(env_default),
+},
+        Check {
+id: "choices/token-checked-anyway".into(),
+level: Level::Should,
+section: "5",
+quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
+title: "a wrong token is refused even where none is required".into(),
+sends: "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth".into(),
+expects: "each answer decodes as `Unauthorized`".into(),
+run: Run::new(token_checked),
+},
+        Check {
+id: "choices/issued-token".into(),
+level: Level::Should,
+section: "5",
+quote: "spec choice 5: tokens are issued by Authorize",
+title: "a token issued by Authorize claims its model in Auth Claims".into(),
+sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
+expects: "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model".into(),
+run: Run::new(issued_token),
+},
+        Check {
+id: "choices/code-equals-status".into(),
+level: Level::Should,
+section: "7",
+quote: "spec choice 11: `code` equals the HTTP status of the answer",
+title: "an error body's code equals the status".into(),
+sends: "the error probes".into(),
+expects: "every error body's `code` equals its HTTP status".into(),
+run: Run::new(code_equals_status),
+},
+        Check {
+id: "choices/request-id-uuid".into(),
+level: Level::Should,
+section: "7.1",
+quote: "spec choice 12: request_id is a fresh uuid for every request",
+title: "request_id is a fresh uuid".into(),
+sends: "the error probes".into(),
+expects: "every `request_id` is a uuid, and no two are equal".into(),
+run: Run::new(request_ids),
+},
+        Check {
+id: "choices/validation-items".into(),
+level: Level::Should,
+section: "7.2",
+quote: "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
+title: "417 bodies decode with the spec's error items".into(),
+sends: "the error probes".into(),
+expects: "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}".into(),
+run: Run::new(validation_items),
+},
+        Check {
+id: "http/method-not-allowed".into(),
+level: Level::Should,
+section: "4",
+quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
+title: "another method on the interface path is answered 405".into(),
+sends: "a valid Auth Claims request sent with PUT".into(),
+expects: "a 405 answer whose body has the 7.1 shape".into(),
+run: Run::new(method_not_allowed),
+},
     ]
 }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::body::{with_invalid_body, without_model_uuid};
 use crate::checks::{UNKNOWN_REF, WRONG_SECRET, exchanges};
 use crate::profile::is_uuid;
@@ -87,42 +87,23 @@ fn is_error(s: &Sent) -> bool {
 
 type Judge = fn(&Sent) -> Option<String>;
 
-/// A check that judges every probe answer `applies` picks with `judge`.
-#[allow(clippy::too_many_arguments)]
-fn over_probes(
-    id: &str,
-    section: &'static str,
-    quote: &'static str,
-    title: &str,
-    expects: &str,
-    level: Level,
-    applies: fn(&Sent) -> bool,
-    none_reason: &'static str,
-    judge: Judge,
-) -> Check {
-    check(
-        id,
-        level,
-        section,
-        quote,
-        title,
-        PROBES,
-        expects,
-        move |t| async move {
-            let all = probes(&t).await;
-            let picked: Vec<&Sent> = all.iter().filter(|s| applies(s)).collect();
-            let outcome = if picked.is_empty() {
-                Outcome::skip(none_reason)
-            } else {
-                let failures = picked
-                    .iter()
-                    .filter_map(|s| judge(s).map(|why| format!("{}: {why}", s.exchange.label)))
-                    .collect();
-                Outcome::from_failures(failures, exchanges(all))
-            };
-            outcome.in_group(GROUP)
-        },
-    )
+/// Judges every probe answer `applies` picks with `judge`; skips when
+/// none applies.
+fn over_probes(applies: fn(&Sent) -> bool, none_reason: &'static str, judge: Judge) -> Run {
+    Run::new(move |t| async move {
+        let all = probes(&t).await;
+        let picked: Vec<&Sent> = all.iter().filter(|s| applies(s)).collect();
+        let outcome = if picked.is_empty() {
+            Outcome::skip(none_reason)
+        } else {
+            let failures = picked
+                .iter()
+                .filter_map(|s| judge(s).map(|why| format!("{}: {why}", s.exchange.label)))
+                .collect();
+            Outcome::from_failures(failures, exchanges(all))
+        };
+        outcome.in_group(GROUP)
+    })
 }
 
 fn json_field(s: &Sent, name: &str) -> Result<Option<Value>, String> {
@@ -153,30 +134,28 @@ pub fn checks() -> Vec<Check> {
     let is_400: fn(&Sent) -> bool = |s| s.status() == Some(400);
     let is_417: fn(&Sent) -> bool = |s| s.status() == Some(417);
     vec![
-        over_probes(
-            "errors/json",
-            "7",
-            "Error responses are JSON.",
-            "error answers have a JSON body",
-            "every 4xx/5xx answer has a body that parses as JSON",
-            Level::Must,
-            is_error,
-            NO_ERRORS,
-            |s| match s.raw().and_then(|r| r.json()) {
+        Check {
+            id: "errors/json".into(),
+            level: Level::Must,
+            section: "7",
+            quote: "Error responses are JSON.",
+            title: "error answers have a JSON body".into(),
+            sends: PROBES.into(),
+            expects: "every 4xx/5xx answer has a body that parses as JSON".into(),
+            run: over_probes(is_error, NO_ERRORS, |s| match s.raw().and_then(|r| r.json()) {
                 Some(_) => None,
                 None => Some(s.summary()),
-            },
-        ),
-        over_probes(
-            "errors/content-type",
-            "7",
-            "Both carry the `Content-Type: application/json` header",
-            "error answers say Content-Type: application/json",
-            "every 4xx/5xx answer has Content-Type application/json (parameters such as charset allowed)",
-            Level::Must,
-            is_error,
-            NO_ERRORS,
-            |s| {
+            }),
+        },
+        Check {
+            id: "errors/content-type".into(),
+            level: Level::Must,
+            section: "7",
+            quote: "Both carry the `Content-Type: application/json` header",
+            title: "error answers say Content-Type: application/json".into(),
+            sends: PROBES.into(),
+            expects: "every 4xx/5xx answer has Content-Type application/json (parameters such as charset allowed)".into(),
+            run: over_probes(is_error, NO_ERRORS, |s| {
                 let ct = s.raw().and_then(|r| r.header("content-type")).unwrap_or("");
                 let media = ct.split(';').next().unwrap_or("").trim();
                 (!media.eq_ignore_ascii_case("application/json")).then(|| {
@@ -186,138 +165,129 @@ pub fn checks() -> Vec<Check> {
                         format!("Content-Type is `{ct}`")
                     }
                 })
-            },
-        ),
-        over_probes(
-            "errors/x-project-uuid",
-            "7",
-            "Both carry ... an `X-Project-Uuid` header.",
-            "error answers carry X-Project-Uuid",
-            "every 4xx/5xx answer has an X-Project-Uuid header",
-            Level::Must,
-            is_error,
-            NO_ERRORS,
-            |s| {
+            }),
+        },
+        Check {
+            id: "errors/x-project-uuid".into(),
+            level: Level::Must,
+            section: "7",
+            quote: "Both carry ... an `X-Project-Uuid` header.",
+            title: "error answers carry X-Project-Uuid".into(),
+            sends: PROBES.into(),
+            expects: "every 4xx/5xx answer has an X-Project-Uuid header".into(),
+            run: over_probes(is_error, NO_ERRORS, |s| {
                 s.raw()
                     .and_then(|r| r.header("x-project-uuid"))
                     .is_none()
                     .then(|| format!("no X-Project-Uuid: {}", s.summary()))
-            },
-        ),
-        over_probes(
-            "errors/x-project-uuid/uuid",
-            "2",
-            "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
-            "X-Project-Uuid is a uuid",
-            "every X-Project-Uuid sent (on any answer) is a uuid",
-            Level::Must,
-            |s| s.raw().and_then(|r| r.header("x-project-uuid")).is_some(),
-            "no answer carried X-Project-Uuid",
-            |s| {
+            }),
+        },
+        Check {
+            id: "errors/x-project-uuid/uuid".into(),
+            level: Level::Must,
+            section: "2",
+            quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+            title: "X-Project-Uuid is a uuid".into(),
+            sends: PROBES.into(),
+            expects: "every X-Project-Uuid sent (on any answer) is a uuid".into(),
+            run: over_probes(|s| s.raw().and_then(|r| r.header("x-project-uuid")).is_some(), "no answer carried X-Project-Uuid", |s| {
                 let v = s
                     .raw()
                     .and_then(|r| r.header("x-project-uuid"))
                     .unwrap_or("");
                 (!is_uuid(v)).then(|| format!("X-Project-Uuid `{v}` is not a uuid"))
-            },
-        ),
-        check(
-            "errors/x-project-uuid/same",
-            Level::Must,
-            "2",
-            "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
-            "X-Project-Uuid is the same on every answer of one target",
-            PROBES,
-            "every X-Project-Uuid sent (on any answer) has the same value",
-            same_project_uuid,
-        ),
-        over_probes(
-            "errors/400/code",
-            "7.1",
-            "code | integer | Error code.",
-            "a 400 body's `code` is an integer",
-            "every 400 answer's body has `code`, an integer",
-            Level::Must,
-            is_400,
-            NO_400,
-            |s| field(s, "code", "an integer", is_int),
-        ),
-        over_probes(
-            "errors/400/message",
-            "7.1",
-            "message | string | Error message.",
-            "a 400 body's `message` is a string",
-            "every 400 answer's body has `message`, a string",
-            Level::Must,
-            is_400,
-            NO_400,
-            |s| field(s, "message", "a string", Value::is_string),
-        ),
-        over_probes(
-            "errors/400/request-id",
-            "7.1",
-            "request_id | string | Identifier of the request.",
-            "a 400 body's `request_id` is a string",
-            "every 400 answer's body has `request_id`, a string",
-            Level::Must,
-            is_400,
-            NO_400,
-            |s| field(s, "request_id", "a string", Value::is_string),
-        ),
-        check(
-            "errors/400/request-id/distinct",
-            Level::Must,
-            "7.1",
-            "request_id | string | Identifier of the request.",
-            "no two answers share a `request_id`",
-            PROBES,
-            "every `request_id` sent (on any answer) differs from the others: each identifies its own request",
-            distinct_request_ids,
-        ),
-        over_probes(
-            "errors/400/status",
-            "7.1",
-            "status | boolean | `false` on an error.",
-            "a 400 body's `status` is false",
-            "every 400 answer's body has `status`: false",
-            Level::Must,
-            is_400,
-            NO_400,
-            |s| field(s, "status", "false", |v| v == &Value::Bool(false)),
-        ),
-        over_probes(
-            "errors/417/code",
-            "7.2",
-            "code | integer | Error code.",
-            "a 417 body's `code` is an integer",
-            "every 417 answer's body has `code`, an integer",
-            Level::Must,
-            is_417,
-            NO_417,
-            |s| field(s, "code", "an integer", is_int),
-        ),
-        over_probes(
-            "errors/417/errors",
-            "7.2",
-            "errors | array | List of validation errors.",
-            "a 417 body's `errors` is an array",
-            "every 417 answer's body has `errors`, an array",
-            Level::Must,
-            is_417,
-            NO_417,
-            |s| field(s, "errors", "an array", Value::is_array),
-        ),
-        over_probes(
-            "errors/417/status",
-            "7.2",
-            "status | boolean | `false` on an error.",
-            "a 417 body's `status` is false",
-            "every 417 answer's body has `status`: false",
-            Level::Must,
-            is_417,
-            NO_417,
-            |s| field(s, "status", "false", |v| v == &Value::Bool(false)),
-        ),
+            }),
+        },
+        Check {
+id: "errors/x-project-uuid/same".into(),
+level: Level::Must,
+section: "2",
+quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+title: "X-Project-Uuid is the same on every answer of one target".into(),
+sends: PROBES.into(),
+expects: "every X-Project-Uuid sent (on any answer) has the same value".into(),
+run: Run::new(same_project_uuid),
+},
+        Check {
+            id: "errors/400/code".into(),
+            level: Level::Must,
+            section: "7.1",
+            quote: "code | integer | Error code.",
+            title: "a 400 body's `code` is an integer".into(),
+            sends: PROBES.into(),
+            expects: "every 400 answer's body has `code`, an integer".into(),
+            run: over_probes(is_400, NO_400, |s| field(s, "code", "an integer", is_int)),
+        },
+        Check {
+            id: "errors/400/message".into(),
+            level: Level::Must,
+            section: "7.1",
+            quote: "message | string | Error message.",
+            title: "a 400 body's `message` is a string".into(),
+            sends: PROBES.into(),
+            expects: "every 400 answer's body has `message`, a string".into(),
+            run: over_probes(is_400, NO_400, |s| field(s, "message", "a string", Value::is_string)),
+        },
+        Check {
+            id: "errors/400/request-id".into(),
+            level: Level::Must,
+            section: "7.1",
+            quote: "request_id | string | Identifier of the request.",
+            title: "a 400 body's `request_id` is a string".into(),
+            sends: PROBES.into(),
+            expects: "every 400 answer's body has `request_id`, a string".into(),
+            run: over_probes(is_400, NO_400, |s| field(s, "request_id", "a string", Value::is_string)),
+        },
+        Check {
+id: "errors/400/request-id/distinct".into(),
+level: Level::Must,
+section: "7.1",
+quote: "request_id | string | Identifier of the request.",
+title: "no two answers share a `request_id`".into(),
+sends: PROBES.into(),
+expects: "every `request_id` sent (on any answer) differs from the others: each identifies its own request".into(),
+run: Run::new(distinct_request_ids),
+},
+        Check {
+            id: "errors/400/status".into(),
+            level: Level::Must,
+            section: "7.1",
+            quote: "status | boolean | `false` on an error.",
+            title: "a 400 body's `status` is false".into(),
+            sends: PROBES.into(),
+            expects: "every 400 answer's body has `status`: false".into(),
+            run: over_probes(is_400, NO_400, |s| field(s, "status", "false", |v| v == &Value::Bool(false))),
+        },
+        Check {
+            id: "errors/417/code".into(),
+            level: Level::Must,
+            section: "7.2",
+            quote: "code | integer | Error code.",
+            title: "a 417 body's `code` is an integer".into(),
+            sends: PROBES.into(),
+            expects: "every 417 answer's body has `code`, an integer".into(),
+            run: over_probes(is_417, NO_417, |s| field(s, "code", "an integer", is_int)),
+        },
+        Check {
+            id: "errors/417/errors".into(),
+            level: Level::Must,
+            section: "7.2",
+            quote: "errors | array | List of validation errors.",
+            title: "a 417 body's `errors` is an array".into(),
+            sends: PROBES.into(),
+            expects: "every 417 answer's body has `errors`, an array".into(),
+            run: over_probes(is_417, NO_417, |s| field(s, "errors", "an array", Value::is_array)),
+        },
+        Check {
+            id: "errors/417/status".into(),
+            level: Level::Must,
+            section: "7.2",
+            quote: "status | boolean | `false` on an error.",
+            title: "a 417 body's `status` is false".into(),
+            sends: PROBES.into(),
+            expects: "every 417 answer's body has `status`: false".into(),
+            run: over_probes(is_417, NO_417, |s| field(s, "status", "false", |v| v == &Value::Bool(false))),
+        },
     ]
 }
 

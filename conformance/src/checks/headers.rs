@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{
     ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused,
 };
@@ -35,23 +35,23 @@ impl Variant {
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for op in Op::BOTH {
-        out.push(check(
-            format!("headers/{}/valid", op.id()),
-            Level::Must,
-            op.section(),
-            match op {
+        out.push(Check {
+id: format!("headers/{}/valid", op.id()),
+level: Level::Must,
+section: op.section(),
+quote: match op {
                 Op::AuthClaims => "Auth Claims | Method | GET | Path | `/v2/api/component/{ref}/auth`",
                 Op::Authorize => "Authorize | Method | POST | Path | `/v2/api/component/{ref}/auth`",
             },
-            format!("{}: a request with every header right is served", op.title()),
-            format!(
+title: format!("{}: a request with every header right is served", op.title()),
+sends: format!(
                 "{} /v2/api/component/{{name}}/auth with X-Client-Id, X-Client-Secret, X-Auth-Token where required{}",
                 op.method(),
                 if op == Op::Authorize { ", modelUuid and a valid body" } else { " and a valid body" }
             ),
-            ACCEPTED,
-            move |t| valid(t, op),
-        ));
+expects: ACCEPTED.into(),
+run: Run::new(move |t| valid(t, op)),
+});
         for (header, quote) in [
             ("X-Client-Id", CLIENT_ID),
             ("X-Client-Secret", CLIENT_SECRET),
@@ -62,32 +62,32 @@ pub fn checks() -> Vec<Check> {
                     Variant::Empty => format!("with an empty {header}"),
                     Variant::Wrong => format!("with a wrong {header}"),
                 };
-                out.push(check(
-                    format!(
+                out.push(Check {
+                    id: format!(
                         "headers/{}/{}/{}",
                         op.id(),
                         header.to_ascii_lowercase(),
                         variant.id()
                     ),
-                    Level::Must,
-                    "5",
+                    level: Level::Must,
+                    section: "5",
                     quote,
-                    format!("{}: a request {how} is refused", op.title()),
-                    format!("a valid {} request, {how}", op.title()),
-                    REFUSED,
-                    move |t| bad_header(t, op, header, variant),
-                ));
+                    title: format!("{}: a request {how} is refused", op.title()),
+                    sends: format!("a valid {} request, {how}", op.title()),
+                    expects: REFUSED.into(),
+                    run: Run::new(move |t| bad_header(t, op, header, variant)),
+                });
             }
         }
     }
     for (case, name) in [(Case::Lower, "lower-case"), (Case::Title, "title-case")] {
-        out.push(check(
-            format!("headers/letter-case/{name}"),
-            Level::Must,
-            "5",
-            EVERY_REQUEST,
-            format!("header names in {name} are accepted"),
-            format!(
+        out.push(Check {
+            id: format!("headers/letter-case/{name}"),
+            level: Level::Must,
+            section: "5",
+            quote: EVERY_REQUEST,
+            title: format!("header names in {name} are accepted"),
+            sends: format!(
                 "a valid request of each operation with header names in {}",
                 if case == Case::Lower {
                     "lower case (x-client-id)"
@@ -95,9 +95,9 @@ pub fn checks() -> Vec<Check> {
                     "Title-Case (X-Client-Id)"
                 }
             ),
-            ACCEPTED,
-            move |t| letter_case(t, case),
-        ));
+            expects: ACCEPTED.into(),
+            run: Run::new(move |t| letter_case(t, case)),
+        });
     }
     out
 }

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, accepted, send_and_judge};
 use crate::target::{Case, Op, Req, Target};
 
@@ -10,26 +10,27 @@ const QUOTE: &str = "The interface version is `v2`, carried as a path segment di
 
 pub fn checks() -> Vec<Check> {
     vec![
-        check(
-            "prefix/v2-api",
-            Level::Must,
-            "9",
-            QUOTE,
-            "both operations are served under /v2/api",
-            "a valid request of each operation to {base_url}/v2/api/component/{name}/auth",
-            ACCEPTED,
-            served,
-        ),
-        check(
-            "prefix/unversioned-not-served",
-            Level::Should,
-            "9",
-            QUOTE,
-            "the interface is not also served without /v2/api",
-            "a valid Auth Claims request to {base_url}/component/{name}/auth",
-            "not a 2xx answer",
-            unversioned,
-        ),
+        Check {
+            id: "prefix/v2-api".into(),
+            level: Level::Must,
+            section: "9",
+            quote: QUOTE,
+            title: "both operations are served under /v2/api".into(),
+            sends: "a valid request of each operation to {base_url}/v2/api/component/{name}/auth"
+                .into(),
+            expects: ACCEPTED.into(),
+            run: Run::new(served),
+        },
+        Check {
+            id: "prefix/unversioned-not-served".into(),
+            level: Level::Should,
+            section: "9",
+            quote: QUOTE,
+            title: "the interface is not also served without /v2/api".into(),
+            sends: "a valid Auth Claims request to {base_url}/component/{name}/auth".into(),
+            expects: "not a 2xx answer".into(),
+            run: Run::new(unversioned),
+        },
     ]
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused, send_and_judge};
 use crate::target::{Case, Op, Target};
 
@@ -33,16 +33,16 @@ pub fn checks() -> Vec<Check> {
                 (_, None) => format!("{}: X-Project-Env may be left out", op.title()),
                 (_, Some(v)) => format!("{}: X-Project-Env `{v}` is accepted", op.title()),
             };
-            out.push(check(
-                format!("project-env/{}/{id}", op.id()),
-                Level::Must,
-                op.section(),
-                QUOTE,
+            out.push(Check {
+                id: format!("project-env/{}/{id}", op.id()),
+                level: Level::Must,
+                section: op.section(),
+                quote: QUOTE,
                 title,
                 sends,
-                expects,
-                move |t| run(t, op, value),
-            ));
+                expects: expects.into(),
+                run: Run::new(move |t| run(t, op, value)),
+            });
         }
     }
     out

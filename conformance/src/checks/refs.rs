@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{
     ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge,
 };
@@ -42,50 +42,50 @@ impl By {
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for by in [By::Name, By::Tag, By::Uuid] {
-        out.push(check(
-            format!("refs/by-{}", by.id()),
-            Level::Must,
-            "2",
-            QUOTE,
-            format!("a component is found by its {}", by.id()),
-            format!(
+        out.push(Check {
+            id: format!("refs/by-{}", by.id()),
+            level: Level::Must,
+            section: "2",
+            quote: QUOTE,
+            title: format!("a component is found by its {}", by.id()),
+            sends: format!(
                 "a valid Auth Claims request to each component, with its {} as ref",
                 by.id()
             ),
-            ACCEPTED,
-            move |t| resolve(t, by),
-        ));
+            expects: ACCEPTED.into(),
+            run: Run::new(move |t| resolve(t, by)),
+        });
     }
-    out.push(check(
-        "refs/same-component",
-        Level::Must,
-        "2",
-        QUOTE,
-        "name, tag and uuid reach the same component",
-        "the same valid Auth Claims request to each component three times: by name, by tag, by uuid",
-        "the three answers are equal after normalisation (status, headers, body with per-request values redacted)",
-        same,
-    ));
-    out.push(check(
-        "refs/unknown",
-        Level::Must,
-        "2",
-        QUOTE,
-        "a ref that identifies no component is refused",
-        format!("a valid Auth Claims request with ref `{UNKNOWN_REF}`, and one with ref `{UNKNOWN_UUID}`"),
-        REFUSED,
-        unknown,
-    ));
-    out.push(check(
-        "refs/percent-encoded",
-        Level::Must,
-        "4.1",
-        "ref | string | yes | Component name, tag or uuid.",
-        "a name that needs percent-encoding in a path is found",
-        "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment",
-        ACCEPTED,
-        percent,
-    ));
+    out.push(Check {
+id: "refs/same-component".into(),
+level: Level::Must,
+section: "2",
+quote: QUOTE,
+title: "name, tag and uuid reach the same component".into(),
+sends: "the same valid Auth Claims request to each component three times: by name, by tag, by uuid".into(),
+expects: "the three answers are equal after normalisation (status, headers, body with per-request values redacted)".into(),
+run: Run::new(same),
+});
+    out.push(Check {
+id: "refs/unknown".into(),
+level: Level::Must,
+section: "2",
+quote: QUOTE,
+title: "a ref that identifies no component is refused".into(),
+sends: format!("a valid Auth Claims request with ref `{UNKNOWN_REF}`, and one with ref `{UNKNOWN_UUID}`"),
+expects: REFUSED.into(),
+run: Run::new(unknown),
+});
+    out.push(Check {
+id: "refs/percent-encoded".into(),
+level: Level::Must,
+section: "4.1",
+quote: "ref | string | yes | Component name, tag or uuid.",
+title: "a name that needs percent-encoding in a path is found".into(),
+sends: "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment".into(),
+expects: ACCEPTED.into(),
+run: Run::new(percent),
+});
     out
 }
 

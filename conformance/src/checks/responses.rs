@@ -5,32 +5,32 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use crate::catalogue::{Check, Level, Outcome, check};
+use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::send_and_judge;
 use crate::target::{Case, Op, Target};
 
 pub fn checks() -> Vec<Check> {
     vec![
-        check(
-            "responses/json",
-            Level::Must,
-            "1",
-            "Responses are JSON.",
-            "successful answers are JSON",
-            "a valid request of each operation to each component that can take it",
-            "a 2xx answer whose body parses as JSON",
-            json,
-        ),
-        check(
-            "responses/auth-claims/model",
-            Level::Must,
-            "1",
-            "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
-            "Auth Claims returns the model bound to the token sent",
-            "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`",
-            "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)",
-            model,
-        ),
+        Check {
+id: "responses/json".into(),
+level: Level::Must,
+section: "1",
+quote: "Responses are JSON.",
+title: "successful answers are JSON".into(),
+sends: "a valid request of each operation to each component that can take it".into(),
+expects: "a 2xx answer whose body parses as JSON".into(),
+run: Run::new(json),
+},
+        Check {
+id: "responses/auth-claims/model".into(),
+level: Level::Must,
+section: "1",
+quote: "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
+title: "Auth Claims returns the model bound to the token sent".into(),
+sends: "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`".into(),
+expects: "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)".into(),
+run: Run::new(model),
+},
     ]
 }
 
