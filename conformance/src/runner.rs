@@ -11,7 +11,7 @@ use crate::exchange::Exchange;
 use crate::profile::Profile;
 use crate::report::{CheckResult, Report};
 use crate::snapshot::{self, SnapshotError, SnapshotOptions, SnapshotOutcome};
-use crate::target::{Case, Limits, Op, Target, describe_error};
+use crate::target::{Limits, Op, Target, describe_error};
 
 /// What to run and how.
 #[derive(Clone, Debug, Default)]
@@ -124,7 +124,7 @@ async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Ok(());
     };
-    match t.reach(t.valid(Op::AuthClaims, c), Case::Lower).await {
+    match t.reach(t.valid(Op::AuthClaims, c)).await {
         Err(e @ Error::Connect(_)) => Err(RunError::Unreachable {
             url: t.profile.base_url.clone(),
             reason: t.scrubber().text(&describe_error(&e)),

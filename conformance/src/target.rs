@@ -104,6 +104,41 @@ impl Req {
         }
     }
 
+    /// Drops a query parameter (e.g. `modelUuid`), keeping the others.
+    pub fn without_query_param(mut self, name: &str) -> Self {
+        let url = self.url_mut();
+        let kept: Vec<(String, String)> = url
+            .query_pairs()
+            .filter(|(k, _)| !k.eq_ignore_ascii_case(name))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            url.set_query(None);
+        } else {
+            url.query_pairs_mut().clear().extend_pairs(kept);
+        }
+        self
+    }
+
+    /// Sets a query parameter, replacing any value it had.
+    pub fn with_query_param(self, name: &str, value: &str) -> Self {
+        let mut r = self.without_query_param(name);
+        r.url_mut().query_pairs_mut().append_pair(name, value);
+        r
+    }
+
+    /// Removes `prefix` (e.g. `/v2/api`) from the path, wherever the
+    /// base URL put it.
+    pub fn without_path_prefix(mut self, prefix: &str) -> Self {
+        let url = self.url_mut();
+        let path = url.path().to_owned();
+        if let Some(at) = path.find(&format!("{prefix}/")) {
+            let new = format!("{}{}", &path[..at], &path[at + prefix.len()..]);
+            url.set_path(&new);
+        }
+        self
+    }
+
     fn request(&self) -> &reqwest::Request {
         match self {
             Req::Claims(p) => p.request(),
@@ -119,6 +154,31 @@ pub enum Case {
     Lower,
     /// `X-Client-Id`: as the description spells them.
     Title,
+}
+
+/// One request a check sends: a label for the report, the request (or why
+/// it could not be built) and the letter case its header names travel in.
+#[derive(Debug)]
+pub struct Probe {
+    pub label: String,
+    pub request: Result<Req, Error>,
+    pub case: Case,
+}
+
+impl Probe {
+    /// A probe whose header names travel in lower case.
+    pub fn new(label: impl Into<String>, request: Result<Req, Error>) -> Self {
+        Probe {
+            label: label.into(),
+            request,
+            case: Case::Lower,
+        }
+    }
+
+    pub fn case(mut self, case: Case) -> Self {
+        self.case = case;
+        self
+    }
 }
 
 /// The typed answer, decoded by its operation's decoder.
@@ -320,6 +380,14 @@ impl Target {
         }
     }
 
+    /// A valid request of `op` to `c` carrying its `invalid_body`; `None`
+    /// when the profile gives none.
+    pub fn with_invalid_body(&self, op: Op, c: &Component) -> Option<Result<Req, Error>> {
+        let body = c.authorize.as_ref()?.invalid_body.as_ref()?;
+        let bytes = serde_json::to_vec(body).ok()?;
+        Some(self.valid(op, c).map(|r| r.raw_body(bytes)))
+    }
+
     /// An Auth Claims request carrying `token` (an issued one).
     pub fn claims_with_token(&self, c: &Component, token: Secret) -> Result<Req, Error> {
         self.client
@@ -331,13 +399,12 @@ impl Target {
     }
 
     /// Sends `req` (or records why it could not be built) and decodes the answer.
-    pub async fn send(
-        &self,
-        label: impl Into<String>,
-        req: Result<Req, Error>,
-        case: Case,
-    ) -> Sent {
-        let label = label.into();
+    pub async fn send(&self, probe: Probe) -> Sent {
+        let Probe {
+            label,
+            request: req,
+            case,
+        } = probe;
         let req = match req {
             Ok(r) => r,
             Err(e) => {
@@ -410,18 +477,15 @@ pub fn describe_error(e: &Error) -> String {
 
 impl Target {
     /// Sends every request concurrently; the answers come back in order.
-    pub async fn send_all(
-        self: &std::sync::Arc<Self>,
-        reqs: Vec<(String, Result<Req, Error>, Case)>,
-    ) -> Vec<Sent> {
-        let handles: Vec<_> = reqs
+    pub async fn send_all(self: &std::sync::Arc<Self>, probes: Vec<Probe>) -> Vec<Sent> {
+        let handles: Vec<_> = probes
             .into_iter()
-            .map(|(label, req, case)| {
+            .map(|probe| {
                 let target = self.clone();
-                let fallback = label.clone();
+                let fallback = probe.label.clone();
                 (
                     fallback,
-                    tokio::spawn(async move { target.send(label, req, case).await }),
+                    tokio::spawn(async move { target.send(probe).await }),
                 )
             })
             .collect();
@@ -448,11 +512,8 @@ impl Target {
 
 impl Target {
     /// Sends a request only to learn whether the target can be reached.
-    pub(crate) async fn reach(&self, req: Result<Req, Error>, case: Case) -> Result<(), Error> {
-        let client = match case {
-            Case::Lower => &self.client,
-            Case::Title => &self.title_client,
-        };
+    pub(crate) async fn reach(&self, req: Result<Req, Error>) -> Result<(), Error> {
+        let client = &self.client;
         match req? {
             Req::Claims(p) => client.send(p).await.map(|_| ()),
             Req::Authorize(p) => client.send(p).await.map(|_| ()),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, WRONG_TOKEN, accepted, refused, send_and_judge};
-use crate::target::{Case, Op, Target};
+use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str =
     "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.";
@@ -97,7 +97,7 @@ async fn run(t: Arc<Target>, op: Op, variant: Variant) -> Outcome {
                 Variant::Wrong => r.set_header("X-Auth-Token", WRONG_TOKEN),
                 Variant::Valid => Ok(r),
             });
-            (c.name.clone(), req, Case::Lower)
+            Probe::new(c.name.clone(), req)
         })
         .collect();
     let judge = match variant {

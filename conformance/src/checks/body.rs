@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{send_and_judge, shape_400, shape_417};
-use crate::target::{Case, Op, Req, Sent, Target};
+use crate::target::{Op, Probe, Sent, Target};
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
 const RULE_417: &str =
@@ -127,22 +127,14 @@ fn is_400_shape(sent: &Sent) -> Result<(), String> {
     }
 }
 
-/// A valid request of `op` to `c` carrying its `invalid_body`.
-pub(crate) fn with_invalid_body(
-    t: &Target,
-    op: Op,
-    c: &crate::profile::Component,
-) -> Option<Result<Req, component_auth_bindings::Error>> {
-    let body = c.authorize.as_ref()?.invalid_body.as_ref()?;
-    let bytes = serde_json::to_vec(body).ok()?;
-    Some(t.valid(op, c).map(|r| r.raw_body(bytes)))
-}
-
 async fn invalid_body(t: Arc<Target>, op: Op, judge: fn(&Sent) -> Result<(), String>) -> Outcome {
     let reqs: Vec<_> = t
         .components(op)
         .into_iter()
-        .filter_map(|c| with_invalid_body(&t, op, c).map(|r| (c.name.clone(), r, Case::Lower)))
+        .filter_map(|c| {
+            t.with_invalid_body(op, c)
+                .map(|r| Probe::new(c.name.clone(), r))
+        })
         .collect();
     if reqs.is_empty() {
         return Outcome::skip("no component in the profile has `authorize.invalid_body`");
@@ -150,28 +142,14 @@ async fn invalid_body(t: Arc<Target>, op: Op, judge: fn(&Sent) -> Result<(), Str
     send_and_judge(&t, reqs, judge).await
 }
 
-/// Removes `modelUuid` from the query of a built Authorize request.
-pub(crate) fn without_model_uuid(mut r: Req) -> Req {
-    let url = r.url_mut();
-    let kept: Vec<(String, String)> = url
-        .query_pairs()
-        .filter(|(k, _)| !k.eq_ignore_ascii_case("modelUuid"))
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect();
-    if kept.is_empty() {
-        url.set_query(None);
-    } else {
-        url.query_pairs_mut().clear().extend_pairs(kept);
-    }
-    r
-}
-
 async fn missing_model_uuid(t: Arc<Target>) -> Outcome {
     let Some(c) = t.primary(Op::Authorize) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
-    let req = t.valid(Op::Authorize, c).map(without_model_uuid);
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], is_417).await
+    let req = t
+        .valid(Op::Authorize, c)
+        .map(|r| r.without_query_param("modelUuid"));
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], is_417).await
 }
 
 async fn malformed(t: Arc<Target>, op: Op) -> Outcome {
@@ -181,5 +159,5 @@ async fn malformed(t: Arc<Target>, op: Op) -> Outcome {
     let req = t
         .valid(op, c)
         .map(|r| r.raw_body(MALFORMED.as_bytes().to_vec()));
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], is_400_shape).await
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], is_400_shape).await
 }

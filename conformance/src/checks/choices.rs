@@ -13,7 +13,7 @@ use crate::checks::{
     UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, send_and_judge,
 };
 use crate::profile::is_uuid;
-use crate::target::{Case, Op, Sent, Target, Typed};
+use crate::target::{Op, Probe, Sent, Target, Typed};
 
 fn variant_is(want: &'static str) -> impl Fn(&Sent) -> Result<(), String> {
     move |s| match &s.typed {
@@ -43,7 +43,7 @@ fn changed_request(
             return Outcome::skip("no component in the profile can take this operation");
         };
         let req = t.valid(op, c).and_then(|r| change(&t, r));
-        let sent = t.send(c.name.clone(), req, Case::Lower).await;
+        let sent = t.send(Probe::new(c.name.clone(), req)).await;
         let v = variant_is(want)(&sent);
         judge_all(vec![(c.name.clone(), sent, v)])
     })
@@ -238,7 +238,7 @@ async fn env_default(t: Arc<Target>) -> Outcome {
     let req = t
         .valid(Op::AuthClaims, c)
         .map(|r| r.remove_header("X-Project-Env"));
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
         match &s.typed {
             Some(Typed::Claims(AuthClaimsResponse::Ok(d)))
                 if d.body.env == types::ProjectEnv::Dev =>
@@ -258,11 +258,10 @@ async fn token_checked(t: Arc<Target>) -> Outcome {
         .into_iter()
         .filter(|c| !c.requires_auth)
         .map(|c| {
-            (
+            Probe::new(
                 c.name.clone(),
                 t.valid(Op::AuthClaims, c)
                     .and_then(|r| r.set_header("X-Auth-Token", WRONG_TOKEN)),
-                Case::Lower,
             )
         })
         .collect();
@@ -277,7 +276,7 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
     let first = t
-        .send("Authorize", t.valid(Op::Authorize, c), Case::Lower)
+        .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
         .await;
     let token = match &first.typed {
         Some(Typed::Authorize(AuthorizeResponse::Ok(d))) => d.body.token.clone(),
@@ -292,11 +291,10 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
         .map(|a| a.model_uuid.clone())
         .unwrap_or_default();
     let second = t
-        .send(
+        .send(Probe::new(
             "Auth Claims with the issued token",
             t.claims_with_token(c, Secret::new(token)),
-            Case::Lower,
-        )
+        ))
         .await;
     let v = match &second.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => match &d.body.model {
@@ -406,7 +404,7 @@ async fn method_not_allowed(t: Arc<Target>) -> Outcome {
     let req = t
         .valid(Op::AuthClaims, c)
         .map(|r| r.method(reqwest::Method::PUT));
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
         match s.raw() {
             Some(r)
                 if r.status == 405 && crate::checks::shape_400(r.json().as_ref()).is_empty() =>

@@ -12,10 +12,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
-use crate::checks::body::{with_invalid_body, without_model_uuid};
 use crate::checks::{UNKNOWN_REF, WRONG_SECRET, exchanges};
 use crate::profile::is_uuid;
-use crate::target::{Case, Op, Sent, Target};
+use crate::target::{Op, Probe, Sent, Target};
 
 const GROUP: &str = "errors/probes";
 const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
@@ -28,53 +27,46 @@ pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
             let mut reqs = Vec::new();
             if let Some(c) = t.primary(Op::AuthClaims) {
                 let v = || t.valid(Op::AuthClaims, c);
-                reqs.push((
-                    "GET unknown ref".to_owned(),
+                reqs.push(Probe::new(
+                    "GET unknown ref",
                     t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
-                    Case::Lower,
                 ));
-                reqs.push((
-                    "GET wrong X-Client-Secret".to_owned(),
+                reqs.push(Probe::new(
+                    "GET wrong X-Client-Secret",
                     v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                    Case::Lower,
                 ));
-                reqs.push((
-                    "GET without X-Client-Id".to_owned(),
+                reqs.push(Probe::new(
+                    "GET without X-Client-Id",
                     v().map(|r| r.remove_header("X-Client-Id")),
-                    Case::Lower,
                 ));
-                reqs.push((
-                    "GET X-Project-Env staging".to_owned(),
+                reqs.push(Probe::new(
+                    "GET X-Project-Env staging",
                     v().and_then(|r| r.set_header("X-Project-Env", "staging")),
-                    Case::Lower,
                 ));
-                reqs.push(("GET valid".to_owned(), v(), Case::Lower));
+                reqs.push(Probe::new("GET valid", v()));
             }
             if let Some(c) = t.primary(Op::Authorize) {
                 let v = || t.valid(Op::Authorize, c);
-                reqs.push((
-                    "POST malformed JSON".to_owned(),
+                reqs.push(Probe::new(
+                    "POST malformed JSON",
                     v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
-                    Case::Lower,
                 ));
                 if let Some(r) = t
                     .components(Op::Authorize)
                     .into_iter()
-                    .find_map(|c| with_invalid_body(t, Op::Authorize, c))
+                    .find_map(|c| t.with_invalid_body(Op::Authorize, c))
                 {
-                    reqs.push(("POST invalid body".to_owned(), r, Case::Lower));
+                    reqs.push(Probe::new("POST invalid body", r));
                 }
-                reqs.push((
-                    "POST without modelUuid".to_owned(),
-                    v().map(without_model_uuid),
-                    Case::Lower,
+                reqs.push(Probe::new(
+                    "POST without modelUuid",
+                    v().map(|r| r.without_query_param("modelUuid")),
                 ));
-                reqs.push((
-                    "POST wrong X-Client-Secret".to_owned(),
+                reqs.push(Probe::new(
+                    "POST wrong X-Client-Secret",
                     v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                    Case::Lower,
                 ));
-                reqs.push(("POST valid".to_owned(), v(), Case::Lower));
+                reqs.push(Probe::new("POST valid", v()));
             }
             target.send_all(reqs).await
         })

@@ -9,7 +9,7 @@ use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{
     ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused,
 };
-use crate::target::{Case, Op, Target};
+use crate::target::{Case, Op, Probe, Target};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
 const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
@@ -106,7 +106,7 @@ async fn valid(t: Arc<Target>, op: Op) -> Outcome {
     let Some(c) = t.primary(op) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
-    let sent = t.send("valid", t.valid(op, c), Case::Lower).await;
+    let sent = t.send(Probe::new("valid", t.valid(op, c))).await;
     let v = accepted(&sent);
     judge_all(vec![(c.name.clone(), sent, v)])
 }
@@ -128,7 +128,7 @@ async fn bad_header(t: Arc<Target>, op: Op, header: &'static str, variant: Varia
         ),
     });
     let sent = t
-        .send(format!("{header} {}", variant.id()), req, Case::Lower)
+        .send(Probe::new(format!("{header} {}", variant.id()), req))
         .await;
     let v = refused(&sent);
     judge_all(vec![(c.name.clone(), sent, v)])
@@ -138,10 +138,10 @@ async fn letter_case(t: Arc<Target>, case: Case) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         if let Some(c) = t.primary(op) {
-            reqs.push((format!("{} {}", op.title(), c.name), t.valid(op, c), case));
+            reqs.push(Probe::new(format!("{} {}", op.title(), c.name), t.valid(op, c)).case(case));
         }
     }
-    let labels: Vec<String> = reqs.iter().map(|r| r.0.clone()).collect();
+    let labels: Vec<String> = reqs.iter().map(|r| r.label.clone()).collect();
     let sent = t.send_all(reqs).await;
     judge_all(
         labels

@@ -15,7 +15,9 @@ use serde_json::Value;
 
 use crate::catalogue::{Check, Outcome};
 use crate::exchange::Exchange;
-use crate::target::Sent;
+use std::sync::Arc;
+
+use crate::target::{Op, Probe, Sent, Target};
 
 mod auth_token;
 mod body;
@@ -175,38 +177,27 @@ pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
 
 /// A valid request of each operation to each component that can take it,
 /// labelled `METHOD name`: the requests that a conforming target serves.
-pub(crate) fn valid_to_each(
-    t: &crate::target::Target,
-) -> Vec<(
-    String,
-    Result<crate::target::Req, component_auth_bindings::Error>,
-    crate::target::Case,
-)> {
-    let mut reqs = Vec::new();
-    for op in crate::target::Op::BOTH {
+pub(crate) fn valid_to_each(t: &Target) -> Vec<Probe> {
+    let mut probes = Vec::new();
+    for op in Op::BOTH {
         for c in t.components(op) {
-            reqs.push((
+            probes.push(Probe::new(
                 format!("{} {}", op.method(), c.name),
                 t.valid(op, c),
-                crate::target::Case::Lower,
             ));
         }
     }
-    reqs
+    probes
 }
 
-/// Sends every request concurrently and judges each answer with `judge`.
+/// Sends every probe concurrently and judges each answer with `judge`.
 pub(crate) async fn send_and_judge(
-    t: &std::sync::Arc<crate::target::Target>,
-    reqs: Vec<(
-        String,
-        Result<crate::target::Req, component_auth_bindings::Error>,
-        crate::target::Case,
-    )>,
+    t: &Arc<Target>,
+    probes: Vec<Probe>,
     judge: fn(&Sent) -> Result<(), String>,
 ) -> Outcome {
-    let labels: Vec<String> = reqs.iter().map(|r| r.0.clone()).collect();
-    let sent = t.send_all(reqs).await;
+    let labels: Vec<String> = probes.iter().map(|p| p.label.clone()).collect();
+    let sent = t.send_all(probes).await;
     judge_all(
         labels
             .into_iter()

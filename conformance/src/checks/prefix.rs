@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, accepted, send_and_judge};
-use crate::target::{Case, Op, Req, Target};
+use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
 
@@ -38,34 +38,23 @@ async fn served(t: Arc<Target>) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         if let Some(c) = t.primary(op) {
-            reqs.push((
+            reqs.push(Probe::new(
                 format!("{} {}", op.method(), c.name),
                 t.valid(op, c),
-                Case::Lower,
             ));
         }
     }
     send_and_judge(&t, reqs, accepted).await
 }
 
-fn strip_prefix(mut r: Req) -> Req {
-    let url = r.url_mut();
-    let path = url.path().to_owned();
-    if let Some(rest) = path.strip_prefix("/v2/api") {
-        url.set_path(rest);
-    } else if let Some(at) = path.find("/v2/api/") {
-        let new = format!("{}{}", &path[..at], &path[at + 7..]);
-        url.set_path(&new);
-    }
-    r
-}
-
 async fn unversioned(t: Arc<Target>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
-    let req = t.valid(Op::AuthClaims, c).map(strip_prefix);
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], |s| {
+    let req = t
+        .valid(Op::AuthClaims, c)
+        .map(|r| r.without_path_prefix("/v2/api"));
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
         match s.status() {
             Some(st) if (200..300).contains(&st) => {
                 Err(format!("served without /v2/api: {}", s.summary()))

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused, send_and_judge};
-use crate::target::{Case, Op, Target};
+use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
 
@@ -61,5 +61,5 @@ async fn run(t: Arc<Target>, op: Op, value: Option<&'static str>) -> Outcome {
     } else {
         accepted
     };
-    send_and_judge(&t, vec![(c.name.clone(), req, Case::Lower)], judge).await
+    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], judge).await
 }

@@ -9,7 +9,7 @@ use crate::checks::{
     ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge,
 };
 use crate::profile::Component;
-use crate::target::{Case, Op, Target};
+use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str =
     "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
@@ -96,10 +96,9 @@ async fn resolve(t: Arc<Target>, by: By) -> Outcome {
         .iter()
         .map(|c| {
             let r = by.of(c);
-            (
+            Probe::new(
                 format!("{} by {} `{r}`", c.name, by.id()),
                 t.valid_with_ref(Op::AuthClaims, c, &r),
-                Case::Lower,
             )
         })
         .collect();
@@ -111,10 +110,9 @@ async fn same(t: Arc<Target>) -> Outcome {
     for c in &t.profile.components {
         for by in [By::Name, By::Tag, By::Uuid] {
             let r = by.of(c);
-            reqs.push((
+            reqs.push(Probe::new(
                 format!("{} by {}", c.name, by.id()),
                 t.valid_with_ref(Op::AuthClaims, c, &r),
-                Case::Lower,
             ));
         }
     }
@@ -154,13 +152,7 @@ async fn unknown(t: Arc<Target>) -> Outcome {
     };
     let reqs = [UNKNOWN_REF, UNKNOWN_UUID]
         .into_iter()
-        .map(|r| {
-            (
-                format!("ref `{r}`"),
-                t.valid_with_ref(Op::AuthClaims, c, r),
-                Case::Lower,
-            )
-        })
+        .map(|r| Probe::new(format!("ref `{r}`"), t.valid_with_ref(Op::AuthClaims, c, r)))
         .collect();
     send_and_judge(&t, reqs, refused).await
 }
@@ -182,13 +174,7 @@ async fn percent(t: Arc<Target>) -> Outcome {
     }
     let reqs = comps
         .iter()
-        .map(|c| {
-            (
-                format!("name `{}`", c.name),
-                t.valid(Op::AuthClaims, c),
-                Case::Lower,
-            )
-        })
+        .map(|c| Probe::new(format!("name `{}`", c.name), t.valid(Op::AuthClaims, c)))
         .collect();
     send_and_judge(&t, reqs, accepted).await
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::send_and_judge;
-use crate::target::{Case, Op, Target};
+use crate::target::{Op, Probe, Target};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -68,7 +68,7 @@ async fn model(t: Arc<Target>) -> Outcome {
     }
     let reqs = comps
         .iter()
-        .map(|c| (c.name.clone(), t.valid(Op::AuthClaims, c), Case::Lower))
+        .map(|c| Probe::new(c.name.clone(), t.valid(Op::AuthClaims, c)))
         .collect();
     // Judged below against each component's model uuid.
     let sent = send_and_judge(&t, reqs, |_| Ok(())).await;
