@@ -599,6 +599,26 @@ pub mod builder {
     }
 }
 
+/// The names `variant_name()` returns, one constant per variant of
+/// any response enum.
+pub mod variants {
+    pub const BAD_REQUEST: &str = "BadRequest";
+
+    pub const EXPECTATION_FAILED: &str = "ExpectationFailed";
+
+    pub const MISMATCH: &str = "Mismatch";
+
+    pub const NOT_FOUND: &str = "NotFound";
+
+    pub const OK: &str = "Ok";
+
+    pub const PAYLOAD_TOO_LARGE: &str = "PayloadTooLarge";
+
+    pub const UNAUTHORIZED: &str = "Unauthorized";
+
+    pub const UNDOCUMENTED: &str = "Undocumented";
+}
+
 /// The answers of [`Client::auth_claims`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -644,6 +664,21 @@ impl AuthClaimsResponse {
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
+    }
+
+    /// The name of the variant the answer decoded as: one of the
+    /// constants of [`variants`], to compare without a typo.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Ok(_) => "Ok",
+            Self::BadRequest(_) => "BadRequest",
+            Self::Unauthorized(_) => "Unauthorized",
+            Self::NotFound(_) => "NotFound",
+            Self::PayloadTooLarge(_) => "PayloadTooLarge",
+            Self::ExpectationFailed(_) => "ExpectationFailed",
+            Self::Undocumented(_) => "Undocumented",
+            Self::Mismatch { .. } => "Mismatch",
+        }
     }
 }
 
@@ -899,6 +934,21 @@ impl AuthorizeResponse {
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
+    }
+
+    /// The name of the variant the answer decoded as: one of the
+    /// constants of [`variants`], to compare without a typo.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Ok(_) => "Ok",
+            Self::BadRequest(_) => "BadRequest",
+            Self::Unauthorized(_) => "Unauthorized",
+            Self::NotFound(_) => "NotFound",
+            Self::PayloadTooLarge(_) => "PayloadTooLarge",
+            Self::ExpectationFailed(_) => "ExpectationFailed",
+            Self::Undocumented(_) => "Undocumented",
+            Self::Mismatch { .. } => "Mismatch",
+        }
     }
 }
 

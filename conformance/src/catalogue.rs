@@ -246,3 +246,61 @@ pub fn plain_list(checks: &[Check]) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The interface description, beside the workspace (`../shared`).
+    fn description() -> String {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/interface-description.md"
+        );
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    #[test]
+    fn must_quotes_are_word_for_word_in_the_description() {
+        let text = description();
+        let misquoted: Vec<String> = catalogue()
+            .iter()
+            .filter(|c| c.level == Level::Must && !text.contains(c.quote))
+            .map(|c| format!("{}: {}", c.id, c.quote))
+            .collect();
+        assert!(
+            misquoted.is_empty(),
+            "not in the description:\n{}",
+            misquoted.join("\n")
+        );
+    }
+
+    #[test]
+    fn should_quotes_cite_a_choice_or_a_norm() {
+        let vague: Vec<String> = catalogue()
+            .iter()
+            .filter(|c| c.level == Level::Should)
+            .filter(|c| !(c.quote.starts_with("spec choice") || c.quote.contains("RFC")))
+            .map(|c| format!("{}: {}", c.id, c.quote))
+            .collect();
+        assert!(
+            vague.is_empty(),
+            "SHOULD checks that cite nothing:\n{}",
+            vague.join("\n")
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_sections_known() {
+        let all = catalogue();
+        for (i, c) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|d| d.id != c.id), "{} twice", c.id);
+            assert!(
+                SECTIONS.iter().any(|(s, _)| *s == c.section),
+                "{}: §{}",
+                c.id,
+                c.section
+            );
+        }
+    }
+}

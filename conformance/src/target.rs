@@ -196,17 +196,13 @@ impl Typed {
         }
     }
 
-    /// The name of the decoded variant, e.g. `Unauthorized`, `Mismatch`.
-    pub fn variant(&self) -> String {
-        let debug = match self {
-            Typed::Claims(r) => format!("{r:?}"),
-            Typed::Authorize(r) => format!("{r:?}"),
-        };
-        debug
-            .split(|c: char| !c.is_ascii_alphanumeric())
-            .next()
-            .unwrap_or_default()
-            .to_owned()
+    /// The name of the decoded variant, one of
+    /// [`component_auth_bindings::variants`].
+    pub fn variant(&self) -> &'static str {
+        match self {
+            Typed::Claims(r) => r.variant_name(),
+            Typed::Authorize(r) => r.variant_name(),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ const RULE_417: &str =
 const AS_JSON: &str =
     "Body: the fields configured in the component's settings auth section, sent as JSON.";
 const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter";
-const GET_BODY: &str = "Body: the fields configured in the component's settings auth section. (spec choice 17: a GET body is validated like Authorize's)";
+const GET_BODY: &str = "spec choice 17: a GET body is validated like Authorize's (Body: the fields configured in the component's settings auth section.)";
 
 /// A body that is not JSON.
 const MALFORMED: &str = "{\"email\": \"ada@example.com\", ";

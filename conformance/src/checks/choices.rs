@@ -8,10 +8,13 @@ use std::sync::Arc;
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret, types};
 
 use crate::catalogue::{Check, Level, Outcome, Run};
-use crate::checks::envelopes::probes;
+
 use crate::checks::{
-    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, send_and_judge,
+    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, probes,
+    send_and_judge,
 };
+use component_auth_bindings::variants;
+
 use crate::profile::is_uuid;
 use crate::target::{Op, Probe, Sent, Target, Typed};
 
@@ -58,8 +61,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
             title: "a missing X-Client-Secret is answered 400".into(),
             sends: "a valid Auth Claims request without X-Client-Secret".into(),
-            expects: decodes_as("BadRequest"),
-            run: changed_request(Op::AuthClaims, "BadRequest", |_, r| Ok(r.remove_header("X-Client-Secret"))),
+            expects: decodes_as(variants::BAD_REQUEST),
+            run: changed_request(Op::AuthClaims, variants::BAD_REQUEST, |_, r| Ok(r.remove_header("X-Client-Secret"))),
         },
         Check {
             id: "choices/wrong-credential-401".into(),
@@ -68,8 +71,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 6: an unknown client id or a wrong secret is 401",
             title: "a wrong X-Client-Secret is answered 401".into(),
             sends: "a valid Auth Claims request with a wrong X-Client-Secret".into(),
-            expects: decodes_as("Unauthorized"),
-            run: changed_request(Op::AuthClaims, "Unauthorized", |_, r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+            expects: decodes_as(variants::UNAUTHORIZED),
+            run: changed_request(Op::AuthClaims, variants::UNAUTHORIZED, |_, r| r.set_header("X-Client-Secret", WRONG_SECRET)),
         },
         Check {
             id: "choices/unknown-ref-404".into(),
@@ -78,8 +81,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
             title: "an unknown ref is answered 404".into(),
             sends: "a valid Auth Claims request with an unknown ref".into(),
-            expects: decodes_as("NotFound"),
-            run: changed_request(Op::AuthClaims, "NotFound", |t, _| {
+            expects: decodes_as(variants::NOT_FOUND),
+            run: changed_request(Op::AuthClaims, variants::NOT_FOUND, |t, _| {
                 let c = t
                     .primary(Op::AuthClaims)
                     .ok_or(component_auth_bindings::Error::MissingParameter("ref"))?;
@@ -93,8 +96,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 8: an X-Project-Env other than dev or live is 400",
             title: "an X-Project-Env other than dev or live is answered 400".into(),
             sends: "a valid Auth Claims request with X-Project-Env: staging".into(),
-            expects: decodes_as("BadRequest"),
-            run: changed_request(Op::AuthClaims, "BadRequest", |_, r| r.set_header("X-Project-Env", "staging")),
+            expects: decodes_as(variants::BAD_REQUEST),
+            run: changed_request(Op::AuthClaims, variants::BAD_REQUEST, |_, r| r.set_header("X-Project-Env", "staging")),
         },
         Check {
             id: "choices/unknown-model-404".into(),
@@ -103,8 +106,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 9: no model of the component has this modelUuid: 404",
             title: "Authorize for an unknown model is answered 404".into(),
             sends: "a valid Authorize request whose modelUuid names no model".into(),
-            expects: decodes_as("NotFound"),
-            run: changed_request(Op::Authorize, "NotFound", |_, mut r| {
+            expects: decodes_as(variants::NOT_FOUND),
+            run: changed_request(Op::Authorize, variants::NOT_FOUND, |_, mut r| {
                 let u = r.url_mut();
                 let kept: Vec<(String, String)> = u
                     .query_pairs()
@@ -128,8 +131,8 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 16: a request body over 64 KiB is refused with 413",
             title: "a body over 64 KiB is answered 413".into(),
             sends: "a valid Authorize request whose JSON body is 70 KiB".into(),
-            expects: decodes_as("PayloadTooLarge"),
-            run: changed_request(Op::Authorize, "PayloadTooLarge", |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes()))),
+            expects: decodes_as(variants::PAYLOAD_TOO_LARGE),
+            run: changed_request(Op::Authorize, variants::PAYLOAD_TOO_LARGE, |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes()))),
         },
         Check {
 id: "choices/success-shape".into(),
@@ -225,7 +228,7 @@ async fn success_shape(t: Arc<Target>) -> Outcome {
         }
         Some(Typed::Claims(AuthClaimsResponse::Mismatch { reason, .. }))
         | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(reason.clone()),
-        Some(t) if t.variant() == "Ok" => Err("no X-Project-Uuid".to_owned()),
+        Some(t) if t.variant() == variants::OK => Err("no X-Project-Uuid".to_owned()),
         _ => Err(s.summary()),
     })
     .await
@@ -268,7 +271,7 @@ async fn token_checked(t: Arc<Target>) -> Outcome {
     if reqs.is_empty() {
         return Outcome::skip("every component in the profile requires auth");
     }
-    send_and_judge(&t, reqs, |s| variant_is("Unauthorized")(s)).await
+    send_and_judge(&t, reqs, |s| variant_is(variants::UNAUTHORIZED)(s)).await
 }
 
 async fn issued_token(t: Arc<Target>) -> Outcome {

@@ -12,66 +12,12 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
-use crate::checks::{UNKNOWN_REF, WRONG_SECRET, exchanges};
+use crate::checks::{exchanges, probes};
 use crate::profile::is_uuid;
-use crate::target::{Op, Probe, Sent, Target};
+use crate::target::{Sent, Target};
 
 const GROUP: &str = "errors/probes";
 const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
-
-/// The probes, sent once per run.
-pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
-    let target = t.clone();
-    t.probes
-        .get_or_init(|| async move {
-            let mut reqs = Vec::new();
-            if let Some(c) = t.primary(Op::AuthClaims) {
-                let v = || t.valid(Op::AuthClaims, c);
-                reqs.push(Probe::new(
-                    "GET unknown ref",
-                    t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
-                ));
-                reqs.push(Probe::new(
-                    "GET wrong X-Client-Secret",
-                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                ));
-                reqs.push(Probe::new(
-                    "GET without X-Client-Id",
-                    v().map(|r| r.remove_header("X-Client-Id")),
-                ));
-                reqs.push(Probe::new(
-                    "GET X-Project-Env staging",
-                    v().and_then(|r| r.set_header("X-Project-Env", "staging")),
-                ));
-                reqs.push(Probe::new("GET valid", v()));
-            }
-            if let Some(c) = t.primary(Op::Authorize) {
-                let v = || t.valid(Op::Authorize, c);
-                reqs.push(Probe::new(
-                    "POST malformed JSON",
-                    v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
-                ));
-                if let Some(r) = t
-                    .components(Op::Authorize)
-                    .into_iter()
-                    .find_map(|c| t.with_invalid_body(Op::Authorize, c))
-                {
-                    reqs.push(Probe::new("POST invalid body", r));
-                }
-                reqs.push(Probe::new(
-                    "POST without modelUuid",
-                    v().map(|r| r.without_query_param("modelUuid")),
-                ));
-                reqs.push(Probe::new(
-                    "POST wrong X-Client-Secret",
-                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                ));
-                reqs.push(Probe::new("POST valid", v()));
-            }
-            target.send_all(reqs).await
-        })
-        .await
-}
 
 fn is_error(s: &Sent) -> bool {
     s.status().is_some_and(|st| (400..600).contains(&st))
@@ -163,7 +109,7 @@ pub fn checks() -> Vec<Check> {
             id: "errors/x-project-uuid".into(),
             level: Level::Must,
             section: "7",
-            quote: "Both carry ... an `X-Project-Uuid` header.",
+            quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
             title: "error answers carry X-Project-Uuid".into(),
             sends: PROBES.into(),
             expects: "every 4xx/5xx answer has an X-Project-Uuid header".into(),

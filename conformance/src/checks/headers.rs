@@ -13,7 +13,8 @@ use crate::target::{Case, Op, Probe, Target};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
 const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
-const EVERY_REQUEST: &str = "Every request to both operations carries these headers: X-Client-Id, X-Client-Secret (header names are case-insensitive in HTTP).";
+/// Rests on RFC 9110 section 5.1 as well: field names are case-insensitive.
+const EVERY_REQUEST: &str = "Every request to both operations carries these headers:";
 
 #[derive(Clone, Copy)]
 enum Variant {
@@ -40,8 +41,8 @@ id: format!("headers/{}/valid", op.id()),
 level: Level::Must,
 section: op.section(),
 quote: match op {
-                Op::AuthClaims => "Auth Claims | Method | GET | Path | `/v2/api/component/{ref}/auth`",
-                Op::Authorize => "Authorize | Method | POST | Path | `/v2/api/component/{ref}/auth`",
+                Op::AuthClaims => "Auth Claims: get the model that claimed the authentication",
+                Op::Authorize => "Authorize: request authorization",
             },
 title: format!("{}: a request with every header right is served", op.title()),
 sends: format!(
@@ -86,7 +87,9 @@ run: Run::new(move |t| valid(t, op)),
             level: Level::Must,
             section: "5",
             quote: EVERY_REQUEST,
-            title: format!("header names in {name} are accepted"),
+            title: format!(
+                "header names in {name} are accepted (RFC 9110 section 5.1: field names are case-insensitive)"
+            ),
             sends: format!(
                 "a valid request of each operation with header names in {}",
                 if case == Case::Lower {

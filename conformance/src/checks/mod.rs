@@ -166,6 +166,61 @@ pub(crate) fn exchanges(sent: &[Sent]) -> Vec<Exchange> {
     sent.iter().map(|s| s.exchange.clone()).collect()
 }
 
+/// The error probes several checks judge (envelopes, choices), sent once
+/// per run and shared through the target.
+pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
+    let target = t.clone();
+    t.probes
+        .get_or_init(|| async move {
+            let mut reqs = Vec::new();
+            if let Some(c) = t.primary(Op::AuthClaims) {
+                let v = || t.valid(Op::AuthClaims, c);
+                reqs.push(Probe::new(
+                    "GET unknown ref",
+                    t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
+                ));
+                reqs.push(Probe::new(
+                    "GET wrong X-Client-Secret",
+                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+                ));
+                reqs.push(Probe::new(
+                    "GET without X-Client-Id",
+                    v().map(|r| r.remove_header("X-Client-Id")),
+                ));
+                reqs.push(Probe::new(
+                    "GET X-Project-Env staging",
+                    v().and_then(|r| r.set_header("X-Project-Env", "staging")),
+                ));
+                reqs.push(Probe::new("GET valid", v()));
+            }
+            if let Some(c) = t.primary(Op::Authorize) {
+                let v = || t.valid(Op::Authorize, c);
+                reqs.push(Probe::new(
+                    "POST malformed JSON",
+                    v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
+                ));
+                if let Some(r) = t
+                    .components(Op::Authorize)
+                    .into_iter()
+                    .find_map(|c| t.with_invalid_body(Op::Authorize, c))
+                {
+                    reqs.push(Probe::new("POST invalid body", r));
+                }
+                reqs.push(Probe::new(
+                    "POST without modelUuid",
+                    v().map(|r| r.without_query_param("modelUuid")),
+                ));
+                reqs.push(Probe::new(
+                    "POST wrong X-Client-Secret",
+                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+                ));
+                reqs.push(Probe::new("POST valid", v()));
+            }
+            target.send_all(reqs).await
+        })
+        .await
+}
+
 /// A ref that names no component (and could not be a real one's name).
 pub(crate) const UNKNOWN_REF: &str = "conformance-no-such-component-5f1e";
 /// A uuid-shaped ref that names no component.

@@ -25,7 +25,7 @@ pub fn checks() -> Vec<Check> {
             id: "prefix/unversioned-not-served".into(),
             level: Level::Should,
             section: "9",
-            quote: QUOTE,
+            quote: "spec choice 14: a path outside the interface is 404 (The interface version is `v2`, carried as a path segment directly after the address of the service.)",
             title: "the interface is not also served without /v2/api".into(),
             sends: "a valid Auth Claims request to {base_url}/component/{name}/auth".into(),
             expects: "not a 2xx answer".into(),

@@ -9,7 +9,36 @@ use crate::model::{Api, Operation, Response, TypeRef};
 
 pub fn emit(api: &Api) -> TokenStream {
     let items = api.operations.iter().map(operation);
-    quote! { #(#items)* }
+    let variants = variant_constants(api);
+    quote! { #variants #(#items)* }
+}
+
+/// The name of every variant of every response enum, as a constant, sorted
+/// and deduplicated: what `variant_name()` returns.
+fn variant_constants(api: &Api) -> TokenStream {
+    let mut all: std::collections::BTreeSet<String> = ["Mismatch".to_owned()].into();
+    for op in &api.operations {
+        all.extend(
+            op.responses
+                .iter()
+                .chain(&op.default_response)
+                .map(|r| r.variant.clone()),
+        );
+        if op.default_response.is_none() {
+            all.insert("Undocumented".to_owned());
+        }
+    }
+    let consts = all.iter().map(|name| {
+        let konst = ident(&crate::names::snake(name).to_uppercase());
+        quote!(pub const #konst: &str = #name;)
+    });
+    quote! {
+        /// The names `variant_name()` returns, one constant per variant of
+        /// any response enum.
+        pub mod variants {
+            #(#consts)*
+        }
+    }
 }
 
 fn headers_name(op: &Operation, response: &Response) -> String {
@@ -25,6 +54,7 @@ fn operation(op: &Operation) -> TokenStream {
     let mut variants = Vec::new();
     let mut arms = Vec::new();
     let mut raws = Vec::new();
+    let mut names = Vec::new();
     let mut header_structs = Vec::new();
     for response in &documented {
         let variant = ident(&response.variant);
@@ -76,6 +106,8 @@ fn operation(op: &Operation) -> TokenStream {
             None => quote!(_ => #decode,),
         });
         raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
+        let variant_name = response.variant.as_str();
+        names.push(quote!(Self::#variant(_) => #variant_name,));
     }
     let undocumented = op.default_response.is_none();
     if undocumented {
@@ -85,6 +117,7 @@ fn operation(op: &Operation) -> TokenStream {
         });
         arms.push(quote!(_ => Self::Undocumented(raw),));
         raws.push(quote!(Self::Undocumented(raw) => raw,));
+        names.push(quote!(Self::Undocumented(_) => "Undocumented",));
     }
 
     quote! {
@@ -112,6 +145,15 @@ fn operation(op: &Operation) -> TokenStream {
             /// The answer as it arrived.
             pub fn raw(&self) -> &::client_runtime::RawResponse {
                 ::client_runtime::DecodeResponse::raw(self)
+            }
+
+            /// The name of the variant the answer decoded as: one of the
+            /// constants of [`variants`], to compare without a typo.
+            pub fn variant_name(&self) -> &'static str {
+                match self {
+                    #(#names)*
+                    Self::Mismatch { .. } => "Mismatch",
+                }
             }
         }
 

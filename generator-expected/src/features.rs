@@ -478,6 +478,24 @@ pub mod builder {
     }
 }
 
+/// The names `variant_name()` returns, one constant per variant of
+/// any response enum.
+pub mod variants {
+    pub const CREATED: &str = "Created";
+
+    pub const DEFAULT: &str = "Default";
+
+    pub const MISMATCH: &str = "Mismatch";
+
+    pub const NO_CONTENT: &str = "NoContent";
+
+    pub const OK: &str = "Ok";
+
+    pub const STATUS499: &str = "Status499";
+
+    pub const UNDOCUMENTED: &str = "Undocumented";
+}
+
 /// The answers of [`Client::get_item_tag`].
 ///
 /// Decoding never fails: an answer that does not match the spec keeps
@@ -506,6 +524,18 @@ impl GetItemTagResponse {
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
+    }
+
+    /// The name of the variant the answer decoded as: one of the
+    /// constants of [`variants`], to compare without a typo.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Ok(_) => "Ok",
+            Self::NoContent(_) => "NoContent",
+            Self::Status499(_) => "Status499",
+            Self::Default(_) => "Default",
+            Self::Mismatch { .. } => "Mismatch",
+        }
     }
 }
 
@@ -613,6 +643,16 @@ impl CreateItemResponse {
     /// The answer as it arrived.
     pub fn raw(&self) -> &::client_runtime::RawResponse {
         ::client_runtime::DecodeResponse::raw(self)
+    }
+
+    /// The name of the variant the answer decoded as: one of the
+    /// constants of [`variants`], to compare without a typo.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Created(_) => "Created",
+            Self::Undocumented(_) => "Undocumented",
+            Self::Mismatch { .. } => "Mismatch",
+        }
     }
 }
 

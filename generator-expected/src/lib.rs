@@ -2,7 +2,7 @@
 //! each. `cargo test -p generator` fails when a file here is stale; that the
 //! crate builds (and passes clippy with `-D warnings`) proves the output compiles.
 //!
-//! Regenerate with `cargo run -p generator -- generator/fixtures/NAME.yaml --out fixture-bindings/src/NAME.rs`.
+//! Regenerate with `cargo run -p generator -- generator/fixtures/NAME.yaml --out generator-expected/src/NAME.rs`.
 
 #[rustfmt::skip]
 pub mod extended;
