@@ -112,9 +112,8 @@ pub struct Outcome {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     Pass,
-    /// `expected: None` means the check's own `expects`.
+    /// What came, against the check's own `expects`.
     Fail {
-        expected: Option<String>,
         actual: String,
     },
     Skip {
@@ -134,7 +133,6 @@ impl Outcome {
     pub fn fail(actual: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
         Self {
             verdict: Verdict::Fail {
-                expected: None,
                 actual: actual.into(),
             },
             exchanges,

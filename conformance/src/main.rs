@@ -110,6 +110,14 @@ fn main() -> ExitCode {
         );
         return ExitCode::SUCCESS;
     }
+    // insta reads its mode from the environment: set it now, while this is
+    // the only thread, before the async runtime starts its workers.
+    if !cli.run.no_snapshots {
+        let update = SnapshotUpdate::from_flags(cli.run.accept, SnapshotUpdate::ci_from_env());
+        if let Err(e) = conformance::snapshot::configure(update) {
+            return fail(&e.to_string());
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

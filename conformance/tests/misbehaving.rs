@@ -177,7 +177,9 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
             Misbehaviour::SlowDrip | Misbehaviour::NoAnswer => "timed out",
             Misbehaviour::HugeBody => "larger than the cap",
             Misbehaviour::NotJson => "non-JSON",
-            _ => "",
+            Misbehaviour::Garbage => "invalid HTTP",
+            Misbehaviour::Reset => "reset",
+            Misbehaviour::WrongContentLength => "end of file before message length reached",
         };
         assert!(
             reasons.contains(expected_word),

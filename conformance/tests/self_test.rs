@@ -144,18 +144,3 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
         uncaught.join("\n")
     );
 }
-
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "debugging aid: CONFORMANCE_FAULT=name"]
-async fn one_fault() {
-    let name = std::env::var("CONFORMANCE_FAULT").unwrap_or_default();
-    let fault: Fault = name.parse().expect("a fault name");
-    let report = run_against(Some(fault), false).await;
-    eprintln!(
-        "{}",
-        conformance::report::human::render(
-            &report,
-            conformance::report::human::Style { color: false }
-        )
-    );
-}

@@ -15,8 +15,15 @@ pub struct Transport {
 }
 
 impl Default for Transport {
+    /// reqwest's default client, with the default time-out and body cap.
+    /// The time-out is applied to each request (connect to last byte), so
+    /// the client itself needs no setting that could fail to build.
     fn default() -> Self {
-        Self::new(Self::DEFAULT_TIMEOUT, Self::DEFAULT_MAX_BODY_BYTES)
+        Self::with_client(
+            reqwest::Client::default(),
+            Self::DEFAULT_TIMEOUT,
+            Self::DEFAULT_MAX_BODY_BYTES,
+        )
     }
 }
 
@@ -24,12 +31,14 @@ impl Transport {
     pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
     pub const DEFAULT_MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 
-    pub fn new(timeout: Duration, max_body_bytes: usize) -> Self {
+    /// A client that gives up connecting after `timeout` too; an error when
+    /// reqwest cannot build it (never silently a client without the limit).
+    pub fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, Error> {
         let http = reqwest::Client::builder()
             .connect_timeout(timeout)
             .build()
-            .unwrap_or_default();
-        Self::with_client(http, timeout, max_body_bytes)
+            .map_err(Error::Transport)?;
+        Ok(Self::with_client(http, timeout, max_body_bytes))
     }
 
     /// Uses a `reqwest::Client` configured by the caller (proxies, TLS, ...).

@@ -63,7 +63,7 @@ section: "2",
 quote: QUOTE,
 title: "name, tag and uuid reach the same component".into(),
 sends: "the same valid Auth Claims request to each component three times: by name, by tag, by uuid".into(),
-expects: "the three answers are equal after normalisation (status, headers, body with per-request values redacted)".into(),
+expects: "three 2xx answers, equal after normalisation (status, headers, body with per-request values redacted)".into(),
 run: Run::new(same),
 });
     out.push(Check {
@@ -133,6 +133,9 @@ async fn same(t: Arc<Target>) -> Outcome {
                     .collect::<Vec<_>>()
                     .join(" / ")
             ));
+        } else if let Some(refused) = three.iter().find(|s| accepted(s).is_err()) {
+            // Three equal refusals would be "the same": the answers must be served.
+            failures.push(format!("{}: not served: {}", c.name, refused.summary()));
         } else if answers.iter().any(|a| a != &answers[0]) {
             failures.push(format!(
                 "{}: the answers differ:\n  by name: {}\n  by tag:  {}\n  by uuid: {}",

@@ -48,18 +48,13 @@ impl CheckResult {
         let (status, expected, actual, note) = match verdict {
             Verdict::Pass => (Status::Passed, None, None, None),
             Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
-            Verdict::Fail { expected, actual } => {
+            Verdict::Fail { actual } => {
                 let status = if c.level == Level::Should && !strict {
                     Status::Warned
                 } else {
                     Status::Failed
                 };
-                (
-                    status,
-                    Some(expected.clone().unwrap_or_else(|| c.expects.clone())),
-                    Some(actual.clone()),
-                    None,
-                )
+                (status, Some(c.expects.clone()), Some(actual.clone()), None)
             }
         };
         Self {
@@ -190,7 +185,6 @@ mod tests {
             .find(|c| c.level == Level::Must)
             .expect("a MUST check");
         let fail = Verdict::Fail {
-            expected: None,
             actual: "HTTP 200".into(),
         };
         assert_eq!(
