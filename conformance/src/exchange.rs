@@ -193,6 +193,8 @@ fn redact_per_request(value: &mut Value) {
                     if !v.is_null() {
                         *v = Value::String((*placeholder).to_owned());
                     }
+                } else if is_secret_field(key) && !v.is_null() {
+                    *v = Value::String(REDACTED.to_owned());
                 } else {
                     redact_per_request(v);
                 }
@@ -201,6 +203,13 @@ fn redact_per_request(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(redact_per_request),
         _ => {}
     }
+}
+
+/// A body field whose value is a secret by its name (`password`, `pin`, ...).
+pub fn is_secret_field(name: &str) -> bool {
+    crate::profile::SECRET_FIELD_NAMES
+        .iter()
+        .any(|s| name.eq_ignore_ascii_case(s))
 }
 
 fn title_case_name(name: &str) -> String {

@@ -15,6 +15,9 @@
 //!   checks;
 //! - [`target`]: the server as the checks see it; every request goes through
 //!   the generated bindings;
+//! - [`generate`]: requests derived from the profile (near misses, odd refs
+//!   and bodies) and bodies generated property-based from a seed, judged by
+//!   invariants;
 //! - [`exchange`]: the normalised record of one request and answer;
 //! - [`runner`]: selects, runs concurrently, collects;
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
@@ -26,6 +29,7 @@
 pub mod catalogue;
 mod checks;
 pub mod exchange;
+pub mod generate;
 pub mod profile;
 pub mod report;
 pub mod runner;

@@ -19,6 +19,10 @@ use component_auth_bindings::Secret;
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
 use serde::Deserialize;
 
+/// Body fields whose values are secrets by their name: redacted in every
+/// record, report and reproduction.
+pub const SECRET_FIELD_NAMES: &[&str] = &["password", "secret", "token", "pin", "passcode"];
+
 /// A parsed and checked profile.
 #[derive(Clone, Debug)]
 pub struct Profile {
@@ -105,6 +109,23 @@ impl Profile {
         for c in &self.components {
             if let Some(t) = &c.auth_token {
                 all.push(t.expose().to_owned());
+            }
+            // Secret body fields: their string values, wherever they appear
+            // (numbers are redacted by key only: `1234` is in many uuids).
+            let bodies = c.authorize.iter().flat_map(|a| {
+                std::iter::once(&a.valid_body).chain(a.invalid_body.as_ref())
+            });
+            for body in bodies {
+                for (name, value) in body.iter() {
+                    if let (true, Some(text)) = (
+                        SECRET_FIELD_NAMES.iter().any(|s| name.eq_ignore_ascii_case(s)),
+                        value.as_str(),
+                    ) {
+                        if text.len() >= 4 {
+                            all.push(text.to_owned());
+                        }
+                    }
+                }
             }
         }
         all.retain(|s| !s.is_empty());

@@ -17,6 +17,7 @@ use component_auth_bindings::{
 use tokio::sync::OnceCell;
 
 use crate::exchange::{Exchange, RequestRecord, ResponseRecord, Scrubber};
+use crate::generate::{Generated, Generation};
 use crate::profile::{Component, Profile};
 
 /// The two operations of the interface.
@@ -139,7 +140,25 @@ impl Req {
         self
     }
 
-    fn request(&self) -> &reqwest::Request {
+    /// Sends no body (and no `Content-Type`).
+    pub fn without_body(self) -> Self {
+        both!(self, p => p.without_body())
+    }
+
+    /// Puts `encoded` (already percent-encoded, sent as it is) in place of
+    /// the ref segment, the one before `/auth`.
+    pub fn with_encoded_ref(mut self, encoded: &str) -> Self {
+        let url = self.url_mut();
+        let path = url.path().to_owned();
+        if let Some(end) = path.rfind("/auth") {
+            let start = path[..end].rfind('/').map_or(0, |i| i + 1);
+            let new = format!("{}{encoded}{}", &path[..start], &path[end..]);
+            url.set_path(&new);
+        }
+        self
+    }
+
+    pub(crate) fn request(&self) -> &reqwest::Request {
         match self {
             Req::Claims(p) => p.request(),
             Req::Authorize(p) => p.request(),
@@ -259,9 +278,15 @@ pub struct Target {
     pub profile: Profile,
     client: Client,
     title_client: Client,
+    /// What a kept-alive session's client is built from.
+    url: String,
+    defaults: Defaults,
+    limits: Limits,
     scrub: Scrubber,
     gate: tokio::sync::Semaphore,
+    generation: Generation,
     pub(crate) probes: OnceCell<Vec<Sent>>,
+    pub(crate) generated: OnceCell<Generated>,
 }
 
 impl Target {
@@ -296,6 +321,7 @@ impl Target {
                 limits.max_body_bytes,
             ))
             .with_defaults(defaults.clone());
+        let session_defaults = defaults.clone();
         let title_client = Client::new(&url)?
             .with_transport(Transport::with_client(
                 title,
@@ -308,10 +334,30 @@ impl Target {
             profile,
             client,
             title_client,
+            url,
+            defaults: session_defaults,
+            limits,
             scrub,
             gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
+            generation: Generation::default(),
             probes: OnceCell::new(),
+            generated: OnceCell::new(),
         })
+    }
+
+    /// Generated cases from `generation`'s seed, `cases` per property.
+    pub fn with_generation(mut self, generation: Generation) -> Self {
+        self.generation = generation;
+        self
+    }
+
+    pub fn generation(&self) -> Generation {
+        self.generation
+    }
+
+    /// The generated cases and property findings, made once per run.
+    pub async fn generated(self: &std::sync::Arc<Self>) -> &Generated {
+        self.generated.get_or_init(|| Generated::run(self)).await
     }
 
     pub fn scrubber(&self) -> &Scrubber {
@@ -396,6 +442,37 @@ impl Target {
 
     /// Sends `req` (or records why it could not be built) and decodes the answer.
     pub async fn send(&self, probe: Probe) -> Sent {
+        let client = match probe.case {
+            Case::Lower => &self.client,
+            Case::Title => &self.title_client,
+        };
+        self.send_via(client, probe).await
+    }
+
+    /// A client of its own whose requests, sent one after the other, share
+    /// one kept-alive connection (every other request goes on a new one).
+    pub fn keep_alive_session(&self) -> Result<Session<'_>, Error> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(self.limits.timeout)
+            .pool_max_idle_per_host(1)
+            .http1_only()
+            .no_proxy()
+            .build()
+            .map_err(Error::Transport)?;
+        let client = Client::new(&self.url)?
+            .with_transport(Transport::with_client(
+                http,
+                self.limits.timeout,
+                self.limits.max_body_bytes,
+            ))
+            .with_defaults(self.defaults.clone());
+        Ok(Session {
+            target: self,
+            client,
+        })
+    }
+
+    async fn send_via(&self, client: &Client, probe: Probe) -> Sent {
         let Probe {
             label,
             request: req,
@@ -421,10 +498,6 @@ impl Target {
             }
         };
         let request = RequestRecord::from_request(req.request(), case == Case::Title, &self.scrub);
-        let client = match case {
-            Case::Lower => &self.client,
-            Case::Title => &self.title_client,
-        };
         // A closed semaphore cannot happen (it is never closed); sending
         // without a permit would only lift the cap.
         let _permit = self.gate.acquire().await.ok();
@@ -452,6 +525,18 @@ impl Target {
                 typed: None,
             },
         }
+    }
+}
+
+/// Requests sent in turn on one kept-alive connection.
+pub struct Session<'a> {
+    target: &'a Target,
+    client: Client,
+}
+
+impl Session<'_> {
+    pub async fn send(&self, probe: Probe) -> Sent {
+        self.target.send_via(&self.client, probe).await
     }
 }
 

@@ -22,8 +22,11 @@ use crate::target::{Op, Probe, Sent, Target};
 mod auth_token;
 mod body;
 mod choices;
+mod connections;
 mod envelopes;
 mod headers;
+mod invariants;
+mod near_miss;
 mod prefix;
 mod project_env;
 mod refs;
@@ -40,6 +43,9 @@ pub fn all() -> Vec<Check> {
     all.extend(body::checks());
     all.extend(envelopes::checks());
     all.extend(prefix::checks());
+    all.extend(near_miss::checks());
+    all.extend(connections::checks());
+    all.extend(invariants::checks());
     all.extend(choices::checks());
     all
 }

@@ -1,0 +1,52 @@
+//! §1, §7, §7.1, §7.2: what every answer to a generated request must keep,
+//! whatever was sent (`generate::invariants`). One check per invariant; it
+//! judges every edge case and every property run of `generate`, and a
+//! failure names the request as a `curl` command. Generated cases are not
+//! snapshotted one by one: the invariants are the test.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Outcome, Run};
+use crate::generate::{describe, invariants};
+use crate::target::Target;
+
+/// What every invariant check sends.
+const SENDS: &str = "every generated request: near misses of each credential, X-Project-Env and ref; odd refs; whole bodies that are not a JSON object of fields; JSON media type spellings; every single change of every field of each valid_body; and bodies of several changes drawn from --seed, --cases per component and operation";
+
+pub fn checks() -> Vec<Check> {
+    invariants::ALL
+        .iter()
+        .enumerate()
+        .map(|(index, inv)| Check {
+            id: format!("invariants/{}", inv.id),
+            level: inv.level,
+            section: inv.section,
+            quote: inv.quote,
+            title: inv.title.into(),
+            sends: SENDS.into(),
+            expects: inv.expects.into(),
+            run: Run::new(move |t| judge(t, index)),
+        })
+        .collect()
+}
+
+async fn judge(t: Arc<Target>, index: usize) -> Outcome {
+    let inv = &invariants::ALL[index];
+    let generated = t.generated().await;
+    let mut failures: Vec<String> = generated
+        .edges
+        .iter()
+        .filter_map(|case| (inv.judge)(case.family, &case.sent).map(|why| describe(case, &why)))
+        .collect();
+    let seed = t.generation().seed;
+    for finding in &generated.findings {
+        if let Some((_, why)) = finding.broken.iter().find(|(id, _)| *id == inv.id) {
+            let why = format!(
+                "{why} (a generated body, shrunk; found after {} cases with --seed {seed})",
+                finding.after_cases
+            );
+            failures.push(describe(&finding.case, &why));
+        }
+    }
+    Outcome::from_failures(failures, Vec::new())
+}

@@ -1,0 +1,302 @@
+//! Bodies generated from each `valid_body`, property-based: several changes
+//! at once (a field set to another value of its type or of another type,
+//! left out, an unknown field added), drawn by proptest from the run's seed.
+//! The property is the invariants; a body that breaks one is shrunk by
+//! proptest to the fewest, simplest changes that still break it.
+//!
+//! Bodies are written as JSON text, not built as `serde_json::Value`, so
+//! that numbers no `Value` holds (`18446744073709551616`, `1e400`) can be
+//! sent as they are.
+
+use std::sync::{Arc, Mutex};
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
+use serde_json::Value;
+
+use super::{Case, Family, Finding, curl, invariants};
+use crate::target::{Op, Probe, Target};
+
+/// Strings: simple first, so shrinking ends on the simplest that fails.
+pub const STRINGS: &[&str] = &[
+    r#""""#,
+    r#""x""#,
+    r#""Zoë Łódź""#,
+    r#""😀𝄞""#,
+    // e and a combining acute accent; a zero-width space inside a word.
+    r#""e\u0301""#,
+    r#""a\u200bb""#,
+    r#""\u0000""#,
+    LONG_STRING,
+];
+
+const LONG_STRING: &str = concat!(
+    "\"",
+    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    "\""
+);
+
+/// Numbers, as JSON text: the edges of i64 and u64, beyond, and not integers.
+pub const NUMBERS: &[&str] = &[
+    "0",
+    "-1",
+    "9223372036854775807",
+    "-9223372036854775808",
+    "18446744073709551616",
+    "1e300",
+    "-0.0",
+    "0.5",
+];
+
+pub const BOOLEANS: &[&str] = &["true", "false"];
+
+/// A value of each JSON type.
+pub const OTHER_TYPES: &[&str] = &["null", "0", r#""x""#, "true", "[]", "{}"];
+
+/// The field name used for an unknown field.
+const UNKNOWN: &str = "conformance_unknown";
+
+/// Other values of the same JSON type as `value`.
+pub fn same_type(value: &Value) -> &'static [&'static str] {
+    match value {
+        Value::String(_) => STRINGS,
+        Value::Number(_) => NUMBERS,
+        Value::Bool(_) => BOOLEANS,
+        _ => &[],
+    }
+}
+
+/// A body's fields as (name, JSON text), in `valid_body`'s order.
+#[derive(Clone, Debug)]
+pub struct Fields(Vec<(String, String)>);
+
+/// One change to a body.
+#[derive(Clone, Debug)]
+pub enum Change {
+    /// The `i`th field set to this JSON text.
+    Set(usize, &'static str),
+    /// The `i`th field left out.
+    Drop(usize),
+    /// An unknown field added with this value.
+    Add(&'static str),
+}
+
+impl Fields {
+    pub fn of(body: &serde_json::Map<String, Value>) -> Self {
+        Fields(
+            body.iter()
+                .map(|(k, v)| (k.clone(), v.to_string()))
+                .collect(),
+        )
+    }
+
+    /// The body as JSON text, with `changes` applied in order.
+    pub fn with(&self, changes: &[Change]) -> String {
+        let mut fields: Vec<Option<(String, String)>> = self.0.iter().cloned().map(Some).collect();
+        for change in changes {
+            match *change {
+                Change::Set(i, lit) => {
+                    if let Some(Some(f)) = fields.get_mut(i) {
+                        f.1 = lit.to_owned();
+                    }
+                }
+                Change::Drop(i) => {
+                    if let Some(f) = fields.get_mut(i) {
+                        *f = None;
+                    }
+                }
+                Change::Add(lit) => fields.push(Some((UNKNOWN.to_owned(), lit.to_owned()))),
+            }
+        }
+        let parts: Vec<String> = fields
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| format!("{}:{v}", Value::String(k)))
+            .collect();
+        format!("{{{}}}", parts.join(","))
+    }
+
+    /// A change in words.
+    pub fn describe(&self, change: &Change) -> String {
+        let name = |i: usize| self.0.get(i).map_or("?", |f| f.0.as_str());
+        let short = |lit: &str| {
+            if lit.len() > 24 {
+                format!("{}… ({} bytes)", &lit[..12], lit.len())
+            } else {
+                lit.to_owned()
+            }
+        };
+        match change {
+            Change::Set(i, lit) => format!("`{}` set to {}", name(*i), short(lit)),
+            Change::Drop(i) => format!("`{}` left out", name(*i)),
+            Change::Add(lit) => format!("an unknown field `{UNKNOWN}`: {}", short(lit)),
+        }
+    }
+}
+
+/// Every value a generated change may set, simplest first.
+fn all_literals() -> Vec<&'static str> {
+    OTHER_TYPES
+        .iter()
+        .chain(BOOLEANS)
+        .chain(NUMBERS)
+        .chain(STRINGS)
+        .copied()
+        .collect()
+}
+
+fn change_strategy(n_fields: usize) -> BoxedStrategy<Change> {
+    let lits = all_literals();
+    if n_fields == 0 {
+        return proptest::sample::select(lits).prop_map(Change::Add).boxed();
+    }
+    prop_oneof![
+        4 => (0..n_fields, proptest::sample::select(lits.clone()))
+            .prop_map(|(i, lit)| Change::Set(i, lit)),
+        1 => (0..n_fields).prop_map(Change::Drop),
+        1 => proptest::sample::select(lits).prop_map(Change::Add),
+    ]
+    .boxed()
+}
+
+/// Runs the property for every component that has a `valid_body`, on each
+/// operation; a failure for each that fails.
+pub async fn run(t: &Arc<Target>) -> Vec<Finding> {
+    let handle = tokio::runtime::Handle::current();
+    let mut tasks = Vec::new();
+    for op in Op::BOTH {
+        for (i, c) in t.profile.components.iter().enumerate() {
+            if c.authorize.is_none() || (op == Op::Authorize && t.components(op).is_empty()) {
+                continue;
+            }
+            let (t, handle) = (t.clone(), handle.clone());
+            tasks.push(tokio::task::spawn_blocking(move || {
+                property(&t, &handle, op, i)
+            }));
+        }
+    }
+    let mut findings = Vec::new();
+    for task in tasks {
+        if let Ok(Some(f)) = task.await {
+            findings.push(f);
+        }
+    }
+    findings
+}
+
+/// The seed of one property: the run's seed, the operation, the component.
+fn rng(seed: u64, op: Op, component: usize) -> TestRng {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8] = op as u8;
+    bytes[9..17].copy_from_slice(&(component as u64).to_le_bytes());
+    TestRng::from_seed(RngAlgorithm::ChaCha, &bytes)
+}
+
+fn property(
+    t: &Arc<Target>,
+    handle: &tokio::runtime::Handle,
+    op: Op,
+    component: usize,
+) -> Option<Finding> {
+    let c = &t.profile.components[component];
+    let fields = Fields::of(&c.authorize.as_ref()?.valid_body);
+    let generation = t.generation();
+    let config = Config {
+        cases: generation.cases,
+        failure_persistence: None,
+        max_shrink_iters: 256,
+        ..Config::default()
+    };
+    let mut runner = TestRunner::new_with_rng(config, rng(generation.seed, op, component));
+    let strategy = proptest::collection::vec(change_strategy(fields.0.len()), 1..=3);
+    let secrets = curl::placeholders(&t.profile);
+    let ran = Mutex::new((0u32, None::<u32>));
+    let send = |changes: &[Change]| {
+        let words: Vec<String> = changes.iter().map(|ch| fields.describe(ch)).collect();
+        let label = format!("{} {}: {}", op.method(), c.name, words.join(", "));
+        let req = t.valid(op, c).map(|r| r.raw_body(fields.with(changes)));
+        let curl = match &req {
+            Ok(r) => curl::render(r, &secrets, &[]),
+            Err(e) => format!("(the request could not be built: {e})"),
+        };
+        let sent = handle.block_on(t.send(Probe::new(label.clone(), req)));
+        Case {
+            family: Family::Fields,
+            label,
+            curl,
+            sent,
+            reference: None,
+        }
+    };
+    let result = runner.run(&strategy, |changes| {
+        let case = send(&changes);
+        let broken = invariants::broken(Family::Fields, &case.sent);
+        let mut ran = ran.lock().unwrap_or_else(|e| e.into_inner());
+        ran.0 += 1;
+        if broken.is_empty() {
+            return Ok(());
+        }
+        let first = ran.0;
+        ran.1.get_or_insert(first);
+        Err(TestCaseError::fail(broken[0].1.clone()))
+    });
+    let after_cases = ran.lock().map(|r| r.1.unwrap_or(r.0)).unwrap_or_default();
+    match result {
+        Err(TestError::Fail(_, minimal)) => {
+            // Sent once more so the finding shows the minimal request's
+            // own answer.
+            let case = send(&minimal);
+            let broken = invariants::broken(Family::Fields, &case.sent);
+            Some(Finding {
+                case,
+                broken,
+                after_cases,
+            })
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::strategy::ValueTree;
+
+    #[test]
+    fn changes_are_applied_in_order_and_written_as_json() {
+        let body = serde_json::json!({"a": "x", "b": 1});
+        let f = Fields::of(body.as_object().unwrap());
+        assert_eq!(f.with(&[]), r#"{"a":"x","b":1}"#);
+        assert_eq!(
+            f.with(&[Change::Set(1, "18446744073709551616"), Change::Drop(0)]),
+            r#"{"b":18446744073709551616}"#
+        );
+        assert_eq!(
+            f.with(&[Change::Add("null")]),
+            r#"{"a":"x","b":1,"conformance_unknown":null}"#
+        );
+        for lit in all_literals() {
+            assert!(
+                lit.starts_with(['"', '[', '{'])
+                    || lit.parse::<f64>().is_ok()
+                    || ["null", "true", "false"].contains(&lit),
+                "{lit}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_same_seed_draws_the_same_changes() {
+        let draw = |seed| {
+            let mut runner =
+                TestRunner::new_with_rng(Config::default(), rng(seed, Op::Authorize, 1));
+            let s = proptest::collection::vec(change_strategy(2), 1..=3);
+            (0..20)
+                .map(|_| format!("{:?}", s.new_tree(&mut runner).map(|t| t.current()).ok()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+    }
+}
