@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use conformance::catalogue::{catalogue, markdown_table, plain_list};
+use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{human, junit};
 use conformance::runner::{RunOptions, run};
@@ -77,6 +78,13 @@ struct RunArgs {
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     timeout: Option<Duration>,
+    /// Seed of the generated cases (default 2718, printed in the report):
+    /// the same seed sends the same requests.
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Generated bodies per component and operation (default 32).
+    #[arg(long, value_name = "N")]
+    cases: Option<u32>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -169,6 +177,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         skip: args.skip,
         strict: args.strict,
         limits,
+        generation: Generation {
+            seed: args.seed.unwrap_or(Generation::default().seed),
+            cases: args.cases.unwrap_or(Generation::default().cases),
+        },
         snapshots: (!args.no_snapshots).then(|| SnapshotOptions {
             dir: args.snapshots.unwrap_or(default_snapshots),
             update,

@@ -112,13 +112,16 @@ impl Profile {
             }
             // Secret body fields: their string values, wherever they appear
             // (numbers are redacted by key only: `1234` is in many uuids).
-            let bodies = c.authorize.iter().flat_map(|a| {
-                std::iter::once(&a.valid_body).chain(a.invalid_body.as_ref())
-            });
+            let bodies = c
+                .authorize
+                .iter()
+                .flat_map(|a| std::iter::once(&a.valid_body).chain(a.invalid_body.as_ref()));
             for body in bodies {
                 for (name, value) in body.iter() {
                     if let (true, Some(text)) = (
-                        SECRET_FIELD_NAMES.iter().any(|s| name.eq_ignore_ascii_case(s)),
+                        SECRET_FIELD_NAMES
+                            .iter()
+                            .any(|s| name.eq_ignore_ascii_case(s)),
                         value.as_str(),
                     ) {
                         if text.len() >= 4 {

@@ -8,6 +8,7 @@ use component_auth_bindings::Error;
 
 use crate::catalogue::{Check, Outcome, Verdict, catalogue, selects};
 use crate::exchange::Exchange;
+use crate::generate::Generation;
 use crate::profile::Profile;
 use crate::report::{CheckResult, Report};
 use crate::snapshot::{self, SnapshotError, SnapshotOptions, SnapshotOutcome};
@@ -25,6 +26,8 @@ pub struct RunOptions {
     pub limits: Limits,
     /// `None`: no snapshot assertions (rule checks only).
     pub snapshots: Option<SnapshotOptions>,
+    /// Seed and count of the generated cases.
+    pub generation: Generation,
 }
 
 /// Why a run could not judge the target at all (exit 2).
@@ -57,7 +60,11 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         return Err(RunError::NothingSelected);
     }
     let described = profile.to_string();
-    let target = Arc::new(Target::new(profile, options.limits).map_err(RunError::Client)?);
+    let target = Arc::new(
+        Target::new(profile, options.limits)
+            .map_err(RunError::Client)?
+            .with_generation(options.generation),
+    );
     preflight(&target).await?;
 
     let handles: Vec<_> = checks
@@ -96,6 +103,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     Ok(Report::new(
         described,
         options.strict,
+        options.generation,
         results,
         started.elapsed(),
     ))

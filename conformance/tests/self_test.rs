@@ -7,6 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use conformance::catalogue::{Level, catalogue};
+use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{Report, Status};
 use conformance::runner::{RunOptions, run};
@@ -23,6 +24,10 @@ fn profile(base_url: String) -> Profile {
 }
 
 async fn run_against(fault: Option<Fault>, snapshots: bool) -> Report {
+    run_seeded(fault, snapshots, Generation::default()).await
+}
+
+async fn run_seeded(fault: Option<Fault>, snapshots: bool, generation: Generation) -> Report {
     let server = Server::start(ServerOptions {
         fault,
         ..ServerOptions::default()
@@ -35,6 +40,7 @@ async fn run_against(fault: Option<Fault>, snapshots: bool) -> Report {
             // Never write in tests: a missing or changed snapshot fails.
             update: SnapshotUpdate::Ci,
         }),
+        generation,
         ..RunOptions::default()
     };
     let report = run(profile(server.base_url()), &options)
@@ -143,4 +149,63 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
         "faults the suite does not catch on their rule:\n{}",
         uncaught.join("\n")
     );
+}
+
+/// No false alarm hides behind one seed: the correct server passes every
+/// rule check, generated cases included, under twenty other seeds.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_reference_server_passes_under_twenty_seeds() {
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
+    let handles: Vec<_> = (1..=20u64)
+        .map(|i| {
+            let slots = slots.clone();
+            tokio::spawn(async move {
+                let _slot = slots.acquire_owned().await.expect("open");
+                let seed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                let generation = Generation { seed, cases: 32 };
+                (seed, run_seeded(None, false, generation).await)
+            })
+        })
+        .collect();
+    for h in handles {
+        let (seed, report) = h.await.expect("the run completes");
+        assert_eq!(
+            report.summary.failed,
+            0,
+            "--seed {seed}:\n{}",
+            failures(&report)
+        );
+        assert_eq!(
+            report.summary.warned, 0,
+            "--seed {seed}: a SHOULD check warned"
+        );
+    }
+}
+
+/// The same seed sends the same requests and gives the same verdicts, word
+/// for word, reproduction included; another seed draws other bodies.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_seed_gives_the_same_failures() {
+    let generation = Generation {
+        seed: 99,
+        cases: 32,
+    };
+    let fault = Some(Fault::WrongTypeAnswered400);
+    // Each run has its own server, on its own port.
+    let unported = |r: &Report| {
+        let text = failures(r);
+        let mut out = String::new();
+        for (i, part) in text.split("127.0.0.1:").enumerate() {
+            if i > 0 {
+                out.push_str("127.0.0.1:PORT");
+            }
+            out.push_str(part.trim_start_matches(|c: char| c.is_ascii_digit() && i > 0));
+        }
+        out
+    };
+    let first = unported(&run_seeded(fault, false, generation).await);
+    let again = unported(&run_seeded(fault, false, generation).await);
+    assert!(first.contains("invariants/validation-is-417"), "{first}");
+    assert!(first.contains("reproduce: curl"), "{first}");
+    assert_eq!(first, again);
 }

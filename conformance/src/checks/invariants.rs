@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Outcome, Run};
-use crate::generate::{describe, invariants};
+use crate::generate::{describe, invariants, listed};
 use crate::target::Target;
 
 /// What every invariant check sends.
@@ -33,6 +33,9 @@ pub fn checks() -> Vec<Check> {
 async fn judge(t: Arc<Target>, index: usize) -> Outcome {
     let inv = &invariants::ALL[index];
     let generated = t.generated().await;
+    if let Some(why) = &generated.not_run {
+        return Outcome::skip(why.clone());
+    }
     let mut failures: Vec<String> = generated
         .edges
         .iter()
@@ -48,5 +51,5 @@ async fn judge(t: Arc<Target>, index: usize) -> Outcome {
             failures.push(describe(&finding.case, &why));
         }
     }
-    Outcome::from_failures(failures, Vec::new())
+    Outcome::from_failures(listed(failures), Vec::new())
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused};
-use crate::generate::{Case, Family, describe};
+use crate::generate::{Case, Family, describe, listed};
 use crate::target::Target;
 
 /// What a family's cases must get.
@@ -120,6 +120,9 @@ pub fn checks() -> Vec<Check> {
 fn judge(family: Family, want: Want) -> Run {
     Run::new(move |t: Arc<Target>| async move {
         let generated = t.generated().await;
+        if let Some(why) = &generated.not_run {
+            return Outcome::skip(why.clone());
+        }
         let cases: Vec<&Case> = generated.family(family).collect();
         if cases.is_empty() {
             return Outcome::skip(match family {
@@ -133,7 +136,7 @@ fn judge(family: Family, want: Want) -> Run {
             .filter_map(|case| verdict(case, want).err().map(|why| describe(case, &why)))
             .collect();
         let exchanges = cases.iter().map(|c| c.sent.exchange.clone()).collect();
-        Outcome::from_failures(failures, exchanges)
+        Outcome::from_failures(listed(failures), exchanges)
     })
 }
 

@@ -212,6 +212,9 @@ fn property(
     let strategy = proptest::collection::vec(change_strategy(fields.0.len()), 1..=3);
     let secrets = curl::placeholders(&t.profile);
     let ran = Mutex::new((0u32, None::<u32>));
+    // A case the target did not answer at all (time-out, reset) ends the
+    // property: shrinking it would wait for a time-out per step.
+    let unanswered: Mutex<Option<Case>> = Mutex::new(None);
     let send = |changes: &[Change]| {
         let words: Vec<String> = changes.iter().map(|ch| fields.describe(ch)).collect();
         let label = format!("{} {}: {}", op.method(), c.name, words.join(", "));
@@ -230,7 +233,19 @@ fn property(
         }
     };
     let result = runner.run(&strategy, |changes| {
+        if let Some(case) = unanswered
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            return Err(TestCaseError::fail(case.sent.summary()));
+        }
         let case = send(&changes);
+        if case.sent.typed.is_none() {
+            let why = case.sent.summary();
+            *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
+            return Err(TestCaseError::fail(why));
+        }
         let broken = invariants::broken(Family::Fields, &case.sent);
         let mut ran = ran.lock().unwrap_or_else(|e| e.into_inner());
         ran.0 += 1;
@@ -245,8 +260,9 @@ fn property(
     match result {
         Err(TestError::Fail(_, minimal)) => {
             // Sent once more so the finding shows the minimal request's
-            // own answer.
-            let case = send(&minimal);
+            // own answer (unless the target stopped answering).
+            let stuck = unanswered.into_inner().unwrap_or_else(|e| e.into_inner());
+            let case = stuck.unwrap_or_else(|| send(&minimal));
             let broken = invariants::broken(Family::Fields, &case.sent);
             Some(Finding {
                 case,

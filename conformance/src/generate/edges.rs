@@ -431,7 +431,7 @@ fn field_changes(t: &Target, out: &mut Vec<Pending>) {
         for c in t.components(op) {
             let Some(a) = &c.authorize else { continue };
             let fields = Fields::of(&a.valid_body);
-            for (i, (name, value)) in a.valid_body.iter().enumerate() {
+            for (i, value) in a.valid_body.values().enumerate() {
                 let other_types = OTHER_TYPES.iter().filter(|lit| !same_kind(value, lit));
                 let mut changes: Vec<Change> = same_type(value)
                     .iter()
@@ -443,12 +443,7 @@ fn field_changes(t: &Target, out: &mut Vec<Pending>) {
                     let body = fields.with(std::slice::from_ref(&change));
                     out.push(Pending::new(
                         Family::Fields,
-                        format!(
-                            "{} {}: `{name}` {}",
-                            op.method(),
-                            c.name,
-                            fields.describe(&change)
-                        ),
+                        format!("{} {}: {}", op.method(), c.name, fields.describe(&change)),
                         t.valid(op, c).map(|r| r.raw_body(body)),
                     ));
                 }

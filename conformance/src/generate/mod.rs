@@ -27,7 +27,7 @@ use std::sync::Arc;
 use crate::target::{Sent, Target};
 
 /// How many generated cases, from which seed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Generation {
     /// Seeds proptest's random generator. Default 2718: fixed, so two runs
     /// send the same requests; change it to explore other cases.
@@ -103,14 +103,37 @@ pub struct Finding {
 pub struct Generated {
     pub edges: Vec<Case>,
     pub findings: Vec<Finding>,
+    /// Why nothing was generated: the target did not answer a valid
+    /// request, so hundreds of requests would each wait for a time-out.
+    /// The checks that read the cases are then skipped with this reason.
+    pub not_run: Option<String>,
 }
 
 impl Generated {
-    /// Sends every edge case, then runs the properties.
+    /// Sends every edge case, then runs the properties, once the target
+    /// has answered one valid request.
     pub async fn run(t: &Arc<Target>) -> Generated {
+        if let Some(c) = t.primary(crate::target::Op::AuthClaims) {
+            let label = "a valid request, before the generated ones";
+            let valid = crate::target::Probe::new(label, t.valid(crate::target::Op::AuthClaims, c));
+            let sent = t.send(valid).await;
+            if sent.typed.is_none() {
+                return Generated {
+                    not_run: Some(format!(
+                        "the target did not answer a valid request ({}), so no generated request was sent",
+                        sent.summary()
+                    )),
+                    ..Generated::default()
+                };
+            }
+        }
         let edges = edges::all(t).await;
         let findings = bodies::run(t).await;
-        Generated { edges, findings }
+        Generated {
+            edges,
+            findings,
+            not_run: None,
+        }
     }
 
     /// The cases of one family.
@@ -122,4 +145,18 @@ impl Generated {
 /// A failure line: what was sent, what came, and how to send it again.
 pub fn describe(case: &Case, why: &str) -> String {
     format!("{}: {why}\n    reproduce: {}", case.label, case.curl)
+}
+
+/// At most this many failures are listed in full per check; a server that
+/// fails hundreds of generated cases the same way shows the pattern in a few.
+pub const LISTED: usize = 6;
+
+/// `failures`, the first [`LISTED`] in full and a count of the rest.
+pub fn listed(mut failures: Vec<String>) -> Vec<String> {
+    if failures.len() > LISTED {
+        let more = failures.len() - LISTED;
+        failures.truncate(LISTED);
+        failures.push(format!("… and {more} more generated requests like these"));
+    }
+    failures
 }

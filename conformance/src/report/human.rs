@@ -31,7 +31,10 @@ impl Style {
 }
 
 pub fn render(report: &Report, style: Style) -> String {
-    let mut out = format!("Conformance of {}\n", report.target);
+    let mut out = format!(
+        "Conformance of {}\nGenerated cases: --seed {} --cases {}\n",
+        report.target, report.generation.seed, report.generation.cases
+    );
     let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
     for r in &report.results {
         if !order.contains(&r.section.as_str()) {

@@ -29,6 +29,15 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         } else {
             format!("§{section} {}", first.section_title)
         });
+        let generation = report.generation;
+        suite.add_property(quick_junit::Property::new(
+            "seed",
+            generation.seed.to_string(),
+        ));
+        suite.add_property(quick_junit::Property::new(
+            "cases",
+            generation.cases.to_string(),
+        ));
         for r in results {
             let details = format!(
                 "Requirement: §{} {} \"{}\"\nSends: {}\nExpected: {}\nActual: {}",

@@ -1,6 +1,7 @@
 //! The result of a run, and its three renderings: human text grouped by
 //! section ([`human`]), JUnit XML ([`junit`]) and JSON (serde).
 
+use crate::generate::Generation;
 use std::time::Duration;
 
 use serde::Serialize;
@@ -120,13 +121,22 @@ pub struct Report {
     /// The target, without secrets.
     pub target: String,
     pub strict: bool,
+    /// The seed and number of generated cases: the same seed against the
+    /// same server sends the same requests and gives the same verdicts.
+    pub generation: Generation,
     pub summary: Summary,
     pub duration_ms: u128,
     pub results: Vec<CheckResult>,
 }
 
 impl Report {
-    pub fn new(target: String, strict: bool, results: Vec<CheckResult>, took: Duration) -> Self {
+    pub fn new(
+        target: String,
+        strict: bool,
+        generation: Generation,
+        results: Vec<CheckResult>,
+        took: Duration,
+    ) -> Self {
         let mut summary = Summary::default();
         for r in &results {
             match r.status {
@@ -139,6 +149,7 @@ impl Report {
         Self {
             target,
             strict,
+            generation,
             summary,
             duration_ms: took.as_millis(),
             results,
@@ -202,6 +213,7 @@ mod tests {
         let r = Report::new(
             "t".into(),
             false,
+            Generation::default(),
             vec![
                 CheckResult::from_check(should, &fail, false),
                 CheckResult::from_check(must, &Verdict::Pass, false),
