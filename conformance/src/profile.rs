@@ -95,11 +95,14 @@ impl Profile {
         file: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Profile, ProfileError> {
-        let raw: Result<RawProfile, serde_yaml::Error> =
-            with_env(text, env, || serde_yaml::from_str(text));
+        let raw = with_env(text, env, || {
+            serde_path_to_error::deserialize::<_, RawProfile>(serde_yaml::Deserializer::from_str(
+                text,
+            ))
+        });
         match raw {
             Ok(raw) => Ok(raw.into_profile()),
-            Err(error) => Err(locate(text, file, &error, NEEDLE.with(|n| n.take()))),
+            Err(error) => Err(locate(text, file, &error)),
         }
     }
 
@@ -140,17 +143,13 @@ impl Profile {
 // Environment expansion during deserialization.
 //
 // serde's Deserialize cannot take arguments, so the variable lookup is held in
-// a thread-local for the duration of one `from_yaml_str`. When a value is
-// refused, the offending text is remembered (`NEEDLE`) so the error can point
-// at the line holding it, not only at the start of its mapping.
+// a thread-local for the duration of one `from_yaml_str`.
 
 type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 thread_local! {
     /// The variables the text mentions, resolved before parsing.
     static ENV: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
-    /// The text of the value last refused, to find its line.
-    static NEEDLE: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> T {
@@ -165,7 +164,6 @@ fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> T {
         rest = after;
     }
     ENV.with(|e| *e.borrow_mut() = vars);
-    NEEDLE.with(|n| *n.borrow_mut() = None);
     let out = f();
     ENV.with(|e| e.borrow_mut().clear());
     out
@@ -175,8 +173,7 @@ fn lookup(name: &str) -> Option<String> {
     ENV.with(|e| e.borrow().get(name).cloned().flatten())
 }
 
-fn refuse<E: serde::de::Error>(needle: &str, message: String) -> E {
-    NEEDLE.with(|n| *n.borrow_mut() = Some(needle.to_owned()));
+fn refuse<E: serde::de::Error>(_value: &str, message: String) -> E {
     E::custom(message)
 }
 
@@ -400,66 +397,67 @@ impl RawProfile {
 // ---------------------------------------------------------------------------
 // Turning a serde_yaml error into "file:line: key `k`: message".
 
+/// The error at its key path (from serde_path_to_error) and that key's
+/// line (from `yaml-location`); a syntax error at serde_yaml's own line.
 fn locate(
     text: &str,
     file: &str,
-    error: &serde_yaml::Error,
-    needle: Option<String>,
+    error: &serde_path_to_error::Error<serde_yaml::Error>,
 ) -> ProfileError {
-    let Some(location) = error.location() else {
+    let inner = error.inner();
+    let Some(location) = inner.location() else {
         return ProfileError::Syntax {
             file: file.to_owned(),
-            message: error.to_string(),
+            message: inner.to_string(),
         };
     };
-    let full = error.to_string();
-    // serde_yaml's message is "[path: ]message at line L column C".
-    let without_at = full
+    let full = inner.to_string();
+    // serde_yaml appends " at line L column C"; the line is given apart.
+    let message = full
         .rsplit_once(" at line ")
         .map_or(full.as_str(), |(head, _)| head);
-    let (mut path, message) = split_path(without_at);
-    let mut line = location.line();
-
-    if let Some(field) = backticked_after(message, "missing field ") {
-        path = join(&path, &field);
-    } else if let Some(field) = backticked_after(message, "unknown field ") {
-        path = join(&path, &field);
-        line = find_line(text, line, &format!("{field}:")).unwrap_or(line);
-    } else if let Some(needle) = needle {
-        // The value sits on a line at or after the mapping's start; the key is
-        // what precedes its colon.
-        if let Some(found) = find_line(text, line, &needle) {
-            line = found;
-            if let Some(key) = key_on_line(text, found) {
-                path = join(&path, &key);
+    // serde_yaml may name the enclosing map before the message; the path
+    // comes from serde_path_to_error instead.
+    let message = match message.split_once(": ") {
+        Some((head, tail))
+            if !head.is_empty()
+                && head
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']')) =>
+        {
+            tail
+        }
+        _ => message,
+    };
+    let lines = yaml_location::Lines::of(text);
+    let mut path = error.path().to_string();
+    if path == "." {
+        path.clear();
+    }
+    // A field that is missing has no line of its own: its mapping's line.
+    let mut line = lines.line_of_path(&path).unwrap_or(location.line());
+    for prefix in ["missing field ", "unknown field "] {
+        if let Some(field) = backticked_after(message, prefix) {
+            if !path.ends_with(&field) {
+                path = join(&path, &field);
+            }
+            if prefix.starts_with("unknown") {
+                line = lines.line_of_path(&path).unwrap_or(line);
             }
         }
-    } else if path.is_empty() {
-        path = key_on_line(text, line).unwrap_or_else(|| "(document)".to_owned());
+    }
+    if path.is_empty() {
+        path = lines
+            .path_at(location.line())
+            .unwrap_or_else(|| "(document)".to_owned());
+        line = location.line();
     }
     ProfileError::Invalid {
         file: file.to_owned(),
         line,
-        key: if path.is_empty() {
-            "(document)".to_owned()
-        } else {
-            path
-        },
+        key: path,
         message: message.to_owned(),
     }
-}
-
-fn split_path(s: &str) -> (String, &str) {
-    if let Some((head, tail)) = s.split_once(": ") {
-        let looks_like_path = !head.is_empty()
-            && head
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'));
-        if looks_like_path {
-            return (head.to_owned(), tail);
-        }
-    }
-    (String::new(), s)
 }
 
 fn backticked_after(message: &str, prefix: &str) -> Option<String> {
@@ -473,22 +471,6 @@ fn join(path: &str, key: &str) -> String {
     } else {
         format!("{path}.{key}")
     }
-}
-
-fn find_line(text: &str, from: usize, needle: &str) -> Option<usize> {
-    text.lines()
-        .enumerate()
-        .skip(from.saturating_sub(1))
-        .find(|(_, l)| l.contains(needle))
-        .map(|(i, _)| i + 1)
-}
-
-fn key_on_line(text: &str, line: usize) -> Option<String> {
-    let l = text.lines().nth(line.checked_sub(1)?)?;
-    let l = l.trim_start().trim_start_matches("- ").trim_start();
-    let (key, _) = l.split_once(':')?;
-    let key = key.trim();
-    (!key.is_empty() && !key.contains(' ')).then(|| key.to_owned())
 }
 
 impl fmt::Display for Profile {

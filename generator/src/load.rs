@@ -142,105 +142,10 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> Pointer {
     pointer
 }
 
-/// The 1-based line of the node at `pointer`, found by walking the text.
-///
-/// A map key is looked for as `key:` (bare or quoted) after the previous
-/// key's position, and deeper than it; a sequence index counts `- ` items.
-/// It is a reading of the text, not a second parser: where the document's
-/// layout defeats it, the line of the deepest key found is given.
+/// The 1-based line of the node at `pointer` (or of its deepest ancestor
+/// in the document), read by a parser that keeps spans.
 pub fn locate(text: &str, pointer: &Pointer) -> Option<usize> {
-    let lines: Vec<&str> = text.lines().collect();
-    let indent = |line: &str| line.len() - line.trim_start().len();
-    let mut line_no = 0usize; // index of the current node's line
-    let mut min_indent: Option<usize> = None; // children are indented more than this
-    let mut found = None;
-    let mut on_item = false; // the current node is a `- ` item, whose first key shares its line
-    for segment in pointer.segments() {
-        let start = match found {
-            None => 0,
-            Some(_) if on_item => line_no,
-            Some(_) => line_no + 1,
-        };
-        let mut hit = None;
-        if let Ok(index) = segment.parse::<usize>() {
-            let mut count = 0;
-            for (i, line) in lines.iter().enumerate().skip(start) {
-                let trimmed = line.trim_start();
-                if trimmed.is_empty() || trimmed.starts_with('#') {
-                    continue;
-                }
-                if min_indent.is_some_and(|m| indent(line) <= m) && !trimmed.starts_with("- ") {
-                    break;
-                }
-                if trimmed.starts_with("- ") || trimmed == "-" {
-                    if count == index {
-                        hit = Some((i, indent(line), true));
-                        break;
-                    }
-                    count += 1;
-                }
-            }
-        }
-        if hit.is_none()
-            && found.is_some()
-            && let Ok(index) = segment.parse::<usize>()
-            && lines[line_no].trim_end().ends_with('[')
-        {
-            // A JSON array: its items start at the indent of the first one.
-            let items: Vec<usize> = lines
-                .iter()
-                .enumerate()
-                .skip(line_no + 1)
-                .filter(|(_, l)| !l.trim().is_empty())
-                .map(|(i, _)| i)
-                .collect();
-            if let Some(&first) = items.first() {
-                let item_indent = indent(lines[first]);
-                hit = items
-                    .iter()
-                    .copied()
-                    .take_while(|&i| indent(lines[i]) >= item_indent)
-                    .filter(|&i| indent(lines[i]) == item_indent)
-                    .nth(index)
-                    .map(|i| (i, item_indent.saturating_sub(1), true));
-            }
-        }
-        if hit.is_none() {
-            let candidates = [
-                format!("{segment}:"),
-                format!("\"{segment}\":"),
-                format!("'{segment}':"),
-                format!("\"{segment}\" :"),
-            ];
-            for (i, line) in lines.iter().enumerate().skip(start) {
-                let trimmed = line.trim_start().trim_start_matches("- ");
-                if trimmed.is_empty() || trimmed.starts_with('#') {
-                    continue;
-                }
-                let same_line = on_item && i == line_no;
-                if !same_line && min_indent.is_some_and(|m| indent(line) <= m) {
-                    break;
-                }
-                // YAML keys start their line; JSON keys may follow a `{`.
-                let matches = trimmed.starts_with(candidates[0].as_str())
-                    || candidates[1..].iter().any(|c| trimmed.contains(c.as_str()));
-                if matches {
-                    hit = Some((i, indent(line), false));
-                    break;
-                }
-            }
-        }
-        match hit {
-            Some((i, ind, item)) => {
-                line_no = i;
-                min_indent = Some(ind);
-                on_item = item;
-                found = Some(i + 1);
-            }
-            None => break,
-        }
-    }
-    found
+    yaml_location::Lines::of(text).line(pointer.segments())
 }
 
 #[cfg(test)]

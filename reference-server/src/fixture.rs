@@ -207,7 +207,8 @@ impl Fixture {
     /// Parses and checks fixture text; `file` only names it in errors.
     pub fn from_yaml_str(text: &str, file: &str) -> Result<Fixture, FixtureError> {
         let fixture: Fixture =
-            serde_yaml::from_str(text).map_err(|e| parse_error(&e, text, file))?;
+            serde_path_to_error::deserialize(serde_yaml::Deserializer::from_str(text))
+                .map_err(|e| parse_error(&e, text, file))?;
         fixture.check().map_err(|problem| FixtureError::Invalid {
             file: file.to_owned(),
             line: locate(text, &problem.path),
@@ -422,33 +423,42 @@ fn render_path(path: &[Seg]) -> String {
     out
 }
 
-/// Turns a serde_yaml error into file, line and key. serde_yaml prints the
-/// key path before the message (`components[0].uuid: ...`) when it knows it;
-/// for a syntax error the key is read from the offending line.
-fn parse_error(err: &serde_yaml::Error, text: &str, file: &str) -> FixtureError {
-    let line = err.location().map_or(1, |l| l.line());
-    let mut message = err.to_string();
+/// Turns a serde_yaml error into file, line and key: the key path from
+/// serde_path_to_error (for a missing field, its mapping, which the message
+/// completes), its line from `yaml-location`; a syntax error at serde_yaml's
+/// own line.
+fn parse_error(
+    err: &serde_path_to_error::Error<serde_yaml::Error>,
+    text: &str,
+    file: &str,
+) -> FixtureError {
+    let inner = err.inner();
+    let mut message = inner.to_string();
+    // serde_yaml appends " at line L column C"; the line is given apart.
     if let Some(at) = message.rfind(" at line ") {
         message.truncate(at);
     }
-    let line_key = text
-        .lines()
-        .nth(line.saturating_sub(1))
-        .and_then(|l| line_key(l).map(|(_, k)| k.to_owned()));
-    let (key, message) = match message.split_once(": ") {
-        Some((path, rest)) if looks_like_path(path) => {
-            // serde_yaml names the enclosing map when a value's own check
-            // fails; the line it points at names the key itself. A missing
-            // field has no line of its own: keep the map.
-            let key = match line_key {
-                Some(k) if !rest.starts_with("missing field") && !path.ends_with(k.as_str()) => {
-                    format!("{path}.{k}")
-                }
-                _ => path.to_owned(),
-            };
-            (key, rest.to_owned())
+    // It may also name the enclosing map first; the path comes from
+    // serde_path_to_error instead.
+    if let Some((head, rest)) = message.split_once(": ") {
+        if !head.is_empty()
+            && head
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
+        {
+            message = rest.to_owned();
         }
-        _ => (line_key.unwrap_or_else(|| "<document>".to_owned()), message),
+    }
+    let lines = yaml_location::Lines::of(text);
+    let reported = inner.location().map_or(1, |l| l.line());
+    let mut key = err.path().to_string();
+    let line = if key == "." || key.is_empty() {
+        key = lines
+            .path_at(reported)
+            .unwrap_or_else(|| "<document>".to_owned());
+        reported
+    } else {
+        lines.line_of_path(&key).unwrap_or(reported)
     };
     FixtureError::Invalid {
         file: file.to_owned(),
@@ -458,90 +468,13 @@ fn parse_error(err: &serde_yaml::Error, text: &str, file: &str) -> FixtureError 
     }
 }
 
-fn looks_like_path(s: &str) -> bool {
-    !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'))
-}
-
-/// The key a block-style YAML line defines, with the column it starts at.
-/// A list item's dash counts as indentation (`  - uuid: x` is `uuid` at 4).
-fn line_key(line: &str) -> Option<(usize, &str)> {
-    let (indent, content) = line_content(line)?;
-    let end = content.find(':')?;
-    let after = &content[end + 1..];
-    if !(after.is_empty() || after.starts_with(' ')) {
-        return None;
-    }
-    let k = content[..end]
-        .trim()
-        .trim_matches(|c| c == '"' || c == '\'');
-    Some((indent, k))
-}
-
-/// Indentation and content of a line, list dashes counted as indentation;
-/// `None` for blank and comment lines.
-fn line_content(line: &str) -> Option<(usize, &str)> {
-    let mut indent = line.len() - line.trim_start_matches(' ').len();
-    let mut content = &line[indent..];
-    while let Some(rest) = content.strip_prefix("- ") {
-        let pad = rest.len() - rest.trim_start_matches(' ').len();
-        indent += 2 + pad;
-        content = &rest[pad..];
-    }
-    if content.is_empty() || content.starts_with('#') || content == "-" {
-        None
-    } else {
-        Some((indent, content))
-    }
-}
-
-/// Finds the 1-based line of a key path in block-style YAML; the fixture was
-/// already parsed, so this only has to be right for well-formed files. Falls
-/// back to the deepest part of the path it found.
+/// The 1-based line of a key path (or of its deepest part in the text).
 fn locate(text: &str, path: &[Seg]) -> usize {
-    let lines: Vec<&str> = text.lines().collect();
-    let (mut start, mut end) = (0, lines.len());
-    let mut found = 0;
-    for seg in path {
-        match seg {
-            Seg::Key(k) => {
-                let Some(indent) = (start..end).find_map(|i| line_key(lines[i]).map(|(n, _)| n))
-                else {
-                    break;
-                };
-                let Some(at) = (start..end).find(|&i| line_key(lines[i]) == Some((indent, k)))
-                else {
-                    break;
-                };
-                found = at;
-                // The value's block: until the next key at this indentation.
-                let next = (at + 1..end)
-                    .find(|&i| line_content(lines[i]).is_some_and(|(n, _)| n <= indent))
-                    .unwrap_or(end);
-                (start, end) = (at + 1, next);
-            }
-            Seg::Index(n) => {
-                let dash = |i: usize| {
-                    let l = lines[i];
-                    let t = l.trim_start_matches(' ');
-                    (t.starts_with("- ") || t == "-").then(|| l.len() - t.len())
-                };
-                let Some(indent) = (start..end).find_map(dash) else {
-                    break;
-                };
-                let items: Vec<usize> = (start..end).filter(|&i| dash(i) == Some(indent)).collect();
-                let Some(&at) = items.get(*n) else {
-                    break;
-                };
-                found = at;
-                let next = items.get(n + 1).copied().unwrap_or(end);
-                // The item's own first line holds its first key: keep it.
-                (start, end) = (at, next);
-            }
-        }
-    }
-    found + 1
+    let segments = path.iter().map(|seg| match seg {
+        Seg::Key(k) => (*k).to_owned(),
+        Seg::Index(i) => i.to_string(),
+    });
+    yaml_location::Lines::of(text).line(segments).unwrap_or(1)
 }
 
 #[cfg(test)]

@@ -1,0 +1,227 @@
+//! Where a node of a YAML document is: the 1-based line of every mapping
+//! key, sequence item and value, by path.
+//!
+//! serde_yaml reports where a syntax error is, but not where a value that
+//! parsed well and then failed a check came from. This crate reads the
+//! document once more with a parser that keeps spans (saphyr-parser) and
+//! records the line of each node, so an error can name `file:line` for any
+//! key path. JSON is YAML: JSON documents work the same way.
+//!
+//! ```
+//! let text = "components:\n  - name: Users\n    uuid: nope\n";
+//! let lines = yaml_location::Lines::of(text);
+//! assert_eq!(lines.line(["components", "0", "uuid"]), Some(3));
+//! assert_eq!(lines.line_of_path("components[0].uuid"), Some(3));
+//! // A path below what the document holds falls back to its deepest ancestor.
+//! assert_eq!(lines.line(["components", "0", "tag"]), Some(2));
+//! ```
+
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Parser};
+
+/// The line of every node of one document.
+#[derive(Clone, Debug, Default)]
+pub struct Lines {
+    /// Path segments joined with NUL (a character no YAML key path needs).
+    by_path: HashMap<String, usize>,
+}
+
+/// Where the parser is inside a container.
+enum Frame {
+    /// In a mapping: the key whose value comes next, or `None` when a key
+    /// comes next.
+    Map(Option<String>),
+    /// In a sequence: the index of the next item.
+    Seq(usize),
+}
+
+impl Lines {
+    /// Reads `text`. Never fails: past a syntax error (which serde_yaml
+    /// reports with its own line), what was read so far is kept.
+    pub fn of(text: &str) -> Self {
+        let mut lines = Lines::default();
+        let mut stack: Vec<Frame> = Vec::new();
+        for event in Parser::new_from_str(text) {
+            let Ok((event, span)) = event else { break };
+            let line = span.start.line();
+            match event {
+                Event::Scalar(value, ..) => {
+                    if let Some(Frame::Map(key @ None)) = stack.last_mut() {
+                        *key = Some(value.into_owned());
+                        lines.record(&stack, line);
+                    } else {
+                        lines.record(&stack, line);
+                        advance(&mut stack);
+                    }
+                }
+                Event::Alias(_) => {
+                    if let Some(Frame::Map(key @ None)) = stack.last_mut() {
+                        *key = Some(String::new());
+                    } else {
+                        lines.record(&stack, line);
+                        advance(&mut stack);
+                    }
+                }
+                Event::MappingStart(..) | Event::SequenceStart(..) => {
+                    if let Some(Frame::Map(key @ None)) = stack.last_mut() {
+                        // A complex key: its contents have no path of their own.
+                        *key = Some(String::new());
+                    }
+                    lines.record(&stack, line);
+                    stack.push(if matches!(event, Event::MappingStart(..)) {
+                        Frame::Map(None)
+                    } else {
+                        Frame::Seq(0)
+                    });
+                }
+                Event::MappingEnd | Event::SequenceEnd => {
+                    stack.pop();
+                    advance(&mut stack);
+                }
+                Event::DocumentEnd => break,
+                _ => {}
+            }
+        }
+        lines
+    }
+
+    /// The first line recorded for the node the stack points at.
+    fn record(&mut self, stack: &[Frame], line: usize) {
+        let mut path = String::new();
+        for frame in stack {
+            match frame {
+                Frame::Map(Some(key)) => push(&mut path, key),
+                Frame::Map(None) => return,
+                Frame::Seq(i) => push(&mut path, &i.to_string()),
+            }
+        }
+        self.by_path.entry(path).or_insert(line);
+    }
+
+    /// The line of the node at `segments` (map keys and sequence indexes),
+    /// or of its deepest ancestor the document holds.
+    pub fn line<I, S>(&self, segments: I) -> Option<usize>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut path = String::new();
+        let mut found = self.by_path.get("").copied();
+        for segment in segments {
+            push(&mut path, segment.as_ref());
+            match self.by_path.get(&path) {
+                Some(&line) => found = Some(line),
+                None => break,
+            }
+        }
+        found
+    }
+
+    /// The line of a path written `components[0].uuid` (serde's and
+    /// serde_path_to_error's form).
+    pub fn line_of_path(&self, path: &str) -> Option<usize> {
+        self.line(split_path(path))
+    }
+
+    /// The deepest path that starts on `line`, written `components[0].uuid`:
+    /// what a syntax or type error reported at that line is about.
+    pub fn path_at(&self, line: usize) -> Option<String> {
+        self.by_path
+            .iter()
+            .filter(|(path, l)| **l == line && !path.is_empty())
+            .max_by_key(|(path, _)| (path.matches('\0').count(), path.len()))
+            .map(|(path, _)| render_path(path.split('\0')))
+    }
+}
+
+/// The node at the top of the stack is complete: move past it.
+fn advance(stack: &mut [Frame]) {
+    match stack.last_mut() {
+        Some(Frame::Map(key)) => *key = None,
+        Some(Frame::Seq(i)) => *i += 1,
+        None => {}
+    }
+}
+
+fn push(path: &mut String, segment: &str) {
+    if !path.is_empty() || !segment.is_empty() {
+        path.push('\0');
+    }
+    path.push_str(segment);
+}
+
+/// `components`, `0`, `uuid` → `components[0].uuid`.
+pub fn render_path<I, S>(segments: I) -> String
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<str>,
+{
+    let mut out = String::new();
+    for segment in segments {
+        let segment = segment.as_ref();
+        if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) {
+            out.push_str(&format!("[{segment}]"));
+        } else {
+            if !out.is_empty() {
+                out.push('.');
+            }
+            out.push_str(segment);
+        }
+    }
+    out
+}
+
+/// `components[0].uuid` → `components`, `0`, `uuid`.
+pub fn split_path(path: &str) -> Vec<String> {
+    path.split('.')
+        .flat_map(|part| part.split('['))
+        .map(|s| s.trim_end_matches(']').to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_yaml_keys_items_and_values() {
+        let text = "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      parameters:\n        - name: x\n        - name: y\n          in: path\n";
+        let l = Lines::of(text);
+        let at = ["paths", "/a", "get", "parameters", "1"];
+        assert_eq!(l.line(at), Some(7));
+        assert_eq!(l.line(at.iter().chain(&["in"])), Some(8));
+        assert_eq!(l.line(at.iter().chain(&["name"])), Some(7));
+        assert_eq!(l.line(["openapi"]), Some(1));
+        assert_eq!(l.line(["nope"]), Some(1), "the root's line");
+    }
+
+    #[test]
+    fn json_and_flow_style() {
+        let text = "{\n  \"a\": {\n    \"b\": [\n      1,\n      {\"c\": 2}\n    ]\n  }\n}\n";
+        let l = Lines::of(text);
+        assert_eq!(l.line(["a", "b", "1", "c"]), Some(5));
+        assert_eq!(l.line(["a", "b", "0"]), Some(4));
+        assert_eq!(l.line(["a"]), Some(2));
+    }
+
+    #[test]
+    fn quoted_keys_comments_and_paths() {
+        let text = "# a comment\n'x y': 1\ncomponents:\n  # between\n  - name: A\n  - name: B\n    uuid: nope\n";
+        let l = Lines::of(text);
+        assert_eq!(l.line(["x y"]), Some(2));
+        assert_eq!(l.line_of_path("components[1].uuid"), Some(7));
+        assert_eq!(split_path("a[0].b[12]"), ["a", "0", "b", "12"]);
+        assert_eq!(render_path(split_path("a[0].b[12]")), "a[0].b[12]");
+        assert_eq!(l.path_at(7).as_deref(), Some("components[1].uuid"));
+        assert_eq!(l.path_at(5).as_deref(), Some("components[0].name"));
+        assert_eq!(l.path_at(4), None, "a comment line");
+    }
+
+    #[test]
+    fn a_broken_document_keeps_what_was_read() {
+        let l = Lines::of("a: 1\nb: [\n");
+        assert_eq!(l.line(["a"]), Some(1));
+    }
+}
