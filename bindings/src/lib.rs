@@ -9,7 +9,7 @@
 pub mod generated;
 
 pub use client_runtime::{
-    DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport,
+    DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport, client_builder,
 };
 pub use generated::*;
 

@@ -226,6 +226,23 @@ fn title_case_name(name: &str) -> String {
 }
 
 impl Exchange {
+    /// When the answer is a redirect: what it said, for a failure. The
+    /// interface answers directly, and the runner never follows one.
+    pub fn redirect(&self) -> Option<String> {
+        let r = self.response.as_ref()?;
+        if !(300..400).contains(&r.status) {
+            return None;
+        }
+        let to = r
+            .headers
+            .get("location")
+            .map_or("no Location".to_owned(), |l| format!("Location {l}"));
+        Some(format!(
+            "`{}` was answered HTTP {} ({to}): a redirect, not an answer; the runner does not follow redirects",
+            self.label, r.status
+        ))
+    }
+
     /// The answer in a line or two, for a failure's "Actual".
     pub fn summary(&self) -> String {
         match (&self.response, &self.error) {

@@ -13,6 +13,7 @@
 //!   sent, what must happen);
 //! - `checks/`: one file per concept of the description, each returning its
 //!   checks;
+//! - [`connect`]: TLS roots, client certificate, proxies, gateway headers;
 //! - [`target`]: the server as the checks see it; every request goes through
 //!   the generated bindings;
 //! - [`generate`]: requests derived from the profile (near misses, odd refs
@@ -28,6 +29,7 @@
 
 pub mod catalogue;
 mod checks;
+pub mod connect;
 pub mod exchange;
 pub mod generate;
 pub mod profile;

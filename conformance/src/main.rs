@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use conformance::catalogue::{catalogue, markdown_table, plain_list};
+use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{human, junit};
@@ -85,6 +86,19 @@ struct RunArgs {
     /// Generated bodies per component and operation (default 32).
     #[arg(long, value_name = "N")]
     cases: Option<u32>,
+    /// Also trust the CA certificate(s) in this PEM file (a private CA).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+    /// Client certificate (PEM) for servers that ask for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "client_key")]
+    client_cert: Option<PathBuf>,
+    /// Private key (PEM) of --client-cert.
+    #[arg(long, value_name = "FILE", requires = "client_cert")]
+    client_key: Option<PathBuf>,
+    /// A header a gateway in front of the server needs, `NAME:VALUE`
+    /// (repeatable). Its value is treated as a secret: never printed.
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    headers: Vec<String>,
 }
 
 fn parse_duration(s: &str) -> Result<Duration, String> {
@@ -147,6 +161,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         limits.timeout = t;
     }
     let update = SnapshotUpdate::from_flags(args.accept, SnapshotUpdate::ci_from_env());
+    let mut connect = match connect_from(&args) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
 
     let (profile, default_snapshots, server) = match &args.profile {
         Some(path) => match Profile::from_path(path) {
@@ -168,6 +186,8 @@ async fn run_cli(args: RunArgs) -> ExitCode {
                     Err(e) => return fail(&format!("cannot start the reference server: {e}")),
                 };
             profile.base_url = server.base_url();
+            // In this process, on loopback: no proxy stands between.
+            connect.no_proxy = true;
             (profile, PathBuf::from(SHIPPED_SNAPSHOTS), Some(server))
         }
     };
@@ -177,6 +197,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         skip: args.skip,
         strict: args.strict,
         limits,
+        connect,
         generation: Generation {
             seed: args.seed.unwrap_or(Generation::default().seed),
             cases: args.cases.unwrap_or(Generation::default().cases),
@@ -218,6 +239,19 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     }
     print!("{}", human::render(&report, human::Style::from_env()));
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// The connection settings the flags give.
+fn connect_from(args: &RunArgs) -> Result<Connect, ConnectError> {
+    let mut connect = Connect::default();
+    if let Some(ca) = &args.ca_cert {
+        connect.add_ca_file(ca)?;
+    }
+    connect.set_identity(args.client_cert.as_deref(), args.client_key.as_deref())?;
+    for h in &args.headers {
+        connect.add_header(h)?;
+    }
+    Ok(connect)
 }
 
 /// `snapshots/` beside the profile file.

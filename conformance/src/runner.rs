@@ -7,6 +7,7 @@ use std::time::Instant;
 use component_auth_bindings::Error;
 
 use crate::catalogue::{Check, Outcome, Verdict, catalogue, selects};
+use crate::connect::Connect;
 use crate::exchange::Exchange;
 use crate::generate::Generation;
 use crate::profile::Profile;
@@ -24,6 +25,8 @@ pub struct RunOptions {
     /// SHOULD failures fail the run too.
     pub strict: bool,
     pub limits: Limits,
+    /// Roots, client certificate, proxies, gateway headers.
+    pub connect: Connect,
     /// `None`: no snapshot assertions (rule checks only).
     pub snapshots: Option<SnapshotOptions>,
     /// Seed and count of the generated cases.
@@ -61,7 +64,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     }
     let described = profile.to_string();
     let target = Arc::new(
-        Target::new(profile, options.limits)
+        Target::new(profile, options.limits, options.connect.clone())
             .map_err(RunError::Client)?
             .with_generation(options.generation),
     );
@@ -78,6 +81,9 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         }));
     }
 
+    for o in &mut outcomes {
+        judge_redirects(o);
+    }
     let mut results: Vec<CheckResult> = checks
         .iter()
         .zip(&outcomes)
@@ -125,18 +131,70 @@ fn groups(checks: &[Check], outcomes: &[Outcome]) -> Vec<(String, Vec<Exchange>)
     out
 }
 
-/// One valid request: a target that refuses connections is a usage error
-/// (exit 2), not a list of failed checks. Any answer, or any other failure
-/// (time-out, garbage), lets the checks run and say what is wrong.
+/// The interface answers directly: a redirect is an answer to judge, never
+/// followed (the clients do not follow it, so nothing goes to another
+/// host). A check that passed on exchanges holding a 3xx fails, with the
+/// `Location` shown.
+fn judge_redirects(o: &mut Outcome) {
+    if matches!(o.verdict, Verdict::Fail { .. }) {
+        return;
+    }
+    let redirect = o.exchanges.iter().find_map(Exchange::redirect);
+    if let Some(actual) = redirect {
+        o.verdict = Verdict::Fail { actual };
+    }
+}
+
+/// One valid request: a target that cannot be reached (connection refused,
+/// a connect or TLS handshake that fails or times out, a connection closed
+/// or reset before any answer) is a usage error (exit 2), not a list of
+/// failed checks. Any answer, or a failure after one began (a time-out
+/// waiting for it, garbage), lets the checks run and say what is wrong.
 async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Ok(());
     };
     match t.reach(t.valid(Op::AuthClaims, c)).await {
-        Err(e @ Error::Connect(_)) => Err(RunError::Unreachable {
-            url: t.profile.base_url.clone(),
-            reason: t.scrubber().text(&describe_error(&e)),
-        }),
+        Err(e) if unreachable(&e) => {
+            let mut reason = t.scrubber().text(&describe_error(&e));
+            if reason.contains("certificate") {
+                reason.push_str(
+                    " (the server's certificate is not trusted: give its CA with --ca-cert)",
+                );
+            }
+            Err(RunError::Unreachable {
+                url: t.scrubber().text(&t.profile.base_url),
+                reason,
+            })
+        }
         _ => Ok(()),
     }
+}
+
+/// Refused, failed or timed-out connects, and connections closed or reset
+/// before the first byte of an answer.
+fn unreachable(e: &Error) -> bool {
+    if matches!(e, Error::Connect(_)) {
+        return true;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            ) {
+                return true;
+            }
+        }
+        if s.to_string()
+            .contains("connection closed before message completed")
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
 }

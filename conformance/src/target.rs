@@ -16,6 +16,7 @@ use component_auth_bindings::{
 };
 use tokio::sync::OnceCell;
 
+use crate::connect::Connect;
 use crate::exchange::{Exchange, RequestRecord, ResponseRecord, Scrubber};
 use crate::generate::{Generated, Generation};
 use crate::profile::{Component, Profile};
@@ -282,6 +283,7 @@ pub struct Target {
     url: String,
     defaults: Defaults,
     limits: Limits,
+    connect: Connect,
     scrub: Scrubber,
     gate: tokio::sync::Semaphore,
     generation: Generation,
@@ -290,7 +292,7 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn new(profile: Profile, limits: Limits) -> Result<Self, Error> {
+    pub fn new(profile: Profile, limits: Limits, connect: Connect) -> Result<Self, Error> {
         let defaults = Defaults {
             x_client_id: Some(profile.client_id.clone()),
             x_client_secret: Some(profile.client_secret.clone()),
@@ -301,16 +303,14 @@ impl Target {
         // One connection per request (no idle pool): each exchange stands
         // alone, and a server that closes a kept-alive connection after an
         // early refusal cannot make the next, unrelated request fail.
-        let lower = reqwest::Client::builder()
-            .connect_timeout(limits.timeout)
+        let lower = connect
+            .builder(&limits)
             .pool_max_idle_per_host(0)
-            .no_proxy()
             .build()
             .map_err(Error::Transport)?;
-        let title = reqwest::Client::builder()
-            .connect_timeout(limits.timeout)
+        let title = connect
+            .builder(&limits)
             .pool_max_idle_per_host(0)
-            .no_proxy()
             .http1_title_case_headers()
             .build()
             .map_err(Error::Transport)?;
@@ -329,7 +329,9 @@ impl Target {
                 limits.max_body_bytes,
             ))
             .with_defaults(defaults);
-        let scrub = Scrubber::new(profile.secrets());
+        let mut secrets = profile.secrets();
+        secrets.extend(connect.header_values());
+        let scrub = Scrubber::new(secrets);
         Ok(Self {
             profile,
             client,
@@ -337,6 +339,7 @@ impl Target {
             url,
             defaults: session_defaults,
             limits,
+            connect,
             scrub,
             gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
             generation: Generation::default(),
@@ -452,11 +455,11 @@ impl Target {
     /// A client of its own whose requests, sent one after the other, share
     /// one kept-alive connection (every other request goes on a new one).
     pub fn keep_alive_session(&self) -> Result<Session<'_>, Error> {
-        let http = reqwest::Client::builder()
-            .connect_timeout(self.limits.timeout)
+        let http = self
+            .connect
+            .builder(&self.limits)
             .pool_max_idle_per_host(1)
             .http1_only()
-            .no_proxy()
             .build()
             .map_err(Error::Transport)?;
         let client = Client::new(&self.url)?

@@ -1,8 +1,9 @@
-//! Servers that misbehave at the HTTP level: garbage bytes, a reset
-//! connection, a slow drip, a huge body, a wrong Content-Length, a non-JSON
-//! body, no answer at all. The runner never panics and never hangs: every
-//! check ends within the per-request time-out, memory stays bounded by the
-//! body cap, and each problem is a failed check with its reason.
+//! Servers that misbehave at the HTTP level: garbage bytes, a slow drip, a
+//! huge body, a wrong Content-Length, a non-JSON body, no answer at all.
+//! The runner never panics and never hangs: every check ends within the
+//! per-request time-out, memory stays bounded by the body cap, and each
+//! problem is a failed check with its reason. A target that refuses or
+//! resets every connection cannot be judged: a run error (exit 2).
 
 use std::time::{Duration, Instant};
 
@@ -123,7 +124,6 @@ fn options() -> RunOptions {
 async fn misbehaving_servers_are_failed_checks_with_reasons() {
     let all = [
         Misbehaviour::Garbage,
-        Misbehaviour::Reset,
         Misbehaviour::SlowDrip,
         Misbehaviour::HugeBody,
         Misbehaviour::WrongContentLength,
@@ -178,7 +178,7 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
             Misbehaviour::HugeBody => "larger than the cap",
             Misbehaviour::NotJson => "non-JSON",
             Misbehaviour::Garbage => "invalid HTTP",
-            Misbehaviour::Reset => "reset",
+            Misbehaviour::Reset => unreachable!("a run error, tested below"),
             Misbehaviour::WrongContentLength => "end of file before message length reached",
         };
         assert!(
@@ -201,4 +201,19 @@ async fn an_unreachable_target_is_a_run_error() {
         Err(RunError::Unreachable { reason, .. }) => assert!(!reason.is_empty()),
         other => panic!("expected Unreachable, got {other:?}"),
     }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_target_that_resets_every_connection_is_a_run_error() {
+    let url = start(Misbehaviour::Reset).await;
+    let began = Instant::now();
+    match run(profile(url), &options()).await {
+        Err(RunError::Unreachable { reason, .. }) => assert!(
+            reason.contains("reset") || reason.contains("closed"),
+            "{reason}"
+        ),
+        other => panic!("expected Unreachable, got {other:?}"),
+    }
+    // One attempt, not a time-out per check.
+    assert!(began.elapsed() < Duration::from_secs(2));
 }

@@ -25,10 +25,12 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn from_reqwest(error: reqwest::Error) -> Self {
-        if error.is_timeout() {
-            Self::Timeout
-        } else if error.is_connect() {
+        // A connect that times out is a connect error: the target cannot
+        // be reached, which is not the same as a slow answer.
+        if error.is_connect() {
             Self::Connect(error.without_url())
+        } else if error.is_timeout() {
+            Self::Timeout
         } else {
             Self::Transport(error.without_url())
         }

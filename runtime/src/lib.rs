@@ -11,15 +11,19 @@
 //!   decoded by the operation's own typed decoder;
 //! - [`RawResponse`], [`Decoded`] and [`DecodeResponse`]: what comes back,
 //!   always kept whole, never a panic on an answer the spec does not describe;
-//! - [`Transport`]: the HTTP client with its time-out and body cap.
+//! - [`Transport`]: the HTTP client with its time-out and body cap;
+//! - [`client_builder`]: how every `reqwest` client here starts (rustls,
+//!   no redirects followed).
 
 mod error;
+mod http;
 mod request;
 mod response;
 mod secret;
 mod transport;
 
 pub use error::Error;
+pub use http::{client_builder, install_crypto_provider};
 pub use request::{
     Prepared, append_query, insert_header, insert_secret_header, parse_base_url, push_path,
     set_json_body,

@@ -1,6 +1,6 @@
 use std::time::Duration;
 
-use crate::{DecodeResponse, Error, Prepared, RawResponse};
+use crate::{DecodeResponse, Error, Prepared, RawResponse, client_builder};
 
 /// The HTTP client that sends [`Prepared`] requests.
 ///
@@ -15,15 +15,18 @@ pub struct Transport {
 }
 
 impl Default for Transport {
-    /// reqwest's default client, with the default time-out and body cap.
+    /// A [`client_builder`] client, with the default time-out and body cap.
     /// The time-out is applied to each request (connect to last byte), so
-    /// the client itself needs no setting that could fail to build.
+    /// the client itself needs no setting that could fail to build; should
+    /// the platform's roots fail to load, HTTPS fails per request instead.
     fn default() -> Self {
-        Self::with_client(
-            reqwest::Client::default(),
-            Self::DEFAULT_TIMEOUT,
-            Self::DEFAULT_MAX_BODY_BYTES,
-        )
+        let http = client_builder().build().unwrap_or_else(|_| {
+            client_builder()
+                .tls_certs_only(Vec::new())
+                .build()
+                .unwrap_or_default()
+        });
+        Self::with_client(http, Self::DEFAULT_TIMEOUT, Self::DEFAULT_MAX_BODY_BYTES)
     }
 }
 
@@ -34,14 +37,15 @@ impl Transport {
     /// A client that gives up connecting after `timeout` too; an error when
     /// reqwest cannot build it (never silently a client without the limit).
     pub fn new(timeout: Duration, max_body_bytes: usize) -> Result<Self, Error> {
-        let http = reqwest::Client::builder()
+        let http = client_builder()
             .connect_timeout(timeout)
             .build()
             .map_err(Error::Transport)?;
         Ok(Self::with_client(http, timeout, max_body_bytes))
     }
 
-    /// Uses a `reqwest::Client` configured by the caller (proxies, TLS, ...).
+    /// Uses a `reqwest::Client` configured by the caller (proxies, TLS, ...);
+    /// start it from [`client_builder`] to keep redirects off.
     pub fn with_client(http: reqwest::Client, timeout: Duration, max_body_bytes: usize) -> Self {
         Self {
             http,

@@ -51,5 +51,16 @@ async fn judge(t: Arc<Target>, index: usize) -> Outcome {
             failures.push(describe(&finding.case, &why));
         }
     }
+    // A redirect breaks no invariant of an answer, being none: it fails
+    // every invariant check (the runner does the same for every other check).
+    if failures.is_empty() {
+        if let Some(redirect) = generated
+            .edges
+            .iter()
+            .find_map(|case| case.sent.exchange.redirect())
+        {
+            failures.push(redirect);
+        }
+    }
     Outcome::from_failures(listed(failures), Vec::new())
 }
