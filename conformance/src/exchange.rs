@@ -70,28 +70,82 @@ pub struct ResponseRecord {
     pub body: Option<Value>,
 }
 
-/// Removes secrets from text; built from the profile's secrets.
+/// Removes secrets from text and JSON; built from the profile's secrets and
+/// secret body field names.
+///
+/// A secret is removed in every form it can travel in: as written,
+/// percent-encoded (path and form style), JSON-escaped, and as the near
+/// misses the checks send (one character short, letter case flipped), so
+/// that what a server echoes back is scrubbed too.
 #[derive(Clone, Debug, Default)]
 pub struct Scrubber {
-    secrets: Vec<String>,
+    /// Every form of every secret, longest first.
+    forms: Vec<String>,
+    /// Body field names (lower case) whose values are redacted by key.
+    fields: Vec<String>,
 }
 
+/// Shorter values are too common to scrub as text (`dev`, `42`): they are
+/// still redacted where their header or field name says so.
+const MIN_SCRUBBED_LEN: usize = 3;
+
 impl Scrubber {
-    pub fn new(mut secrets: Vec<String>) -> Self {
-        secrets.retain(|s| !s.is_empty());
+    pub fn new(secrets: Vec<String>, fields: Vec<String>) -> Self {
+        let mut forms = Vec::new();
+        for secret in secrets {
+            if secret.chars().count() < MIN_SCRUBBED_LEN {
+                continue;
+            }
+            forms.push(
+                percent_encoding::utf8_percent_encode(&secret, percent_encoding::NON_ALPHANUMERIC)
+                    .to_string(),
+            );
+            forms.push(percent_encoding::utf8_percent_encode(&secret, PATH).to_string());
+            forms.push(form_urlencoded::byte_serialize(secret.as_bytes()).collect());
+            if let Ok(json) = serde_json::to_string(&secret) {
+                forms.push(json[1..json.len() - 1].to_owned());
+            }
+            let flipped: String = secret
+                .chars()
+                .map(|c| {
+                    if c.is_lowercase() {
+                        c.to_uppercase().collect::<String>()
+                    } else {
+                        c.to_lowercase().collect()
+                    }
+                })
+                .collect();
+            forms.push(flipped);
+            let mut short = secret.clone();
+            short.pop();
+            if short.chars().count() > MIN_SCRUBBED_LEN {
+                forms.push(short);
+            }
+            forms.push(secret);
+        }
+        forms.retain(|f| f.chars().count() >= MIN_SCRUBBED_LEN);
         // Longest first, so a secret containing another is replaced whole.
-        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-        Self { secrets }
+        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        forms.dedup();
+        let mut fields: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
+        fields.sort();
+        fields.dedup();
+        Self { forms, fields }
     }
 
     pub fn text(&self, s: &str) -> String {
         let mut out = s.to_owned();
-        for secret in &self.secrets {
-            if out.contains(secret.as_str()) {
-                out = out.replace(secret.as_str(), REDACTED);
+        for form in &self.forms {
+            if out.contains(form.as_str()) {
+                out = out.replace(form.as_str(), REDACTED);
             }
         }
         out
+    }
+
+    /// A body field whose value is a secret by its name (`password`, `pin`, ...).
+    pub fn is_secret_field(&self, name: &str) -> bool {
+        self.fields.iter().any(|f| name.eq_ignore_ascii_case(f))
     }
 
     fn json(&self, value: &mut Value) {
@@ -104,6 +158,20 @@ impl Scrubber {
     }
 }
 
+/// What a path segment encodes (the URL standard's path set plus `/`, `%`).
+const PATH: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'`')
+    .add(b'{')
+    .add(b'}')
+    .add(b'/')
+    .add(b'%');
+
 impl RequestRecord {
     /// Records `request` as it will be sent; `title_case` says header names
     /// go on the wire in Title-Case rather than lower case.
@@ -114,6 +182,7 @@ impl RequestRecord {
             path.push('?');
             path.push_str(q);
         }
+        let path = scrub.text(&path);
         let mut headers = BTreeMap::new();
         for (name, value) in request.headers() {
             let shown_name = if title_case {
@@ -170,7 +239,7 @@ impl ResponseRecord {
 fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
     match serde_json::from_slice::<Value>(bytes) {
         Ok(mut v) => {
-            redact_per_request(&mut v);
+            redact_per_request(&mut v, scrub);
             scrub.json(&mut v);
             v
         }
@@ -185,7 +254,7 @@ fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
     }
 }
 
-fn redact_per_request(value: &mut Value) {
+fn redact_per_request(value: &mut Value, scrub: &Scrubber) {
     match value {
         Value::Object(map) => {
             for (key, v) in map.iter_mut() {
@@ -193,23 +262,16 @@ fn redact_per_request(value: &mut Value) {
                     if !v.is_null() {
                         *v = Value::String((*placeholder).to_owned());
                     }
-                } else if is_secret_field(key) && !v.is_null() {
+                } else if scrub.is_secret_field(key) && !v.is_null() {
                     *v = Value::String(REDACTED.to_owned());
                 } else {
-                    redact_per_request(v);
+                    redact_per_request(v, scrub);
                 }
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(redact_per_request),
+        Value::Array(items) => items.iter_mut().for_each(|v| redact_per_request(v, scrub)),
         _ => {}
     }
-}
-
-/// A body field whose value is a secret by its name (`password`, `pin`, ...).
-pub fn is_secret_field(name: &str) -> bool {
-    crate::profile::SECRET_FIELD_NAMES
-        .iter()
-        .any(|s| name.eq_ignore_ascii_case(s))
 }
 
 fn title_case_name(name: &str) -> String {
@@ -282,7 +344,7 @@ mod tests {
 
     #[test]
     fn redacts_per_request_values_and_secrets() {
-        let scrub = Scrubber::new(vec!["hunter2".into()]);
+        let scrub = Scrubber::new(vec!["hunter2".into()], vec!["pin".into()]);
         let mut raw = RawResponse {
             status: 400,
             headers: Default::default(),

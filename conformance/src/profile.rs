@@ -8,7 +8,9 @@
 //!
 //! `${VAR}` anywhere in a string value is replaced by the environment variable
 //! `VAR`; an unset variable is an error naming the key and line. Secrets
-//! (`client_secret`, `auth_token`) are held as [`Secret`] and never printed.
+//! (`client_secret`, `auth_token`) are held as [`Secret`] and never printed,
+//! and so is every value read from the environment, wherever it lands, and
+//! every body field a component names in `secret_fields`.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -19,8 +21,9 @@ use component_auth_bindings::Secret;
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
 use serde::Deserialize;
 
-/// Body fields whose values are secrets by their name: redacted in every
-/// record, report and reproduction.
+/// Body fields whose values are secrets by their name, where a component
+/// names none (`secret_fields`): redacted in every record, report and
+/// reproduction.
 pub const SECRET_FIELD_NAMES: &[&str] = &["password", "secret", "token", "pin", "passcode"];
 
 /// A parsed and checked profile.
@@ -33,10 +36,13 @@ pub struct Profile {
     /// The `X-Project-Env` every request starts from; absent: none is sent.
     pub project_env: Option<ProjectEnv>,
     pub components: Vec<Component>,
+    /// Every `${VAR}` the profile read, with its value: each value is a
+    /// secret, and a reproduction writes it as `$VAR`.
+    pub env: Vec<(String, Secret)>,
 }
 
 /// A component the target holds.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Component {
     pub name: String,
     pub tag: String,
@@ -46,6 +52,41 @@ pub struct Component {
     /// when both are given. Required where `requires_auth` is true.
     pub auth_token: Option<Secret>,
     pub authorize: Option<Authorize>,
+    /// Body fields whose values are secrets (any letter case); default
+    /// [`SECRET_FIELD_NAMES`].
+    pub secret_fields: Vec<String>,
+}
+
+impl fmt::Debug for Component {
+    /// Body fields by name only: their values may be credentials.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let fields = |b: &AuthFields| b.keys().cloned().collect::<Vec<_>>();
+        f.debug_struct("Component")
+            .field("name", &self.name)
+            .field("tag", &self.tag)
+            .field("uuid", &self.uuid)
+            .field("requires_auth", &self.requires_auth)
+            .field("auth_token", &self.auth_token)
+            .field(
+                "model_uuid",
+                &self.authorize.as_ref().map(|a| &a.model_uuid),
+            )
+            .field(
+                "valid_body",
+                &self.authorize.as_ref().map(|a| fields(&a.valid_body)),
+            )
+            .field("secret_fields", &self.secret_fields)
+            .finish()
+    }
+}
+
+impl Component {
+    /// `true` when the body field `name` holds a secret.
+    pub fn is_secret_field(&self, name: &str) -> bool {
+        self.secret_fields
+            .iter()
+            .any(|s| name.eq_ignore_ascii_case(s))
+    }
 }
 
 /// What a successful Authorize needs, and a body that must fail validation.
@@ -95,47 +136,75 @@ impl Profile {
         file: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Profile, ProfileError> {
-        let raw = with_env(text, env, || {
+        let (raw, read) = with_env(text, env, || {
             serde_path_to_error::deserialize::<_, RawProfile>(serde_yaml::Deserializer::from_str(
                 text,
             ))
         });
         match raw {
-            Ok(raw) => Ok(raw.into_profile()),
+            Ok(raw) => Ok(raw.into_profile(read)),
             Err(error) => Err(locate(text, file, &error)),
         }
     }
 
-    /// Every secret the profile holds, so outputs can be scrubbed of them.
+    /// Every secret the profile holds, so outputs can be scrubbed of them:
+    /// the client secret, tokens, string values of secret body fields, a
+    /// password in `base_url`, and every value read from the environment.
     pub fn secrets(&self) -> Vec<String> {
         let mut all = vec![self.client_secret.expose().to_owned()];
+        if let Ok(url) = reqwest::Url::parse(&self.base_url) {
+            if let Some(password) = url.password() {
+                all.push(password.to_owned());
+                if let Ok(decoded) = percent_encoding::percent_decode_str(password).decode_utf8() {
+                    all.push(decoded.into_owned());
+                }
+            }
+        }
+        all.extend(self.env.iter().map(|(_, value)| value.expose().to_owned()));
         for c in &self.components {
             if let Some(t) = &c.auth_token {
                 all.push(t.expose().to_owned());
             }
-            // Secret body fields: their string values, wherever they appear
-            // (numbers are redacted by key only: `1234` is in many uuids).
-            let bodies = c
-                .authorize
-                .iter()
-                .flat_map(|a| std::iter::once(&a.valid_body).chain(a.invalid_body.as_ref()));
-            for body in bodies {
-                for (name, value) in body.iter() {
-                    if let (true, Some(text)) = (
-                        SECRET_FIELD_NAMES
-                            .iter()
-                            .any(|s| name.eq_ignore_ascii_case(s)),
-                        value.as_str(),
-                    ) {
-                        if text.len() >= 4 {
-                            all.push(text.to_owned());
-                        }
+            // Secret fields of the valid body (the credentials; the invalid
+            // body's values are wrong on purpose): their string values,
+            // wherever they appear. Numbers are redacted by key only.
+            if let Some(a) = &c.authorize {
+                for (name, value) in a.valid_body.iter() {
+                    if let (true, Some(text)) = (c.is_secret_field(name), value.as_str()) {
+                        all.push(text.to_owned());
                     }
                 }
             }
         }
         all.retain(|s| !s.is_empty());
         all
+    }
+
+    /// Every body field name that holds a secret in some component.
+    pub fn secret_fields(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .components
+            .iter()
+            .flat_map(|c| c.secret_fields.iter().map(|f| f.to_ascii_lowercase()))
+            .collect();
+        all.sort();
+        all.dedup();
+        all
+    }
+
+    /// `base_url` with a password in it shown as `[redacted]`.
+    pub fn shown_base_url(&self) -> String {
+        match reqwest::Url::parse(&self.base_url) {
+            Ok(url) if url.password().is_some() => {
+                let password = url.password().unwrap_or_default();
+                url.as_str().trim_end_matches('/').replacen(
+                    &format!(":{password}@"),
+                    ":[redacted]@",
+                    1,
+                )
+            }
+            _ => self.base_url.clone(),
+        }
     }
 }
 
@@ -150,9 +219,13 @@ type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 thread_local! {
     /// The variables the text mentions, resolved before parsing.
     static ENV: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
+    /// The variables read while parsing, with their values, in order.
+    static READ: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
 }
 
-fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> T {
+/// Runs `f` with the variables `text` mentions resolved through `env`;
+/// returns its result and the variables it read.
+fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> (T, Vec<(String, String)>) {
     let mut vars = HashMap::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -164,13 +237,19 @@ fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> T {
         rest = after;
     }
     ENV.with(|e| *e.borrow_mut() = vars);
+    READ.with(|r| r.borrow_mut().clear());
     let out = f();
     ENV.with(|e| e.borrow_mut().clear());
-    out
+    let mut read = READ.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    read.sort();
+    read.dedup();
+    (out, read)
 }
 
 fn lookup(name: &str) -> Option<String> {
-    ENV.with(|e| e.borrow().get(name).cloned().flatten())
+    let value = ENV.with(|e| e.borrow().get(name).cloned().flatten())?;
+    READ.with(|r| r.borrow_mut().push((name.to_owned(), value.clone())));
+    Some(value)
 }
 
 fn refuse<E: serde::de::Error>(_value: &str, message: String) -> E {
@@ -211,6 +290,21 @@ impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let raw = String::deserialize(d)?;
         expand(&raw).map(Text).map_err(|m| refuse(&raw, m))
+    }
+}
+
+/// A string with `${VAR}` expanded that must not be empty (a secret: an
+/// empty one would be sent as no credential at all).
+struct NonEmpty(String);
+
+impl<'de> Deserialize<'de> for NonEmpty {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let Text(value) = Text::deserialize(d)?;
+        if value.is_empty() {
+            Err(refuse(&value, "must not be empty".to_owned()))
+        } else {
+            Ok(NonEmpty(value))
+        }
     }
 }
 
@@ -314,7 +408,7 @@ fn expand_json(value: &mut serde_json::Value) -> Result<(), (String, String)> {
 struct RawProfile {
     base_url: BaseUrl,
     client_id: Text,
-    client_secret: Text,
+    client_secret: NonEmpty,
     #[serde(default)]
     project_env: Option<Env>,
     components: Components,
@@ -344,6 +438,8 @@ struct RawComponentFields {
     auth_token: Option<Text>,
     #[serde(default)]
     authorize: Option<RawAuthorize>,
+    #[serde(default)]
+    secret_fields: Option<Vec<String>>,
 }
 
 struct RawComponent(Component);
@@ -369,6 +465,9 @@ impl<'de> Deserialize<'de> for RawComponent {
                 valid_body: a.valid_body.0,
                 invalid_body: a.invalid_body.map(|b| b.0),
             }),
+            secret_fields: raw
+                .secret_fields
+                .unwrap_or_else(|| SECRET_FIELD_NAMES.iter().map(|s| (*s).to_owned()).collect()),
         }))
     }
 }
@@ -383,8 +482,12 @@ struct RawAuthorize {
 }
 
 impl RawProfile {
-    fn into_profile(self) -> Profile {
+    fn into_profile(self, env: Vec<(String, String)>) -> Profile {
         Profile {
+            env: env
+                .into_iter()
+                .map(|(name, value)| (name, Secret::new(value)))
+                .collect(),
             base_url: self.base_url.0,
             client_id: self.client_id.0,
             client_secret: Secret::new(self.client_secret.0),
@@ -479,7 +582,7 @@ impl fmt::Display for Profile {
         write!(
             f,
             "{} (client `{}`, {} components)",
-            self.base_url,
+            self.shown_base_url(),
             self.client_id,
             self.components.len()
         )
@@ -545,6 +648,46 @@ components:
             Some(42.into())
         );
         assert!(!format!("{p:?}").contains("s3cret"));
+    }
+
+    #[test]
+    fn every_value_from_the_environment_is_a_secret() {
+        let p = parse(&GOOD.replace(
+            "http://127.0.0.1:8080",
+            "https://ops:pa%20ss@api.example.com",
+        ))
+        .expect("valid");
+        let names: Vec<&str> = p.env.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["CID", "CSECRET", "PW", "TOKEN"]);
+        let secrets = p.secrets();
+        for s in [
+            "client",
+            "s3cret",
+            "tok",
+            "correct-horse",
+            "pa%20ss",
+            "pa ss",
+        ] {
+            assert!(secrets.iter().any(|x| x == s), "{s} in {secrets:?}");
+        }
+        assert!(!p.to_string().contains("pa%20ss"), "{p}");
+        assert!(p.to_string().contains("[redacted]"), "{p}");
+        assert!(!format!("{p:?}").contains("correct-horse"));
+    }
+
+    #[test]
+    fn secret_fields_and_an_empty_secret() {
+        let p = parse(&GOOD.replace(
+            "    auth_token: ${TOKEN}\n",
+            "    auth_token: ${TOKEN}\n    secret_fields: [email]\n",
+        ))
+        .expect("valid");
+        assert!(p.components[0].is_secret_field("Email"));
+        assert!(!p.components[0].is_secret_field("password"));
+        let (line, key, message) =
+            invalid(&GOOD.replace("client_secret: ${CSECRET}", "client_secret: \"\""));
+        assert_eq!((line, key.as_str()), (3, "client_secret"));
+        assert!(message.contains("empty"), "{message}");
     }
 
     #[test]

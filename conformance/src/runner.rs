@@ -106,8 +106,16 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
             })?;
         results.extend(asserted.iter().map(CheckResult::from_snapshot));
     }
+    // Whatever a check or the server wrote, no secret leaves the run: the
+    // server may echo one into a request id, a header or a message.
+    let scrub = target.scrubber();
+    for r in &mut results {
+        for text in [&mut r.actual, &mut r.note].into_iter().flatten() {
+            *text = scrub.text(text);
+        }
+    }
     Ok(Report::new(
-        described,
+        scrub.text(&described),
         options.strict,
         options.generation,
         results,

@@ -331,7 +331,7 @@ impl Target {
             .with_defaults(defaults);
         let mut secrets = profile.secrets();
         secrets.extend(connect.header_values());
-        let scrub = Scrubber::new(secrets);
+        let scrub = Scrubber::new(secrets, profile.secret_fields());
         Ok(Self {
             profile,
             client,

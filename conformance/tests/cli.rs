@@ -276,3 +276,180 @@ fn the_readme_holds_the_catalogue() {
         "the README's catalogue is stale: paste `cargo run -p conformance -- list --markdown` between the markers"
     );
 }
+
+/// Every form a secret can travel in: as written, percent-encoded (path and
+/// form style) and JSON-escaped.
+fn forms(secret: &str) -> Vec<String> {
+    let json = serde_json::to_string(secret).expect("json");
+    vec![
+        secret.to_owned(),
+        percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
+            .to_string(),
+        form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
+        json[1..json.len() - 1].to_owned(),
+    ]
+}
+
+/// Every file under `dir`, recursively, with its text.
+fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read dir") {
+        let path = e.expect("entry").path();
+        if path.is_dir() {
+            out.extend(files_under(&path));
+        } else {
+            let text = String::from_utf8_lossy(&std::fs::read(&path).expect("read")).into_owned();
+            out.push((path, text));
+        }
+    }
+    out
+}
+
+/// A server that echoes the client secret everywhere it can: in the
+/// request id, in `X-Project-Uuid`, in a message, percent-encoded and
+/// JSON-escaped.
+async fn echoing_server() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut seen = Vec::new();
+                let mut buf = [0u8; 8192];
+                while !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&seen).into_owned();
+                let secret = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("x-client-secret")
+                            .then(|| v.trim().to_owned())
+                    })
+                    .unwrap_or_default();
+                let encoded = percent_encoding::utf8_percent_encode(
+                    &secret,
+                    percent_encoding::NON_ALPHANUMERIC,
+                );
+                let body = serde_json::json!({
+                    "code": 400,
+                    "status": false,
+                    "request_id": secret,
+                    "message": format!("bad secret {secret} ({encoded})"),
+                })
+                .to_string();
+                let escaped = serde_json::to_string(&secret).expect("json");
+                let answer = format!(
+                    "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-project-uuid: {secret}\r\nx-debug: {escaped}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = s.write_all(answer.as_bytes()).await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[test]
+fn secrets_from_the_environment_never_appear_in_any_output() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions::default(),
+        ))
+        .expect("reference server");
+    let echo = rt.block_on(echoing_server());
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    let profile = shipped
+        .replace(
+            "client_secret: demo-secret-7Qx9",
+            "client_secret: ${CLIENT_SECRET}",
+        )
+        .replace(
+            "auth_token: users-token-ada-0001",
+            "auth_token: ${USERS_TOKEN}",
+        )
+        .replace("password: correct-horse", "password: \"${ADA_PASSWORD}\"");
+    // The reference server holds the fixture's values; the echoing server
+    // takes any, so its secret has characters that encodings change.
+    let runs = [
+        ("reference", server.base_url(), "demo-secret-7Qx9"),
+        ("echo", echo, "Zx9/\"q\" +&=%k"),
+    ];
+    for (name, url, client_secret) in runs {
+        let dir = scratch(&format!("env-secrets-{name}"));
+        let profile_path = dir.join("profile.yaml");
+        std::fs::write(
+            &profile_path,
+            profile.replace(
+                "base_url: http://127.0.0.1:8080",
+                &format!("base_url: {url}"),
+            ),
+        )
+        .expect("write profile");
+        let secrets = [client_secret, "users-token-ada-0001", "correct-horse"];
+        let json = dir.join("report.json");
+        let junit = dir.join("junit.xml");
+        let out = conformance(
+            &[
+                "--profile",
+                profile_path.to_str().expect("utf-8"),
+                "--accept",
+                "--json",
+                json.to_str().expect("utf-8"),
+                "--junit",
+                junit.to_str().expect("utf-8"),
+            ],
+            &[
+                ("CLIENT_SECRET", client_secret),
+                ("USERS_TOKEN", secrets[1]),
+                ("ADA_PASSWORD", secrets[2]),
+            ],
+        );
+        assert!(
+            out.status.code() == Some(0) || out.status.code() == Some(1),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(json.exists() && junit.exists(), "{name}: reports written");
+        let mut outputs = files_under(&dir);
+        outputs.retain(|(path, _)| *path != profile_path);
+        assert!(
+            outputs.len() > 10,
+            "{name}: snapshots, reports: {}",
+            outputs.len()
+        );
+        outputs.push((dir.join("<stdout>"), stdout(&out)));
+        outputs.push((
+            dir.join("<stderr>"),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ));
+        for secret in secrets {
+            for form in forms(secret) {
+                for (path, text) in &outputs {
+                    assert!(
+                        !text.contains(&form),
+                        "{name}: {} holds a secret (as `{form}`)",
+                        path.display()
+                    );
+                }
+            }
+        }
+        if name == "echo" {
+            // The echoed values were seen, and shown redacted.
+            assert!(stdout(&out).contains("[redacted]"), "{name}");
+        }
+    }
+    rt.block_on(server.shutdown());
+}

@@ -7,8 +7,6 @@
 use crate::profile::Profile;
 use crate::target::Req;
 
-use crate::profile::SECRET_FIELD_NAMES;
-
 /// A secret of the profile and the variable that stands for it.
 #[derive(Clone, Debug)]
 pub struct Placeholder {
@@ -16,12 +14,22 @@ pub struct Placeholder {
     pub variable: String,
 }
 
-/// Every secret of the profile with its variable, longest value first.
+/// Every secret of the profile with its variable, longest value first: a
+/// value the profile read from `${VAR}` is written `$VAR`, the others get
+/// a name from their place (`CLIENT_SECRET`, `AUTH_TOKEN_USERS`).
 pub fn placeholders(profile: &Profile) -> Vec<Placeholder> {
-    let mut all = vec![Placeholder {
+    let mut all: Vec<Placeholder> = profile
+        .env
+        .iter()
+        .map(|(variable, value)| Placeholder {
+            value: value.expose().to_owned(),
+            variable: variable.clone(),
+        })
+        .collect();
+    all.push(Placeholder {
         value: profile.client_secret.expose().to_owned(),
         variable: "CLIENT_SECRET".to_owned(),
-    }];
+    });
     for c in &profile.components {
         let suffix = shell_name(&c.tag);
         if let Some(t) = &c.auth_token {
@@ -32,7 +40,7 @@ pub fn placeholders(profile: &Profile) -> Vec<Placeholder> {
         }
         let Some(a) = &c.authorize else { continue };
         for (name, value) in a.valid_body.iter() {
-            if !SECRET_FIELD_NAMES.contains(&name.to_ascii_lowercase().as_str()) {
+            if !c.is_secret_field(name) {
                 continue;
             }
             let text = match value {
@@ -46,8 +54,20 @@ pub fn placeholders(profile: &Profile) -> Vec<Placeholder> {
         }
     }
     all.retain(|p| p.value.len() >= 3);
+    // The first name of a value wins (the profile's own variable).
+    let mut seen = std::collections::HashSet::new();
+    all.retain(|p| seen.insert(p.value.clone()));
     all.sort_by_key(|p| std::cmp::Reverse(p.value.len()));
     all
+}
+
+/// The variable a reproduction writes for `value`, `fallback` when it is
+/// no secret of the profile.
+pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
+    placeholders(profile)
+        .into_iter()
+        .find(|p| p.value == value)
+        .map_or_else(|| fallback.to_owned(), |p| p.variable)
 }
 
 /// `Café Menü` → `CAF_MEN_`: a shell variable name part.

@@ -139,6 +139,7 @@ fn near_misses(value: &str, var: &str) -> Vec<NearMiss> {
 /// X-Client-Secret and X-Client-Id near misses, on each operation.
 fn credentials(t: &Target, out: &mut Vec<Pending>) {
     let secret = t.profile.client_secret.expose().to_owned();
+    let secret_var = curl::variable(&t.profile, &secret, "CLIENT_SECRET");
     let id = t.profile.client_id.clone();
     for op in Op::BOTH {
         let Some(c) = t.primary(op) else { continue };
@@ -147,7 +148,7 @@ fn credentials(t: &Target, out: &mut Vec<Pending>) {
                 Family::Secret,
                 "X-Client-Secret",
                 &secret,
-                Some("CLIENT_SECRET"),
+                Some(secret_var.as_str()),
             ),
             (Family::ClientId, "X-Client-Id", &id, None),
         ] {
@@ -177,7 +178,11 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
         let (true, Some(token)) = (c.requires_auth, &c.auth_token) else {
             continue;
         };
-        let var = format!("AUTH_TOKEN_{}", shell_suffix(&c.tag));
+        let var = curl::variable(
+            &t.profile,
+            token.expose(),
+            &format!("AUTH_TOKEN_{}", shell_suffix(&c.tag)),
+        );
         let mut variants: Vec<(String, String, String)> = near_misses(token.expose(), &var)
             .into_iter()
             .map(|m| (m.what.to_owned(), m.value, m.shell))

@@ -96,7 +96,7 @@ impl CheckResult {
             section: "snapshots".to_owned(),
             section_title: section_title("snapshots").to_owned(),
             level: Level::Must,
-            requirement: "Every exchange is compared with the stored snapshot for the target (issue 4, point 4).".to_owned(),
+            requirement: "Every exchange is compared with the snapshot stored for the target.".to_owned(),
             sends: format!("the requests of `{}`", s.group),
             expected: actual.as_ref().map(|_| expects.clone()),
             expects,
