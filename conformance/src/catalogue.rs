@@ -14,6 +14,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use crate::exchange::Exchange;
+use crate::needs::Need;
 use crate::target::Target;
 
 /// How strongly the description states a rule.
@@ -41,7 +42,10 @@ pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 /// What a check does: sends its requests to the target and judges the
 /// answers.
 #[derive(Clone)]
-pub struct Run(Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>);
+pub struct Run {
+    run: Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>,
+    needs: Vec<Need>,
+}
 
 impl Run {
     pub fn new<F, Fut>(run: F) -> Self
@@ -49,11 +53,30 @@ impl Run {
         F: Fn(Arc<Target>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Outcome> + Send + 'static,
     {
-        Run(Arc::new(move |t| Box::pin(run(t))))
+        Run {
+            run: Arc::new(move |t| Box::pin(run(t))),
+            needs: Vec::new(),
+        }
+    }
+
+    /// What the check needs from the profile; unmet, the check is skipped
+    /// with the need's reason and nothing is sent.
+    pub fn needs(mut self, needs: &[Need]) -> Self {
+        self.needs.extend_from_slice(needs);
+        self.needs.sort();
+        self.needs.dedup();
+        self
+    }
+
+    pub fn needed(&self) -> &[Need] {
+        &self.needs
     }
 
     pub(crate) fn start(&self, target: Arc<Target>) -> BoxFuture {
-        (self.0)(target)
+        if let Some(need) = crate::needs::unmet(&self.needs, &target.profile) {
+            return Box::pin(async move { Outcome::skip(need.reason()) });
+        }
+        (self.run)(target)
     }
 }
 

@@ -13,6 +13,7 @@
 //!   sent, what must happen);
 //! - `checks/`: one file per concept of the description, each returning its
 //!   checks;
+//! - [`needs`]: what a check needs from the profile, and what to add;
 //! - [`connect`]: TLS roots, client certificate, proxies, gateway headers;
 //! - [`target`]: the server as the checks see it; every request goes through
 //!   the generated bindings;
@@ -32,6 +33,7 @@ mod checks;
 pub mod connect;
 pub mod exchange;
 pub mod generate;
+pub mod needs;
 pub mod profile;
 pub mod report;
 pub mod runner;

@@ -9,12 +9,13 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use conformance::catalogue::Level;
 use conformance::catalogue::{catalogue, markdown_table, plain_list};
 use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{human, junit};
-use conformance::runner::{RunOptions, run};
+use conformance::runner::{Plan, RunOptions, run};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use conformance::target::Limits;
 
@@ -43,6 +44,19 @@ enum Command {
         /// As the Markdown table the README holds.
         #[arg(long)]
         markdown: bool,
+    },
+    /// Say which checks a profile lets run and what to add for the others,
+    /// before any request is sent. Exit 0 when every MUST check can run,
+    /// 1 when some cannot, 2 for a bad profile.
+    CheckProfile {
+        /// The profile (YAML).
+        file: PathBuf,
+        /// Only these checks: ids, id prefixes or sections.
+        #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
+        only: Vec<String>,
+        /// Leave out these checks: ids, id prefixes or sections.
+        #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
+        skip: Vec<String>,
     },
 }
 
@@ -120,17 +134,23 @@ fn parse_duration(s: &str) -> Result<Duration, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::List { markdown }) = cli.command {
-        let all = catalogue();
-        print!(
-            "{}",
-            if markdown {
-                markdown_table(&all)
-            } else {
-                plain_list(&all)
-            }
-        );
-        return ExitCode::SUCCESS;
+    match cli.command {
+        Some(Command::List { markdown }) => {
+            let all = catalogue();
+            print!(
+                "{}",
+                if markdown {
+                    markdown_table(&all)
+                } else {
+                    plain_list(&all)
+                }
+            );
+            return ExitCode::SUCCESS;
+        }
+        Some(Command::CheckProfile { file, only, skip }) => {
+            return check_profile(&file, only, skip);
+        }
+        None => {}
     }
     // insta reads its mode from the environment: set it now, while this is
     // the only thread, before the async runtime starts its workers.
@@ -239,6 +259,56 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     }
     print!("{}", human::render(&report, human::Style::from_env()));
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// `check-profile`: the plan for a profile, printed; nothing is sent.
+fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode {
+    let profile = match Profile::from_path(file) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let options = RunOptions {
+        only,
+        skip,
+        ..RunOptions::default()
+    };
+    let plan = Plan::new(&profile, &options);
+    if plan.runnable.is_empty() && plan.skipped.is_empty() {
+        return fail("--only/--skip selected no check (see `conformance list`)");
+    }
+    let must = |c: &&conformance::catalogue::Check| c.level == Level::Must;
+    let skipped_must = plan.skipped.iter().map(|(c, _)| c).filter(must).count();
+    println!("Profile {}: {profile}", file.display());
+    println!(
+        "{} checks: {} can run, {} cannot ({skipped_must} of them MUST)",
+        plan.runnable.len() + plan.skipped.len(),
+        plan.runnable.len(),
+        plan.skipped.len()
+    );
+    let mut needs: Vec<_> = plan.skipped.iter().map(|(_, n)| *n).collect();
+    needs.sort();
+    needs.dedup();
+    for need in needs {
+        let ids: Vec<&str> = plan
+            .skipped
+            .iter()
+            .filter(|(_, n)| *n == need)
+            .map(|(c, _)| c.id.as_str())
+            .collect();
+        println!();
+        println!("Cannot run: {} ({} checks)", need.reason(), ids.len());
+        println!("  To run them, {}.", need.remedy());
+        for id in ids {
+            println!("  - {id}");
+        }
+    }
+    if skipped_must == 0 {
+        println!();
+        println!("Every selected MUST check can run.");
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// The connection settings the flags give.

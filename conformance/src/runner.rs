@@ -10,6 +10,7 @@ use crate::catalogue::{Check, Outcome, Verdict, catalogue, selects};
 use crate::connect::Connect;
 use crate::exchange::Exchange;
 use crate::generate::Generation;
+use crate::needs::{Need, unmet};
 use crate::profile::Profile;
 use crate::report::{CheckResult, Report};
 use crate::snapshot::{self, SnapshotError, SnapshotOptions, SnapshotOutcome};
@@ -53,6 +54,31 @@ pub fn select(options: &RunOptions) -> Vec<Check> {
         .filter(|c| options.only.is_empty() || options.only.iter().any(|s| selects(s, c)))
         .filter(|c| !options.skip.iter().any(|s| selects(s, c)))
         .collect()
+}
+
+/// What a profile lets the selected checks do, before any request is sent.
+#[derive(Debug)]
+pub struct Plan {
+    /// Checks that will run.
+    pub runnable: Vec<Check>,
+    /// Checks the profile cannot support, each with its first unmet need.
+    pub skipped: Vec<(Check, Need)>,
+}
+
+impl Plan {
+    pub fn new(profile: &Profile, options: &RunOptions) -> Self {
+        let mut plan = Plan {
+            runnable: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for c in select(options) {
+            match unmet(c.run.needed(), profile) {
+                Some(need) => plan.skipped.push((c, need)),
+                None => plan.runnable.push(c),
+            }
+        }
+        plan
+    }
 }
 
 /// Runs the selected checks against the target the profile names.

@@ -453,3 +453,27 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
     }
     rt.block_on(server.shutdown());
 }
+
+#[test]
+fn check_profile_says_what_cannot_run_and_what_to_add() {
+    let dir = scratch("check-profile");
+    let partial = dir.join("partial.yaml");
+    std::fs::write(
+        &partial,
+        "base_url: https://staging.example.com\nclient_id: c\nclient_secret: ${S}\ncomponents:\n  - name: Catalog\n    tag: catalog\n    uuid: 3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718\n",
+    )
+    .expect("write");
+    let out = conformance(
+        &["check-profile", partial.to_str().expect("utf-8")],
+        &[("S", "s3cret-value")],
+    );
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("Cannot run: no component in the profile has an `authorize` section"));
+    assert!(text.contains("To run them, add `authorize:"), "{text}");
+    assert!(!text.contains("s3cret-value"));
+    let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/reference.yaml");
+    let out = conformance(&["check-profile", shipped], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert!(stdout(&out).contains("Every selected MUST check can run."));
+}

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, WRONG_TOKEN, accepted, refused, send_and_judge};
+use crate::needs::Need;
 use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str =
@@ -60,11 +61,21 @@ pub fn checks() -> Vec<Check> {
                 title: format!("{}: {title}", op.title()),
                 sends: sends.into(),
                 expects: expects.into(),
-                run: Run::new(move |t| run(t, op, variant)),
+                run: Run::new(move |t| run(t, op, variant)).needs(&[need(op, variant)]),
             });
         }
     }
     out
+}
+
+/// A component with (or without) auth that can take `op`.
+fn need(op: Op, variant: Variant) -> Need {
+    match (op, variant == Variant::NotRequired) {
+        (Op::AuthClaims, false) => Need::RequiresAuth,
+        (Op::AuthClaims, true) => Need::NoAuth,
+        (Op::Authorize, false) => Need::RequiresAuthWithAuthorize,
+        (Op::Authorize, true) => Need::NoAuthWithAuthorize,
+    }
 }
 
 async fn run(t: Arc<Target>, op: Op, variant: Variant) -> Outcome {

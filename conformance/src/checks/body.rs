@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{send_and_judge, shape_400, shape_417};
+use crate::needs::Need;
 use crate::target::{Op, Probe, Sent, Target};
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
@@ -33,7 +34,7 @@ quote: FIELDS,
 title: "Authorize: a body that breaks the component's auth settings fails validation".into(),
 sends: "a valid Authorize request to each component with an `invalid_body`, carrying that body".into(),
 expects: "a 417 answer (validation failed), not a refusal for another reason".into(),
-run: Run::new(|t| invalid_body(t, Op::Authorize, status_417)),
+run: Run::new(|t| invalid_body(t, Op::Authorize, status_417)).needs(&[Need::InvalidBody]),
 },
         Check {
 id: "validation/authorize/invalid-body".into(),
@@ -43,7 +44,7 @@ quote: RULE_417,
 title: "Authorize: a body that fails validation is answered 417 in the 7.2 shape".into(),
 sends: "a valid Authorize request to each component with an `invalid_body`, carrying that body".into(),
 expects: IS_417.into(),
-run: Run::new(|t| invalid_body(t, Op::Authorize, is_417)),
+run: Run::new(|t| invalid_body(t, Op::Authorize, is_417)).needs(&[Need::InvalidBody]),
 },
         Check {
 id: "validation/authorize/missing-model-uuid".into(),
@@ -53,7 +54,7 @@ quote: MODEL_UUID,
 title: "Authorize without modelUuid fails validation (417)".into(),
 sends: "a valid Authorize request without modelUuid anywhere".into(),
 expects: IS_417.into(),
-run: Run::new(missing_model_uuid),
+run: Run::new(missing_model_uuid).needs(&[Need::Authorize]),
 },
         Check {
 id: "body/authorize/malformed-json".into(),
@@ -63,7 +64,7 @@ quote: AS_JSON,
 title: "Authorize: a body that is not JSON gets an error in the 400 shape".into(),
 sends: format!("a valid Authorize request whose body is the broken JSON `{MALFORMED}`"),
 expects: IS_400_SHAPE.into(),
-run: Run::new(|t| malformed(t, Op::Authorize)),
+run: Run::new(|t| malformed(t, Op::Authorize)).needs(&[Need::Authorize]),
 },
         Check {
 id: "body/auth-claims/invalid-fields".into(),
@@ -73,7 +74,7 @@ quote: GET_BODY,
 title: "Auth Claims: a body that breaks the component's auth settings fails validation (417)".into(),
 sends: "a valid Auth Claims request to each component with an `invalid_body`, carrying that body".into(),
 expects: IS_417.into(),
-run: Run::new(|t| invalid_body(t, Op::AuthClaims, is_417)),
+run: Run::new(|t| invalid_body(t, Op::AuthClaims, is_417)).needs(&[Need::InvalidBody]),
 },
         Check {
 id: "body/auth-claims/malformed-json".into(),

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret, types};
 
 use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::needs::Need;
 
 use crate::checks::{
     UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, probes,
@@ -50,6 +51,7 @@ fn changed_request(
         let v = variant_is(want)(&sent);
         judge_all(vec![(c.name.clone(), sent, v)])
     })
+    .needs(Need::of(op))
 }
 
 pub fn checks() -> Vec<Check> {
@@ -162,7 +164,7 @@ quote: "spec choice 7: a token sent to a component that does not require auth is
 title: "a wrong token is refused even where none is required".into(),
 sends: "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth".into(),
 expects: "each answer decodes as `Unauthorized`".into(),
-run: Run::new(token_checked),
+run: Run::new(token_checked).needs(&[Need::NoAuth]),
 },
         Check {
 id: "choices/issued-token".into(),
@@ -172,7 +174,7 @@ quote: "spec choice 5: tokens are issued by Authorize",
 title: "a token issued by Authorize claims its model in Auth Claims".into(),
 sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
 expects: "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model".into(),
-run: Run::new(issued_token),
+run: Run::new(issued_token).needs(&[Need::Authorize]),
 },
         Check {
 id: "choices/code-equals-status".into(),
@@ -202,7 +204,7 @@ quote: "spec choices 1 and 13: errors items are {field, rule, message}; no model
 title: "417 bodies decode with the spec's error items".into(),
 sends: "the error probes".into(),
 expects: "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}".into(),
-run: Run::new(validation_items),
+run: Run::new(validation_items).needs(&[Need::Authorize]),
 },
         Check {
 id: "http/method-not-allowed".into(),

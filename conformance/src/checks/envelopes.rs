@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{exchanges, probes};
+use crate::needs::Need;
 use crate::profile::is_uuid;
 use crate::target::{Sent, Target};
 
@@ -204,7 +205,7 @@ run: Run::new(distinct_request_ids),
             title: "a 417 body's `code` is an integer".into(),
             sends: PROBES.into(),
             expects: "every 417 answer's body has `code`, an integer".into(),
-            run: over_probes(is_417, NO_417, |s| field(s, "code", "an integer", is_int)),
+            run: over_probes(is_417, NO_417, |s| field(s, "code", "an integer", is_int)).needs(&[Need::Authorize]),
         },
         Check {
             id: "errors/417/errors".into(),
@@ -214,7 +215,7 @@ run: Run::new(distinct_request_ids),
             title: "a 417 body's `errors` is an array".into(),
             sends: PROBES.into(),
             expects: "every 417 answer's body has `errors`, an array".into(),
-            run: over_probes(is_417, NO_417, |s| field(s, "errors", "an array", Value::is_array)),
+            run: over_probes(is_417, NO_417, |s| field(s, "errors", "an array", Value::is_array)).needs(&[Need::Authorize]),
         },
         Check {
             id: "errors/417/status".into(),
@@ -224,7 +225,7 @@ run: Run::new(distinct_request_ids),
             title: "a 417 body's `status` is false".into(),
             sends: PROBES.into(),
             expects: "every 417 answer's body has `status`: false".into(),
-            run: over_probes(is_417, NO_417, |s| field(s, "status", "false", |v| v == &Value::Bool(false))),
+            run: over_probes(is_417, NO_417, |s| field(s, "status", "false", |v| v == &Value::Bool(false))).needs(&[Need::Authorize]),
         },
     ]
 }

@@ -9,6 +9,7 @@ use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{
     ACCEPTED, REFUSED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all, refused,
 };
+use crate::needs::Need;
 use crate::target::{Case, Op, Probe, Target};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
@@ -51,7 +52,7 @@ sends: format!(
                 if op == Op::Authorize { ", modelUuid and a valid body" } else { " and a valid body" }
             ),
 expects: ACCEPTED.into(),
-run: Run::new(move |t| valid(t, op)),
+run: Run::new(move |t| valid(t, op)).needs(Need::of(op)),
 });
         for (header, quote) in [
             ("X-Client-Id", CLIENT_ID),
@@ -76,7 +77,7 @@ run: Run::new(move |t| valid(t, op)),
                     title: format!("{}: a request {how} is refused", op.title()),
                     sends: format!("a valid {} request, {how}", op.title()),
                     expects: REFUSED.into(),
-                    run: Run::new(move |t| bad_header(t, op, header, variant)),
+                    run: Run::new(move |t| bad_header(t, op, header, variant)).needs(Need::of(op)),
                 });
             }
         }

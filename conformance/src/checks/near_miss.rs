@@ -9,6 +9,7 @@ use std::sync::Arc;
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused};
 use crate::generate::{Case, Family, describe, listed};
+use crate::needs::Need;
 use crate::target::Target;
 
 /// What a family's cases must get.
@@ -62,7 +63,7 @@ pub fn checks() -> Vec<Check> {
             title: "where the component requires auth, a token one step from a valid one, an empty one, or another component's is refused".into(),
             sends: "a valid request of each operation to each component that requires auth, with its token changed by one character or its letter case, an empty token, and a token of another component (from the profile, or issued by Authorize)".into(),
             expects: Want::Refused.expects(),
-            run: judge(Family::Token, Want::Refused),
+            run: judge(Family::Token, Want::Refused).needs(&[Need::RequiresAuth]),
         },
         Check {
             id: "near-miss/x-project-env".into(),
@@ -112,7 +113,7 @@ pub fn checks() -> Vec<Check> {
             title: "a JSON body is taken as JSON however HTTP lets the media type be spelt (RFC 9110 section 8.3.1)".into(),
             sends: "a valid request of each operation to each component with a valid_body, with Content-Type `application/json; charset=utf-8`, `Application/JSON` and `application/json;charset=UTF-8`".into(),
             expects: Want::Served.expects(),
-            run: judge(Family::MediaType, Want::Served),
+            run: judge(Family::MediaType, Want::Served).needs(&[Need::Authorize]),
         },
     ]
 }

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused, send_and_judge};
+use crate::needs::Need;
 use crate::target::{Op, Probe, Target};
 
 const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
@@ -41,7 +42,7 @@ pub fn checks() -> Vec<Check> {
                 title,
                 sends,
                 expects: expects.into(),
-                run: Run::new(move |t| run(t, op, value)),
+                run: Run::new(move |t| run(t, op, value)).needs(Need::of(op)),
             });
         }
     }

@@ -8,6 +8,8 @@ use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{
     ACCEPTED, REFUSED, UNKNOWN_REF, UNKNOWN_UUID, accepted, refused, send_and_judge,
 };
+use crate::needs::Need;
+use crate::needs::needs_encoding;
 use crate::profile::Component;
 use crate::target::{Op, Probe, Target};
 
@@ -84,7 +86,7 @@ quote: "ref | string | yes | Component name, tag or uuid.",
 title: "a name that needs percent-encoding in a path is found".into(),
 sends: "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment".into(),
 expects: ACCEPTED.into(),
-run: Run::new(percent),
+run: Run::new(percent).needs(&[Need::EncodedName]),
 });
     out
 }
@@ -158,11 +160,6 @@ async fn unknown(t: Arc<Target>) -> Outcome {
         .map(|r| Probe::new(format!("ref `{r}`"), t.valid_with_ref(Op::AuthClaims, c, r)))
         .collect();
     send_and_judge(&t, reqs, refused).await
-}
-
-fn needs_encoding(s: &str) -> bool {
-    !s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~'))
 }
 
 async fn percent(t: Arc<Target>) -> Outcome {

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::send_and_judge;
+use crate::needs::Need;
 use crate::target::{Op, Probe, Target};
 
 pub fn checks() -> Vec<Check> {
@@ -29,7 +30,7 @@ quote: "The read operation returns the model that claimed the authentication (\"
 title: "Auth Claims returns the model bound to the token sent".into(),
 sends: "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`".into(),
 expects: "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)".into(),
-run: Run::new(model),
+run: Run::new(model).needs(&[Need::TokenWithAuthorize]),
 },
     ]
 }

@@ -109,6 +109,25 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
+    let gaps = report.must_skips();
+    if !gaps.is_empty() {
+        out.push_str(&format!(
+            "{} MUST checks skipped: what they check is not proven{}\n",
+            report.summary.skipped_must,
+            if report.strict {
+                " (--strict: the run fails)"
+            } else {
+                " (--strict fails the run on them)"
+            }
+        ));
+        for (reason, n, remedy) in gaps {
+            out.push_str(&format!("  {n:>3}  {reason}"));
+            if let Some(remedy) = remedy {
+                out.push_str(&format!(": {remedy}"));
+            }
+            out.push('\n');
+        }
+    }
     if report.summary.warned > 0 {
         out.push_str(&format!(
             "{} SHOULD checks failed (not gating; --strict makes them fail the run)\n",

@@ -96,7 +96,8 @@ impl CheckResult {
             section: "snapshots".to_owned(),
             section_title: section_title("snapshots").to_owned(),
             level: Level::Must,
-            requirement: "Every exchange is compared with the snapshot stored for the target.".to_owned(),
+            requirement: "Every exchange is compared with the snapshot stored for the target."
+                .to_owned(),
             sends: format!("the requests of `{}`", s.group),
             expected: actual.as_ref().map(|_| expects.clone()),
             expects,
@@ -113,6 +114,9 @@ pub struct Summary {
     pub failed: usize,
     pub warned: usize,
     pub skipped: usize,
+    /// Of `skipped`, the MUST checks: a gap in what the run proves
+    /// (`--strict` fails on them).
+    pub skipped_must: usize,
 }
 
 /// A whole run.
@@ -143,7 +147,12 @@ impl Report {
                 Status::Passed => summary.passed += 1,
                 Status::Failed => summary.failed += 1,
                 Status::Warned => summary.warned += 1,
-                Status::Skipped => summary.skipped += 1,
+                Status::Skipped => {
+                    summary.skipped += 1;
+                    if r.level == Level::Must {
+                        summary.skipped_must += 1;
+                    }
+                }
             }
         }
         Self {
@@ -156,18 +165,51 @@ impl Report {
         }
     }
 
-    /// 0 when nothing gating failed, 1 otherwise.
+    /// 0 when nothing gating failed, 1 otherwise; under `--strict` a
+    /// skipped MUST check gates too (a run cannot go green by skipping).
     pub fn exit_code(&self) -> i32 {
-        if self.summary.failed == 0 { 0 } else { 1 }
+        let gaps = self.strict && self.summary.skipped_must > 0;
+        if self.summary.failed == 0 && !gaps {
+            0
+        } else {
+            1
+        }
     }
 
-    /// `N passed, N failed, N skipped`: the last line printed. A SHOULD
-    /// failure without `--strict` is counted on the line before, not here.
+    /// `N passed, N failed, N skipped (K MUST)`: the last line printed. A
+    /// SHOULD failure without `--strict` is counted on the line before.
     pub fn last_line(&self) -> String {
-        format!(
+        let mut line = format!(
             "{} passed, {} failed, {} skipped",
             self.summary.passed, self.summary.failed, self.summary.skipped
-        )
+        );
+        if self.summary.skipped_must > 0 {
+            line.push_str(&format!(" ({} MUST)", self.summary.skipped_must));
+        }
+        line
+    }
+
+    /// Why MUST checks were skipped: each reason once, with how many checks
+    /// it kept from running and what to add to the profile, in order.
+    pub fn must_skips(&self) -> Vec<(String, usize, Option<&'static str>)> {
+        let mut out: Vec<(String, usize, Option<&'static str>)> = Vec::new();
+        for r in &self.results {
+            if r.status != Status::Skipped || r.level != Level::Must {
+                continue;
+            }
+            let reason = r.note.clone().unwrap_or_default();
+            match out.iter_mut().find(|(why, _, _)| *why == reason) {
+                Some((_, n, _)) => *n += 1,
+                None => {
+                    let remedy = crate::needs::Need::ALL
+                        .iter()
+                        .find(|n| n.reason() == reason)
+                        .map(|n| n.remedy());
+                    out.push((reason, 1, remedy));
+                }
+            }
+        }
+        out
     }
 
     pub fn to_json(&self) -> String {

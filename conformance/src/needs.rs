@@ -1,0 +1,134 @@
+//! What a check needs from the profile to run at all: a component with an
+//! `authorize` section, one that requires auth, ... A check declares its
+//! needs on its [`Run`](crate::catalogue::Run); the runner skips it, with the
+//! need's reason, when the profile cannot meet them, and `check-profile`
+//! says so before any request is sent, with what to add.
+
+use crate::profile::{Component, Profile};
+use crate::target::Op;
+
+/// One thing a check needs from the profile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Need {
+    /// A component with an `authorize` section (Authorize can be sent).
+    Authorize,
+    /// A component with `authorize.invalid_body`.
+    InvalidBody,
+    /// A component with `requires_auth: true` (and its `auth_token`).
+    RequiresAuth,
+    /// A component with `requires_auth: true` that also has an `authorize`
+    /// section (a token and a model to read claims of).
+    RequiresAuthWithAuthorize,
+    /// A component with an `auth_token` and an `authorize` section.
+    TokenWithAuthorize,
+    /// A component with `requires_auth: false`.
+    NoAuth,
+    /// A component with `requires_auth: false` and an `authorize` section.
+    NoAuthWithAuthorize,
+    /// A component whose name needs percent-encoding in a path.
+    EncodedName,
+}
+
+impl Need {
+    pub const ALL: [Need; 8] = [
+        Need::Authorize,
+        Need::InvalidBody,
+        Need::RequiresAuth,
+        Need::RequiresAuthWithAuthorize,
+        Need::TokenWithAuthorize,
+        Need::NoAuth,
+        Need::NoAuthWithAuthorize,
+        Need::EncodedName,
+    ];
+
+    /// `Authorize` for checks of the Authorize operation, nothing otherwise.
+    pub fn of(op: Op) -> &'static [Need] {
+        match op {
+            Op::AuthClaims => &[],
+            Op::Authorize => &[Need::Authorize],
+        }
+    }
+
+    /// Whether `profile` meets this need.
+    pub fn met_by(self, profile: &Profile) -> bool {
+        profile.components.iter().any(|c| self.met_by_component(c))
+    }
+
+    fn met_by_component(self, c: &Component) -> bool {
+        match self {
+            Need::Authorize => c.authorize.is_some(),
+            Need::InvalidBody => c
+                .authorize
+                .as_ref()
+                .is_some_and(|a| a.invalid_body.is_some()),
+            Need::RequiresAuth => c.requires_auth,
+            Need::RequiresAuthWithAuthorize => {
+                c.requires_auth && c.auth_token.is_some() && c.authorize.is_some()
+            }
+            Need::TokenWithAuthorize => c.auth_token.is_some() && c.authorize.is_some(),
+            Need::NoAuth => !c.requires_auth,
+            Need::NoAuthWithAuthorize => !c.requires_auth && c.authorize.is_some(),
+            Need::EncodedName => needs_encoding(&c.name),
+        }
+    }
+
+    /// Why a check is skipped when the need is not met.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Need::Authorize => "no component in the profile has an `authorize` section",
+            Need::InvalidBody => "no component in the profile has `authorize.invalid_body`",
+            Need::RequiresAuth => "no component in the profile requires auth",
+            Need::RequiresAuthWithAuthorize => {
+                "no component in the profile requires auth and has an `authorize` section"
+            }
+            Need::TokenWithAuthorize => {
+                "no component in the profile has both an `auth_token` and an `authorize` section"
+            }
+            Need::NoAuth => "every component in the profile requires auth",
+            Need::NoAuthWithAuthorize => {
+                "no component in the profile does without auth and has an `authorize` section"
+            }
+            Need::EncodedName => "no component name in the profile needs percent-encoding",
+        }
+    }
+
+    /// What to add to the profile to meet it.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            Need::Authorize => {
+                "add `authorize: { model_uuid, valid_body }` to a component (an Authorize the server accepts)"
+            }
+            Need::InvalidBody => {
+                "add `authorize.invalid_body` to a component (a body that fails validation)"
+            }
+            Need::RequiresAuth => {
+                "add a component with `requires_auth: true` and a valid `auth_token`"
+            }
+            Need::RequiresAuthWithAuthorize => {
+                "give a component with `requires_auth: true` an `authorize` section too"
+            }
+            Need::TokenWithAuthorize => {
+                "give a component with an `auth_token` an `authorize` section too"
+            }
+            Need::NoAuth => "add a component with `requires_auth: false`",
+            Need::NoAuthWithAuthorize => {
+                "give a component with `requires_auth: false` an `authorize` section"
+            }
+            Need::EncodedName => {
+                "add a component whose name has a space or a non-ASCII letter (e.g. `Café Menü`)"
+            }
+        }
+    }
+}
+
+/// The first of `needs` that `profile` does not meet.
+pub fn unmet(needs: &[Need], profile: &Profile) -> Option<Need> {
+    needs.iter().copied().find(|n| !n.met_by(profile))
+}
+
+/// `true` when `name` changes under percent-encoding of a path segment.
+pub fn needs_encoding(name: &str) -> bool {
+    !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+}
