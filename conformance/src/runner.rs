@@ -13,7 +13,7 @@ use crate::generate::Generation;
 use crate::needs::{Need, unmet};
 use crate::profile::Profile;
 use crate::report::{CheckResult, Report};
-use crate::snapshot::{self, SnapshotError, SnapshotOptions, SnapshotOutcome};
+use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
 use crate::target::{Limits, Op, Target, describe_error};
 
 /// What to run and how.
@@ -150,16 +150,23 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
 }
 
 /// One snapshot per check (or per shared group), first occurrence wins;
-/// checks that sent nothing have none.
-fn groups(checks: &[Check], outcomes: &[Outcome]) -> Vec<(String, Vec<Exchange>)> {
-    let mut out: Vec<(String, Vec<Exchange>)> = Vec::new();
+/// checks that sent nothing have none. A group counts as failed when any
+/// check judging it failed.
+fn groups(checks: &[Check], outcomes: &[Outcome]) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
     for (c, o) in checks.iter().zip(outcomes) {
         if o.exchanges.is_empty() || matches!(o.verdict, Verdict::Skip { .. }) {
             continue;
         }
         let name = o.group.map_or_else(|| c.id.clone(), str::to_owned);
-        if !out.iter().any(|(n, _)| *n == name) {
-            out.push((name, o.exchanges.clone()));
+        let failed = matches!(o.verdict, Verdict::Fail { .. });
+        match out.iter_mut().find(|g| g.name == name) {
+            Some(g) => g.check_failed |= failed,
+            None => out.push(Group {
+                name,
+                exchanges: o.exchanges.clone(),
+                check_failed: failed,
+            }),
         }
     }
     out

@@ -103,3 +103,58 @@ async fn skips_are_predicted_from_the_profile_and_gate_under_strict() {
     }
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn accept_records_nothing_a_failed_check_made() {
+    use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
+    let server = Server::start(ServerOptions {
+        fault: Some("error-body-not-json".parse().expect("a fault")),
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("server");
+    let dir = std::env::temp_dir().join(format!("conformance-accept-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut profile =
+        Profile::from_yaml_str(PROFILES[2].1, "reference.yaml", &|_| None).expect("profile");
+    profile.base_url = server.base_url();
+    let report = run(
+        profile,
+        &RunOptions {
+            snapshots: Some(SnapshotOptions {
+                dir: dir.clone(),
+                update: SnapshotUpdate::Accept,
+            }),
+            ..RunOptions::default()
+        },
+    )
+    .await
+    .expect("run");
+    assert_eq!(report.exit_code(), 1);
+    // SHOULD failures (warned) are failures of their check too.
+    let failed: BTreeSet<&str> = report
+        .results
+        .iter()
+        .filter(|r| matches!(r.status, Status::Failed | Status::Warned))
+        .map(|r| r.id.as_str())
+        .collect();
+    let mut not_recorded = 0;
+    for r in report.results.iter().filter(|r| r.section == "snapshots") {
+        let group = r.id.trim_start_matches("snapshots/");
+        let file = dir.join(format!("{}.snap", group.replace('/', "__")));
+        if failed.contains(group) {
+            assert_eq!(r.status, Status::Skipped, "{}", r.id);
+        }
+        match r.status {
+            Status::Skipped => {
+                not_recorded += 1;
+                assert!(!file.exists(), "{} was recorded", file.display());
+            }
+            Status::Passed => assert!(file.exists(), "{} missing", file.display()),
+            other => panic!("{}: {other:?}", r.id),
+        }
+    }
+    assert!(not_recorded > 3, "the fault fails several recorded checks");
+    let _ = std::fs::remove_dir_all(&dir);
+    server.shutdown().await;
+}

@@ -88,6 +88,14 @@ impl CheckResult {
                 Some(format!("updated {}", s.file.display())),
             ),
             SnapshotOutcome::Failed(why) => (Status::Failed, Some(why.clone()), None),
+            SnapshotOutcome::NotRecorded => (
+                Status::Skipped,
+                None,
+                Some(format!(
+                    "not recorded: the check `{}` failed, so its exchanges are no reference",
+                    s.group
+                )),
+            ),
         };
         let expects = "the exchanges equal the stored snapshot, after normalisation".to_owned();
         Self {
