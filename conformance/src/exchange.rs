@@ -49,6 +49,10 @@ pub struct Exchange {
     /// Why no answer came (time-out, reset, garbage, body too large, ...).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// When the request was re-sent after a 429/503 with Retry-After: how
+    /// often and why (the answer above is the last one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retried: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -93,6 +93,21 @@ struct RunArgs {
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     timeout: Option<Duration>,
+    /// The whole run's deadline, e.g. `2m`, `90s`: checks not finished by
+    /// then fail, saying so (default: none).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    deadline: Option<Duration>,
+    /// Requests in flight at once (default 16).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    concurrency: Option<u16>,
+    /// Requests started per second, at most, to stay under a server's rate
+    /// limit (default: no limit).
+    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    rate: Option<f64>,
+    /// Times a 429 or 503 with Retry-After (up to 10 s) is waited for and
+    /// re-sent, each one reported (default 2; 0: never).
+    #[arg(long, value_name = "N")]
+    retries: Option<u32>,
     /// Seed of the generated cases (default 2718, printed in the report):
     /// the same seed sends the same requests.
     #[arg(long, value_name = "N")]
@@ -115,20 +130,31 @@ struct RunArgs {
     headers: Vec<String>,
 }
 
+fn parse_rate(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(v) if v > 0.0 && v.is_finite() => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a positive number of requests per second"
+        )),
+    }
+}
+
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
     let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
         (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
     } else if let Some(n) = s.strip_suffix('s') {
         (n, 1.0)
     } else {
         (s, 1.0)
     };
     match number.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 3600.0 => {
+        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 86_400.0 => {
             Ok(Duration::from_secs_f64(v * scale))
         }
-        _ => Err(format!("`{s}` is not a duration such as 5s or 500ms")),
+        _ => Err(format!("`{s}` is not a duration such as 5s, 500ms or 2m")),
     }
 }
 
@@ -180,6 +206,13 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(t) = args.timeout {
         limits.timeout = t;
     }
+    if let Some(n) = args.concurrency {
+        limits.concurrency = usize::from(n);
+    }
+    limits.rate = args.rate;
+    if let Some(n) = args.retries {
+        limits.retries = n;
+    }
     let update = SnapshotUpdate::from_flags(args.accept, SnapshotUpdate::ci_from_env());
     let mut connect = match connect_from(&args) {
         Ok(c) => c,
@@ -218,6 +251,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         strict: args.strict,
         limits,
         connect,
+        deadline: args.deadline,
         generation: Generation {
             seed: args.seed.unwrap_or(Generation::default().seed),
             cases: args.cases.unwrap_or(Generation::default().cases),

@@ -12,7 +12,7 @@ use crate::exchange::Exchange;
 use crate::generate::Generation;
 use crate::needs::{Need, unmet};
 use crate::profile::Profile;
-use crate::report::{CheckResult, Report};
+use crate::report::{CheckResult, Pace, Report};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
 use crate::target::{Limits, Op, Target, describe_error};
 
@@ -32,6 +32,8 @@ pub struct RunOptions {
     pub snapshots: Option<SnapshotOptions>,
     /// Seed and count of the generated cases.
     pub generation: Generation,
+    /// The whole run's deadline: checks not finished by then fail, saying so.
+    pub deadline: Option<std::time::Duration>,
 }
 
 /// Why a run could not judge the target at all (exit 2).
@@ -100,11 +102,30 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         .iter()
         .map(|c| tokio::spawn(c.run.start(target.clone())))
         .collect();
+    let deadline = options
+        .deadline
+        .map(|d| tokio::time::Instant::from_std(started + d));
     let mut outcomes = Vec::with_capacity(checks.len());
     for handle in handles {
-        outcomes.push(handle.await.unwrap_or_else(|e| {
-            Outcome::fail(format!("the check itself failed: {e}"), Vec::new())
-        }));
+        let abort = handle.abort_handle();
+        let joined = match deadline {
+            Some(at) => tokio::time::timeout_at(at, handle).await,
+            None => Ok(handle.await),
+        };
+        outcomes.push(match joined {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(e)) => Outcome::fail(format!("the check itself failed: {e}"), Vec::new()),
+            Err(_) => {
+                abort.abort();
+                Outcome::fail(
+                    format!(
+                        "the run's deadline ({} ms) passed before this check finished",
+                        options.deadline.unwrap_or_default().as_millis()
+                    ),
+                    Vec::new(),
+                )
+            }
+        });
     }
 
     for o in &mut outcomes {
@@ -140,13 +161,21 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
             *text = scrub.text(text);
         }
     }
+    let pace = Pace {
+        timeout_ms: options.limits.timeout.as_millis(),
+        deadline_ms: options.deadline.map(|d| d.as_millis()),
+        concurrency: options.limits.concurrency,
+        rate: options.limits.rate,
+        retried: target.retried(),
+    };
     Ok(Report::new(
         scrub.text(&described),
         options.strict,
         options.generation,
         results,
         started.elapsed(),
-    ))
+    )
+    .with_pace(pace))
 }
 
 /// One snapshot per check (or per shared group), first occurrence wins;

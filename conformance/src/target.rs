@@ -159,6 +159,13 @@ impl Req {
         self
     }
 
+    fn try_clone(&self) -> Option<Self> {
+        Some(match self {
+            Req::Claims(p) => Req::Claims(p.try_clone()?),
+            Req::Authorize(p) => Req::Authorize(p.try_clone()?),
+        })
+    }
+
     pub(crate) fn request(&self) -> &reqwest::Request {
         match self {
             Req::Claims(p) => p.request(),
@@ -261,7 +268,16 @@ pub struct Limits {
     /// Requests in flight at once. Default 16: enough to finish the suite
     /// in a few round trips, few enough not to flood a shared server.
     pub concurrency: usize,
+    /// Requests started per second, at most (`--rate`); `None`: no limit.
+    pub rate: Option<f64>,
+    /// How many times a `429` or `503` with `Retry-After` is re-sent after
+    /// waiting. Default 2; a wait longer than [`MAX_RETRY_AFTER`] is not
+    /// waited for. Every retry is reported, never silent.
+    pub retries: u32,
 }
+
+/// The longest `Retry-After` the runner waits for.
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 
 impl Default for Limits {
     fn default() -> Self {
@@ -269,8 +285,47 @@ impl Default for Limits {
             timeout: Duration::from_secs(5),
             max_body_bytes: 1024 * 1024,
             concurrency: 16,
+            rate: None,
+            retries: 2,
         }
     }
+}
+
+/// Spaces request starts `1/rate` seconds apart, across all tasks.
+#[derive(Debug)]
+struct Pacer {
+    gap: Duration,
+    next: tokio::sync::Mutex<tokio::time::Instant>,
+}
+
+impl Pacer {
+    fn new(rate: f64) -> Option<Self> {
+        (rate.is_finite() && rate > 0.0).then(|| Pacer {
+            gap: Duration::from_secs_f64(1.0 / rate),
+            next: tokio::sync::Mutex::new(tokio::time::Instant::now()),
+        })
+    }
+
+    async fn wait(&self) {
+        let at = {
+            let mut next = self.next.lock().await;
+            let at = (*next).max(tokio::time::Instant::now());
+            *next = at + self.gap;
+            at
+        };
+        tokio::time::sleep_until(at).await;
+    }
+}
+
+/// The seconds of a `Retry-After` on a 429 or 503 (the delay form; a date
+/// is not waited for).
+fn retry_after(typed: &Typed) -> Option<Duration> {
+    let raw = typed.raw();
+    if raw.status != 429 && raw.status != 503 {
+        return None;
+    }
+    let secs: u64 = raw.header("retry-after")?.trim().parse().ok()?;
+    Some(Duration::from_secs(secs)).filter(|d| *d <= MAX_RETRY_AFTER)
 }
 
 /// The server under test.
@@ -286,6 +341,9 @@ pub struct Target {
     connect: Connect,
     scrub: Scrubber,
     gate: tokio::sync::Semaphore,
+    pacer: Option<Pacer>,
+    /// Requests re-sent after a 429/503 with Retry-After.
+    retried: std::sync::atomic::AtomicUsize,
     generation: Generation,
     pub(crate) probes: OnceCell<Vec<Sent>>,
     pub(crate) generated: OnceCell<Generated>,
@@ -342,6 +400,8 @@ impl Target {
             connect,
             scrub,
             gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
+            pacer: limits.rate.and_then(Pacer::new),
+            retried: std::sync::atomic::AtomicUsize::new(0),
             generation: Generation::default(),
             probes: OnceCell::new(),
             generated: OnceCell::new(),
@@ -361,6 +421,11 @@ impl Target {
     /// The generated cases and property findings, made once per run.
     pub async fn generated(self: &std::sync::Arc<Self>) -> &Generated {
         self.generated.get_or_init(|| Generated::run(self)).await
+    }
+
+    /// How many requests were re-sent after a 429/503 with Retry-After.
+    pub fn retried(&self) -> usize {
+        self.retried.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     pub fn scrubber(&self) -> &Scrubber {
@@ -495,6 +560,7 @@ impl Target {
                         },
                         response: None,
                         error: Some(format!("the request could not be built: {e}")),
+                        retried: None,
                     },
                     typed: None,
                 };
@@ -504,10 +570,44 @@ impl Target {
         // A closed semaphore cannot happen (it is never closed); sending
         // without a permit would only lift the cap.
         let _permit = self.gate.acquire().await.ok();
-        let typed = match req {
-            Req::Claims(p) => client.send(p).await.map(Typed::Claims),
-            Req::Authorize(p) => client.send(p).await.map(Typed::Authorize),
+        let mut req = req;
+        let mut retries = Vec::new();
+        let typed = loop {
+            let again = (retries.len() < self.limits.retries as usize)
+                .then(|| req.try_clone())
+                .flatten();
+            if let Some(pacer) = &self.pacer {
+                pacer.wait().await;
+            }
+            let typed = match req {
+                Req::Claims(p) => client.send(p).await.map(Typed::Claims),
+                Req::Authorize(p) => client.send(p).await.map(Typed::Authorize),
+            };
+            match (&typed, again) {
+                (Ok(answer), Some(again)) => match retry_after(answer) {
+                    Some(wait) => {
+                        retries.push(format!(
+                            "HTTP {} with Retry-After {}s",
+                            answer.raw().status,
+                            wait.as_secs()
+                        ));
+                        self.retried
+                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        tokio::time::sleep(wait).await;
+                        req = again;
+                    }
+                    None => break typed,
+                },
+                _ => break typed,
+            }
         };
+        let retried = (!retries.is_empty()).then(|| {
+            format!(
+                "re-sent {} time(s) after {}",
+                retries.len(),
+                retries.join(", ")
+            )
+        });
         match typed {
             Ok(typed) => Sent {
                 exchange: Exchange {
@@ -515,6 +615,7 @@ impl Target {
                     request,
                     response: Some(ResponseRecord::from_raw(typed.raw(), &self.scrub)),
                     error: None,
+                    retried,
                 },
                 typed: Some(typed),
             },
@@ -524,6 +625,7 @@ impl Target {
                     request,
                     response: None,
                     error: Some(self.scrub.text(&describe_error(&e))),
+                    retried,
                 },
                 typed: None,
             },
@@ -586,6 +688,7 @@ impl Target {
                     },
                     response: None,
                     error: Some(format!("the request task failed: {e}")),
+                    retried: None,
                 },
                 typed: None,
             }));

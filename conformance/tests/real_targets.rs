@@ -113,3 +113,89 @@ async fn a_redirect_is_an_answer_that_fails_and_is_never_followed() {
         "a request went to the host the redirect named"
     );
 }
+
+/// Answers every request `429` with `Retry-After: 0`.
+async fn rate_limited_server() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                while read_request(&mut s).await.is_some() {
+                    let body =
+                        r#"{"code":429,"message":"slow down","request_id":"r","status":false}"#;
+                    let answer = format!(
+                        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nx-project-uuid: 7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d\r\nretry-after: 0\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    if s.write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_429_with_retry_after_is_resent_a_bounded_number_of_times_and_reported() {
+    let url = rate_limited_server().await;
+    let options = RunOptions {
+        only: vec!["headers/auth-claims/valid".into()],
+        ..RunOptions::default()
+    };
+    let report = run(profile(url), &options).await.expect("run");
+    assert_eq!(report.exit_code(), 1, "a 429 is not a pass");
+    // Two retries of the check's one request (the preflight only asks
+    // whether the target answers at all).
+    assert_eq!(report.pace.retried, 2, "{:?}", report.pace);
+    assert!(report.pace.line().contains("2 re-sent after 429/503"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_and_deadline_are_kept() {
+    let server = reference_server::Server::start(reference_server::ServerOptions::default())
+        .await
+        .expect("server");
+    let rate = 40.0;
+    let options = RunOptions {
+        only: vec!["headers/auth-claims".into()],
+        limits: conformance::target::Limits {
+            rate: Some(rate),
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let began = std::time::Instant::now();
+    let report = run(profile(server.base_url()), &options)
+        .await
+        .expect("run");
+    let took = began.elapsed();
+    assert_eq!(report.exit_code(), 0);
+    // The preflight and one request per check, 1/rate apart.
+    let requests = report.results.len() + 1;
+    let least = std::time::Duration::from_secs_f64((requests - 1) as f64 / rate);
+    assert!(took >= least, "{requests} requests in {took:?} at {rate}/s");
+    assert_eq!(report.pace.rate, Some(rate));
+
+    let options = RunOptions {
+        deadline: Some(std::time::Duration::from_millis(1)),
+        limits: conformance::target::Limits {
+            rate: Some(rate),
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let report = run(profile(server.base_url()), &options)
+        .await
+        .expect("run");
+    assert_eq!(report.exit_code(), 1);
+    let late = report
+        .failed()
+        .filter(|r| r.actual.as_deref().unwrap_or("").contains("deadline"))
+        .count();
+    assert!(late > 10, "checks cut off by the deadline: {late}");
+    assert_eq!(report.pace.deadline_ms, Some(1));
+    server.shutdown().await;
+}

@@ -37,6 +37,12 @@ impl<R: DecodeResponse> Prepared<R> {
         self.request
     }
 
+    /// A copy to send again (a body held in memory always clones; only a
+    /// streamed body cannot).
+    pub fn try_clone(&self) -> Option<Self> {
+        self.request.try_clone().map(Self::new)
+    }
+
     /// Removes every value of the header `name` (any letter case).
     pub fn remove_header(mut self, name: &str) -> Self {
         self.request.headers_mut().remove(name);

@@ -32,8 +32,11 @@ impl Style {
 
 pub fn render(report: &Report, style: Style) -> String {
     let mut out = format!(
-        "Conformance of {}\nGenerated cases: --seed {} --cases {}\n",
-        report.target, report.generation.seed, report.generation.cases
+        "Conformance of {}\nGenerated cases: --seed {} --cases {}\n{}\n",
+        report.target,
+        report.generation.seed,
+        report.generation.cases,
+        report.pace.line()
     );
     let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
     for r in &report.results {

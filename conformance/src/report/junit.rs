@@ -30,6 +30,20 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             format!("§{section} {}", first.section_title)
         });
         let generation = report.generation;
+        for (name, value) in [
+            ("timeout_ms", Some(report.pace.timeout_ms.to_string())),
+            (
+                "deadline_ms",
+                report.pace.deadline_ms.map(|d| d.to_string()),
+            ),
+            ("concurrency", Some(report.pace.concurrency.to_string())),
+            ("rate", report.pace.rate.map(|r| r.to_string())),
+            ("retried", Some(report.pace.retried.to_string())),
+        ] {
+            if let Some(value) = value {
+                suite.add_property(quick_junit::Property::new(name, value));
+            }
+        }
         suite.add_property(quick_junit::Property::new(
             "seed",
             generation.seed.to_string(),

@@ -127,6 +127,46 @@ pub struct Summary {
     pub skipped_must: usize,
 }
 
+/// How the run talked to the target, as the report states it.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Pace {
+    /// Per-request time-out (connect to last byte).
+    pub timeout_ms: u128,
+    /// The whole run's deadline, when one was set (`--deadline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u128>,
+    /// Requests in flight at once (`--concurrency`).
+    pub concurrency: usize,
+    /// Requests started per second, at most (`--rate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// Requests re-sent after a 429/503 with Retry-After.
+    pub retried: usize,
+}
+
+impl Pace {
+    /// One line for people.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "Requests: time-out {} ms, {} at once",
+            self.timeout_ms, self.concurrency
+        );
+        if let Some(rate) = self.rate {
+            line.push_str(&format!(", at most {rate} per second"));
+        }
+        if let Some(d) = self.deadline_ms {
+            line.push_str(&format!(", run deadline {d} ms"));
+        }
+        if self.retried > 0 {
+            line.push_str(&format!(
+                "; {} re-sent after 429/503 with Retry-After",
+                self.retried
+            ));
+        }
+        line
+    }
+}
+
 /// A whole run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
@@ -136,6 +176,8 @@ pub struct Report {
     /// The seed and number of generated cases: the same seed against the
     /// same server sends the same requests and gives the same verdicts.
     pub generation: Generation,
+    /// Time-outs, concurrency, rate, deadline and retries of the run.
+    pub pace: Pace,
     pub summary: Summary,
     pub duration_ms: u128,
     pub results: Vec<CheckResult>,
@@ -167,10 +209,16 @@ impl Report {
             target,
             strict,
             generation,
+            pace: Pace::default(),
             summary,
             duration_ms: took.as_millis(),
             results,
         }
+    }
+
+    pub fn with_pace(mut self, pace: Pace) -> Self {
+        self.pace = pace;
+        self
     }
 
     /// 0 when nothing gating failed, 1 otherwise; under `--strict` a
