@@ -75,15 +75,42 @@ impl App {
 pub(crate) struct Limits {
     /// One permit per request-body byte held at once, across connections.
     body_budget: Semaphore,
+    /// The budget's size: a body larger than it never fits.
+    budget_bytes: usize,
+    /// How long a body waits for room in the budget before a 503.
+    budget_wait: Duration,
     latency: Duration,
 }
 
 impl Limits {
-    pub(crate) fn new(max_inflight_body_bytes: usize, latency: Duration) -> Self {
+    pub(crate) fn new(
+        max_inflight_body_bytes: usize,
+        budget_wait: Duration,
+        latency: Duration,
+    ) -> Self {
+        let budget_bytes = max_inflight_body_bytes.min(Semaphore::MAX_PERMITS);
         Limits {
-            body_budget: Semaphore::new(max_inflight_body_bytes.min(Semaphore::MAX_PERMITS)),
+            body_budget: Semaphore::new(budget_bytes),
+            budget_bytes,
+            budget_wait,
             latency,
         }
+    }
+
+    /// Reserves `bytes` of the body budget: at once if they fit, else after
+    /// waiting up to `budget_wait` for other bodies to be answered; `None`
+    /// when they do not fit in time (or ever).
+    async fn reserve(&self, bytes: usize) -> Option<SemaphorePermit<'_>> {
+        let n = u32::try_from(bytes)
+            .ok()
+            .filter(|_| bytes <= self.budget_bytes)?;
+        if let Ok(permit) = self.body_budget.try_acquire_many(n) {
+            return Some(permit);
+        }
+        tokio::time::timeout(self.budget_wait, self.body_budget.acquire_many(n))
+            .await
+            .ok()?
+            .ok()
     }
 }
 
@@ -163,7 +190,7 @@ async fn process(
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
     // Held until the request is answered: its body's bytes stay counted.
-    let (body, _reserved) = read_body(&parts.headers, body, &app.limits.body_budget).await?;
+    let (body, _reserved) = read_body(&parts.headers, body, &app.limits).await?;
     *body_read = true;
     let headers = &parts.headers;
 
@@ -234,12 +261,13 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a [u8]> {
 /// Reads the body with a bound: a declared length over the limit is refused
 /// before reading, a chunked one as soon as it passes the limit. Before
 /// reading, the body's bytes (its declared length, or the limit for a
-/// chunked one) are reserved from the budget shared by all connections;
-/// a body that does not fit is not read: 503, try again later.
+/// chunked one) are reserved from the budget shared by all connections,
+/// waiting a little for room; a body that still does not fit is not read:
+/// 503, try again later.
 async fn read_body<'a>(
     headers: &HeaderMap,
     body: Incoming,
-    budget: &'a Semaphore,
+    limits: &'a Limits,
 ) -> Result<(Bytes, Option<SemaphorePermit<'a>>), Failure> {
     let too_large = || {
         Failure::too_large(format!(
@@ -260,17 +288,12 @@ async fn read_body<'a>(
         .map_or(BODY_LIMIT, |n| n.min(BODY_LIMIT as u64) as usize);
     let reserved = match reserve {
         0 => None,
-        n => Some(
-            u32::try_from(n)
-                .ok()
-                .and_then(|n| budget.try_acquire_many(n).ok())
-                .ok_or_else(|| {
-                    Failure::unavailable(
-                        "the server holds as many request bodies as it takes at once; retry later",
-                        "1",
-                    )
-                })?,
-        ),
+        n => Some(limits.reserve(n).await.ok_or_else(|| {
+            Failure::unavailable(
+                "the server holds as many request bodies as it takes at once; retry later",
+                "1",
+            )
+        })?),
     };
     match tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, BODY_LIMIT).collect()).await {
         Err(_) => Err(Failure::bad_request(

@@ -41,6 +41,7 @@ pub use fault::{Fault, UnknownFault};
 pub use fixture::{Fixture, FixtureError};
 pub use handler::BODY_LIMIT;
 pub use server::{
-    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES, RunningServer, Server, ServerOptions,
+    DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES,
+    RunningServer, Server, ServerOptions,
 };
 pub use tls::{TlsConfig, TlsError};

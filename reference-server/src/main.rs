@@ -13,8 +13,8 @@ use clap::Parser;
 use std::time::Duration;
 
 use reference_server::{
-    DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES, Fault, Fixture, Server,
-    ServerOptions, TlsConfig,
+    DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES, Fault,
+    Fixture, Server, ServerOptions, TlsConfig,
 };
 
 /// A real HTTP implementation of the Component Authentication Claims interface.
@@ -50,7 +50,7 @@ struct Cli {
           value_parser = at_least_one)]
     max_connections: usize,
     /// Request-body bytes held at once across all connections; a request
-    /// whose body does not fit is answered 503 with Retry-After.
+    /// whose body does not fit within 5 s is answered 503 with Retry-After.
     #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INFLIGHT_BODY_BYTES,
           value_parser = at_least_one)]
     max_inflight_body_bytes: usize,
@@ -125,6 +125,7 @@ fn main() -> ExitCode {
         tls,
         max_connections: cli.max_connections,
         max_inflight_body_bytes: cli.max_inflight_body_bytes,
+        body_budget_wait: DEFAULT_BODY_BUDGET_WAIT,
         latency: Duration::from_millis(cli.latency),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()

@@ -15,7 +15,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
 use tokio::io::{AsyncRead, AsyncWrite};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinHandle;
 use tokio_rustls::TlsAcceptor;
@@ -39,6 +39,9 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
 /// bodies at the 64 KiB limit.
 pub const DEFAULT_MAX_INFLIGHT_BODY_BYTES: usize = 16 * 1024 * 1024;
 
+/// Default of [`ServerOptions::body_budget_wait`].
+pub const DEFAULT_BODY_BUDGET_WAIT: Duration = Duration::from_secs(5);
+
 /// How the server is started.
 #[derive(Clone, Debug)]
 pub struct ServerOptions {
@@ -57,10 +60,15 @@ pub struct ServerOptions {
     pub max_connections: usize,
     /// Request-body bytes held at once, across all connections. Default 16
     /// MiB. A request reserves its declared `Content-Length` (64 KiB for a
-    /// chunked one) before its body is read; a request that does not fit
-    /// is answered 503 with `Retry-After: 1`, unread, and its connection
+    /// chunked one) before its body is read, waiting up to
+    /// `body_budget_wait` for room; one that still does not fit is
+    /// answered 503 with `Retry-After: 1`, unread, and its connection
     /// closed.
     pub max_inflight_body_bytes: usize,
+    /// How long a request waits for room in the body budget. Default 5 s:
+    /// long enough for a burst of bodies to be read, short enough that a
+    /// client learns the server is full.
+    pub body_budget_wait: Duration,
     /// Added before every answer, to play a distant or slow server.
     /// Default: none.
     pub latency: Duration,
@@ -75,6 +83,7 @@ impl Default for ServerOptions {
             tls: None,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_inflight_body_bytes: DEFAULT_MAX_INFLIGHT_BODY_BYTES,
+            body_budget_wait: DEFAULT_BODY_BUDGET_WAIT,
             latency: Duration::ZERO,
         }
     }
@@ -102,7 +111,7 @@ impl Server {
                 "the fault `header-names-case-sensitive` reads the raw request head and cannot be served over TLS",
             );
         }
-        let listener = TcpListener::bind(options.addr).await?;
+        let listener = listen(options.addr)?;
         let addr = listener.local_addr()?;
         let scheme = if options.tls.is_some() {
             "https"
@@ -112,7 +121,11 @@ impl Server {
         let acceptor = options
             .tls
             .map(|tls| TlsAcceptor::from(Arc::clone(&tls.server)));
-        let limits = Limits::new(options.max_inflight_body_bytes, options.latency);
+        let limits = Limits::new(
+            options.max_inflight_body_bytes,
+            options.body_budget_wait,
+            options.latency,
+        );
         let app = Arc::new(App::new(options.fixture, options.fault, limits));
         let connections = Arc::new(Semaphore::new(options.max_connections));
         let (stop, stopped) = oneshot::channel();
@@ -124,6 +137,25 @@ impl Server {
             task: Some(task),
         })
     }
+}
+
+/// Connections the kernel keeps waiting for `accept` (capped by the
+/// system's `net.core.somaxconn`). Past `max_connections`, new connections
+/// wait here; tokio's default (1024) overflowed under 1 000 slow clients
+/// and a cap of 64, and an overflowing queue resets connections.
+const LISTEN_BACKLOG: u32 = 4096;
+
+fn listen(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    // As TcpListener::bind does on Unix: a restarted server can rebind at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
 }
 
 /// A server that is listening. Dropping it starts a graceful shutdown in the

@@ -107,38 +107,60 @@ async fn connections_past_the_cap_wait_until_one_closes() {
     server.shutdown().await;
 }
 
-#[tokio::test]
-async fn bodies_past_the_byte_budget_get_503_with_retry_after() {
-    let server = start_with(ServerOptions {
-        max_inflight_body_bytes: 100_000,
-        ..ServerOptions::default()
-    })
-    .await;
-    let client = client();
-    let body = |n: usize| {
-        let mut body = b"{\"account\":\"acme\",\"pin\":1234}".to_vec();
-        body.resize(n, b' ');
-        body
-    };
-    // A slow client: declares 60 000 bytes, sends its head and a little.
-    let mut slow = connect(&server).await;
+/// A slow client that declared 60 000 bytes and sent 100: once the server
+/// has reserved its bytes, `probe` (another 60 000) no longer fits in a
+/// budget of 100 000. Returns the slow connection and the rest of its body.
+async fn hold_60_000(server: &RunningServer) -> (TcpStream, Vec<u8>) {
+    let mut slow = connect(server).await;
     let slow_head = head(
         "GET",
         "Content-Type: application/json\r\nContent-Length: 60000\r\n",
     );
     write(&mut slow, slow_head.as_bytes()).await;
-    let slow_body = body(60_000);
-    write(&mut slow, &slow_body[..100]).await;
+    let body = body(60_000);
+    write(&mut slow, &body[..100]).await;
+    (slow, body[100..].to_vec())
+}
 
-    // Once the server has reserved the slow body's bytes, another 60 000
-    // do not fit: 503, unread, with Retry-After and the 7.1 envelope.
-    let big = Req::get("catalog")
+fn body(n: usize) -> Vec<u8> {
+    let mut body = b"{\"account\":\"acme\",\"pin\":1234}".to_vec();
+    body.resize(n, b' ');
+    body
+}
+
+fn big() -> Req {
+    Req::get("catalog")
         .header("Content-Type", "application/json")
-        .body(body(60_000));
+        .body(body(60_000))
+}
+
+async fn finish(mut slow: TcpStream, rest: &[u8]) {
+    write(&mut slow, rest).await;
+    let answer = read_answer(&mut slow, Duration::from_secs(5)).await;
+    let answer = answer.unwrap_or_else(|| panic!("the slow request was not answered"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+#[tokio::test]
+async fn bodies_past_the_byte_budget_wait_then_get_503_with_retry_after() {
+    let wait = Duration::from_millis(200);
+    let server = start_with(ServerOptions {
+        max_inflight_body_bytes: 100_000,
+        body_budget_wait: wait,
+        ..ServerOptions::default()
+    })
+    .await;
+    let client = client();
+    let (slow, rest) = hold_60_000(&server).await;
+
+    // Until the server has reserved the slow body's bytes, a big one passes;
+    // then it waits for room, and is refused unread: 503, Retry-After, 7.1.
     let deadline = Instant::now() + Duration::from_secs(5);
     let refused = loop {
-        let resp = send(&client, &server, &big).await;
+        let started = Instant::now();
+        let resp = send(&client, &server, &big()).await;
         if resp.status == 503 {
+            assert!(started.elapsed() >= wait, "refused without waiting");
             break resp;
         }
         assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.bytes));
@@ -159,11 +181,51 @@ async fn bodies_past_the_byte_budget_get_503_with_retry_after() {
         .assert_ok();
 
     // The slow body completes and is answered: its bytes are given back.
-    write(&mut slow, &slow_body[100..]).await;
-    let answer = read_answer(&mut slow, Duration::from_secs(5)).await;
-    let answer = answer.unwrap_or_else(|| panic!("the slow request was not answered"));
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
-    send(&client, &server, &big).await.assert_ok();
+    finish(slow, &rest).await;
+    send(&client, &server, &big()).await.assert_ok();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_body_waiting_for_the_budget_is_read_once_room_is_made() {
+    let server = start_with(ServerOptions {
+        max_inflight_body_bytes: 100_000,
+        ..ServerOptions::default() // waits up to 5 s
+    })
+    .await;
+    let client = client();
+    let (slow, rest) = hold_60_000(&server).await;
+    // Give the server time to read the slow head (a small GET on another
+    // connection is answered only after the accept loop has run again).
+    send(&client, &server, &Req::get("catalog"))
+        .await
+        .assert_ok();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let waiting = {
+        let (client, url) = (client.clone(), server.base_url());
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let resp = client
+                .get(format!("{url}/v2/api/component/catalog/auth"))
+                .header("X-Client-Id", CLIENT_ID)
+                .header("X-Client-Secret", CLIENT_SECRET)
+                .header("Content-Type", "application/json")
+                .body(body(60_000))
+                .send()
+                .await
+                .map(|r| r.status().as_u16());
+            (resp, started.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !waiting.is_finished(),
+        "a body past the budget was read at once"
+    );
+    finish(slow, &rest).await;
+    let (status, took) = waiting.await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.ok(), Some(200));
+    assert!(took >= Duration::from_millis(300), "{took:?}");
     server.shutdown().await;
 }
 
@@ -177,11 +239,12 @@ async fn a_budget_smaller_than_a_body_refuses_it_and_a_chunked_body_reserves_the
     let client = client();
     let fits = Req::get("catalog").json(serde_json::json!({"account": "acme", "pin": 1234}));
     send(&client, &server, &fits).await.assert_ok();
-    let mut too_big = br#"{"account":"acme","pin":1234}"#.to_vec();
-    too_big.resize(1_001, b' ');
-    send(&client, &server, &Req::get("catalog").body(too_big))
+    // Larger than the whole budget: it could never fit, so no wait.
+    let started = Instant::now();
+    send(&client, &server, &Req::get("catalog").body(body(1_001)))
         .await
         .assert_error(503);
+    assert!(started.elapsed() < Duration::from_secs(2));
     // Chunked: no declared length, so the whole 64 KiB limit is reserved.
     let raw = format!(
         "{}0\r\n\r\n",
