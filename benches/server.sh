@@ -21,7 +21,18 @@
 #
 # Target: ours >= 20x Prism's throughput, ours p99 < 5 ms.
 #
-# Usage: benches/server.sh      (from anywhere; writes benches/results/server.md)
+# Then memory under slow clients (ours only, a few seconds): MEM_CLIENTS (300)
+# connections at once, each sending a 60 KiB JSON body in 4 KiB chunks 100 ms
+# apart (benches/slow_clients.py), MEM_WAVES (2) waves one after the other;
+# measured: the server's peak RSS (VmHWM) and its RSS once the load is over
+# (VmRSS), and how the clients were answered. Rows: the defaults (512
+# connections, 16 MiB of bodies in flight), tight caps (64 connections, 4
+# MiB), and BASELINE_SERVER=PATH, another build of reference-server (one from
+# before the caps), when given.
+#
+# Usage: benches/server.sh                (from anywhere; writes benches/results/server.md
+#                                          and benches/results/server-memory.md)
+#        benches/server.sh --memory-only  (the memory measure alone: no wrk, no Prism)
 # shellcheck source=benches/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -35,18 +46,24 @@ W="$WORK/server"
 rm -rf "$W"
 mkdir -p "$W"
 HEADERS=(-H "X-Client-Id: conformance-client" -H "X-Client-Secret: demo-secret-7Qx9")
+MEMORY_ONLY=0
+[ "${1:-}" = "--memory-only" ] && MEMORY_ONLY=1
+MEM_CLIENTS="${MEM_CLIENTS:-300}"
+MEM_WAVES="${MEM_WAVES:-2}"
 
 # --- tools -------------------------------------------------------------------
-need_apt wrk wrk
-need_apt curl curl
-need_apt npm npm
-PRISM="$TOOLS/node/node_modules/.bin/prism"
-if [ ! -x "$PRISM" ]; then
-    log "installing @stoplight/prism-cli@$PRISM_VERSION (npm) into $TOOLS/node"
-    mkdir -p "$TOOLS/node"
-    npm install --no-audit --no-fund --prefix "$TOOLS/node" "@stoplight/prism-cli@$PRISM_VERSION"
+if [ "$MEMORY_ONLY" = 0 ]; then
+    need_apt wrk wrk
+    need_apt curl curl
+    need_apt npm npm
+    PRISM="$TOOLS/node/node_modules/.bin/prism"
+    if [ ! -x "$PRISM" ]; then
+        log "installing @stoplight/prism-cli@$PRISM_VERSION (npm) into $TOOLS/node"
+        mkdir -p "$TOOLS/node"
+        npm install --no-audit --no-fund --prefix "$TOOLS/node" "@stoplight/prism-cli@$PRISM_VERSION"
+    fi
+    prism_version="$("$PRISM" --version)"
 fi
-prism_version="$("$PRISM" --version)"
 
 log "building reference-server (release)"
 cargo build --release -p reference-server
@@ -110,6 +127,34 @@ prism() {
     stop "$SERVER_PID"
 }
 
+# memory LABEL BINARY ARGS...: start BINARY --port 0 --quiet ARGS, run the slow
+# clients MEM_WAVES times, read VmRSS before, VmHWM and VmRSS after; appends
+# "LABEL<TAB>args<TAB>start MiB<TAB>peak MiB<TAB>after MiB<TAB>answers" to $W/memory.tsv.
+memory() {
+    local label="$1" bin="$2"
+    shift 2
+    "$bin" --port 0 --quiet "$@" >"$W/$label.stdout" 2>"$W/$label.stderr" &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    local line port wave answers=() start_kb
+    line="$(wait_for_line "$W/$label.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$SERVER_PID")"
+    port="${line##*:}"
+    start_kb="$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status")"
+    for ((wave = 1; wave <= MEM_WAVES; wave++)); do
+        log "$label: wave $wave, $MEM_CLIENTS slow clients x 60 KiB"
+        answers+=("$(timeout 120 python3 benches/slow_clients.py "$port" "$MEM_CLIENTS" 61440 4096 0.1)")
+    done
+    sleep 1
+    local hwm rss
+    hwm="$(awk '/^VmHWM:/ {print $2}' "/proc/$SERVER_PID/status")"
+    rss="$(awk '/^VmRSS:/ {print $2}' "/proc/$SERVER_PID/status")"
+    stop "$SERVER_PID"
+    awk -v l="$label" -v a="${*:-(defaults)}" -v s="$start_kb" -v h="$hwm" -v r="$rss" -v ans="$(IFS=';'; echo "${answers[*]}")" \
+        'BEGIN { printf "%s\t%s\t%.1f\t%.1f\t%.1f\t%s\n", l, a, s / 1024, h / 1024, r / 1024, ans }' >>"$W/memory.tsv"
+}
+
+warn_if_busy
+if [ "$MEMORY_ONLY" = 0 ]; then
 warn_if_busy
 : >"$W/rows.tsv"
 # Rounds interleave the four, so a passing disturbance falls on all of them alike.
@@ -165,3 +210,27 @@ print()
 print(f"Target: ours ≥ 20× Prism's throughput, p99 < 5 ms. Machine: {machine}; wrk and the server share its cores.")
 PY
 cat "$OUT"
+fi
+
+# --- memory under slow clients ----------------------------------------------------
+: >"$W/memory.tsv"
+if [ -n "${BASELINE_SERVER:-}" ]; then
+    memory baseline "$BASELINE_SERVER"
+fi
+memory ours "$SERVER"
+memory ours-tight "$SERVER" --max-connections 64 --max-inflight-body-bytes 4194304
+MEM_OUT="$RESULTS/server-memory.md"
+{
+    echo "### Server memory: $MEM_CLIENTS slow clients at once, each a 60 KiB body in 4 KiB chunks 100 ms apart, $MEM_WAVES waves"
+    echo
+    echo "| Server | flags | RSS at start | peak RSS (VmHWM) | RSS after the load | answers per wave |"
+    echo "| --- | --- | ---: | ---: | ---: | --- |"
+    while IFS=$'\t' read -r label args start hwm rss answers; do
+        name="ours"
+        [ "$label" = baseline ] && name="baseline: \`$BASELINE_SERVER\`"
+        echo "| $name | \`$args\` | $start MiB | $hwm MiB | $rss MiB | $answers |"
+    done <"$W/memory.tsv"
+    echo
+    echo "Machine: $(machine)."
+} >"$MEM_OUT"
+cat "$MEM_OUT"

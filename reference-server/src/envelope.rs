@@ -11,7 +11,7 @@ use component_auth_bindings::types::{
     AuthClaimsResult, AuthorizeResult, ErrorResponse, ValidationError, ValidationErrorResponse,
 };
 use http_body_util::Full;
-use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
 
@@ -26,8 +26,9 @@ pub(crate) enum Failure {
         status: StatusCode,
         /// Says what was wrong; never carries a secret or a sent value.
         message: String,
-        /// The `Allow` header of a 405.
-        allow: Option<&'static str>,
+        /// A header the status calls for: `Allow` on a 405, `Retry-After`
+        /// on a 503.
+        header: Option<(HeaderName, &'static str)>,
     },
     /// A failed validation: 417 with the 7.2 shape.
     Validation(Vec<ValidationError>),
@@ -41,7 +42,7 @@ impl Failure {
         Failure::Error {
             status,
             message: message.into(),
-            allow: None,
+            header: None,
         }
     }
 
@@ -65,7 +66,16 @@ impl Failure {
         Failure::Error {
             status: StatusCode::METHOD_NOT_ALLOWED,
             message: format!("this path takes {allow} only"),
-            allow: Some(allow),
+            header: Some((ALLOW, allow)),
+        }
+    }
+
+    /// 503: the server is at a limit; `Retry-After` says when to come back.
+    pub(crate) fn unavailable(message: impl Into<String>, retry_after: &'static str) -> Self {
+        Failure::Error {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            message: message.into(),
+            header: Some((RETRY_AFTER, retry_after)),
         }
     }
 }
@@ -94,7 +104,7 @@ pub(crate) fn render(
     outcome: Result<Success, Failure>,
     ctx: &Context<'_>,
 ) -> Response<Full<Bytes>> {
-    let (status, body, content_type, allow) = match outcome {
+    let (status, body, content_type, extra) = match outcome {
         Ok(success) => {
             let (body, content_type) = success_body(&success, ctx);
             (StatusCode::OK, body, content_type, None)
@@ -106,13 +116,13 @@ pub(crate) fn render(
             None,
         ),
         Err(failure) => {
-            let (status, body, allow) = failure_body(failure, ctx);
+            let (status, body, extra) = failure_body(failure, ctx);
             let content_type = if ctx.answer.error_content_type_text {
                 TEXT
             } else {
                 JSON
             };
-            (status, body, content_type, allow)
+            (status, body, content_type, extra)
         }
     };
 
@@ -123,8 +133,8 @@ pub(crate) fn render(
     if let Some(value) = project_uuid_header(status, ctx) {
         headers.insert("x-project-uuid", value);
     }
-    if let Some(allow) = allow {
-        headers.insert(ALLOW, HeaderValue::from_static(allow));
+    if let Some((name, value)) = extra {
+        headers.insert(name, HeaderValue::from_static(value));
     }
     if ctx.close {
         headers.insert(CONNECTION, HeaderValue::from_static("close"));
@@ -172,16 +182,16 @@ fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str)
 fn failure_body(
     failure: Failure,
     ctx: &Context<'_>,
-) -> (StatusCode, Vec<u8>, Option<&'static str>) {
-    let (status, value, allow) = match failure {
+) -> (StatusCode, Vec<u8>, Option<(HeaderName, &'static str)>) {
+    let (status, value, extra) = match failure {
         Failure::Error {
             status,
             message,
-            allow,
+            header,
         } => {
             if ctx.answer.error_body_text {
                 let text = format!("error {}: {message}\n", status.as_u16());
-                return (status, text.into_bytes(), allow);
+                return (status, text.into_bytes(), header);
             }
             let envelope = ErrorResponse {
                 code: i64::from(status.as_u16()),
@@ -198,7 +208,7 @@ fn failure_body(
                     value.remove("message");
                 }
             }
-            (status, value, allow)
+            (status, value, header)
         }
         // `render` answers a crash before asking for an envelope.
         Failure::Crash => {
@@ -246,7 +256,7 @@ fn failure_body(
         );
     }
     let body = serde_json::to_vec(&value).unwrap_or_default();
-    (status, body, allow)
+    (status, body, extra)
 }
 
 /// A struct of plain fields as a JSON object, keys in declaration order.

@@ -21,12 +21,13 @@ use component_auth_bindings::types::{
     self, AuthClaimsResult, AuthorizeResult, ProjectEnv, ValidationError,
 };
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{HeaderMap, Request, Response};
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 use subtle::ConstantTimeEq;
+use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::behaviour::{
     Behaviour, Body as BodyRules, Compare, MediaTypeRule, ProjectEnvRule, RefMatch, Refs,
@@ -35,6 +36,7 @@ use crate::behaviour::{
 use crate::envelope::{self, Failure, Success};
 use crate::fault::Fault;
 use crate::fixture::{Component, Fixture, Model, Settings};
+use crate::json;
 use crate::routes::{self, Operation};
 use crate::tokens::{Binding, TokenStore};
 use crate::validate::{self, rule};
@@ -53,16 +55,62 @@ pub(crate) struct App {
     /// How it behaves at each seam: correct, or with one fault's change.
     pub behaviour: Behaviour,
     pub tokens: TokenStore,
+    pub limits: Limits,
 }
 
 impl App {
-    pub(crate) fn new(fixture: Fixture, fault: Option<Fault>) -> Self {
+    pub(crate) fn new(fixture: Fixture, fault: Option<Fault>, limits: Limits) -> Self {
         let tokens = TokenStore::from_fixture(&fixture);
         App {
             fixture,
             behaviour: fault.map(Fault::behaviour).unwrap_or_default(),
             tokens,
+            limits,
         }
+    }
+}
+
+/// What every request shares besides the data: the body budget and the
+/// added latency (`ServerOptions`).
+pub(crate) struct Limits {
+    /// One permit per request-body byte held at once, across connections.
+    body_budget: Semaphore,
+    /// The budget's size: a body larger than it never fits.
+    budget_bytes: usize,
+    /// How long a body waits for room in the budget before a 503.
+    budget_wait: Duration,
+    latency: Duration,
+}
+
+impl Limits {
+    pub(crate) fn new(
+        max_inflight_body_bytes: usize,
+        budget_wait: Duration,
+        latency: Duration,
+    ) -> Self {
+        let budget_bytes = max_inflight_body_bytes.min(Semaphore::MAX_PERMITS);
+        Limits {
+            body_budget: Semaphore::new(budget_bytes),
+            budget_bytes,
+            budget_wait,
+            latency,
+        }
+    }
+
+    /// Reserves `bytes` of the body budget: at once if they fit, else after
+    /// waiting up to `budget_wait` for other bodies to be answered; `None`
+    /// when they do not fit in time (or ever).
+    async fn reserve(&self, bytes: usize) -> Option<SemaphorePermit<'_>> {
+        let n = u32::try_from(bytes)
+            .ok()
+            .filter(|_| bytes <= self.budget_bytes)?;
+        if let Ok(permit) = self.body_budget.try_acquire_many(n) {
+            return Some(permit);
+        }
+        tokio::time::timeout(self.budget_wait, self.body_budget.acquire_many(n))
+            .await
+            .ok()?
+            .ok()
     }
 }
 
@@ -110,6 +158,9 @@ pub(crate) async fn handle(
     // body would otherwise be taken for the next request.
     let mut body_read = false;
     let outcome = process(app, req, conn, &mut body_read).await;
+    if !app.limits.latency.is_zero() {
+        tokio::time::sleep(app.limits.latency).await;
+    }
     let response = envelope::render(
         outcome,
         &envelope::Context {
@@ -138,7 +189,8 @@ async fn process(
     let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), &b.route)?;
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
-    let body = read_body(&parts.headers, body).await?;
+    // Held until the request is answered: its body's bytes stay counted.
+    let (body, _reserved) = read_body(&parts.headers, body, &app.limits).await?;
     *body_read = true;
     let headers = &parts.headers;
 
@@ -207,8 +259,16 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a [u8]> {
 }
 
 /// Reads the body with a bound: a declared length over the limit is refused
-/// before reading, a chunked one as soon as it passes the limit.
-async fn read_body(headers: &HeaderMap, body: Incoming) -> Result<Bytes, Failure> {
+/// before reading, a chunked one as soon as it passes the limit. Before
+/// reading, the body's bytes (its declared length, or the limit for a
+/// chunked one) are reserved from the budget shared by all connections,
+/// waiting a little for room; a body that still does not fit is not read:
+/// 503, try again later.
+async fn read_body<'a>(
+    headers: &HeaderMap,
+    body: Incoming,
+    limits: &'a Limits,
+) -> Result<(Bytes, Option<SemaphorePermit<'a>>), Failure> {
     let too_large = || {
         Failure::too_large(format!(
             "the request body is larger than {BODY_LIMIT} bytes"
@@ -220,13 +280,28 @@ async fn read_body(headers: &HeaderMap, body: Incoming) -> Result<Bytes, Failure
     if declared.is_some_and(|len| len > BODY_LIMIT as u64) {
         return Err(too_large());
     }
+    // hyper knows an absent body (0) and a declared length; chunked has no
+    // upper bound but the limit.
+    let reserve = body
+        .size_hint()
+        .upper()
+        .map_or(BODY_LIMIT, |n| n.min(BODY_LIMIT as u64) as usize);
+    let reserved = match reserve {
+        0 => None,
+        n => Some(limits.reserve(n).await.ok_or_else(|| {
+            Failure::unavailable(
+                "the server holds as many request bodies as it takes at once; retry later",
+                "1",
+            )
+        })?),
+    };
     match tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, BODY_LIMIT).collect()).await {
         Err(_) => Err(Failure::bad_request(
             "the request body did not arrive in time",
         )),
         Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
         Ok(Err(_)) => Err(Failure::bad_request("the request body could not be read")),
-        Ok(Ok(collected)) => Ok(collected.to_bytes()),
+        Ok(Ok(collected)) => Ok((collected.to_bytes(), reserved)),
     }
 }
 
@@ -388,10 +463,14 @@ fn parse_body(
         };
     };
     // serde_json refuses nesting deeper than 128 levels with an error, not
-    // a stack overflow. Its messages give a position, never the input.
-    let value = match serde_json::from_str::<Value>(text) {
+    // a stack overflow. Its messages give a position, never the input; a
+    // repeated key (refused at any depth) is named by its path.
+    let value = match json::from_str(text) {
         Ok(value) => value,
         Err(_) if lenient => return Ok(None),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(Failure::bad_request(format!("the request body has a {e}")));
+        }
         Err(e) => {
             return Err(Failure::bad_request(format!(
                 "the request body is not JSON: {e}"

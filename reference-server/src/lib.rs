@@ -21,20 +21,27 @@
 //! [`fault`] (the rules broken on purpose, one table entry each),
 //! `behaviour` (the seams where a fault changes the server), `routes` (the path),
 //! `handler` (the order of checks for one request), `validate` (the 417
-//! rules), `envelope` (answers and their headers), `tokens` (issued
-//! X-Auth-Tokens), `server` (listening and shutdown).
+//! rules), `json` (bodies parsed with duplicate keys refused), `envelope`
+//! (answers and their headers), `tokens` (issued X-Auth-Tokens), `server`
+//! (listening, caps and shutdown), `tls` (certificate and key for HTTPS).
 
 mod behaviour;
 mod envelope;
 pub mod fault;
 pub mod fixture;
 mod handler;
+mod json;
 mod routes;
 mod server;
+mod tls;
 mod tokens;
 mod validate;
 
 pub use fault::{Fault, UnknownFault};
 pub use fixture::{Fixture, FixtureError};
 pub use handler::BODY_LIMIT;
-pub use server::{RunningServer, Server, ServerOptions};
+pub use server::{
+    DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES,
+    RunningServer, Server, ServerOptions,
+};
+pub use tls::{TlsConfig, TlsError};

@@ -2,7 +2,7 @@
 //! flags, loads the fixture, serves until SIGINT or SIGTERM.
 //!
 //! Exit codes: 0 after a clean shutdown, 1 when the address cannot be bound,
-//! 2 for a bad flag or a broken fixture.
+//! 2 for a bad flag, a broken fixture or a bad TLS certificate or key.
 
 use std::io::Write;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -10,7 +10,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use reference_server::{Fault, Fixture, Server, ServerOptions};
+use std::time::Duration;
+
+use reference_server::{
+    DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES, Fault,
+    Fixture, Server, ServerOptions, TlsConfig,
+};
 
 /// A real HTTP implementation of the Component Authentication Claims interface.
 #[derive(Parser, Debug)]
@@ -34,6 +39,32 @@ struct Cli {
     /// No access log on stderr (for benchmarks).
     #[arg(long)]
     quiet: bool,
+    /// Serve HTTPS with this certificate chain (PEM, leaf first).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key of --tls-cert (PEM: PKCS#8, PKCS#1 or SEC1).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Connections served at once; more wait to be accepted.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CONNECTIONS,
+          value_parser = at_least_one)]
+    max_connections: usize,
+    /// Request-body bytes held at once across all connections; a request
+    /// whose body does not fit within 5 s is answered 503 with Retry-After.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_INFLIGHT_BODY_BYTES,
+          value_parser = at_least_one)]
+    max_inflight_body_bytes: usize,
+    /// Wait this many milliseconds before every answer (a slow server).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    latency: u64,
+}
+
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 fn main() -> ExitCode {
@@ -52,6 +83,24 @@ fn main() -> ExitCode {
         },
         None => Fixture::default_fixture(),
     };
+    let tls = match (&cli.tls_cert, &cli.tls_key) {
+        (Some(cert), Some(key)) => match TlsConfig::from_pem_files(cert, key) {
+            Ok(tls) => Some(tls),
+            Err(e) => {
+                eprintln!("reference-server: bad TLS certificate or key: {e}");
+                return ExitCode::from(2);
+            }
+        },
+        // clap requires both or neither.
+        _ => None,
+    };
+    if tls.is_some() && cli.fault == Some(Fault::HeaderNamesCaseSensitive) {
+        eprintln!(
+            "reference-server: the fault `header-names-case-sensitive` reads the raw request head, \
+             which TLS encrypts: run it without --tls-cert"
+        );
+        return ExitCode::from(2);
+    }
     if !cli.quiet {
         // One line per request on stderr: method, path, status and request
         // id only (the library never logs headers or bodies, so no secret).
@@ -73,6 +122,11 @@ fn main() -> ExitCode {
         fixture,
         fault: cli.fault,
         addr: SocketAddr::new(cli.host, cli.port),
+        tls,
+        max_connections: cli.max_connections,
+        max_inflight_body_bytes: cli.max_inflight_body_bytes,
+        body_budget_wait: DEFAULT_BODY_BUDGET_WAIT,
+        latency: Duration::from_millis(cli.latency),
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

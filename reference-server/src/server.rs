@@ -14,13 +14,16 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::{GracefulShutdown, Watcher};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
+use tokio::sync::{Semaphore, oneshot};
 use tokio::task::JoinHandle;
+use tokio_rustls::TlsAcceptor;
 
 use crate::fault::Fault;
 use crate::fixture::Fixture;
-use crate::handler::{App, ConnState, handle};
+use crate::handler::{App, ConnState, Limits, handle};
+use crate::tls::TlsConfig;
 
 /// A request head not complete after this long is dropped (hyper's own
 /// timer), so idle or slow connections do not pile up.
@@ -28,6 +31,16 @@ const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long shutdown waits for requests in flight before closing anyway.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// Default of [`ServerOptions::max_connections`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 512;
+
+/// Default of [`ServerOptions::max_inflight_body_bytes`]: 16 MiB, 256
+/// bodies at the 64 KiB limit.
+pub const DEFAULT_MAX_INFLIGHT_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// Default of [`ServerOptions::body_budget_wait`].
+pub const DEFAULT_BODY_BUDGET_WAIT: Duration = Duration::from_secs(5);
 
 /// How the server is started.
 #[derive(Clone, Debug)]
@@ -39,6 +52,26 @@ pub struct ServerOptions {
     /// Where to listen. Default: `127.0.0.1:0`, a free port on loopback, so
     /// tests never collide.
     pub addr: SocketAddr,
+    /// Serve HTTPS with this certificate and key. Default: none, plain HTTP.
+    pub tls: Option<TlsConfig>,
+    /// Connections served at once. Default 512. Past it, new connections
+    /// wait in the kernel's accept queue until one closes: each connection
+    /// holds buffers, so this bounds memory whatever the load.
+    pub max_connections: usize,
+    /// Request-body bytes held at once, across all connections. Default 16
+    /// MiB. A request reserves its declared `Content-Length` (64 KiB for a
+    /// chunked one) before its body is read, waiting up to
+    /// `body_budget_wait` for room; one that still does not fit is
+    /// answered 503 with `Retry-After: 1`, unread, and its connection
+    /// closed.
+    pub max_inflight_body_bytes: usize,
+    /// How long a request waits for room in the body budget. Default 5 s:
+    /// long enough for a burst of bodies to be read, short enough that a
+    /// client learns the server is full.
+    pub body_budget_wait: Duration,
+    /// Added before every answer, to play a distant or slow server.
+    /// Default: none.
+    pub latency: Duration,
 }
 
 impl Default for ServerOptions {
@@ -47,6 +80,11 @@ impl Default for ServerOptions {
             fixture: Fixture::default_fixture(),
             fault: None,
             addr: SocketAddr::from((Ipv4Addr::LOCALHOST, 0)),
+            tls: None,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_inflight_body_bytes: DEFAULT_MAX_INFLIGHT_BODY_BYTES,
+            body_budget_wait: DEFAULT_BODY_BUDGET_WAIT,
+            latency: Duration::ZERO,
         }
     }
 }
@@ -56,24 +94,75 @@ pub struct Server;
 
 impl Server {
     /// Binds `options.addr` and serves on the current tokio runtime.
+    ///
+    /// Refused (`InvalidInput`): a cap of 0, and TLS together with the
+    /// `header-names-case-sensitive` fault, which reads the raw request
+    /// head from the socket (encrypted under TLS).
     pub async fn start(options: ServerOptions) -> io::Result<RunningServer> {
-        let listener = TcpListener::bind(options.addr).await?;
+        let invalid = |what: &str| Err(io::Error::new(io::ErrorKind::InvalidInput, what));
+        if options.max_connections == 0 {
+            return invalid("max_connections must be at least 1");
+        }
+        if options.max_inflight_body_bytes == 0 {
+            return invalid("max_inflight_body_bytes must be at least 1");
+        }
+        if options.tls.is_some() && options.fault == Some(Fault::HeaderNamesCaseSensitive) {
+            return invalid(
+                "the fault `header-names-case-sensitive` reads the raw request head and cannot be served over TLS",
+            );
+        }
+        let listener = listen(options.addr)?;
         let addr = listener.local_addr()?;
-        let app = Arc::new(App::new(options.fixture, options.fault));
+        let scheme = if options.tls.is_some() {
+            "https"
+        } else {
+            "http"
+        };
+        let acceptor = options
+            .tls
+            .map(|tls| TlsAcceptor::from(Arc::clone(&tls.server)));
+        let limits = Limits::new(
+            options.max_inflight_body_bytes,
+            options.body_budget_wait,
+            options.latency,
+        );
+        let app = Arc::new(App::new(options.fixture, options.fault, limits));
+        let connections = Arc::new(Semaphore::new(options.max_connections));
         let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(accept_loop(listener, app, stopped));
+        let task = tokio::spawn(accept_loop(listener, app, acceptor, connections, stopped));
         Ok(RunningServer {
             addr,
+            scheme,
             stop: Some(stop),
             task: Some(task),
         })
     }
 }
 
+/// Connections the kernel keeps waiting for `accept` (capped by the
+/// system's `net.core.somaxconn`). Past `max_connections`, new connections
+/// wait here; tokio's default (1024) overflowed under 1 000 slow clients
+/// and a cap of 64, and an overflowing queue resets connections.
+const LISTEN_BACKLOG: u32 = 4096;
+
+fn listen(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = if addr.is_ipv4() {
+        TcpSocket::new_v4()?
+    } else {
+        TcpSocket::new_v6()?
+    };
+    // As TcpListener::bind does on Unix: a restarted server can rebind at once.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(LISTEN_BACKLOG)
+}
+
 /// A server that is listening. Dropping it starts a graceful shutdown in the
 /// background; [`RunningServer::shutdown`] also waits for it to finish.
 pub struct RunningServer {
     addr: SocketAddr,
+    scheme: &'static str,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
 }
@@ -84,9 +173,9 @@ impl RunningServer {
         self.addr
     }
 
-    /// `http://HOST:PORT`, without the `/v2/api` prefix.
+    /// `http://HOST:PORT` (`https://` with TLS), without the `/v2/api` prefix.
     pub fn base_url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     /// Stops accepting, lets requests in flight finish (up to 5 s), returns
@@ -109,15 +198,36 @@ impl Drop for RunningServer {
     }
 }
 
-async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: oneshot::Receiver<()>) {
+async fn accept_loop(
+    listener: TcpListener,
+    app: Arc<App>,
+    tls: Option<TlsAcceptor>,
+    connections: Arc<Semaphore>,
+    mut stopped: oneshot::Receiver<()>,
+) {
     let graceful = GracefulShutdown::new();
     loop {
-        tokio::select! {
+        // A free connection slot first, then accept: past the cap, new
+        // connections wait in the kernel's queue, costing us nothing.
+        let permit = tokio::select! {
             // A send or a dropped sender: either way, stop.
+            _ = &mut stopped => break,
+            permit = Arc::clone(&connections).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break, // never closed
+            },
+        };
+        tokio::select! {
             _ = &mut stopped => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _peer)) => {
-                    tokio::spawn(connection(stream, Arc::clone(&app), graceful.watcher()));
+                    let app = Arc::clone(&app);
+                    let watcher = graceful.watcher();
+                    let tls = tls.clone();
+                    tokio::spawn(async move {
+                        connection(stream, app, tls, watcher).await;
+                        drop(permit);
+                    });
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: wait, do not spin.
@@ -136,17 +246,36 @@ async fn accept_loop(listener: TcpListener, app: Arc<App>, mut stopped: oneshot:
     }
 }
 
-async fn connection(stream: TcpStream, app: Arc<App>, watcher: Watcher) {
-    // Under the header-case fault every connection carries one request, so
-    // the head peeked below is the head of the request served.
-    let one_request = app.behaviour.connection.header_names_case_sensitive;
-    let client_id_spelled_exactly = if one_request {
-        raw_head_spells_client_id(&stream).await
-    } else {
-        true
-    };
-    let state = Arc::new(ConnState::new(client_id_spelled_exactly, one_request));
+async fn connection(stream: TcpStream, app: Arc<App>, tls: Option<TlsAcceptor>, watcher: Watcher) {
     let _ = stream.set_nodelay(true);
+    let Some(tls) = tls else {
+        // Under the header-case fault every connection carries one request, so
+        // the head peeked below is the head of the request served.
+        let one_request = app.behaviour.connection.header_names_case_sensitive;
+        let client_id_spelled_exactly = if one_request {
+            raw_head_spells_client_id(&stream).await
+        } else {
+            true
+        };
+        let state = ConnState::new(client_id_spelled_exactly, one_request);
+        return serve(stream, app, state, watcher).await;
+    };
+    // A handshake gets as long as a request head; a failed one (an
+    // untrusted certificate, plain HTTP on the TLS port) just closes.
+    match tokio::time::timeout(HEADER_READ_TIMEOUT, tls.accept(stream)).await {
+        Ok(Ok(stream)) => serve(stream, app, ConnState::new(true, false), watcher).await,
+        Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),
+        Err(_) => tracing::debug!("TLS handshake timed out"),
+    }
+}
+
+/// HTTP/1.1 on one connection, plain or TLS.
+async fn serve<S>(stream: S, app: Arc<App>, state: ConnState, watcher: Watcher)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let one_request = state.close;
+    let state = Arc::new(state);
     let service = service_fn(move |req| {
         let app = Arc::clone(&app);
         let state = Arc::clone(&state);

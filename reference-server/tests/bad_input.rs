@@ -85,6 +85,51 @@ async fn large_but_allowed_json_is_judged_not_choked_on() {
 }
 
 #[tokio::test]
+async fn duplicate_keys_are_400_naming_the_key_at_any_depth() {
+    let server = start(None).await;
+    let client = client();
+    let with = |body: &str| {
+        Req::post("catalog", Some(ACME_MODEL))
+            .header("Content-Type", "application/json")
+            .body(body.as_bytes().to_vec())
+    };
+    // The last value would pass validation and match the model: refused.
+    let cases = [
+        (r#"{"account":"acme","pin":"x","pin":1234}"#, "`pin`"),
+        (
+            r#"{"account":"acme","account":"acme","pin":1234}"#,
+            "`account`",
+        ),
+        (
+            r#"{"account":"acme","pin":1234,"n":{"a":[{"b":1,"b":2}]}}"#,
+            "`n.a[0].b`",
+        ),
+    ];
+    for (body, key) in cases {
+        let resp = send(&client, &server, &with(body)).await;
+        resp.assert_error(400);
+        let message = resp.body()["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("duplicate key {key}")),
+            "{body}: {message}"
+        );
+        assert!(
+            !message.contains("1234") && !message.contains("acme"),
+            "{message}"
+        );
+    }
+    // On GET too, and before validation (no 417 for the unknown `n`).
+    let get = Req::get("catalog")
+        .header("Content-Type", "application/json")
+        .body(br#"{"n":1,"n":1}"#.to_vec());
+    send(&client, &server, &get).await.assert_error(400);
+    // Without the repeat, the same bodies are judged as usual.
+    let ok = send(&client, &server, &with(r#"{"account":"acme","pin":1234}"#)).await;
+    assert_eq!(ok.assert_ok()["model"]["uuid"], ACME_MODEL);
+    server.shutdown().await;
+}
+
+#[tokio::test]
 async fn odd_header_values_get_envelopes() {
     let server = start(None).await;
     let client = client();

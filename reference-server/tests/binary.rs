@@ -214,4 +214,18 @@ fn list_faults_and_bad_flags() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no-such-fault"));
+    for (flag, value) in [
+        ("--max-connections", "0"),
+        ("--max-inflight-body-bytes", "0"),
+        ("--max-connections", "many"),
+        ("--latency", "soon"),
+    ] {
+        let output = Command::new(BIN)
+            .args(["--port", "0", flag, value])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flag} {value}: {stderr}");
+        assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
+    }
 }

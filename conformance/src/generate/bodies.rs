@@ -90,9 +90,12 @@ impl Fields {
         )
     }
 
-    /// The body as JSON text, with `changes` applied in order.
+    /// The body as JSON text, with `changes` applied in order. Each added
+    /// field has a key of its own (`conformance_unknown`, then `_2`, ...):
+    /// the body stays a JSON object with distinct keys.
     pub fn with(&self, changes: &[Change]) -> String {
         let mut fields: Vec<Option<(String, String)>> = self.0.iter().cloned().map(Some).collect();
+        let mut added = 0;
         for change in changes {
             match *change {
                 Change::Set(i, lit) => {
@@ -105,7 +108,15 @@ impl Fields {
                         *f = None;
                     }
                 }
-                Change::Add(lit) => fields.push(Some((UNKNOWN.to_owned(), lit.to_owned()))),
+                Change::Add(lit) => {
+                    added += 1;
+                    let key = if added == 1 {
+                        UNKNOWN.to_owned()
+                    } else {
+                        format!("{UNKNOWN}_{added}")
+                    };
+                    fields.push(Some((key, lit.to_owned())));
+                }
             }
         }
         let parts: Vec<String> = fields
@@ -129,7 +140,7 @@ impl Fields {
         match change {
             Change::Set(i, lit) => format!("`{}` set to {}", name(*i), short(lit)),
             Change::Drop(i) => format!("`{}` left out", name(*i)),
-            Change::Add(lit) => format!("an unknown field `{UNKNOWN}`: {}", short(lit)),
+            Change::Add(lit) => format!("an unknown field: {}", short(lit)),
         }
     }
 }

@@ -1,0 +1,188 @@
+//! JSON as the server reads a body: serde_json's parser, with objects that
+//! refuse a key they already hold, at any depth.
+//!
+//! `serde_json::Value` keeps the last of two equal keys, so
+//! `{"pin":"x","pin":1234}` would be validated as `{"pin":1234}` while a
+//! proxy or another parser in front of the server saw `"x"`. A repeated key
+//! is refused instead (400, spec/README.md: duplicate keys), naming its
+//! path, never a value.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+/// Parses `text` as JSON whose objects have no repeated keys. The error is
+/// serde_json's (position included); a repeated key is an error of category
+/// `Data` reading `duplicate key `a.b``.
+pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Node { at: None }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
+/// Where a value sits: the chain of keys and indices up to the root,
+/// borrowed from the stack, so nothing is allocated unless a key repeats.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    step: Step<'a>,
+    parent: Option<&'a Path<'a>>,
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            write!(f, "{parent}")?;
+        }
+        match self.step {
+            Step::Key(key) if self.parent.is_some() => write!(f, ".{key}"),
+            Step::Key(key) => write!(f, "{key}"),
+            Step::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+/// One value to read, and where it sits.
+struct Node<'a> {
+    at: Option<&'a Path<'a>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Node<'_> {
+    type Value = Value;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Node<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let here = Path {
+                step: Step::Index(items.len()),
+                parent: self.at,
+            };
+            match seq.next_element_seed(Node { at: Some(&here) })? {
+                Some(item) => items.push(item),
+                None => return Ok(Value::Array(items)),
+            }
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let here = Path {
+                step: Step::Key(&key),
+                parent: self.at,
+            };
+            if fields.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key `{here}`")));
+            }
+            let value = map.next_value_seed(Node { at: Some(&here) })?;
+            fields.insert(key, value);
+        }
+        Ok(Value::Object(fields))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::error::Category;
+
+    fn refused(text: &str) -> String {
+        match from_str(text) {
+            Ok(v) => panic!("{text} was taken as {v}"),
+            Err(e) => {
+                assert_eq!(e.classify(), Category::Data, "{e}");
+                e.to_string()
+            }
+        }
+    }
+
+    #[test]
+    fn same_values_as_serde_json_when_no_key_repeats() {
+        for text in [
+            r#"{"a":1,"b":[true,null,-2,3.5,"x",{"c":{}}],"d":18446744073709551615}"#,
+            r#"[{"a":1},{"a":2}]"#,
+            "\"text\"",
+            "42",
+            "  null ",
+        ] {
+            let ours = from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let theirs: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(ours, theirs, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_key_is_refused_at_any_depth_naming_its_path() {
+        let top = refused(r#"{"pin":"x","pin":1234}"#);
+        assert!(top.starts_with("duplicate key `pin`"), "{top}");
+        assert!(!top.contains("1234"), "{top}");
+        let deep = refused(r#"{"a":{"b":[1,{"c":1,"c":2}]}}"#);
+        assert!(deep.starts_with("duplicate key `a.b[1].c`"), "{deep}");
+        let in_array = refused(r#"[{"k":1,"k":1}]"#);
+        assert!(in_array.starts_with("duplicate key `[0].k`"), "{in_array}");
+        // The same key spelled with an escape is the same key.
+        refused(r#"{"pin":1,"p\u0069n":2}"#);
+    }
+
+    #[test]
+    fn syntax_errors_and_depth_stay_serde_json_s() {
+        for text in ["{", "{} {}", "[1,]", "nul"] {
+            let e = from_str(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text} taken"));
+            assert_ne!(e.classify(), Category::Data, "{text}: {e}");
+        }
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let e = from_str(&deep)
+            .err()
+            .unwrap_or_else(|| panic!("deep taken"));
+        assert!(e.to_string().contains("recursion limit"), "{e}");
+    }
+}

@@ -1,0 +1,274 @@
+//! The caps that keep memory bounded under load, and the added latency: raw
+//! connections on loopback, held open or half-sent on purpose.
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use common::*;
+use reference_server::{RunningServer, Server, ServerOptions};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+async fn start_with(options: ServerOptions) -> RunningServer {
+    Server::start(options)
+        .await
+        .unwrap_or_else(|e| panic!("cannot start: {e}"))
+}
+
+fn head(method: &str, extra: &str) -> String {
+    format!(
+        "{method} /v2/api/component/catalog/auth HTTP/1.1\r\nHost: x\r\n\
+         X-Client-Id: {CLIENT_ID}\r\nX-Client-Secret: {CLIENT_SECRET}\r\n{extra}\r\n"
+    )
+}
+
+/// Reads one answer (head and `Content-Length` body) from a kept-alive
+/// connection; `None` if none is complete within `wait`.
+async fn read_answer(stream: &mut TcpStream, wait: Duration) -> Option<String> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let mut buf = Vec::new();
+    loop {
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let length = text[..end]
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().to_owned())
+                })
+                .and_then(|v| v.parse::<usize>().ok())
+                .unwrap_or(0);
+            if buf.len() >= end + 4 + length {
+                return Some(text);
+            }
+        }
+        let mut chunk = [0u8; 4096];
+        match tokio::time::timeout_at(deadline, stream.read(&mut chunk)).await {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => return None,
+            Ok(Ok(n)) => buf.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+async fn connect(server: &RunningServer) -> TcpStream {
+    TcpStream::connect(server.addr())
+        .await
+        .unwrap_or_else(|e| panic!("connect: {e}"))
+}
+
+async fn write(stream: &mut TcpStream, bytes: &[u8]) {
+    stream
+        .write_all(bytes)
+        .await
+        .unwrap_or_else(|e| panic!("write: {e}"));
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_wait_until_one_closes() {
+    let server = start_with(ServerOptions {
+        max_connections: 2,
+        ..ServerOptions::default()
+    })
+    .await;
+    let get = head("GET", "");
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        let mut stream = connect(&server).await;
+        write(&mut stream, get.as_bytes()).await;
+        let answer = read_answer(&mut stream, Duration::from_secs(5)).await;
+        let answer = answer.unwrap_or_else(|| panic!("a connection under the cap was not served"));
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        held.push(stream); // kept alive, holding its slot
+    }
+    // The third is accepted by the kernel but not served while two are open.
+    let mut third = connect(&server).await;
+    write(&mut third, get.as_bytes()).await;
+    assert_eq!(
+        read_answer(&mut third, Duration::from_millis(400)).await,
+        None,
+        "a third connection was served past a cap of 2"
+    );
+    // One closes: the third is served.
+    drop(held.pop());
+    let answer = read_answer(&mut third, Duration::from_secs(5)).await;
+    let answer = answer.unwrap_or_else(|| panic!("the waiting connection was never served"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    // Kept-alive connections under the cap go on being served.
+    write(&mut held[0], get.as_bytes()).await;
+    assert!(
+        read_answer(&mut held[0], Duration::from_secs(5))
+            .await
+            .is_some()
+    );
+    drop(held);
+    drop(third);
+    server.shutdown().await;
+}
+
+/// A slow client that declared 60 000 bytes and sent 100: once the server
+/// has reserved its bytes, `probe` (another 60 000) no longer fits in a
+/// budget of 100 000. Returns the slow connection and the rest of its body.
+async fn hold_60_000(server: &RunningServer) -> (TcpStream, Vec<u8>) {
+    let mut slow = connect(server).await;
+    let slow_head = head(
+        "GET",
+        "Content-Type: application/json\r\nContent-Length: 60000\r\n",
+    );
+    write(&mut slow, slow_head.as_bytes()).await;
+    let body = body(60_000);
+    write(&mut slow, &body[..100]).await;
+    (slow, body[100..].to_vec())
+}
+
+fn body(n: usize) -> Vec<u8> {
+    let mut body = b"{\"account\":\"acme\",\"pin\":1234}".to_vec();
+    body.resize(n, b' ');
+    body
+}
+
+fn big() -> Req {
+    Req::get("catalog")
+        .header("Content-Type", "application/json")
+        .body(body(60_000))
+}
+
+async fn finish(mut slow: TcpStream, rest: &[u8]) {
+    write(&mut slow, rest).await;
+    let answer = read_answer(&mut slow, Duration::from_secs(5)).await;
+    let answer = answer.unwrap_or_else(|| panic!("the slow request was not answered"));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+#[tokio::test]
+async fn bodies_past_the_byte_budget_wait_then_get_503_with_retry_after() {
+    let wait = Duration::from_millis(200);
+    let server = start_with(ServerOptions {
+        max_inflight_body_bytes: 100_000,
+        body_budget_wait: wait,
+        ..ServerOptions::default()
+    })
+    .await;
+    let client = client();
+    let (slow, rest) = hold_60_000(&server).await;
+
+    // Until the server has reserved the slow body's bytes, a big one passes;
+    // then it waits for room, and is refused unread: 503, Retry-After, 7.1.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let refused = loop {
+        let started = Instant::now();
+        let resp = send(&client, &server, &big()).await;
+        if resp.status == 503 {
+            assert!(started.elapsed() >= wait, "refused without waiting");
+            break resp;
+        }
+        assert_eq!(resp.status, 200, "{}", String::from_utf8_lossy(&resp.bytes));
+        assert!(
+            Instant::now() < deadline,
+            "no 503 while 60 000 of 100 000 bytes were held"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    refused.assert_error(503);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    assert_eq!(refused.header("connection"), Some("close"));
+    // What fits still passes, and a request without a body is never refused.
+    let small = Req::get("catalog").json(serde_json::json!({"account": "acme", "pin": 1234}));
+    send(&client, &server, &small).await.assert_ok();
+    send(&client, &server, &Req::get("catalog"))
+        .await
+        .assert_ok();
+
+    // The slow body completes and is answered: its bytes are given back.
+    finish(slow, &rest).await;
+    send(&client, &server, &big()).await.assert_ok();
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_body_waiting_for_the_budget_is_read_once_room_is_made() {
+    let server = start_with(ServerOptions {
+        max_inflight_body_bytes: 100_000,
+        ..ServerOptions::default() // waits up to 5 s
+    })
+    .await;
+    let client = client();
+    let (slow, rest) = hold_60_000(&server).await;
+    // Give the server time to read the slow head (a small GET on another
+    // connection is answered only after the accept loop has run again).
+    send(&client, &server, &Req::get("catalog"))
+        .await
+        .assert_ok();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    let waiting = {
+        let (client, url) = (client.clone(), server.base_url());
+        tokio::spawn(async move {
+            let started = Instant::now();
+            let resp = client
+                .get(format!("{url}/v2/api/component/catalog/auth"))
+                .header("X-Client-Id", CLIENT_ID)
+                .header("X-Client-Secret", CLIENT_SECRET)
+                .header("Content-Type", "application/json")
+                .body(body(60_000))
+                .send()
+                .await
+                .map(|r| r.status().as_u16());
+            (resp, started.elapsed())
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !waiting.is_finished(),
+        "a body past the budget was read at once"
+    );
+    finish(slow, &rest).await;
+    let (status, took) = waiting.await.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(status.ok(), Some(200));
+    assert!(took >= Duration::from_millis(300), "{took:?}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn a_budget_smaller_than_a_body_refuses_it_and_a_chunked_body_reserves_the_limit() {
+    let server = start_with(ServerOptions {
+        max_inflight_body_bytes: 1_000,
+        ..ServerOptions::default()
+    })
+    .await;
+    let client = client();
+    let fits = Req::get("catalog").json(serde_json::json!({"account": "acme", "pin": 1234}));
+    send(&client, &server, &fits).await.assert_ok();
+    // Larger than the whole budget: it could never fit, so no wait.
+    let started = Instant::now();
+    send(&client, &server, &Req::get("catalog").body(body(1_001)))
+        .await
+        .assert_error(503);
+    assert!(started.elapsed() < Duration::from_secs(2));
+    // Chunked: no declared length, so the whole 64 KiB limit is reserved.
+    let raw = format!(
+        "{}0\r\n\r\n",
+        head("GET", "Transfer-Encoding: chunked\r\nConnection: close\r\n")
+    );
+    let answer = send_raw(&server, raw.as_bytes()).await;
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    server.shutdown().await;
+}
+
+#[tokio::test]
+async fn latency_delays_every_answer() {
+    let latency = Duration::from_millis(150);
+    let server = start_with(ServerOptions {
+        latency,
+        ..ServerOptions::default()
+    })
+    .await;
+    let client = client();
+    for req in [Req::get("catalog"), Req::get("nope")] {
+        let started = Instant::now();
+        let resp = send(&client, &server, &req).await;
+        let took = started.elapsed();
+        assert!(took >= latency, "answered {} in {took:?}", resp.status);
+    }
+    server.shutdown().await;
+}
