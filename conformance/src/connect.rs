@@ -224,6 +224,26 @@ mod tests {
     }
 
     #[test]
+    fn a_client_certificate_and_key_load_and_a_bad_key_is_named() {
+        let made = rcgen::generate_simple_self_signed(vec!["client".to_owned()]).expect("cert");
+        let dir = std::env::temp_dir().join(format!("connect-id-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let (cert, key, bad) = (dir.join("c.pem"), dir.join("k.pem"), dir.join("bad.pem"));
+        std::fs::write(&cert, made.cert.pem()).expect("write");
+        std::fs::write(&key, made.signing_key.serialize_pem()).expect("write");
+        std::fs::write(&bad, "not a key").expect("write");
+        let mut c = Connect::default();
+        c.set_identity(Some(&cert), Some(&key)).expect("loads");
+        assert!(c.identity.is_some());
+        let e = c
+            .set_identity(Some(&cert), Some(&bad))
+            .expect_err("bad key");
+        assert!(e.to_string().contains("bad.pem"), "{e}");
+        assert!(c.builder(&Limits::default()).build().is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn identity_needs_both_halves() {
         let mut c = Connect::default();
         let e = c

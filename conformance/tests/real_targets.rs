@@ -199,3 +199,50 @@ async fn rate_and_deadline_are_kept() {
     assert_eq!(report.pace.deadline_ms, Some(1));
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
+    use conformance::connect::Connect;
+    use conformance::runner::RunError;
+    let made =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).expect("a certificate");
+    let (cert, key) = (made.cert.pem(), made.signing_key.serialize_pem());
+    let server = reference_server::Server::start(reference_server::ServerOptions {
+        tls: Some(
+            reference_server::TlsConfig::from_pem(cert.as_bytes(), key.as_bytes())
+                .expect("tls config"),
+        ),
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    let url = server.base_url();
+    assert!(url.starts_with("https://"), "{url}");
+
+    // Untrusted: one clear refusal, before any check runs.
+    let mut options = RunOptions {
+        connect: Connect {
+            no_proxy: true,
+            ..Connect::default()
+        },
+        ..RunOptions::default()
+    };
+    match run(profile(url.clone()), &options).await {
+        Err(RunError::Unreachable { reason, .. }) => {
+            assert!(reason.contains("certificate"), "{reason}");
+            assert!(reason.contains("--ca-cert"), "{reason}");
+        }
+        other => panic!("expected an untrusted certificate to be refused, got {other:?}"),
+    }
+
+    // Trusted through --ca-cert: the whole suite passes over https.
+    let ca = std::env::temp_dir().join(format!("conformance-ca-{}.pem", std::process::id()));
+    std::fs::write(&ca, &cert).expect("write the CA");
+    options.connect.add_ca_file(&ca).expect("a PEM certificate");
+    let report = run(profile(url), &options).await.expect("run");
+    let failed: Vec<_> = report.failed().map(|r| r.id.clone()).collect();
+    assert_eq!(report.exit_code(), 0, "failed over https: {failed:?}");
+    assert!(report.summary.passed > 80);
+    let _ = std::fs::remove_file(&ca);
+    server.shutdown().await;
+}
