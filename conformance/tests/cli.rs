@@ -477,3 +477,34 @@ fn check_profile_says_what_cannot_run_and_what_to_add() {
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
     assert!(stdout(&out).contains("Every selected MUST check can run."));
 }
+
+#[test]
+fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/ci-example.yml"
+    ))
+    .expect("docs/ci-example.yml");
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("valid YAML");
+    let steps = yaml["jobs"]["conformance"]["steps"]
+        .as_sequence()
+        .expect("steps");
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    assert!(
+        runs.iter()
+            .any(|r| r.contains("cargo install --locked --git") && r.contains("--tag")),
+        "the runner is installed at a pinned tag"
+    );
+    assert!(
+        !runs.iter().any(|r| r.contains("cargo run") || r.contains("-p conformance")),
+        "the server's repository has no copy of this workspace"
+    );
+    let help = stdout(&conformance(&["--help"], &[]));
+    let words = runs
+        .iter()
+        .filter(|r| r.trim_start().starts_with("conformance"))
+        .flat_map(|r| r.split_whitespace());
+    for flag in words.filter(|w| w.starts_with("--")) {
+        assert!(help.contains(flag), "{flag} is not a flag of conformance");
+    }
+}
