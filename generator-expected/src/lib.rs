@@ -9,4 +9,6 @@ pub mod extended;
 #[rustfmt::skip]
 pub mod features;
 #[rustfmt::skip]
+pub mod hostile;
+#[rustfmt::skip]
 pub mod minimal;

@@ -24,6 +24,10 @@ const PAIRS: &[(&str, &str)] = &[
         "generator/fixtures/extended.yaml",
         "generator-expected/src/extended.rs",
     ),
+    (
+        "generator/fixtures/hostile.yaml",
+        "generator-expected/src/hostile.rs",
+    ),
 ];
 
 fn generate(spec: &str) -> String {

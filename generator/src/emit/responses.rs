@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{doc, ident, rust_type};
-use crate::model::{Api, Operation, Response, TypeRef};
+use super::{comment_text, doc, ident, rust_type};
+use crate::model::{Api, Operation, Response, Status, TypeRef};
 
 pub fn emit(api: &Api) -> TokenStream {
     let items = api.operations.iter().map(operation);
@@ -28,8 +28,9 @@ fn variant_constants(api: &Api) -> TokenStream {
             all.insert("Undocumented".to_owned());
         }
     }
+    let mut scope = crate::names::Scope::default();
     let consts = all.iter().map(|name| {
-        let konst = ident(&crate::names::snake(name).to_uppercase());
+        let konst = ident(&scope.claim(&crate::names::screaming(name)));
         quote!(pub const #konst: &str = #name;)
     });
     quote! {
@@ -58,15 +59,11 @@ fn operation(op: &Operation) -> TokenStream {
     let mut header_structs = Vec::new();
     for response in &documented {
         let variant = ident(&response.variant);
+        let first_line = first_line(&response.description);
         let status = match response.status {
-            Some(code) => format!(
-                " {code}: {}",
-                response.description.lines().next().unwrap_or("")
-            ),
-            None => format!(
-                " Any other status: {}",
-                response.description.lines().next().unwrap_or("")
-            ),
+            Status::Code(code) => format!(" {code}: {first_line}"),
+            Status::Range(hundreds) => format!(" {hundreds}XX: {first_line}"),
+            Status::Default => format!(" Any other status: {first_line}"),
         };
         let body_ty = match &response.body {
             Some(ty) => rust_type(ty, &types),
@@ -101,9 +98,15 @@ fn operation(op: &Operation) -> TokenStream {
                 Self::#variant(::client_runtime::Decoded { headers: #headers_value, body: (), raw })
             },
         };
+        // Exact codes first, then ranges, then the default: the first
+        // matching arm wins.
         arms.push(match response.status {
-            Some(code) => quote!(#code => #decode,),
-            None => quote!(_ => #decode,),
+            Status::Code(code) => (0, quote!(#code => #decode,)),
+            Status::Range(hundreds) => {
+                let (low, high) = (hundreds * 100, hundreds * 100 + 99);
+                (1, quote!(#low..=#high => #decode,))
+            }
+            Status::Default => (2, quote!(_ => #decode,)),
         });
         raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
         let variant_name = response.variant.as_str();
@@ -115,11 +118,13 @@ fn operation(op: &Operation) -> TokenStream {
             /// A status the spec does not document for this operation.
             Undocumented(::client_runtime::RawResponse),
         });
-        arms.push(quote!(_ => Self::Undocumented(raw),));
+        arms.push((2, quote!(_ => Self::Undocumented(raw),)));
         raws.push(quote!(Self::Undocumented(raw) => raw,));
         names.push(quote!(Self::Undocumented(_) => "Undocumented",));
     }
 
+    arms.sort_by_key(|(rank, _)| *rank);
+    let arms = arms.into_iter().map(|(_, arm)| arm);
     quote! {
         #[doc = #enum_doc]
         ///
@@ -183,10 +188,10 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
         } else {
             "optional"
         };
-        let head = format!(
+        let head = comment_text(&format!(
             " `{}` ({required}); `None` when absent or not parseable.",
             header.name
-        );
+        ));
         let doc = doc(header.description.as_deref());
         let field = ident(&header.rust_name);
         let ty = rust_type(scalar(&header.ty), &quote!(types::));
@@ -199,7 +204,7 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
     });
     let struct_doc = format!(
         " The documented headers of the answer: {}",
-        response.description.lines().next().unwrap_or("")
+        first_line(&response.description)
     );
     quote! {
         #[doc = #struct_doc]
@@ -223,4 +228,13 @@ fn scalar(ty: &TypeRef) -> &TypeRef {
         TypeRef::Optional(inner) => inner,
         other => other,
     }
+}
+
+/// The first line of a description, safe for a comment.
+fn first_line(text: &str) -> String {
+    let line = text
+        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
+        .next()
+        .unwrap_or("");
+    comment_text(line)
 }
