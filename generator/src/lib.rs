@@ -31,11 +31,66 @@ pub use error::Diagnostic;
 
 /// Generates the bindings for the spec at `path`.
 pub fn generate(path: &Path) -> Result<String, Diagnostic> {
-    let source = load::Source::read(path)?;
-    generate_source(&source)
+    guarded(path, || {
+        let source = load::Source::read(path)?;
+        generate_source(&source)
+    })
 }
 
-/// Generates the bindings for a spec already read.
+/// Generates the bindings for spec text already read (named `path` in
+/// messages).
+pub fn generate_text(path: &Path, text: String) -> Result<String, Diagnostic> {
+    guarded(path, || {
+        let source = load::Source::parse(path, text)?;
+        generate_source(&source)
+    })
+}
+
+/// The stack the generator runs on: parsing and lowering recurse once per
+/// level of the document, which is at most [`load::MAX_DEPTH`] deep; an
+/// unoptimised build needs about 4 MiB for that, more than a test thread's
+/// 2 MiB, so every run gets its own thread with room to spare.
+const STACK_BYTES: usize = 64 * 1024 * 1024;
+
+/// Runs `work` on a thread with [`STACK_BYTES`] of stack; a panic (a bug in
+/// the generator) becomes a [`Diagnostic`] that says so, never exit 101.
+fn guarded(
+    path: &Path,
+    work: impl FnOnce() -> Result<String, Diagnostic> + Send,
+) -> Result<String, Diagnostic> {
+    let outcome = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name("generator".into())
+            .stack_size(STACK_BYTES)
+            .spawn_scoped(scope, work)
+            .map(|handle| handle.join())
+    });
+    let internal = |what: String| Diagnostic {
+        file: path.to_owned(),
+        line: None,
+        pointer: String::new(),
+        message: format!("{INTERNAL_ERROR}: {what}"),
+        hint: "please report it with the spec that caused it".into(),
+    };
+    match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(panic)) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(internal(what))
+        }
+        Err(e) => Err(internal(format!("cannot start a thread: {e}"))),
+    }
+}
+
+/// How a message caused by a bug in the generator, not by the input, starts.
+pub const INTERNAL_ERROR: &str = "internal error in the generator";
+
+/// Generates the bindings for a spec already read (on the caller's stack;
+/// see [`generate_text`] for a guarded run).
 pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
     let api = lower::lower(&source.document).map_err(|e| source.diagnose(e))?;
     let header = header(&source.path, &source.text, &api);
@@ -43,9 +98,7 @@ pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
         file: source.path.clone(),
         line: None,
         pointer: String::new(),
-        message: format!(
-            "the generated code does not parse as Rust ({e}); this is a bug in the generator"
-        ),
+        message: format!("{INTERNAL_ERROR}: the generated code does not parse as Rust ({e})"),
         hint: "please report it with the spec that caused it".into(),
     })
 }
