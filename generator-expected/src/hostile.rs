@@ -550,7 +550,7 @@ impl ::client_runtime::DecodeResponse for SendResponse {
                     raw,
                 })
             }
-            400u16..=499u16 => {
+            status if status / 100 == 4u16 => {
                 Self::ClientError(::client_runtime::Decoded {
                     headers: (),
                     body: (),

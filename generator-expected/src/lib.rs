@@ -12,3 +12,13 @@ pub mod features;
 pub mod hostile;
 #[rustfmt::skip]
 pub mod minimal;
+#[rustfmt::skip]
+pub mod composition;
+#[rustfmt::skip]
+pub mod openapi31;
+#[rustfmt::skip]
+pub mod petstore_expanded;
+#[rustfmt::skip]
+pub mod query_arrays;
+#[rustfmt::skip]
+pub mod status_ranges;

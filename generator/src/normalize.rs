@@ -16,7 +16,9 @@
 //!   member of `oneOf`/`anyOf` → `nullable: true`; numeric
 //!   `exclusiveMinimum`/`exclusiveMaximum` → the 3.0 boolean form; the
 //!   annotations `examples`, `$schema`, `$id`, `$comment`,
-//!   `contentMediaType`, `contentEncoding` dropped; and refuses the rest of
+//!   `contentMediaType`, `contentEncoding` dropped; `webhooks` dropped (a
+//!   client does not receive them); a missing `responses` made empty; and
+//!   refuses the rest of
 //!   JSON Schema 2020-12 (`prefixItems`, `if`, `patternProperties`, …),
 //!   naming the keyword and its pointer;
 //! - makes implicit types explicit (`properties` without `type` is an
@@ -239,6 +241,10 @@ impl Walker {
                 continue;
             };
             let at = at.join(method);
+            if self.version == Version::V31 && !operation.contains_key("responses") {
+                // 3.1 makes `responses` optional: none documented.
+                operation.insert("responses".into(), Value::Object(Map::new()));
+            }
             if let Some(params) = operation
                 .get_mut("parameters")
                 .and_then(Value::as_array_mut)

@@ -36,6 +36,11 @@ const BASES: &[&str] = &[
     "generator/fixtures/minimal.yaml",
     "generator/fixtures/features.yaml",
     "generator/fixtures/hostile.yaml",
+    "generator/fixtures/composition.yaml",
+    "generator/fixtures/query_arrays.yaml",
+    "generator/fixtures/status_ranges.yaml",
+    "generator/fixtures/openapi31.yaml",
+    "generator/fixtures/petstore_expanded.yaml",
 ];
 
 const ODD: &[&str] = &[

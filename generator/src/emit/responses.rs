@@ -101,12 +101,10 @@ fn operation(op: &Operation) -> TokenStream {
         // Exact codes first, then ranges, then the default: the first
         // matching arm wins.
         arms.push(match response.status {
-            Status::Code(code) => (0, quote!(#code => #decode,)),
-            Status::Range(hundreds) => {
-                let (low, high) = (hundreds * 100, hundreds * 100 + 99);
-                (1, quote!(#low..=#high => #decode,))
-            }
-            Status::Default => (2, quote!(_ => #decode,)),
+            Status::Code(code) => (0, quote!(#code), decode),
+            // A guard, not `400..=499`: the exact codes before it overlap.
+            Status::Range(hundreds) => (1, quote!(status if status / 100 == #hundreds), decode),
+            Status::Default => (2, quote!(_), decode),
         });
         raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
         let variant_name = response.variant.as_str();
@@ -118,13 +116,25 @@ fn operation(op: &Operation) -> TokenStream {
             /// A status the spec does not document for this operation.
             Undocumented(::client_runtime::RawResponse),
         });
-        arms.push((2, quote!(_ => Self::Undocumented(raw),)));
+        arms.push((2, quote!(_), quote!(Self::Undocumented(raw))));
         raws.push(quote!(Self::Undocumented(raw) => raw,));
         names.push(quote!(Self::Undocumented(_) => "Undocumented",));
     }
 
-    arms.sort_by_key(|(rank, _)| *rank);
-    let arms = arms.into_iter().map(|(_, arm)| arm);
+    arms.sort_by_key(|(rank, _, _)| *rank);
+    let decode_body = if let [(2, _, only)] = &arms[..] {
+        // Only the catch-all: no `match` (one arm would draw a lint).
+        only.clone()
+    } else {
+        let arms = arms
+            .iter()
+            .map(|(_, pattern, body)| quote!(#pattern => #body,));
+        quote! {
+            match raw.status {
+                #(#arms)*
+            }
+        }
+    };
     quote! {
         #[doc = #enum_doc]
         ///
@@ -164,9 +174,7 @@ fn operation(op: &Operation) -> TokenStream {
 
         impl ::client_runtime::DecodeResponse for #name {
             fn decode(raw: ::client_runtime::RawResponse) -> Self {
-                match raw.status {
-                    #(#arms)*
-                }
+                #decode_body
             }
 
             fn raw(&self) -> &::client_runtime::RawResponse {
