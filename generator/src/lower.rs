@@ -793,13 +793,17 @@ impl<'a> Lowerer<'a> {
                 description: property_description,
             });
         }
+        // Required but not declared: JSON Schema reads it as "present, any
+        // value", and so does the struct.
         for required in &object.required {
             if !object.properties.contains_key(required) {
-                return Err(LowerError::new(
-                    &at.join("required"),
-                    format!("`{required}` is required but not among the properties"),
-                    format!("add `{required}` to `properties`, or remove it from `required`"),
-                ));
+                fields.push(Field {
+                    name: required.clone(),
+                    rust_name: scope.claim(&snake(required)),
+                    required: true,
+                    ty: TypeRef::Value,
+                    description: None,
+                });
             }
         }
         Ok(self.define(

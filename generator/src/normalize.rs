@@ -184,7 +184,16 @@ fn check_refs(value: &Value, at: &Pointer) -> Result<()> {
                 if DATA_KEYWORDS.contains(&key.as_str()) || key.starts_with("x-") {
                     continue;
                 }
-                check_refs(value, &at.join(key))?;
+                match (key.as_str(), value) {
+                    // Keys of `properties` are names (a property may be
+                    // called `$ref`): check what each names.
+                    ("properties", Value::Object(properties)) => {
+                        for (name, property) in properties {
+                            check_refs(property, &at.join(key).join(name))?;
+                        }
+                    }
+                    _ => check_refs(value, &at.join(key))?,
+                }
             }
             Ok(())
         }
@@ -490,6 +499,16 @@ fn make_types_explicit(map: &mut Map<String, Value>) {
         return;
     }
     if map.contains_key("type") {
+        return;
+    }
+    if map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_null))
+    {
+        // `enum: [null]`: nothing but null.
+        map.remove("enum");
+        map.insert("nullable".into(), Value::Bool(true));
         return;
     }
     let implied = if map.contains_key("properties") || map.contains_key("additionalProperties") {
