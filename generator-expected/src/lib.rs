@@ -9,4 +9,16 @@ pub mod extended;
 #[rustfmt::skip]
 pub mod features;
 #[rustfmt::skip]
+pub mod hostile;
+#[rustfmt::skip]
 pub mod minimal;
+#[rustfmt::skip]
+pub mod composition;
+#[rustfmt::skip]
+pub mod openapi31;
+#[rustfmt::skip]
+pub mod petstore_expanded;
+#[rustfmt::skip]
+pub mod query_arrays;
+#[rustfmt::skip]
+pub mod status_ranges;

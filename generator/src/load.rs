@@ -8,6 +8,7 @@ use std::path::Path;
 use openapiv3::OpenAPI;
 
 use crate::error::{Diagnostic, LowerError, Pointer};
+use crate::normalize;
 
 /// A parsed document and the text it came from (kept to find lines later).
 pub struct Source {
@@ -16,15 +17,43 @@ pub struct Source {
     pub document: OpenAPI,
 }
 
+/// The largest spec read: 8 MiB, far above any real API description (the
+/// GitHub REST API, one of the largest, is about 10 MiB as JSON only
+/// when all its examples are inlined), and small enough that reading, parsing
+/// and lowering stay well under a second.
+pub const MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// The deepest nesting of mappings and sequences read: 128 levels, what
+/// serde_yaml itself allows. Real specs nest about 20 deep.
+pub const MAX_DEPTH: usize = 128;
+
 impl Source {
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
-        let bytes = std::fs::read(path).map_err(|e| Diagnostic {
+        use std::io::Read;
+        let cannot_read = |e: std::io::Error| Diagnostic {
             file: path.to_owned(),
             line: None,
             pointer: String::new(),
             message: format!("cannot read the file: {e}"),
             hint: "check the path and its permissions".into(),
-        })?;
+        };
+        // Bounded: `/dev/zero` or a huge file ends at the limit, not in memory.
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|file| file.take(MAX_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(cannot_read)?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(Diagnostic {
+                file: path.to_owned(),
+                line: None,
+                pointer: String::new(),
+                message: format!(
+                    "the file is larger than {} MiB, the most this generator reads",
+                    MAX_BYTES / (1024 * 1024)
+                ),
+                hint: "split the spec, or check that the path names a spec".into(),
+            });
+        }
         let text = String::from_utf8(bytes).map_err(|e| Diagnostic {
             file: path.to_owned(),
             line: None,
@@ -50,7 +79,28 @@ impl Source {
             message,
             hint: hint.into(),
         };
-        let value: serde_yaml::Value = serde_yaml::from_str(&text).map_err(|e| {
+        if text.len() as u64 > MAX_BYTES {
+            return Err(diagnostic(
+                None,
+                &Pointer::root(),
+                format!(
+                    "the document is larger than {} MiB, the most this generator reads",
+                    MAX_BYTES / (1024 * 1024)
+                ),
+                "split the spec",
+            ));
+        }
+        // A byte-order mark is not part of the document.
+        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+        if let Some(line) = too_deep(body, MAX_DEPTH) {
+            return Err(diagnostic(
+                Some(line),
+                &Pointer::root(),
+                format!("the document nests deeper than {MAX_DEPTH} levels"),
+                "flatten the document: name deep schemas under `components/schemas`",
+            ));
+        }
+        let mut value: serde_json::Value = serde_yaml::from_str(body).map_err(|e| {
             let line = e.location().map(|l| l.line());
             let message = format!("not valid YAML or JSON: {}", strip_location(&e.to_string()));
             diagnostic(
@@ -63,15 +113,18 @@ impl Source {
         let version = value
             .get("openapi")
             .and_then(|v| v.as_str().map(str::to_owned));
-        match version.as_deref() {
-            Some(v) if v.starts_with("3.0.") => {}
+        let version = match version.as_deref() {
+            Some(v) if v.starts_with("3.0.") => normalize::Version::V30,
+            Some(v) if v.starts_with("3.1.") => normalize::Version::V31,
             Some(v) => {
                 let at = Pointer::root().join("openapi");
                 return Err(diagnostic(
-                    locate(&text, &at),
+                    locate(body, &at),
                     &at,
-                    format!("the document is OpenAPI `{v}`, and only 3.0.x is supported"),
-                    "convert the document to OpenAPI 3.0.3",
+                    format!(
+                        "the document is OpenAPI `{v}`, and only 3.0.x and 3.1.x are supported"
+                    ),
+                    "convert the document to OpenAPI 3.0.3 or 3.1.0",
                 ));
             }
             None => {
@@ -80,23 +133,24 @@ impl Source {
                     Some(1),
                     &Pointer::root(),
                     if swagger {
-                        "the document is Swagger 2.0, not OpenAPI 3.0".into()
+                        "the document is Swagger 2.0, not OpenAPI 3".into()
                     } else {
-                        "the document has no `openapi` version field, so it is not OpenAPI 3.0"
-                            .into()
+                        "the document has no `openapi` version field, so it is not OpenAPI 3".into()
                     },
                     "start the document with `openapi: 3.0.3`",
                 ));
             }
-        }
+        };
+        normalize::normalize(&mut value, version)
+            .map_err(|e| diagnostic(locate(body, &e.pointer), &e.pointer, e.message, &e.hint))?;
         let document: OpenAPI = serde_path_to_error::deserialize(value).map_err(|e| {
             let at = path_to_pointer(e.path());
             let message = format!(
-                "not a valid OpenAPI 3.0 document: {}",
+                "not a valid OpenAPI 3 document: {}",
                 strip_location(&e.inner().to_string())
             );
             diagnostic(
-                locate(&text, &at),
+                locate(body, &at),
                 &at,
                 message,
                 "compare the node with the OpenAPI 3.0.3 specification",
@@ -140,6 +194,67 @@ fn path_to_pointer(path: &serde_path_to_error::Path) -> Pointer {
         }
     }
     pointer
+}
+
+/// The line where nesting first passes `max`, found in one pass over the
+/// text before any parser sees it (a YAML parser's time grows with the
+/// square of flow-style depth).
+///
+/// Flow collections (`[`, `{`) are counted where they can start one: inside
+/// another, or in block context as the first thing of a value (after
+/// indentation, `- ` or `: `), outside quotes and comments. Block nesting is
+/// estimated from indentation (two columns a level) and `- ` items; deeper
+/// block nesting than that estimate is still stopped by serde_yaml's own
+/// recursion limit (128).
+fn too_deep(text: &str, max: usize) -> Option<usize> {
+    let mut flow = 0usize;
+    for (index, line) in text.lines().enumerate() {
+        let trimmed = line.trim_start();
+        if flow == 0 {
+            let indent = line.len() - trimmed.len();
+            let dashes = trimmed.split(' ').take_while(|piece| *piece == "-").count();
+            if indent / 2 + dashes > max {
+                return Some(index + 1);
+            }
+        }
+        let mut quote: Option<char> = None;
+        let mut previous = ' ';
+        // In block context: the last character that was not a space.
+        let mut last_solid: Option<char> = None;
+        let mut escaped = false;
+        for c in line.chars() {
+            if let Some(q) = quote {
+                if escaped {
+                    escaped = false;
+                } else if q == '"' && c == '\\' {
+                    escaped = true;
+                } else if c == q {
+                    quote = None;
+                }
+                previous = c;
+                continue;
+            }
+            let starts_value = flow > 0
+                || (matches!(previous, ' ' | '\t') && matches!(last_solid, None | Some(':' | '-')));
+            match c {
+                '"' | '\'' if starts_value || flow > 0 => quote = Some(c),
+                '#' if matches!(previous, ' ' | '\t') => break,
+                '[' | '{' if starts_value => {
+                    flow += 1;
+                    if flow > max {
+                        return Some(index + 1);
+                    }
+                }
+                ']' | '}' if flow > 0 => flow -= 1,
+                _ => {}
+            }
+            if !matches!(c, ' ' | '\t') {
+                last_solid = Some(c);
+            }
+            previous = c;
+        }
+    }
+    None
 }
 
 /// The 1-based line of the node at `pointer` (or of its deepest ancestor

@@ -7,31 +7,69 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use openapiv3::{
-    AdditionalProperties, Header, OpenAPI, Operation as SpecOperation, Parameter, ParameterData,
-    ParameterSchemaOrContent, PathItem, ReferenceOr, RequestBody, Response as SpecResponse, Schema,
-    SchemaKind, StatusCode, StringFormat, Type, VariantOrUnknownOrEmpty,
+    AdditionalProperties, Header, ObjectType, OpenAPI, Operation as SpecOperation, Parameter,
+    ParameterData, ParameterSchemaOrContent, PathItem, QueryStyle, ReferenceOr, RequestBody,
+    Response as SpecResponse, Schema, SchemaKind, StatusCode, StringFormat, Type,
+    VariantOrUnknownOrEmpty,
 };
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, Body, Field, Location, Operation, Param, PathSegment, Response, ResponseHeader, Server,
-    TypeDef, TypeRef,
+    Api, ArrayStyle, Body, Field, Location, Operation, Param, PathSegment, Response,
+    ResponseHeader, Server, Status, TypeDef, TypeRef, UrlPiece, Variant,
 };
-use crate::names::{pascal, snake};
+use crate::names::{Scope, pascal, snake};
 
 type Result<T> = std::result::Result<T, LowerError>;
 
-const UNSUPPORTED_HINT: &str = "this generator supports objects, arrays, primitives, string enums and free-form objects; rewrite the schema with those";
+const UNSUPPORTED_HINT: &str = "this generator supports objects, arrays, primitives, string enums, free-form objects, `allOf` of objects, `oneOf` and `anyOf`; rewrite the schema with those";
+
+/// Methods of the generated `Client`: no operation may take their names.
+const CLIENT_METHODS: &[&str] = &[
+    "new",
+    "with_transport",
+    "with_defaults",
+    "base_url",
+    "transport",
+    "defaults",
+    "send",
+];
+
+/// Names a request builder uses itself, as fields, methods or locals of
+/// `build()`: no parameter may take them.
+const BUILDER_NAMES: &[&str] = &[
+    "client", "body", "new", "build", "send", "url", "request", "value", "prepared", "item",
+];
+
+/// How deep `allOf` may nest (through references) before it is refused as
+/// circular.
+const MAX_ALL_OF_DEPTH: usize = 32;
 
 pub fn lower(doc: &OpenAPI) -> Result<Api> {
+    // Every schema's type name is claimed first, in document order, so a
+    // name never depends on which operation happens to use the schema first.
+    let mut scope = Scope::default();
+    let mut schema_names = BTreeMap::new();
+    if let Some(components) = &doc.components {
+        for name in components.schemas.keys() {
+            schema_names.insert(name.clone(), scope.claim(&pascal(name)));
+        }
+    }
     let mut lowerer = Lowerer {
         doc,
         types: BTreeMap::new(),
         in_progress: BTreeSet::new(),
+        scope,
+        schema_types: schema_names.values().cloned().collect(),
+        schema_names,
+        nullable: BTreeSet::new(),
+        exact: None,
+        all_of_depth: 0,
     };
     let server = lowerer.server()?;
     let operations = lowerer.operations()?;
     let shared_headers = shared_headers(&operations);
+    crate::recursion::break_cycles(&mut lowerer.types);
     Ok(Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
@@ -48,6 +86,19 @@ struct Lowerer<'a> {
     types: BTreeMap<String, TypeDef>,
     /// Named schemas being lowered, so that recursion through `$ref` ends.
     in_progress: BTreeSet<String>,
+    /// The names in the `types` module.
+    scope: Scope,
+    /// `components/schemas` key → its type's name.
+    schema_names: BTreeMap<String, String>,
+    /// The values of `schema_names`.
+    schema_types: BTreeSet<String>,
+    /// Named schemas that are `nullable` at their top level: every use is
+    /// an `Option`.
+    nullable: BTreeSet<String>,
+    /// The name of the schema being lowered at its top level: its type takes
+    /// that name exactly (it was claimed up front).
+    exact: Option<String>,
+    all_of_depth: usize,
 }
 
 /// Where a `$ref` of one kind may point, e.g. `components/parameters`.
@@ -112,7 +163,10 @@ impl<'a> Lowerer<'a> {
             return Ok(None);
         };
         let at = Pointer::root().join("servers").join(0);
-        let mut variables = Vec::new();
+        let mut variables: Vec<(String, String)> = Vec::new();
+        let mut pieces = Vec::new();
+        // `url` is the local that `server_url()` builds.
+        let mut scope = Scope::new(&["url"]);
         let mut rest = server.url.as_str();
         while let Some(open) = rest.find('{') {
             let Some(close) = rest[open..].find('}') else {
@@ -134,19 +188,35 @@ impl<'a> Lowerer<'a> {
                     format!("declare `{name}` under `servers[0].variables`"),
                 ));
             }
-            variables.push((name.to_owned(), snake(name)));
+            if open > 0 {
+                pieces.push(UrlPiece::Literal(rest[..open].to_owned()));
+            }
+            let index = match variables.iter().position(|(n, _)| n == name) {
+                Some(index) => index,
+                None => {
+                    variables.push((name.to_owned(), scope.claim(&snake(name))));
+                    variables.len() - 1
+                }
+            };
+            pieces.push(UrlPiece::Variable(index));
             rest = &rest[open + close + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(UrlPiece::Literal(rest.to_owned()));
         }
         Ok(Some(Server {
             url: server.url.clone(),
             description: server.description.clone(),
             variables,
+            pieces,
         }))
     }
 
     fn operations(&mut self) -> Result<Vec<Operation>> {
         let mut operations = Vec::new();
-        let mut seen = BTreeSet::new();
+        let mut methods_scope = Scope::new(CLIENT_METHODS);
+        // A builder named `New` would have a constructor named like its type.
+        let mut types_scope = Scope::new(&["New"]);
         for (path, item) in &self.doc.paths.paths {
             let at = Pointer::root().join("paths").join(path);
             let item = match item {
@@ -161,20 +231,21 @@ impl<'a> Lowerer<'a> {
             };
             for (method, operation) in methods(item) {
                 let at = at.join(method);
-                let lowered = self.operation(path, item, method, operation, &at)?;
-                if !seen.insert(lowered.method_name.clone()) {
-                    return Err(LowerError::new(
-                        &at.join("operationId"),
-                        format!("two operations are both named `{}`", lowered.method_name),
-                        "give every operation a distinct `operationId`",
-                    ));
-                }
+                let id = operation
+                    .operation_id
+                    .clone()
+                    .unwrap_or_else(|| format!("{method} {path}"));
+                let method_name = methods_scope.claim(&snake(&id));
+                let type_name = types_scope.claim(&pascal(&id));
+                let lowered =
+                    self.operation(path, item, method, operation, &at, method_name, type_name)?;
                 operations.push(lowered);
             }
         }
         Ok(operations)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn operation(
         &mut self,
         path: &str,
@@ -182,14 +253,9 @@ impl<'a> Lowerer<'a> {
         method: &str,
         operation: &SpecOperation,
         at: &Pointer,
+        method_name: String,
+        type_name: String,
     ) -> Result<Operation> {
-        let id = operation
-            .operation_id
-            .clone()
-            .unwrap_or_else(|| format!("{method} {path}"));
-        let method_name = snake(&id);
-        let type_name = pascal(&id);
-
         // Path-level parameters first; an operation's own one with the same
         // name and location replaces it.
         let mut params: Vec<Param> = Vec::new();
@@ -225,18 +291,9 @@ impl<'a> Lowerer<'a> {
                 }
             }
         }
-        let mut rust_names = BTreeSet::new();
-        for (param, param_at) in params.iter().zip(&pointers) {
-            if !rust_names.insert(param.rust_name.clone()) || param.rust_name == "body" {
-                return Err(LowerError::new(
-                    param_at,
-                    format!(
-                        "the parameter `{}` becomes `{}`, a name another parameter of this operation already has",
-                        param.name, param.rust_name
-                    ),
-                    "rename one of the parameters",
-                ));
-            }
+        let mut scope = Scope::new(BUILDER_NAMES);
+        for param in &mut params {
+            param.rust_name = scope.claim(&param.rust_name);
         }
 
         let segments = path_segments(path, &params, &pointers, at)?;
@@ -247,32 +304,21 @@ impl<'a> Lowerer<'a> {
         };
 
         let mut responses = Vec::new();
+        let mut variants = Scope::new(&["Mismatch", "Undocumented", "Default"]);
         for (status, response) in &operation.responses.responses {
             let response_at = at.join("responses").join(status);
-            let code = match status {
-                StatusCode::Code(code) => *code,
-                StatusCode::Range(_) => {
-                    return Err(LowerError::new(
-                        &response_at,
-                        format!("the status range `{status}` is not supported"),
-                        "list each status code the operation answers with",
-                    ));
-                }
+            let (status, variant) = match status {
+                StatusCode::Code(code) => (Status::Code(*code), status_variant(*code)),
+                StatusCode::Range(hundreds) => (Status::Range(*hundreds), range_variant(*hundreds)),
             };
-            let variant = status_variant(code);
-            responses.push(self.response(
-                response,
-                Some(code),
-                variant,
-                &response_at,
-                &type_name,
-            )?);
+            let variant = variants.claim(&variant);
+            responses.push(self.response(response, status, variant, &response_at, &type_name)?);
         }
         let default_response = match &operation.responses.default {
             None => None,
             Some(response) => Some(self.response(
                 response,
-                None,
+                Status::Default,
                 "Default".into(),
                 &at.join("responses").join("default"),
                 &type_name,
@@ -305,9 +351,17 @@ impl<'a> Lowerer<'a> {
         let (param, _) = resolve(param, "parameters", at, || {
             doc.components.as_ref().map(|c| &c.parameters)
         })?;
+        let mut query_style = None;
         let (data, location) = match param {
             Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path),
-            Parameter::Query { parameter_data, .. } => (parameter_data, Location::Query),
+            Parameter::Query {
+                parameter_data,
+                style,
+                ..
+            } => {
+                query_style = Some(style);
+                (parameter_data, Location::Query)
+            }
             Parameter::Header { parameter_data, .. } => (parameter_data, Location::Header),
             Parameter::Cookie { parameter_data, .. } => {
                 return Err(LowerError::new(
@@ -329,7 +383,29 @@ impl<'a> Lowerer<'a> {
                 "use letters, digits and `-` only",
             ));
         }
-        let (ty, secret) = self.parameter_type(data, at, op_type)?;
+        let (ty, secret) = self.parameter_type(data, at, op_type, location)?;
+        let array = match (&ty, query_style) {
+            (TypeRef::Array(_), Some(style)) => {
+                let explode = data.explode.unwrap_or(matches!(style, QueryStyle::Form));
+                Some(match (style, explode) {
+                    (QueryStyle::Form, true) => ArrayStyle::Repeat,
+                    (QueryStyle::Form, false) => ArrayStyle::Joined(','),
+                    (QueryStyle::SpaceDelimited, false) => ArrayStyle::Joined(' '),
+                    (QueryStyle::PipeDelimited, false) => ArrayStyle::Joined('|'),
+                    (style, explode) => {
+                        return Err(LowerError::new(
+                            at,
+                            format!(
+                                "the query parameter `{}` is an array with `style: {style:?}` and `explode: {explode}`, which this generator does not support",
+                                data.name
+                            ),
+                            "use `style: form` (with `explode` true or false), or `spaceDelimited`/`pipeDelimited` with `explode: false`",
+                        ));
+                    }
+                })
+            }
+            _ => None,
+        };
         Ok(Param {
             name: data.name.clone(),
             rust_name: snake(&data.name),
@@ -338,6 +414,7 @@ impl<'a> Lowerer<'a> {
             secret,
             ty,
             description: data.description.clone(),
+            array,
         })
     }
 
@@ -347,6 +424,7 @@ impl<'a> Lowerer<'a> {
         data: &ParameterData,
         at: &Pointer,
         op_type: &str,
+        location: Location,
     ) -> Result<(TypeRef, bool)> {
         let schema = match &data.format {
             ParameterSchemaOrContent::Schema(schema) => schema,
@@ -370,25 +448,38 @@ impl<'a> Lowerer<'a> {
             &at.join("schema"),
             &format!("{op_type}{}", pascal(&data.name)),
         )?;
-        if !self.is_scalar(&ty) {
+        let is_query = location == Location::Query;
+        let scalar_items = match &ty {
+            TypeRef::Array(item) => self.is_scalar(item, 0),
+            _ => false,
+        };
+        let allowed = self.is_scalar(&ty, 0) || (is_query && scalar_items);
+        if !allowed {
             return Err(LowerError::new(
                 &at.join("schema"),
                 format!(
-                    "the parameter `{}` is not a string, number, boolean or string enum",
-                    data.name
+                    "the parameter `{}` is not a string, number, boolean or string enum{}",
+                    data.name,
+                    if is_query {
+                        ", or an array of them"
+                    } else {
+                        ""
+                    }
                 ),
-                "arrays and objects in parameters are not supported",
+                "objects in parameters, and arrays outside the query, are not supported",
             ));
         }
         Ok((ty, secret))
     }
 
-    fn is_scalar(&self, ty: &TypeRef) -> bool {
+    /// Whether values of `ty` print as one string (`depth` bounds the walk
+    /// through aliases, which may be circular).
+    fn is_scalar(&self, ty: &TypeRef, depth: usize) -> bool {
         match ty {
             TypeRef::String | TypeRef::Integer { .. } | TypeRef::Number | TypeRef::Boolean => true,
-            TypeRef::Named(name) => match self.types.get(name) {
+            TypeRef::Named(name) if depth < 64 => match self.types.get(name) {
                 Some(TypeDef::Enum { .. }) => true,
-                Some(TypeDef::Alias { ty, .. }) => self.is_scalar(ty),
+                Some(TypeDef::Alias { ty, .. }) => self.is_scalar(ty, depth + 1),
                 _ => false,
             },
             _ => false,
@@ -430,7 +521,7 @@ impl<'a> Lowerer<'a> {
     fn response(
         &mut self,
         response: &ReferenceOr<SpecResponse>,
-        status: Option<u16>,
+        status: Status,
         variant: String,
         at: &Pointer,
         op_type: &str,
@@ -451,6 +542,7 @@ impl<'a> Lowerer<'a> {
             }),
         };
         let mut headers = Vec::new();
+        let mut header_names = Scope::default();
         for (name, header) in &response.headers {
             if name.eq_ignore_ascii_case("content-type") {
                 continue; // OpenAPI: "it SHALL be ignored"
@@ -478,7 +570,7 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             };
-            if !self.is_scalar(&ty) {
+            if !self.is_scalar(&ty, 0) {
                 return Err(LowerError::new(
                     &header_at.join("schema"),
                     format!("the header `{name}` is not a string, number, boolean or string enum"),
@@ -487,7 +579,7 @@ impl<'a> Lowerer<'a> {
             }
             headers.push(ResponseHeader {
                 name: name.clone(),
-                rust_name: snake(name),
+                rust_name: header_names.claim(&snake(name)),
                 required: header.required,
                 ty,
                 description: header.description.clone(),
@@ -538,36 +630,51 @@ impl<'a> Lowerer<'a> {
     /// A `$ref` to `components/schemas`: lowered once, used by name.
     fn named(&mut self, reference: &str, at: &Pointer) -> Result<TypeRef> {
         let name = ref_name(reference, "schemas", at)?;
-        let rust_name = pascal(name);
-        if self.types.contains_key(&rust_name) || self.in_progress.contains(&rust_name) {
-            return Ok(TypeRef::Named(rust_name));
-        }
-        let Some(ReferenceOr::Item(schema)) = self
-            .doc
-            .components
-            .as_ref()
-            .and_then(|c| c.schemas.get(name))
-        else {
+        let Some(rust_name) = self.schema_names.get(name).cloned() else {
             return Err(dangling(reference, &at.join("$ref")));
         };
+        if self.types.contains_key(&rust_name) || self.in_progress.contains(&rust_name) {
+            return Ok(self.use_of(rust_name));
+        }
         let schema_at = Pointer::root()
             .join("components")
             .join("schemas")
             .join(name);
+        let doc = self.doc;
+        let Some(schema) = doc.components.as_ref().and_then(|c| c.schemas.get(name)) else {
+            return Err(dangling(reference, &at.join("$ref")));
+        };
         self.in_progress.insert(rust_name.clone());
-        let ty = self.inline(schema, &schema_at, &rust_name)?;
+        let outer = self.exact.replace(rust_name.clone());
+        let (ty, description) = match schema {
+            ReferenceOr::Item(schema) => (
+                self.inline(schema, &schema_at, &rust_name),
+                schema.schema_data.description.clone(),
+            ),
+            // A name for another schema: an alias of it.
+            ReferenceOr::Reference { reference } => (self.named(reference, &schema_at), None),
+        };
+        self.exact = outer;
         self.in_progress.remove(&rust_name);
-        if ty != TypeRef::Named(rust_name.clone()) {
+        let ty = ty?;
+        let named = TypeRef::Named(rust_name.clone());
+        if ty == TypeRef::Optional(Box::new(named.clone())) {
+            // A nullable struct or enum: its uses are `Option`s.
+            self.nullable.insert(rust_name.clone());
+        } else if ty != named {
             // A primitive, array or map under a name of its own: an alias.
-            self.types.insert(
-                rust_name.clone(),
-                TypeDef::Alias {
-                    description: schema.schema_data.description.clone(),
-                    ty,
-                },
-            );
+            self.types
+                .insert(rust_name.clone(), TypeDef::Alias { description, ty });
         }
-        Ok(TypeRef::Named(rust_name))
+        Ok(self.use_of(rust_name))
+    }
+
+    fn use_of(&self, rust_name: String) -> TypeRef {
+        if self.nullable.contains(&rust_name) {
+            TypeRef::Optional(Box::new(TypeRef::Named(rust_name)))
+        } else {
+            TypeRef::Named(rust_name)
+        }
     }
 
     fn inline(&mut self, schema: &Schema, at: &Pointer, hint: &str) -> Result<TypeRef> {
@@ -575,28 +682,25 @@ impl<'a> Lowerer<'a> {
         let ty = match &schema.schema_kind {
             SchemaKind::Type(Type::String(s)) if !s.enumeration.is_empty() => {
                 let mut variants = Vec::new();
+                let mut scope = Scope::default();
                 for value in s.enumeration.iter().flatten() {
-                    let variant = pascal(value);
-                    if variants
-                        .iter()
-                        .any(|(_, v): &(String, String)| *v == variant)
-                    {
-                        return Err(LowerError::new(
-                            &at.join("enum"),
-                            format!("two enum values both become the variant `{variant}`"),
-                            "make the enum values differ in more than case and punctuation",
-                        ));
+                    if variants.iter().any(|(w, _): &(String, String)| w == value) {
+                        continue; // a value listed twice is one variant
                     }
-                    variants.push((value.clone(), variant));
+                    variants.push((value.clone(), scope.claim(&pascal(value))));
                 }
-                self.define(
-                    hint,
-                    TypeDef::Enum {
-                        description,
-                        variants,
-                    },
-                    at,
-                )?
+                if variants.is_empty() {
+                    // Only `null` listed: nothing but null.
+                    TypeRef::Value
+                } else {
+                    self.define(
+                        hint,
+                        TypeDef::Enum {
+                            description,
+                            variants,
+                        },
+                    )
+                }
             }
             SchemaKind::Type(Type::String(_)) => TypeRef::String,
             SchemaKind::Type(Type::Integer(i)) => TypeRef::Integer {
@@ -618,81 +722,23 @@ impl<'a> Lowerer<'a> {
                 let item = self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?;
                 TypeRef::Array(Box::new(item))
             }
-            SchemaKind::Type(Type::Object(object)) => {
-                if object.properties.is_empty() {
-                    match &object.additional_properties {
-                        Some(AdditionalProperties::Schema(values)) => {
-                            let value = self.schema(
-                                values,
-                                &at.join("additionalProperties"),
-                                &format!("{hint}Value"),
-                            )?;
-                            TypeRef::MapOf(Box::new(value))
-                        }
-                        _ => TypeRef::Map,
-                    }
-                } else {
-                    let mut fields = Vec::new();
-                    for (name, property) in &object.properties {
-                        let field_at = at.join("properties").join(name);
-                        let ty = self.boxed_schema(
-                            property,
-                            &field_at,
-                            &format!("{hint}{}", pascal(name)),
-                        )?;
-                        let rust_name = snake(name);
-                        if fields.iter().any(|f: &Field| f.rust_name == rust_name) {
-                            return Err(LowerError::new(
-                                &field_at,
-                                format!("two properties both become the field `{rust_name}`"),
-                                "rename one of the properties",
-                            ));
-                        }
-                        let property_description = match property {
-                            ReferenceOr::Item(s) => s.schema_data.description.clone(),
-                            ReferenceOr::Reference { .. } => None,
-                        };
-                        fields.push(Field {
-                            name: name.clone(),
-                            rust_name,
-                            required: object.required.contains(name),
-                            ty,
-                            description: property_description,
-                        });
-                    }
-                    for required in &object.required {
-                        if !object.properties.contains_key(required) {
-                            return Err(LowerError::new(
-                                &at.join("required"),
-                                format!("`{required}` is required but not among the properties"),
-                                format!(
-                                    "add `{required}` to `properties`, or remove it from `required`"
-                                ),
-                            ));
-                        }
-                    }
-                    self.define(
-                        hint,
-                        TypeDef::Struct {
-                            description,
-                            fields,
-                        },
-                        at,
-                    )?
-                }
-            }
+            SchemaKind::Type(Type::Object(object)) => self.object(object, at, hint, description)?,
             SchemaKind::Any(any) if is_empty_any(any) => TypeRef::Value,
-            SchemaKind::OneOf { .. } => return Err(unsupported("oneOf", at)),
-            SchemaKind::AllOf { .. } => return Err(unsupported("allOf", at)),
-            SchemaKind::AnyOf { .. } => return Err(unsupported("anyOf", at)),
+            SchemaKind::AllOf { all_of } => self.all_of(schema, all_of, at, hint)?,
+            SchemaKind::OneOf { one_of } => {
+                self.one_of(schema, one_of, &at.join("oneOf"), hint, description)?
+            }
+            SchemaKind::AnyOf { any_of } => {
+                self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
+            }
             SchemaKind::Not { .. } => return Err(unsupported("not", at)),
             SchemaKind::Any(any) => {
                 let what = if !any.one_of.is_empty() {
-                    "oneOf"
+                    "oneOf beside other keywords"
                 } else if !any.all_of.is_empty() {
-                    "allOf"
+                    "allOf beside other keywords"
                 } else if !any.any_of.is_empty() {
-                    "anyOf"
+                    "anyOf beside other keywords"
                 } else if any.not.is_some() {
                     "not"
                 } else {
@@ -701,25 +747,300 @@ impl<'a> Lowerer<'a> {
                 return Err(unsupported(what, at));
             }
         };
-        Ok(if schema.schema_data.nullable {
-            TypeRef::Optional(Box::new(ty))
-        } else {
-            ty
-        })
+        Ok(
+            if schema.schema_data.nullable && !matches!(ty, TypeRef::Optional(_)) {
+                TypeRef::Optional(Box::new(ty))
+            } else {
+                ty
+            },
+        )
     }
 
-    fn define(&mut self, name: &str, def: TypeDef, at: &Pointer) -> Result<TypeRef> {
-        match self.types.get(name) {
-            Some(existing) if *existing != def => Err(LowerError::new(
-                at,
-                format!("two different schemas both become the type `{name}`"),
-                "give one of them a name of its own under `components/schemas`",
-            )),
-            _ => {
-                self.types.insert(name.to_owned(), def);
-                Ok(TypeRef::Named(name.to_owned()))
+    fn object(
+        &mut self,
+        object: &ObjectType,
+        at: &Pointer,
+        hint: &str,
+        description: Option<String>,
+    ) -> Result<TypeRef> {
+        if object.properties.is_empty() {
+            return Ok(match &object.additional_properties {
+                Some(AdditionalProperties::Schema(values)) => {
+                    let value = self.schema(
+                        values,
+                        &at.join("additionalProperties"),
+                        &format!("{hint}Value"),
+                    )?;
+                    TypeRef::MapOf(Box::new(value))
+                }
+                _ => TypeRef::Map,
+            });
+        }
+        let mut fields = Vec::new();
+        let mut scope = Scope::default();
+        for (name, property) in &object.properties {
+            let field_at = at.join("properties").join(name);
+            let ty = self.boxed_schema(property, &field_at, &format!("{hint}{}", pascal(name)))?;
+            let property_description = match property {
+                ReferenceOr::Item(s) => s.schema_data.description.clone(),
+                ReferenceOr::Reference { .. } => None,
+            };
+            fields.push(Field {
+                name: name.clone(),
+                rust_name: scope.claim(&snake(name)),
+                required: object.required.contains(name),
+                ty,
+                description: property_description,
+            });
+        }
+        // Required but not declared: JSON Schema reads it as "present, any
+        // value", and so does the struct.
+        for required in &object.required {
+            if !object.properties.contains_key(required) {
+                fields.push(Field {
+                    name: required.clone(),
+                    rust_name: scope.claim(&snake(required)),
+                    required: true,
+                    ty: TypeRef::Value,
+                    description: None,
+                });
             }
         }
+        Ok(self.define(
+            hint,
+            TypeDef::Struct {
+                description,
+                fields,
+            },
+        ))
+    }
+
+    /// `allOf`: one member is that member; objects are merged into one
+    /// struct (properties in order, `required` the union); anything else is
+    /// refused.
+    fn all_of(
+        &mut self,
+        schema: &Schema,
+        members: &[ReferenceOr<Schema>],
+        at: &Pointer,
+        hint: &str,
+    ) -> Result<TypeRef> {
+        let at = at.join("allOf");
+        if let [only] = members {
+            return self.schema(only, &at.join(0), hint);
+        }
+        let mut merged = ObjectType::default();
+        self.all_of_depth += 1;
+        let result = self.merge(members, &at, &mut merged);
+        self.all_of_depth -= 1;
+        result?;
+        let description = schema.schema_data.description.clone();
+        self.object(&merged, &at, hint, description)
+    }
+
+    fn merge(
+        &mut self,
+        members: &[ReferenceOr<Schema>],
+        at: &Pointer,
+        merged: &mut ObjectType,
+    ) -> Result<()> {
+        if self.all_of_depth > MAX_ALL_OF_DEPTH {
+            return Err(LowerError::new(
+                at,
+                "`allOf` refers back to itself",
+                "an `allOf` member may not include the schema it is part of",
+            ));
+        }
+        let doc = self.doc;
+        for (i, member) in members.iter().enumerate() {
+            let member_at = at.join(i);
+            let (schema, schema_at) = match member {
+                ReferenceOr::Item(schema) => (schema, member_at.clone()),
+                ReferenceOr::Reference { reference } => {
+                    let name = ref_name(reference, "schemas", &member_at)?;
+                    match doc.components.as_ref().and_then(|c| c.schemas.get(name)) {
+                        Some(ReferenceOr::Item(schema)) => (
+                            schema,
+                            Pointer::root()
+                                .join("components")
+                                .join("schemas")
+                                .join(name),
+                        ),
+                        Some(ReferenceOr::Reference { .. }) => {
+                            return Err(LowerError::new(
+                                &member_at,
+                                format!("`{reference}` is itself a reference"),
+                                "point the `$ref` at the definition",
+                            ));
+                        }
+                        None => return Err(dangling(reference, &member_at.join("$ref"))),
+                    }
+                }
+            };
+            match &schema.schema_kind {
+                SchemaKind::Type(Type::Object(object)) => {
+                    for (name, property) in &object.properties {
+                        if !merged.properties.contains_key(name) {
+                            merged.properties.insert(name.clone(), property.clone());
+                        }
+                    }
+                    for required in &object.required {
+                        if !merged.required.contains(required) {
+                            merged.required.push(required.clone());
+                        }
+                    }
+                    if merged.additional_properties.is_none() {
+                        merged.additional_properties = object.additional_properties.clone();
+                    }
+                }
+                SchemaKind::AllOf { all_of } => {
+                    self.all_of_depth += 1;
+                    let result = self.merge(all_of, &schema_at.join("allOf"), merged);
+                    self.all_of_depth -= 1;
+                    result?;
+                }
+                SchemaKind::Any(any) if is_empty_any(any) => {}
+                _ => {
+                    return Err(LowerError::new(
+                        &schema_at,
+                        "`allOf` of a schema that is not an object is not supported by this generator",
+                        "merge only object schemas with `allOf`, or use the member's type directly",
+                    ));
+                }
+            }
+        }
+        // A property required by one member and declared by none is declared
+        // by the merge as any JSON value, as JSON Schema reads it.
+        let missing: Vec<String> = merged
+            .required
+            .iter()
+            .filter(|r| !merged.properties.contains_key(*r))
+            .cloned()
+            .collect();
+        for name in missing {
+            merged
+                .properties
+                .insert(name, ReferenceOr::Item(Box::new(any_schema())));
+        }
+        Ok(())
+    }
+
+    /// `oneOf` / `anyOf`: an enum with a variant per member; tagged when a
+    /// `discriminator` names the property that tells them apart.
+    fn one_of(
+        &mut self,
+        schema: &Schema,
+        members: &[ReferenceOr<Schema>],
+        at: &Pointer,
+        hint: &str,
+        description: Option<String>,
+    ) -> Result<TypeRef> {
+        if let [only] = members {
+            return self.schema(only, &at.join(0), hint);
+        }
+        if members.is_empty() {
+            return Err(LowerError::new(
+                at,
+                "a `oneOf`/`anyOf` without members",
+                "list at least one schema",
+            ));
+        }
+        let discriminator = schema.schema_data.discriminator.as_ref();
+        let mut scope = Scope::default();
+        let mut variants = Vec::new();
+        for (i, member) in members.iter().enumerate() {
+            let member_at = at.join(i);
+            let (name, tag_value) = match member {
+                ReferenceOr::Reference { reference } => {
+                    let schema_name = ref_name(reference, "schemas", &member_at)?;
+                    let tag_value = discriminator.map(|d| {
+                        d.mapping
+                            .iter()
+                            .find(|(_, target)| *target == reference || *target == schema_name)
+                            .map(|(value, _)| value.clone())
+                            .unwrap_or_else(|| schema_name.to_owned())
+                    });
+                    (pascal(schema_name), tag_value)
+                }
+                ReferenceOr::Item(item) => {
+                    let name = match &item.schema_kind {
+                        SchemaKind::Type(Type::String(_)) => "String".to_owned(),
+                        SchemaKind::Type(Type::Integer(_)) => "Integer".to_owned(),
+                        SchemaKind::Type(Type::Number(_)) => "Number".to_owned(),
+                        SchemaKind::Type(Type::Boolean(_)) => "Boolean".to_owned(),
+                        SchemaKind::Type(Type::Array(_)) => "Array".to_owned(),
+                        SchemaKind::Type(Type::Object(_)) => "Object".to_owned(),
+                        _ => format!("Variant{i}"),
+                    };
+                    let name = item.schema_data.title.as_deref().map_or(name, pascal);
+                    (name, None)
+                }
+            };
+            let name = scope.claim(&name);
+            let ty = self.schema(member, &member_at, &format!("{hint}{name}"))?;
+            variants.push(Variant {
+                name,
+                tag_value,
+                ty,
+            });
+        }
+        // Tagged only when every variant has a tag value and is a struct
+        // that does not itself declare the tag (serde takes the tag out
+        // before the variant's fields are read).
+        let tag = discriminator
+            .map(|d| d.property_name.clone())
+            .filter(|tag| {
+                variants.iter().all(|v| {
+                    v.tag_value.is_some()
+                        && match &v.ty {
+                            TypeRef::Named(name) => match self.types.get(name) {
+                                Some(TypeDef::Struct { fields, .. }) => {
+                                    fields.iter().all(|f| f.name != *tag)
+                                }
+                                _ => false,
+                            },
+                            _ => false,
+                        }
+                })
+            });
+        let tagged = tag.is_some();
+        for variant in &mut variants {
+            if !tagged {
+                variant.tag_value = None;
+            }
+        }
+        Ok(self.define(
+            hint,
+            TypeDef::OneOf {
+                description,
+                tag,
+                variants,
+            },
+        ))
+    }
+
+    /// Gives `def` a name in the types module: `hint` itself when the
+    /// definition is a named schema's (claimed up front) or the same
+    /// definition is already there, else the first free `hint2`, `hint3`…
+    fn define(&mut self, hint: &str, def: TypeDef) -> TypeRef {
+        if self.exact.as_deref() == Some(hint) {
+            self.exact = None;
+            self.types.insert(hint.to_owned(), def);
+            return TypeRef::Named(hint.to_owned());
+        }
+        if self.types.get(hint) == Some(&def) && !self.schema_types.contains(hint) {
+            return TypeRef::Named(hint.to_owned());
+        }
+        let name = self.scope.claim(hint);
+        self.types.insert(name.clone(), def);
+        TypeRef::Named(name)
+    }
+}
+
+fn any_schema() -> Schema {
+    Schema {
+        schema_data: Default::default(),
+        schema_kind: SchemaKind::Any(Default::default()),
     }
 }
 
@@ -753,6 +1074,18 @@ fn methods(item: &PathItem) -> impl Iterator<Item = (&'static str, &SpecOperatio
     ]
     .into_iter()
     .filter_map(|(method, op)| op.as_ref().map(|op| (method, op)))
+}
+
+/// `4XX` → `ClientError`, and so on for each class of statuses.
+fn range_variant(hundreds: u16) -> String {
+    match hundreds {
+        1 => "Informational",
+        2 => "Success",
+        3 => "Redirection",
+        4 => "ClientError",
+        _ => "ServerError",
+    }
+    .to_owned()
 }
 
 /// `OK` → `Ok`, `Expectation Failed` → `ExpectationFailed`; a status without a
@@ -833,6 +1166,7 @@ fn shared_headers(operations: &[Operation]) -> Vec<Param> {
                         && q.name == p.name
                         && q.ty == p.ty
                         && q.secret == p.secret
+                        && q.rust_name == p.rust_name
                 })
             })
         })

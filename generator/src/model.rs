@@ -25,8 +25,18 @@ pub struct Api {
 pub struct Server {
     pub url: String,
     pub description: Option<String>,
-    /// Variable name and its Rust argument name, in the order they appear in the URL.
+    /// Variable name and its Rust argument name, each once, in the order
+    /// they first appear in the URL.
     pub variables: Vec<(String, String)>,
+    /// The URL cut into text and variables (indices into `variables`); a
+    /// variable may appear more than once.
+    pub pieces: Vec<UrlPiece>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UrlPiece {
+    Literal(String),
+    Variable(usize),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -71,6 +81,18 @@ pub struct Param {
     pub secret: bool,
     pub ty: TypeRef,
     pub description: Option<String>,
+    /// How an array is written in the query: `None` for a single value.
+    pub array: Option<ArrayStyle>,
+}
+
+/// How the items of an array query parameter are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArrayStyle {
+    /// `style: form, explode: true` (the default): `?id=1&id=2`.
+    Repeat,
+    /// One parameter, items joined by this separator: `,` for `form` with
+    /// `explode: false`, space for `spaceDelimited`, `|` for `pipeDelimited`.
+    Joined(char),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -82,13 +104,22 @@ pub struct Body {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response {
-    /// `None` for `default`.
-    pub status: Option<u16>,
+    pub status: Status,
     pub variant: String,
     pub description: String,
     /// `None` when the response has no JSON content.
     pub body: Option<TypeRef>,
     pub headers: Vec<ResponseHeader>,
+}
+
+/// Which statuses a response documents.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Code(u16),
+    /// `4XX`: the hundreds digit.
+    Range(u16),
+    /// `default`: any status not documented otherwise.
+    Default,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +148,8 @@ pub enum TypeRef {
     MapOf(Box<TypeRef>),
     Array(Box<TypeRef>),
     Optional(Box<TypeRef>),
+    /// On the heap, to end a recursive type (`Option<Box<Node>>`).
+    Boxed(Box<TypeRef>),
     Named(String),
 }
 
@@ -136,6 +169,29 @@ pub enum TypeDef {
         description: Option<String>,
         ty: TypeRef,
     },
+    /// A type of its own around another (`struct L(Vec<L>)`): what a
+    /// recursive alias becomes, since an alias cannot refer to itself.
+    Newtype {
+        description: Option<String>,
+        ty: TypeRef,
+    },
+    /// `oneOf` / `anyOf`: one of several types.
+    OneOf {
+        description: Option<String>,
+        /// The discriminator's property, when the variants are told apart by
+        /// it (`#[serde(tag = ...)]`); `None`: the first variant that
+        /// matches wins (`#[serde(untagged)]`).
+        tag: Option<String>,
+        variants: Vec<Variant>,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    /// The discriminator value, when tagged.
+    pub tag_value: Option<String>,
+    pub ty: TypeRef,
 }
 
 #[derive(Debug, Clone, PartialEq)]

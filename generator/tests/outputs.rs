@@ -24,6 +24,30 @@ const PAIRS: &[(&str, &str)] = &[
         "generator/fixtures/extended.yaml",
         "generator-expected/src/extended.rs",
     ),
+    (
+        "generator/fixtures/hostile.yaml",
+        "generator-expected/src/hostile.rs",
+    ),
+    (
+        "generator/fixtures/composition.yaml",
+        "generator-expected/src/composition.rs",
+    ),
+    (
+        "generator/fixtures/query_arrays.yaml",
+        "generator-expected/src/query_arrays.rs",
+    ),
+    (
+        "generator/fixtures/status_ranges.yaml",
+        "generator-expected/src/status_ranges.rs",
+    ),
+    (
+        "generator/fixtures/openapi31.yaml",
+        "generator-expected/src/openapi31.rs",
+    ),
+    (
+        "generator/fixtures/petstore_expanded.yaml",
+        "generator-expected/src/petstore_expanded.rs",
+    ),
 ];
 
 fn generate(spec: &str) -> String {

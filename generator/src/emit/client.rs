@@ -3,8 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{doc, ident, rust_type};
-use crate::model::{Api, Location, Operation, Param, PathSegment, TypeRef};
+use super::{comment_text, doc, ident, rust_type};
+use crate::model::{Api, ArrayStyle, Location, Operation, Param, PathSegment, TypeRef, UrlPiece};
 
 pub fn emit(api: &Api) -> TokenStream {
     let server = server(api);
@@ -91,7 +91,7 @@ pub fn emit(api: &Api) -> TokenStream {
 fn operation_doc(op: &Operation) -> TokenStream {
     let summary = doc(op.summary.as_deref());
     let description = doc(op.description.as_deref());
-    let route = format!(" `{} {}`", op.http_method, op.path_template);
+    let route = comment_text(&format!(" `{} {}`", op.http_method, op.path_template));
     let separator = (op.summary.is_some()).then(|| quote!(#[doc = ""]));
     quote! { #summary #separator #[doc = #route] #[doc = ""] #description }
 }
@@ -107,25 +107,20 @@ fn server(api: &Api) -> TokenStream {
         .iter()
         .map(|(_, rust)| ident(rust))
         .collect();
-    let mut pieces = Vec::new();
-    let mut rest = template.as_str();
-    for (name, rust) in &server.variables {
-        let marker = format!("{{{name}}}");
-        if let Some(i) = rest.find(&marker) {
-            let literal = &rest[..i];
-            if !literal.is_empty() {
-                pieces.push(quote!(url.push_str(#literal);));
-            }
-            let arg = ident(rust);
-            pieces.push(quote!(url.push_str(#arg);));
-            rest = &rest[i + marker.len()..];
+    let pieces = server.pieces.iter().map(|piece| match piece {
+        UrlPiece::Literal(literal) => match literal.chars().collect::<Vec<_>>()[..] {
+            [one] => quote!(url.push(#one);),
+            _ => quote!(url.push_str(#literal);),
+        },
+        UrlPiece::Variable(index) => {
+            let arg = ident(&server.variables[*index].1);
+            quote!(url.push_str(#arg);)
         }
-    }
-    if !rest.is_empty() {
-        pieces.push(quote!(url.push_str(#rest);));
-    }
+    });
     let description = doc(server.description.as_deref());
-    let template_doc = format!(" The URL template of the spec's first server: `{template}`.");
+    let template_doc = comment_text(&format!(
+        " The URL template of the spec's first server: `{template}`."
+    ));
     quote! {
         #[doc = #template_doc]
         pub const SERVER_URL_TEMPLATE: &str = #template;
@@ -169,7 +164,7 @@ fn param_doc(param: &Param) -> TokenStream {
     } else {
         "optional"
     };
-    let head = format!(" `{}` ({location}, {required}).", param.name);
+    let head = comment_text(&format!(" `{}` ({location}, {required}).", param.name));
     let description = doc(param.description.as_deref());
     quote! { #[doc = #head] #[doc = ""] #description }
 }
@@ -204,6 +199,35 @@ fn as_str(param: &Param, var: TokenStream) -> TokenStream {
         quote!(#var.as_str())
     } else {
         quote!(&#var.to_string())
+    }
+}
+
+/// Statements appending the array query parameter held in `values`
+/// (a `&Vec<T>`) to `url`, as its style says.
+fn append_array(param: &Param, style: ArrayStyle, values: TokenStream) -> TokenStream {
+    let wire = &param.name;
+    let item_is_string = matches!(&param.ty, TypeRef::Array(item) if **item == TypeRef::String);
+    match style {
+        ArrayStyle::Repeat => {
+            let item = if item_is_string {
+                quote!(item.as_str())
+            } else {
+                quote!(&item.to_string())
+            };
+            quote! {
+                for item in #values {
+                    ::client_runtime::append_query(&mut url, #wire, #item);
+                }
+            }
+        }
+        ArrayStyle::Joined(separator) => {
+            let separator = separator.to_string();
+            quote! {
+                let joined: ::std::vec::Vec<::std::string::String> =
+                    #values.iter().map(::std::string::ToString::to_string).collect();
+                ::client_runtime::append_query(&mut url, #wire, &joined.join(#separator));
+            }
+        }
     }
 }
 
@@ -291,7 +315,18 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     for param in op.params.iter().filter(|p| p.location == Location::Query) {
         let field = ident(&param.rust_name);
         let wire = &param.name;
-        if param.required {
+        if let Some(style) = param.array {
+            steps.push(if param.required {
+                append_array(param, style, quote!(&#field))
+            } else {
+                let append = append_array(param, style, quote!(values));
+                quote! {
+                    if let ::std::option::Option::Some(values) = &self.#field {
+                        #append
+                    }
+                }
+            });
+        } else if param.required {
             let value = as_str(param, quote!(#field));
             steps.push(quote!(::client_runtime::append_query(&mut url, #wire, #value);));
         } else {

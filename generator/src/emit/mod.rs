@@ -18,7 +18,7 @@ pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
     let types = types::emit(api);
     let client = client::emit(api);
     let responses = responses::emit(api);
-    let title = format!(" {} (version {}).", api.title, api.version);
+    let title = one_line(&format!(" {} (version {}).", api.title, api.version));
     let description = doc_lines(api.description.as_deref());
     let tokens = quote! {
         #![doc = #title]
@@ -73,15 +73,52 @@ pub(crate) fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
 
-/// The lines of a description, each with the leading space `///` would have.
+/// The lines of a description, each with the leading space `///` would have,
+/// each made safe for a comment by [`comment_text`]. Any line break ends a
+/// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
 fn doc_lines(text: Option<&str>) -> Vec<String> {
     text.map(|t| {
         t.trim_end()
-            .lines()
-            .map(|l| format!(" {}", l.trim_end()))
+            .replace("\r\n", "\n")
+            .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
+            .map(|l| comment_text(&format!(" {}", l.trim_end())))
             .collect()
     })
     .unwrap_or_default()
+}
+
+/// Text made safe for one line of a comment: control characters (a lone
+/// carriage return ends a doc comment badly), bidirectional overrides
+/// (rustc refuses them: they can make code read differently from how it
+/// compiles) and other invisible format characters are written as
+/// `\u{…}` instead; a line break becomes a space.
+pub(crate) fn comment_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\t' {
+            out.push(c);
+        } else if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}') {
+            out.push(' ');
+        } else if c.is_control() || is_invisible_format(c) {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Text for the header comment and other one-line places: [`comment_text`],
+/// all on one line.
+pub fn one_line(text: &str) -> String {
+    comment_text(text)
+}
+
+/// Bidirectional controls and the other zero-width format characters.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
 
 /// `#[doc]` attributes for a description (nothing when there is none).
@@ -115,6 +152,10 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
             let inner = rust_type(inner, types);
             quote!(::std::option::Option<#inner>)
         }
+        TypeRef::Boxed(inner) => {
+            let inner = rust_type(inner, types);
+            quote!(::std::boxed::Box<#inner>)
+        }
         TypeRef::Named(name) => {
             let name = ident(name);
             quote!(#types #name)
@@ -124,7 +165,18 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::space_items;
+    use super::{comment_text, doc_lines, space_items};
+
+    #[test]
+    fn comments_cannot_be_broken_out_of() {
+        assert_eq!(comment_text("a\rb"), "a b");
+        assert_eq!(comment_text("x\u{202e}y"), "x\\u{202e}y");
+        assert_eq!(comment_text("bell\u{7}"), "bell\\u{7}");
+        assert_eq!(
+            doc_lines(Some("one\r\ntwo\rthree\n\nfour")),
+            [" one", " two", " three", " ", " four"]
+        );
+    }
 
     #[test]
     fn separates_items_but_not_statements_or_comments() {

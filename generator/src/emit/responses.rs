@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::{doc, ident, rust_type};
-use crate::model::{Api, Operation, Response, TypeRef};
+use super::{comment_text, doc, ident, rust_type};
+use crate::model::{Api, Operation, Response, Status, TypeRef};
 
 pub fn emit(api: &Api) -> TokenStream {
     let items = api.operations.iter().map(operation);
@@ -28,8 +28,9 @@ fn variant_constants(api: &Api) -> TokenStream {
             all.insert("Undocumented".to_owned());
         }
     }
+    let mut scope = crate::names::Scope::default();
     let consts = all.iter().map(|name| {
-        let konst = ident(&crate::names::snake(name).to_uppercase());
+        let konst = ident(&scope.claim(&crate::names::screaming(name)));
         quote!(pub const #konst: &str = #name;)
     });
     quote! {
@@ -58,15 +59,11 @@ fn operation(op: &Operation) -> TokenStream {
     let mut header_structs = Vec::new();
     for response in &documented {
         let variant = ident(&response.variant);
+        let first_line = first_line(&response.description);
         let status = match response.status {
-            Some(code) => format!(
-                " {code}: {}",
-                response.description.lines().next().unwrap_or("")
-            ),
-            None => format!(
-                " Any other status: {}",
-                response.description.lines().next().unwrap_or("")
-            ),
+            Status::Code(code) => format!(" {code}: {first_line}"),
+            Status::Range(hundreds) => format!(" {hundreds}XX: {first_line}"),
+            Status::Default => format!(" Any other status: {first_line}"),
         };
         let body_ty = match &response.body {
             Some(ty) => rust_type(ty, &types),
@@ -101,9 +98,13 @@ fn operation(op: &Operation) -> TokenStream {
                 Self::#variant(::client_runtime::Decoded { headers: #headers_value, body: (), raw })
             },
         };
+        // Exact codes first, then ranges, then the default: the first
+        // matching arm wins.
         arms.push(match response.status {
-            Some(code) => quote!(#code => #decode,),
-            None => quote!(_ => #decode,),
+            Status::Code(code) => (0, quote!(#code), decode),
+            // A guard, not `400..=499`: the exact codes before it overlap.
+            Status::Range(hundreds) => (1, quote!(status if status / 100 == #hundreds), decode),
+            Status::Default => (2, quote!(_), decode),
         });
         raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
         let variant_name = response.variant.as_str();
@@ -115,11 +116,25 @@ fn operation(op: &Operation) -> TokenStream {
             /// A status the spec does not document for this operation.
             Undocumented(::client_runtime::RawResponse),
         });
-        arms.push(quote!(_ => Self::Undocumented(raw),));
+        arms.push((2, quote!(_), quote!(Self::Undocumented(raw))));
         raws.push(quote!(Self::Undocumented(raw) => raw,));
         names.push(quote!(Self::Undocumented(_) => "Undocumented",));
     }
 
+    arms.sort_by_key(|(rank, _, _)| *rank);
+    let decode_body = if let [(2, _, only)] = &arms[..] {
+        // Only the catch-all: no `match` (one arm would draw a lint).
+        only.clone()
+    } else {
+        let arms = arms
+            .iter()
+            .map(|(_, pattern, body)| quote!(#pattern => #body,));
+        quote! {
+            match raw.status {
+                #(#arms)*
+            }
+        }
+    };
     quote! {
         #[doc = #enum_doc]
         ///
@@ -159,9 +174,7 @@ fn operation(op: &Operation) -> TokenStream {
 
         impl ::client_runtime::DecodeResponse for #name {
             fn decode(raw: ::client_runtime::RawResponse) -> Self {
-                match raw.status {
-                    #(#arms)*
-                }
+                #decode_body
             }
 
             fn raw(&self) -> &::client_runtime::RawResponse {
@@ -183,10 +196,10 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
         } else {
             "optional"
         };
-        let head = format!(
+        let head = comment_text(&format!(
             " `{}` ({required}); `None` when absent or not parseable.",
             header.name
-        );
+        ));
         let doc = doc(header.description.as_deref());
         let field = ident(&header.rust_name);
         let ty = rust_type(scalar(&header.ty), &quote!(types::));
@@ -199,7 +212,7 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
     });
     let struct_doc = format!(
         " The documented headers of the answer: {}",
-        response.description.lines().next().unwrap_or("")
+        first_line(&response.description)
     );
     quote! {
         #[doc = #struct_doc]
@@ -223,4 +236,13 @@ fn scalar(ty: &TypeRef) -> &TypeRef {
         TypeRef::Optional(inner) => inner,
         other => other,
     }
+}
+
+/// The first line of a description, safe for a comment.
+fn first_line(text: &str) -> String {
+    let line = text
+        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
+        .next()
+        .unwrap_or("");
+    comment_text(line)
 }

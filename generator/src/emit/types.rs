@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{doc, ident, rust_type};
-use crate::model::{Api, Field, TypeDef, TypeRef};
+use crate::model::{Api, Field, TypeDef, TypeRef, Variant};
 
 pub fn emit(api: &Api) -> TokenStream {
     let items = api.types.iter().map(|(name, def)| match def {
@@ -22,6 +22,22 @@ pub fn emit(api: &Api) -> TokenStream {
             let ty = rust_type(ty, &TokenStream::new());
             quote! { #doc pub type #name = #ty; }
         }
+        TypeDef::Newtype { description, ty } => {
+            let doc = doc(description.as_deref());
+            let name = ident(name);
+            let ty = rust_type(ty, &TokenStream::new());
+            quote! {
+                #doc
+                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                #[serde(transparent)]
+                pub struct #name(pub #ty);
+            }
+        }
+        TypeDef::OneOf {
+            description,
+            tag,
+            variants,
+        } => one_of(name, description.as_deref(), tag.as_deref(), variants),
     });
     quote! {
         /// Types of the schemas in the spec.
@@ -109,6 +125,39 @@ fn enumeration(
                     other => ::std::result::Result::Err(::std::format!("`{other}` is not one of: {}", #expected)),
                 }
             }
+        }
+    }
+}
+
+/// `oneOf`/`anyOf`: tagged by the discriminator's property, or untagged
+/// (the first variant that matches wins, in the spec's order).
+fn one_of(
+    name: &str,
+    description: Option<&str>,
+    tag: Option<&str>,
+    variants: &[Variant],
+) -> TokenStream {
+    let doc = doc(description);
+    let name = ident(name);
+    let how = match tag {
+        Some(tag) => quote!(#[serde(tag = #tag)]),
+        None => quote!(#[serde(untagged)]),
+    };
+    let variants = variants.iter().map(|variant| {
+        let ident = ident(&variant.name);
+        let ty = rust_type(&variant.ty, &TokenStream::new());
+        let rename = variant
+            .tag_value
+            .as_ref()
+            .map(|value| quote!(#[serde(rename = #value)]));
+        quote! { #rename #ident(#ty), }
+    });
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #how
+        pub enum #name {
+            #(#variants)*
         }
     }
 }

@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Corpus: our generator and progenitor side by side over real public specs.
+# For each spec and each tool: accepted (exit 0), compiles (`cargo check` of
+# the output), and generation time (whole process, release build, median of
+# $RUNS runs with hyperfine).
+#
+# The specs are not committed: they are copied here, by `git show`, from
+# mirrors of their repositories, at the commit named below, into
+# target/bench-work/corpus/specs/. Origin and licence of each:
+#
+#   OAI/OpenAPI-Specification @ e77481c7^ (the commit before the examples
+#     moved to learn.openapis.org), examples/v3.0/*.yaml and v3.1/*.yaml:
+#     Apache-2.0, The Linux Foundation.
+#   oxidecomputer/progenitor @ 73922cf, sample_openapi/*.json: MPL-2.0
+#     (progenitor); taken by progenitor from github/rest-api-description (MIT,
+#     api.github.com.json), oxidecomputer/omicron (nexus.json, MPL-2.0),
+#     oxidecomputer/propolis, oxidecomputer/buildomat, jclulow/keeper.
+#
+# A mirror is looked for under $MIRRORS/<owner>+<name>/repo (default
+# /work/.mirror, where the session's fetch tool puts them) and otherwise
+# cloned bare from GitHub into target/bench-work/mirrors/.
+#
+# Usage: benches/corpus.sh   (writes benches/results/corpus.md)
+# Knobs: RUNS (3), COMPILE (1: cargo check each output; 0: skip).
+# shellcheck source=benches/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RUNS="${RUNS:-3}"
+COMPILE="${COMPILE:-1}"
+MIRRORS="${MIRRORS:-/work/.mirror}"
+OUT="$RESULTS/corpus.md"
+W="$WORK/corpus"
+rm -rf "$W/specs" "$W/ours" "$W/progenitor"
+mkdir -p "$W/specs" "$W/ours/src" "$W/progenitor"
+
+# owner/name commit path...
+SOURCES=(
+    "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v3.0/petstore.yaml examples/v3.0/petstore-expanded.yaml examples/v3.0/api-with-examples.yaml examples/v3.0/callback-example.yaml examples/v3.0/link-example.yaml examples/v3.0/uspto.yaml examples/v3.1/webhook-example.yaml examples/v3.1/non-oauth-scopes.yaml"
+    "oxidecomputer/progenitor 73922cf sample_openapi/keeper.json sample_openapi/buildomat.json sample_openapi/propolis-server.json sample_openapi/nexus.json sample_openapi/param-collision.json sample_openapi/param-overrides.json sample_openapi/cli-gen.json sample_openapi/api.github.com.json"
+)
+
+mirror() {
+    local repo="$1" dir="$MIRRORS/${1/\//+}/repo"
+    if [ -d "$dir" ]; then echo "$dir"; return; fi
+    dir="$WORK/mirrors/${repo/\//+}.git"
+    [ -d "$dir" ] || git clone -q --bare "https://github.com/$repo" "$dir"
+    echo "$dir"
+}
+
+specs=()
+for source in "${SOURCES[@]}"; do
+    read -r repo commit paths <<<"$source"
+    dir="$(mirror "$repo")"
+    for path in $paths; do
+        name="$(basename "$path")"
+        name="${name%.*}"
+        [[ "$path" == *v3.1* ]] && name="$name-3.1"
+        file="$W/specs/$name.${path##*.}"
+        git -C "$dir" show "$commit:$path" >"$file"
+        specs+=("$file")
+    done
+done
+
+# --- tools -------------------------------------------------------------------
+need_apt hyperfine hyperfine
+PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
+if [ ! -x "$PROGENITOR" ]; then
+    log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
+    nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
+fi
+log "building the generator (release)"
+cargo build --release -p generator
+GENERATOR="$CARGO_TARGET_DIR/release/generator"
+
+# A crate for our outputs (one module per spec, errors told apart by file).
+cat >"$W/ours/Cargo.toml" <<TOML
+[package]
+name = "corpus-ours"
+version = "0.1.0"
+edition = "2024"
+[dependencies]
+client-runtime = { path = "$ROOT/runtime" }
+serde = { version = "1", features = ["derive"] }
+[workspace]
+TOML
+: >"$W/ours/src/lib.rs"
+
+declare -A ours_ok peer_ok ours_ms peer_ms ours_why peer_why ours_c peer_c
+for spec in "${specs[@]}"; do
+    name="$(basename "${spec%.*}")"
+    mod="m_${name//[^a-zA-Z0-9]/_}"
+    if "$GENERATOR" "$spec" --out "$W/ours/src/$mod.rs" 2>"$W/ours-$name.err"; then
+        ours_ok[$name]=yes
+        echo "#[allow(clippy::all)] pub mod $mod;" >>"$W/ours/src/lib.rs"
+    else
+        ours_ok[$name]=no
+        ours_why[$name]="$(head -1 "$W/ours-$name.err" | sed -E 's/^error: [^:]*:([0-9]+:)?/line \1/' | cut -c1-110)"
+    fi
+    if "$PROGENITOR" progenitor -i "$spec" -o "$W/progenitor/$name" -n "corpus-$name" -v 0.1.0 >"$W/progenitor-$name.log" 2>&1; then
+        peer_ok[$name]=yes
+    else
+        peer_ok[$name]=no
+        peer_why[$name]="$(grep -A1 'panicked at' "$W/progenitor-$name.log" | tail -1 | cut -c1-110)"
+        [ -n "${peer_why[$name]}" ] || peer_why[$name]="$(tail -1 "$W/progenitor-$name.log" | cut -c1-110)"
+    fi
+    hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$W/hf-$name.json" -i \
+        "$(printf '%q ' "$GENERATOR" "$spec" --out "$W/time-ours.rs")" \
+        "$(printf '%q ' "$PROGENITOR" progenitor -i "$spec" -o "$W/time-progenitor" -n x -v 0.1.0)" >/dev/null 2>&1
+    mapfile -t med < <(hyperfine_medians "$W/hf-$name.json")
+    ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]}"
+done
+
+if [ "$COMPILE" = 1 ]; then
+    log "cargo check: our outputs"
+    (cd "$W/ours" && cargo check --message-format short 2>&1 || true) >"$W/ours-check.log"
+    for spec in "${specs[@]}"; do
+        name="$(basename "${spec%.*}")"
+        mod="m_${name//[^a-zA-Z0-9]/_}"
+        [ "${ours_ok[$name]}" = yes ] || continue
+        if grep -q "src/$mod.rs:.*error" "$W/ours-check.log"; then ours_c[$name]=no; else ours_c[$name]=yes; fi
+    done
+    grep -q "^error: could not compile" "$W/ours-check.log" && ! grep -q "src/m_.*error" "$W/ours-check.log" &&
+        for k in "${!ours_c[@]}"; do ours_c[$k]="?"; done
+    log "cargo check: progenitor's outputs (one crate each, shared target dir)"
+    for spec in "${specs[@]}"; do
+        name="$(basename "${spec%.*}")"
+        [ "${peer_ok[$name]}" = yes ] || continue
+        if (cd "$W/progenitor/$name" && CARGO_TARGET_DIR="$W/progenitor-target" nice cargo check -q >"$W/progenitor-$name-check.log" 2>&1); then
+            peer_c[$name]=yes
+        else
+            peer_c[$name]=no
+        fi
+    done
+fi
+
+{
+    echo "### Corpus: accepted / compiles / generation time (median of $RUNS, release builds)"
+    echo
+    echo "| Spec | size | ours | ours time | progenitor $PROGENITOR_VERSION | progenitor time | progenitor / ours |"
+    echo "| --- | ---: | --- | ---: | --- | ---: | ---: |"
+    for spec in "${specs[@]}"; do
+        name="$(basename "${spec%.*}")"
+        size="$(( $(stat -c %s "$spec") / 1024 )) KiB"
+        cell() { # accepted compiles why
+            if [ "$1" = yes ]; then echo "accepted, compiles: ${2:-not checked}"; else echo "refused: ${3//|/\\|}"; fi
+        }
+        echo "| \`$(basename "$spec")\` | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $(ms "${peer_ms[$name]}") | $(ratio "${peer_ms[$name]}" "${ours_ms[$name]}")× |"
+    done
+    echo
+    echo "Times include refusals (a refused spec is timed up to its error). Machine: $(machine)."
+} >"$OUT"
+cat "$OUT"

@@ -1,0 +1,632 @@
+//! The raw document (a JSON value) checked and brought to the shape that
+//! `openapiv3` reads, before it is read.
+//!
+//! `openapiv3` is lenient where this generator must not be: it drops response
+//! keys that are not status codes, turns a schema with a misspelt keyword or
+//! a non-string `$ref` into "any JSON", ignores `allOf` next to `type`, and
+//! knows only OpenAPI 3.0. This pass, on the `serde_json::Value` of the
+//! document:
+//!
+//! - refuses a response key that is neither a status code (`100`–`599`), a
+//!   range (`1XX`–`5XX`), `default` nor an extension (`x-…`);
+//! - refuses a `$ref` that is not a string, and a schema keyword that
+//!   neither OpenAPI 3.0 nor (in a 3.1 document) JSON Schema 2020-12 knows;
+//! - converts OpenAPI 3.1 schemas to the 3.0 shape: `type: [T, "null"]` →
+//!   `type: T, nullable: true`; `const: v` → `enum: [v]`; a `{type: "null"}`
+//!   member of `oneOf`/`anyOf` → `nullable: true`; numeric
+//!   `exclusiveMinimum`/`exclusiveMaximum` → the 3.0 boolean form; the
+//!   annotations `examples`, `$schema`, `$id`, `$comment`,
+//!   `contentMediaType`, `contentEncoding` dropped; `webhooks` dropped (a
+//!   client does not receive them); a missing `responses` made empty; and
+//!   refuses the rest of
+//!   JSON Schema 2020-12 (`prefixItems`, `if`, `patternProperties`, …),
+//!   naming the keyword and its pointer;
+//! - makes implicit types explicit (`properties` without `type` is an
+//!   object, `items` an array, an `enum` of strings a string), and moves the
+//!   structural keywords that sit beside `allOf` into one more `allOf`
+//!   member, so that nothing is ignored.
+
+use serde_json::{Map, Value};
+
+use crate::error::{LowerError, Pointer};
+
+type Result<T> = std::result::Result<T, LowerError>;
+
+/// Which OpenAPI the document says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Version {
+    V30,
+    V31,
+}
+
+/// Schema keywords of OpenAPI 3.0 (the Schema Object).
+const KEYWORDS_30: &[&str] = &[
+    "title",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "enum",
+    "type",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "items",
+    "properties",
+    "additionalProperties",
+    "description",
+    "format",
+    "default",
+    "nullable",
+    "discriminator",
+    "readOnly",
+    "writeOnly",
+    "xml",
+    "externalDocs",
+    "example",
+    "deprecated",
+    "$ref",
+];
+
+/// Annotations of JSON Schema 2020-12 that do not change the Rust type.
+const ANNOTATIONS_31: &[&str] = &[
+    "examples",
+    "$schema",
+    "$id",
+    "$comment",
+    "$anchor",
+    "contentMediaType",
+    "contentEncoding",
+];
+
+/// JSON Schema 2020-12 keywords that this generator does not express.
+const UNSUPPORTED_31: &[&str] = &[
+    "prefixItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+    "patternProperties",
+    "propertyNames",
+    "contains",
+    "minContains",
+    "maxContains",
+    "contentSchema",
+    "$defs",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$vocabulary",
+];
+
+/// Keywords whose values are data, not schemas or references.
+const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "const"];
+
+/// Checks and converts `doc` in place.
+pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
+    check_refs(doc, &Pointer::root())?;
+    let root = Pointer::root();
+    let Some(map) = doc.as_object_mut() else {
+        return Ok(());
+    };
+    if version == Version::V31 {
+        map.insert("openapi".into(), Value::String("3.0.3".into()));
+        // 3.1 additions with no part in a client.
+        map.remove("webhooks");
+        map.remove("jsonSchemaDialect");
+        if !map.contains_key("paths") {
+            map.insert("paths".into(), Value::Object(Map::new()));
+        }
+        if let Some(info) = map.get_mut("info").and_then(Value::as_object_mut) {
+            info.remove("summary");
+            if let Some(license) = info.get_mut("license").and_then(Value::as_object_mut) {
+                license.remove("identifier");
+            }
+        }
+    }
+    let walker = Walker { version };
+    if let Some(components) = map.get_mut("components").and_then(Value::as_object_mut) {
+        let at = root.join("components");
+        if version == Version::V31 {
+            components.remove("pathItems");
+        }
+        for (section, kind) in [
+            ("schemas", Kind::Schema),
+            ("parameters", Kind::Parameter),
+            ("headers", Kind::Parameter),
+            ("responses", Kind::Response),
+            ("requestBodies", Kind::Body),
+        ] {
+            if let Some(items) = components.get_mut(section).and_then(Value::as_object_mut) {
+                let at = at.join(section);
+                for (name, item) in items.iter_mut() {
+                    walker.node(item, kind, &at.join(name))?;
+                }
+            }
+        }
+    }
+    if let Some(paths) = map.get_mut("paths").and_then(Value::as_object_mut) {
+        let at = root.join("paths");
+        for (path, item) in paths.iter_mut() {
+            walker.path_item(item, &at.join(path))?;
+        }
+    }
+    Ok(())
+}
+
+/// Every `$ref` outside data must be a string.
+fn check_refs(value: &Value, at: &Pointer) -> Result<()> {
+    match value {
+        Value::Object(map) => {
+            if let Some(reference) = map.get("$ref")
+                && !reference.is_string()
+            {
+                return Err(LowerError::new(
+                    &at.join("$ref"),
+                    format!("`$ref` must be a string, and here it is `{reference}`"),
+                    "write the reference as a string, e.g. `$ref: \"#/components/schemas/Pet\"`",
+                ));
+            }
+            for (key, value) in map {
+                if DATA_KEYWORDS.contains(&key.as_str()) || key.starts_with("x-") {
+                    continue;
+                }
+                match (key.as_str(), value) {
+                    // Keys of `properties` are names (a property may be
+                    // called `$ref`): check what each names.
+                    ("properties", Value::Object(properties)) => {
+                        for (name, property) in properties {
+                            check_refs(property, &at.join(key).join(name))?;
+                        }
+                    }
+                    _ => check_refs(value, &at.join(key))?,
+                }
+            }
+            Ok(())
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                check_refs(item, &at.join(i))?;
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Schema,
+    Parameter,
+    Response,
+    Body,
+}
+
+struct Walker {
+    version: Version,
+}
+
+const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+impl Walker {
+    fn node(&self, value: &mut Value, kind: Kind, at: &Pointer) -> Result<()> {
+        if is_reference(value) {
+            return Ok(());
+        }
+        match kind {
+            Kind::Schema => self.schema(value, at),
+            Kind::Parameter => self.parameter(value, at),
+            Kind::Response => self.response(value, at),
+            Kind::Body => self.content(value, at),
+        }
+    }
+
+    fn path_item(&self, item: &mut Value, at: &Pointer) -> Result<()> {
+        let Some(item) = item.as_object_mut() else {
+            return Ok(());
+        };
+        if let Some(params) = item.get_mut("parameters").and_then(Value::as_array_mut) {
+            for (i, param) in params.iter_mut().enumerate() {
+                self.node(param, Kind::Parameter, &at.join("parameters").join(i))?;
+            }
+        }
+        for method in METHODS {
+            let Some(operation) = item.get_mut(*method).and_then(Value::as_object_mut) else {
+                continue;
+            };
+            let at = at.join(method);
+            if self.version == Version::V31 && !operation.contains_key("responses") {
+                // 3.1 makes `responses` optional: none documented.
+                operation.insert("responses".into(), Value::Object(Map::new()));
+            }
+            if let Some(params) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            {
+                for (i, param) in params.iter_mut().enumerate() {
+                    self.node(param, Kind::Parameter, &at.join("parameters").join(i))?;
+                }
+            }
+            if let Some(body) = operation.get_mut("requestBody") {
+                self.node(body, Kind::Body, &at.join("requestBody"))?;
+            }
+            if let Some(responses) = operation
+                .get_mut("responses")
+                .and_then(Value::as_object_mut)
+            {
+                let at = at.join("responses");
+                for (key, response) in responses.iter_mut() {
+                    check_status_key(key, &at.join(key))?;
+                    self.node(response, Kind::Response, &at.join(key))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn parameter(&self, param: &mut Value, at: &Pointer) -> Result<()> {
+        if let Some(schema) = param.get_mut("schema") {
+            self.schema(schema, &at.join("schema"))?;
+        }
+        self.content(param, at)
+    }
+
+    /// `content.*.schema` of a body, response or parameter.
+    fn content(&self, value: &mut Value, at: &Pointer) -> Result<()> {
+        let Some(content) = value.get_mut("content").and_then(Value::as_object_mut) else {
+            return Ok(());
+        };
+        for (media, media_type) in content.iter_mut() {
+            if let Some(schema) = media_type.get_mut("schema") {
+                self.schema(schema, &at.join("content").join(media).join("schema"))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn response(&self, response: &mut Value, at: &Pointer) -> Result<()> {
+        if let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) {
+            for (name, header) in headers.iter_mut() {
+                self.node(header, Kind::Parameter, &at.join("headers").join(name))?;
+            }
+        }
+        self.content(response, at)
+    }
+
+    fn schema(&self, schema: &mut Value, at: &Pointer) -> Result<()> {
+        let Some(map) = schema.as_object_mut() else {
+            if schema.is_boolean() && self.version == Version::V31 {
+                // `true` is any value; `false` none, which no type holds.
+                if schema == &Value::Bool(true) {
+                    *schema = Value::Object(Map::new());
+                    return Ok(());
+                }
+            }
+            return Err(LowerError::new(
+                at,
+                format!("a schema must be an object, and here it is `{schema}`"),
+                "write the schema as a mapping, e.g. `{ type: string }`",
+            ));
+        };
+        if map.contains_key("$ref") {
+            // Siblings of `$ref` are ignored in 3.0, and annotations in 3.1.
+            return Ok(());
+        }
+        if self.version == Version::V31 {
+            self.convert_31(map, at)?;
+        }
+        for key in map.keys() {
+            if !KEYWORDS_30.contains(&key.as_str()) && !key.starts_with("x-") {
+                let what = if UNSUPPORTED_31.contains(&key.as_str()) {
+                    format!("the JSON Schema keyword `{key}` is not supported by this generator")
+                } else {
+                    format!("`{key}` is not a schema keyword of OpenAPI 3.0")
+                };
+                let hint = match suggestion(key) {
+                    Some(known) => format!("did you mean `{known}`?"),
+                    None => "remove it, or prefix it with `x-` if it is an extension".into(),
+                };
+                return Err(LowerError::new(&at.join(key), what, hint));
+            }
+        }
+        make_types_explicit(map);
+        // Sub-schemas.
+        for key in ["items", "not", "additionalProperties"] {
+            if let Some(sub) = map.get_mut(key)
+                && !sub.is_boolean()
+            {
+                self.schema(sub, &at.join(key))?;
+            }
+        }
+        if let Some(properties) = map.get_mut("properties") {
+            let Some(properties) = properties.as_object_mut() else {
+                return Err(LowerError::new(
+                    &at.join("properties"),
+                    "`properties` must be a mapping of names to schemas",
+                    "write `properties` as a mapping",
+                ));
+            };
+            for (name, property) in properties.iter_mut() {
+                self.schema(property, &at.join("properties").join(name))?;
+            }
+        }
+        for key in ["allOf", "oneOf", "anyOf"] {
+            if let Some(members) = map.get_mut(key) {
+                let Some(members) = members.as_array_mut() else {
+                    return Err(LowerError::new(
+                        &at.join(key),
+                        format!("`{key}` must be a list of schemas"),
+                        "write it as a list",
+                    ));
+                };
+                for (i, member) in members.iter_mut().enumerate() {
+                    self.schema(member, &at.join(key).join(i))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// JSON Schema 2020-12 (OpenAPI 3.1) → the OpenAPI 3.0 schema shape.
+    fn convert_31(&self, map: &mut Map<String, Value>, at: &Pointer) -> Result<()> {
+        for key in ANNOTATIONS_31 {
+            map.remove(*key);
+        }
+        if let Some(types) = map.get("type").cloned() {
+            let names: Vec<Value> = match types {
+                Value::Array(names) => names,
+                one => vec![one],
+            };
+            let nullable = names.iter().any(|n| n == "null");
+            let rest: Vec<Value> = names.into_iter().filter(|n| n != "null").collect();
+            match rest.len() {
+                0 => {
+                    map.remove("type");
+                }
+                1 => {
+                    map.insert("type".into(), rest[0].clone());
+                }
+                _ => {
+                    return Err(LowerError::new(
+                        &at.join("type"),
+                        format!(
+                            "a list of several types ({}) is not supported by this generator",
+                            rest.iter()
+                                .map(Value::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                        "give the schema one type (and `null`), or use `oneOf` with one schema per type",
+                    ));
+                }
+            }
+            if nullable {
+                map.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        if let Some(value) = map.remove("const") {
+            map.insert("enum".into(), Value::Array(vec![value]));
+        }
+        for (key, bound) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
+            if let Some(number) = map.get(key).filter(|v| v.is_number()).cloned() {
+                map.insert(bound.into(), number);
+                map.insert(key.into(), Value::Bool(true));
+            }
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(Value::Array(members)) = map.get_mut(key) {
+                let before = members.len();
+                members.retain(|m| !is_null_schema(m));
+                if members.len() != before {
+                    map.insert("nullable".into(), Value::Bool(true));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `{type: "null"}` (or `{const: null}`, `{enum: [null]}`).
+fn is_null_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    map.get("type").is_some_and(|t| t == "null")
+        || map.get("const").is_some_and(Value::is_null)
+        || map
+            .get("enum")
+            .is_some_and(|e| e.as_array().is_some_and(|a| a.len() == 1 && a[0].is_null()))
+}
+
+/// `properties` without `type` is an object, `items` an array, an `enum` of
+/// strings a string; `type` beside `allOf` goes into an `allOf` member.
+fn make_types_explicit(map: &mut Map<String, Value>) {
+    let composed = ["allOf", "oneOf", "anyOf", "not"]
+        .iter()
+        .any(|k| map.contains_key(*k));
+    if composed {
+        if map.contains_key("allOf") {
+            let structural = [
+                "type",
+                "properties",
+                "required",
+                "additionalProperties",
+                "items",
+                "enum",
+            ];
+            let mut member = Map::new();
+            for key in structural {
+                if let Some(value) = map.remove(key) {
+                    member.insert(key.into(), value);
+                }
+            }
+            let only_type = member.len() == 1 && member.get("type").is_some_and(|t| t == "object");
+            if !member.is_empty()
+                && !only_type
+                && let Some(Value::Array(members)) = map.get_mut("allOf")
+            {
+                if !member.contains_key("type")
+                    && (member.contains_key("properties")
+                        || member.contains_key("additionalProperties"))
+                {
+                    member.insert("type".into(), Value::String("object".into()));
+                }
+                members.push(Value::Object(member));
+            }
+        } else if map.get("type").is_some_and(|t| t == "object") && !map.contains_key("properties")
+        {
+            // `type: object` beside `oneOf`/`anyOf` says what each member says.
+            map.remove("type");
+        }
+        return;
+    }
+    if map.contains_key("type") {
+        return;
+    }
+    if map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_null))
+    {
+        // `enum: [null]`: nothing but null.
+        map.remove("enum");
+        map.insert("nullable".into(), Value::Bool(true));
+        return;
+    }
+    let implied = if map.contains_key("properties") || map.contains_key("additionalProperties") {
+        "object"
+    } else if map.contains_key("items") {
+        "array"
+    } else if map
+        .get("enum")
+        .and_then(Value::as_array)
+        .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_string))
+    {
+        "string"
+    } else {
+        return;
+    };
+    map.insert("type".into(), Value::String(implied.into()));
+}
+
+fn is_reference(value: &Value) -> bool {
+    value.get("$ref").is_some_and(Value::is_string)
+}
+
+/// A known schema keyword within two edits of `key`, for "did you mean".
+fn suggestion(key: &str) -> Option<&'static str> {
+    KEYWORDS_30
+        .iter()
+        .copied()
+        .filter(|known| edit_distance(&key.to_ascii_lowercase(), &known.to_ascii_lowercase()) <= 2)
+        .min_by_key(|known| edit_distance(key, known))
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = previous + usize::from(ca != *cb);
+            previous = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// `200`, `2XX`, `default` or `x-…`; anything else is refused, not dropped.
+fn check_status_key(key: &str, at: &Pointer) -> Result<()> {
+    let bytes = key.as_bytes();
+    let code = bytes.len() == 3
+        && bytes.iter().all(u8::is_ascii_digit)
+        && (b'1'..=b'5').contains(&bytes[0]);
+    let range = bytes.len() == 3
+        && (b'1'..=b'5').contains(&bytes[0])
+        && bytes[1..].eq_ignore_ascii_case(b"XX");
+    if code || range || key == "default" || key.starts_with("x-") {
+        return Ok(());
+    }
+    Err(LowerError::new(
+        at,
+        format!(
+            "`{key}` is not a response status: expected a code from 100 to 599, a range such as `4XX`, or `default`"
+        ),
+        "write the status as three digits (quoted in YAML, e.g. \"200\"), a range, or `default`",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_keys() {
+        let at = Pointer::root();
+        for ok in ["200", "599", "100", "2XX", "4xx", "default", "x-foo"] {
+            assert!(check_status_key(ok, &at).is_ok(), "{ok}");
+        }
+        for bad in ["abc", "1000", "200 ", "600", "099", "6XX", "2X", ""] {
+            assert!(check_status_key(bad, &at).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn suggests_the_keyword_meant() {
+        assert_eq!(suggestion("propertes"), Some("properties"));
+        assert_eq!(suggestion("reqiured"), Some("required"));
+        assert_eq!(suggestion("zzzzzzzzz"), None);
+    }
+
+    #[test]
+    fn converts_31_schemas() {
+        let mut doc: Value = serde_json::json!({
+            "openapi": "3.1.0",
+            "info": {"title": "t", "version": "1", "license": {"name": "MIT", "identifier": "MIT"}},
+            "components": {"schemas": {"A": {
+                "type": "object",
+                "properties": {
+                    "a": {"type": ["string", "null"], "examples": ["x"]},
+                    "b": {"const": "only"},
+                    "c": {"anyOf": [{"$ref": "#/components/schemas/A"}, {"type": "null"}]},
+                    "d": {"type": "integer", "exclusiveMinimum": 0}
+                }
+            }}}
+        });
+        normalize(&mut doc, Version::V31).unwrap();
+        let props = &doc["components"]["schemas"]["A"]["properties"];
+        assert_eq!(
+            props["a"],
+            serde_json::json!({"type": "string", "nullable": true})
+        );
+        assert_eq!(
+            props["b"],
+            serde_json::json!({"enum": ["only"], "type": "string"})
+        );
+        assert_eq!(props["c"]["nullable"], Value::Bool(true));
+        assert_eq!(props["c"]["anyOf"].as_array().unwrap().len(), 1);
+        assert_eq!(props["d"]["minimum"], serde_json::json!(0));
+        assert_eq!(doc["openapi"], "3.0.3");
+        assert!(doc["info"]["license"].get("identifier").is_none());
+    }
+}
