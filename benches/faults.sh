@@ -33,16 +33,7 @@ SERVER="$CARGO_TARGET_DIR/release/reference-server"
 export NO_COLOR=1
 unset CI
 
-cat >"$W/schemathesis.toml" <<'TOML'
-[checks.negative_data_rejection]
-expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "417", "422", "428", "429", "5xx"]
-
-[checks.missing_required_header]
-expected-statuses = ["400", "401", "403", "406", "415", "417", "422"]
-
-[parameters]
-"path.ref" = "catalog"
-TOML
+schemathesis_config "$W/schemathesis.toml" catalog
 
 # serve [FAULT]: starts the server, sets PORT and SERVER_PID.
 serve() {

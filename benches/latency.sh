@@ -48,16 +48,7 @@ ours_summary="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$W/ours.log" | tail -1 
 requests="$(grep -oE 'Requests: [^;]*' "$W/ours.log" | head -1 || true)"
 log "conformance exited $ours_status: $ours_summary"
 
-cat >"$W/schemathesis.toml" <<'TOML'
-[checks.negative_data_rejection]
-expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "417", "422", "428", "429", "5xx"]
-
-[checks.missing_required_header]
-expected-statuses = ["400", "401", "403", "406", "415", "417", "422"]
-
-[parameters]
-"path.ref" = "catalog"
-TOML
+schemathesis_config "$W/schemathesis.toml" catalog
 
 q() { printf '%q ' "$@"; }
 warn_if_busy

@@ -164,3 +164,21 @@ stop() {
     done
     PIDS=("${keep[@]}")
 }
+
+# schemathesis_config FILE [REF]: writes the schemathesis.toml every script
+# uses: 417 counts as a rejection too (the two checks that expect one get
+# schemathesis 4.32's default statuses plus "417"); with REF, the path
+# parameter `ref` is fixed to that component so requests reach the body rules.
+schemathesis_config() {
+    cat >"$1" <<'TOML'
+# Written by benches/lib.sh: 417 counts as a rejection too.
+[checks.negative_data_rejection]
+expected-statuses = ["400", "401", "403", "404", "405", "406", "409", "415", "417", "422", "428", "429", "5xx"]
+
+[checks.missing_required_header]
+expected-statuses = ["400", "401", "403", "406", "415", "417", "422"]
+TOML
+    if [ -n "${2:-}" ]; then
+        printf '\n[parameters]\n"path.ref" = "%s"\n' "$2" >>"$1"
+    fi
+}

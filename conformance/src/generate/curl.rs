@@ -71,7 +71,7 @@ pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
 }
 
 /// `Café Menü` → `CAF_MEN_`: a shell variable name part.
-fn shell_name(s: &str) -> String {
+pub(crate) fn shell_name(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() {

@@ -181,7 +181,7 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
         let var = curl::variable(
             &t.profile,
             token.expose(),
-            &format!("AUTH_TOKEN_{}", shell_suffix(&c.tag)),
+            &format!("AUTH_TOKEN_{}", curl::shell_name(&c.tag)),
         );
         let mut variants: Vec<(String, String, String)> = near_misses(token.expose(), &var)
             .into_iter()
@@ -223,7 +223,7 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
         .filter(|(j, _)| *j != i);
     for (_, other) in others.clone() {
         if let Some(token) = &other.auth_token {
-            let var = format!("AUTH_TOKEN_{}", shell_suffix(&other.tag));
+            let var = format!("AUTH_TOKEN_{}", curl::shell_name(&other.tag));
             return Some((token.expose().to_owned(), format!("${{{var}}}")));
         }
     }
@@ -238,23 +238,11 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
         if let Some(Typed::Authorize(component_auth_bindings::AuthorizeResponse::Ok(ok))) =
             sent.typed
         {
-            let var = format!("ISSUED_TOKEN_{}", shell_suffix(&other.tag));
+            let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
             return Some((ok.body.token, format!("${{{var}}}")));
         }
     }
     None
-}
-
-fn shell_suffix(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 /// Values of X-Project-Env that are near `dev` and `live` but neither.
