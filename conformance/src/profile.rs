@@ -533,12 +533,18 @@ fn locate(
         _ => message,
     };
     let lines = yaml_location::Lines::of(text);
-    let mut path = error.path().to_string();
-    if path == "." {
-        path.clear();
-    }
-    // A field that is missing has no line of its own: its mapping's line.
-    let mut line = lines.line_of_path(&path).unwrap_or(location.line());
+    let raw = error.path().to_string();
+    let at_root = matches!(raw.as_str(), "" | "." | "?");
+    let about_a_field = ["missing field ", "unknown field "]
+        .iter()
+        .any(|p| message.starts_with(p));
+    // A field missing from (or unknown to) the top level: the field names
+    // the key, not whatever else stands on the reported line.
+    let (mut line, mut path) = if at_root && about_a_field {
+        (location.line(), String::new())
+    } else {
+        lines.locate(&raw, location.line())
+    };
     for prefix in ["missing field ", "unknown field "] {
         if let Some(field) = backticked_after(message, prefix) {
             if !path.ends_with(&field) {
@@ -550,10 +556,7 @@ fn locate(
         }
     }
     if path.is_empty() {
-        path = lines
-            .path_at(location.line())
-            .unwrap_or_else(|| "(document)".to_owned());
-        line = location.line();
+        path = "(document)".to_owned();
     }
     ProfileError::Invalid {
         file: file.to_owned(),

@@ -496,7 +496,9 @@ fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
         "the runner is installed at a pinned tag"
     );
     assert!(
-        !runs.iter().any(|r| r.contains("cargo run") || r.contains("-p conformance")),
+        !runs
+            .iter()
+            .any(|r| r.contains("cargo run") || r.contains("-p conformance")),
         "the server's repository has no copy of this workspace"
     );
     let help = stdout(&conformance(&["--help"], &[]));

@@ -451,15 +451,7 @@ fn parse_error(
     }
     let lines = yaml_location::Lines::of(text);
     let reported = inner.location().map_or(1, |l| l.line());
-    let mut key = err.path().to_string();
-    let line = if key == "." || key.is_empty() {
-        key = lines
-            .path_at(reported)
-            .unwrap_or_else(|| "<document>".to_owned());
-        reported
-    } else {
-        lines.line_of_path(&key).unwrap_or(reported)
-    };
+    let (line, key) = lines.locate(&err.path().to_string(), reported);
     FixtureError::Invalid {
         file: file.to_owned(),
         line,

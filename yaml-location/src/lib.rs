@@ -124,6 +124,22 @@ impl Lines {
         self.line(split_path(path))
     }
 
+    /// Where a deserialization error is, as `(line, key path)`: `path` is
+    /// serde_path_to_error's (`.` or `?` when it has none, as for a syntax
+    /// error) and `reported` the line the parser gave. With a path: that
+    /// key's line; without: the reported line and the deepest key on it
+    /// (`(document)` when none).
+    pub fn locate(&self, path: &str, reported: usize) -> (usize, String) {
+        if path.is_empty() || path == "." || path == "?" {
+            let key = self
+                .path_at(reported)
+                .unwrap_or_else(|| "(document)".to_owned());
+            (reported, key)
+        } else {
+            (self.line_of_path(path).unwrap_or(reported), path.to_owned())
+        }
+    }
+
     /// The deepest path that starts on `line`, written `components[0].uuid`:
     /// what a syntax or type error reported at that line is about.
     pub fn path_at(&self, line: usize) -> Option<String> {

@@ -110,8 +110,10 @@ pub struct Generated {
 }
 
 impl Generated {
-    /// Sends every edge case, then runs the properties, once the target
-    /// has answered one valid request.
+    /// Sends every edge case and runs the properties side by side (a
+    /// property's cases go one after the other; against a slow server the
+    /// edge cases fill the time in between), once the target has answered
+    /// one valid request.
     pub async fn run(t: &Arc<Target>) -> Generated {
         if let Some(c) = t.primary(crate::target::Op::AuthClaims) {
             let label = "a valid request, before the generated ones";
@@ -127,8 +129,7 @@ impl Generated {
                 };
             }
         }
-        let edges = edges::all(t).await;
-        let findings = bodies::run(t).await;
+        let (edges, findings) = tokio::join!(edges::all(t), bodies::run(t));
         Generated {
             edges,
             findings,
