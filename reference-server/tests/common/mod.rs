@@ -32,14 +32,7 @@ pub async fn start(fault: Option<Fault>) -> RunningServer {
     }
 }
 
-/// reqwest is built with rustls and no provider: the tests use ring, as the
-/// server does.
-pub fn install_ring() {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
-
 pub fn client() -> reqwest::Client {
-    install_ring();
     reqwest::Client::builder()
         .no_proxy()
         .build()
