@@ -290,7 +290,7 @@ impl Fixture {
                     ));
                 }
                 model_uuids.push(model.uuid.as_str());
-                let failures = validate::fields(&component.settings, Some(&model.fields), &[]);
+                let failures = validate::fields(&component.settings, Some(&model.fields));
                 if let Some(first) = failures.first() {
                     return Err(Problem::at(
                         model_at("fields"),

@@ -9,7 +9,7 @@
 //! 6. `ref` resolves, after percent-decoding, by uuid, then name, then tag (404);
 //! 7. `X-Auth-Token` as the component requires (401);
 //! 8. body absent, or a UTF-8 JSON object (400);
-//! 9. validation, every failure collected, repeated keys included (417);
+//! 9. validation, every failure collected (417);
 //! 10. the operation itself (404 unknown model, 401 fields that no model claims).
 
 use std::borrow::Cow;
@@ -216,10 +216,7 @@ async fn process(
     let component_index = resolve(&app.fixture.components, &b.refs, &raw_ref)?;
     let component = &app.fixture.components[component_index];
     let token_model = check_token(app, component_index, header(headers, "x-auth-token"))?;
-    let (fields, repeated) = match parse_body(&b.body, headers, &body)? {
-        Some(Body { fields, repeated }) => (Some(fields), repeated),
-        None => (None, Vec::new()),
-    };
+    let fields = parse_body(&b.body, headers, &body)?;
 
     let model_uuid = match operation {
         Operation::Authorize => Some(query_param(parts.uri.query(), validate::MODEL_UUID)),
@@ -235,11 +232,7 @@ async fn process(
     }
     let validate_body = operation == Operation::Authorize || fields.is_some();
     if validate_body && b.validation.check_fields {
-        errors.extend(validate::fields(
-            &component.settings,
-            fields.as_ref(),
-            &repeated,
-        ));
+        errors.extend(validate::fields(&component.settings, fields.as_ref()));
     }
     if !errors.is_empty() {
         return Err(validation_failure(&b.validation, errors));
@@ -445,19 +438,12 @@ fn check_token(
     }
 }
 
-/// A JSON object body: its fields (of a repeated key, the last value) and
-/// the path of every key repeated in it, at any depth.
-struct Body {
-    fields: Map<String, Value>,
-    repeated: Vec<String>,
-}
-
 /// The body's fields: `None` for an absent or empty body.
 fn parse_body(
     rules: &BodyRules,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<Option<Body>, Failure> {
+) -> Result<Option<Map<String, Value>>, Failure> {
     if body.is_empty() {
         return Ok(None);
     }
@@ -477,11 +463,14 @@ fn parse_body(
         };
     };
     // serde_json refuses nesting deeper than 128 levels with an error, not
-    // a stack overflow. Its messages give a position, never the input.
-    // Repeated keys are noted by path, for validation to refuse.
-    let (value, repeated) = match json::from_str(text) {
-        Ok(parsed) => parsed,
+    // a stack overflow. Its messages give a position, never the input; a
+    // repeated key (refused at any depth) is named by its path.
+    let value = match json::from_str(text) {
+        Ok(value) => value,
         Err(_) if lenient => return Ok(None),
+        Err(e) if e.classify() == serde_json::error::Category::Data => {
+            return Err(Failure::bad_request(format!("the request body has a {e}")));
+        }
         Err(e) => {
             return Err(Failure::bad_request(format!(
                 "the request body is not JSON: {e}"
@@ -494,7 +483,7 @@ fn parse_body(
         return Err(Failure::Crash);
     }
     match value {
-        Value::Object(fields) => Ok(Some(Body { fields, repeated })),
+        Value::Object(fields) => Ok(Some(fields)),
         _ if rules.crash_on_non_object => Err(Failure::Crash),
         _ => Err(Failure::bad_request(
             "the request body must be a JSON object",

@@ -1,31 +1,25 @@
-//! JSON as the server reads a body: serde_json's parser, noting every key
-//! that an object repeats, at any depth.
+//! JSON as the server reads a body: serde_json's parser, with objects that
+//! refuse a key they already hold, at any depth.
 //!
-//! `serde_json::Value` silently keeps the last of two equal keys, so
+//! `serde_json::Value` keeps the last of two equal keys, so
 //! `{"pin":"x","pin":1234}` would be validated as `{"pin":1234}` while a
-//! proxy or another parser in front of the server saw `"x"`. The paths of
-//! repeated keys come back beside the value, and validation refuses them
-//! (417, rule `duplicate`), naming the path, never a value.
+//! proxy or another parser in front of the server saw `"x"`. A repeated key
+//! is refused instead (400, spec/README.md: duplicate keys), naming its
+//! path, never a value.
 
-use std::cell::RefCell;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-/// Parses `text` as JSON (errors are serde_json's, position included).
-/// Returns the value (of a repeated key, the last, as serde_json keeps) and
-/// the path of every repetition in document order: `pin`, `n.a[0].b`.
-pub(crate) fn from_str(text: &str) -> Result<(Value, Vec<String>), serde_json::Error> {
-    let repeated = RefCell::new(Vec::new());
+/// Parses `text` as JSON whose objects have no repeated keys. The error is
+/// serde_json's (position included); a repeated key is an error of category
+/// `Data` reading `duplicate key `a.b``.
+pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Node {
-        at: None,
-        repeated: &repeated,
-    }
-    .deserialize(&mut de)?;
+    let value = Node { at: None }.deserialize(&mut de)?;
     de.end()?;
-    Ok((value, repeated.into_inner()))
+    Ok(value)
 }
 
 /// Where a value sits: the chain of keys and indices up to the root,
@@ -55,10 +49,9 @@ impl fmt::Display for Path<'_> {
     }
 }
 
-/// One value to read, where it sits, and where repeated keys are noted.
+/// One value to read, and where it sits.
 struct Node<'a> {
     at: Option<&'a Path<'a>>,
-    repeated: &'a RefCell<Vec<String>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Node<'_> {
@@ -111,11 +104,7 @@ impl<'de> Visitor<'de> for Node<'_> {
                 step: Step::Index(items.len()),
                 parent: self.at,
             };
-            let node = Node {
-                at: Some(&here),
-                repeated: self.repeated,
-            };
-            match seq.next_element_seed(node)? {
+            match seq.next_element_seed(Node { at: Some(&here) })? {
                 Some(item) => items.push(item),
                 None => return Ok(Value::Array(items)),
             }
@@ -130,12 +119,9 @@ impl<'de> Visitor<'de> for Node<'_> {
                 parent: self.at,
             };
             if fields.contains_key(&key) {
-                self.repeated.borrow_mut().push(here.to_string());
+                return Err(de::Error::custom(format_args!("duplicate key `{here}`")));
             }
-            let value = map.next_value_seed(Node {
-                at: Some(&here),
-                repeated: self.repeated,
-            })?;
+            let value = map.next_value_seed(Node { at: Some(&here) })?;
             fields.insert(key, value);
         }
         Ok(Value::Object(fields))
@@ -145,13 +131,20 @@ impl<'de> Visitor<'de> for Node<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::error::Category;
 
-    fn parse(text: &str) -> (Value, Vec<String>) {
-        from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"))
+    fn refused(text: &str) -> String {
+        match from_str(text) {
+            Ok(v) => panic!("{text} was taken as {v}"),
+            Err(e) => {
+                assert_eq!(e.classify(), Category::Data, "{e}");
+                e.to_string()
+            }
+        }
     }
 
     #[test]
-    fn same_values_as_serde_json_and_no_repeats_when_no_key_repeats() {
+    fn same_values_as_serde_json_when_no_key_repeats() {
         for text in [
             r#"{"a":1,"b":[true,null,-2,3.5,"x",{"c":{}}],"d":18446744073709551615}"#,
             r#"[{"a":1},{"a":2}]"#,
@@ -159,32 +152,32 @@ mod tests {
             "42",
             "  null ",
         ] {
-            let (ours, repeated) = parse(text);
+            let ours = from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
             let theirs: Value = serde_json::from_str(text).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(ours, theirs, "{text}");
-            assert!(repeated.is_empty(), "{text}: {repeated:?}");
         }
     }
 
     #[test]
-    fn every_repeated_key_is_noted_at_any_depth_by_its_path() {
-        let (value, repeated) = parse(r#"{"pin":"x","pin":1234}"#);
-        assert_eq!(repeated, ["pin"]);
-        // The value is serde_json's: the last one.
-        assert_eq!(value, serde_json::json!({"pin": 1234}));
-        let (_, repeated) = parse(r#"{"a":{"b":[1,{"c":1,"c":2,"c":3}]},"a":0}"#);
-        assert_eq!(repeated, ["a.b[1].c", "a.b[1].c", "a"]);
-        let (_, repeated) = parse(r#"[{"k":1,"k":1}]"#);
-        assert_eq!(repeated, ["[0].k"]);
+    fn a_repeated_key_is_refused_at_any_depth_naming_its_path() {
+        let top = refused(r#"{"pin":"x","pin":1234}"#);
+        assert!(top.starts_with("duplicate key `pin`"), "{top}");
+        assert!(!top.contains("1234"), "{top}");
+        let deep = refused(r#"{"a":{"b":[1,{"c":1,"c":2}]}}"#);
+        assert!(deep.starts_with("duplicate key `a.b[1].c`"), "{deep}");
+        let in_array = refused(r#"[{"k":1,"k":1}]"#);
+        assert!(in_array.starts_with("duplicate key `[0].k`"), "{in_array}");
         // The same key spelled with an escape is the same key.
-        let (_, repeated) = parse(r#"{"pin":1,"p\u0069n":2}"#);
-        assert_eq!(repeated, ["pin"]);
+        refused(r#"{"pin":1,"p\u0069n":2}"#);
     }
 
     #[test]
     fn syntax_errors_and_depth_stay_serde_json_s() {
-        for text in ["{", "{} {}", "[1,]", "nul", r#"{"a":1,"a":}"#] {
-            assert!(from_str(text).is_err(), "{text} taken");
+        for text in ["{", "{} {}", "[1,]", "nul"] {
+            let e = from_str(text)
+                .err()
+                .unwrap_or_else(|| panic!("{text} taken"));
+            assert_ne!(e.classify(), Category::Data, "{text}: {e}");
         }
         let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
         let e = from_str(&deep)

@@ -21,7 +21,7 @@
 //! [`fault`] (the rules broken on purpose, one table entry each),
 //! `behaviour` (the seams where a fault changes the server), `routes` (the path),
 //! `handler` (the order of checks for one request), `validate` (the 417
-//! rules), `json` (bodies parsed, repeated keys noted), `envelope`
+//! rules), `json` (bodies parsed with duplicate keys refused), `envelope`
 //! (answers and their headers), `tokens` (issued X-Auth-Tokens), `server`
 //! (listening, caps and shutdown), `tls` (certificate and key for HTTPS).
 

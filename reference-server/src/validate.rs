@@ -19,9 +19,6 @@ pub mod rule {
     pub const MAX_LENGTH: &str = "max_length";
     pub const UNKNOWN_FIELD: &str = "unknown_field";
     pub const FORMAT: &str = "format";
-    /// A key given more than once (at the field's top level or inside its
-    /// value): which value counts would depend on the parser.
-    pub const DUPLICATE: &str = "duplicate";
 }
 
 /// The name of Authorize's query parameter (spec/README.md choice 1).
@@ -54,37 +51,11 @@ pub fn model_uuid(value: Option<&str>) -> Option<ValidationError> {
 }
 
 /// Checks body fields against the settings; `None` is an absent body, which
-/// fails every required field. `repeated` holds the path of every repeated
-/// key (`pin`, `n.a[0].b`): a field repeated, or holding a repetition, fails
-/// `duplicate` and its value is not judged further; one the settings do not
-/// define fails `unknown_field` and then `duplicate`.
-pub fn fields(
-    settings: &Settings,
-    body: Option<&Map<String, Value>>,
-    repeated: &[String],
-) -> Vec<ValidationError> {
+/// fails every required field.
+pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<ValidationError> {
     let mut out = Vec::new();
-    let duplicate = |name: &str| {
-        let within = |path: &str| {
-            path == name
-                || path
-                    .strip_prefix(name)
-                    .is_some_and(|rest| rest.starts_with(['.', '[']))
-        };
-        repeated.iter().any(|path| within(path)).then(|| {
-            failure(
-                name,
-                rule::DUPLICATE,
-                format!("`{name}` is given more than once (or holds a key given more than once)"),
-            )
-        })
-    };
     for setting in &settings.auth {
         let name = setting.name.as_str();
-        if let Some(error) = duplicate(name) {
-            out.push(error);
-            continue;
-        }
         let Some(value) = body.and_then(|b| b.get(name)) else {
             if setting.required {
                 out.push(failure(
@@ -133,7 +104,6 @@ pub fn fields(
                 rule::UNKNOWN_FIELD,
                 "the component's auth settings do not define this field".to_owned(),
             ));
-            out.extend(duplicate(name));
         }
     }
     out
@@ -169,7 +139,7 @@ mod tests {
     #[test]
     fn collects_every_failure_in_order() {
         let body = json!({"zeta": 1, "password": "short", "email": 5, "alpha": true});
-        let got = fields(&users(), body.as_object(), &[]);
+        let got = fields(&users(), body.as_object());
         let want = [
             ("email", "type"),
             ("password", "min_length"),
@@ -185,7 +155,7 @@ mod tests {
 
     #[test]
     fn absent_body_fails_required_fields() {
-        let got = fields(&users(), None, &[]);
+        let got = fields(&users(), None);
         assert_eq!(got.len(), 2);
         assert!(got.iter().all(|e| e.rule == rule::REQUIRED));
     }
@@ -193,30 +163,8 @@ mod tests {
     #[test]
     fn messages_never_carry_values() {
         let body = json!({"password": "s3cr"});
-        let got = fields(&users(), body.as_object(), &[]);
+        let got = fields(&users(), body.as_object());
         assert!(got.iter().all(|e| !e.message.contains("s3cr")));
-    }
-
-    #[test]
-    fn repeated_keys_fail_their_field_in_its_place() {
-        let body = json!({"zeta": 1, "password": "long-enough", "email": 5});
-        let repeated = [
-            "password".to_owned(),
-            "zeta.x".to_owned(),
-            "emailx".to_owned(),
-        ];
-        let got = rules(&fields(&users(), body.as_object(), &repeated));
-        let want = [
-            ("email", "type"),
-            ("password", "duplicate"),
-            ("zeta", "unknown_field"),
-            ("zeta", "duplicate"),
-        ];
-        let want: Vec<_> = want
-            .iter()
-            .map(|(f, r)| (f.to_string(), r.to_string()))
-            .collect();
-        assert_eq!(got, want);
     }
 
     #[test]
