@@ -32,7 +32,15 @@ pub async fn start(fault: Option<Fault>) -> RunningServer {
     }
 }
 
+/// Where the workspace builds reqwest with rustls and no provider, a client
+/// cannot be built until one is installed: ring, as the server uses. A
+/// no-op for the tests' own TLS client, which names its provider.
+pub fn install_ring() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 pub fn client() -> reqwest::Client {
+    install_ring();
     reqwest::Client::builder()
         .no_proxy()
         .build()
