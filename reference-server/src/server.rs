@@ -127,7 +127,8 @@ impl Server {
             options.latency,
         );
         let app = Arc::new(App::new(options.fixture, options.fault, limits));
-        let connections = Arc::new(Semaphore::new(options.max_connections));
+        let max_connections = options.max_connections.min(Semaphore::MAX_PERMITS);
+        let connections = Arc::new(Semaphore::new(max_connections));
         let (stop, stopped) = oneshot::channel();
         let task = tokio::spawn(accept_loop(listener, app, acceptor, connections, stopped));
         Ok(RunningServer {

@@ -214,6 +214,24 @@ fn list_faults_and_bad_flags() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no-such-fault"));
+    // Huge caps are taken (clamped), not a panic.
+    let (mut child, first) = spawn(&[
+        "--port",
+        "0",
+        "--max-connections",
+        "18446744073709551615",
+        "--max-inflight-body-bytes",
+        "18446744073709551615",
+    ]);
+    let port = port_of(&first);
+    let ok = request(
+        &port,
+        "GET /v2/api/component/catalog/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+         X-Client-Secret: demo-secret-7Qx9\r\n",
+        "",
+    );
+    assert!(ok.starts_with("HTTP/1.1 200"), "{ok}");
+    assert!(terminate(&mut child, "-TERM").success());
     for (flag, value) in [
         ("--max-connections", "0"),
         ("--max-inflight-body-bytes", "0"),

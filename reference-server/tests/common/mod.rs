@@ -32,8 +32,9 @@ pub async fn start(fault: Option<Fault>) -> RunningServer {
     }
 }
 
-/// reqwest is built with rustls and no provider: the tests use ring, as the
-/// server does.
+/// Where the workspace builds reqwest with rustls and no provider, a client
+/// cannot be built until one is installed: ring, as the server uses. A
+/// no-op for the tests' own TLS client, which names its provider.
 pub fn install_ring() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
