@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the three benchmarks (generator, server, conformance) one after another
+# Runs the benchmarks (generator, server, conformance, latency, faults) one after another
 # and collects their tables into benches/results/summary.md.
 #
 # A benchmark that fails is named in the summary and makes this script exit 1;
@@ -46,7 +46,7 @@ wait_for_quiet() {
 }
 
 failed=()
-for bench in generator server conformance; do
+for bench in generator server conformance latency faults; do
     wait_for_quiet
     log "benches/$bench.sh"
     rm -f "$RESULTS/$bench.md"
@@ -64,7 +64,7 @@ fi
     echo
     echo "Machine: $(machine). Commit: $commit."
     echo "Produced by \`benches/run-all.sh\`; each table also stands alone in \`benches/results/\`."
-    for bench in generator server conformance; do
+    for bench in generator server conformance latency faults; do
         echo
         if [ -f "$RESULTS/$bench.md" ]; then
             cat "$RESULTS/$bench.md"
