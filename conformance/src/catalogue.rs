@@ -272,13 +272,30 @@ pub fn plain_list(checks: &[Check]) -> String {
 mod tests {
     use super::*;
 
-    /// The interface description, beside the workspace (`../shared`).
+    /// The interface description: the copy in `spec/`, which the spec and
+    /// every MUST quote are bound to.
     fn description() -> String {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/interface-description.md"
+            "/../spec/interface-description.md"
         );
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Where the shared original sits beside the workspace, the copy must
+    /// not have drifted from it.
+    #[test]
+    fn the_copy_of_the_description_is_the_original() {
+        let original = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/interface-description.md"
+        );
+        if let Ok(text) = std::fs::read_to_string(original) {
+            assert!(
+                text == description(),
+                "spec/interface-description.md differs from {original}: copy it again"
+            );
+        }
     }
 
     #[test]
