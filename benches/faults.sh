@@ -84,7 +84,8 @@ for fault in "${FAULTS[@]}"; do
     o="$(ours)"
     t="$(theirs)"
     stop "$SERVER_PID"
-    oc=no; [ "$o" = 1 ] && oc=yes && ours_caught=$((ours_caught + 1))
+    oc="no (exit $o: $(grep -E '^[0-9]+ passed' "$W/ours.log" | tail -1 || true))"
+    [ "$o" = 1 ] && oc=yes && ours_caught=$((ours_caught + 1))
     tc=no; [ "$t" != "$st_base" ] && tc=yes && st_caught=$((st_caught + 1))
     log "$fault: ours $oc, schemathesis $tc"
     rows+=("| \`$fault\` | $oc | $tc |")

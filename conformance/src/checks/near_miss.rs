@@ -121,8 +121,10 @@ pub fn checks() -> Vec<Check> {
 fn judge(family: Family, want: Want) -> Run {
     Run::new(move |t: Arc<Target>| async move {
         let generated = t.generated().await;
+        // A target that does not answer a valid request fails: a skip
+        // here would let a run go green on a server too slow to judge.
         if let Some(why) = &generated.not_run {
-            return Outcome::skip(why.clone());
+            return Outcome::fail(why.clone(), Vec::new());
         }
         let cases: Vec<&Case> = generated.family(family).collect();
         if cases.is_empty() {

@@ -105,7 +105,7 @@ pub struct Generated {
     pub findings: Vec<Finding>,
     /// Why nothing was generated: the target did not answer a valid
     /// request, so hundreds of requests would each wait for a time-out.
-    /// The checks that read the cases are then skipped with this reason.
+    /// The checks that read the cases then fail with this reason.
     pub not_run: Option<String>,
 }
 
