@@ -100,7 +100,7 @@ for spec in "${specs[@]}"; do
         peer_ok[$name]=yes
     else
         peer_ok[$name]=no
-        peer_why[$name]="$(grep -A1 'panicked at' "$W/progenitor-$name.log" | tail -1 | cut -c1-110)"
+        peer_why[$name]="$(grep -A1 'panicked at' "$W/progenitor-$name.log" | tail -1 | cut -c1-110 || true)"
         [ -n "${peer_why[$name]}" ] || peer_why[$name]="$(tail -1 "$W/progenitor-$name.log" | cut -c1-110)"
     fi
     hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$W/hf-$name.json" -i \

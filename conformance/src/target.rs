@@ -432,6 +432,20 @@ impl Target {
         self.generated.get_or_init(|| Generated::run(self)).await
     }
 
+    /// The `--header`s as `curl` arguments, each value a shell variable
+    /// (`-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}"`): a reproduction
+    /// sends what the runner sent, without showing the value.
+    pub(crate) fn curl_headers(&self) -> String {
+        self.connect
+            .headers
+            .keys()
+            .map(|name| {
+                let var = crate::generate::curl::shell_name(&format!("header_{name}"));
+                format!(" -H '{name}: '\"${{{var}}}\"")
+            })
+            .collect()
+    }
+
     /// How many requests were re-sent after a 429/503 with Retry-After.
     pub fn retried(&self) -> usize {
         self.retried.load(std::sync::atomic::Ordering::Relaxed)

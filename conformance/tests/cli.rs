@@ -398,7 +398,12 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             ),
         )
         .expect("write profile");
-        let secrets = [client_secret, "users-token-ada-0001", "correct-horse"];
+        let secrets = [
+            client_secret,
+            "users-token-ada-0001",
+            "correct-horse",
+            "gw-s3cret-value",
+        ];
         let json = dir.join("report.json");
         let junit = dir.join("junit.xml");
         let out = conformance(
@@ -410,6 +415,8 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
                 json.to_str().expect("utf-8"),
                 "--junit",
                 junit.to_str().expect("utf-8"),
+                "--header",
+                "X-Gateway-Key: gw-s3cret-value",
             ],
             &[
                 ("CLIENT_SECRET", client_secret),
@@ -447,8 +454,13 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             }
         }
         if name == "echo" {
-            // The echoed values were seen, and shown redacted.
+            // The echoed values were seen, and shown redacted; reproductions
+            // send the gateway header as a variable.
             assert!(stdout(&out).contains("[redacted]"), "{name}");
+            assert!(
+                stdout(&out).contains(r#"-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}""#),
+                "{name}: no gateway header in the reproductions"
+            );
         }
     }
     rt.block_on(server.shutdown());

@@ -231,7 +231,7 @@ fn property(
         let label = format!("{} {}: {}", op.method(), c.name, words.join(", "));
         let req = t.valid(op, c).map(|r| r.raw_body(fields.with(changes)));
         let curl = match &req {
-            Ok(r) => curl::render(r, &secrets, &[]),
+            Ok(r) => curl::render(r, &secrets, &[]) + &t.curl_headers(),
             Err(e) => format!("(the request could not be built: {e})"),
         };
         let sent = handle.block_on(t.send(Probe::new(label.clone(), req)));

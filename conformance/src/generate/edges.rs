@@ -48,7 +48,11 @@ pub async fn all(t: &Arc<Target>) -> Vec<Case> {
     pending.retain(|p| p.req.is_ok());
 
     let secrets = curl::placeholders(&t.profile);
-    let curls: Vec<String> = pending.iter().map(|p| render(p, &secrets)).collect();
+    let extra = t.curl_headers();
+    let curls: Vec<String> = pending
+        .iter()
+        .map(|p| render(p, &secrets) + &extra)
+        .collect();
     let mut probes = Vec::new();
     let mut references = Vec::new();
     let mut meta = Vec::new();
