@@ -125,6 +125,9 @@ if [ "$COMPILE" = 1 ]; then
     for spec in "${specs[@]}"; do
         name="$(basename "${spec%.*}")"
         [ "${peer_ok[$name]}" = yes ] || continue
+        # A workspace of its own: the crate sits under this repository's.
+        grep -q '^\[workspace\]' "$W/progenitor/$name/Cargo.toml" ||
+            printf '\n[workspace]\n' >>"$W/progenitor/$name/Cargo.toml"
         if (cd "$W/progenitor/$name" && CARGO_TARGET_DIR="$W/progenitor-target" nice cargo check -q >"$W/progenitor-$name-check.log" 2>&1); then
             peer_c[$name]=yes
         else
