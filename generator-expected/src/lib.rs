@@ -21,4 +21,6 @@ pub mod petstore_expanded;
 #[rustfmt::skip]
 pub mod query_arrays;
 #[rustfmt::skip]
+pub mod request_bodies;
+#[rustfmt::skip]
 pub mod status_ranges;

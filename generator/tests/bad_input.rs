@@ -98,6 +98,27 @@ fn unsupported_construct() {
     );
 }
 
+/// A request body is sent as JSON, a form, bytes or text; any other media
+/// type (multipart, say) is refused, naming it and its node.
+#[test]
+fn unsupported_request_bodies() {
+    let stderr = fails_with("generator/fixtures/invalid/multipart-body.yaml");
+    assert!(stderr.contains("multipart-body.yaml:9:"), "{stderr}");
+    assert!(
+        stderr.contains("/requestBody/content/multipart~1form-data"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`multipart/form-data`"), "{stderr}");
+    insta::assert_snapshot!(stderr);
+    let stderr = fails_with("generator/fixtures/invalid/nested-form-body.yaml");
+    assert!(stderr.contains("nested-form-body.yaml:10:"), "{stderr}");
+    assert!(
+        stderr.contains("/content/application~1x-www-form-urlencoded/schema"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a form body must be an object"), "{stderr}");
+}
+
 /// What openapiv3 would drop or read as "any JSON" is refused instead.
 #[test]
 fn nothing_is_dropped_in_silence() {

@@ -48,6 +48,10 @@ const PAIRS: &[(&str, &str)] = &[
         "generator/fixtures/petstore_expanded.yaml",
         "generator-expected/src/petstore_expanded.rs",
     ),
+    (
+        "generator/fixtures/request_bodies.yaml",
+        "generator-expected/src/request_bodies.rs",
+    ),
 ];
 
 fn generate(spec: &str) -> String {
@@ -137,4 +141,63 @@ fn json_and_yaml_give_the_same_code() {
     let from_yaml = generate("spec/openapi.yaml");
     let body = |code: &str| code.lines().skip(3).collect::<Vec<_>>().join("\n");
     assert_eq!(body(&from_json), body(&from_yaml));
+}
+
+/// The text of the request builder for `operation` (its `impl` block).
+fn builder_of<'c>(code: &'c str, builder: &str) -> &'c str {
+    let start = code
+        .find(&format!("impl<'a> {builder}<'a>"))
+        .unwrap_or_else(|| panic!("no builder {builder}"));
+    let rest = &code[start..];
+    let end = rest[1..].find("impl<'a> ").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+/// Each media type is sent its own way, and where an operation offers
+/// several, JSON wins, then a form, then bytes, then text.
+#[test]
+fn request_bodies_take_the_best_media_type() {
+    let code = generate("generator/fixtures/request_bodies.yaml");
+    for (builder, body_type, setter) in [
+        ("Search", "super::types::SearchBody", "set_form_body"),
+        ("Token", "super::types::TokenRequest", "set_form_body"),
+        ("FreeForm", "::std::collections::BTreeMap<", "set_form_body"),
+        ("Upload", "::client_runtime::bytes::Bytes>", "set_raw_body"),
+        (
+            "Anything",
+            "::client_runtime::bytes::Bytes>",
+            "set_raw_body",
+        ),
+        ("Note", "::std::string::String>", "set_raw_body"),
+        ("Markdown", "::std::string::String>", "set_raw_body"),
+        ("JsonWins", "super::types::TokenRequest", "set_json_body"),
+        ("FormWins", "super::types::TokenRequest", "set_form_body"),
+        (
+            "BinaryWins",
+            "::client_runtime::bytes::Bytes>",
+            "set_raw_body",
+        ),
+    ] {
+        let text = builder_of(&code, builder);
+        let setter_at = text.find("pub fn body(").expect(builder);
+        assert!(
+            text[setter_at..].contains(body_type),
+            "{builder}: body is not {body_type}"
+        );
+        assert!(text.contains(setter), "{builder}: not sent with {setter}");
+    }
+    for (builder, content_type) in [
+        ("Upload", "\"application/octet-stream\""),
+        // A wildcard is sent as the most general type of its kind.
+        ("Anything", "\"application/octet-stream\""),
+        ("Note", "\"text/plain; charset=utf-8\""),
+        ("Markdown", "\"text/x-markdown\""),
+        ("BinaryWins", "\"image/png\""),
+    ] {
+        let text = builder_of(&code, builder);
+        assert!(
+            text.contains(content_type),
+            "{builder}: not sent as {content_type}"
+        );
+    }
 }
