@@ -15,6 +15,8 @@ pub mod minimal;
 #[rustfmt::skip]
 pub mod composition;
 #[rustfmt::skip]
+pub mod degraded;
+#[rustfmt::skip]
 pub mod openapi31;
 #[rustfmt::skip]
 pub mod petstore_expanded;

@@ -471,6 +471,14 @@ impl<'a> Lowerer<'a> {
         // the only null there is, and every optional parameter can be absent.
         let ty = match ty {
             TypeRef::Optional(inner) => *inner,
+            TypeRef::Named(name) => match self.types.get(&name) {
+                // A named nullable primitive: `type X = Option<T>`.
+                Some(TypeDef::Alias {
+                    ty: TypeRef::Optional(inner),
+                    ..
+                }) => (**inner).clone(),
+                _ => TypeRef::Named(name),
+            },
             ty => ty,
         };
         // A `oneOf`/`anyOf` of which one member fits a parameter: sent as
@@ -844,14 +852,20 @@ impl<'a> Lowerer<'a> {
             SchemaKind::Type(Type::Number(_)) => TypeRef::Number,
             SchemaKind::Type(Type::Boolean(_)) => TypeRef::Boolean,
             SchemaKind::Type(Type::Array(array)) => {
-                let Some(items) = &array.items else {
-                    return Err(LowerError::new(
-                        at,
-                        "the array has no `items`",
-                        "say what the array holds with `items`",
-                    ));
+                let item = match &array.items {
+                    Some(items) => {
+                        self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?
+                    }
+                    None => {
+                        // JSON Schema reads missing `items` as "any items".
+                        self.warn(
+                            at,
+                            "the array has no `items`; its items are read as any JSON value (`serde_json::Value`)",
+                            "say what the array holds with `items`",
+                        );
+                        TypeRef::Value
+                    }
                 };
-                let item = self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?;
                 TypeRef::Array(Box::new(item))
             }
             SchemaKind::Type(Type::Object(object)) => self.object(object, at, hint, description)?,
@@ -864,19 +878,27 @@ impl<'a> Lowerer<'a> {
                 self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
             }
             SchemaKind::Not { .. } => return Err(unsupported("not", at)),
+            SchemaKind::Any(any) if any.not.is_some() => return Err(unsupported("not", at)),
             SchemaKind::Any(any) => {
+                // Beyond the model, but any JSON value holds every value the
+                // schema allows: read it as that, and say so.
                 let what = if !any.one_of.is_empty() {
-                    "oneOf beside other keywords"
+                    "`oneOf` beside other keywords"
                 } else if !any.all_of.is_empty() {
-                    "allOf beside other keywords"
+                    "`allOf` beside other keywords"
                 } else if !any.any_of.is_empty() {
-                    "anyOf beside other keywords"
-                } else if any.not.is_some() {
-                    "not"
+                    "`anyOf` beside other keywords"
                 } else {
-                    "a schema mixing keywords of several types"
+                    "keywords of several types"
                 };
-                return Err(unsupported(what, at));
+                self.warn(
+                    at,
+                    format!(
+                        "the schema mixes {what}, which this generator cannot express; it is read as any JSON value (`serde_json::Value`)"
+                    ),
+                    "give the schema one type, or split it with `oneOf`, for a typed value",
+                );
+                TypeRef::Value
             }
         };
         Ok(

@@ -42,6 +42,7 @@ const BASES: &[&str] = &[
     "generator/fixtures/openapi31.yaml",
     "generator/fixtures/petstore_expanded.yaml",
     "generator/fixtures/request_bodies.yaml",
+    "generator/fixtures/degraded.yaml",
 ];
 
 const ODD: &[&str] = &[

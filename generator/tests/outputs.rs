@@ -52,6 +52,10 @@ const PAIRS: &[(&str, &str)] = &[
         "generator/fixtures/request_bodies.yaml",
         "generator-expected/src/request_bodies.rs",
     ),
+    (
+        "generator/fixtures/degraded.yaml",
+        "generator-expected/src/degraded.rs",
+    ),
 ];
 
 fn generate(spec: &str) -> String {
@@ -199,5 +203,59 @@ fn request_bodies_take_the_best_media_type() {
             text.contains(content_type),
             "{builder}: not sent as {content_type}"
         );
+    }
+}
+
+/// A schema beyond the model is read as any JSON value, with a warning
+/// naming its node; parameters are made to fit. The real spec and the
+/// other fixtures give no warning.
+#[test]
+fn degraded_schemas_are_values_with_a_warning() {
+    let generated =
+        generator::generate_with_warnings(&root().join("generator/fixtures/degraded.yaml"))
+            .unwrap();
+    let pointers: Vec<&str> = generated
+        .warnings
+        .iter()
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/paths/~1deliveries~1{id}/get/parameters/4/schema",
+            "/components/schemas/Delivery/properties/payload",
+            "/components/schemas/Delivery/properties/config",
+            "/paths/~1checks/post/requestBody/content/application~1json/schema",
+        ]
+    );
+    // Compared without whitespace: the formatter breaks long signatures.
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub payload: ::std::option::Option<::client_runtime::serde_json::Value>",
+        "::std::vec::Vec<::client_runtime::serde_json::Value>",
+        // The untagged oneOf of scalars prints as the variant it holds.
+        "impl ::std::fmt::Display for SortMode",
+        "impl ::std::fmt::Display for NameOrId",
+        // nullable dropped from parameters, named or not.
+        "pub fn limit(mut self, value: i32",
+        "pub fn tool_guid(mut self, value: impl ::std::convert::Into<::std::string::String>",
+        "pub fn sort_by(mut self, value: super::types::SortMode",
+        "pub fn id(mut self, value: super::types::NameOrId",
+        // oneOf [string, array]: the first member that fits.
+        "pub fn tag(mut self, value: impl ::std::convert::Into<::std::string::String>",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    // The inline oneOf the `tag` parameter no longer uses is not emitted.
+    assert!(!code.contains("GetDeliveryTag"), "unused type emitted");
+    for (spec, _) in PAIRS
+        .iter()
+        .filter(|(spec, _)| !spec.ends_with("degraded.yaml"))
+    {
+        let warnings = generator::generate_with_warnings(&root().join(spec))
+            .unwrap()
+            .warnings;
+        assert!(warnings.is_empty(), "{spec}: {warnings:?}");
     }
 }
