@@ -15,10 +15,14 @@ pub mod minimal;
 #[rustfmt::skip]
 pub mod composition;
 #[rustfmt::skip]
+pub mod degraded;
+#[rustfmt::skip]
 pub mod openapi31;
 #[rustfmt::skip]
 pub mod petstore_expanded;
 #[rustfmt::skip]
 pub mod query_arrays;
+#[rustfmt::skip]
+pub mod request_bodies;
 #[rustfmt::skip]
 pub mod status_ranges;

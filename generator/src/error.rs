@@ -15,7 +15,24 @@ pub struct Diagnostic {
 
 impl fmt::Display for Diagnostic {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "error: {}", self.file.display())?;
+        self.write(f, "error")
+    }
+}
+
+impl Diagnostic {
+    /// The same message as a warning: `warning: FILE:LINE: at POINTER: ...`.
+    pub fn as_warning(&self) -> impl fmt::Display + '_ {
+        struct Warning<'a>(&'a Diagnostic);
+        impl fmt::Display for Warning<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.write(f, "warning")
+            }
+        }
+        Warning(self)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>, severity: &str) -> fmt::Result {
+        write!(f, "{severity}: {}", self.file.display())?;
         if let Some(line) = self.line {
             write!(f, ":{line}")?;
         }

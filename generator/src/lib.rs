@@ -29,11 +29,25 @@ use sha2::{Digest, Sha256};
 
 pub use error::Diagnostic;
 
+/// Generated code, and what was made looser than the spec says on the way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    pub code: String,
+    /// Each names the node (file, line, JSON pointer); print them with
+    /// [`Diagnostic::as_warning`].
+    pub warnings: Vec<Diagnostic>,
+}
+
 /// Generates the bindings for the spec at `path`.
 pub fn generate(path: &Path) -> Result<String, Diagnostic> {
+    generate_with_warnings(path).map(|generated| generated.code)
+}
+
+/// Generates the bindings for the spec at `path`, with the warnings.
+pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
     guarded(path, || {
         let source = load::Source::read(path)?;
-        generate_source(&source)
+        generate_source_with_warnings(&source)
     })
 }
 
@@ -42,8 +56,9 @@ pub fn generate(path: &Path) -> Result<String, Diagnostic> {
 pub fn generate_text(path: &Path, text: String) -> Result<String, Diagnostic> {
     guarded(path, || {
         let source = load::Source::parse(path, text)?;
-        generate_source(&source)
+        generate_source_with_warnings(&source)
     })
+    .map(|generated| generated.code)
 }
 
 /// The stack the generator runs on: parsing and lowering recurse once per
@@ -54,10 +69,10 @@ const STACK_BYTES: usize = 64 * 1024 * 1024;
 
 /// Runs `work` on a thread with [`STACK_BYTES`] of stack; a panic (a bug in
 /// the generator) becomes a [`Diagnostic`] that says so, never exit 101.
-fn guarded(
+fn guarded<T: Send>(
     path: &Path,
-    work: impl FnOnce() -> Result<String, Diagnostic> + Send,
-) -> Result<String, Diagnostic> {
+    work: impl FnOnce() -> Result<T, Diagnostic> + Send,
+) -> Result<T, Diagnostic> {
     let outcome = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("generator".into())
@@ -92,15 +107,23 @@ pub const INTERNAL_ERROR: &str = "internal error in the generator";
 /// Generates the bindings for a spec already read (on the caller's stack;
 /// see [`generate_text`] for a guarded run).
 pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
-    let api = lower::lower(&source.document).map_err(|e| source.diagnose(e))?;
+    generate_source_with_warnings(source).map(|generated| generated.code)
+}
+
+/// [`generate_source`] with the warnings.
+pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated, Diagnostic> {
+    let (api, warnings) =
+        lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
+    let warnings = warnings.into_iter().map(|w| source.diagnose(w)).collect();
     let header = header(&source.path, &source.text, &api);
-    emit::emit(&api, &header).map_err(|e| Diagnostic {
+    let code = emit::emit(&api, &header).map_err(|e| Diagnostic {
         file: source.path.clone(),
         line: None,
         pointer: String::new(),
         message: format!("{INTERNAL_ERROR}: the generated code does not parse as Rust ({e})"),
         hint: "please report it with the spec that caused it".into(),
-    })
+    })?;
+    Ok(Generated { code, warnings })
 }
 
 /// The comment on top of the output: what it was made from, and the spec's hash.

@@ -15,7 +15,7 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, Field, Location, Operation, Param, PathSegment, Response,
+    Api, ArrayStyle, Body, BodyMedia, Field, Location, Operation, Param, PathSegment, Response,
     ResponseHeader, Server, Status, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
@@ -46,6 +46,13 @@ const BUILDER_NAMES: &[&str] = &[
 const MAX_ALL_OF_DEPTH: usize = 32;
 
 pub fn lower(doc: &OpenAPI) -> Result<Api> {
+    lower_with_warnings(doc).map(|(api, _)| api)
+}
+
+/// Lowers `doc`, and tells what was made looser than the spec says (a
+/// schema beyond the model read as any JSON, ...), each once, in the order
+/// met.
+pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
     // Every schema's type name is claimed first, in document order, so a
     // name never depends on which operation happens to use the schema first.
     let mut scope = Scope::default();
@@ -65,12 +72,13 @@ pub fn lower(doc: &OpenAPI) -> Result<Api> {
         nullable: BTreeSet::new(),
         exact: None,
         all_of_depth: 0,
+        warnings: Vec::new(),
     };
     let server = lowerer.server()?;
     let operations = lowerer.operations()?;
     let shared_headers = shared_headers(&operations);
     crate::recursion::break_cycles(&mut lowerer.types);
-    Ok(Api {
+    let api = Api {
         title: doc.info.title.clone(),
         version: doc.info.version.clone(),
         description: doc.info.description.clone(),
@@ -78,7 +86,8 @@ pub fn lower(doc: &OpenAPI) -> Result<Api> {
         operations,
         types: lowerer.types,
         shared_headers,
-    })
+    };
+    Ok((api, lowerer.warnings))
 }
 
 struct Lowerer<'a> {
@@ -99,6 +108,8 @@ struct Lowerer<'a> {
     /// that name exactly (it was claimed up front).
     exact: Option<String>,
     all_of_depth: usize,
+    /// What was made looser than the spec says, each pointer once.
+    warnings: Vec<LowerError>,
 }
 
 /// Where a `$ref` of one kind may point, e.g. `components/parameters`.
@@ -449,12 +460,60 @@ impl<'a> Lowerer<'a> {
             &format!("{op_type}{}", pascal(&data.name)),
         )?;
         let is_query = location == Location::Query;
-        let scalar_items = match &ty {
-            TypeRef::Array(item) => self.is_scalar(item, 0),
-            _ => false,
+        let allowed = |this: &Self, ty: &TypeRef| {
+            let scalar_items = match ty {
+                TypeRef::Array(item) => this.is_scalar(item, 0),
+                _ => false,
+            };
+            this.is_scalar(ty, 0) || (is_query && scalar_items)
         };
-        let allowed = self.is_scalar(&ty, 0) || (is_query && scalar_items);
-        if !allowed {
+        // `nullable` says nothing a parameter can send: an absent value is
+        // the only null there is, and every optional parameter can be absent.
+        let ty = match ty {
+            TypeRef::Optional(inner) => *inner,
+            TypeRef::Named(name) => match self.types.get(&name) {
+                // A named nullable primitive: `type X = Option<T>`.
+                Some(TypeDef::Alias {
+                    ty: TypeRef::Optional(inner),
+                    ..
+                }) => (**inner).clone(),
+                _ => TypeRef::Named(name),
+            },
+            ty => ty,
+        };
+        // A `oneOf`/`anyOf` of which one member fits a parameter: sent as
+        // that member, which is always a valid value of the whole.
+        let ty = match &ty {
+            TypeRef::Named(name) if !allowed(self, &ty) => {
+                let fitting = match self.types.get(name) {
+                    Some(TypeDef::OneOf { variants, .. }) => variants
+                        .iter()
+                        .find(|v| allowed(self, &v.ty))
+                        .map(|v| v.ty.clone()),
+                    _ => None,
+                };
+                match fitting {
+                    Some(member) => {
+                        if !self.schema_types.contains(name) {
+                            // Defined for this parameter alone: not needed now.
+                            self.types.remove(name);
+                        }
+                        self.warn(
+                            &at.join("schema"),
+                            format!(
+                                "the parameter `{}` is one of several types; it is sent as the first that fits a parameter",
+                                data.name
+                            ),
+                            "give the parameter a single type to silence this",
+                        );
+                        member
+                    }
+                    None => ty,
+                }
+            }
+            _ => ty,
+        };
+        if !allowed(self, &ty) {
             return Err(LowerError::new(
                 &at.join("schema"),
                 format!(
@@ -472,18 +531,9 @@ impl<'a> Lowerer<'a> {
         Ok((ty, secret))
     }
 
-    /// Whether values of `ty` print as one string (`depth` bounds the walk
-    /// through aliases, which may be circular).
+    /// Whether values of `ty` print as one string.
     fn is_scalar(&self, ty: &TypeRef, depth: usize) -> bool {
-        match ty {
-            TypeRef::String | TypeRef::Integer { .. } | TypeRef::Number | TypeRef::Boolean => true,
-            TypeRef::Named(name) if depth < 64 => match self.types.get(name) {
-                Some(TypeDef::Enum { .. }) => true,
-                Some(TypeDef::Alias { ty, .. }) => self.is_scalar(ty, depth + 1),
-                _ => false,
-            },
-            _ => false,
-        }
+        crate::model::is_scalar(&self.types, ty, depth)
     }
 
     fn request_body(
@@ -496,26 +546,109 @@ impl<'a> Lowerer<'a> {
         let (body, at) = resolve(body, "requestBodies", at, || {
             doc.components.as_ref().map(|c| &c.request_bodies)
         })?;
-        let Some((media, media_type)) = body.content.iter().find(|(m, _)| is_json(m)) else {
+        let content_at = at.join("content");
+        // The best media type offered: JSON, then a form, then bytes, then
+        // text; the first of its kind in document order.
+        let Some((media, media_type, kind)) = body
+            .content
+            .iter()
+            .filter_map(|(m, t)| media_kind(m).map(|kind| (m, t, kind)))
+            .min_by_key(|(_, _, kind)| *kind)
+        else {
+            let Some(first) = body.content.keys().next() else {
+                return Err(LowerError::new(
+                    &content_at,
+                    "the request body lists no media type",
+                    "describe the body under `content`, e.g. as `application/json`",
+                ));
+            };
+            let listed: Vec<String> = body.content.keys().map(|m| format!("`{m}`")).collect();
             return Err(LowerError::new(
-                &at.join("content"),
-                "the request body has no JSON media type",
-                "describe the body as `application/json`",
+                &content_at.join(first),
+                format!(
+                    "the request body's media type {} is not supported by this generator",
+                    listed.join(", ")
+                ),
+                "offer the body as `application/json`, `application/x-www-form-urlencoded`, `application/octet-stream` or `text/plain`",
             ));
         };
-        let ty = match &media_type.schema {
-            Some(schema) => self.schema(
-                schema,
-                &at.join("content").join(media).join("schema"),
-                &format!("{op_type}Body"),
-            )?,
-            None => TypeRef::Value,
+        let media_at = content_at.join(media);
+        let media = match kind {
+            MediaKind::Json | MediaKind::Form => {
+                let ty = match &media_type.schema {
+                    Some(schema) => {
+                        self.schema(schema, &media_at.join("schema"), &format!("{op_type}Body"))?
+                    }
+                    None if kind == MediaKind::Json => TypeRef::Value,
+                    None => TypeRef::MapOf(Box::new(TypeRef::String)),
+                };
+                if kind == MediaKind::Json {
+                    BodyMedia::Json(ty)
+                } else if self.is_flat_form(&ty) {
+                    BodyMedia::Form(ty)
+                } else {
+                    return Err(LowerError::new(
+                        &media_at.join("schema"),
+                        "a form body must be an object whose properties are strings, numbers, booleans or string enums",
+                        "flatten the nested properties, or send the body as `application/json`",
+                    ));
+                }
+            }
+            MediaKind::Binary | MediaKind::Text => {
+                if !media.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+                    return Err(LowerError::new(
+                        &media_at,
+                        "the media type is not a valid `Content-Type` header value",
+                        "write the media type in printable ASCII, e.g. `application/octet-stream`",
+                    ));
+                }
+                let wildcard = media.contains('*');
+                if kind == MediaKind::Binary {
+                    BodyMedia::Binary {
+                        content_type: if wildcard {
+                            "application/octet-stream".into()
+                        } else {
+                            media.clone()
+                        },
+                    }
+                } else {
+                    BodyMedia::Text {
+                        content_type: if wildcard {
+                            "text/plain".into()
+                        } else {
+                            media.clone()
+                        },
+                    }
+                }
+            }
         };
         Ok(Body {
-            ty,
+            media,
             required: body.required,
             description: body.description.clone(),
         })
+    }
+
+    /// Whether `ty` can be sent as `application/x-www-form-urlencoded`: a
+    /// struct or map whose values are single strings, numbers, booleans or
+    /// enums (each possibly optional).
+    fn is_flat_form(&self, ty: &TypeRef) -> bool {
+        let flat = |ty: &TypeRef| match ty {
+            TypeRef::Optional(inner) => self.is_scalar(inner, 0),
+            ty => self.is_scalar(ty, 0),
+        };
+        match ty {
+            TypeRef::MapOf(value) => flat(value),
+            TypeRef::Named(name) => match self.types.get(name) {
+                Some(TypeDef::Struct { fields, .. }) => fields.iter().all(|f| flat(&f.ty)),
+                Some(TypeDef::Alias {
+                    ty: TypeRef::MapOf(value),
+                    ..
+                }) => flat(value),
+                _ => false,
+            },
+            _ => false,
+        }
     }
 
     fn response(
@@ -600,6 +733,13 @@ impl<'a> Lowerer<'a> {
             doc.components.as_ref().map(|c| &c.headers)
         })
         .map(|(header, _)| header)
+    }
+
+    /// Records a warning (once per pointer).
+    fn warn(&mut self, at: &Pointer, message: impl Into<String>, hint: impl Into<String>) {
+        if !self.warnings.iter().any(|w| w.pointer == *at) {
+            self.warnings.push(LowerError::new(at, message, hint));
+        }
     }
 
     /// A schema where it is used; `hint` names it if it needs a type of its own.
@@ -712,14 +852,20 @@ impl<'a> Lowerer<'a> {
             SchemaKind::Type(Type::Number(_)) => TypeRef::Number,
             SchemaKind::Type(Type::Boolean(_)) => TypeRef::Boolean,
             SchemaKind::Type(Type::Array(array)) => {
-                let Some(items) = &array.items else {
-                    return Err(LowerError::new(
-                        at,
-                        "the array has no `items`",
-                        "say what the array holds with `items`",
-                    ));
+                let item = match &array.items {
+                    Some(items) => {
+                        self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?
+                    }
+                    None => {
+                        // JSON Schema reads missing `items` as "any items".
+                        self.warn(
+                            at,
+                            "the array has no `items`; its items are read as any JSON value (`serde_json::Value`)",
+                            "say what the array holds with `items`",
+                        );
+                        TypeRef::Value
+                    }
                 };
-                let item = self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?;
                 TypeRef::Array(Box::new(item))
             }
             SchemaKind::Type(Type::Object(object)) => self.object(object, at, hint, description)?,
@@ -732,19 +878,27 @@ impl<'a> Lowerer<'a> {
                 self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
             }
             SchemaKind::Not { .. } => return Err(unsupported("not", at)),
+            SchemaKind::Any(any) if any.not.is_some() => return Err(unsupported("not", at)),
             SchemaKind::Any(any) => {
+                // Beyond the model, but any JSON value holds every value the
+                // schema allows: read it as that, and say so.
                 let what = if !any.one_of.is_empty() {
-                    "oneOf beside other keywords"
+                    "`oneOf` beside other keywords"
                 } else if !any.all_of.is_empty() {
-                    "allOf beside other keywords"
+                    "`allOf` beside other keywords"
                 } else if !any.any_of.is_empty() {
-                    "anyOf beside other keywords"
-                } else if any.not.is_some() {
-                    "not"
+                    "`anyOf` beside other keywords"
                 } else {
-                    "a schema mixing keywords of several types"
+                    "keywords of several types"
                 };
-                return Err(unsupported(what, at));
+                self.warn(
+                    at,
+                    format!(
+                        "the schema mixes {what}, which this generator cannot express; it is read as any JSON value (`serde_json::Value`)"
+                    ),
+                    "give the schema one type, or split it with `oneOf`, for a typed value",
+                );
+                TypeRef::Value
             }
         };
         Ok(
@@ -1054,6 +1208,40 @@ fn unsupported(what: &str, at: &Pointer) -> LowerError {
 
 fn is_empty_any(any: &openapiv3::AnySchema) -> bool {
     *any == openapiv3::AnySchema::default()
+}
+
+/// What a request body's media type is sent as, in order of preference;
+/// `None` when it cannot be sent (multipart, XML, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum MediaKind {
+    Json,
+    Form,
+    Binary,
+    Text,
+}
+
+fn media_kind(media: &str) -> Option<MediaKind> {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let (top, sub) = essence.split_once('/')?;
+    if is_json(media) || (top == "application" && (sub == "json" || sub.ends_with("+json"))) {
+        Some(MediaKind::Json)
+    } else if essence == "application/x-www-form-urlencoded" {
+        Some(MediaKind::Form)
+    } else if top == "text" {
+        Some(MediaKind::Text)
+    } else if matches!(top, "*" | "image" | "audio" | "video" | "font")
+        || (top == "application"
+            && matches!(sub, "octet-stream" | "*" | "pdf" | "zip" | "gzip" | "x-tar"))
+    {
+        Some(MediaKind::Binary)
+    } else {
+        None
+    }
 }
 
 fn is_json(media: &str) -> bool {

@@ -24,12 +24,17 @@ struct Cli {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match generator::generate(&cli.spec) {
+    let code = match generator::generate_with_warnings(&cli.spec) {
         Err(diagnostic) => {
             eprintln!("{diagnostic}");
             return ExitCode::from(2);
         }
-        Ok(code) => code,
+        Ok(generated) => {
+            for warning in &generated.warnings {
+                eprintln!("{}", warning.as_warning());
+            }
+            generated.code
+        }
     };
     if let Some(path) = &cli.check {
         return match std::fs::read_to_string(path) {

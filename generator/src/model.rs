@@ -97,9 +97,24 @@ pub enum ArrayStyle {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Body {
-    pub ty: TypeRef,
+    pub media: BodyMedia,
     pub required: bool,
     pub description: Option<String>,
+}
+
+/// How a request body travels, from the media type the operation offers
+/// (JSON first, then a form, then bytes, then text).
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyMedia {
+    /// `application/json` (or `+json`): the typed value, serialised as JSON.
+    Json(TypeRef),
+    /// `application/x-www-form-urlencoded`: a struct (or map) of flat values.
+    Form(TypeRef),
+    /// `application/octet-stream` and other binary types: `Bytes`, sent as
+    /// they are with this `Content-Type`.
+    Binary { content_type: String },
+    /// `text/*`: a `String`, sent with this `Content-Type`.
+    Text { content_type: String },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -201,4 +216,25 @@ pub struct Field {
     pub required: bool,
     pub ty: TypeRef,
     pub description: Option<String>,
+}
+
+/// Whether values of `ty` print as one string (for a parameter): a
+/// primitive, a string enum, an alias of one, or an untagged `oneOf` of
+/// those (its `Display` prints the variant held). `depth` bounds the walk
+/// through aliases, which may be circular.
+pub fn is_scalar(types: &BTreeMap<String, TypeDef>, ty: &TypeRef, depth: usize) -> bool {
+    match ty {
+        TypeRef::String | TypeRef::Integer { .. } | TypeRef::Number | TypeRef::Boolean => true,
+        TypeRef::Named(name) if depth < 64 => match types.get(name) {
+            Some(TypeDef::Enum { .. }) => true,
+            Some(TypeDef::Alias { ty, .. }) => is_scalar(types, ty, depth + 1),
+            Some(TypeDef::OneOf {
+                tag: None,
+                variants,
+                ..
+            }) => variants.iter().all(|v| is_scalar(types, &v.ty, depth + 1)),
+            _ => false,
+        },
+        _ => false,
+    }
 }

@@ -98,6 +98,49 @@ fn unsupported_construct() {
     );
 }
 
+/// A request body is sent as JSON, a form, bytes or text; any other media
+/// type (multipart, say) is refused, naming it and its node.
+#[test]
+fn unsupported_request_bodies() {
+    let stderr = fails_with("generator/fixtures/invalid/multipart-body.yaml");
+    assert!(stderr.contains("multipart-body.yaml:9:"), "{stderr}");
+    assert!(
+        stderr.contains("/requestBody/content/multipart~1form-data"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("`multipart/form-data`"), "{stderr}");
+    insta::assert_snapshot!(stderr);
+    let stderr = fails_with("generator/fixtures/invalid/nested-form-body.yaml");
+    assert!(stderr.contains("nested-form-body.yaml:10:"), "{stderr}");
+    assert!(
+        stderr.contains("/content/application~1x-www-form-urlencoded/schema"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("a form body must be an object"), "{stderr}");
+}
+
+/// A schema beyond the model: exit 0 with the code, and one warning per
+/// node on stderr, naming the file, the line and the JSON pointer.
+#[test]
+fn degraded_schemas_warn_on_stderr() {
+    let output = run(&["generator/fixtures/degraded.yaml"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(!output.stdout.is_empty());
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(warnings.len(), 4, "{stderr}");
+    assert!(
+        warnings.iter().any(|w| w.starts_with(
+            "warning: generator/fixtures/degraded.yaml:70: at /components/schemas/Delivery/properties/payload: the schema mixes keywords of several types"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("error"), "{stderr}");
+}
+
 /// What openapiv3 would drop or read as "any JSON" is refused instead.
 #[test]
 fn nothing_is_dropped_in_silence() {

@@ -41,6 +41,8 @@ const BASES: &[&str] = &[
     "generator/fixtures/status_ranges.yaml",
     "generator/fixtures/openapi31.yaml",
     "generator/fixtures/petstore_expanded.yaml",
+    "generator/fixtures/request_bodies.yaml",
+    "generator/fixtures/degraded.yaml",
 ];
 
 const ODD: &[&str] = &[

@@ -48,6 +48,14 @@ const PAIRS: &[(&str, &str)] = &[
         "generator/fixtures/petstore_expanded.yaml",
         "generator-expected/src/petstore_expanded.rs",
     ),
+    (
+        "generator/fixtures/request_bodies.yaml",
+        "generator-expected/src/request_bodies.rs",
+    ),
+    (
+        "generator/fixtures/degraded.yaml",
+        "generator-expected/src/degraded.rs",
+    ),
 ];
 
 fn generate(spec: &str) -> String {
@@ -137,4 +145,117 @@ fn json_and_yaml_give_the_same_code() {
     let from_yaml = generate("spec/openapi.yaml");
     let body = |code: &str| code.lines().skip(3).collect::<Vec<_>>().join("\n");
     assert_eq!(body(&from_json), body(&from_yaml));
+}
+
+/// The text of the request builder for `operation` (its `impl` block).
+fn builder_of<'c>(code: &'c str, builder: &str) -> &'c str {
+    let start = code
+        .find(&format!("impl<'a> {builder}<'a>"))
+        .unwrap_or_else(|| panic!("no builder {builder}"));
+    let rest = &code[start..];
+    let end = rest[1..].find("impl<'a> ").map_or(rest.len(), |i| i + 1);
+    &rest[..end]
+}
+
+/// Each media type is sent its own way, and where an operation offers
+/// several, JSON wins, then a form, then bytes, then text.
+#[test]
+fn request_bodies_take_the_best_media_type() {
+    let code = generate("generator/fixtures/request_bodies.yaml");
+    for (builder, body_type, setter) in [
+        ("Search", "super::types::SearchBody", "set_form_body"),
+        ("Token", "super::types::TokenRequest", "set_form_body"),
+        ("FreeForm", "::std::collections::BTreeMap<", "set_form_body"),
+        ("Upload", "::client_runtime::bytes::Bytes>", "set_raw_body"),
+        (
+            "Anything",
+            "::client_runtime::bytes::Bytes>",
+            "set_raw_body",
+        ),
+        ("Note", "::std::string::String>", "set_raw_body"),
+        ("Markdown", "::std::string::String>", "set_raw_body"),
+        ("JsonWins", "super::types::TokenRequest", "set_json_body"),
+        ("FormWins", "super::types::TokenRequest", "set_form_body"),
+        (
+            "BinaryWins",
+            "::client_runtime::bytes::Bytes>",
+            "set_raw_body",
+        ),
+    ] {
+        let text = builder_of(&code, builder);
+        let setter_at = text.find("pub fn body(").expect(builder);
+        assert!(
+            text[setter_at..].contains(body_type),
+            "{builder}: body is not {body_type}"
+        );
+        assert!(text.contains(setter), "{builder}: not sent with {setter}");
+    }
+    for (builder, content_type) in [
+        ("Upload", "\"application/octet-stream\""),
+        // A wildcard is sent as the most general type of its kind.
+        ("Anything", "\"application/octet-stream\""),
+        ("Note", "\"text/plain; charset=utf-8\""),
+        ("Markdown", "\"text/x-markdown\""),
+        ("BinaryWins", "\"image/png\""),
+    ] {
+        let text = builder_of(&code, builder);
+        assert!(
+            text.contains(content_type),
+            "{builder}: not sent as {content_type}"
+        );
+    }
+}
+
+/// A schema beyond the model is read as any JSON value, with a warning
+/// naming its node; parameters are made to fit. The real spec and the
+/// other fixtures give no warning.
+#[test]
+fn degraded_schemas_are_values_with_a_warning() {
+    let generated =
+        generator::generate_with_warnings(&root().join("generator/fixtures/degraded.yaml"))
+            .unwrap();
+    let pointers: Vec<&str> = generated
+        .warnings
+        .iter()
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/paths/~1deliveries~1{id}/get/parameters/4/schema",
+            "/components/schemas/Delivery/properties/payload",
+            "/components/schemas/Delivery/properties/config",
+            "/paths/~1checks/post/requestBody/content/application~1json/schema",
+        ]
+    );
+    // Compared without whitespace: the formatter breaks long signatures.
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub payload: ::std::option::Option<::client_runtime::serde_json::Value>",
+        "::std::vec::Vec<::client_runtime::serde_json::Value>",
+        // The untagged oneOf of scalars prints as the variant it holds.
+        "impl ::std::fmt::Display for SortMode",
+        "impl ::std::fmt::Display for NameOrId",
+        // nullable dropped from parameters, named or not.
+        "pub fn limit(mut self, value: i32",
+        "pub fn tool_guid(mut self, value: impl ::std::convert::Into<::std::string::String>",
+        "pub fn sort_by(mut self, value: super::types::SortMode",
+        "pub fn id(mut self, value: super::types::NameOrId",
+        // oneOf [string, array]: the first member that fits.
+        "pub fn tag(mut self, value: impl ::std::convert::Into<::std::string::String>",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    // The inline oneOf the `tag` parameter no longer uses is not emitted.
+    assert!(!code.contains("GetDeliveryTag"), "unused type emitted");
+    for (spec, _) in PAIRS
+        .iter()
+        .filter(|(spec, _)| !spec.ends_with("degraded.yaml"))
+    {
+        let warnings = generator::generate_with_warnings(&root().join(spec))
+            .unwrap()
+            .warnings;
+        assert!(warnings.is_empty(), "{spec}: {warnings:?}");
+    }
 }

@@ -13,6 +13,8 @@ pub enum Error {
     BaseUrl { url: String, reason: String },
     #[error("could not encode the request body as JSON: {0}")]
     Encode(#[source] serde_json::Error),
+    #[error("could not encode the request body as a form: {0}")]
+    EncodeForm(#[source] serde_urlencoded::ser::Error),
     #[error("the request timed out")]
     Timeout,
     #[error("could not connect: {0}")]

@@ -26,7 +26,7 @@ pub use error::Error;
 pub use http::{client_builder, install_crypto_provider};
 pub use request::{
     Prepared, append_query, insert_header, insert_secret_header, parse_base_url, push_path,
-    set_json_body,
+    set_form_body, set_json_body, set_raw_body,
 };
 pub use response::{DecodeResponse, Decoded, RawResponse, decode_json, parse_header};
 pub use secret::Secret;

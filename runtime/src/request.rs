@@ -167,3 +167,105 @@ pub fn set_json_body<T: serde::Serialize>(
         .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
     Ok(())
 }
+
+/// Serialises `body` as the `application/x-www-form-urlencoded` body of
+/// `request`: each field a `name=value` pair, a `None` left out.
+///
+/// Only flat values can be sent this way (strings, numbers, booleans, unit
+/// enums); the generator uses it only for bodies made of those.
+pub fn set_form_body<T: serde::Serialize>(
+    request: &mut reqwest::Request,
+    body: &T,
+) -> Result<(), Error> {
+    let text = serde_urlencoded::to_string(body).map_err(Error::EncodeForm)?;
+    *request.body_mut() = Some(text.into());
+    request.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded"),
+    );
+    Ok(())
+}
+
+/// Sends `body` as it is (bytes or text), with `Content-Type: content_type`.
+pub fn set_raw_body(
+    request: &mut reqwest::Request,
+    body: impl Into<Bytes>,
+    content_type: &str,
+) -> Result<(), Error> {
+    let value = HeaderValue::from_str(content_type).map_err(|_| Error::InvalidHeader {
+        name: CONTENT_TYPE.as_str().to_owned(),
+    })?;
+    let body: Bytes = body.into();
+    *request.body_mut() = Some(body.into());
+    request.headers_mut().insert(CONTENT_TYPE, value);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> reqwest::Request {
+        reqwest::Request::new(Method::POST, Url::parse("http://localhost/").unwrap())
+    }
+
+    fn body(request: &reqwest::Request) -> &[u8] {
+        request.body().and_then(|b| b.as_bytes()).unwrap()
+    }
+
+    #[derive(serde::Serialize)]
+    struct Form {
+        criteria: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        start: Option<i64>,
+        rows: Option<i64>,
+        flag: bool,
+    }
+
+    #[test]
+    fn form_body_is_url_encoded_and_leaves_out_none() {
+        let mut request = request();
+        let form = Form {
+            criteria: "a b&c=d/é".into(),
+            start: None,
+            rows: None,
+            flag: true,
+        };
+        set_form_body(&mut request, &form).unwrap();
+        assert_eq!(body(&request), b"criteria=a+b%26c%3Dd%2F%C3%A9&flag=true");
+        assert_eq!(
+            request.headers()[CONTENT_TYPE],
+            "application/x-www-form-urlencoded"
+        );
+    }
+
+    #[test]
+    fn nested_form_values_are_an_error_not_a_panic() {
+        let mut request = request();
+        let nested = serde_json::json!({"a": {"b": 1}});
+        assert!(matches!(
+            set_form_body(&mut request, &nested),
+            Err(Error::EncodeForm(_))
+        ));
+    }
+
+    #[test]
+    fn raw_body_keeps_bytes_and_content_type() {
+        let mut request = request();
+        set_raw_body(&mut request, vec![0u8, 255, 10], "application/octet-stream").unwrap();
+        assert_eq!(body(&request), [0u8, 255, 10]);
+        assert_eq!(request.headers()[CONTENT_TYPE], "application/octet-stream");
+        set_raw_body(
+            &mut request,
+            String::from("héllo"),
+            "text/plain; charset=utf-8",
+        )
+        .unwrap();
+        assert_eq!(body(&request), "héllo".as_bytes());
+        assert_eq!(request.headers()[CONTENT_TYPE], "text/plain; charset=utf-8");
+        assert!(matches!(
+            set_raw_body(&mut request, "x", "bad\nvalue"),
+            Err(Error::InvalidHeader { .. })
+        ));
+    }
+}

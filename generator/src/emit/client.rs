@@ -4,7 +4,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::{comment_text, doc, ident, rust_type};
-use crate::model::{Api, ArrayStyle, Location, Operation, Param, PathSegment, TypeRef, UrlPiece};
+use crate::model::{
+    Api, ArrayStyle, BodyMedia, Location, Operation, Param, PathSegment, TypeRef, UrlPiece,
+};
 
 pub fn emit(api: &Api) -> TokenStream {
     let server = server(api);
@@ -270,7 +272,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         });
     }
     if let Some(body) = &op.body {
-        let ty = rust_type(&body.ty, &types);
+        let ty = body_type(&body.media, &types);
         fields.push(quote!(body: ::std::option::Option<#ty>,));
         inits.push(quote!(body: ::std::option::Option::None,));
         let required = if body.required {
@@ -278,14 +280,30 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         } else {
             "optional"
         };
-        let head = format!(" The request body ({required}), sent as JSON.");
+        let head = match &body.media {
+            BodyMedia::Json(_) => format!(" The request body ({required}), sent as JSON."),
+            BodyMedia::Form(_) => format!(
+                " The request body ({required}), sent as a form (`application/x-www-form-urlencoded`)."
+            ),
+            BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
+                comment_text(&format!(
+                    " The request body ({required}), sent as it is with `Content-Type: {content_type}`."
+                ))
+            }
+        };
         let description = doc(body.description.as_deref());
+        let (arg_ty, value) = match &body.media {
+            BodyMedia::Json(_) | BodyMedia::Form(_) => (ty.clone(), quote!(value)),
+            BodyMedia::Binary { .. } | BodyMedia::Text { .. } => {
+                (quote!(impl ::std::convert::Into<#ty>), quote!(value.into()))
+            }
+        };
         setters.push(quote! {
             #[doc = #head]
             #[doc = ""]
             #description
-            pub fn body(mut self, value: #ty) -> Self {
-                self.body = ::std::option::Option::Some(value);
+            pub fn body(mut self, value: #arg_ty) -> Self {
+                self.body = ::std::option::Option::Some(#value);
                 self
             }
         });
@@ -366,15 +384,37 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
     }
     if let Some(body) = &op.body {
+        // JSON and forms are serialised from a reference; bytes and text
+        // are handed over.
+        let set = |value: TokenStream| match &body.media {
+            BodyMedia::Json(_) => quote!(::client_runtime::set_json_body(&mut request, #value)?;),
+            BodyMedia::Form(_) => quote!(::client_runtime::set_form_body(&mut request, #value)?;),
+            BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
+                quote!(::client_runtime::set_raw_body(&mut request, body, #content_type)?;)
+            }
+        };
+        let by_value = matches!(
+            body.media,
+            BodyMedia::Binary { .. } | BodyMedia::Text { .. }
+        );
         if body.required {
+            let set = set(quote!(&body));
             steps.push(quote! {
                 let body = self.body.ok_or(::client_runtime::Error::MissingParameter("body"))?;
-                ::client_runtime::set_json_body(&mut request, &body)?;
+                #set
+            });
+        } else if by_value {
+            let set = set(quote!(body));
+            steps.push(quote! {
+                if let ::std::option::Option::Some(body) = self.body {
+                    #set
+                }
             });
         } else {
+            let set = set(quote!(body));
             steps.push(quote! {
                 if let ::std::option::Option::Some(body) = &self.body {
-                    ::client_runtime::set_json_body(&mut request, body)?;
+                    #set
                 }
             });
         }
@@ -413,5 +453,14 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
                 client.send(prepared).await
             }
         }
+    }
+}
+
+/// The Rust type a request body is held in.
+fn body_type(media: &BodyMedia, types: &TokenStream) -> TokenStream {
+    match media {
+        BodyMedia::Json(ty) | BodyMedia::Form(ty) => rust_type(ty, types),
+        BodyMedia::Binary { .. } => quote!(::client_runtime::bytes::Bytes),
+        BodyMedia::Text { .. } => quote!(::std::string::String),
     }
 }

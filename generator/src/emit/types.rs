@@ -37,7 +37,19 @@ pub fn emit(api: &Api) -> TokenStream {
             description,
             tag,
             variants,
-        } => one_of(name, description.as_deref(), tag.as_deref(), variants),
+        } => {
+            let display = tag.is_none()
+                && variants
+                    .iter()
+                    .all(|v| crate::model::is_scalar(&api.types, &v.ty, 0));
+            one_of(
+                name,
+                description.as_deref(),
+                tag.as_deref(),
+                variants,
+                display,
+            )
+        }
     });
     quote! {
         /// Types of the schemas in the spec.
@@ -136,9 +148,27 @@ fn one_of(
     description: Option<&str>,
     tag: Option<&str>,
     variants: &[Variant],
+    display: bool,
 ) -> TokenStream {
     let doc = doc(description);
     let name = ident(name);
+    // Every variant prints as one string: so does the whole, which lets it
+    // be a parameter.
+    let display = display.then(|| {
+        let arms = variants.iter().map(|variant| {
+            let ident = ident(&variant.name);
+            quote!(Self::#ident(value) => ::std::fmt::Display::fmt(value, f),)
+        });
+        quote! {
+            impl ::std::fmt::Display for #name {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    match self {
+                        #(#arms)*
+                    }
+                }
+            }
+        }
+    });
     let how = match tag {
         Some(tag) => quote!(#[serde(tag = #tag)]),
         None => quote!(#[serde(untagged)]),
@@ -159,5 +189,7 @@ fn one_of(
         pub enum #name {
             #(#variants)*
         }
+
+        #display
     }
 }
