@@ -295,6 +295,20 @@ impl Default for Limits {
     }
 }
 
+/// `true` when `base_url` names `localhost` or a loopback address.
+fn is_loopback(base_url: &str) -> bool {
+    let Ok(url) = reqwest::Url::parse(base_url) else {
+        return false;
+    };
+    let host = url.host_str().unwrap_or_default();
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
 /// Spaces request starts `1/rate` seconds apart, across all tasks.
 #[derive(Debug)]
 struct Pacer {
@@ -356,7 +370,13 @@ pub struct Target {
 }
 
 impl Target {
-    pub fn new(profile: Profile, limits: Limits, connect: Connect) -> Result<Self, Error> {
+    pub fn new(profile: Profile, limits: Limits, mut connect: Connect) -> Result<Self, Error> {
+        // A proxy cannot reach this machine's loopback: a target there is
+        // always connected to directly (as curl's and Go's clients do for
+        // localhost), whatever the proxy variables say.
+        if is_loopback(&profile.base_url) {
+            connect.no_proxy = true;
+        }
         let defaults = Defaults {
             x_client_id: Some(profile.client_id.clone()),
             x_client_secret: Some(profile.client_secret.clone()),

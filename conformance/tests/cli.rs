@@ -21,6 +21,14 @@ fn conformance(args: &[&str], env: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(BIN);
     cmd.args(args).env("NO_COLOR", "1").env_remove("CI");
     for var in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "NO_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+        "no_proxy",
         "INSTA_UPDATE",
         "INSTA_FORCE_PASS",
         "INSTA_FORCE_UPDATE",
@@ -521,4 +529,131 @@ fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
     for flag in words.filter(|w| w.starts_with("--")) {
         assert!(help.contains(flag), "{flag} is not a flag of conformance");
     }
+}
+
+/// A forwarding HTTP proxy that stands in front of `upstream` whatever host
+/// a request names (as a gateway would): counts the requests it carries,
+/// sends each upstream in origin form, and copies the answer back.
+async fn counting_proxy(
+    upstream: std::net::SocketAddr,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::Ordering;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = count.clone();
+    tokio::spawn(async move {
+        while let Ok((mut client, _)) = listener.accept().await {
+            let seen = seen.clone();
+            tokio::spawn(async move {
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") {
+                    match client.read(&mut byte).await {
+                        Ok(1) => head.push(byte[0]),
+                        _ => return,
+                    }
+                }
+                let text = String::from_utf8_lossy(&head).into_owned();
+                let mut parts = text.splitn(3, ' ');
+                let (method, uri, rest) = (
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                    parts.next().unwrap_or(""),
+                );
+                let Some(after) = uri.strip_prefix("http://") else {
+                    return;
+                };
+                let path = &after[after.find('/').unwrap_or(after.len())..];
+                seen.fetch_add(1, Ordering::SeqCst);
+                let Ok(mut upstream) = tokio::net::TcpStream::connect(upstream).await else {
+                    return;
+                };
+                let rewritten = format!("{method} {path} {rest}");
+                if upstream.write_all(rewritten.as_bytes()).await.is_err() {
+                    return;
+                }
+                let _ = tokio::io::copy_bidirectional(&mut client, &mut upstream).await;
+            });
+        }
+    });
+    (format!("http://{addr}"), count)
+}
+
+#[test]
+fn the_proxy_variables_are_honoured() {
+    use std::sync::atomic::Ordering;
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions::default(),
+        ))
+        .expect("reference server");
+    let (proxy, carried) = rt.block_on(counting_proxy(server.addr()));
+    let dir = scratch("proxy");
+    let profile = dir.join("profile.yaml");
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    std::fs::write(
+        &profile,
+        // A host that only the proxy reaches (a loopback target is always
+        // connected to directly).
+        shipped.replace(
+            "base_url: http://127.0.0.1:8080",
+            "base_url: http://staging.conformance.invalid",
+        ),
+    )
+    .expect("write");
+    let args = [
+        "--profile",
+        profile.to_str().expect("utf-8"),
+        "--no-snapshots",
+        "--only",
+        "headers/auth-claims",
+    ];
+    let out = conformance(&args, &[("HTTP_PROXY", &proxy), ("NO_PROXY", "")]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    let through = carried.load(Ordering::SeqCst);
+    assert!(through >= 7, "the proxy carried {through} requests");
+    // NO_PROXY names the host: no request goes through the proxy, and the
+    // host itself does not resolve, so the target cannot be reached (exit 2).
+    let out = conformance(
+        &args,
+        &[
+            ("HTTP_PROXY", &proxy),
+            ("NO_PROXY", "staging.conformance.invalid"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stdout(&out));
+    assert_eq!(
+        carried.load(Ordering::SeqCst),
+        through,
+        "NO_PROXY was not honoured"
+    );
+    // A loopback target is connected to directly, proxy or not.
+    let direct = dir.join("direct.yaml");
+    std::fs::write(
+        &direct,
+        shipped.replace(
+            "base_url: http://127.0.0.1:8080",
+            &format!("base_url: {}", server.base_url()),
+        ),
+    )
+    .expect("write");
+    let mut direct_args = args;
+    direct_args[1] = direct.to_str().expect("utf-8");
+    let out = conformance(&direct_args, &[("HTTP_PROXY", &proxy)]);
+    assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
+    assert_eq!(
+        carried.load(Ordering::SeqCst),
+        through,
+        "loopback went through the proxy"
+    );
+    rt.block_on(server.shutdown());
 }
