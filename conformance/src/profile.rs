@@ -231,7 +231,7 @@ fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> (T, Vec<(S
     while let Some(start) = rest.find("${") {
         let after = &rest[start + 2..];
         if let Some(end) = after.find('}') {
-            let name = &after[..end];
+            let name = after[..end].trim_end_matches(":json");
             vars.entry(name.to_owned()).or_insert_with(|| env(name));
         }
         rest = after;
@@ -383,9 +383,26 @@ impl<'de> Deserialize<'de> for Body {
     }
 }
 
+/// Expands `${VAR}` in every string of a body. A string that is exactly
+/// `${VAR:json}` becomes the JSON value the variable holds (`1234`, `true`,
+/// `"text"`): a secret that is a number, such as a PIN, can come from the
+/// environment too.
 fn expand_json(value: &mut serde_json::Value) -> Result<(), (String, String)> {
     match value {
         serde_json::Value::String(s) => {
+            if let Some(name) = s.strip_prefix("${").and_then(|r| r.strip_suffix(":json}")) {
+                let placeholder = format!("${{{name}}}");
+                let text = expand(&placeholder).map_err(|m| (s.clone(), m))?;
+                *value = serde_json::from_str(&text).map_err(|e| {
+                    (
+                        s.clone(),
+                        format!(
+                            "the environment variable `{name}` does not hold a JSON value ({e}); use `${{{name}}}` for text"
+                        ),
+                    )
+                })?;
+                return Ok(());
+            }
             *s = expand(s).map_err(|m| (s.clone(), m))?;
         }
         serde_json::Value::Array(items) => {
@@ -676,6 +693,43 @@ components:
         assert!(!p.to_string().contains("pa%20ss"), "{p}");
         assert!(p.to_string().contains("[redacted]"), "{p}");
         assert!(!format!("{p:?}").contains("correct-horse"));
+    }
+
+    #[test]
+    fn a_body_value_from_the_environment_can_be_a_number() {
+        let text = GOOD.replace(
+            "invalid_body: { email: 42 }",
+            "invalid_body: { email: \"${PIN:json}\" }",
+        );
+        let env = |name: &str| match name {
+            "PIN" => Some("8642".to_owned()),
+            other => env(other),
+        };
+        let p = Profile::from_yaml_str(&text, "p.yaml", &env).expect("valid");
+        let body = p.components[0]
+            .authorize
+            .as_ref()
+            .and_then(|a| a.invalid_body.as_ref());
+        assert_eq!(body.map(|b| b["email"].clone()), Some(8642.into()));
+        assert!(p.secrets().iter().any(|s| s == "8642"));
+        let bad = |name: &str| match name {
+            "PIN" => Some("not json".to_owned()),
+            other => env(other),
+        };
+        match Profile::from_yaml_str(&text, "p.yaml", &bad) {
+            Err(ProfileError::Invalid { key, message, .. }) => {
+                assert!(key.contains("invalid_body"), "{key}");
+                assert!(
+                    message.contains("`PIN` does not hold a JSON value"),
+                    "{message}"
+                );
+                assert!(
+                    !message.contains("not json"),
+                    "the value is not repeated: {message}"
+                );
+            }
+            other => panic!("expected an invalid profile, got {other:?}"),
+        }
     }
 
     #[test]
