@@ -114,9 +114,25 @@ pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
 pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated, Diagnostic> {
     let (api, warnings) =
         lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
-    let warnings = warnings.into_iter().map(|w| source.diagnose(w)).collect();
     let header = header(&source.path, &source.text, &api);
-    let code = emit::emit(&api, &header).map_err(|e| Diagnostic {
+    // Placing warnings reads the whole text once more; it needs nothing
+    // from the code, so it runs beside emitting, not after it.
+    let spare = warnings.clone();
+    let (warnings, code) = std::thread::scope(|scope| {
+        let placed = std::thread::Builder::new()
+            .name("warnings".into())
+            .spawn_scoped(scope, || source.diagnose_all(warnings));
+        let code = emit::emit(&api, &header);
+        let warnings = match placed {
+            Ok(handle) => handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            // No thread to spare: place them here.
+            Err(_) => source.diagnose_all(spare),
+        };
+        (warnings, code)
+    });
+    let code = code.map_err(|e| Diagnostic {
         file: source.path.clone(),
         line: None,
         pointer: String::new(),

@@ -100,15 +100,13 @@ impl Source {
                 "flatten the document: name deep schemas under `components/schemas`",
             ));
         }
-        let mut value: serde_json::Value = serde_yaml::from_str(body).map_err(|e| {
-            let line = e.location().map(|l| l.line());
-            let message = format!("not valid YAML or JSON: {}", strip_location(&e.to_string()));
-            diagnostic(
-                line,
-                &Pointer::root(),
-                message,
-                "fix the syntax at that line",
-            )
+        let mut value = read_tree(body).map_err(|(line, message)| {
+            let hint = if message.contains(TWICE) {
+                "keep one of the two: a key names one value"
+            } else {
+                "fix the syntax at that line"
+            };
+            diagnostic(line, &Pointer::root(), message, hint)
         })?;
         let version = value
             .get("openapi")
@@ -165,13 +163,191 @@ impl Source {
 
     /// Places a lowering error in this file.
     pub fn diagnose(&self, error: LowerError) -> Diagnostic {
-        Diagnostic {
-            file: self.path.clone(),
-            line: locate(&self.text, &error.pointer),
-            pointer: error.pointer.to_string(),
-            message: error.message,
-            hint: error.hint,
+        self.diagnose_all(vec![error])
+            .pop()
+            .expect("one in, one out")
+    }
+
+    /// Places many lowering errors (warnings) in this file, reading the text
+    /// for lines once: a large spec can warn thousands of times.
+    pub fn diagnose_all(&self, errors: Vec<LowerError>) -> Vec<Diagnostic> {
+        if errors.is_empty() {
+            return Vec::new();
         }
+        let lines = yaml_location::Lines::of_paths(
+            &self.text,
+            errors.iter().map(|error| error.pointer.segments()),
+        );
+        errors
+            .into_iter()
+            .map(|error| Diagnostic {
+                file: self.path.clone(),
+                line: lines.line(error.pointer.segments()),
+                pointer: error.pointer.to_string(),
+                message: error.message,
+                hint: error.hint,
+            })
+            .collect()
+    }
+}
+
+/// The document as a JSON tree, or the line and message of its first
+/// syntax error. JSON (a document that starts with `{`) is read by
+/// serde_json, several times faster than a YAML parser on large specs; YAML
+/// by serde_yaml. Either way a key given twice in one mapping is refused,
+/// never silently overwritten by its second value.
+fn read_tree(body: &str) -> Result<serde_json::Value, (Option<usize>, String)> {
+    if body.trim_start().starts_with('{') {
+        let mut reader = serde_json::Deserializer::from_str(body);
+        let tree = UniqueKeys::read(&mut reader).and_then(|tree| reader.end().map(|()| tree));
+        return tree.map_err(|e| {
+            (
+                Some(e.line()),
+                format!("not valid JSON: {}", strip_location(&e.to_string())),
+            )
+        });
+    }
+    UniqueKeys::read(serde_yaml::Deserializer::from_str(body)).map_err(|e| {
+        (
+            e.location().map(|l| l.line()),
+            format!("not valid YAML or JSON: {}", strip_location(&e.to_string())),
+        )
+    })
+}
+
+/// What a key repeated in one mapping is called.
+const TWICE: &str = "a key is given twice in one mapping";
+
+/// A JSON tree read with every key of a mapping unique.
+struct UniqueKeys;
+
+impl UniqueKeys {
+    fn read<'de, D: serde::Deserializer<'de>>(reader: D) -> Result<serde_json::Value, D::Error> {
+        reader.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for UniqueKeys {
+    type Value = serde_json::Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_any(UniqueKeys)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for UniqueKeys {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<KeyText>()? {
+            let value = map.next_value_seed(UniqueKeys)?;
+            if object.contains_key(&key.0) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "{TWICE}: `{}`",
+                    key.0
+                )));
+            }
+            object.insert(key.0, value);
+        }
+        Ok(serde_json::Value::Object(object))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(UniqueKeys)? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(self, reader: D) -> Result<Self::Value, D::Error> {
+        reader.deserialize_any(UniqueKeys)
+    }
+}
+
+/// A mapping key as text, as the document writes it: YAML allows plain
+/// numbers and booleans as keys (`200:` for a status), which JSON writes as
+/// strings.
+struct KeyText(String);
+
+impl<'de> serde::Deserialize<'de> for KeyText {
+    fn deserialize<D: serde::Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        reader.deserialize_str(KeyVisitor)
+    }
+}
+
+struct KeyVisitor;
+
+impl serde::de::Visitor<'_> for KeyVisitor {
+    type Value = KeyText;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a scalar mapping key")
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<KeyText, E> {
+        Ok(KeyText(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<KeyText, E> {
+        Ok(KeyText(v))
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<KeyText, E> {
+        Ok(KeyText(v.to_string()))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<KeyText, E> {
+        Ok(KeyText(v.to_string()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<KeyText, E> {
+        Ok(KeyText(v.to_string()))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<KeyText, E> {
+        Ok(KeyText(v.to_string()))
+    }
+
+    fn visit_unit<E>(self) -> Result<KeyText, E> {
+        Ok(KeyText("null".into()))
     }
 }
 

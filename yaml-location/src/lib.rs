@@ -40,8 +40,44 @@ impl Lines {
     /// Reads `text`. Never fails: past a syntax error (which serde_yaml
     /// reports with its own line), what was read so far is kept.
     pub fn of(text: &str) -> Self {
+        Self::read(text, None)
+    }
+
+    /// Reads `text`, keeping only the lines [`Lines::line`] needs for the
+    /// paths given: much less work on a large document when a few nodes are
+    /// asked for, since nothing outside them and their ancestors is kept.
+    pub fn of_paths<P, S>(text: &str, paths: impl IntoIterator<Item = P>) -> Self
+    where
+        P: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut wanted = std::collections::HashSet::new();
+        wanted.insert(String::new());
+        for segments in paths {
+            let mut path = String::new();
+            for segment in segments {
+                push(&mut path, segment.as_ref());
+                wanted.insert(path.clone());
+            }
+        }
+        Self::read(text, Some(&wanted))
+    }
+
+    /// Reads `text`; with `wanted`, records only the paths it holds.
+    fn read(text: &str, wanted: Option<&std::collections::HashSet<String>>) -> Self {
         let mut lines = Lines::default();
         let mut stack: Vec<Frame> = Vec::new();
+        // Whether each open container is wanted: the children of one that is
+        // not cannot be, and are passed over without building their path.
+        let mut open_wanted: Vec<bool> = Vec::new();
+        let record = |lines: &mut Lines, stack: &[Frame], open: &[bool], line| match wanted {
+            None => {
+                lines.record(stack, line, None);
+                true
+            }
+            Some(_) if open.last() == Some(&false) => false,
+            Some(wanted) => lines.record(stack, line, Some(wanted)),
+        };
         for event in Parser::new_from_str(text) {
             let Ok((event, span)) = event else { break };
             let line = span.start.line();
@@ -49,9 +85,9 @@ impl Lines {
                 Event::Scalar(value, ..) => {
                     if let Some(Frame::Map(key @ None)) = stack.last_mut() {
                         *key = Some(value.into_owned());
-                        lines.record(&stack, line);
+                        record(&mut lines, &stack, &open_wanted, line);
                     } else {
-                        lines.record(&stack, line);
+                        record(&mut lines, &stack, &open_wanted, line);
                         advance(&mut stack);
                     }
                 }
@@ -59,7 +95,7 @@ impl Lines {
                     if let Some(Frame::Map(key @ None)) = stack.last_mut() {
                         *key = Some(String::new());
                     } else {
-                        lines.record(&stack, line);
+                        record(&mut lines, &stack, &open_wanted, line);
                         advance(&mut stack);
                     }
                 }
@@ -68,7 +104,8 @@ impl Lines {
                         // A complex key: its contents have no path of their own.
                         *key = Some(String::new());
                     }
-                    lines.record(&stack, line);
+                    let is_wanted = record(&mut lines, &stack, &open_wanted, line);
+                    open_wanted.push(is_wanted);
                     stack.push(if matches!(event, Event::MappingStart(..)) {
                         Frame::Map(None)
                     } else {
@@ -77,6 +114,7 @@ impl Lines {
                 }
                 Event::MappingEnd | Event::SequenceEnd => {
                     stack.pop();
+                    open_wanted.pop();
                     advance(&mut stack);
                 }
                 Event::DocumentEnd => break,
@@ -86,17 +124,27 @@ impl Lines {
         lines
     }
 
-    /// The first line recorded for the node the stack points at.
-    fn record(&mut self, stack: &[Frame], line: usize) {
+    /// The first line recorded for the node the stack points at (when
+    /// `wanted` holds its path, if given); whether it was wanted.
+    fn record(
+        &mut self,
+        stack: &[Frame],
+        line: usize,
+        wanted: Option<&std::collections::HashSet<String>>,
+    ) -> bool {
         let mut path = String::new();
         for frame in stack {
             match frame {
                 Frame::Map(Some(key)) => push(&mut path, key),
-                Frame::Map(None) => return,
+                Frame::Map(None) => return false,
                 Frame::Seq(i) => push(&mut path, &i.to_string()),
             }
         }
+        if wanted.is_some_and(|wanted| !wanted.contains(&path)) {
+            return false;
+        }
         self.by_path.entry(path).or_insert(line);
+        true
     }
 
     /// The line of the node at `segments` (map keys and sequence indexes),
@@ -233,6 +281,28 @@ mod tests {
         assert_eq!(l.path_at(7).as_deref(), Some("components[1].uuid"));
         assert_eq!(l.path_at(5).as_deref(), Some("components[0].name"));
         assert_eq!(l.path_at(4), None, "a comment line");
+    }
+
+    #[test]
+    fn only_the_paths_asked_for_agree_with_the_whole() {
+        let text = "openapi: 3.0.3\npaths:\n  /a:\n    get:\n      parameters:\n        - name: x\n        - name: y\n          in: path\n  /b: {}\n";
+        let whole = Lines::of(text);
+        let asked = [
+            vec!["paths", "/a", "get", "parameters", "1", "in"],
+            vec!["paths", "/a", "get", "parameters", "7", "in"],
+            vec!["paths", "/c"],
+        ];
+        let some = Lines::of_paths(text, asked.iter().map(|p| p.iter()));
+        for path in &asked {
+            assert_eq!(some.line(path), whole.line(path), "{path:?}");
+        }
+        assert_eq!(
+            some.line(["paths", "/a", "get", "parameters", "1", "in"]),
+            Some(8)
+        );
+        // What was not asked for is not kept: its ancestor answers.
+        assert_eq!(some.line(["paths", "/b"]), Some(2));
+        assert_eq!(whole.line(["paths", "/b"]), Some(9));
     }
 
     #[test]

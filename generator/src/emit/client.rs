@@ -3,12 +3,35 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
     Api, ArrayStyle, BodyMedia, Location, Operation, Param, PathSegment, TypeRef, UrlPiece,
 };
 
-pub fn emit(api: &Api) -> TokenStream {
+/// The server URL, the defaults, the `Client`, and the `builder` module with
+/// one request builder per operation.
+pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+    let builders = api
+        .operations
+        .iter()
+        .map(|op| emit(move || builder(api, op)))
+        .collect();
+    vec![
+        Part::Items(emit(|| client(api))),
+        Part::Module {
+            head: emit(|| {
+                quote! {
+                    /// One request builder per operation.
+                    pub mod builder {}
+                }
+            }),
+            items: builders,
+        },
+    ]
+}
+
+fn client(api: &Api) -> TokenStream {
     let server = server(api);
     let defaults = defaults(api);
     let methods = api.operations.iter().map(|op| {
@@ -22,7 +45,6 @@ pub fn emit(api: &Api) -> TokenStream {
             }
         }
     });
-    let builders = api.operations.iter().map(|op| builder(api, op));
     quote! {
         #server
         #defaults
@@ -81,11 +103,6 @@ pub fn emit(api: &Api) -> TokenStream {
             }
 
             #(#methods)*
-        }
-
-        /// One request builder per operation.
-        pub mod builder {
-            #(#builders)*
         }
     }
 }

@@ -1,10 +1,12 @@
 //! [`model::Api`](crate::model::Api) → formatted Rust source.
 //!
-//! Each concept emits its own items (`types`, `client`, `responses`); this
-//! module joins them into one file, formats it with `prettyplease`, and puts
-//! the header comment on top.
+//! Each concept emits its own items (`types`, `client`, `responses`);
+//! [`layout`] formats them with `prettyplease`, item by item and in
+//! parallel; this module joins them into one file and puts the header
+//! comment on top.
 
 mod client;
+mod layout;
 mod responses;
 mod types;
 
@@ -15,23 +17,21 @@ use crate::model::{Api, TypeRef};
 
 /// Emits the whole file. `header` is the comment placed above the code.
 pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
-    let types = types::emit(api);
-    let client = client::emit(api);
-    let responses = responses::emit(api);
     let title = one_line(&format!(" {} (version {}).", api.title, api.version));
     let description = doc_lines(api.description.as_deref());
-    let tokens = quote! {
-        #![doc = #title]
-        #![doc = ""]
-        #(#![doc = #description])*
-        #types
-        #client
-        #responses
-    };
-    let file: syn::File = syn::parse2(tokens)?;
+    let mut parts = vec![layout::Part::Items(layout::emit(|| {
+        quote! {
+            #![doc = #title]
+            #![doc = ""]
+            #(#![doc = #description])*
+        }
+    }))];
+    parts.extend(types::parts(api));
+    parts.extend(client::parts(api));
+    parts.extend(responses::parts(api));
     Ok(format!(
         "{header}\n{}",
-        space_items(&prettyplease::unparse(&file))
+        space_items(&layout::format(&parts)?)
     ))
 }
 

@@ -4,13 +4,19 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{Api, Operation, Response, Status, TypeRef};
 
-pub fn emit(api: &Api) -> TokenStream {
-    let items = api.operations.iter().map(operation);
-    let variants = variant_constants(api);
-    quote! { #variants #(#items)* }
+/// The `variants` constants, then each operation's answers.
+pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+    let mut parts = vec![Part::Items(emit(|| variant_constants(api)))];
+    parts.extend(
+        api.operations
+            .iter()
+            .map(|op| Part::Items(emit(move || operation(op)))),
+    );
+    parts
 }
 
 /// The name of every variant of every response enum, as a constant, sorted

@@ -3,11 +3,30 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::layout::{Part, emit};
 use super::{doc, ident, rust_type};
 use crate::model::{Api, Field, TypeDef, TypeRef, Variant};
 
-pub fn emit(api: &Api) -> TokenStream {
-    let items = api.types.iter().map(|(name, def)| match def {
+/// The `types` module, one item per named type.
+pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+    let items = api
+        .types
+        .iter()
+        .map(|(name, def)| emit(move || item(api, name, def)))
+        .collect();
+    vec![Part::Module {
+        head: emit(|| {
+            quote! {
+                /// Types of the schemas in the spec.
+                pub mod types {}
+            }
+        }),
+        items,
+    }]
+}
+
+fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
+    match def {
         TypeDef::Struct {
             description,
             fields,
@@ -49,12 +68,6 @@ pub fn emit(api: &Api) -> TokenStream {
                 variants,
                 display,
             )
-        }
-    });
-    quote! {
-        /// Types of the schemas in the spec.
-        pub mod types {
-            #(#items)*
         }
     }
 }
