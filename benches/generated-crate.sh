@@ -2,7 +2,9 @@
 # The generated crate for this interface, beside progenitor's: the normal
 # dependency count (`cargo tree -e normal`, distinct crates) and a cold
 # release build (`cargo build --release` in an empty target dir, whole
-# process, median of RUNS runs), for our `component-auth-bindings` and for
+# process, median of RUNS runs), for our `component-auth-bindings` (with its
+# default features, rustls on ring; with native-tls, the system's OpenSSL as
+# progenitor's crate uses; and plain HTTP without TLS) and for
 # the crate cargo-progenitor generates from the copy of the spec with the 417
 # body merged into the 400 one (progenitor refuses the spec itself; see
 # benches/generator.sh, which writes that copy).
@@ -35,19 +37,33 @@ MERGED="$WORK/generator/openapi-417-merged-into-400.yaml"
 printf '\n[workspace]\n' >>"$W/progenitor-crate/Cargo.toml"
 (cd "$W/progenitor-crate" && cargo generate-lockfile -q)
 
-count() { # MANIFEST PACKAGE
-    cargo tree --manifest-path "$1" -p "$2" -e normal --prefix none 2>/dev/null |
-        sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | grep -vc "^$2 v"
+count() { # MANIFEST PACKAGE [CARGO FLAGS...]
+    local manifest="$1" package="$2"
+    shift 2
+    cargo tree --manifest-path "$manifest" -p "$package" "$@" -e normal --prefix none 2>/dev/null |
+        sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | grep -vc "^$package v"
 }
+NATIVE=(--no-default-features --features native-tls)
+PLAIN=(--no-default-features)
 ours_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings)"
+native_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings "${NATIVE[@]}")"
+plain_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings "${PLAIN[@]}")"
 peer_deps="$(count "$W/progenitor-crate/Cargo.toml" component-auth-progenitor)"
 
 q() { printf '%q ' "$@"; }
+ours() { # TARGET-NAME [CARGO FLAGS...]
+    local target="$W/target-$1" flags=""
+    shift
+    [ $# -eq 0 ] || flags="$(q "$@")"
+    echo "cd $(q "$ROOT") && CARGO_TARGET_DIR=$(q "$target") cargo build -q --release --locked -p component-auth-bindings $flags"
+}
 warn_if_busy
 log "cold release builds, median of $RUNS each"
 hyperfine --runs "$RUNS" --export-json "$W/hf.json" \
-    --prepare "rm -rf $(q "$W/target-ours") $(q "$W/target-peer")" \
-    "cd $(q "$ROOT") && CARGO_TARGET_DIR=$(q "$W/target-ours") cargo build -q --release --locked -p component-auth-bindings" \
+    --prepare "rm -rf $(q "$W"/target-*)" \
+    "$(ours rustls)" \
+    "$(ours native "${NATIVE[@]}")" \
+    "$(ours plain "${PLAIN[@]}")" \
     "cd $(q "$W/progenitor-crate") && CARGO_TARGET_DIR=$(q "$W/target-peer") cargo build -q --release" >&2
 mapfile -t med < <(hyperfine_medians "$W/hf.json")
 
@@ -56,8 +72,10 @@ mapfile -t med < <(hyperfine_medians "$W/hf.json")
     echo
     echo "| Crate | normal dependencies | cold \`cargo build --release\` (median of $RUNS) |"
     echo "| --- | ---: | ---: |"
-    echo "| ours: \`component-auth-bindings\` (rustls on ring, no redirects) | $ours_deps | $(ms "${med[0]}") |"
-    echo "| progenitor $PROGENITOR_VERSION, from the merged copy of the spec | $peer_deps | $(ms "${med[1]}") |"
+    echo "| ours: \`component-auth-bindings\`, default features (rustls on ring, no system library) | $ours_deps | $(ms "${med[0]}") |"
+    echo "| ours: \`--no-default-features --features native-tls\` (the system's OpenSSL) | $native_deps | $(ms "${med[1]}") |"
+    echo "| ours: \`--no-default-features\` (plain HTTP) | $plain_deps | $(ms "${med[2]}") |"
+    echo "| progenitor $PROGENITOR_VERSION, from the merged copy of the spec (reqwest's defaults: native-tls, HTTP/2) | $peer_deps | $(ms "${med[3]}") |"
     echo
     echo "Each built alone in an empty target dir. Machine: $(machine)."
 } >"$OUT"

@@ -12,8 +12,12 @@
 //! - [`RawResponse`], [`Decoded`] and [`DecodeResponse`]: what comes back,
 //!   always kept whole, never a panic on an answer the spec does not describe;
 //! - [`Transport`]: the HTTP client with its time-out and body cap;
-//! - [`client_builder`]: how every `reqwest` client here starts (rustls,
-//!   no redirects followed).
+//! - [`client_builder`]: how every `reqwest` client here starts (the TLS
+//!   backend the features chose, no redirects followed).
+//!
+//! Features: `rustls` (default; ring, the platform's roots, no system
+//! library), `native-tls` (the platform's TLS library), `http2`. Without a
+//! TLS feature the client speaks plain HTTP only.
 
 mod error;
 mod http;

@@ -20,14 +20,25 @@ impl Default for Transport {
     /// the client itself needs no setting that could fail to build; should
     /// the platform's roots fail to load, HTTPS fails per request instead.
     fn default() -> Self {
-        let http = client_builder().build().unwrap_or_else(|_| {
-            client_builder()
-                .tls_certs_only(Vec::new())
-                .build()
-                .unwrap_or_default()
-        });
+        let http = client_builder().build().unwrap_or_else(|_| without_roots());
         Self::with_client(http, Self::DEFAULT_TIMEOUT, Self::DEFAULT_MAX_BODY_BYTES)
     }
+}
+
+/// A client that trusts no root, when the platform's fail to load: HTTPS
+/// then fails per request, saying why.
+#[cfg(any(feature = "rustls", feature = "native-tls"))]
+fn without_roots() -> reqwest::Client {
+    client_builder()
+        .tls_certs_only(Vec::new())
+        .build()
+        .unwrap_or_default()
+}
+
+/// Without TLS, building fails only on what a default client also hits.
+#[cfg(not(any(feature = "rustls", feature = "native-tls")))]
+fn without_roots() -> reqwest::Client {
+    reqwest::Client::default()
 }
 
 impl Transport {
