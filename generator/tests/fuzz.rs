@@ -1,8 +1,14 @@
 //! The contract, fuzzed: on any mutation of a real spec or fixture, the
-//! generator gives code that parses as Rust with no name defined twice and
-//! no raw carriage return or bidirectional control in it, or a message; it
-//! never panics (a panic would surface as an internal error) and never
-//! overflows its stack.
+//! generator gives code that compiles, or a message; it never panics (a
+//! panic would surface as an internal error) and never overflows its stack.
+//!
+//! Every accepted output is checked to parse as Rust with no name defined
+//! twice and no raw carriage return or bidirectional control in it; a sample
+//! of them (the first `GENERATOR_FUZZ_COMPILE` distinct ones, 24 by default,
+//! `0` for none) is then compiled by `cargo check`, warnings denied, as the
+//! modules of one crate under `target/fuzz-compile/` (offline, with the
+//! workspace's lockfile; the first run builds the runtime's dependencies
+//! there, later runs only the sample).
 //!
 //! Mutations (proptest, shrunk to the fewest that still fail): a key renamed
 //! to odd text (`m²`, `①`, `١abc`, `send`, `Self`, a newline, a bidi
@@ -17,8 +23,9 @@
 //! GENERATOR_FUZZ_CASES=5000 GENERATOR_FUZZ_SEED=7 cargo test --release -p generator --test fuzz
 //! ```
 //!
-//! A failure writes the mutated spec to `target/fuzz-failure.json` and
-//! prints the command that reproduces it.
+//! A failure writes the mutated spec to `target/fuzz-failure.json` (or, for
+//! a sample that does not compile, `target/fuzz-compile/specs/`) and prints
+//! the command that reproduces it.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -286,8 +293,14 @@ fn duplicates(items: &[syn::Item], out: &mut Vec<String>) {
     }
 }
 
-/// Whether the spec was accepted (`Ok(true)`) or cleanly refused.
-fn check(doc: &Value) -> Result<bool, TestCaseError> {
+/// What an accepted mutation gave: the spec and the code.
+struct Accepted {
+    spec: String,
+    code: String,
+}
+
+/// Whether the spec was accepted (`Ok(Some)`) or cleanly refused.
+fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
     let text = serde_json::to_string_pretty(doc).unwrap();
     let path = Path::new("fuzzed.json");
     let fail = |why: String| {
@@ -315,7 +328,7 @@ fn check(doc: &Value) -> Result<bool, TestCaseError> {
             }) {
                 return Err(fail(format!("raw {c:?} in the output")));
             }
-            Ok(true)
+            Ok(Some(Accepted { spec: text, code }))
         }
         Err(diagnostic) => {
             if diagnostic.message.starts_with(generator::INTERNAL_ERROR)
@@ -323,7 +336,7 @@ fn check(doc: &Value) -> Result<bool, TestCaseError> {
             {
                 return Err(fail(format!("not a clean refusal: {diagnostic}")));
             }
-            Ok(false)
+            Ok(None)
         }
     }
 }
@@ -348,8 +361,10 @@ fn mutated_specs_compile_or_are_refused() {
         .collect();
     // Unmutated, each base is accepted.
     for (base, doc) in BASES.iter().zip(&bases) {
-        assert!(matches!(check(doc), Ok(true)), "{base}");
+        assert!(matches!(check(doc), Ok(Some(_))), "{base}");
     }
+    let sample_size = env_number("GENERATOR_FUZZ_COMPILE", 24) as usize;
+    let sample = std::cell::RefCell::new(std::collections::BTreeMap::<String, String>::new());
     let mut runner = TestRunner::new(Config {
         cases,
         rng_seed: RngSeed::Fixed(seed),
@@ -364,7 +379,14 @@ fn mutated_specs_compile_or_are_refused() {
             apply(&mut doc, m);
         }
         runs.set(runs.get() + 1);
-        accepted.set(accepted.get() + u32::from(check(&doc)?));
+        if let Some(output) = check(&doc)? {
+            accepted.set(accepted.get() + 1);
+            let mut sample = sample.borrow_mut();
+            if sample.len() < sample_size {
+                // Keyed by the code: the same output twice is compiled once.
+                sample.entry(output.code).or_insert(output.spec);
+            }
+        }
         Ok(())
     });
     if let Err(e) = result {
@@ -374,6 +396,110 @@ fn mutated_specs_compile_or_are_refused() {
     eprintln!("fuzz: {accepted} of {runs} mutated specs accepted, the rest refused");
     // Mutations that only ever get refused would test the refusals alone.
     assert!(accepted * 10 >= runs, "only {accepted} of {runs} accepted");
+    if let Err(failure) = compiles("fuzz-compile", &sample.into_inner()) {
+        panic!("{failure}");
+    }
+}
+
+/// `cargo check` of each output in `sample` (code → spec), as the modules
+/// of the crate `name`, warnings denied; a failure names the specs of the
+/// modules that did not compile, written out to reproduce with. Crates share
+/// one target dir (cargo takes turns on it), so the dependencies are built
+/// once.
+fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
+    if sample.is_empty() {
+        return Ok(());
+    }
+    let dir = root().join("target").join(name);
+    let src = dir.join("src");
+    let specs = dir.join("specs");
+    for stale in [&src, &specs] {
+        let _ = std::fs::remove_dir_all(stale);
+        std::fs::create_dir_all(stale).unwrap();
+    }
+    let runtime = root().join("runtime");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nclient-runtime = {{ path = {runtime:?}, default-features = false }}\n\
+             serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
+            runtime = runtime.display().to_string()
+        ),
+    )
+    .unwrap();
+    // The workspace's versions, so that nothing new is fetched.
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let mut lib =
+        String::from("//! Fuzzed outputs of the generator, one module each.\n#![deny(warnings)]\n");
+    for (index, (code, spec)) in sample.iter().enumerate() {
+        std::fs::write(src.join(format!("case_{index:03}.rs")), code).unwrap();
+        std::fs::write(specs.join(format!("case_{index:03}.json")), spec).unwrap();
+        lib.push_str(&format!("pub mod case_{index:03};\n"));
+    }
+    std::fs::write(src.join("lib.rs"), lib).unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = std::process::Command::new(cargo)
+        .args(["check", "--offline", "--quiet", "--message-format=short"])
+        .current_dir(&dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            root().join("target/fuzz-compile-target"),
+        )
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    eprintln!("{name}: {} modules checked", sample.len());
+    if output.status.success() {
+        Ok(())
+    } else {
+        let failed: BTreeSet<&str> = stderr
+            .lines()
+            .filter_map(|line| line.split_once("src/case_").map(|(_, rest)| &rest[..3]))
+            .collect();
+        let specs: Vec<String> = failed
+            .iter()
+            .map(|case| {
+                specs
+                    .join(format!("case_{case}.json"))
+                    .display()
+                    .to_string()
+            })
+            .collect();
+        Err(format!(
+            "generated code that does not compile:\n{stderr}\n  the specs: {specs:?} (reproduce: cargo run -p generator -- SPEC)"
+        ))
+    }
+}
+
+/// The compile check can fail: a type error and a warning are each caught,
+/// and named by the spec they came from.
+#[test]
+fn the_compile_check_catches_errors_and_warnings() {
+    let sample = [
+        ("pub fn fine() -> u8 {\n    1\n}\n", "{\"fine\": true}"),
+        (
+            "pub fn wrong() -> u8 {\n    \"x\"\n}\n",
+            "{\"wrong\": true}",
+        ),
+        (
+            "pub fn warned() {\n    let unused = 1;\n}\n",
+            "{\"warned\": true}",
+        ),
+    ]
+    .into_iter()
+    .map(|(code, spec)| (code.to_owned(), spec.to_owned()))
+    .collect();
+    let failure = compiles("fuzz-compile-check", &sample).unwrap_err();
+    assert!(failure.contains("mismatched types"), "{failure}");
+    assert!(failure.contains("unused"), "{failure}");
+    // Keys sort: `pub fn fine` (case_000), `pub fn warned` (001), `pub fn wrong` (002).
+    assert!(
+        failure.contains("case_001.json") && failure.contains("case_002.json"),
+        "{failure}"
+    );
+    assert!(!failure.contains("case_000.json"), "{failure}");
 }
 
 /// The checks of the fuzz test can fail: a known-bad output is caught.
