@@ -85,7 +85,7 @@ serde = { version = "1", features = ["derive"] }
 TOML
 : >"$W/ours/src/lib.rs"
 
-declare -A ours_ok peer_ok ours_ms peer_ms ours_why peer_why ours_c peer_c
+declare -A ours_ok peer_ok ours_ms peer_ms ours_cpu peer_cpu ours_why peer_why ours_c peer_c
 for spec in "${specs[@]}"; do
     name="$(basename "${spec%.*}")"
     mod="m_${name//[^a-zA-Z0-9]/_}"
@@ -108,6 +108,14 @@ for spec in "${specs[@]}"; do
         "$(printf '%q ' "$PROGENITOR" progenitor -i "$spec" -o "$W/time-progenitor" -n x -v 0.1.0)" >/dev/null 2>&1
     mapfile -t med < <(hyperfine_medians "$W/hf-$name.json")
     ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]}"
+    # CPU time (user + system, mean): ours formats on every core, so its
+    # wall time alone would flatter it on a machine with many.
+    mapfile -t cpu < <(python3 -c '
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("%.6f" % (r["user"] + r["system"]))
+' "$W/hf-$name.json")
+    ours_cpu[$name]="${cpu[0]}" peer_cpu[$name]="${cpu[1]}"
 done
 
 if [ "$COMPILE" = 1 ]; then
@@ -139,17 +147,17 @@ fi
 {
     echo "### Corpus: accepted / compiles / generation time (median of $RUNS, release builds)"
     echo
-    echo "| Spec | size | ours | ours time | progenitor $PROGENITOR_VERSION | progenitor time | progenitor / ours |"
-    echo "| --- | ---: | --- | ---: | --- | ---: | ---: |"
+    echo "| Spec | size | ours | ours time | progenitor $PROGENITOR_VERSION | progenitor time | progenitor / ours | CPU time, ours / progenitor |"
+    echo "| --- | ---: | --- | ---: | --- | ---: | ---: | ---: |"
     for spec in "${specs[@]}"; do
         name="$(basename "${spec%.*}")"
         size="$(( $(stat -c %s "$spec") / 1024 )) KiB"
         cell() { # accepted compiles why
             if [ "$1" = yes ]; then echo "accepted, compiles: ${2:-not checked}"; else echo "refused: ${3//|/\\|}"; fi
         }
-        echo "| \`$(basename "$spec")\` | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $(ms "${peer_ms[$name]}") | $(ratio "${peer_ms[$name]}" "${ours_ms[$name]}")× |"
+        echo "| \`$(basename "$spec")\` | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $(ms "${peer_ms[$name]}") | $(ratio "${peer_ms[$name]}" "${ours_ms[$name]}")× | $(ms "${ours_cpu[$name]}") / $(ms "${peer_cpu[$name]}") ($(ratio "${peer_cpu[$name]}" "${ours_cpu[$name]}")×) |"
     done
     echo
-    echo "Times include refusals (a refused spec is timed up to its error). Machine: $(machine)."
+    echo "Times are whole processes, wall clock, and include refusals (a refused spec is timed up to its error). CPU time is user + system, mean of the runs: ours formats items on every core. Machine: $(machine)."
 } >"$OUT"
 cat "$OUT"

@@ -60,7 +60,7 @@ ours() { # TARGET-NAME [CARGO FLAGS...]
 warn_if_busy
 log "cold release builds, median of $RUNS each"
 hyperfine --runs "$RUNS" --export-json "$W/hf.json" \
-    --prepare "rm -rf $(q "$W"/target-*)" \
+    --prepare "rm -rf $(q "$W/target-rustls" "$W/target-native" "$W/target-plain" "$W/target-peer")" \
     "$(ours rustls)" \
     "$(ours native "${NATIVE[@]}")" \
     "$(ours plain "${PLAIN[@]}")" \

@@ -242,25 +242,21 @@ impl Client {
     }
 
     /// `POST /pets`
-    ///
     pub fn add_pet(&self) -> builder::AddPet<'_> {
         builder::AddPet::new(self)
     }
 
     /// `GET /shapes`
-    ///
     pub fn list_shapes(&self) -> builder::ListShapes<'_> {
         builder::ListShapes::new(self)
     }
 
     /// `GET /zoo`
-    ///
     pub fn get_zoo(&self) -> builder::GetZoo<'_> {
         builder::GetZoo::new(self)
     }
 
     /// `GET /values`
-    ///
     pub fn get_value(&self) -> builder::GetValue<'_> {
         builder::GetValue::new(self)
     }

@@ -270,13 +270,11 @@ impl Client {
     }
 
     /// `GET /deliveries/{id}`
-    ///
     pub fn get_delivery(&self) -> builder::GetDelivery<'_> {
         builder::GetDelivery::new(self)
     }
 
     /// `POST /checks`
-    ///
     pub fn create_check(&self) -> builder::CreateCheck<'_> {
         builder::CreateCheck::new(self)
     }
@@ -309,28 +307,24 @@ pub mod builder {
         }
 
         /// `id` (path, required).
-        ///
         pub fn id(mut self, value: super::types::NameOrId) -> Self {
             self.id = ::std::option::Option::Some(value);
             self
         }
 
         /// `sort_by` (query, optional).
-        ///
         pub fn sort_by(mut self, value: super::types::SortMode) -> Self {
             self.sort_by = ::std::option::Option::Some(value);
             self
         }
 
         /// `limit` (query, optional).
-        ///
         pub fn limit(mut self, value: i32) -> Self {
             self.limit = ::std::option::Option::Some(value);
             self
         }
 
         /// `tool_guid` (query, optional).
-        ///
         pub fn tool_guid(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,
@@ -340,7 +334,6 @@ pub mod builder {
         }
 
         /// `tag` (query, optional).
-        ///
         pub fn tag(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,

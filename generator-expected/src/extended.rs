@@ -284,7 +284,6 @@ impl Client {
     /// Revoke (added by the fixture)
     ///
     /// `DELETE /component/{ref}/auth/revoke`
-    ///
     pub fn revoke_token(&self) -> builder::RevokeToken<'_> {
         builder::RevokeToken::new(self)
     }

@@ -199,7 +199,6 @@ pub fn server_url(scheme: &str, host: &str) -> ::std::string::String {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Defaults {
     /// `X-Api-Key` (header, required).
-    ///
     pub x_api_key: ::std::option::Option<::client_runtime::Secret>,
 }
 
@@ -259,13 +258,11 @@ impl Client {
     /// Read one tag of an item
     ///
     /// `GET /items/{itemId}/tags/{tag}`
-    ///
     pub fn get_item_tag(&self) -> builder::GetItemTag<'_> {
         builder::GetItemTag::new(self)
     }
 
     /// `POST /items`
-    ///
     pub fn create_item(&self) -> builder::CreateItem<'_> {
         builder::CreateItem::new(self)
     }
@@ -300,35 +297,30 @@ pub mod builder {
         }
 
         /// `itemId` (path, required).
-        ///
         pub fn item_id(mut self, value: i32) -> Self {
             self.item_id = ::std::option::Option::Some(value);
             self
         }
 
         /// `tag` (path, required).
-        ///
         pub fn tag(mut self, value: super::types::Color) -> Self {
             self.tag = ::std::option::Option::Some(value);
             self
         }
 
         /// `limit` (query, optional).
-        ///
         pub fn limit(mut self, value: i64) -> Self {
             self.limit = ::std::option::Option::Some(value);
             self
         }
 
         /// `verbose` (query, required).
-        ///
         pub fn verbose(mut self, value: bool) -> Self {
             self.verbose = ::std::option::Option::Some(value);
             self
         }
 
         /// `X-Api-Key` (header, required).
-        ///
         pub fn x_api_key(
             mut self,
             value: impl ::std::convert::Into<::client_runtime::Secret>,
@@ -338,7 +330,6 @@ pub mod builder {
         }
 
         /// `X-Trace` (header, optional).
-        ///
         pub fn x_trace(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,
@@ -422,7 +413,6 @@ pub mod builder {
         }
 
         /// `X-Api-Key` (header, required).
-        ///
         pub fn x_api_key(
             mut self,
             value: impl ::std::convert::Into<::client_runtime::Secret>,

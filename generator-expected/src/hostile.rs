@@ -234,13 +234,11 @@ impl Client {
     }
 
     /// `POST /new`
-    ///
     pub fn new_2(&self) -> builder::New2<'_> {
         builder::New2::new(self)
     }
 
     /// `GET /new2`
-    ///
     pub fn new_3(&self) -> builder::New3<'_> {
         builder::New3::new(self)
     }
@@ -275,7 +273,6 @@ pub mod builder {
         }
 
         /// `①` (path, required).
-        ///
         pub fn u2460(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,
@@ -285,14 +282,12 @@ pub mod builder {
         }
 
         /// `١abc` (query, optional).
-        ///
         pub fn u0661_abc(mut self, value: super::types::MU00b2) -> Self {
             self.u0661_abc = ::std::option::Option::Some(value);
             self
         }
 
         /// `client` (query, optional).
-        ///
         pub fn client_2(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,
@@ -302,14 +297,12 @@ pub mod builder {
         }
 
         /// `url` (query, required).
-        ///
         pub fn url_2(mut self, value: i64) -> Self {
             self.url_2 = ::std::option::Option::Some(value);
             self
         }
 
         /// `X-Url` (header, optional).
-        ///
         pub fn x_url(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,
@@ -319,7 +312,6 @@ pub mod builder {
         }
 
         /// `x_url` (query, optional).
-        ///
         pub fn x_url_2(
             mut self,
             value: impl ::std::convert::Into<::std::string::String>,

@@ -65,7 +65,6 @@ impl Client {
     }
 
     /// `GET /ping`
-    ///
     pub fn get_ping(&self) -> builder::GetPing<'_> {
         builder::GetPing::new(self)
     }

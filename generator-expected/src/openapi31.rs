@@ -130,13 +130,11 @@ impl Client {
     }
 
     /// `GET /items/{id}`
-    ///
     pub fn get_item(&self) -> builder::GetItem<'_> {
         builder::GetItem::new(self)
     }
 
     /// `GET /ping`
-    ///
     pub fn ping(&self) -> builder::Ping<'_> {
         builder::Ping::new(self)
     }
@@ -161,7 +159,6 @@ pub mod builder {
         }
 
         /// `id` (path, required).
-        ///
         pub fn id(mut self, value: i64) -> Self {
             self.id = ::std::option::Option::Some(value);
             self

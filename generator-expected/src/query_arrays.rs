@@ -120,7 +120,6 @@ impl Client {
     }
 
     /// `GET /search`
-    ///
     pub fn search(&self) -> builder::Search<'_> {
         builder::Search::new(self)
     }
@@ -167,7 +166,6 @@ pub mod builder {
         }
 
         /// `color` (query, optional).
-        ///
         pub fn color(
             mut self,
             value: ::std::vec::Vec<super::types::SearchColorItem>,
@@ -177,7 +175,6 @@ pub mod builder {
         }
 
         /// `word` (query, optional).
-        ///
         pub fn word(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
             self.word = ::std::option::Option::Some(value);
             self

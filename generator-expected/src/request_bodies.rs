@@ -152,61 +152,51 @@ impl Client {
     /// A form, as in the USPTO example.
     ///
     /// `POST /search`
-    ///
     pub fn search(&self) -> builder::Search<'_> {
         builder::Search::new(self)
     }
 
     /// `POST /token`
-    ///
     pub fn token(&self) -> builder::Token<'_> {
         builder::Token::new(self)
     }
 
     /// `POST /free-form`
-    ///
     pub fn free_form(&self) -> builder::FreeForm<'_> {
         builder::FreeForm::new(self)
     }
 
     /// `PUT /upload`
-    ///
     pub fn upload(&self) -> builder::Upload<'_> {
         builder::Upload::new(self)
     }
 
     /// `POST /anything`
-    ///
     pub fn anything(&self) -> builder::Anything<'_> {
         builder::Anything::new(self)
     }
 
     /// `PUT /note`
-    ///
     pub fn note(&self) -> builder::Note<'_> {
         builder::Note::new(self)
     }
 
     /// `POST /markdown`
-    ///
     pub fn markdown(&self) -> builder::Markdown<'_> {
         builder::Markdown::new(self)
     }
 
     /// `POST /json-wins`
-    ///
     pub fn json_wins(&self) -> builder::JsonWins<'_> {
         builder::JsonWins::new(self)
     }
 
     /// `POST /form-wins`
-    ///
     pub fn form_wins(&self) -> builder::FormWins<'_> {
         builder::FormWins::new(self)
     }
 
     /// `POST /binary-wins`
-    ///
     pub fn binary_wins(&self) -> builder::BinaryWins<'_> {
         builder::BinaryWins::new(self)
     }

@@ -77,7 +77,6 @@ impl Client {
     }
 
     /// `GET /things`
-    ///
     pub fn get_thing(&self) -> builder::GetThing<'_> {
         builder::GetThing::new(self)
     }

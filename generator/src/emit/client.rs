@@ -112,7 +112,8 @@ fn operation_doc(op: &Operation) -> TokenStream {
     let description = doc(op.description.as_deref());
     let route = comment_text(&format!(" `{} {}`", op.http_method, op.path_template));
     let separator = (op.summary.is_some()).then(|| quote!(#[doc = ""]));
-    quote! { #summary #separator #[doc = #route] #[doc = ""] #description }
+    let before_description = op.description.is_some().then(|| quote!(#[doc = ""]));
+    quote! { #summary #separator #[doc = #route] #before_description #description }
 }
 
 /// `server_url()` from the first entry of `servers`, one argument a variable.
@@ -184,8 +185,12 @@ fn param_doc(param: &Param) -> TokenStream {
         "optional"
     };
     let head = comment_text(&format!(" `{}` ({location}, {required}).", param.name));
-    let description = doc(param.description.as_deref());
-    quote! { #[doc = #head] #[doc = ""] #description }
+    // A blank doc line only between the head and a description.
+    let description = param.description.as_deref().map(|text| {
+        let lines = doc(Some(text));
+        quote! { #[doc = ""] #lines }
+    });
+    quote! { #[doc = #head] #description }
 }
 
 /// How a parameter's value is held: secrets in `Secret`, the rest as typed.
