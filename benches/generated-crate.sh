@@ -3,8 +3,9 @@
 # dependency count (`cargo tree -e normal`, distinct crates) and a cold
 # release build (`cargo build --release` in an empty target dir, whole
 # process, median of RUNS runs), for our `component-auth-bindings` (with its
-# default features, rustls on ring; with native-tls, the system's OpenSSL as
-# progenitor's crate uses; and plain HTTP without TLS) and for
+# default features, rustls on ring; with native-tls, the system's OpenSSL;
+# and plain HTTP without TLS, as progenitor's crate is: it turns reqwest's
+# default features off) and for
 # the crate cargo-progenitor generates from the copy of the spec with the 417
 # body merged into the 400 one (progenitor refuses the spec itself; see
 # benches/generator.sh, which writes that copy).
@@ -75,7 +76,7 @@ mapfile -t med < <(hyperfine_medians "$W/hf.json")
     echo "| ours: \`component-auth-bindings\`, default features (rustls on ring, no system library) | $ours_deps | $(ms "${med[0]}") |"
     echo "| ours: \`--no-default-features --features native-tls\` (the system's OpenSSL) | $native_deps | $(ms "${med[1]}") |"
     echo "| ours: \`--no-default-features\` (plain HTTP) | $plain_deps | $(ms "${med[2]}") |"
-    echo "| progenitor $PROGENITOR_VERSION, from the merged copy of the spec (reqwest's defaults: native-tls, HTTP/2) | $peer_deps | $(ms "${med[3]}") |"
+    echo "| progenitor $PROGENITOR_VERSION, from the merged copy of the spec (reqwest without default features: plain HTTP, no TLS) | $peer_deps | $(ms "${med[3]}") |"
     echo
     echo "Each built alone in an empty target dir. Machine: $(machine)."
 } >"$OUT"
