@@ -139,9 +139,14 @@ async fn same(t: Arc<Target>) -> Outcome {
             // Three equal refusals would be "the same": the answers must be served.
             failures.push(format!("{}: not served: {}", c.name, refused.summary()));
         } else if answers.iter().any(|a| a != &answers[0]) {
+            let responses: Vec<_> = three
+                .iter()
+                .filter_map(|s| s.exchange.response.as_ref())
+                .collect();
             failures.push(format!(
-                "{}: the answers differ:\n  by name: {}\n  by tag:  {}\n  by uuid: {}",
+                "{}: the answers differ in {}:\n  by name: {}\n  by tag:  {}\n  by uuid: {}",
                 c.name,
+                differing_parts(&responses).join(", "),
                 three[0].summary(),
                 three[1].summary(),
                 three[2].summary()
@@ -149,6 +154,36 @@ async fn same(t: Arc<Target>) -> Outcome {
         }
     }
     Outcome::from_failures(failures, super::exchanges(&sent))
+}
+
+/// Which parts of the answers are not all equal: the status, each header
+/// by name, the body; so that a difference the summaries do not show (a
+/// header) is still named.
+fn differing_parts(answers: &[&crate::exchange::ResponseRecord]) -> Vec<String> {
+    let Some((first, rest)) = answers.split_first() else {
+        return vec!["what was answered".into()];
+    };
+    let mut parts = Vec::new();
+    if rest.iter().any(|r| r.status != first.status) {
+        parts.push("the status".to_owned());
+    }
+    let names: std::collections::BTreeSet<&String> =
+        answers.iter().flat_map(|r| r.headers.keys()).collect();
+    for name in names {
+        if rest
+            .iter()
+            .any(|r| r.headers.get(name) != first.headers.get(name))
+        {
+            parts.push(format!("the header `{name}`"));
+        }
+    }
+    if rest.iter().any(|r| r.body != first.body) {
+        parts.push("the body".to_owned());
+    }
+    if parts.is_empty() {
+        parts.push("how they were answered".to_owned());
+    }
+    parts
 }
 
 async fn unknown(t: Arc<Target>) -> Outcome {
@@ -177,4 +212,32 @@ async fn percent(t: Arc<Target>) -> Outcome {
         .map(|c| Probe::new(format!("name `{}`", c.name), t.valid(Op::AuthClaims, c)))
         .collect();
     send_and_judge(&t, reqs, accepted).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::differing_parts;
+    use crate::exchange::ResponseRecord;
+
+    fn answer(status: u16, uuid: &str, body: &str) -> ResponseRecord {
+        ResponseRecord {
+            status,
+            headers: [("x-project-uuid".to_owned(), uuid.to_owned())].into(),
+            body: Some(serde_json::json!({ "v": body })),
+        }
+    }
+
+    #[test]
+    fn names_what_differs() {
+        let a = answer(200, "u1", "x");
+        assert_eq!(
+            differing_parts(&[&a, &answer(200, "u2", "x"), &a]),
+            ["the header `x-project-uuid`"]
+        );
+        assert_eq!(
+            differing_parts(&[&a, &a, &answer(404, "u1", "y")]),
+            ["the status", "the body"]
+        );
+        assert_eq!(differing_parts(&[&a, &a]), ["how they were answered"]);
+    }
 }
