@@ -45,6 +45,7 @@ pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 pub struct Run {
     run: Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>,
     needs: Vec<Need>,
+    choice: Option<&'static str>,
 }
 
 impl Run {
@@ -56,7 +57,20 @@ impl Run {
         Run {
             run: Arc::new(move |t| Box::pin(run(t))),
             needs: Vec::new(),
+            choice: None,
         }
+    }
+
+    /// The check judges a choice the server's profile may declare (a key
+    /// of `choices:`): declared, the check is a MUST of the profile;
+    /// left out, a SHOULD against ours.
+    pub fn choice(mut self, key: &'static str) -> Self {
+        self.choice = Some(key);
+        self
+    }
+
+    pub fn chosen_by(&self) -> Option<&'static str> {
+        self.choice
     }
 
     /// What the check needs from the profile; unmet, the check is skipped
@@ -113,6 +127,28 @@ pub struct Check {
     pub run: Run,
 }
 
+impl Check {
+    /// The check's level for `profile`: MUST where it judges a choice the
+    /// profile declares, else its own.
+    pub fn level_for(&self, profile: &crate::profile::Profile) -> Level {
+        match self.run.choice {
+            Some(key) if profile.choices.declares(key) => Level::Must,
+            _ => self.level,
+        }
+    }
+
+    /// The requirement a result cites at `level`: the profile's choice when
+    /// a declared choice made the check a MUST, else the quote.
+    pub fn requirement_for(&self, level: Level) -> String {
+        match self.run.choice {
+            Some(key) if level == Level::Must && self.level == Level::Should => format!(
+                "the profile's choice `choices.{key}` (the description is silent; the profile declares what the server does)"
+            ),
+            _ => self.quote.to_owned(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Check {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Check")
@@ -142,6 +178,12 @@ pub enum Verdict {
     Skip {
         reason: String,
     },
+    /// The rule holds "when" something happens ("When the response is 400,
+    /// it has the 7.1 shape") and this target never made it happen: nothing
+    /// to judge, and no gap in what the run proves (`--strict` passes it).
+    NotApplicable {
+        reason: String,
+    },
 }
 
 impl Outcome {
@@ -169,6 +211,16 @@ impl Outcome {
                 reason: reason.into(),
             },
             exchanges: Vec::new(),
+            group: None,
+        }
+    }
+
+    pub fn not_applicable(reason: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
+        Self {
+            verdict: Verdict::NotApplicable {
+                reason: reason.into(),
+            },
+            exchanges,
             group: None,
         }
     }

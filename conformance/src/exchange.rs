@@ -19,8 +19,22 @@ pub const REDACTED: &str = "[redacted]";
 /// Request headers whose values are secrets, whatever their letter case.
 const SECRET_HEADERS: &[&str] = &["x-client-secret", "x-auth-token", "authorization", "cookie"];
 
-/// Response headers that vary between runs and say nothing about the interface.
-const VOLATILE_HEADERS: &[&str] = &["date", "content-length", "connection", "keep-alive"];
+/// Response headers the interface gives meaning to, and so records: the
+/// two every error carries (§7), and where a redirect points (judged, never
+/// followed). Others (`ETag`, `X-Request-Id`, `Server`, `Date`) are the
+/// framework's, vary by deployment or by request, and stay out unless the
+/// profile lists them (`snapshot_headers`).
+const INTERFACE_HEADERS: &[&str] = &["content-type", "x-project-uuid", "location"];
+
+/// What an answer's record keeps beyond what the interface defines.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Recording<'a> {
+    /// More response headers to record (lower case), from the profile.
+    pub headers: &'a [String],
+    /// Body paths whose values changed between two identical requests
+    /// ([`crate::volatile`]).
+    pub volatile: &'a [String],
+}
 
 /// Body keys whose values differ on every request (any depth).
 const PER_REQUEST_KEYS: &[(&str, &str)] = &[
@@ -68,6 +82,9 @@ pub struct RequestRecord {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ResponseRecord {
     pub status: u16,
+    /// Whether the body parsed as JSON (an empty body does not).
+    #[serde(skip)]
+    pub is_json: bool,
     pub headers: BTreeMap<String, String>,
     /// JSON when the body is JSON, else its text (cut at 2 KiB); absent when empty.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -216,13 +233,25 @@ impl RequestRecord {
 }
 
 impl ResponseRecord {
-    pub fn from_raw(raw: &RawResponse, scrub: &Scrubber) -> Self {
+    pub fn from_raw(raw: &RawResponse, scrub: &Scrubber, recording: Recording<'_>) -> Self {
         let mut headers = BTreeMap::new();
         for (name, value) in &raw.headers {
-            if VOLATILE_HEADERS.contains(&name.as_str()) {
+            let name_str = name.as_str();
+            if !INTERFACE_HEADERS.contains(&name_str)
+                && !recording
+                    .headers
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(name_str))
+            {
                 continue;
             }
-            let text = scrub.text(&String::from_utf8_lossy(value.as_bytes()));
+            let mut text = scrub.text(&String::from_utf8_lossy(value.as_bytes()));
+            // Its presence and form are the interface's; its value is the
+            // deployment's (a test server may make one at each start).
+            // `errors/project-uuid-*` judge that it is a uuid and stable.
+            if name_str == "x-project-uuid" && crate::profile::is_uuid(&text) {
+                text = "[uuid]".to_owned();
+            }
             headers
                 .entry(name.as_str().to_owned())
                 .and_modify(|v: &mut String| {
@@ -231,9 +260,14 @@ impl ResponseRecord {
                 })
                 .or_insert(text);
         }
-        let body = (!raw.body.is_empty()).then(|| body_value(&raw.body, scrub));
+        let body = (!raw.body.is_empty()).then(|| {
+            let mut v = body_value(&raw.body, scrub);
+            crate::volatile::normalise(&mut v, recording.volatile);
+            v
+        });
         Self {
             status: raw.status,
+            is_json: raw.json().is_some(),
             headers,
             body,
         }
@@ -360,8 +394,21 @@ mod tests {
         raw.headers.insert("date", "Mon".parse().expect("header"));
         raw.headers
             .insert("x-project-uuid", "u".parse().expect("header"));
-        let r = ResponseRecord::from_raw(&raw, &scrub);
+        raw.headers
+            .insert("etag", "\"v1\"".parse().expect("header"));
+        let r = ResponseRecord::from_raw(&raw, &scrub, Recording::default());
         assert!(!r.headers.contains_key("date"));
+        assert!(!r.headers.contains_key("etag"));
+        let kept = ["etag".to_owned()];
+        let recording = Recording {
+            headers: &kept,
+            volatile: &[],
+        };
+        assert!(
+            ResponseRecord::from_raw(&raw, &scrub, recording)
+                .headers
+                .contains_key("etag")
+        );
         let body = r.body.expect("body");
         assert_eq!(body["request_id"], "[request_id]");
         assert_eq!(body["nested"]["token"], "[token]");

@@ -28,14 +28,19 @@
 //! MUST checks gate; SHOULD checks (HTTP norms, our spec's choices) report,
 //! and fail the run only with `--strict`.
 
+pub mod carried;
 pub mod catalogue;
 mod checks;
+pub mod choices;
 pub mod connect;
+pub mod envelope;
 pub mod exchange;
 pub mod generate;
 pub mod needs;
+pub mod observe;
 pub mod profile;
 pub mod report;
 pub mod runner;
 pub mod snapshot;
 pub mod target;
+pub mod volatile;

@@ -58,6 +58,16 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
         skip: Vec<String>,
     },
+    /// Ask the server what it chose where the description is silent
+    /// (statuses of refusals and successes, where modelUuid travels, ...)
+    /// and print it as a `choices:` block to paste into its profile. A run
+    /// then holds the server to those choices at MUST level.
+    Choices {
+        /// The profile (YAML). Default: the embedded reference server and
+        /// its shipped profile.
+        #[arg(long, value_name = "FILE")]
+        profile: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -176,6 +186,16 @@ fn main() -> ExitCode {
         Some(Command::CheckProfile { file, only, skip }) => {
             return check_profile(&file, only, skip);
         }
+        Some(Command::Choices { profile }) => {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(r) => r,
+                Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+            };
+            return runtime.block_on(print_choices(profile));
+        }
         None => {}
     }
     // insta reads its mode from the environment: set it now, while this is
@@ -293,6 +313,56 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     }
     print!("{}", human::render(&report, human::Style::from_env()));
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// `choices`: what the server was seen to choose, as a `choices:` block.
+async fn print_choices(path: Option<PathBuf>) -> ExitCode {
+    let (profile, server) = match load_or_embedded(path.as_deref()).await {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let mut connect = Connect::default();
+    connect.no_proxy = server.is_some();
+    let options = RunOptions {
+        connect,
+        ..RunOptions::default()
+    };
+    let seen = conformance::observe::observe(profile, &options).await;
+    if let Some(server) = server {
+        server.shutdown().await;
+    }
+    match seen {
+        Ok(choices) => {
+            println!("# What the server was seen to choose where the description is silent.");
+            println!("# Paste into its profile; a run then holds it to these at MUST level.");
+            print!("{}", choices.to_yaml());
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e.to_string()),
+    }
+}
+
+/// The profile at `path`, or the shipped one with the reference server
+/// started in-process (and returned, to be shut down).
+async fn load_or_embedded(
+    path: Option<&Path>,
+) -> Result<(Profile, Option<reference_server::RunningServer>), ExitCode> {
+    match path {
+        Some(path) => Profile::from_path(path)
+            .map(|p| (p, None))
+            .map_err(|e| fail(&e.to_string())),
+        None => {
+            let env = |name: &str| std::env::var(name).ok();
+            let mut profile = Profile::from_yaml_str(SHIPPED_PROFILE, SHIPPED_PROFILE_NAME, &env)
+                .map_err(|e| fail(&e.to_string()))?;
+            let server =
+                reference_server::Server::start(reference_server::ServerOptions::default())
+                    .await
+                    .map_err(|e| fail(&format!("cannot start the reference server: {e}")))?;
+            profile.base_url = server.base_url();
+            Ok((profile, Some(server)))
+        }
+    }
 }
 
 /// `check-profile`: the plan for a profile, printed; nothing is sent.

@@ -39,6 +39,12 @@ pub struct Profile {
     /// Every `${VAR}` the profile read, with its value: each value is a
     /// secret, and a reproduction writes it as `$VAR`.
     pub env: Vec<(String, Secret)>,
+    /// What the server chose where the description is silent
+    /// ([`crate::choices`]); what it leaves out is ours.
+    pub choices: crate::choices::Choices,
+    /// Response headers recorded in snapshots besides the interface's own
+    /// (Content-Type, X-Project-Uuid), lower case. Default: none.
+    pub snapshot_headers: Vec<String>,
 }
 
 /// A component the target holds.
@@ -429,6 +435,22 @@ struct RawProfile {
     #[serde(default)]
     project_env: Option<Env>,
     components: Components,
+    #[serde(default)]
+    choices: crate::choices::Choices,
+    #[serde(default)]
+    snapshot_headers: Vec<HeaderName>,
+}
+
+/// A response header name, as a profile lists it for snapshots.
+struct HeaderName(String);
+
+impl<'de> Deserialize<'de> for HeaderName {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        reqwest::header::HeaderName::from_bytes(text.as_bytes())
+            .map(|h| HeaderName(h.as_str().to_owned()))
+            .map_err(|_| serde::de::Error::custom(format!("`{text}` is not a header name")))
+    }
 }
 
 struct Components(Vec<Component>);
@@ -510,6 +532,8 @@ impl RawProfile {
             client_secret: Secret::new(self.client_secret.0),
             project_env: self.project_env.map(|e| e.0),
             components: self.components.0,
+            choices: self.choices,
+            snapshot_headers: self.snapshot_headers.into_iter().map(|h| h.0).collect(),
         }
     }
 }

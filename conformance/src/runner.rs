@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use component_auth_bindings::Error;
 
-use crate::catalogue::{Check, Outcome, Verdict, catalogue, selects};
+use crate::catalogue::{Check, Level, Outcome, Verdict, catalogue, selects};
 use crate::connect::Connect;
 use crate::exchange::Exchange;
 use crate::generate::Generation;
@@ -97,6 +97,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
             .with_generation(options.generation),
     );
     preflight(&target).await?;
+    target.learn_volatile().await;
 
     let handles: Vec<_> = checks
         .iter()
@@ -131,27 +132,35 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     for o in &mut outcomes {
         judge_redirects(o);
     }
+    crate::checks::answers::judge_every_answer(&checks, &mut outcomes);
     let mut results: Vec<CheckResult> = checks
         .iter()
         .zip(&outcomes)
-        .map(|(c, o)| CheckResult::from_check(c, &o.verdict, options.strict))
+        .map(|(c, o)| {
+            CheckResult::from_check(c, c.level_for(&target.profile), &o.verdict, options.strict)
+        })
         .collect();
 
     if let Some(snap) = &options.snapshots {
-        let groups = groups(&checks, &outcomes);
+        let groups = groups(&checks, &outcomes, &target.profile);
         let snap = snap.clone();
         let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
             .await
             .unwrap_or_else(|e| {
                 Ok(vec![snapshot::SnapshotResult {
                     group: "snapshots".to_owned(),
+                    level: Level::Must,
                     file: Default::default(),
                     outcome: SnapshotOutcome::Failed(format!(
                         "the snapshot assertions failed: {e}"
                     )),
                 }])
             })?;
-        results.extend(asserted.iter().map(CheckResult::from_snapshot));
+        results.extend(
+            asserted
+                .iter()
+                .map(|s| CheckResult::from_snapshot(s, options.strict)),
+        );
     }
     // Whatever a check or the server wrote, no secret leaves the run: the
     // server may echo one into a request id, a header or a message.
@@ -181,20 +190,27 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
 /// One snapshot per check (or per shared group), first occurrence wins;
 /// checks that sent nothing have none. A group counts as failed when any
 /// check judging it failed.
-fn groups(checks: &[Check], outcomes: &[Outcome]) -> Vec<Group> {
+fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Group> {
     let mut out: Vec<Group> = Vec::new();
     for (c, o) in checks.iter().zip(outcomes) {
         if o.exchanges.is_empty() || matches!(o.verdict, Verdict::Skip { .. }) {
             continue;
         }
         let name = o.group.map_or_else(|| c.id.clone(), str::to_owned);
-        let failed = matches!(o.verdict, Verdict::Fail { .. });
+        let level = c.level_for(profile);
+        // A SHOULD check that only warned still records: what the server
+        // chose differently is its behaviour, to be kept from drifting.
+        let failed = matches!(o.verdict, Verdict::Fail { .. }) && level == Level::Must;
         match out.iter_mut().find(|g| g.name == name) {
-            Some(g) => g.check_failed |= failed,
+            Some(g) => {
+                g.check_failed |= failed;
+                g.level = g.level.min(level);
+            }
             None => out.push(Group {
                 name,
                 exchanges: o.exchanges.clone(),
                 check_failed: failed,
+                level,
             }),
         }
     }

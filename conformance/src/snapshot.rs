@@ -23,6 +23,7 @@ use std::sync::{Mutex, OnceLock};
 
 use serde::Serialize;
 
+use crate::catalogue::Level;
 use crate::exchange::Exchange;
 
 /// What happens to a snapshot that is missing or differs.
@@ -91,6 +92,9 @@ pub enum SnapshotError {
 pub struct SnapshotResult {
     /// The check id (or shared group) the snapshot belongs to.
     pub group: String,
+    /// MUST when a MUST check judges these exchanges; SHOULD when only
+    /// SHOULD checks do (a SHOULD snapshot missing or changed warns).
+    pub level: Level,
     pub file: PathBuf,
     pub outcome: SnapshotOutcome,
 }
@@ -181,7 +185,9 @@ struct Stored<'a> {
 pub struct Group {
     pub name: String,
     pub exchanges: Vec<Exchange>,
+    /// A MUST check judging these exchanges failed: they are no reference.
     pub check_failed: bool,
+    pub level: Level,
 }
 
 pub fn assert_all(
@@ -209,11 +215,15 @@ pub fn assert_all(
             if g.check_failed && would_write {
                 SnapshotResult {
                     group: g.name.clone(),
+                    level: g.level,
                     file,
                     outcome: SnapshotOutcome::NotRecorded,
                 }
             } else {
-                assert_one(&dir, options.update, &g.name, &g.exchanges)
+                SnapshotResult {
+                    level: g.level,
+                    ..assert_one(&dir, options.update, &g.name, &g.exchanges)
+                }
             }
         })
         .collect();
@@ -268,6 +278,7 @@ fn assert_one(
     };
     SnapshotResult {
         group: group.to_owned(),
+        level: Level::Must,
         file,
         outcome,
     }

@@ -16,8 +16,9 @@ use component_auth_bindings::{
 };
 use tokio::sync::OnceCell;
 
+use crate::choices::ModelUuidAt;
 use crate::connect::Connect;
-use crate::exchange::{Exchange, RequestRecord, ResponseRecord, Scrubber};
+use crate::exchange::{Exchange, Recording, RequestRecord, ResponseRecord, Scrubber};
 use crate::generate::{Generated, Generation};
 use crate::profile::{Component, Profile};
 
@@ -66,14 +67,41 @@ impl Op {
 #[derive(Debug)]
 pub enum Req {
     Claims(Prepared<AuthClaimsResponse>),
-    Authorize(Prepared<AuthorizeResponse>),
+    /// With the body field that carries `modelUuid`, where the profile
+    /// says it travels in the body: a body put in its place keeps it.
+    Authorize(Prepared<AuthorizeResponse>, Option<BodyField>),
+}
+
+/// A field every JSON object body of a request carries (`modelUuid`
+/// declared as `body:FIELD`).
+#[derive(Clone, Debug)]
+pub struct BodyField {
+    pub name: String,
+    pub value: String,
+}
+
+impl BodyField {
+    /// `body` with the field added, when it is a JSON object without it;
+    /// any other body as it is.
+    fn put_in(&self, body: bytes::Bytes) -> bytes::Bytes {
+        match serde_json::from_slice::<serde_json::Value>(&body) {
+            Ok(serde_json::Value::Object(mut map)) if !map.contains_key(&self.name) => {
+                map.insert(
+                    self.name.clone(),
+                    serde_json::Value::String(self.value.clone()),
+                );
+                serde_json::to_vec(&map).map_or(body, bytes::Bytes::from)
+            }
+            _ => body,
+        }
+    }
 }
 
 macro_rules! both {
     ($self:ident, $p:ident => $e:expr) => {
         match $self {
             Req::Claims($p) => Req::Claims($e),
-            Req::Authorize($p) => Req::Authorize($e),
+            Req::Authorize($p, field) => Req::Authorize($e, field),
         }
     };
 }
@@ -86,13 +114,75 @@ impl Req {
     pub fn set_header(self, name: &str, value: &str) -> Result<Self, Error> {
         Ok(match self {
             Req::Claims(p) => Req::Claims(p.set_header(name, value)?),
-            Req::Authorize(p) => Req::Authorize(p.set_header(name, value)?),
+            Req::Authorize(p, f) => Req::Authorize(p.set_header(name, value)?, f),
         })
     }
 
+    /// Puts `body` in place of the request's body (a body-carried
+    /// `modelUuid` is added to a JSON object that lacks it).
     pub fn raw_body(self, body: impl Into<bytes::Bytes>) -> Self {
         let body = body.into();
-        both!(self, p => p.raw_body(body))
+        match self {
+            Req::Claims(p) => Req::Claims(p.raw_body(body)),
+            Req::Authorize(p, f) => {
+                let body = f.as_ref().map_or(body.clone(), |f| f.put_in(body));
+                Req::Authorize(p.raw_body(body), f)
+            }
+        }
+    }
+
+    /// The request with no `modelUuid`, wherever `at` says it travels.
+    pub fn without_model_uuid(self, at: &ModelUuidAt) -> Self {
+        match at {
+            ModelUuidAt::Query(name) => self.without_query_param(name),
+            ModelUuidAt::Header(name) => self.remove_header(name),
+            ModelUuidAt::Body(name) => match self {
+                Req::Authorize(p, _) => {
+                    let body = p.request().body().and_then(|b| b.as_bytes()).map(|b| {
+                        match serde_json::from_slice::<serde_json::Value>(b) {
+                            Ok(serde_json::Value::Object(mut map)) => {
+                                map.remove(name);
+                                serde_json::to_vec(&map).unwrap_or_else(|_| b.to_vec())
+                            }
+                            _ => b.to_vec(),
+                        }
+                    });
+                    match body {
+                        Some(body) => Req::Authorize(p.raw_body(body), None),
+                        None => Req::Authorize(p, None),
+                    }
+                }
+                other => other,
+            },
+        }
+    }
+
+    /// The request with `modelUuid` `value`, wherever `at` says it travels.
+    pub fn with_model_uuid(self, at: &ModelUuidAt, value: &str) -> Result<Self, Error> {
+        let r = self.without_model_uuid(at);
+        match at {
+            ModelUuidAt::Query(name) => Ok(r.with_query_param(name, value)),
+            ModelUuidAt::Header(name) => r.set_header(name, value),
+            ModelUuidAt::Body(name) => Ok(match r {
+                Req::Authorize(p, _) => {
+                    let field = BodyField {
+                        name: name.clone(),
+                        value: value.to_owned(),
+                    };
+                    let body = p
+                        .request()
+                        .body()
+                        .and_then(|b| b.as_bytes())
+                        .map(|b| field.put_in(bytes::Bytes::copy_from_slice(b)));
+                    let p = match body {
+                        Some(body) => p.raw_body(body),
+                        None => p,
+                    };
+                    Req::Authorize(p, Some(field))
+                }
+                other => other,
+            }),
+        }
     }
 
     pub fn method(self, method: reqwest::Method) -> Self {
@@ -102,7 +192,7 @@ impl Req {
     pub fn url_mut(&mut self) -> &mut reqwest::Url {
         match self {
             Req::Claims(p) => p.url_mut(),
-            Req::Authorize(p) => p.url_mut(),
+            Req::Authorize(p, _) => p.url_mut(),
         }
     }
 
@@ -162,14 +252,14 @@ impl Req {
     fn try_clone(&self) -> Option<Self> {
         Some(match self {
             Req::Claims(p) => Req::Claims(p.try_clone()?),
-            Req::Authorize(p) => Req::Authorize(p.try_clone()?),
+            Req::Authorize(p, f) => Req::Authorize(p.try_clone()?, f.clone()),
         })
     }
 
     pub(crate) fn request(&self) -> &reqwest::Request {
         match self {
             Req::Claims(p) => p.request(),
-            Req::Authorize(p) => p.request(),
+            Req::Authorize(p, _) => p.request(),
         }
     }
 }
@@ -367,6 +457,9 @@ pub struct Target {
     generation: Generation,
     pub(crate) probes: OnceCell<Vec<Sent>>,
     pub(crate) generated: OnceCell<Generated>,
+    /// Body paths whose values changed between two identical requests,
+    /// found before the checks run ([`crate::volatile`]).
+    volatile: std::sync::OnceLock<Vec<String>>,
 }
 
 impl Target {
@@ -434,6 +527,7 @@ impl Target {
             generation: Generation::default(),
             probes: OnceCell::new(),
             generated: OnceCell::new(),
+            volatile: std::sync::OnceLock::new(),
         })
     }
 
@@ -464,6 +558,51 @@ impl Target {
                 format!(" -H '{name}: '\"${{{var}}}\"")
             })
             .collect()
+    }
+
+    /// What a record keeps of an answer: the profile's extra headers and
+    /// the volatile body paths found so far.
+    pub fn recording(&self) -> Recording<'_> {
+        Recording {
+            headers: &self.profile.snapshot_headers,
+            volatile: self.volatile.get().map_or(&[], Vec::as_slice),
+        }
+    }
+
+    /// Learns which body values change between identical requests: sends
+    /// a valid request of each operation and one refusal, twice each, and
+    /// keeps the paths whose values differ. Called once, before the checks.
+    pub async fn learn_volatile(self: &std::sync::Arc<Self>) {
+        let mut probes = Vec::new();
+        for _ in 0..2 {
+            for op in Op::BOTH {
+                if let Some(c) = self.primary(op) {
+                    probes.push(Probe::new("volatile", self.valid(op, c)));
+                }
+            }
+            if let Some(c) = self.primary(Op::AuthClaims) {
+                probes.push(Probe::new(
+                    "volatile",
+                    self.valid(Op::AuthClaims, c)
+                        .map(|r| r.remove_header("X-Client-Id")),
+                ));
+            }
+        }
+        let sent = self.send_all(probes).await;
+        let (first, second) = sent.split_at(sent.len() / 2);
+        let mut paths = Vec::new();
+        for (a, b) in first.iter().zip(second) {
+            // The records, whose known per-request keys are already
+            // placeholders: only what they do not name is learnt here.
+            let body = |s: &Sent| s.exchange.response.as_ref().and_then(|r| r.body.clone());
+            if let (Some(a), Some(b)) = (body(a), body(b)) {
+                paths.extend(crate::volatile::differing_paths(&a, &b));
+            }
+        }
+        paths.sort();
+        paths.dedup();
+        // Set once per run; a second call keeps the first answer.
+        let _ = self.volatile.set(paths);
     }
 
     /// How many requests were re-sent after a 429/503 with Retry-After.
@@ -528,7 +667,13 @@ impl Target {
                 if let Some(t) = &c.auth_token {
                     b = b.x_auth_token(t.clone());
                 }
-                b.build().map(Req::Authorize)
+                let at = self.profile.choices.model_uuid().value;
+                let req = Req::Authorize(b.build()?, None);
+                if at == ModelUuidAt::default() {
+                    Ok(req)
+                } else {
+                    req.with_model_uuid(&at, &a.model_uuid)
+                }
             }
         }
     }
@@ -624,7 +769,7 @@ impl Target {
             }
             let typed = match req {
                 Req::Claims(p) => client.send(p).await.map(Typed::Claims),
-                Req::Authorize(p) => client.send(p).await.map(Typed::Authorize),
+                Req::Authorize(p, _) => client.send(p).await.map(Typed::Authorize),
             };
             match (&typed, again) {
                 (Ok(answer), Some(again)) => match retry_after(answer) {
@@ -656,7 +801,11 @@ impl Target {
                 exchange: Exchange {
                     label,
                     request,
-                    response: Some(ResponseRecord::from_raw(typed.raw(), &self.scrub)),
+                    response: Some(ResponseRecord::from_raw(
+                        typed.raw(),
+                        &self.scrub,
+                        self.recording(),
+                    )),
                     error: None,
                     retried,
                 },
@@ -750,7 +899,7 @@ impl Target {
         let client = &self.client;
         match req? {
             Req::Claims(p) => client.send(p).await.map(|_| ()),
-            Req::Authorize(p) => client.send(p).await.map(|_| ()),
+            Req::Authorize(p, _) => client.send(p).await.map(|_| ()),
         }
     }
 }

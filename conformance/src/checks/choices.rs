@@ -1,181 +1,262 @@
-//! SHOULD checks: our spec's choices where the description says "not shown"
-//! (spec/README.md numbers them), and HTTP norms. They judge the typed
-//! variants the bindings decode, so a server that differs from our spec is
-//! told where, without failing the gate unless `--strict` is given.
+//! Choices where the description says "not shown": the server's own, as
+//! its profile declares them (`choices:`, MUST: the gate holds the server
+//! to what its team wrote down), else ours (`spec/README.md` numbers them;
+//! SHOULD: reported, failing only with `--strict`). Also HTTP norms.
+//!
+//! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
+//! says what is sent and which choice judges the answer.
 
 use std::sync::Arc;
 
-use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret, types};
+use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Error, Secret};
 
 use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::choices::{Choices, Chosen};
 use crate::needs::Need;
 
 use crate::checks::{
-    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, exchanges, judge_all, probes,
-    send_and_judge,
+    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, accepted, exchanges, judge_all, probes,
+    refused, send_and_judge,
 };
 use component_auth_bindings::variants;
 
 use crate::profile::is_uuid;
-use crate::target::{Op, Probe, Sent, Target, Typed};
+use crate::target::{Op, Probe, Req, Sent, Target, Typed};
 
-fn variant_is(want: &'static str) -> impl Fn(&Sent) -> Result<(), String> {
-    move |s| match &s.typed {
-        Some(t) if t.variant() == want => Ok(()),
-        Some(t) => Err(format!("decoded as `{}`: {}", t.variant(), s.summary())),
-        None => Err(s.summary()),
+/// A choice of status: what is sent, and which choice the answer's
+/// status is held to.
+struct StatusChoice {
+    key: &'static str,
+    /// Section of the description whose silence the choice fills.
+    section: &'static str,
+    /// Our choice, quoted from spec/README.md.
+    ours: &'static str,
+    what: &'static str,
+    sends: &'static str,
+    op: Op,
+    build: fn(&Target) -> Option<Result<Req, Error>>,
+    chosen: fn(&Choices) -> Chosen<u16>,
+}
+
+const STATUS_CHOICES: &[StatusChoice] = &[
+    StatusChoice {
+        key: "missing_credential",
+        section: "5",
+        ours: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
+        what: "a missing X-Client-Secret",
+        sends: "a valid Auth Claims request without X-Client-Secret",
+        op: Op::AuthClaims,
+        build: |t| Some(primary(t, Op::AuthClaims)?.map(|r| r.remove_header("X-Client-Secret"))),
+        chosen: Choices::missing_credential,
+    },
+    StatusChoice {
+        key: "wrong_credential",
+        section: "5",
+        ours: "spec choice 6: an unknown client id or a wrong secret is 401",
+        what: "a wrong X-Client-Secret",
+        sends: "a valid Auth Claims request with a wrong X-Client-Secret",
+        op: Op::AuthClaims,
+        build: |t| {
+            Some(
+                primary(t, Op::AuthClaims)?
+                    .and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+            )
+        },
+        chosen: Choices::wrong_credential,
+    },
+    StatusChoice {
+        key: "unknown_ref",
+        section: "2",
+        ours: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
+        what: "an unknown ref",
+        sends: "a valid Auth Claims request with an unknown ref",
+        op: Op::AuthClaims,
+        build: |t| {
+            let c = t.primary(Op::AuthClaims)?;
+            Some(t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF))
+        },
+        chosen: Choices::unknown_ref,
+    },
+    StatusChoice {
+        key: "bad_project_env",
+        section: "4.1",
+        ours: "spec choice 8: an X-Project-Env other than dev or live is 400",
+        what: "an X-Project-Env other than dev or live",
+        sends: "a valid Auth Claims request with X-Project-Env: staging",
+        op: Op::AuthClaims,
+        build: |t| {
+            Some(primary(t, Op::AuthClaims)?.and_then(|r| r.set_header("X-Project-Env", "staging")))
+        },
+        chosen: Choices::bad_project_env,
+    },
+    StatusChoice {
+        key: "unknown_model",
+        section: "4.2",
+        ours: "spec choice 9: no model of the component has this modelUuid: 404",
+        what: "Authorize for an unknown model",
+        sends: "a valid Authorize request whose modelUuid names no model",
+        op: Op::Authorize,
+        build: |t| {
+            let at = t.profile.choices.model_uuid().value;
+            Some(primary(t, Op::Authorize)?.and_then(|r| r.with_model_uuid(&at, UNKNOWN_UUID)))
+        },
+        chosen: Choices::unknown_model,
+    },
+    StatusChoice {
+        key: "malformed_body",
+        section: "4.2",
+        ours: "spec choice 10: a body that is not JSON is 400",
+        what: "a body that is not JSON",
+        sends: "a valid Authorize request whose body is broken JSON",
+        op: Op::Authorize,
+        build: |t| Some(primary(t, Op::Authorize)?.map(|r| r.raw_body(b"{\"email\": ".to_vec()))),
+        chosen: Choices::malformed_body,
+    },
+    StatusChoice {
+        key: "body_too_large",
+        section: "8",
+        ours: "spec choice 16: a request body over 64 KiB is refused with 413",
+        what: "a body over the server's limit",
+        sends: "a valid Authorize request whose JSON body is 6 KiB over the body limit (`choices.body_limit`, ours 64 KiB)",
+        op: Op::Authorize,
+        build: |t| {
+            let limit =
+                usize::try_from(t.profile.choices.body_limit().value).unwrap_or(usize::MAX / 2);
+            let pad = "x".repeat(limit.saturating_add(6 * 1024).min(16 << 20));
+            Some(
+                primary(t, Op::Authorize)?
+                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes())),
+            )
+        },
+        chosen: Choices::body_too_large,
+    },
+];
+
+/// The valid request of `op` to its primary component.
+fn primary(t: &Target, op: Op) -> Option<Result<Req, Error>> {
+    let c = t.primary(op)?;
+    Some(t.valid(op, c))
+}
+
+fn expects_status(key: &str, ours: u16) -> String {
+    format!(
+        "the status the profile declares as `choices.{key}`; where it declares none, ours: {ours}"
+    )
+}
+
+fn status_check(row: &'static StatusChoice) -> Check {
+    let ours = (row.chosen)(&Choices::default()).value;
+    Check {
+        id: format!("choices/{}", row.key.replace('_', "-")),
+        level: Level::Should,
+        section: row.section,
+        quote: row.ours,
+        title: format!("{} is answered with the server's chosen status", row.what),
+        sends: row.sends.into(),
+        expects: expects_status(row.key, ours),
+        run: Run::new(move |t| judge_status(t, row))
+            .needs(Need::of(row.op))
+            .choice(row.key),
     }
 }
 
-/// What a check that wants a typed variant expects.
-fn decodes_as(want: &str) -> String {
-    format!("the answer decodes as the spec's `{want}` variant")
+async fn judge_status(t: Arc<Target>, row: &'static StatusChoice) -> Outcome {
+    let Some(req) = (row.build)(&t) else {
+        return Outcome::skip("no component in the profile can take this operation");
+    };
+    let want = (row.chosen)(&t.profile.choices);
+    let sent = t.send(Probe::new(row.what, req)).await;
+    let v = status_is(&sent, &want, row.key);
+    judge_all(vec![(row.what.to_owned(), sent, v)])
 }
 
-/// Sends one valid request of `op`, changed by `change`, and wants the
-/// answer decoded as the typed variant `want`.
-fn changed_request(
-    op: Op,
-    want: &'static str,
-    change: fn(
-        &Target,
-        crate::target::Req,
-    ) -> Result<crate::target::Req, component_auth_bindings::Error>,
-) -> Run {
-    Run::new(move |t| async move {
-        let Some(c) = t.primary(op) else {
-            return Outcome::skip("no component in the profile can take this operation");
-        };
-        let req = t.valid(op, c).and_then(|r| change(&t, r));
-        let sent = t.send(Probe::new(c.name.clone(), req)).await;
-        let v = variant_is(want)(&sent);
-        judge_all(vec![(c.name.clone(), sent, v)])
-    })
-    .needs(Need::of(op))
+fn status_is(sent: &Sent, want: &Chosen<u16>, key: &str) -> Result<(), String> {
+    match sent.status() {
+        Some(s) if s == want.value => Ok(()),
+        _ => Err(format!(
+            "{} where {} is {}",
+            sent.summary(),
+            if want.declared {
+                format!("the profile's `choices.{key}`")
+            } else {
+                "ours".to_owned()
+            },
+            want.value
+        )),
+    }
 }
 
 pub fn checks() -> Vec<Check> {
-    vec![
-        Check {
-            id: "choices/missing-credential-400".into(),
+    let mut out: Vec<Check> = STATUS_CHOICES.iter().map(status_check).collect();
+    for (op, key, chosen) in [
+        (
+            Op::AuthClaims,
+            "auth_claims_success",
+            Choices::auth_claims_success as fn(&Choices) -> Chosen<u16>,
+        ),
+        (
+            Op::Authorize,
+            "authorize_success",
+            Choices::authorize_success,
+        ),
+    ] {
+        out.push(Check {
+            id: format!("choices/{}-success", op.id()),
             level: Level::Should,
-            section: "5",
-            quote: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
-            title: "a missing X-Client-Secret is answered 400".into(),
-            sends: "a valid Auth Claims request without X-Client-Secret".into(),
-            expects: decodes_as(variants::BAD_REQUEST),
-            run: changed_request(Op::AuthClaims, variants::BAD_REQUEST, |_, r| Ok(r.remove_header("X-Client-Secret"))),
-        },
+            section: op.section(),
+            quote: "spec choices 2 and 4: Auth Claims and Authorize answer 200",
+            title: format!("{} is served with the server's chosen status", op.title()),
+            sends: format!(
+                "a valid {} request to each component that can take it",
+                op.title()
+            ),
+            expects: expects_status(key, 200),
+            run: Run::new(move |t| success_status(t, op, key, chosen))
+                .needs(Need::of(op))
+                .choice(key),
+        });
+    }
+    out.extend([
         Check {
-            id: "choices/wrong-credential-401".into(),
-            level: Level::Should,
-            section: "5",
-            quote: "spec choice 6: an unknown client id or a wrong secret is 401",
-            title: "a wrong X-Client-Secret is answered 401".into(),
-            sends: "a valid Auth Claims request with a wrong X-Client-Secret".into(),
-            expects: decodes_as(variants::UNAUTHORIZED),
-            run: changed_request(Op::AuthClaims, variants::UNAUTHORIZED, |_, r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        },
-        Check {
-            id: "choices/unknown-ref-404".into(),
-            level: Level::Should,
-            section: "2",
-            quote: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
-            title: "an unknown ref is answered 404".into(),
-            sends: "a valid Auth Claims request with an unknown ref".into(),
-            expects: decodes_as(variants::NOT_FOUND),
-            run: changed_request(Op::AuthClaims, variants::NOT_FOUND, |t, _| {
-                let c = t
-                    .primary(Op::AuthClaims)
-                    .ok_or(component_auth_bindings::Error::MissingParameter("ref"))?;
-                t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF)
-            }),
-        },
-        Check {
-            id: "choices/bad-env-400".into(),
+            id: "choices/success-shape".into(),
             level: Level::Should,
             section: "4.1",
-            quote: "spec choice 8: an X-Project-Env other than dev or live is 400",
-            title: "an X-Project-Env other than dev or live is answered 400".into(),
-            sends: "a valid Auth Claims request with X-Project-Env: staging".into(),
-            expects: decodes_as(variants::BAD_REQUEST),
-            run: changed_request(Op::AuthClaims, variants::BAD_REQUEST, |_, r| r.set_header("X-Project-Env", "staging")),
+            quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
+            title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
+            sends: "a valid request of each operation to each component that can take it".into(),
+            expects: "each answer decodes as `Ok` and its X-Project-Uuid header is present".into(),
+            run: Run::new(success_shape),
         },
         Check {
-            id: "choices/unknown-model-404".into(),
+            id: "choices/absent-project-env".into(),
             level: Level::Should,
-            section: "4.2",
-            quote: "spec choice 9: no model of the component has this modelUuid: 404",
-            title: "Authorize for an unknown model is answered 404".into(),
-            sends: "a valid Authorize request whose modelUuid names no model".into(),
-            expects: decodes_as(variants::NOT_FOUND),
-            run: changed_request(Op::Authorize, variants::NOT_FOUND, |_, mut r| {
-                let u = r.url_mut();
-                let kept: Vec<(String, String)> = u
-                    .query_pairs()
-                    .map(|(k, v)| {
-                        let v = if k == "modelUuid" {
-                            UNKNOWN_UUID.to_owned()
-                        } else {
-                            v.into_owned()
-                        };
-                        (k.into_owned(), v)
-                    })
-                    .collect();
-                u.query_pairs_mut().clear().extend_pairs(kept);
-                Ok(r)
-            }),
+            section: "5",
+            quote: "spec choice 8: an absent X-Project-Env means `dev`",
+            title: "without X-Project-Env the request is served in the server's default environment".into(),
+            sends: "a valid Auth Claims request without X-Project-Env".into(),
+            expects: "a 2xx answer whose body names the environment the profile declares as `choices.absent_project_env` (ours: dev), wherever it puts it; not applicable when the body names none".into(),
+            run: Run::new(absent_env).choice("absent_project_env"),
         },
         Check {
-            id: "choices/payload-too-large-413".into(),
+            id: "choices/token-where-not-required".into(),
             level: Level::Should,
-            section: "8",
-            quote: "spec choice 16: a request body over 64 KiB is refused with 413",
-            title: "a body over 64 KiB is answered 413".into(),
-            sends: "a valid Authorize request whose JSON body is 70 KiB".into(),
-            expects: decodes_as(variants::PAYLOAD_TOO_LARGE),
-            run: changed_request(Op::Authorize, variants::PAYLOAD_TOO_LARGE, |_, r| Ok(r.raw_body(format!("{{\"pad\":\"{}\"}}", "x".repeat(70 * 1024)).into_bytes()))),
+            section: "5",
+            quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
+            title: "a wrong token where none is required is treated as the server chose".into(),
+            sends: "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth".into(),
+            expects: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer".into(),
+            run: Run::new(token_where_not_required).needs(&[Need::NoAuth]).choice("token_checked_when_not_required"),
         },
         Check {
-id: "choices/success-shape".into(),
-level: Level::Should,
-section: "4.1",
-quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
-title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
-sends: "a valid request of each operation to each component that can take it".into(),
-expects: "each answer decodes as `Ok` and its X-Project-Uuid header is present".into(),
-run: Run::new(success_shape),
-},
-        Check {
-id: "choices/env-default-dev".into(),
-level: Level::Should,
-section: "5",
-quote: "spec choice 8: an absent X-Project-Env means `dev`",
-title: "without X-Project-Env the request is made in dev".into(),
-sends: "a valid Auth Claims request without X-Project-Env".into(),
-expects: "the answer decodes as `Ok` with `env`: dev".into(),
-run: Run::new(env_default),
-},
-        Check {
-id: "choices/token-checked-anyway".into(),
-level: Level::Should,
-section: "5",
-quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
-title: "a wrong token is refused even where none is required".into(),
-sends: "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth".into(),
-expects: "each answer decodes as `Unauthorized`".into(),
-run: Run::new(token_checked).needs(&[Need::NoAuth]),
-},
-        Check {
-id: "choices/issued-token".into(),
-level: Level::Should,
-section: "5",
-quote: "spec choice 5: tokens are issued by Authorize",
-title: "a token issued by Authorize claims its model in Auth Claims".into(),
-sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
-expects: "Authorize decodes as `Ok` with a token; Auth Claims with it decodes as `Ok` with the same model".into(),
-run: Run::new(issued_token).needs(&[Need::Authorize]),
-},
+            id: "choices/issued-token".into(),
+            level: Level::Should,
+            section: "5",
+            quote: "spec choice 5: tokens are issued by Authorize",
+            title: "a token issued by Authorize claims its model in Auth Claims".into(),
+            sends: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
+            expects: "Authorize is served with a token; Auth Claims with it is served and names the same model".into(),
+            run: Run::new(issued_token).needs(&[Need::Authorize]),
+        },
         Check {
 id: "choices/code-equals-status".into(),
 level: Level::Should,
@@ -216,7 +297,8 @@ sends: "a valid Auth Claims request sent with PUT".into(),
 expects: "a 405 answer whose body has the 7.1 shape".into(),
 run: Run::new(method_not_allowed),
 },
-    ]
+    ]);
+    out
 }
 
 async fn success_shape(t: Arc<Target>) -> Outcome {
@@ -236,28 +318,62 @@ async fn success_shape(t: Arc<Target>) -> Outcome {
     .await
 }
 
-async fn env_default(t: Arc<Target>) -> Outcome {
-    let Some(c) = t.primary(Op::AuthClaims) else {
-        return Outcome::skip("the profile has no component");
-    };
-    let req = t
-        .valid(Op::AuthClaims, c)
-        .map(|r| r.remove_header("X-Project-Env"));
-    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
-        match &s.typed {
-            Some(Typed::Claims(AuthClaimsResponse::Ok(d)))
-                if d.body.env == types::ProjectEnv::Dev =>
-            {
-                Ok(())
-            }
-            Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => Err(format!("env is {}", d.body.env)),
-            _ => Err(s.summary()),
-        }
-    })
-    .await
+async fn success_status(
+    t: Arc<Target>,
+    op: Op,
+    key: &'static str,
+    chosen: fn(&Choices) -> Chosen<u16>,
+) -> Outcome {
+    let want = chosen(&t.profile.choices);
+    let reqs = t
+        .components(op)
+        .into_iter()
+        .map(|c| Probe::new(c.name.clone(), t.valid(op, c)))
+        .collect();
+    let sent = t.send_all(reqs).await;
+    judge_all(
+        sent.into_iter()
+            .map(|s| {
+                let v = status_is(&s, &want, key);
+                (s.exchange.label.clone(), s, v)
+            })
+            .collect(),
+    )
 }
 
-async fn token_checked(t: Arc<Target>) -> Outcome {
+async fn absent_env(t: Arc<Target>) -> Outcome {
+    let Some(req) = primary(&t, Op::AuthClaims) else {
+        return Outcome::skip("the profile has no component");
+    };
+    let want = t.profile.choices.absent_project_env();
+    let sent = t
+        .send(Probe::new(
+            "without X-Project-Env",
+            req.map(|r| r.remove_header("X-Project-Env")),
+        ))
+        .await;
+    if let Err(why) = accepted(&sent) {
+        return Outcome::fail(why, vec![sent.exchange]);
+    }
+    let named = sent
+        .raw()
+        .and_then(|r| r.json())
+        .and_then(|b| crate::carried::environment(&b));
+    match named {
+        None => Outcome::not_applicable(
+            "the answer does not say which environment served it",
+            vec![sent.exchange],
+        ),
+        Some(env) if env.eq_ignore_ascii_case(&want.value) => Outcome::pass(vec![sent.exchange]),
+        Some(env) => Outcome::fail(
+            format!("served in `{env}`, where the default is `{}`", want.value),
+            vec![sent.exchange],
+        ),
+    }
+}
+
+async fn token_where_not_required(t: Arc<Target>) -> Outcome {
+    let checked = t.profile.choices.token_checked_when_not_required().value;
     let reqs: Vec<_> = t
         .components(Op::AuthClaims)
         .into_iter()
@@ -270,10 +386,7 @@ async fn token_checked(t: Arc<Target>) -> Outcome {
             )
         })
         .collect();
-    if reqs.is_empty() {
-        return Outcome::skip("every component in the profile requires auth");
-    }
-    send_and_judge(&t, reqs, |s| variant_is(variants::UNAUTHORIZED)(s)).await
+    send_and_judge(&t, reqs, if checked { refused } else { accepted }).await
 }
 
 async fn issued_token(t: Arc<Target>) -> Outcome {
@@ -283,12 +396,14 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
     let first = t
         .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
         .await;
-    let token = match &first.typed {
-        Some(Typed::Authorize(AuthorizeResponse::Ok(d))) => d.body.token.clone(),
-        _ => {
-            let why = first.summary();
-            return Outcome::fail(format!("Authorize: {why}"), vec![first.exchange]);
-        }
+    let token = first
+        .raw()
+        .filter(|r| (200..300).contains(&r.status))
+        .and_then(|r| r.json())
+        .and_then(|b| crate::carried::issued_token(&b));
+    let Some(token) = token else {
+        let why = format!("Authorize issued no token: {}", first.summary());
+        return Outcome::fail(why, vec![first.exchange]);
     };
     let want = c
         .authorize
@@ -301,17 +416,18 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
             t.claims_with_token(c, Secret::new(token)),
         ))
         .await;
-    let v = match &second.typed {
-        Some(Typed::Claims(AuthClaimsResponse::Ok(d))) => match &d.body.model {
-            Some(m) if m.uuid.eq_ignore_ascii_case(&want) => Ok(()),
-            Some(m) => Err(format!("the model is `{}`, not `{want}`", m.uuid)),
-            None => Err("the answer has no model".to_owned()),
+    let v = match second.raw() {
+        Some(r) if (200..300).contains(&r.status) => match r.json() {
+            Some(body) if crate::carried::holds_string(&body, &want) => Ok(()),
+            _ => Err(format!(
+                "the model `{want}` is not in the answer: {}",
+                second.summary()
+            )),
         },
         _ => Err(second.summary()),
     };
-    let ok = Ok(());
     judge_all(vec![
-        ("Authorize".to_owned(), first, ok),
+        ("Authorize".to_owned(), first, Ok(())),
         ("Auth Claims".to_owned(), second, v),
     ])
 }
@@ -349,7 +465,8 @@ async fn request_ids(t: Arc<Target>) -> Outcome {
         })
         .collect();
     if ids.is_empty() {
-        return Outcome::skip("no probe answer carried a request_id").in_group("errors/probes");
+        return Outcome::not_applicable("no probe answer carried a request_id", exchanges(all))
+            .in_group("errors/probes");
     }
     let mut failures: Vec<String> = ids
         .iter()
@@ -396,8 +513,11 @@ async fn validation_items(t: Arc<Target>) -> Outcome {
         }
     }
     if !seen {
-        return Outcome::skip("the target answered none of the probes with 417")
-            .in_group("errors/probes");
+        return Outcome::not_applicable(
+            "the target answered none of the probes with 417",
+            exchanges(all),
+        )
+        .in_group("errors/probes");
     }
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
@@ -412,7 +532,7 @@ async fn method_not_allowed(t: Arc<Target>) -> Outcome {
     send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
         match s.raw() {
             Some(r)
-                if r.status == 405 && crate::checks::shape_400(r.json().as_ref()).is_empty() =>
+                if r.status == 405 && crate::envelope::shape_400(r.json().as_ref()).is_empty() =>
             {
                 Ok(())
             }

@@ -29,7 +29,7 @@ pub fn checks() -> Vec<Check> {
             quote: "request_id | string | Identifier of the request.",
             title: "on one kept-alive connection, every error answer has its own request_id".into(),
             sends: "on one kept-alive connection: three requests without X-Client-Id, one after the other".into(),
-            expects: "three error answers whose request_id values differ".into(),
+            expects: "three refusals; those that are 400 (whose 7.1 shape has a request_id) with request_id values that differ".into(),
             run: Run::new(request_ids),
         },
     ]
@@ -113,28 +113,55 @@ async fn request_ids(t: Arc<Target>) -> Outcome {
         Ok(sent) => sent,
         Err(outcome) => return outcome,
     };
-    let ids: Vec<Option<String>> = sent
+    // 7.1 gives a request_id to a 400 only: another status (a 401, a 417)
+    // may carry none.
+    let ids: Vec<(usize, Option<String>)> = sent
         .iter()
-        .map(|s| {
-            s.raw().and_then(|r| r.json()).and_then(|j| {
+        .enumerate()
+        .filter(|(_, s)| s.status() == Some(400))
+        .map(|(i, s)| {
+            let id = s.raw().and_then(|r| r.json()).and_then(|j| {
                 j.get("request_id")
                     .and_then(|v| v.as_str())
                     .map(str::to_owned)
-            })
+            });
+            (i, id)
         })
         .collect();
+    if ids.is_empty() {
+        let failures: Vec<String> = sent
+            .iter()
+            .filter_map(|s| {
+                refused(s)
+                    .err()
+                    .map(|why| format!("{}: {why}", s.exchange.label))
+            })
+            .collect();
+        if failures.is_empty() {
+            return Outcome::not_applicable(
+                "no answer was a 400, the only status whose shape (7.1) has a request_id",
+                crate::checks::exchanges(&sent),
+            );
+        }
+        return Outcome::from_failures(failures, crate::checks::exchanges(&sent));
+    }
     let mut failures = Vec::new();
-    for (i, id) in ids.iter().enumerate() {
+    for (n, (i, id)) in ids.iter().enumerate() {
         match id {
             None => failures.push(format!(
                 "{}: no request_id: {}",
-                sent[i].exchange.label,
-                sent[i].summary()
+                sent[*i].exchange.label,
+                sent[*i].summary()
             )),
-            Some(id) if ids[..i].iter().flatten().any(|earlier| earlier == id) => {
+            Some(id)
+                if ids[..n]
+                    .iter()
+                    .filter_map(|(_, e)| e.as_ref())
+                    .any(|e| e == id) =>
+            {
                 failures.push(format!(
                     "{}: request_id repeats an earlier answer's",
-                    sent[i].exchange.label
+                    sent[*i].exchange.label
                 ))
             }
             Some(_) => {}

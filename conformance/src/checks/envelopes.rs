@@ -33,7 +33,7 @@ fn over_probes(applies: fn(&Sent) -> bool, none_reason: &'static str, judge: Jud
         let all = probes(&t).await;
         let picked: Vec<&Sent> = all.iter().filter(|s| applies(s)).collect();
         let outcome = if picked.is_empty() {
-            Outcome::skip(none_reason)
+            Outcome::not_applicable(none_reason, exchanges(all))
         } else {
             let failures = picked
                 .iter()
@@ -241,10 +241,11 @@ async fn same_project_uuid(t: Arc<Target>) -> Outcome {
         })
         .collect();
     let outcome = match values.first() {
-        None => Outcome::skip("no answer carried X-Project-Uuid"),
-        Some(_) if values.len() < 2 => {
-            Outcome::skip("fewer than two answers carried X-Project-Uuid")
-        }
+        None => Outcome::not_applicable("no answer carried X-Project-Uuid", exchanges(all)),
+        Some(_) if values.len() < 2 => Outcome::not_applicable(
+            "fewer than two answers carried X-Project-Uuid",
+            exchanges(all),
+        ),
         Some((_, first)) => {
             let differing: Vec<String> = values
                 .iter()
@@ -278,7 +279,10 @@ async fn distinct_request_ids(t: Arc<Target>) -> Outcome {
         })
         .collect();
     let outcome = if ids.len() < 2 {
-        Outcome::skip("fewer than two answers carried a request_id")
+        Outcome::not_applicable(
+            "fewer than two answers carried a request_id",
+            exchanges(all),
+        )
     } else {
         let mut seen = std::collections::HashMap::new();
         let repeats: Vec<String> = ids

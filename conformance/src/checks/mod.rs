@@ -11,14 +11,13 @@
 //! secret, 404 for an unknown ref, ...) are pinned by SHOULD checks in
 //! `choices.rs`, which judge the typed variants the bindings decode.
 
-use serde_json::Value;
-
 use crate::catalogue::{Check, Outcome};
 use crate::exchange::Exchange;
 use std::sync::Arc;
 
 use crate::target::{Op, Probe, Sent, Target};
 
+pub(crate) mod answers;
 mod auth_token;
 mod body;
 mod choices;
@@ -47,14 +46,14 @@ pub fn all() -> Vec<Check> {
     all.extend(connections::checks());
     all.extend(invariants::checks());
     all.extend(choices::checks());
+    all.extend(answers::checks());
     all
 }
 
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";
 
-/// What "refused" means in a check's `expects`.
-pub(crate) const REFUSED: &str = "a 4xx answer whose JSON body is an error envelope of the documented shape (7.1: code, message, request_id, status false; on 417 the 7.2 shape: code, errors, status false)";
+pub(crate) use crate::envelope::REFUSED;
 
 /// `Ok` when the answer is 2xx, else the answer in words.
 pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
@@ -64,93 +63,17 @@ pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
     }
 }
 
-/// `Ok` when the answer is a 4xx with an envelope of the documented shape
-/// for its status, else what is wrong.
+/// `Ok` when the answer is a refusal of the description (see
+/// [`crate::envelope`]), else what is wrong.
 pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
     let Some(raw) = sent.raw() else {
         return Err(sent.summary());
     };
-    if !(400..500).contains(&raw.status) {
-        return Err(format!("not refused: {}", sent.summary()));
-    }
-    let problems = envelope_problems(raw.status, raw.json().as_ref());
+    let problems = crate::envelope::refusal_problems(raw);
     if problems.is_empty() {
         Ok(())
     } else {
         Err(format!("{} ({})", sent.summary(), problems.join("; ")))
-    }
-}
-
-/// What is wrong with an error body, judged from the raw JSON: the 7.2 shape
-/// on 417, the 7.1 shape on any other status.
-pub(crate) fn envelope_problems(status: u16, json: Option<&Value>) -> Vec<String> {
-    if status == 417 {
-        shape_417(json)
-    } else {
-        shape_400(json)
-    }
-}
-
-pub(crate) fn shape_400(json: Option<&Value>) -> Vec<String> {
-    let Some(obj) = json.and_then(Value::as_object) else {
-        return vec!["the body is not a JSON object".to_owned()];
-    };
-    let mut p = Vec::new();
-    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| {
-        v.is_i64() || v.is_u64()
-    });
-    field_problem(
-        &mut p,
-        obj.get("message"),
-        "message",
-        "a string",
-        Value::is_string,
-    );
-    field_problem(
-        &mut p,
-        obj.get("request_id"),
-        "request_id",
-        "a string",
-        Value::is_string,
-    );
-    field_problem(&mut p, obj.get("status"), "status", "false", |v| {
-        v == &Value::Bool(false)
-    });
-    p
-}
-
-pub(crate) fn shape_417(json: Option<&Value>) -> Vec<String> {
-    let Some(obj) = json.and_then(Value::as_object) else {
-        return vec!["the body is not a JSON object".to_owned()];
-    };
-    let mut p = Vec::new();
-    field_problem(&mut p, obj.get("code"), "code", "an integer", |v| {
-        v.is_i64() || v.is_u64()
-    });
-    field_problem(
-        &mut p,
-        obj.get("errors"),
-        "errors",
-        "an array",
-        Value::is_array,
-    );
-    field_problem(&mut p, obj.get("status"), "status", "false", |v| {
-        v == &Value::Bool(false)
-    });
-    p
-}
-
-fn field_problem(
-    out: &mut Vec<String>,
-    value: Option<&Value>,
-    name: &str,
-    want: &str,
-    ok: impl Fn(&Value) -> bool,
-) {
-    match value {
-        None => out.push(format!("`{name}` is missing")),
-        Some(v) if !ok(v) => out.push(format!("`{name}` is {v}, not {want}")),
-        Some(_) => {}
     }
 }
 
@@ -214,7 +137,7 @@ pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
                 }
                 reqs.push(Probe::new(
                     "POST without modelUuid",
-                    v().map(|r| r.without_query_param("modelUuid")),
+                    v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
                 ));
                 reqs.push(Probe::new(
                     "POST wrong X-Client-Secret",

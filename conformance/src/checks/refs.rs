@@ -222,6 +222,7 @@ mod tests {
     fn answer(status: u16, uuid: &str, body: &str) -> ResponseRecord {
         ResponseRecord {
             status,
+            is_json: true,
             headers: [("x-project-uuid".to_owned(), uuid.to_owned())].into(),
             body: Some(serde_json::json!({ "v": body })),
         }

@@ -11,7 +11,7 @@ use super::bodies::{Change, Fields, OTHER_TYPES, same_type};
 use super::curl::{self, Derived, Placeholder};
 use super::{Case, Family};
 use crate::profile::Component;
-use crate::target::{Op, Probe, Req, Target, Typed};
+use crate::target::{Op, Probe, Req, Target};
 
 /// One request to send, before it is sent.
 struct Pending {
@@ -217,8 +217,16 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
 }
 
 /// A token valid for another component than the `i`th: from the profile,
-/// else issued by Authorize on another component.
+/// else issued by Authorize on another component (read wherever the
+/// success body puts it). A token equal to the component's own is no
+/// "other component's token" (a profile may give one token to several
+/// components, as the description's single `<AUTH_TOKEN>` allows): it is
+/// passed over, and with no other, the case is not made.
 async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
+    let own = t.profile.components[i]
+        .auth_token
+        .as_ref()
+        .map(|s| s.expose().to_owned());
     let others = t
         .profile
         .components
@@ -227,6 +235,9 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
         .filter(|(j, _)| *j != i);
     for (_, other) in others.clone() {
         if let Some(token) = &other.auth_token {
+            if Some(token.expose()) == own.as_deref() {
+                continue;
+            }
             let var = format!("AUTH_TOKEN_{}", curl::shell_name(&other.tag));
             return Some((token.expose().to_owned(), format!("${{{var}}}")));
         }
@@ -239,11 +250,15 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
         let sent = t
             .send(Probe::new(label, t.valid(Op::Authorize, other)))
             .await;
-        if let Some(Typed::Authorize(component_auth_bindings::AuthorizeResponse::Ok(ok))) =
-            sent.typed
-        {
+        let issued = sent
+            .raw()
+            .filter(|r| (200..300).contains(&r.status))
+            .and_then(|r| r.json())
+            .and_then(|body| crate::carried::issued_token(&body))
+            .filter(|token| Some(token.as_str()) != own.as_deref());
+        if let Some(token) = issued {
             let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
-            return Some((ok.body.token, format!("${{{var}}}")));
+            return Some((token, format!("${{{var}}}")));
         }
     }
     None

@@ -2,8 +2,6 @@
 //! sent. Each invariant is a check of the catalogue (`checks/invariants.rs`)
 //! with its own section and level; here is what it judges.
 
-use serde_json::Value;
-
 use super::Family;
 use crate::catalogue::Level;
 use crate::target::Sent;
@@ -100,7 +98,7 @@ pub const ALL: &[Invariant] = &[
             if raw.status != 400 {
                 return None;
             }
-            let problems = crate::checks::shape_400(raw.json().as_ref());
+            let problems = crate::envelope::shape_400(raw.json().as_ref());
             (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
         },
     },
@@ -116,7 +114,7 @@ pub const ALL: &[Invariant] = &[
             if raw.status != 417 {
                 return None;
             }
-            let problems = crate::checks::shape_417(raw.json().as_ref());
+            let problems = crate::envelope::shape_417(raw.json().as_ref());
             (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
         },
     },
@@ -147,48 +145,11 @@ pub const ALL: &[Invariant] = &[
     },
 ];
 
-/// `application/json`, in any letter case, with or without parameters
-/// (RFC 9110 section 8.3.1).
-pub fn is_json_media_type(value: &str) -> bool {
-    value
-        .split(';')
-        .next()
-        .is_some_and(|essence| essence.trim().eq_ignore_ascii_case("application/json"))
-}
+pub use crate::envelope::is_json_media_type;
 
 /// Every invariant `sent` breaks, by id.
 pub fn broken(family: Family, sent: &Sent) -> Vec<(&'static str, String)> {
     ALL.iter()
         .filter_map(|inv| (inv.judge)(family, sent).map(|why| (inv.id, why)))
         .collect()
-}
-
-/// Whether `json` is an error envelope at all (7.1 or 7.2 shape).
-pub fn is_envelope(status: u16, json: Option<&Value>) -> bool {
-    crate::checks::envelope_problems(status, json).is_empty()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn media_type_parameters_and_case_are_json() {
-        for v in [
-            "application/json",
-            "application/json; charset=utf-8",
-            "Application/JSON",
-            " application/json ;charset=UTF-8",
-        ] {
-            assert!(is_json_media_type(v), "{v}");
-        }
-        for v in [
-            "text/plain",
-            "application/problem+json",
-            "",
-            "application/jsonx",
-        ] {
-            assert!(!is_json_media_type(v), "{v}");
-        }
-    }
 }

@@ -73,6 +73,7 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Failed => style.paint("31;1", "FAIL"),
                 Status::Warned => style.paint("33", "WARN"),
                 Status::Skipped => style.paint("2", "SKIP"),
+                Status::NotApplicable => style.paint("2", "N/A "),
             };
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
@@ -97,7 +98,7 @@ pub fn render(report: &Report, style: Style) -> String {
                     );
                     field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
                 }
-                Status::Skipped | Status::Passed => {
+                Status::Skipped | Status::Passed | Status::NotApplicable => {
                     if let Some(n) = &r.note {
                         field(&mut out, "Note", n);
                     }

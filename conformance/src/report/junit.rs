@@ -72,6 +72,14 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
                     }
                     s
                 }
+                Status::NotApplicable => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(format!(
+                        "not applicable: {}",
+                        r.note.as_deref().unwrap_or_default()
+                    ));
+                    s
+                }
                 Status::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(r.title.as_str());

@@ -22,6 +22,9 @@ pub enum Status {
     /// A SHOULD check failed without `--strict`: reported, not gating.
     Warned,
     Skipped,
+    /// The rule applies "when" something happens that this target never
+    /// did (no answer was a 417, say): not a gap, not gating.
+    NotApplicable,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -45,12 +48,17 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
-    pub fn from_check(c: &Check, verdict: &Verdict, strict: bool) -> Self {
+    /// `level`: the check's level for this run's profile
+    /// ([`Check::level_for`]).
+    pub fn from_check(c: &Check, level: Level, verdict: &Verdict, strict: bool) -> Self {
         let (status, expected, actual, note) = match verdict {
             Verdict::Pass => (Status::Passed, None, None, None),
             Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
+            Verdict::NotApplicable { reason } => {
+                (Status::NotApplicable, None, None, Some(reason.clone()))
+            }
             Verdict::Fail { actual } => {
-                let status = if c.level == Level::Should && !strict {
+                let status = if level == Level::Should && !strict {
                     Status::Warned
                 } else {
                     Status::Failed
@@ -63,8 +71,8 @@ impl CheckResult {
             title: c.title.clone(),
             section: c.section.to_owned(),
             section_title: section_title(c.section).to_owned(),
-            level: c.level,
-            requirement: c.quote.to_owned(),
+            level,
+            requirement: c.requirement_for(level),
             sends: c.sends.clone(),
             expects: c.expects.clone(),
             status,
@@ -74,7 +82,12 @@ impl CheckResult {
         }
     }
 
-    pub fn from_snapshot(s: &SnapshotResult) -> Self {
+    pub fn from_snapshot(s: &SnapshotResult, strict: bool) -> Self {
+        let failed = if s.level == Level::Should && !strict {
+            Status::Warned
+        } else {
+            Status::Failed
+        };
         let (status, actual, note) = match &s.outcome {
             SnapshotOutcome::Matched => (Status::Passed, None, None),
             SnapshotOutcome::Recorded { updated: false } => (
@@ -87,7 +100,7 @@ impl CheckResult {
                 None,
                 Some(format!("updated {}", s.file.display())),
             ),
-            SnapshotOutcome::Failed(why) => (Status::Failed, Some(why.clone()), None),
+            SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
             SnapshotOutcome::NotRecorded => (
                 Status::Skipped,
                 None,
@@ -103,7 +116,7 @@ impl CheckResult {
             title: format!("the exchanges of `{}` match the stored snapshot", s.group),
             section: "snapshots".to_owned(),
             section_title: section_title("snapshots").to_owned(),
-            level: Level::Must,
+            level: s.level,
             requirement: "Every exchange is compared with the snapshot stored for the target."
                 .to_owned(),
             sends: format!("the requests of `{}`", s.group),
@@ -125,6 +138,8 @@ pub struct Summary {
     /// Of `skipped`, the MUST checks: a gap in what the run proves
     /// (`--strict` fails on them).
     pub skipped_must: usize,
+    /// Rules that apply "when" something happens the target never did.
+    pub not_applicable: usize,
 }
 
 /// How the run talked to the target, as the report states it.
@@ -197,6 +212,7 @@ impl Report {
                 Status::Passed => summary.passed += 1,
                 Status::Failed => summary.failed += 1,
                 Status::Warned => summary.warned += 1,
+                Status::NotApplicable => summary.not_applicable += 1,
                 Status::Skipped => {
                     summary.skipped += 1;
                     if r.level == Level::Must {
@@ -241,6 +257,9 @@ impl Report {
         );
         if self.summary.skipped_must > 0 {
             line.push_str(&format!(" ({} MUST)", self.summary.skipped_must));
+        }
+        if self.summary.not_applicable > 0 {
+            line.push_str(&format!(", {} not applicable", self.summary.not_applicable));
         }
         line
     }
@@ -297,15 +316,15 @@ mod tests {
             actual: "HTTP 200".into(),
         };
         assert_eq!(
-            CheckResult::from_check(should, &fail, false).status,
+            CheckResult::from_check(should, should.level, &fail, false).status,
             Status::Warned
         );
         assert_eq!(
-            CheckResult::from_check(should, &fail, true).status,
+            CheckResult::from_check(should, should.level, &fail, true).status,
             Status::Failed
         );
         assert_eq!(
-            CheckResult::from_check(must, &fail, false).status,
+            CheckResult::from_check(must, must.level, &fail, false).status,
             Status::Failed
         );
         let r = Report::new(
@@ -313,8 +332,8 @@ mod tests {
             false,
             Generation::default(),
             vec![
-                CheckResult::from_check(should, &fail, false),
-                CheckResult::from_check(must, &Verdict::Pass, false),
+                CheckResult::from_check(should, should.level, &fail, false),
+                CheckResult::from_check(must, must.level, &Verdict::Pass, false),
             ],
             Duration::ZERO,
         );

@@ -1,0 +1,401 @@
+//! The server's own choices where the description is silent, as its
+//! profile declares them (`choices:`), and ours (`spec/README.md`) where it
+//! declares none.
+//!
+//! The description leaves open which status a refusal gets, what a success
+//! is answered with, where `modelUuid` travels, and more. A check of such a
+//! choice holds the server to what its profile declares, at MUST level (the
+//! report says the rule comes from the profile); where the profile declares
+//! nothing, it holds the server to our spec's choice at SHOULD level, which
+//! warns and fails only with `--strict`. A team whose server chose
+//! differently writes its choices down once (or lets `conformance choices`
+//! write them) and the gate stays green on a correct server.
+
+use std::fmt;
+
+use serde::{Deserialize, Deserializer};
+
+use crate::catalogue::Level;
+
+/// Where Authorize's `modelUuid` travels (§4.2: "where it is carried in
+/// the request: not shown"). Written `query`, `query:NAME`, `header:NAME`
+/// or `body:FIELD`. Ours: the query parameter `modelUuid` (choice 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelUuidAt {
+    Query(String),
+    Header(String),
+    Body(String),
+}
+
+impl Default for ModelUuidAt {
+    fn default() -> Self {
+        ModelUuidAt::Query("modelUuid".to_owned())
+    }
+}
+
+impl fmt::Display for ModelUuidAt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelUuidAt::Query(n) if n == "modelUuid" => f.write_str("query"),
+            ModelUuidAt::Query(n) => write!(f, "query:{n}"),
+            ModelUuidAt::Header(n) => write!(f, "header:{n}"),
+            ModelUuidAt::Body(n) => write!(f, "body:{n}"),
+        }
+    }
+}
+
+impl std::str::FromStr for ModelUuidAt {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (place, name) = match s.split_once(':') {
+            Some((place, name)) => (place, Some(name.trim())),
+            None => (s, None),
+        };
+        let name = match name {
+            Some("") => return Err(format!("`{s}` names no {place} parameter after the colon")),
+            Some(n) => n.to_owned(),
+            None => "modelUuid".to_owned(),
+        };
+        match place.trim() {
+            "query" => Ok(ModelUuidAt::Query(name)),
+            "header" if reqwest::header::HeaderName::from_bytes(name.as_bytes()).is_ok() => {
+                Ok(ModelUuidAt::Header(name))
+            }
+            "header" => Err(format!("`{name}` is not a header name")),
+            "body" => Ok(ModelUuidAt::Body(name)),
+            _ => Err(format!(
+                "`{s}` is not a place: write `query`, `header:NAME` or `body:FIELD`"
+            )),
+        }
+    }
+}
+
+/// One choice: the value the checks hold the server to, and whether the
+/// profile declared it (MUST) or it is ours (SHOULD).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen<T> {
+    pub value: T,
+    pub declared: bool,
+}
+
+impl<T> Chosen<T> {
+    pub fn level(&self) -> Level {
+        if self.declared {
+            Level::Must
+        } else {
+            Level::Should
+        }
+    }
+}
+
+/// The choices a profile can declare. Every field is optional; an absent
+/// one is ours.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Choices {
+    /// Where Authorize's `modelUuid` travels.
+    #[serde(default, deserialize_with = "model_uuid_at")]
+    pub model_uuid: Option<ModelUuidAt>,
+    /// A missing or empty X-Client-Id or X-Client-Secret. Ours: 400.
+    #[serde(default, deserialize_with = "refusal")]
+    pub missing_credential: Option<u16>,
+    /// An unknown X-Client-Id or a wrong X-Client-Secret. Ours: 401.
+    #[serde(default, deserialize_with = "refusal")]
+    pub wrong_credential: Option<u16>,
+    /// An X-Project-Env other than `dev` or `live`. Ours: 400.
+    #[serde(default, deserialize_with = "refusal")]
+    pub bad_project_env: Option<u16>,
+    /// A ref that names no component. Ours: 404.
+    #[serde(default, deserialize_with = "refusal")]
+    pub unknown_ref: Option<u16>,
+    /// Authorize for a modelUuid no model of the component has. Ours: 404.
+    #[serde(default, deserialize_with = "refusal")]
+    pub unknown_model: Option<u16>,
+    /// A body that is not JSON. Ours: 400.
+    #[serde(default, deserialize_with = "refusal")]
+    pub malformed_body: Option<u16>,
+    /// A body over the server's limit. Ours: 413.
+    #[serde(default, deserialize_with = "refusal")]
+    pub body_too_large: Option<u16>,
+    /// Auth Claims served. Ours: 200.
+    #[serde(default, deserialize_with = "success")]
+    pub auth_claims_success: Option<u16>,
+    /// Authorize served. Ours: 200.
+    #[serde(default, deserialize_with = "success")]
+    pub authorize_success: Option<u16>,
+    /// Is an X-Auth-Token checked where the component does not require
+    /// one (a wrong one refused)? Ours: yes.
+    #[serde(default)]
+    pub token_checked_when_not_required: Option<bool>,
+    /// Is the body of Auth Claims (a GET) validated like Authorize's?
+    /// Ours: yes.
+    #[serde(default)]
+    pub get_body_validated: Option<bool>,
+    /// The largest body accepted, in bytes. Ours: 65536.
+    #[serde(default)]
+    pub body_limit: Option<u64>,
+    /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
+    #[serde(default, deserialize_with = "env")]
+    pub absent_project_env: Option<String>,
+}
+
+/// Our spec's choices (`spec/README.md`), for what a profile leaves out.
+pub mod ours {
+    pub const MISSING_CREDENTIAL: u16 = 400;
+    pub const WRONG_CREDENTIAL: u16 = 401;
+    pub const BAD_PROJECT_ENV: u16 = 400;
+    pub const UNKNOWN_REF: u16 = 404;
+    pub const UNKNOWN_MODEL: u16 = 404;
+    pub const MALFORMED_BODY: u16 = 400;
+    pub const BODY_TOO_LARGE: u16 = 413;
+    pub const SUCCESS: u16 = 200;
+    pub const BODY_LIMIT: u64 = 64 * 1024;
+    pub const ABSENT_PROJECT_ENV: &str = "dev";
+}
+
+fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
+    match declared {
+        Some(v) => Chosen {
+            value: v.clone(),
+            declared: true,
+        },
+        None => Chosen {
+            value: ours,
+            declared: false,
+        },
+    }
+}
+
+impl Choices {
+    pub fn model_uuid(&self) -> Chosen<ModelUuidAt> {
+        chosen(&self.model_uuid, ModelUuidAt::default())
+    }
+    pub fn missing_credential(&self) -> Chosen<u16> {
+        chosen(&self.missing_credential, ours::MISSING_CREDENTIAL)
+    }
+    pub fn wrong_credential(&self) -> Chosen<u16> {
+        chosen(&self.wrong_credential, ours::WRONG_CREDENTIAL)
+    }
+    pub fn bad_project_env(&self) -> Chosen<u16> {
+        chosen(&self.bad_project_env, ours::BAD_PROJECT_ENV)
+    }
+    pub fn unknown_ref(&self) -> Chosen<u16> {
+        chosen(&self.unknown_ref, ours::UNKNOWN_REF)
+    }
+    pub fn unknown_model(&self) -> Chosen<u16> {
+        chosen(&self.unknown_model, ours::UNKNOWN_MODEL)
+    }
+    pub fn malformed_body(&self) -> Chosen<u16> {
+        chosen(&self.malformed_body, ours::MALFORMED_BODY)
+    }
+    pub fn body_too_large(&self) -> Chosen<u16> {
+        chosen(&self.body_too_large, ours::BODY_TOO_LARGE)
+    }
+    pub fn auth_claims_success(&self) -> Chosen<u16> {
+        chosen(&self.auth_claims_success, ours::SUCCESS)
+    }
+    pub fn authorize_success(&self) -> Chosen<u16> {
+        chosen(&self.authorize_success, ours::SUCCESS)
+    }
+    pub fn token_checked_when_not_required(&self) -> Chosen<bool> {
+        chosen(&self.token_checked_when_not_required, true)
+    }
+    pub fn get_body_validated(&self) -> Chosen<bool> {
+        chosen(&self.get_body_validated, true)
+    }
+    pub fn body_limit(&self) -> Chosen<u64> {
+        chosen(&self.body_limit, ours::BODY_LIMIT)
+    }
+    pub fn absent_project_env(&self) -> Chosen<String> {
+        chosen(
+            &self.absent_project_env,
+            ours::ABSENT_PROJECT_ENV.to_owned(),
+        )
+    }
+
+    /// Whether the profile declares the choice `key` (a field name).
+    pub fn declares(&self, key: &str) -> bool {
+        match key {
+            "model_uuid" => self.model_uuid.is_some(),
+            "missing_credential" => self.missing_credential.is_some(),
+            "wrong_credential" => self.wrong_credential.is_some(),
+            "bad_project_env" => self.bad_project_env.is_some(),
+            "unknown_ref" => self.unknown_ref.is_some(),
+            "unknown_model" => self.unknown_model.is_some(),
+            "malformed_body" => self.malformed_body.is_some(),
+            "body_too_large" => self.body_too_large.is_some(),
+            "auth_claims_success" => self.auth_claims_success.is_some(),
+            "authorize_success" => self.authorize_success.is_some(),
+            "token_checked_when_not_required" => self.token_checked_when_not_required.is_some(),
+            "get_body_validated" => self.get_body_validated.is_some(),
+            "body_limit" => self.body_limit.is_some(),
+            "absent_project_env" => self.absent_project_env.is_some(),
+            _ => false,
+        }
+    }
+
+    /// Every key [`Choices::declares`] knows, in the order of `to_yaml`.
+    pub const KEYS: &'static [&'static str] = &[
+        "model_uuid",
+        "missing_credential",
+        "wrong_credential",
+        "bad_project_env",
+        "unknown_ref",
+        "unknown_model",
+        "malformed_body",
+        "body_too_large",
+        "auth_claims_success",
+        "authorize_success",
+        "token_checked_when_not_required",
+        "get_body_validated",
+        "body_limit",
+        "absent_project_env",
+    ];
+
+    /// The choices as a `choices:` block of a profile, every key written,
+    /// in a fixed order (what `conformance choices` prints).
+    pub fn to_yaml(&self) -> String {
+        // What is not declared is written as a comment: pasted, it leaves
+        // ours in force at SHOULD level instead of declaring it.
+        let line = |key: &str, value: String, declared: bool, ours: &str| {
+            if declared {
+                format!("  {key}: {value}\n")
+            } else {
+                format!("  # {key}: {ours}   (not declared: ours, at SHOULD level)\n")
+            }
+        };
+        let status = |c: Chosen<u16>| (c.value.to_string(), c.declared);
+        let mut out = String::from("choices:\n");
+        let m = self.model_uuid();
+        out += &line("model_uuid", m.value.to_string(), m.declared, "query");
+        for (key, (value, declared), ours) in [
+            (
+                "missing_credential",
+                status(self.missing_credential()),
+                "400",
+            ),
+            ("wrong_credential", status(self.wrong_credential()), "401"),
+            ("bad_project_env", status(self.bad_project_env()), "400"),
+            ("unknown_ref", status(self.unknown_ref()), "404"),
+            ("unknown_model", status(self.unknown_model()), "404"),
+            ("malformed_body", status(self.malformed_body()), "400"),
+            ("body_too_large", status(self.body_too_large()), "413"),
+            (
+                "auth_claims_success",
+                status(self.auth_claims_success()),
+                "200",
+            ),
+            ("authorize_success", status(self.authorize_success()), "200"),
+        ] {
+            out += &line(key, value, declared, ours);
+        }
+        let t = self.token_checked_when_not_required();
+        out += &line(
+            "token_checked_when_not_required",
+            t.value.to_string(),
+            t.declared,
+            "true",
+        );
+        let g = self.get_body_validated();
+        out += &line(
+            "get_body_validated",
+            g.value.to_string(),
+            g.declared,
+            "true",
+        );
+        let b = self.body_limit();
+        out += &line("body_limit", b.value.to_string(), b.declared, "65536");
+        let e = self.absent_project_env();
+        out += &line("absent_project_env", e.value.clone(), e.declared, "dev");
+        out
+    }
+}
+
+fn model_uuid_at<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ModelUuidAt>, D::Error> {
+    let text = String::deserialize(d)?;
+    text.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+fn status_in<'de, D: Deserializer<'de>>(
+    d: D,
+    range: std::ops::Range<u16>,
+    what: &str,
+) -> Result<Option<u16>, D::Error> {
+    let n = u64::deserialize(d)?;
+    match u16::try_from(n) {
+        Ok(s) if range.contains(&s) => Ok(Some(s)),
+        _ => Err(serde::de::Error::custom(format!(
+            "{n} is not {what} ({}..={})",
+            range.start,
+            range.end - 1
+        ))),
+    }
+}
+
+fn refusal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    status_in(d, 400..500, "a refusal status")
+}
+
+fn success<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
+    status_in(d, 200..300, "a success status")
+}
+
+fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    match text.as_str() {
+        "dev" | "live" => Ok(Some(text)),
+        _ => Err(serde::de::Error::custom(format!(
+            "`{text}` is neither `dev` nor `live`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn places_of_model_uuid() {
+        assert_eq!("query".parse(), Ok(ModelUuidAt::default()));
+        assert_eq!(
+            "header:X-Model-Uuid".parse(),
+            Ok(ModelUuidAt::Header("X-Model-Uuid".into()))
+        );
+        assert_eq!("body:model".parse(), Ok(ModelUuidAt::Body("model".into())));
+        assert!("header:bad name".parse::<ModelUuidAt>().is_err());
+        assert!("cookie:x".parse::<ModelUuidAt>().is_err());
+        assert!("body:".parse::<ModelUuidAt>().is_err());
+        for s in ["query", "query:model", "header:X-Model", "body:m"] {
+            assert_eq!(
+                s.parse::<ModelUuidAt>().map(|m| m.to_string()),
+                Ok(s.into())
+            );
+        }
+    }
+
+    #[test]
+    fn declared_is_must_and_ours_is_should() {
+        let c: Choices = serde_yaml::from_str("missing_credential: 401").expect("choices");
+        assert_eq!(c.missing_credential().value, 401);
+        assert_eq!(c.missing_credential().level(), Level::Must);
+        assert_eq!(c.wrong_credential().value, 401);
+        assert_eq!(c.wrong_credential().level(), Level::Should);
+        assert!(serde_yaml::from_str::<Choices>("missing_credential: 200").is_err());
+        assert!(serde_yaml::from_str::<Choices>("authorize_success: 404").is_err());
+        assert!(serde_yaml::from_str::<Choices>("no_such_choice: 1").is_err());
+    }
+
+    #[test]
+    fn yaml_round_trips() {
+        let c: Choices = serde_yaml::from_str("model_uuid: header:X-Model\nunknown_model: 403")
+            .expect("choices");
+        let text = c.to_yaml();
+        assert!(text.contains("  # wrong_credential: 401"), "{text}");
+        let body = text.strip_prefix("choices:\n").expect("block");
+        let lines: Vec<&str> = body.lines().map(str::trim_start).collect();
+        let again: Choices = serde_yaml::from_str(&lines.join("\n")).expect("parses");
+        assert_eq!(again.model_uuid(), c.model_uuid());
+        assert_eq!(again.unknown_model().value, 403);
+    }
+}

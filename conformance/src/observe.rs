@@ -1,0 +1,186 @@
+//! `conformance choices`: what a server chose where the description is
+//! silent, observed by asking it, and printed as a `choices:` block to paste
+//! into its profile. A team adopts the gate in two commands: `choices`,
+//! then a run that holds the server to what it was seen to do.
+//!
+//! Only what is seen is declared; a choice the probes cannot settle (no
+//! answer, or one no refusal explains) is left out, and stays ours at
+//! SHOULD level. Read the block before committing it: it records the
+//! server's behaviour as it is, bugs included.
+
+use std::sync::Arc;
+
+use crate::carried;
+use crate::choices::{Choices, ModelUuidAt};
+use crate::runner::{RunError, RunOptions};
+use crate::target::{Op, Probe, Req, Sent, Target};
+
+/// Places tried for `modelUuid`, in order; the first that Authorize
+/// serves is the server's.
+const MODEL_UUID_PLACES: &[&str] = &[
+    "query",
+    "header:X-Model-Uuid",
+    "body:modelUuid",
+    "query:model_uuid",
+    "body:model_uuid",
+    "header:X-Model-Id",
+];
+
+/// Asks the server what it chose. Choices it does not settle are `None`.
+pub async fn observe(
+    profile: crate::profile::Profile,
+    options: &RunOptions,
+) -> Result<Choices, RunError> {
+    // Start from ours: what the profile declares is what is being learnt.
+    let profile = crate::profile::Profile {
+        choices: Choices::default(),
+        ..profile
+    };
+    let target = Arc::new(
+        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
+    );
+    let t = &target;
+    let mut seen = Choices::default();
+
+    // Where modelUuid travels: the first place Authorize serves.
+    if let Some(c) = t.primary(Op::Authorize) {
+        let model = c
+            .authorize
+            .as_ref()
+            .map(|a| a.model_uuid.clone())
+            .unwrap_or_default();
+        for place in MODEL_UUID_PLACES {
+            let Ok(at) = place.parse::<ModelUuidAt>() else {
+                continue;
+            };
+            let req = t.valid(Op::Authorize, c).and_then(|r| {
+                r.without_model_uuid(&ModelUuidAt::default())
+                    .with_model_uuid(&at, &model)
+            });
+            let sent = t.send(Probe::new("modelUuid", req)).await;
+            if is_2xx(&sent) {
+                seen.model_uuid = Some(at);
+                seen.authorize_success = sent.status();
+                break;
+            }
+        }
+    }
+    // Target::valid reads the place from the profile: give it what was seen.
+    let target = Arc::new(
+        Target::new(
+            crate::profile::Profile {
+                choices: Choices {
+                    model_uuid: seen.model_uuid.clone(),
+                    ..Choices::default()
+                },
+                ..target.profile.clone()
+            },
+            options.limits,
+            options.connect.clone(),
+        )
+        .map_err(RunError::Client)?,
+    );
+    let t = &target;
+
+    let claims = |change: fn(Req) -> Result<Req, component_auth_bindings::Error>| {
+        t.primary(Op::AuthClaims)
+            .map(|c| t.valid(Op::AuthClaims, c).and_then(change))
+    };
+    let refusal = |s: &Sent| s.status().filter(|st| (400..500).contains(st));
+
+    if let Some(r) = claims(Ok) {
+        seen.auth_claims_success = t
+            .send(Probe::new("valid", r))
+            .await
+            .status()
+            .filter(|s| (200..300).contains(s));
+    }
+    if let Some(r) = claims(|r| Ok(r.remove_header("X-Client-Secret"))) {
+        seen.missing_credential = refusal(&t.send(Probe::new("missing", r)).await);
+    }
+    if let Some(r) = claims(|r| r.set_header("X-Client-Secret", crate::checks::WRONG_SECRET)) {
+        seen.wrong_credential = refusal(&t.send(Probe::new("wrong", r)).await);
+    }
+    if let Some(r) = claims(|r| r.set_header("X-Project-Env", "staging")) {
+        seen.bad_project_env = refusal(&t.send(Probe::new("env", r)).await);
+    }
+    if let Some(c) = t.primary(Op::AuthClaims) {
+        let r = t.valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
+        seen.unknown_ref = refusal(&t.send(Probe::new("ref", r)).await);
+        let absent = t
+            .send(Probe::new(
+                "env absent",
+                t.valid(Op::AuthClaims, c)
+                    .map(|r| r.remove_header("X-Project-Env")),
+            ))
+            .await;
+        seen.absent_project_env = absent
+            .raw()
+            .filter(|r| (200..300).contains(&r.status))
+            .and_then(|r| r.json())
+            .and_then(|b| carried::environment(&b))
+            .filter(|e| e == "dev" || e == "live");
+    }
+    if let Some(c) = t
+        .components(Op::AuthClaims)
+        .into_iter()
+        .find(|c| !c.requires_auth)
+    {
+        let r = t
+            .valid(Op::AuthClaims, c)
+            .and_then(|r| r.set_header("X-Auth-Token", crate::checks::WRONG_TOKEN));
+        let s = t.send(Probe::new("token", r)).await;
+        seen.token_checked_when_not_required = match s.status() {
+            Some(st) if (200..300).contains(&st) => Some(false),
+            Some(st) if (400..500).contains(&st) => Some(true),
+            _ => None,
+        };
+    }
+    if let Some(c) = t.components(Op::AuthClaims).into_iter().find(|c| {
+        c.authorize
+            .as_ref()
+            .is_some_and(|a| a.invalid_body.is_some())
+    }) {
+        if let Some(r) = t.with_invalid_body(Op::AuthClaims, c) {
+            let s = t.send(Probe::new("get body", r)).await;
+            seen.get_body_validated = match s.status() {
+                Some(417) => Some(true),
+                Some(st) if (200..300).contains(&st) => Some(false),
+                _ => None,
+            };
+        }
+    }
+    if let Some(c) = t.primary(Op::Authorize) {
+        let at = seen.model_uuid.clone().unwrap_or_default();
+        let r = t
+            .valid(Op::Authorize, c)
+            .and_then(|r| r.with_model_uuid(&at, crate::checks::UNKNOWN_UUID));
+        seen.unknown_model = refusal(&t.send(Probe::new("model", r)).await);
+        let r = t
+            .valid(Op::Authorize, c)
+            .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
+        seen.malformed_body = refusal(&t.send(Probe::new("malformed", r)).await);
+        // The body limit: the first of these sizes refused other than by
+        // validation (417) is over it. Ours (64 KiB) needs no declaring.
+        for size in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
+            let pad = "x".repeat(size + 6 * 1024);
+            let r = t
+                .valid(Op::Authorize, c)
+                .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()));
+            let s = t.send(Probe::new("size", r)).await;
+            match refusal(&s) {
+                Some(417) | None => {}
+                Some(st) => {
+                    seen.body_too_large = Some(st);
+                    seen.body_limit = (size != 64 * 1024).then_some(size as u64);
+                    break;
+                }
+            }
+        }
+    }
+    Ok(seen)
+}
+
+fn is_2xx(s: &Sent) -> bool {
+    s.status().is_some_and(|st| (200..300).contains(&st))
+}
