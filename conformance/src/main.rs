@@ -321,10 +321,11 @@ async fn print_choices(path: Option<PathBuf>) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let mut connect = Connect::default();
-    connect.no_proxy = server.is_some();
     let options = RunOptions {
-        connect,
+        connect: Connect {
+            no_proxy: server.is_some(),
+            ..Connect::default()
+        },
         ..RunOptions::default()
     };
     let seen = conformance::observe::observe(profile, &options).await;

@@ -588,7 +588,11 @@ impl Target {
                 ));
             }
         }
+        let retried_before = self.retried();
         let sent = self.send_all(probes).await;
+        // The run's retry count is its checks' requests, as reported.
+        self.retried
+            .store(retried_before, std::sync::atomic::Ordering::Relaxed);
         let (first, second) = sent.split_at(sent.len() / 2);
         let mut paths = Vec::new();
         for (a, b) in first.iter().zip(second) {
