@@ -38,22 +38,22 @@ pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for op in Op::BOTH {
         out.push(Check {
-id: format!("headers/{}/valid", op.id()),
-level: Level::Must,
-section: op.section(),
-quote: match op {
+            id: format!("headers/{}/valid", op.id()),
+            level: Level::Must,
+            section: op.section(),
+            quote: match op {
                 Op::AuthClaims => "Auth Claims: get the model that claimed the authentication",
                 Op::Authorize => "Authorize: request authorization",
             },
-title: format!("{}: a request with every header right is served", op.title()),
-sends: format!(
+            title: format!("{}: a request with every header right is served", op.title()),
+            sends: format!(
                 "{} /v2/api/component/{{name}}/auth with X-Client-Id, X-Client-Secret, X-Auth-Token where required{}",
                 op.method(),
                 if op == Op::Authorize { ", modelUuid and a valid body" } else { " and a valid body" }
             ),
-expects: ACCEPTED.into(),
-run: Run::new(move |t| valid(t, op)).needs(Need::of(op)),
-});
+            expects: ACCEPTED.into(),
+            run: Run::new(move |t| valid(t, op)).needs(Need::of(op)),
+        });
         for (header, quote) in [
             ("X-Client-Id", CLIENT_ID),
             ("X-Client-Secret", CLIENT_SECRET),

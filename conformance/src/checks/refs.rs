@@ -59,35 +59,35 @@ pub fn checks() -> Vec<Check> {
         });
     }
     out.push(Check {
-id: "refs/same-component".into(),
-level: Level::Must,
-section: "2",
-quote: QUOTE,
-title: "name, tag and uuid reach the same component".into(),
-sends: "the same valid Auth Claims request to each component three times: by name, by tag, by uuid".into(),
-expects: "three 2xx answers, equal after normalisation (status, headers, body with per-request values redacted)".into(),
-run: Run::new(same),
-});
+        id: "refs/same-component".into(),
+        level: Level::Must,
+        section: "2",
+        quote: QUOTE,
+        title: "name, tag and uuid reach the same component".into(),
+        sends: "the same valid Auth Claims request to each component three times: by name, by tag, by uuid".into(),
+        expects: "three 2xx answers, equal after normalisation (status, headers, body with per-request values redacted)".into(),
+        run: Run::new(same),
+    });
     out.push(Check {
-id: "refs/unknown".into(),
-level: Level::Must,
-section: "2",
-quote: QUOTE,
-title: "a ref that identifies no component is refused".into(),
-sends: format!("a valid Auth Claims request with ref `{UNKNOWN_REF}`, and one with ref `{UNKNOWN_UUID}`"),
-expects: REFUSED.into(),
-run: Run::new(unknown),
-});
+        id: "refs/unknown".into(),
+        level: Level::Must,
+        section: "2",
+        quote: QUOTE,
+        title: "a ref that identifies no component is refused".into(),
+        sends: format!("a valid Auth Claims request with ref `{UNKNOWN_REF}`, and one with ref `{UNKNOWN_UUID}`"),
+        expects: REFUSED.into(),
+        run: Run::new(unknown),
+    });
     out.push(Check {
-id: "refs/percent-encoded".into(),
-level: Level::Must,
-section: "4.1",
-quote: "ref | string | yes | Component name, tag or uuid.",
-title: "a name that needs percent-encoding in a path is found".into(),
-sends: "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment".into(),
-expects: ACCEPTED.into(),
-run: Run::new(percent).needs(&[Need::EncodedName]),
-});
+        id: "refs/percent-encoded".into(),
+        level: Level::Must,
+        section: "4.1",
+        quote: "ref | string | yes | Component name, tag or uuid.",
+        title: "a name that needs percent-encoding in a path is found".into(),
+        sends: "a valid Auth Claims request to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment".into(),
+        expects: ACCEPTED.into(),
+        run: Run::new(percent).needs(&[Need::EncodedName]),
+    });
     out
 }
 

@@ -13,25 +13,25 @@ use crate::target::{Op, Probe, Target};
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
-id: "responses/json".into(),
-level: Level::Must,
-section: "1",
-quote: "Responses are JSON.",
-title: "successful answers are JSON".into(),
-sends: "a valid request of each operation to each component that can take it".into(),
-expects: "a 2xx answer whose body parses as JSON".into(),
-run: Run::new(json),
-},
+            id: "responses/json".into(),
+            level: Level::Must,
+            section: "1",
+            quote: "Responses are JSON.",
+            title: "successful answers are JSON".into(),
+            sends: "a valid request of each operation to each component that can take it".into(),
+            expects: "a 2xx answer whose body parses as JSON".into(),
+            run: Run::new(json),
+        },
         Check {
-id: "responses/auth-claims/model".into(),
-level: Level::Must,
-section: "1",
-quote: "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
-title: "Auth Claims returns the model bound to the token sent".into(),
-sends: "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`".into(),
-expects: "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)".into(),
-run: Run::new(model).needs(&[Need::TokenWithAuthorize]),
-},
+            id: "responses/auth-claims/model".into(),
+            level: Level::Must,
+            section: "1",
+            quote: "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
+            title: "Auth Claims returns the model bound to the token sent".into(),
+            sends: "a valid Auth Claims request with the profile's auth_token to each component that has one and an `authorize.model_uuid`".into(),
+            expects: "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)".into(),
+            run: Run::new(model).needs(&[Need::TokenWithAuthorize]),
+        },
     ]
 }
 
