@@ -29,6 +29,7 @@
 //! and fail the run only with `--strict`.
 
 pub mod carried;
+pub mod case;
 pub mod catalogue;
 mod checks;
 pub mod choices;

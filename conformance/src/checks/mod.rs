@@ -63,6 +63,48 @@ pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
     }
 }
 
+/// What a failed validation must be answered with (§7.2 rule 1).
+pub(crate) const IS_417: &str =
+    "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
+
+/// `Ok` when the answer is a 417 in the 7.2 shape.
+pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
+    let Some(raw) = sent.raw() else {
+        return Err(sent.summary());
+    };
+    let mut problems = Vec::new();
+    if raw.status != 417 {
+        problems.push(format!("the status is {}, not 417", raw.status));
+    }
+    problems.extend(crate::envelope::shape_417(raw.json().as_ref()));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
+    }
+}
+
+/// `Ok` when the answer's status is the chosen one.
+pub(crate) fn status_is(
+    sent: &Sent,
+    want: &crate::choices::Chosen<u16>,
+    key: &str,
+) -> Result<(), String> {
+    match sent.status() {
+        Some(s) if s == want.value => Ok(()),
+        _ => Err(format!(
+            "{} where {} is {}",
+            sent.summary(),
+            if want.declared {
+                format!("the profile's `choices.{key}`")
+            } else {
+                "ours".to_owned()
+            },
+            want.value
+        )),
+    }
+}
+
 /// `Ok` when the answer is a refusal of the description (see
 /// [`crate::envelope`]), else what is wrong.
 pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
