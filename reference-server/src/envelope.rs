@@ -70,6 +70,11 @@ impl Failure {
         }
     }
 
+    /// 501: the request needs something the server does not implement.
+    pub(crate) fn not_implemented(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::NOT_IMPLEMENTED, message)
+    }
+
     /// 503: the server is at a limit; `Retry-After` says when to come back.
     pub(crate) fn unavailable(message: impl Into<String>, retry_after: &'static str) -> Self {
         Failure::Error {

@@ -1,6 +1,7 @@
 //! One request, from the request line to the outcome, checked in a fixed
 //! order (the first failure answers):
 //!
+//! 0. HTTP/1.1 framing: one `Host`, no transfer coding but `chunked` (400, 501);
 //! 1. path and method (404, 405);
 //! 2. body size (413), read with a bound, never whole;
 //! 3. `X-Client-Id`, `X-Client-Secret` present and not empty (400);
@@ -36,6 +37,7 @@ use crate::behaviour::{
 use crate::envelope::{self, Failure, Success};
 use crate::fault::Fault;
 use crate::fixture::{Component, Fixture, Model, Settings};
+use crate::framing;
 use crate::json;
 use crate::routes::{self, Operation};
 use crate::tokens::{Binding, TokenStore};
@@ -186,6 +188,7 @@ async fn process(
     body_read: &mut bool,
 ) -> Result<Success, Failure> {
     let b = &app.behaviour;
+    framing::check(req.version(), req.headers())?;
     let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), &b.route)?;
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();

@@ -19,7 +19,7 @@
 //!
 //! Modules, one concept each: [`fixture`] (the data and its checks),
 //! [`fault`] (the rules broken on purpose, one table entry each),
-//! `behaviour` (the seams where a fault changes the server), `routes` (the path),
+//! `behaviour` (the seams where a fault changes the server), `framing` (the HTTP/1.1 rules hyper leaves to us: `Host`, transfer codings), `routes` (the path),
 //! `handler` (the order of checks for one request), `validate` (the 417
 //! rules), `json` (bodies parsed with duplicate keys refused), `envelope`
 //! (answers and their headers), `tokens` (issued X-Auth-Tokens), `server`
@@ -29,6 +29,7 @@ mod behaviour;
 mod envelope;
 pub mod fault;
 pub mod fixture;
+mod framing;
 mod handler;
 mod json;
 mod routes;
