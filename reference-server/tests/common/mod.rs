@@ -3,7 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own part of this module
 
-use reference_server::{Fault, RunningServer, Server, ServerOptions};
+pub mod probes;
+
+use reference_server::{Fault, RunningServer, Server, ServerOptions, Variant};
 use reqwest::Method;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::Value;
@@ -22,8 +24,13 @@ pub const CAFE_ENCODED: &str = "Caf%C3%A9%20Men%C3%BC";
 pub const COFFEE_MODEL: &str = "c0ffee00-1234-4abc-8def-0123456789ab";
 
 pub async fn start(fault: Option<Fault>) -> RunningServer {
+    start_with_variants(fault, &[]).await
+}
+
+pub async fn start_with_variants(fault: Option<Fault>, variants: &[Variant]) -> RunningServer {
     let options = ServerOptions {
         fault,
+        variants: variants.to_vec(),
         ..ServerOptions::default()
     };
     match Server::start(options).await {
