@@ -555,3 +555,18 @@ async fn each_variant_answers_as_its_table_says() {
         "dev"
     );
 }
+
+/// The README's table has a row per variant, with its section and what it
+/// changes, and its `--list-variants` block a line per variant.
+#[test]
+fn the_readme_lists_every_variant() {
+    let readme = include_str!("../README.md");
+    for variant in Variant::ALL {
+        let row = format!("| `{}` | {} | ", variant.name(), variant.section());
+        assert!(readme.contains(&row), "no README row starts {row}");
+        let changes = variant.changes().replace('|', "\\|");
+        assert!(readme.contains(&changes), "{variant}: {changes}");
+        let listed = format!("\n{} ", variant.name());
+        assert!(readme.contains(&listed), "{variant} not in --list-variants");
+    }
+}
