@@ -286,15 +286,77 @@ fn the_readme_holds_the_catalogue() {
 }
 
 /// Every form a secret can travel in: as written, percent-encoded (path and
-/// form style) and JSON-escaped.
+/// form style) and JSON-escaped, and the spellings a hostile server echoes
+/// ([`spellings`]).
 fn forms(secret: &str) -> Vec<String> {
     let json = serde_json::to_string(secret).expect("json");
-    vec![
+    let mut all = vec![
         secret.to_owned(),
         percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
             .to_string(),
         form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
         json[1..json.len() - 1].to_owned(),
+    ];
+    all.extend(spellings(secret).into_iter().map(|(_, s)| s));
+    all
+}
+
+/// The secret spelt as a reader still reads it, by name: every byte
+/// percent-encoded (unreserved ones too) in lower and upper hex, the whole
+/// value in upper, lower and flipped letter case, every character as a
+/// JSON `\u` escape in lower and upper hex, and a mixture of all of these
+/// character by character.
+fn spellings(secret: &str) -> Vec<(&'static str, String)> {
+    let pct = |upper: bool| -> String {
+        secret
+            .bytes()
+            .map(|b| {
+                if upper {
+                    format!("%{b:02X}")
+                } else {
+                    format!("%{b:02x}")
+                }
+            })
+            .collect()
+    };
+    let unicode = |upper: bool| -> String {
+        secret
+            .encode_utf16()
+            .map(|u| {
+                if upper {
+                    format!("\\u{u:04X}")
+                } else {
+                    format!("\\u{u:04x}")
+                }
+            })
+            .collect()
+    };
+    let flip = |c: char| {
+        if c.is_lowercase() {
+            c.to_uppercase().collect::<String>()
+        } else {
+            c.to_lowercase().collect()
+        }
+    };
+    let mixed: String = secret
+        .chars()
+        .enumerate()
+        .map(|(i, c)| match i % 4 {
+            0 => format!("%{:02x}", c as u32),
+            1 => format!("\\u{:04X}", c as u32),
+            2 => flip(c),
+            _ => c.to_string(),
+        })
+        .collect();
+    vec![
+        ("x-pct-lower", pct(false)),
+        ("x-pct-upper", pct(true)),
+        ("x-upper", secret.to_uppercase()),
+        ("x-lower", secret.to_lowercase()),
+        ("x-flipped", secret.chars().map(flip).collect()),
+        ("x-unicode-lower", unicode(false)),
+        ("x-unicode-upper", unicode(true)),
+        ("x-mixed", mixed),
     ]
 }
 
@@ -315,7 +377,9 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 
 /// A server that echoes the client secret everywhere it can: in the
 /// request id, in `X-Project-Uuid`, in a message, percent-encoded and
-/// JSON-escaped.
+/// JSON-escaped, and in every one of [`spellings`]: each in a header of
+/// its own, each in a field of the body, each in a JSON string escaped once
+/// more (so that the decoded string still holds the escapes).
 async fn echoing_server() -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -346,16 +410,28 @@ async fn echoing_server() -> String {
                     &secret,
                     percent_encoding::NON_ALPHANUMERIC,
                 );
-                let body = serde_json::json!({
+                let mut body = serde_json::json!({
                     "code": 400,
                     "status": false,
                     "request_id": secret,
                     "message": format!("bad secret {secret} ({encoded})"),
-                })
-                .to_string();
+                });
+                let mut extra = String::new();
+                for (name, spelt) in spellings(&secret) {
+                    body[name] = spelt.clone().into();
+                    extra.push_str(&format!("{name}: {spelt}\r\n"));
+                }
+                let mut body = body.to_string();
+                // Escapes as JSON text, not only inside a decoded string.
+                let raw_escapes = spellings(&secret)
+                    .into_iter()
+                    .filter(|(name, _)| name.starts_with("x-unicode"))
+                    .map(|(name, spelt)| format!(",\"{name}-raw\":\"{spelt}\""))
+                    .collect::<String>();
+                body.insert_str(body.len() - 1, &raw_escapes);
                 let escaped = serde_json::to_string(&secret).expect("json");
                 let answer = format!(
-                    "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-project-uuid: {secret}\r\nx-debug: {escaped}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-project-uuid: {secret}\r\nx-debug: {escaped}\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
                     body.len()
                 );
                 let _ = s.write_all(answer.as_bytes()).await;
