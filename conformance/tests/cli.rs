@@ -556,18 +556,22 @@ fn check_profile_says_what_cannot_run_and_what_to_add() {
     let partial = dir.join("partial.yaml");
     std::fs::write(
         &partial,
-        "base_url: https://staging.example.com\nclient_id: c\nclient_secret: ${S}\ncomponents:\n  - name: Catalog\n    tag: catalog\n    uuid: 3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718\n",
+        "base_url: https://staging.example.com\nclient_id: ${CID}\nclient_secret: ${S}\ncomponents:\n  - name: Catalog\n    tag: catalog\n    uuid: 3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718\n",
     )
     .expect("write");
     let out = conformance(
         &["check-profile", partial.to_str().expect("utf-8")],
-        &[("S", "s3cret-value")],
+        &[("S", "s3cret-value"), ("CID", "client-1d-from-env")],
     );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("Cannot run: no component in the profile has an `authorize` section"));
     assert!(text.contains("To run them, add `authorize:"), "{text}");
     assert!(!text.contains("s3cret-value"));
+    // A client id read from the environment is shown as its variable, as
+    // the run shows it.
+    assert!(!text.contains("client-1d-from-env"), "{text}");
+    assert!(text.contains("(client `${CID}`"), "{text}");
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/reference.yaml");
     let out = conformance(&["check-profile", shipped], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
@@ -731,5 +735,148 @@ fn the_proxy_variables_are_honoured() {
         through,
         "loopback went through the proxy"
     );
+    rt.block_on(server.shutdown());
+}
+
+/// The reproduction of the first failure in `out` whose line holds `label`:
+/// from `reproduce: ` to its `curl` line, prelude included.
+fn reproduction(out: &str, label: &str) -> String {
+    let start = out
+        .find(label)
+        .unwrap_or_else(|| panic!("no `{label}` in:\n{out}"));
+    let rest = &out[start..];
+    let at = rest.find("reproduce: ").expect("a reproduction") + "reproduce: ".len();
+    let mut lines = Vec::new();
+    for line in rest[at..].lines() {
+        lines.push(line.trim_start());
+        if line.trim_start().starts_with("curl ") {
+            break;
+        }
+    }
+    lines.join("\n")
+}
+
+/// Runs `script` in `sh` with only `env` (and PATH) set; its stdout.
+fn sh(script: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(script).env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("sh runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A reproduction pastes into the user's own shell: it names the profile's
+/// own variables, obtains a token the run had issued, and shows a port read
+/// from `${PORT}` as the port it is. Run against a server that accepts a
+/// token of another component, the pasted commands get the same 200.
+#[test]
+fn a_reproduction_runs_as_pasted_with_the_profiles_own_variables() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions {
+                fault: Some(reference_server::Fault::TokenCrossesComponents),
+                ..Default::default()
+            },
+        ))
+        .expect("reference server");
+    let port = server.addr().port().to_string();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    // Every secret from the environment, under the user's names.
+    let profile = shipped
+        .replace(
+            "base_url: http://127.0.0.1:8080",
+            "base_url: http://127.0.0.1:${PORT}",
+        )
+        .replace(
+            "client_secret: demo-secret-7Qx9",
+            "client_secret: ${SECRET}",
+        )
+        .replace(
+            "auth_token: users-token-ada-0001",
+            "auth_token: ${ADA_TOKEN}",
+        )
+        .replace("password: correct-horse", "password: \"${ADA_PASSWORD}\"")
+        .replace("pin: 1234 }", "pin: \"${PIN:json}\" }");
+    let env = [
+        ("PORT", port.as_str()),
+        ("SECRET", "demo-secret-7Qx9"),
+        ("ADA_TOKEN", "users-token-ada-0001"),
+        ("ADA_PASSWORD", "correct-horse"),
+        ("PIN", "1234"),
+        ("INVENTORY_TOKEN", "catalog-token-acme-0001"),
+    ];
+    let with_catalog_token = profile.replace(
+        "    requires_auth: false\n    authorize:\n      model_uuid: 8a9b",
+        "    requires_auth: false\n    auth_token: ${INVENTORY_TOKEN}\n    authorize:\n      model_uuid: 8a9b",
+    );
+    assert_ne!(with_catalog_token, profile);
+    let label = "GET Users: X-Auth-Token of another component";
+    let curl_runs = Command::new("curl").arg("--version").output().is_ok();
+    for (name, text) in [("issued", &profile), ("profile", &with_catalog_token)] {
+        let dir = scratch(&format!("reproduce-{name}"));
+        let path = dir.join("profile.yaml");
+        std::fs::write(&path, text).expect("write profile");
+        let out = conformance(
+            &[
+                "--profile",
+                path.to_str().expect("utf-8"),
+                "--only",
+                "near-miss/x-auth-token",
+            ],
+            &env,
+        );
+        let shown = stdout(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {shown}");
+        let repro = reproduction(&shown, label);
+        assert!(
+            repro.contains(&format!(
+                "'http://127.0.0.1:{port}/v2/api/component/Users/auth'"
+            )),
+            "{name}: the port is shown: {repro}"
+        );
+        for var in ["SECRET", "ADA_PASSWORD"] {
+            assert!(
+                repro.contains(&format!("${{{var}}}")),
+                "{name}: {var}: {repro}"
+            );
+        }
+        assert!(
+            !repro.contains("AUTH_TOKEN_") && !repro.contains("CLIENT_SECRET"),
+            "{name}: a variable the profile does not name: {repro}"
+        );
+        if name == "issued" {
+            assert!(
+                repro.starts_with("# ISSUED_TOKEN_CATALOG: the token an Authorize of Catalog issues\nISSUED_TOKEN_CATALOG=\"$(curl -sS -X POST "),
+                "{repro}"
+            );
+            assert!(repro.contains("${PIN}"), "{repro}");
+            assert!(
+                repro.contains("\"x-auth-token: ${ISSUED_TOKEN_CATALOG}\""),
+                "{repro}"
+            );
+        } else {
+            assert!(
+                repro.contains("\"x-auth-token: ${INVENTORY_TOKEN}\""),
+                "{repro}"
+            );
+        }
+        // Pasted into a shell that has the user's variables, it gets what
+        // the run got.
+        if curl_runs {
+            let answer = sh(&repro, &env);
+            assert!(
+                answer.contains("\"code\":200") && answer.contains("\"name\":\"Users\""),
+                "{name}: the pasted reproduction answered {answer:?}:\n{repro}"
+            );
+        }
+    }
     rt.block_on(server.shutdown());
 }
