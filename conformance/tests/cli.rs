@@ -377,9 +377,11 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 
 /// A server that echoes the client secret everywhere it can: in the
 /// request id, in `X-Project-Uuid`, in a message, percent-encoded and
-/// JSON-escaped, and in every one of [`spellings`]: each in a header of
-/// its own, each in a field of the body, each in a JSON string escaped once
-/// more (so that the decoded string still holds the escapes).
+/// JSON-escaped; and the client secret, the token and the body's password
+/// in every one of [`spellings`]: each in a header of its own, each in a
+/// field of the body, each `\u` spelling also as JSON text (so that the
+/// decoded string holds the secret) and in a JSON string escaped once more
+/// (so that the decoded string still holds the escapes).
 async fn echoing_server() -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -416,18 +418,47 @@ async fn echoing_server() -> String {
                     "request_id": secret,
                     "message": format!("bad secret {secret} ({encoded})"),
                 });
+                // The token and the password (from the body) too.
+                let header = |name: &str| {
+                    head.lines().find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+                    })
+                };
+                let length: usize = header("content-length")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0)
+                    .min(1 << 20);
+                let body_start = seen
+                    .windows(4)
+                    .position(|w| w == b"\r\n\r\n")
+                    .map_or(seen.len(), |i| i + 4);
+                while seen.len() < body_start + length {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let password = serde_json::from_slice::<serde_json::Value>(&seen[body_start..])
+                    .ok()
+                    .and_then(|v| v.get("password")?.as_str().map(str::to_owned));
+                let mut echoed = vec![("secret", secret.clone())];
+                echoed.extend(header("x-auth-token").map(|t| ("token", t)));
+                echoed.extend(password.map(|p| ("password", p)));
                 let mut extra = String::new();
-                for (name, spelt) in spellings(&secret) {
-                    body[name] = spelt.clone().into();
-                    extra.push_str(&format!("{name}: {spelt}\r\n"));
+                let mut raw_escapes = String::new();
+                for (kind, value) in &echoed {
+                    for (name, spelt) in spellings(value) {
+                        let name = format!("{name}-{kind}");
+                        body[&name] = spelt.clone().into();
+                        extra.push_str(&format!("{name}: {spelt}\r\n"));
+                        // Escapes as JSON text, not only inside a decoded string.
+                        if name.starts_with("x-unicode") {
+                            raw_escapes.push_str(&format!(",\"{name}-raw\":\"{spelt}\""));
+                        }
+                    }
                 }
                 let mut body = body.to_string();
-                // Escapes as JSON text, not only inside a decoded string.
-                let raw_escapes = spellings(&secret)
-                    .into_iter()
-                    .filter(|(name, _)| name.starts_with("x-unicode"))
-                    .map(|(name, spelt)| format!(",\"{name}-raw\":\"{spelt}\""))
-                    .collect::<String>();
                 body.insert_str(body.len() - 1, &raw_escapes);
                 let escaped = serde_json::to_string(&secret).expect("json");
                 let answer = format!(
@@ -541,6 +572,13 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             // The echoed values were seen, and shown redacted; reproductions
             // send the gateway header as a variable.
             assert!(stdout(&out).contains("[redacted]"), "{name}");
+            for kind in ["secret", "token", "password"] {
+                let echoed = format!("\"x-mixed-{kind}\": \"[redacted]\"");
+                assert!(
+                    outputs.iter().any(|(_, text)| text.contains(&echoed)),
+                    "{name}: the {kind} was echoed, and recorded redacted"
+                );
+            }
             assert!(
                 stdout(&out).contains(r#"-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}""#),
                 "{name}: no gateway header in the reproductions"
