@@ -285,6 +285,43 @@ fn the_readme_holds_the_catalogue() {
     );
 }
 
+/// Every test the README's "What the project promises" names exists: a
+/// promise never points at a test that was renamed or removed.
+#[test]
+fn the_readmes_promises_name_tests_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let start = readme
+        .find("## What the project promises")
+        .expect("the section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let mut sources = String::new();
+    for dir in ["conformance", "reference-server", "runtime"] {
+        for (path, text) in files_under(&root.join(dir)) {
+            if path.extension().is_some_and(|e| e == "rs") {
+                sources.push_str(&text);
+            }
+        }
+    }
+    // Test names: lower-case words joined by `_`, perhaps after `module::tests::`.
+    let names: Vec<&str> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|quoted| quoted.rsplit("::").next().unwrap_or(quoted))
+        .filter(|q| q.matches('_').count() >= 2)
+        .filter(|q| q.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    assert!(!names.is_empty(), "the section names no test");
+    for name in names {
+        assert!(
+            sources.contains(&format!("fn {name}(")),
+            "the README names the test `{name}`, which does not exist"
+        );
+    }
+}
+
 /// Every form a secret can travel in: as written, percent-encoded (path and
 /// form style) and JSON-escaped, and the spellings a hostile server echoes
 /// ([`spellings`]).
