@@ -289,7 +289,9 @@ fn the_readme_holds_the_catalogue() {
 /// promise never points at a test that was renamed or removed.
 #[test]
 fn the_readmes_promises_name_tests_that_exist() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
     let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
     let start = readme
         .find("## What the project promises")
