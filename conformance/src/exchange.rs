@@ -80,7 +80,7 @@ pub struct ResponseRecord {
 /// secret body field names.
 ///
 /// A secret is removed in every spelling a reader would still recognise:
-/// the text is read through [`canonical::Canonical`] (percent escapes, JSON
+/// the text is read through `canonical::Canonical` (percent escapes, JSON
 /// and C escapes undone, letter case folded) and every match there is
 /// redacted in the original, whatever mixture of spellings it used. The
 /// near misses the checks send (one character short, one added, letter case

@@ -9,8 +9,12 @@
 //! `${VAR}` anywhere in a string value is replaced by the environment variable
 //! `VAR`; an unset variable is an error naming the key and line. Secrets
 //! (`client_secret`, `auth_token`) are held as [`Secret`] and never printed,
-//! and so is every value read from the environment, wherever it lands, and
-//! every body field a component names in `secret_fields`.
+//! and so is every body field a component names in `secret_fields`, a
+//! password in `base_url`, and every value read from the environment into
+//! any key but those that say where and what things are (`base_url` but its
+//! password, `name`, `tag`, `uuid`, `model_uuid`, `project_env`). No error
+//! prints a value read from the environment or a secret written in the
+//! profile: it names the key and what is wrong with the value's form.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -64,8 +68,9 @@ pub struct Profile {
     /// The `X-Project-Env` every request starts from; absent: none is sent.
     pub project_env: Option<ProjectEnv>,
     pub components: Vec<Component>,
-    /// Every `${VAR}` the profile read, with its value: each value is a
-    /// secret, and a reproduction writes it as `$VAR`.
+    /// Every `${VAR}` the profile read into a place that holds a secret
+    /// (see [`Profile::secret_values`]), with its value; a reproduction
+    /// writes it as `$VAR`.
     pub env: Vec<(String, Secret)>,
 }
 
@@ -325,7 +330,8 @@ impl Profile {
     /// each `auth_token`, and the secret fields of each `valid_body` (the
     /// invalid body's values are wrong on purpose). Secret by where they
     /// came from: every value read from `${VAR}` into any other key but
-    /// those that say where and what things are (see [`plain`]). Values
+    /// those that say where and what things are (`base_url` but its password,
+    /// `name`, `tag`, `uuid`, `model_uuid`, `project_env`). Values
     /// read from the environment come first, named by their own variable;
     /// the others are named after their key (`CLIENT_SECRET`,
     /// `AUTH_TOKEN_USERS`, `PASSWORD_USERS`, `BASE_URL_PASSWORD`). A value
