@@ -3,8 +3,9 @@
 //! example bodies) the server holds.
 //!
 //! The profile is the contract between a user and the runner, so a bad one is
-//! an error that names the key and the line (`profile.yaml:7: key
-//! `components[0].uuid`: `abc` is not a uuid`), never a strange failure later.
+//! an error that names the key and the line (``profile.yaml:7: key
+//! `components[0].uuid`: `abc` is not a uuid …``), never a strange failure
+//! later.
 //!
 //! `${VAR}` anywhere in a string value is replaced by the environment variable
 //! `VAR`; an unset variable is an error naming the key and line. Secrets
