@@ -16,14 +16,30 @@ const MAX_ROUNDS: usize = 4;
 /// the original it stands for.
 pub(crate) struct Canonical {
     pub text: String,
-    spans: Vec<(usize, usize)>,
+    /// `None`: each byte of `text` stands for the same byte of the original.
+    spans: Option<Vec<(usize, usize)>>,
 }
 
 impl Canonical {
     pub fn of(original: &str) -> Self {
+        // Most text is ASCII without an escape: folded byte for byte, with
+        // no map to keep (the scrubber reads every header and string).
+        if original.is_ascii() && !original.bytes().any(|b| matches!(b, b'%' | b'\\')) {
+            let text = original
+                .bytes()
+                .map(|b| match b {
+                    b'+' => ' ',
+                    b => char::from(b.to_ascii_lowercase()),
+                })
+                .collect();
+            return Canonical { text, spans: None };
+        }
         let mut bytes: Vec<u8> = original.as_bytes().to_vec();
         let mut spans: Vec<(usize, usize)> = (0..bytes.len()).map(|i| (i, i + 1)).collect();
         for _ in 0..MAX_ROUNDS {
+            if !bytes.iter().any(|b| matches!(b, b'%' | b'\\')) {
+                break;
+            }
             let (next, next_spans) = unescape(&bytes, &spans);
             if next.len() == bytes.len() {
                 break;
@@ -52,19 +68,31 @@ impl Canonical {
         }
         Canonical {
             text,
-            spans: out_spans,
+            spans: Some(out_spans),
         }
     }
 
     /// The byte range of the original that the canonical bytes
     /// `start..end` came from.
     pub fn original_range(&self, start: usize, end: usize) -> (usize, usize) {
-        (self.spans[start].0, self.spans[end - 1].1)
+        match &self.spans {
+            Some(spans) => (spans[start].0, spans[end - 1].1),
+            None => (start, end),
+        }
     }
 }
 
 /// Letter case folded; `+` is a space (form encoding).
 fn fold(c: char, span: (usize, usize), text: &mut String, spans: &mut Vec<(usize, usize)>) {
+    if c.is_ascii() {
+        text.push(if c == '+' {
+            ' '
+        } else {
+            c.to_ascii_lowercase()
+        });
+        spans.push(span);
+        return;
+    }
     let mut push = |c: char| {
         text.push(c);
         spans.extend(std::iter::repeat_n(span, c.len_utf8()));
