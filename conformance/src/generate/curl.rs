@@ -149,6 +149,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn placeholders_use_the_profiles_own_variables() {
+        let text = "base_url: http://ops:url-pa55@127.0.0.1:${PORT}\nclient_id: c\nclient_secret: pre-${X}\ncomponents:\n  - name: Users\n    tag: users\n    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11\n    auth_token: tok-literal\n";
+        let env = |name: &str| match name {
+            "PORT" => Some("18080".to_owned()),
+            "X" => Some("from-env-x".to_owned()),
+            _ => None,
+        };
+        let profile = Profile::from_yaml_str(text, "p.yaml", &env).expect("valid");
+        let all: Vec<(String, String)> = placeholders(&profile)
+            .into_iter()
+            .map(|p| (p.value, p.variable))
+            .collect();
+        let owned = |v: &str, n: &str| (v.to_owned(), n.to_owned());
+        assert_eq!(
+            all,
+            [
+                owned("tok-literal", "AUTH_TOKEN_USERS"),
+                owned("from-env-x", "X"),
+                owned("url-pa55", "BASE_URL_PASSWORD"),
+            ],
+            "the port is no secret; pre-${{X}} is written through X"
+        );
+        assert_eq!(
+            substitute("x: pre-from-env-x", &placeholders(&profile)),
+            r#"'x: pre-'"${X}""#
+        );
+    }
+
+    #[test]
     fn secrets_become_variables_and_the_rest_is_quoted() {
         let secrets = vec![Placeholder {
             value: "s3cret".into(),
