@@ -253,25 +253,12 @@ async fn caught(fault: Fault, variants: &[Variant], choices: &Choices) -> bool {
     let report = run(profile, &options).await.expect("run");
     server.shutdown().await;
     if std::env::var("VARIANTS_DEBUG").is_ok() {
-        let failed: Vec<String> = report
-            .failed()
-            .map(|r| {
-                format!(
-                    "{}: {}",
-                    r.id,
-                    r.actual
-                        .as_deref()
-                        .unwrap_or("")
-                        .lines()
-                        .next()
-                        .unwrap_or("")
-                )
-            })
-            .collect();
+        let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
         eprintln!(
-            "{} with {} variants: {failed:?}",
+            "{} with {} variants, {} ms: {failed:?}",
             fault.name(),
-            variants.len()
+            variants.len(),
+            started.elapsed().as_millis()
         );
     }
     report.exit_code() != 0
