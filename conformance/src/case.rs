@@ -56,32 +56,36 @@ pub enum Change {
     NoModelUuid,
     /// `modelUuid` naming this model, wherever it travels.
     ModelUuid(&'static str),
+    /// A JSON body 6 KiB over the body limit (`choices.body_limit`).
+    BodyOverLimit,
 }
 
-/// What a case sends.
-#[derive(Clone, Copy, Debug)]
+/// What a case sends: a valid request of `op` to the components `to`
+/// names, changed in each of the ways `changes` lists (one request per
+/// component and change).
+#[derive(Clone, Debug)]
 pub struct Sends {
     pub op: Op,
     pub to: To,
-    pub changes: &'static [Change],
+    pub changes: Vec<Change>,
 }
 
 impl Sends {
-    /// The valid request of `op` to its primary component, changed once
-    /// per element of `changes` (one request each).
-    pub const fn primary(op: Op, changes: &'static [Change]) -> Self {
+    /// The valid request of `op` to its primary component, changed once.
+    pub fn primary(op: Op, change: Change) -> Self {
         Sends {
             op,
             to: To::Primary,
-            changes,
+            changes: vec![change],
         }
     }
 
-    pub const fn each(op: Op, to: To, change: &'static [Change]) -> Self {
+    /// The valid request of `op` to each component `to` names, changed once.
+    pub fn each(op: Op, to: To, change: Change) -> Self {
         Sends {
             op,
             to,
-            changes: change,
+            changes: vec![change],
         }
     }
 
@@ -130,6 +134,10 @@ impl Change {
             Change::InvalidBody => "carrying its `invalid_body`".to_owned(),
             Change::NoModelUuid => "without modelUuid anywhere".to_owned(),
             Change::ModelUuid(m) => format!("whose modelUuid is `{m}`"),
+            Change::BodyOverLimit => {
+                "whose JSON body is 6 KiB over the body limit (`choices.body_limit`, ours 64 KiB)"
+                    .to_owned()
+            }
         }
     }
 
@@ -163,9 +171,18 @@ impl Change {
                 let at = t.profile.choices.model_uuid().value;
                 valid().and_then(|r| r.with_model_uuid(&at, m))
             }
+            Change::BodyOverLimit => {
+                let limit =
+                    usize::try_from(t.profile.choices.body_limit().value).unwrap_or(usize::MAX / 2);
+                let pad = "x".repeat(limit.saturating_add(6 * 1024).min(16 << 20));
+                valid().map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
+            }
         })
     }
 }
+
+/// A judgement of one answer.
+pub type Judge = fn(&Sent) -> Result<(), String>;
 
 /// What must happen to each answer.
 #[derive(Clone, Copy)]
@@ -181,12 +198,15 @@ pub enum Expect {
         key: &'static str,
         status: fn(&Choices) -> Chosen<u16>,
     },
-    /// A judgement that reads the profile's choices (a GET body ignored,
-    /// a token checked), described in words.
+    /// A judgement of the profile's choice `key` (a GET body ignored, a
+    /// token checked), described in words.
     Depends {
+        key: &'static str,
         text: &'static str,
-        judge: fn(&Choices) -> fn(&Sent) -> Result<(), String>,
+        judge: fn(&Choices) -> Judge,
     },
+    /// Any other judgement of each answer, described in words.
+    Custom { text: &'static str, judge: Judge },
 }
 
 impl Expect {
@@ -200,7 +220,7 @@ impl Expect {
                 "the status the profile declares as `choices.{key}`; where it declares none, ours: {}",
                 status(&Choices::default()).value
             ),
-            Expect::Depends { text, .. } => (*text).to_owned(),
+            Expect::Depends { text, .. } | Expect::Custom { text, .. } => (*text).to_owned(),
         }
     }
 
@@ -211,13 +231,14 @@ impl Expect {
             Expect::ValidationFailed => crate::checks::is_417(sent),
             Expect::Chosen { key, status } => crate::checks::status_is(sent, &status(choices), key),
             Expect::Depends { judge, .. } => judge(choices)(sent),
+            Expect::Custom { judge, .. } => judge(sent),
         }
     }
 
     /// The choice a check of this expectation judges, if any.
     pub fn choice(&self) -> Option<&'static str> {
         match self {
-            Expect::Chosen { key, .. } => Some(key),
+            Expect::Chosen { key, .. } | Expect::Depends { key, .. } => Some(key),
             _ => None,
         }
     }
@@ -250,13 +271,13 @@ impl From<CaseCheck> for crate::catalogue::Check {
             title: c.title,
             sends: case.sends.describe(),
             expects: case.expects.describe(),
-            run: case.run(),
+            run: case.clone().run(),
         }
     }
 }
 
 /// A check's request and expectation.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Case {
     pub sends: Sends,
     pub expects: Expect,
@@ -266,8 +287,9 @@ impl Case {
     /// The check's run: every request sent concurrently, each answer judged.
     pub fn run(self) -> Run {
         let needs = self.sends.needs();
-        let run = Run::new(move |t| judge(t, self)).needs(&needs);
-        match self.expects.choice() {
+        let choice = self.expects.choice();
+        let run = Run::new(move |t| judge(t, self.clone())).needs(&needs);
+        match choice {
             Some(key) => run.choice(key),
             None => run,
         }
@@ -275,7 +297,8 @@ impl Case {
 }
 
 async fn judge(t: Arc<Target>, case: Case) -> Outcome {
-    let Sends { op, to, changes } = case.sends;
+    let Sends { op, to, changes } = &case.sends;
+    let (op, to) = (*op, *to);
     let comps: Vec<&Component> = match to {
         To::Primary => t.primary(op).into_iter().collect(),
         To::Each => t.components(op),
