@@ -16,6 +16,7 @@
 //! }
 //! ```
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Outcome, Run};
@@ -296,7 +297,7 @@ impl Case {
     }
 }
 
-async fn judge(t: Arc<Target>, case: Case) -> Outcome {
+async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
     let Sends { op, to, changes } = &case.sends;
     let (op, to) = (*op, *to);
     let comps: Vec<&Component> = match to {

@@ -31,12 +31,14 @@
 pub mod carried;
 pub mod case;
 pub mod catalogue;
-mod checks;
+pub mod checks;
 pub mod choices;
 pub mod connect;
+pub mod context;
 pub mod envelope;
 pub mod exchange;
 pub mod generate;
+pub mod level;
 pub mod needs;
 pub mod observe;
 pub mod profile;

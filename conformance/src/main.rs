@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use conformance::catalogue::Level;
-use conformance::catalogue::{catalogue, markdown_table, plain_list};
+use conformance::catalogue::{markdown_table, plain_list};
+use conformance::checks::catalogue;
 use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;

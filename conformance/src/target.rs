@@ -9,12 +9,10 @@
 //! any judgement.
 
 use component_auth_bindings::{Client, Defaults, Error, Secret, Transport, server_url};
-use tokio::sync::OnceCell;
 
 use crate::choices::ModelUuidAt;
 use crate::connect::Connect;
 use crate::exchange::{Exchange, Recording, RequestRecord, ResponseRecord, Scrubber};
-use crate::generate::{Generated, Generation};
 use crate::profile::{Component, Profile};
 pub use crate::request::{BodyField, Case, Op, Probe, Req, Sent, Typed};
 pub use crate::transport::{Limits, MAX_RETRY_AFTER, describe_error};
@@ -38,9 +36,6 @@ pub struct Target {
     pacer: Option<Pacer>,
     /// Requests re-sent after a 429/503 with Retry-After.
     retried: std::sync::atomic::AtomicUsize,
-    generation: Generation,
-    pub(crate) probes: OnceCell<Vec<Sent>>,
-    pub(crate) generated: OnceCell<Generated>,
     /// Body paths whose values changed between two identical requests,
     /// found before the checks run ([`crate::volatile`]).
     volatile: std::sync::OnceLock<Vec<String>>,
@@ -108,26 +103,8 @@ impl Target {
             )),
             pacer: limits.rate.and_then(Pacer::new),
             retried: std::sync::atomic::AtomicUsize::new(0),
-            generation: Generation::default(),
-            probes: OnceCell::new(),
-            generated: OnceCell::new(),
             volatile: std::sync::OnceLock::new(),
         })
-    }
-
-    /// Generated cases from `generation`'s seed, `cases` per property.
-    pub fn with_generation(mut self, generation: Generation) -> Self {
-        self.generation = generation;
-        self
-    }
-
-    pub fn generation(&self) -> Generation {
-        self.generation
-    }
-
-    /// The generated cases and property findings, made once per run.
-    pub async fn generated(self: &std::sync::Arc<Self>) -> &Generated {
-        self.generated.get_or_init(|| Generated::run(self)).await
     }
 
     /// The `--header`s as `curl` arguments, each value a shell variable
@@ -138,7 +115,7 @@ impl Target {
             .headers
             .keys()
             .map(|name| {
-                let var = crate::generate::curl::shell_name(&format!("header_{name}"));
+                let var = crate::profile::shell_name(&format!("header_{name}"));
                 format!(" -H '{name}: '\"${{{var}}}\"")
             })
             .collect()

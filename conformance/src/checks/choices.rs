@@ -6,6 +6,7 @@
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
 //! says what is sent and which choice judges the answer.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
@@ -22,7 +23,7 @@ use crate::checks::{
 use component_auth_bindings::variants;
 
 use crate::profile::is_uuid;
-use crate::target::{Op, Probe, Target, Typed};
+use crate::target::{Op, Probe, Typed};
 
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
@@ -247,7 +248,7 @@ pub fn checks() -> Vec<Check> {
     out
 }
 
-async fn success_shape(t: Arc<Target>) -> Outcome {
+async fn success_shape(t: Arc<RunContext>) -> Outcome {
     let reqs = super::valid_to_each(&t);
     send_and_judge(&t, reqs, |s| match &s.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
@@ -264,7 +265,7 @@ async fn success_shape(t: Arc<Target>) -> Outcome {
     .await
 }
 
-async fn absent_env(t: Arc<Target>) -> Outcome {
+async fn absent_env(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
@@ -296,7 +297,7 @@ async fn absent_env(t: Arc<Target>) -> Outcome {
     }
 }
 
-async fn issued_token(t: Arc<Target>) -> Outcome {
+async fn issued_token(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::Authorize) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
@@ -339,7 +340,7 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
     ])
 }
 
-async fn code_equals_status(t: Arc<Target>) -> Outcome {
+async fn code_equals_status(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let failures = all
         .iter()
@@ -362,7 +363,7 @@ async fn code_equals_status(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn request_ids(t: Arc<Target>) -> Outcome {
+async fn request_ids(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let ids: Vec<(String, String)> = all
         .iter()
@@ -389,7 +390,7 @@ async fn request_ids(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn validation_items(t: Arc<Target>) -> Outcome {
+async fn validation_items(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let mut failures = Vec::new();
     let mut seen = false;
@@ -429,7 +430,7 @@ async fn validation_items(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn method_not_allowed(t: Arc<Target>) -> Outcome {
+async fn method_not_allowed(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };

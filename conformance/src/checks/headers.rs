@@ -3,12 +3,13 @@
 //! wrong, for each operation; a fully valid request; header names in any
 //! letter case.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::case::{CaseCheck, Change, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all};
-use crate::target::{Case, Op, Probe, Target};
+use crate::target::{Case, Op, Probe};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
 const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
@@ -89,7 +90,7 @@ pub fn checks() -> Vec<Check> {
     out
 }
 
-async fn letter_case(t: Arc<Target>, case: Case) -> Outcome {
+async fn letter_case(t: Arc<RunContext>, case: Case) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         if let Some(c) = t.primary(op) {
