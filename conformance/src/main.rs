@@ -201,9 +201,11 @@ fn main() -> ExitCode {
     // the only thread, before the async runtime starts its workers.
     if !cli.run.no_snapshots {
         let update = SnapshotUpdate::from_flags(cli.run.accept, SnapshotUpdate::ci_from_env());
-        if let Err(e) = conformance::snapshot::configure(update) {
+        // SAFETY: no other thread has started: the runtime is built below.
+        if let Err(e) = unsafe { conformance::snapshot::configure(update) } {
             return fail(&e.to_string());
         }
+        conformance::snapshot::quiet_snapshot_panics();
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

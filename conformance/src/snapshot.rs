@@ -7,15 +7,21 @@
 //! concurrent runner first and asserted here on one thread, because insta's
 //! settings are per thread.
 //!
-//! insta is driven from our own flags, never from the environment: before
-//! the first assertion [`configure`] sets `INSTA_UPDATE` from
-//! [`SnapshotUpdate`], sets `INSTA_FORCE_PASS=0` (which also overrides an
-//! `insta.yaml`), silences insta's own output (`INSTA_OUTPUT=none`; the diff
-//! is ours, in the report) and removes the legacy variables that would force
-//! an update. insta reads these once per process, so a process uses one mode.
+//! insta is driven from our own flags, never from the environment: the CLI,
+//! first thing in `main` while it is the only thread, calls [`configure`],
+//! which sets `INSTA_UPDATE` from [`SnapshotUpdate`], sets
+//! `INSTA_FORCE_PASS=0` (which also overrides an `insta.yaml`), silences
+//! insta's own output (`INSTA_OUTPUT=none`; the diff is ours, in the report)
+//! and removes the legacy variables that would force an update. insta reads
+//! these once per process, so a process uses one mode. A library caller
+//! whose process was not configured so (a test, whose harness runs threads)
+//! gets an error naming the variables, unless its environment already holds
+//! them (the workspace's `.cargo/config.toml` sets the CI mode for tests);
+//! nothing here writes the environment while other threads run.
 //!
-//! A failed assertion is a panic; it is caught (`catch_unwind`, with a quiet
-//! panic hook) and becomes one failed check carrying the diff.
+//! A failed assertion is a panic; it is caught (`catch_unwind`) and becomes
+//! one failed check carrying the diff. The CLI installs, once, a panic hook
+//! that keeps those panics quiet ([`quiet_snapshot_panics`]).
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -74,6 +80,10 @@ pub struct SnapshotOptions {
 
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
+    #[error(
+        "insta is not set up for `{mode:?}` in this process: call `snapshot::configure` before any thread starts, or start the process with {needs}"
+    )]
+    NotConfigured { mode: SnapshotUpdate, needs: String },
     #[error("insta was configured for `{was:?}` in this process; it cannot switch to `{now:?}`")]
     ModeChanged {
         was: SnapshotUpdate,
@@ -117,19 +127,38 @@ pub enum SnapshotOutcome {
 static CONFIGURED: OnceLock<SnapshotUpdate> = OnceLock::new();
 static ASSERTING: Mutex<()> = Mutex::new(());
 
-/// Points insta at our mode (see the module doc). Idempotent per mode.
-pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
+/// The environment insta reads for `update`: each variable and the value
+/// it must have (`None`: unset).
+fn insta_environment(update: SnapshotUpdate) -> Vec<(&'static str, Option<&'static str>)> {
+    vec![
+        ("INSTA_UPDATE", Some(update.insta_value())),
+        ("INSTA_FORCE_PASS", Some("0")),
+        ("INSTA_FORCE_UPDATE", None),
+        ("INSTA_FORCE_UPDATE_SNAPSHOTS", None),
+        ("INSTA_PENDING_DIR", None),
+    ]
+}
+
+/// Points insta at our mode (see the module doc), once per process.
+///
+/// # Safety
+///
+/// Sets environment variables: call it before any other thread of the
+/// process starts (the CLI does, first thing in `main`), as
+/// [`std::env::set_var`] requires.
+pub unsafe fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
     let was = *CONFIGURED.get_or_init(|| {
-        // SAFETY: `set_var`/`remove_var` race only with code reading the
-        // environment through libc at the same moment. This runs once per
-        // process, before the first snapshot assertion; Rust's own
-        // environment access is serialised by std, and the runner resolves
-        // no host names through libc (the target is connected to by the
-        // address in the profile through reqwest's resolver, which runs in
-        // tokio's blocking pool only for names, not for the IPs we test).
+        for (name, value) in insta_environment(update) {
+            // SAFETY: the caller guarantees no other thread runs yet.
+            unsafe {
+                match value {
+                    Some(v) => std::env::set_var(name, v),
+                    None => std::env::remove_var(name),
+                }
+            }
+        }
+        // SAFETY: as above.
         unsafe {
-            std::env::set_var("INSTA_UPDATE", update.insta_value());
-            std::env::set_var("INSTA_FORCE_PASS", "0");
             std::env::set_var("INSTA_OUTPUT", "none");
             std::env::set_var("INSTA_REQUIRE_FULL_MATCH", "0");
             // The workspace root, so the `source:` line of a snapshot is
@@ -140,13 +169,6 @@ pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
                 "INSTA_WORKSPACE_ROOT",
                 manifest.parent().unwrap_or(manifest),
             );
-            for legacy in [
-                "INSTA_FORCE_UPDATE",
-                "INSTA_FORCE_UPDATE_SNAPSHOTS",
-                "INSTA_PENDING_DIR",
-            ] {
-                std::env::remove_var(legacy);
-            }
         }
         update
     });
@@ -155,6 +177,55 @@ pub fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
     } else {
         Err(SnapshotError::ModeChanged { was, now: update })
     }
+}
+
+/// Whether insta will assert in `update`'s mode: [`configure`]d so, or
+/// started with an environment that says so already (a test process, from
+/// `.cargo/config.toml`). Only reads the environment.
+fn ready(update: SnapshotUpdate) -> Result<(), SnapshotError> {
+    match CONFIGURED.get() {
+        Some(was) if *was == update => Ok(()),
+        Some(was) => Err(SnapshotError::ModeChanged {
+            was: *was,
+            now: update,
+        }),
+        None => {
+            let wrong: Vec<String> = insta_environment(update)
+                .into_iter()
+                .filter(|(name, want)| std::env::var(name).ok().as_deref() != *want)
+                .map(|(name, want)| match want {
+                    Some(v) => format!("{name}={v}"),
+                    None => format!("{name} unset"),
+                })
+                .collect();
+            if wrong.is_empty() {
+                Ok(())
+            } else {
+                Err(SnapshotError::NotConfigured {
+                    mode: update,
+                    needs: wrong.join(", "),
+                })
+            }
+        }
+    }
+}
+
+/// Keeps the panics of failed snapshot assertions quiet (each becomes one
+/// failed check with its diff in the report); every other panic is
+/// reported as before. Installed once, before any thread starts.
+pub fn quiet_snapshot_panics() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or_default();
+        if !message.starts_with("snapshot assertion for ") {
+            previous(info);
+        }
+    }));
 }
 
 /// The file name of a group's snapshot: `/` becomes `__`, anything outside
@@ -194,15 +265,13 @@ pub fn assert_all(
     options: &SnapshotOptions,
     groups: &[Group],
 ) -> Result<Vec<SnapshotResult>, SnapshotError> {
-    configure(options.update)?;
+    ready(options.update)?;
     std::fs::create_dir_all(&options.dir).map_err(|source| SnapshotError::Folder {
         dir: options.dir.clone(),
         source,
     })?;
     let dir = std::path::absolute(&options.dir).unwrap_or_else(|_| options.dir.clone());
     let _one_at_a_time = ASSERTING.lock().unwrap_or_else(|p| p.into_inner());
-    let previous_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
     let results = groups
         .iter()
         .map(|g| {
@@ -227,7 +296,6 @@ pub fn assert_all(
             }
         })
         .collect();
-    std::panic::set_hook(previous_hook);
     Ok(results)
 }
 
