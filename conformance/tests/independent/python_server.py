@@ -97,6 +97,7 @@ VARIANTS = {
     "model-body": "modelUuid travels in the body field `modelUuid`",
     "no-etag": "no ETag header",
     "no-request-id-header": "request_id not echoed in an X-Request-Id header",
+    "shared-token": "Weather requires auth too, with the same token as Ledger (one <AUTH_TOKEN>)",
 }
 
 
@@ -431,6 +432,10 @@ def main():
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         sys.exit(f"error: unknown variant(s) {', '.join(unknown)}; see --list-variants")
+    if "shared-token" in variants:
+        weather = next(c for c in COMPONENTS if c["name"] == "Weather")
+        weather["requires_auth"] = True
+        weather["token"] = COMPONENTS[0]["token"]
     Handler.state = State(variants)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
