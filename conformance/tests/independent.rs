@@ -222,39 +222,69 @@ fn conformance(
     }
 }
 
-/// The profile to run: `file` (in `tests/independent/`), or a copy of it
-/// with a `choices:` section where a variant carries modelUuid elsewhere.
-fn profile_for(file: &str, model_uuid: Option<&str>, dir: &Path) -> PathBuf {
+/// How a case changes its server's profile.
+#[derive(Clone, Copy)]
+enum Edit {
+    /// The profile as written, its `choices:` included.
+    AsWritten,
+    /// `choices.model_uuid` set to this place (a variant carries modelUuid
+    /// elsewhere).
+    ModelUuid(&'static str),
+    /// Without its `choices:` section: every choice is then ours, held at
+    /// SHOULD level, so the server's own choices may warn but never fail.
+    NoChoices,
+}
+
+/// The profile to run: `file` (in `tests/independent/`) as written, or a
+/// copy of it changed by `edit`.
+fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
     let own = independent_dir().join(file);
-    match model_uuid {
-        None => own,
-        Some(choice) => {
-            let text = fs::read_to_string(&own).expect("read the profile");
-            let path = dir.join(file);
-            fs::write(
-                &path,
-                format!("{text}choices:\n  model_uuid: \"{choice}\"\n"),
-            )
-            .expect("write the profile");
-            path
+    let text = fs::read_to_string(&own).expect("read the profile");
+    let changed = match edit {
+        Edit::AsWritten => return own,
+        Edit::ModelUuid(place) => text
+            .lines()
+            .map(|line| {
+                // The choice is indented two spaces; a component's
+                // `authorize.model_uuid` (a uuid) six.
+                if line.starts_with("  model_uuid: ") {
+                    format!("  model_uuid: \"{place}\"")
+                } else {
+                    line.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Edit::NoChoices => {
+            let mut in_choices = false;
+            text.lines()
+                .filter(|line| {
+                    if line.starts_with("choices:") {
+                        in_choices = true;
+                    } else if !line.starts_with(' ') {
+                        in_choices = false;
+                    }
+                    !in_choices
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
         }
-    }
+    };
+    assert_ne!(changed, text, "{file}: the edit changed nothing");
+    let path = dir.join(file);
+    fs::write(&path, changed + "\n").expect("write the profile");
+    path
 }
 
 /// Records then runs as CI against `server` started with `variants`, with
 /// its own profile; panics with both reports unless both runs exit 0.
-fn record_then_ci(server: &Server, variants: &[&str], model_uuid: Option<&str>) {
-    record_then_ci_with(server, server.profile, variants, model_uuid);
+fn record_then_ci(server: &Server, variants: &[&str], edit: Edit) {
+    record_then_ci_with(server, server.profile, variants, edit);
 }
 
 /// As [`record_then_ci`], with the profile `profile` (a variant that needs
 /// the profile to say something else).
-fn record_then_ci_with(
-    server: &Server,
-    profile: &str,
-    variants: &[&str],
-    model_uuid: Option<&str>,
-) {
+fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: Edit) {
     let label = if variants.is_empty() {
         "default".to_owned()
     } else {
@@ -269,7 +299,7 @@ fn record_then_ci_with(
     }
     let dir = TempDir::new(&format!("{}-{label}", server.program));
     let snapshots = dir.0.join("snapshots");
-    let profile = profile_for(profile, model_uuid, &dir.0);
+    let profile = profile_for(profile, edit, &dir.0);
     let (_server, url) = start(server, variants, &dir.0);
     let accept = conformance(server, &profile, &url, &snapshots, false, &dir.0);
     let ci = conformance(server, &profile, &url, &snapshots, true, &dir.0);
@@ -289,18 +319,17 @@ fn record_then_ci_with(
 
 // --- the Python server ----------------------------------------------------
 
-/// modelUuid in the `X-Model-Uuid` header: passes only once the profile can
-/// say so (python.yaml's TODO).
+/// As written: modelUuid in the `X-Model-Uuid` header, every choice declared.
 #[test]
 fn python_server_as_written() {
-    record_then_ci(&PYTHON, &[], None);
+    record_then_ci(&PYTHON, &[], Edit::AsWritten);
 }
 
-/// modelUuid in the query, as the runner assumes by default; the other
-/// choices as written (X-Request-Id and ETag on every answer).
+/// modelUuid in the query; the other choices as written (X-Request-Id and
+/// ETag on every answer).
 #[test]
 fn python_server_model_uuid_in_query() {
-    record_then_ci(&PYTHON, &["model-query"], None);
+    record_then_ci(&PYTHON, &["model-query"], Edit::ModelUuid("query"));
 }
 
 /// Nothing outside the description's headers: no ETag, no X-Request-Id.
@@ -309,14 +338,14 @@ fn python_server_without_extra_headers() {
     record_then_ci(
         &PYTHON,
         &["model-query", "no-etag", "no-request-id-header"],
-        None,
+        Edit::ModelUuid("query"),
     );
 }
 
-/// modelUuid in a body field, declared in the profile's `choices:`.
+/// modelUuid in a body field.
 #[test]
 fn python_server_model_uuid_in_body() {
-    record_then_ci(&PYTHON, &["model-body"], Some("body:modelUuid"));
+    record_then_ci(&PYTHON, &["model-body"], Edit::ModelUuid("body:modelUuid"));
 }
 
 /// One token valid for two components (the description has a single
@@ -326,27 +355,44 @@ fn python_server_one_token_for_two_components() {
     record_then_ci_with(
         &PYTHON,
         "python-shared-token.yaml",
-        &["model-query", "shared-token"],
-        None,
+        &["shared-token"],
+        Edit::AsWritten,
     );
 }
 
-// --- the Node server --------------------------------------------------------
+/// No `choices:` (modelUuid in the query, where ours is): each of the
+/// server's other choices differs from ours and may only warn.
+#[test]
+fn python_server_with_choices_undeclared() {
+    record_then_ci(&PYTHON, &["model-query"], Edit::NoChoices);
+}
+
+// --- the Node server ----------------------------------------------------------
 
 #[test]
 fn node_server_as_written() {
-    record_then_ci(&NODE, &[], None);
+    record_then_ci(&NODE, &[], Edit::AsWritten);
 }
 
 /// X-Project-Uuid on every answer, an ETag, a uuid without hyphens taken
 /// for the same component.
 #[test]
 fn node_server_with_etag_and_compact_uuids() {
-    record_then_ci(&NODE, &["xpu-always", "etag", "uuid-compact"], None);
+    record_then_ci(
+        &NODE,
+        &["xpu-always", "etag", "uuid-compact"],
+        Edit::AsWritten,
+    );
 }
 
 /// Names and tags matched in their own letter case only.
 #[test]
 fn node_server_with_exact_refs() {
-    record_then_ci(&NODE, &["refs-exact"], None);
+    record_then_ci(&NODE, &["refs-exact"], Edit::AsWritten);
+}
+
+/// No `choices:`: each of the server's choices may only warn.
+#[test]
+fn node_server_with_choices_undeclared() {
+    record_then_ci(&NODE, &[], Edit::NoChoices);
 }
