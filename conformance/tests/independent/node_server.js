@@ -88,6 +88,9 @@ const VARIANTS = {
   'refs-exact': 'names and tags match only in their own letter case',
   'uuid-compact': 'a uuid ref also matches without hyphens',
   etag: 'an ETag header on every answer',
+  // Faults, not legal variants: the gate must fail the server with each.
+  'fault-env-case': 'FAULT: X-Project-Env compared ignoring letter case (DEV taken for dev)',
+  'fault-html-405': 'FAULT: another method on the path answered with an HTML page',
 };
 
 // token -> {component uuid, model uuid}
@@ -99,6 +102,15 @@ class Refusal extends Error {
     this.status = status;
     this.body = body;
     this.headers = headers;
+  }
+}
+
+// A framework's own error page (only with a `fault-` variant).
+class Html extends Error {
+  constructor(status, page) {
+    super(page);
+    this.status = status;
+    this.page = page;
   }
 }
 
@@ -196,6 +208,7 @@ function handle(req, raw, variants) {
   const m = /^\/v2\/api\/component\/([^/]+)\/auth$/.exec(url.pathname);
   if (!m) throw plain(404, 'no such path');
   if (req.method !== 'GET' && req.method !== 'POST') {
+    if (variants.has('fault-html-405')) throw new Html(405, '<html><body><h1>405 Method Not Allowed</h1></body></html>');
     throw plain(405, `${req.method} is not allowed here`, { Allow: 'GET, POST' });
   }
 
@@ -210,7 +223,8 @@ function handle(req, raw, variants) {
   }
 
   const envHeader = header(req, 'x-project-env');
-  const env = envHeader === undefined ? 'dev' : envHeader;
+  let env = envHeader === undefined ? 'dev' : envHeader;
+  if (variants.has('fault-env-case')) env = env.toLowerCase();
   if (env !== 'dev' && env !== 'live') {
     throw invalid([{ path: 'header.X-Project-Env', message: 'must be dev or live' }]);
   }
@@ -326,7 +340,10 @@ function main() {
         const out = handle(req, Buffer.concat(chunks), variants);
         send(res, out.status, out.body, out.headers || {}, variants, false);
       } catch (e) {
-        if (e instanceof Refusal) send(res, e.status, e.body, e.headers, variants, true);
+        if (e instanceof Html) {
+          res.writeHead(e.status, { 'Content-Type': 'text/html', 'Content-Length': Buffer.byteLength(e.page) });
+          res.end(e.page);
+        } else if (e instanceof Refusal) send(res, e.status, e.body, e.headers, variants, true);
         else send(res, 500, { code: 500, message: 'internal error', status: false }, {}, variants, true);
       }
     });

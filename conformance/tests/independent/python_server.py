@@ -98,6 +98,8 @@ VARIANTS = {
     "no-etag": "no ETag header",
     "no-request-id-header": "request_id not echoed in an X-Request-Id header",
     "shared-token": "Weather requires auth too, with the same token as Ledger (one <AUTH_TOKEN>)",
+    # A fault, not a legal variant: the gate must fail the server with it.
+    "fault-secret-prefix": "FAULT: a client secret is accepted when the right one starts with it",
 }
 
 
@@ -336,10 +338,10 @@ class Handler(BaseHTTPRequestHandler):
         if not client_id or not client_secret:
             missing = "X-Client-Id" if not client_id else "X-Client-Secret"
             raise Refusal(401, 1001, f"{missing} is missing")
-        if not (
-            hmac.compare_digest(client_id.encode(), CLIENT_ID.encode())
-            and hmac.compare_digest(client_secret.encode(), CLIENT_SECRET.encode())
-        ):
+        secret_ok = hmac.compare_digest(client_secret.encode(), CLIENT_SECRET.encode()) or (
+            "fault-secret-prefix" in self.state.variants and CLIENT_SECRET.startswith(client_secret)
+        )
+        if not (hmac.compare_digest(client_id.encode(), CLIENT_ID.encode()) and secret_ok):
             raise Refusal(401, 1002, "the client credentials are not valid")
 
         env = self.headers.get("X-Project-Env")
