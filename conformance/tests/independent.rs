@@ -377,6 +377,17 @@ fn python_server_model_uuid_in_query() {
     record_then_ci(&PYTHON, &["model-query"], Edit::ModelUuid("query"));
 }
 
+/// HTTP/1.0 (a connection per answer), a GET without a body refused as
+/// validation, bodies with fields of their own beyond the documented shapes.
+#[test]
+fn python_server_with_other_legal_choices() {
+    record_then_ci(
+        &PYTHON,
+        &["no-keep-alive", "get-body-required", "extra-fields"],
+        Edit::AsWritten,
+    );
+}
+
 /// modelUuid in a body field.
 #[test]
 fn python_server_model_uuid_in_body() {
@@ -416,12 +427,19 @@ fn node_server_as_written() {
 }
 
 /// X-Project-Uuid on every answer, an ETag, a uuid without hyphens taken
-/// for the same component, names and tags matched in their own letter case.
+/// for the same component, names and tags matched in their own letter case,
+/// answers sent chunked.
 #[test]
 fn node_server_with_other_legal_choices() {
     record_then_ci(
         &NODE,
-        &["xpu-always", "etag", "uuid-compact", "refs-exact"],
+        &[
+            "xpu-always",
+            "etag",
+            "uuid-compact",
+            "refs-exact",
+            "chunked",
+        ],
         Edit::AsWritten,
     );
 }

@@ -88,6 +88,7 @@ const VARIANTS = {
   'refs-exact': 'names and tags match only in their own letter case',
   'uuid-compact': 'a uuid ref also matches without hyphens',
   etag: 'an ETag header on every answer',
+  chunked: 'answers sent chunked, without Content-Length',
   // Faults, not legal variants: the gate must fail the server with each.
   'fault-env-case': 'FAULT: X-Project-Env compared ignoring letter case (DEV taken for dev)',
   'fault-html-405': 'FAULT: another method on the path answered with an HTML page',
@@ -289,7 +290,7 @@ function send(res, status, payload, headers, variants, isError) {
   const body = Buffer.from(JSON.stringify(payload), 'utf8');
   const all = {
     'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': body.length,
+    ...(variants.has('chunked') ? {} : { 'Content-Length': body.length }),
     'Cache-Control': 'no-store',
     Vary: 'X-Client-Id, X-Auth-Token, X-Project-Env',
     ...headers,
@@ -297,7 +298,13 @@ function send(res, status, payload, headers, variants, isError) {
   if (isError || variants.has('xpu-always')) all['X-Project-Uuid'] = PROJECT_UUID;
   if (variants.has('etag')) all.ETag = `W/"${crypto.createHash('sha256').update(body).digest('hex').slice(0, 16)}"`;
   res.writeHead(status, all);
-  res.end(body);
+  if (variants.has('chunked')) {
+    const half = Math.floor(body.length / 2);
+    res.write(body.subarray(0, half));
+    res.end(body.subarray(half));
+  } else {
+    res.end(body);
+  }
 }
 
 function main() {

@@ -98,6 +98,9 @@ VARIANTS = {
     "no-etag": "no ETag header",
     "no-request-id-header": "request_id not echoed in an X-Request-Id header",
     "shared-token": "Weather requires auth too, with the same token as Ledger (one <AUTH_TOKEN>)",
+    "no-keep-alive": "HTTP/1.0: every connection closed after one answer",
+    "get-body-required": "Auth Claims without a body fails validation (417), as Authorize does",
+    "extra-fields": "error and success bodies carry fields of their own beyond the shapes",
     # A fault, not a legal variant: the gate must fail the server with it.
     "fault-secret-prefix": "FAULT: a client secret is accepted when the right one starts with it",
 }
@@ -258,11 +261,10 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def refuse(self, status, code, message, extra_headers=None):
-        self.answer(
-            status,
-            {"code": code, "message": message, "request_id": self.request_id, "status": False},
-            extra_headers,
-        )
+        payload = {"code": code, "message": message, "request_id": self.request_id, "status": False}
+        if "extra-fields" in self.state.variants:
+            payload["docs"] = f"https://example.com/errors/{code}"
+        self.answer(status, payload, extra_headers)
 
     def send_error(self, code, message=None, explain=None):
         """http.server's own errors (a bad request line, headers too long...) as JSON too."""
@@ -314,7 +316,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             self.route()
         except Invalid as e:
-            self.answer(417, {"code": 1017, "errors": e.errors, "status": False})
+            payload = {"code": 1017, "errors": e.errors, "status": False}
+            if "extra-fields" in self.state.variants:
+                payload["docs"] = "https://example.com/errors/1017"
+            self.answer(417, payload)
         except Malformed as e:
             self.refuse(400, 1007, str(e))
         except Refusal as e:
@@ -368,6 +373,8 @@ class Handler(BaseHTTPRequestHandler):
                 raise Refusal(401, 1006, "the X-Auth-Token is not valid for this component")
 
         body = parse_json(raw) if raw.strip() else None
+        if body is None and "get-body-required" in self.state.variants:
+            raise Invalid(["body: required"])
         model = None
         if self.command == "POST":
             if body is None:
@@ -397,7 +404,10 @@ class Handler(BaseHTTPRequestHandler):
                 "model": {"uuid": claimed or component["models"][0]},
                 "env": env,
             }
-        self.answer(200, {"status": True, "data": data})
+        payload = {"status": True, "data": data}
+        if "extra-fields" in self.state.variants:
+            payload["meta"] = {"server": "indep-py", "api": "v2"}
+        self.answer(200, payload)
 
     def model_uuid(self, query, body):
         """modelUuid where this server's choice carries it; removed from a body that holds it."""
@@ -438,6 +448,8 @@ def main():
         weather = next(c for c in COMPONENTS if c["name"] == "Weather")
         weather["requires_auth"] = True
         weather["token"] = COMPONENTS[0]["token"]
+    if "no-keep-alive" in variants:
+        Handler.protocol_version = "HTTP/1.0"
     Handler.state = State(variants)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
