@@ -89,6 +89,7 @@ const VARIANTS = {
   'uuid-compact': 'a uuid ref also matches without hyphens',
   etag: 'an ETag header on every answer',
   chunked: 'answers sent chunked, without Content-Length',
+  'rate-limit': 'at most 100 requests a second (bursts of 40): 429 with Retry-After: 1',
   // Faults, not legal variants: the gate must fail the server with each.
   'fault-env-case': 'FAULT: X-Project-Env compared ignoring letter case (DEV taken for dev)',
   'fault-html-405': 'FAULT: another method on the path answered with an HTML page',
@@ -329,6 +330,18 @@ function main() {
   }
   const variants = new Set(chosen);
 
+  // A token bucket for `rate-limit`: 40 at once, 100 a second.
+  let tokens = 40;
+  let refilled = Date.now();
+  const overLimit = () => {
+    const now = Date.now();
+    tokens = Math.min(40, tokens + ((now - refilled) / 1000) * 100);
+    refilled = now;
+    if (tokens < 1) return true;
+    tokens -= 1;
+    return false;
+  };
+
   const server = http.createServer((req, res) => {
     const chunks = [];
     let size = 0;
@@ -339,6 +352,10 @@ function main() {
       else chunks.push(chunk);
     });
     req.on('end', () => {
+      if (variants.has('rate-limit') && overLimit()) {
+        send(res, 429, { code: 429, message: 'too many requests', status: false }, { 'Retry-After': '1' }, variants, true);
+        return;
+      }
       if (over) {
         send(res, 413, { code: 413, message: `the body is over ${BODY_LIMIT} bytes`, status: false }, {}, variants, true);
         return;
