@@ -234,9 +234,9 @@ fn conformance(
 enum Edit {
     /// The profile as written, its `choices:` included.
     AsWritten,
-    /// `choices.model_uuid` set to this place (a variant carries modelUuid
-    /// elsewhere).
-    ModelUuid(&'static str),
+    /// Choices changed, each `(key, value)` replacing the profile's
+    /// `  key: …` line (a variant chose otherwise).
+    Set(&'static [(&'static str, &'static str)]),
     /// Without its `choices:` section: every choice is then ours, held at
     /// SHOULD level, so the server's own choices may warn but never fail.
     NoChoices,
@@ -249,15 +249,15 @@ fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
     let text = fs::read_to_string(&own).expect("read the profile");
     let changed = match edit {
         Edit::AsWritten => return own,
-        Edit::ModelUuid(place) => text
+        Edit::Set(choices) => text
             .lines()
             .map(|line| {
-                // The choice is indented two spaces; a component's
-                // `authorize.model_uuid` (a uuid) six.
-                if line.starts_with("  model_uuid: ") {
-                    format!("  model_uuid: \"{place}\"")
-                } else {
-                    line.to_owned()
+                // A choice is indented two spaces (a component's
+                // `authorize.model_uuid` six).
+                let key = line.strip_prefix("  ").and_then(|l| l.split_once(": "));
+                match key.and_then(|(k, _)| choices.iter().find(|(c, _)| *c == k)) {
+                    Some((k, v)) => format!("  {k}: {v}"),
+                    None => line.to_owned(),
                 }
             })
             .collect::<Vec<_>>()
@@ -299,7 +299,11 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
     };
     match edit {
         Edit::AsWritten => {}
-        Edit::ModelUuid(place) => label.push_str(&format!(", model_uuid: {place}")),
+        Edit::Set(choices) => {
+            for (k, v) in choices {
+                label.push_str(&format!(", {k}: {v}"));
+            }
+        }
         Edit::NoChoices => label.push_str(", no choices declared"),
     }
     if let Err(why) = on_path(server.program) {
@@ -374,24 +378,51 @@ fn python_server_as_written() {
 /// ETag on every answer, neither defined by the description).
 #[test]
 fn python_server_model_uuid_in_query() {
-    record_then_ci(&PYTHON, &["model-query"], Edit::ModelUuid("query"));
+    record_then_ci(
+        &PYTHON,
+        &["model-query"],
+        Edit::Set(&[("model_uuid", "query")]),
+    );
 }
 
 /// HTTP/1.0 (a connection per answer), a GET without a body refused as
-/// validation, bodies with fields of their own beyond the documented shapes.
+/// validation, bodies with fields of their own beyond the documented
+/// shapes, an unknown ref 400, a missing credential 403, a 1 KiB body limit.
 #[test]
 fn python_server_with_other_legal_choices() {
     record_then_ci(
         &PYTHON,
-        &["no-keep-alive", "get-body-required", "extra-fields"],
-        Edit::AsWritten,
+        &[
+            "no-keep-alive",
+            "get-body-required",
+            "extra-fields",
+            "unknown-ref-400",
+            "missing-credential-403",
+            "tiny-body-limit",
+        ],
+        Edit::Set(&[
+            ("unknown_ref", "400"),
+            ("missing_credential", "403"),
+            ("body_limit", "1024"),
+        ]),
     );
+}
+
+/// A server that drifts from a choice its profile declares (an unknown ref
+/// 400 where the profile says 404) fails on that choice, at MUST level.
+#[test]
+fn python_server_drifting_from_its_choices_is_caught() {
+    fault_caught(&PYTHON, "unknown-ref-400", "choices/unknown-ref");
 }
 
 /// modelUuid in a body field.
 #[test]
 fn python_server_model_uuid_in_body() {
-    record_then_ci(&PYTHON, &["model-body"], Edit::ModelUuid("body:modelUuid"));
+    record_then_ci(
+        &PYTHON,
+        &["model-body"],
+        Edit::Set(&[("model_uuid", "\"body:modelUuid\"")]),
+    );
 }
 
 /// One token valid for two components (the description has a single
@@ -428,7 +459,8 @@ fn node_server_as_written() {
 
 /// X-Project-Uuid on every answer, an ETag, a uuid without hyphens taken
 /// for the same component, names and tags matched in their own letter case,
-/// answers sent chunked.
+/// answers sent chunked, an unknown ref refused as validation (417), an
+/// Authorize without Content-Type refused (415).
 #[test]
 fn node_server_with_other_legal_choices() {
     record_then_ci(

@@ -89,6 +89,8 @@ const VARIANTS = {
   'uuid-compact': 'a uuid ref also matches without hyphens',
   etag: 'an ETag header on every answer',
   chunked: 'answers sent chunked, without Content-Length',
+  'unknown-ref-417': 'an unknown ref fails validation: 417 (7.2), not 404',
+  'strict-content-type': 'an Authorize without Content-Type is 415, not parsed',
   'rate-limit': 'at most 100 requests a second (bursts of 40): 429 with Retry-After: 1',
   // Faults, not legal variants: the gate must fail the server with each.
   'fault-env-case': 'FAULT: X-Project-Env compared ignoring letter case (DEV taken for dev)',
@@ -232,7 +234,10 @@ function handle(req, raw, variants) {
   }
 
   const component = findComponent(decodeRef(m[1]), variants);
-  if (!component) throw plain(404, 'no component has this ref');
+  if (!component) {
+    if (variants.has('unknown-ref-417')) throw invalid([{ path: 'path.ref', message: 'names no component' }]);
+    throw plain(404, 'no component has this ref');
+  }
 
   const token = header(req, 'x-auth-token');
   let claimed = null;
@@ -261,6 +266,9 @@ function handle(req, raw, variants) {
   }
 
   const type = header(req, 'content-type');
+  if (type === undefined && variants.has('strict-content-type')) {
+    throw plain(415, 'the body must be sent as application/json');
+  }
   if (type !== undefined && !/^application\/json\s*(;|$)/i.test(type.trim())) {
     throw plain(415, 'the body must be sent as application/json');
   }

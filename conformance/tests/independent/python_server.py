@@ -101,6 +101,9 @@ VARIANTS = {
     "no-keep-alive": "HTTP/1.0: every connection closed after one answer",
     "get-body-required": "Auth Claims without a body fails validation (417), as Authorize does",
     "extra-fields": "error and success bodies carry fields of their own beyond the shapes",
+    "unknown-ref-400": "an unknown ref is 400 (7.1), not 404",
+    "missing-credential-403": "a missing X-Client-Id or X-Client-Secret is 403, not 401",
+    "tiny-body-limit": "bodies over 1 KiB are refused 413 (not 32 KiB)",
     # A fault, not a legal variant: the gate must fail the server with it.
     "fault-secret-prefix": "FAULT: a client secret is accepted when the right one starts with it",
 }
@@ -290,9 +293,9 @@ class Handler(BaseHTTPRequestHandler):
                         pass
                     break
                 total += size
-                if total > BODY_LIMIT:
+                if total > self.body_limit():
                     self.close_connection = True
-                    raise Refusal(413, 1013, f"the body is over {BODY_LIMIT} bytes")
+                    raise Refusal(413, 1013, f"the body is over {self.body_limit()} bytes")
                 chunks.append(self.rfile.read(size))
                 self.rfile.readline(1024)
             return b"".join(chunks)
@@ -301,12 +304,12 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError:
             self.close_connection = True
             raise Refusal(400, 1010, "Content-Length is not a number") from None
-        if length > BODY_LIMIT:
+        if length > self.body_limit():
             # Drain a moderate excess so the client reads the answer; close after it.
             if length <= 1024 * 1024:
                 self.rfile.read(length)
             self.close_connection = True
-            raise Refusal(413, 1013, f"the body is over {BODY_LIMIT} bytes")
+            raise Refusal(413, 1013, f"the body is over {self.body_limit()} bytes")
         return self.rfile.read(length) if length > 0 else b""
 
     # --- routing ---------------------------------------------------------------------------
@@ -342,7 +345,8 @@ class Handler(BaseHTTPRequestHandler):
         client_secret = self.headers.get("X-Client-Secret")
         if not client_id or not client_secret:
             missing = "X-Client-Id" if not client_id else "X-Client-Secret"
-            raise Refusal(401, 1001, f"{missing} is missing")
+            status = 403 if "missing-credential-403" in self.state.variants else 401
+            raise Refusal(status, 1001, f"{missing} is missing")
         secret_ok = hmac.compare_digest(client_secret.encode(), CLIENT_SECRET.encode()) or (
             "fault-secret-prefix" in self.state.variants and CLIENT_SECRET.startswith(client_secret)
         )
@@ -358,10 +362,10 @@ class Handler(BaseHTTPRequestHandler):
         try:
             ref = urllib.parse.unquote_to_bytes(segments[4]).decode("utf-8")
         except UnicodeDecodeError:
-            raise Refusal(404, 1004, "no component has this ref") from None
+            raise self.unknown_ref() from None
         component = find_component(ref)
         if component is None:
-            raise Refusal(404, 1004, "no component has this ref")
+            raise self.unknown_ref()
 
         token = self.headers.get("X-Auth-Token")
         claimed = None
@@ -408,6 +412,13 @@ class Handler(BaseHTTPRequestHandler):
         if "extra-fields" in self.state.variants:
             payload["meta"] = {"server": "indep-py", "api": "v2"}
         self.answer(200, payload)
+
+    def unknown_ref(self):
+        status = 400 if "unknown-ref-400" in self.state.variants else 404
+        return Refusal(status, 1004, "no component has this ref")
+
+    def body_limit(self):
+        return 1024 if "tiny-body-limit" in self.state.variants else BODY_LIMIT
 
     def model_uuid(self, query, body):
         """modelUuid where this server's choice carries it; removed from a body that holds it."""
