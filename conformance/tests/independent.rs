@@ -39,6 +39,11 @@ struct Server {
     profile: &'static str,
     /// The variable the profile's `base_url` reads (`${VAR}`).
     url_var: &'static str,
+    /// The secrets its profiles hold (client secret, tokens, secret body
+    /// fields): none may appear in anything the runner writes.
+    secrets: &'static [&'static str],
+    /// How every token the server issues begins: none may appear either.
+    issued_prefix: &'static str,
 }
 
 const PYTHON: Server = Server {
@@ -46,6 +51,8 @@ const PYTHON: Server = Server {
     script: "python_server.py",
     profile: "python.yaml",
     url_var: "PYTHON_SERVER_URL",
+    secrets: &["py-secret-Zr4u", "ledger-token-py-7781", "open-sesame-1"],
+    issued_prefix: "py-issued-",
 };
 
 const NODE: Server = Server {
@@ -53,6 +60,12 @@ const NODE: Server = Server {
     script: "node_server.js",
     profile: "node.yaml",
     url_var: "NODE_SERVER_URL",
+    secrets: &[
+        "node-secret-Kp8w",
+        "vault-token-node-4242",
+        "correct-horse-battery",
+    ],
+    issued_prefix: "node-issued-",
 };
 
 fn independent_dir() -> PathBuf {
@@ -202,6 +215,10 @@ fn conformance(
         .arg("--snapshots")
         .arg(snapshots)
         .args(["--deadline", RUN_DEADLINE, "--cases", CASES])
+        .arg("--json")
+        .arg(logs.join(format!("{name}.json")))
+        .arg("--junit")
+        .arg(logs.join(format!("{name}.xml")))
         .env(server.url_var, url)
         .env("NO_COLOR", "1")
         .env_remove("CI")
@@ -283,6 +300,56 @@ fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
     path
 }
 
+/// Every place a secret of `server` (as written, or a near miss of it the
+/// runner sends: its last character removed, its letter case flipped) or a
+/// token it issued appears in what the runner wrote under `dir` (snapshots,
+/// output, JSON and JUnit reports; not the server's own log, nor the
+/// profile copy, which holds them by design).
+fn leaks(server: &Server, dir: &Path) -> Vec<String> {
+    let mut forms: Vec<String> = vec![server.issued_prefix.to_owned()];
+    for secret in server.secrets {
+        let flipped: String = secret
+            .chars()
+            .map(|c| {
+                if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        for form in [secret.to_string(), flipped] {
+            // Without its last character: also finds the whole secret.
+            let mut cut = form.clone();
+            cut.pop();
+            forms.push(cut);
+        }
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            for entry in fs::read_dir(&path)
+                .expect("read a temporary folder")
+                .flatten()
+            {
+                pending.push(entry.path());
+            }
+        } else if path.file_name().is_some_and(|n| n != "server.stderr")
+            && path.extension().is_none_or(|e| e != "yaml")
+        {
+            let text = String::from_utf8_lossy(&fs::read(&path).unwrap_or_default()).into_owned();
+            for form in &forms {
+                if text.contains(form.as_str()) {
+                    found.push(format!("{}: `{form}`", path.display()));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
 /// Records then runs as CI against `server` started with `variants`, with
 /// its own profile; panics with both reports unless both runs exit 0.
 fn record_then_ci(server: &Server, variants: &[&str], edit: Edit) {
@@ -319,14 +386,21 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
     let (_server, url) = start(server, variants, &dir.0);
     let accept = conformance(server, &profile, &url, &snapshots, false, &dir.0);
     let ci = conformance(server, &profile, &url, &snapshots, true, &dir.0);
-    if !(accept.passed() && ci.passed()) {
+    let leaked = leaks(server, &dir.0);
+    if !(accept.passed() && ci.passed() && leaked.is_empty()) {
         panic!(
-            "{} ({label}) does not pass record-then-CI: --accept {}, CI=true {}\n\
+            "{} ({label}) does not pass record-then-CI: --accept {}, CI=true {}; \
+             secrets written: {}\n\
              ===== conformance --accept =====\n{}\n\
              ===== CI=true conformance =====\n{}",
             server.script,
             accept.describe(),
             ci.describe(),
+            if leaked.is_empty() {
+                "none".to_owned()
+            } else {
+                leaked.join(", ")
+            },
             accept.output,
             ci.output
         );
@@ -413,6 +487,14 @@ fn python_server_with_other_legal_choices() {
 #[test]
 fn python_server_drifting_from_its_choices_is_caught() {
     fault_caught(&PYTHON, "unknown-ref-400", "choices/unknown-ref");
+}
+
+/// Error messages that repeat the credentials and token received: bad
+/// practice, but nothing in the description forbids it, and the runner
+/// promises to scrub every secret from what it writes.
+#[test]
+fn python_server_echoing_credentials() {
+    record_then_ci(&PYTHON, &["echo-credentials"], Edit::AsWritten);
 }
 
 /// modelUuid in a body field.

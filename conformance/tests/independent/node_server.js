@@ -286,7 +286,7 @@ function handle(req, raw, variants) {
   if (!component.models.includes(model.toLowerCase())) {
     throw plain(403, 'this component has no model with this modelUuid');
   }
-  const newToken = `nd_${crypto.randomBytes(16).toString('base64url')}`;
+  const newToken = `node-issued-${crypto.randomBytes(16).toString('base64url')}`;
   issued.set(newToken, { component: component.uuid, model: model.toLowerCase() });
   return {
     status: 201,

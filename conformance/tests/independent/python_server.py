@@ -101,6 +101,7 @@ VARIANTS = {
     "no-keep-alive": "HTTP/1.0: every connection closed after one answer",
     "get-body-required": "Auth Claims without a body fails validation (417), as Authorize does",
     "extra-fields": "error and success bodies carry fields of their own beyond the shapes",
+    "echo-credentials": "error messages repeat the credentials and token received (bad practice, not forbidden)",
     "unknown-ref-400": "an unknown ref is 400 (7.1), not 404",
     "missing-credential-403": "a missing X-Client-Id or X-Client-Secret is 403, not 401",
     "tiny-body-limit": "bodies over 1 KiB are refused 413 (not 32 KiB)",
@@ -264,6 +265,13 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(body)
 
     def refuse(self, status, code, message, extra_headers=None):
+        if "echo-credentials" in self.state.variants:
+            message += " (received id={!r} secret={!r} token={!r} body={!r})".format(
+                self.headers.get("X-Client-Id"),
+                self.headers.get("X-Client-Secret"),
+                self.headers.get("X-Auth-Token"),
+                getattr(self, "raw_body", b"")[:200].decode("utf-8", "replace"),
+            )
         payload = {"code": code, "message": message, "request_id": self.request_id, "status": False}
         if "extra-fields" in self.state.variants:
             payload["docs"] = f"https://example.com/errors/{code}"
@@ -339,6 +347,7 @@ class Handler(BaseHTTPRequestHandler):
             self.read_body()
             raise Refusal(405, 1405, f"{self.command} is not allowed here", {"Allow": "GET, POST"})
         raw = self.read_body()
+        self.raw_body = raw
         query = urllib.parse.parse_qs(split.query, keep_blank_values=True)
 
         client_id = self.headers.get("X-Client-Id")
