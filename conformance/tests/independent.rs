@@ -407,10 +407,10 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
     }
 }
 
-/// Runs the suite once (recording) against `server` started with a fault
-/// variant; panics unless the run fails (exit 1) with `check` among its
-/// failed MUST checks: the gate still has teeth on a server that made
-/// choices other than ours.
+/// Runs the suite once (recording) against `server` started with `fault`
+/// (a bug, or a variant its profile does not declare); panics unless the
+/// run fails (exit 1) with `check` among its failed MUST checks: the gate
+/// still has teeth on a server that made choices other than ours.
 fn fault_caught(server: &Server, fault: &str, check: &str) {
     if let Err(why) = on_path(server.program) {
         println!(
@@ -553,8 +553,10 @@ fn node_server_with_other_legal_choices() {
             "uuid-compact",
             "refs-exact",
             "chunked",
+            "unknown-ref-417",
+            "strict-content-type",
         ],
-        Edit::AsWritten,
+        Edit::Set(&[("unknown_ref", "417")]),
     );
 }
 
