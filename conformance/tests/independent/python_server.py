@@ -102,6 +102,9 @@ VARIANTS = {
     "get-body-required": "Auth Claims without a body fails validation (417), as Authorize does",
     "extra-fields": "error and success bodies carry fields of their own beyond the shapes",
     "echo-credentials": "error messages repeat the credentials and token received (bad practice, not forbidden)",
+    "model-by-name": "Auth Claims names the model by a name of its own, not by its uuid",
+    "no-token-issued": "Authorize answers without issuing a token",
+    "upper-uuids": "uuids in success bodies written in upper case",
     "unknown-ref-400": "an unknown ref is 400 (7.1), not 404",
     "missing-credential-403": "a missing X-Client-Id or X-Client-Secret is 403, not 401",
     "tiny-body-limit": "bodies over 1 KiB are refused 413 (not 32 KiB)",
@@ -417,6 +420,12 @@ class Handler(BaseHTTPRequestHandler):
                 "model": {"uuid": claimed or component["models"][0]},
                 "env": env,
             }
+        if "model-by-name" in self.state.variants and self.command == "GET":
+            data["model"] = {"name": "model-" + data["model"]["uuid"][:8]}
+        if "no-token-issued" in self.state.variants:
+            data.pop("token", None)
+        if "upper-uuids" in self.state.variants:
+            data = json.loads(re.sub(r"[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}", lambda m: m.group(0).upper(), json.dumps(data)))
         payload = {"status": True, "data": data}
         if "extra-fields" in self.state.variants:
             payload["meta"] = {"server": "indep-py", "api": "v2"}
