@@ -257,6 +257,10 @@ enum Edit {
     /// Without its `choices:` section: every choice is then ours, held at
     /// SHOULD level, so the server's own choices may warn but never fail.
     NoChoices,
+    /// Without its `choices:` section, and with what `conformance choices`
+    /// observes of the running server pasted in instead: the two commands a
+    /// team adopts the gate with.
+    Observed,
 }
 
 /// The profile to run: `file` (in `tests/independent/`) as written, or a
@@ -279,7 +283,7 @@ fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
             })
             .collect::<Vec<_>>()
             .join("\n"),
-        Edit::NoChoices => {
+        Edit::NoChoices | Edit::Observed => {
             let mut in_choices = false;
             text.lines()
                 .filter(|line| {
@@ -298,6 +302,45 @@ fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
     let path = dir.join(file);
     fs::write(&path, changed + "\n").expect("write the profile");
     path
+}
+
+/// Runs `conformance choices` against the server at `url` and appends what
+/// it prints (a `choices:` section) to `profile`, as its output says to.
+fn paste_observed_choices(server: &Server, profile: &Path, url: &str, logs: &Path) {
+    let out_path = logs.join("choices.out");
+    let err_path = logs.join("choices.err");
+    let mut child = ChildGuard(
+        Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .arg("choices")
+            .arg("--profile")
+            .arg(profile)
+            .env(server.url_var, url)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_path).expect("choices output"))
+            .stderr(File::create(&err_path).expect("choices log"))
+            .spawn()
+            .expect("start conformance choices"),
+    );
+    let started = Instant::now();
+    let status = loop {
+        match child.0.try_wait().expect("wait for conformance choices") {
+            Some(status) => break status,
+            None if started.elapsed() > RUN_LIMIT => {
+                panic!("conformance choices did not end within {RUN_LIMIT:?}")
+            }
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    drop(child);
+    let observed = fs::read_to_string(&out_path).unwrap_or_default();
+    assert!(
+        status.success() && observed.contains("choices:"),
+        "conformance choices: {status}; it printed {observed:?}; stderr: {}",
+        fs::read_to_string(&err_path).unwrap_or_default()
+    );
+    let mut text = fs::read_to_string(profile).expect("read the profile");
+    text.push_str(&observed);
+    fs::write(profile, text).expect("write the profile");
 }
 
 /// Every place a secret of `server` (as written, or a near miss of it the
@@ -372,6 +415,7 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
             }
         }
         Edit::NoChoices => label.push_str(", no choices declared"),
+        Edit::Observed => label.push_str(", choices as `conformance choices` observed them"),
     }
     if let Err(why) = on_path(server.program) {
         println!(
@@ -384,6 +428,9 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
     let snapshots = dir.0.join("snapshots");
     let profile = profile_for(profile, edit, &dir.0);
     let (_server, url) = start(server, variants, &dir.0);
+    if let Edit::Observed = edit {
+        paste_observed_choices(server, &profile, &url, &dir.0);
+    }
     let accept = conformance(server, &profile, &url, &snapshots, false, &dir.0);
     let ci = conformance(server, &profile, &url, &snapshots, true, &dir.0);
     let leaked = leaks(server, &dir.0);
@@ -526,6 +573,18 @@ fn python_server_with_choices_undeclared() {
     record_then_ci(&PYTHON, &["model-query"], Edit::NoChoices);
 }
 
+/// Adopted in two commands: `conformance choices` on a profile without
+/// choices, its output pasted in, then record-then-CI (modelUuid in a body
+/// field, an unknown ref 400, a missing credential 403).
+#[test]
+fn python_server_adopted_in_two_commands() {
+    record_then_ci(
+        &PYTHON,
+        &["model-body", "unknown-ref-400", "missing-credential-403"],
+        Edit::Observed,
+    );
+}
+
 /// A secret compared with `starts_with`.
 #[test]
 fn python_server_fault_secret_prefix_is_caught() {
@@ -564,6 +623,17 @@ fn node_server_with_other_legal_choices() {
 #[test]
 fn node_server_with_choices_undeclared() {
     record_then_ci(&NODE, &[], Edit::NoChoices);
+}
+
+/// Adopted in two commands (an unknown ref 417, Authorize without
+/// Content-Type 415, answers chunked).
+#[test]
+fn node_server_adopted_in_two_commands() {
+    record_then_ci(
+        &NODE,
+        &["unknown-ref-417", "strict-content-type", "chunked"],
+        Edit::Observed,
+    );
 }
 
 /// `DEV` taken for `dev`.

@@ -91,6 +91,7 @@ const VARIANTS = {
   chunked: 'answers sent chunked, without Content-Length',
   'unknown-ref-417': 'an unknown ref fails validation: 417 (7.2), not 404',
   'strict-content-type': 'an Authorize without Content-Type is 415, not parsed',
+  'short-keep-alive': 'an idle kept-alive connection is closed after 20 ms (Node: keepAliveTimeout)',
   'rate-limit': 'at most 100 requests a second (bursts of 40): 429 with Retry-After: 1',
   // Faults, not legal variants: the gate must fail the server with each.
   'fault-env-case': 'FAULT: X-Project-Env compared ignoring letter case (DEV taken for dev)',
@@ -388,6 +389,7 @@ function main() {
       );
     }
   });
+  if (variants.has('short-keep-alive')) server.keepAliveTimeout = 20;
   server.listen(port, '127.0.0.1', () => {
     const { address, port: p } = server.address();
     console.log(`listening on http://${address}:${p}`);
