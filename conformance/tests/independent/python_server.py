@@ -6,8 +6,10 @@ Where the description says "not shown", this server makes its own choices (liste
 purpose often unlike the project's reference server, so the conformance gate can be shown not
 to fail a correct server for a choice the description leaves open.
 
-Usage: python3 python_server.py [--port 0] [--variant NAME ...]
+Usage: python3 python_server.py [--port 0] [--variant NAME ...] [--list-variants]
 The first line on stdout is `listening on http://127.0.0.1:PORT`.
+Variants (other legal choices, and `fault-...` bugs) also come from INDEP_VARIANTS (comma
+separated); `--list-variants` lists them.
 
 Choices where the description is silent (each documented in python.yaml too):
 - modelUuid travels in the `X-Model-Uuid` request header (variant `model-query`: in the query
