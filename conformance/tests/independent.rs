@@ -544,6 +544,13 @@ fn python_server_echoing_credentials() {
     record_then_ci(&PYTHON, &["echo-credentials"], Edit::AsWritten);
 }
 
+/// A query parameter the server does not read refused as validation (417);
+/// modelUuid in its declared header, so a correct run sends no query.
+#[test]
+fn python_server_refusing_unknown_query_parameters() {
+    record_then_ci(&PYTHON, &["strict-query"], Edit::AsWritten);
+}
+
 /// modelUuid in a body field.
 #[test]
 fn python_server_model_uuid_in_body() {

@@ -107,6 +107,7 @@ VARIANTS = {
     "model-by-name": "Auth Claims names the model by a name of its own, not by its uuid",
     "no-token-issued": "Authorize answers without issuing a token",
     "upper-uuids": "uuids in success bodies written in upper case",
+    "strict-query": "a query parameter this server does not read fails validation (417)",
     "unknown-ref-400": "an unknown ref is 400 (7.1), not 404",
     "missing-credential-403": "a missing X-Client-Id or X-Client-Secret is 403, not 401",
     "tiny-body-limit": "bodies over 1 KiB are refused 413 (not 32 KiB)",
@@ -354,6 +355,11 @@ class Handler(BaseHTTPRequestHandler):
         raw = self.read_body()
         self.raw_body = raw
         query = urllib.parse.parse_qs(split.query, keep_blank_values=True)
+        if "strict-query" in self.state.variants:
+            known = {"modelUuid"} if "model-query" in self.state.variants else set()
+            unknown = sorted(set(query) - known)
+            if unknown:
+                raise Invalid([f"{name}: unknown query parameter" for name in unknown])
 
         client_id = self.headers.get("X-Client-Id")
         client_secret = self.headers.get("X-Client-Secret")
