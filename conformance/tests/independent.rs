@@ -1,0 +1,656 @@
+//! The gate against servers it was not written with: two independent
+//! implementations of the interface, written from the description alone
+//! (`tests/independent/python_server.py`, Python's standard library;
+//! `tests/independent/node_server.js`, Node's `node:http`), each making its
+//! own choices where the description is silent, and some legal variants of
+//! them. Each is run as a new user would: the conformance binary records
+//! snapshots with `--accept`, then runs again with `CI=true` against them.
+//! A correct server passes both (exit 0).
+//!
+//! A test is skipped, saying so, only when `python3` or `node` is not on the
+//! PATH. Every child is killed when its guard drops, and every wait has a
+//! time limit, so a failure never leaves a process behind or hangs.
+
+use std::fs::{self, File};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// How long a server may take to print its address.
+const START_LIMIT: Duration = Duration::from_secs(15);
+/// How long one conformance run may take before it is killed (its own
+/// `--deadline` is shorter, so it normally reports first).
+const RUN_LIMIT: Duration = Duration::from_secs(180);
+const RUN_DEADLINE: &str = "120s";
+/// Generated bodies per component and operation: fewer than the default 32
+/// keeps this file quick; the derived edge cases all still run.
+const CASES: &str = "8";
+
+/// One independent server and how it is started.
+struct Server {
+    /// The interpreter (`python3`, `node`): the test is skipped without it.
+    program: &'static str,
+    /// The script, relative to `tests/independent/`.
+    script: &'static str,
+    /// Its profile, relative to `tests/independent/`.
+    profile: &'static str,
+    /// The variable the profile's `base_url` reads (`${VAR}`).
+    url_var: &'static str,
+    /// The secrets its profiles hold (client secret, tokens, secret body
+    /// fields): none may appear in anything the runner writes.
+    secrets: &'static [&'static str],
+    /// How every token the server issues begins: none may appear either.
+    issued_prefix: &'static str,
+}
+
+const PYTHON: Server = Server {
+    program: "python3",
+    script: "python_server.py",
+    profile: "python.yaml",
+    url_var: "PYTHON_SERVER_URL",
+    secrets: &["py-secret-Zr4u", "ledger-token-py-7781", "open-sesame-1"],
+    issued_prefix: "py-issued-",
+};
+
+const NODE: Server = Server {
+    program: "node",
+    script: "node_server.js",
+    profile: "node.yaml",
+    url_var: "NODE_SERVER_URL",
+    secrets: &[
+        "node-secret-Kp8w",
+        "vault-token-node-4242",
+        "correct-horse-battery",
+    ],
+    issued_prefix: "node-issued-",
+};
+
+fn independent_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent")
+}
+
+/// A child process killed (and reaped) when dropped.
+struct ChildGuard(Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A fresh folder under the system's temporary folder, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(label: &str) -> TempDir {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let label: String = label
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect();
+        let nanos = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        let path = std::env::temp_dir().join(format!(
+            "conformance-independent-{label}-{}-{}-{nanos}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::SeqCst)
+        ));
+        fs::create_dir_all(&path).expect("create a temporary folder");
+        TempDir(path)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// `true` when `program` can be started; the reason it cannot otherwise.
+fn on_path(program: &str) -> Result<(), String> {
+    match Command::new(program)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+    {
+        Ok(_) => Ok(()),
+        Err(e) => Err(format!("`{program}` cannot be started ({e})")),
+    }
+}
+
+/// Starts `server` with `variants` on an ephemeral port; its guard and its
+/// base URL (read from the first line it prints).
+fn start(server: &Server, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
+    let mut cmd = Command::new(server.program);
+    cmd.arg(independent_dir().join(server.script))
+        .args(["--port", "0"])
+        .env_remove("INDEP_VARIANTS")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(File::create(logs.join("server.stderr")).expect("server log"));
+    for v in variants {
+        cmd.args(["--variant", v]);
+    }
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {} {}: {e}", server.program, server.script));
+    let stdout = child.stdout.take().expect("piped stdout");
+    let guard = ChildGuard(child);
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(START_LIMIT).unwrap_or_else(|_| {
+        panic!(
+            "{} {} printed no address within {START_LIMIT:?}; its stderr: {}",
+            server.program,
+            server.script,
+            fs::read_to_string(logs.join("server.stderr")).unwrap_or_default()
+        )
+    });
+    let url = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| {
+            panic!(
+                "{}'s first line is not `listening on URL`: {line:?}; its stderr: {}",
+                server.script,
+                fs::read_to_string(logs.join("server.stderr")).unwrap_or_default()
+            )
+        })
+        .to_owned();
+    (guard, url)
+}
+
+/// One conformance run: its exit status (`None` when it was killed at the
+/// time limit) and everything it printed.
+struct Run {
+    status: Option<ExitStatus>,
+    output: String,
+}
+
+impl Run {
+    fn passed(&self) -> bool {
+        self.status.is_some_and(|s| s.success())
+    }
+
+    fn describe(&self) -> String {
+        match self.status {
+            Some(s) => match s.code() {
+                Some(code) => format!("exit {code}"),
+                None => format!("ended by a signal ({s})"),
+            },
+            None => format!("killed after {RUN_LIMIT:?}"),
+        }
+    }
+}
+
+/// Runs the conformance binary against `url`; `ci` runs it as CI does
+/// (`CI=true`, no `--accept`), otherwise it records with `--accept`.
+fn conformance(
+    server: &Server,
+    profile: &Path,
+    url: &str,
+    snapshots: &Path,
+    ci: bool,
+    logs: &Path,
+) -> Run {
+    let name = if ci { "ci" } else { "accept" };
+    let out_path = logs.join(format!("{name}.out"));
+    let out = File::create(&out_path).expect("run log");
+    let err = out.try_clone().expect("run log");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
+    cmd.arg("--profile")
+        .arg(profile)
+        .arg("--snapshots")
+        .arg(snapshots)
+        .args(["--deadline", RUN_DEADLINE, "--cases", CASES])
+        .arg("--json")
+        .arg(logs.join(format!("{name}.json")))
+        .arg("--junit")
+        .arg(logs.join(format!("{name}.xml")))
+        .env(server.url_var, url)
+        .env("NO_COLOR", "1")
+        .env_remove("CI")
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err);
+    if ci {
+        cmd.env("CI", "true");
+    } else {
+        cmd.arg("--accept");
+    }
+    let mut child = ChildGuard(cmd.spawn().expect("start the conformance binary"));
+    let started = Instant::now();
+    let status = loop {
+        match child.0.try_wait().expect("wait for the conformance binary") {
+            Some(status) => break Some(status),
+            None if started.elapsed() > RUN_LIMIT => break None,
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    drop(child);
+    Run {
+        status,
+        output: fs::read_to_string(&out_path).unwrap_or_default(),
+    }
+}
+
+/// How a case changes its server's profile.
+#[derive(Clone, Copy)]
+enum Edit {
+    /// The profile as written, its `choices:` included.
+    AsWritten,
+    /// Choices changed, each `(key, value)` replacing the profile's
+    /// `  key: …` line (a variant chose otherwise).
+    Set(&'static [(&'static str, &'static str)]),
+    /// Without its `choices:` section: every choice is then ours, held at
+    /// SHOULD level, so the server's own choices may warn but never fail.
+    NoChoices,
+    /// Without its `choices:` section, and with what `conformance choices`
+    /// observes of the running server pasted in instead: the two commands a
+    /// team adopts the gate with.
+    Observed,
+}
+
+/// The profile to run: `file` (in `tests/independent/`) as written, or a
+/// copy of it changed by `edit`.
+fn profile_for(file: &str, edit: Edit, dir: &Path) -> PathBuf {
+    let own = independent_dir().join(file);
+    let text = fs::read_to_string(&own).expect("read the profile");
+    let changed = match edit {
+        Edit::AsWritten => return own,
+        Edit::Set(choices) => text
+            .lines()
+            .map(|line| {
+                // A choice is indented two spaces (a component's
+                // `authorize.model_uuid` six).
+                let key = line.strip_prefix("  ").and_then(|l| l.split_once(": "));
+                match key.and_then(|(k, _)| choices.iter().find(|(c, _)| *c == k)) {
+                    Some((k, v)) => format!("  {k}: {v}"),
+                    None => line.to_owned(),
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+        Edit::NoChoices | Edit::Observed => {
+            let mut in_choices = false;
+            text.lines()
+                .filter(|line| {
+                    if line.starts_with("choices:") {
+                        in_choices = true;
+                    } else if !line.starts_with(' ') {
+                        in_choices = false;
+                    }
+                    !in_choices
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    };
+    assert_ne!(changed, text, "{file}: the edit changed nothing");
+    let path = dir.join(file);
+    fs::write(&path, changed + "\n").expect("write the profile");
+    path
+}
+
+/// Runs `conformance choices` against the server at `url` and appends what
+/// it prints (a `choices:` section) to `profile`, as its output says to.
+fn paste_observed_choices(server: &Server, profile: &Path, url: &str, logs: &Path) {
+    let out_path = logs.join("choices.out");
+    let err_path = logs.join("choices.err");
+    let mut child = ChildGuard(
+        Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .arg("choices")
+            .arg("--profile")
+            .arg(profile)
+            .env(server.url_var, url)
+            .stdin(Stdio::null())
+            .stdout(File::create(&out_path).expect("choices output"))
+            .stderr(File::create(&err_path).expect("choices log"))
+            .spawn()
+            .expect("start conformance choices"),
+    );
+    let started = Instant::now();
+    let status = loop {
+        match child.0.try_wait().expect("wait for conformance choices") {
+            Some(status) => break status,
+            None if started.elapsed() > RUN_LIMIT => {
+                panic!("conformance choices did not end within {RUN_LIMIT:?}")
+            }
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    drop(child);
+    let observed = fs::read_to_string(&out_path).unwrap_or_default();
+    assert!(
+        status.success() && observed.contains("choices:"),
+        "conformance choices: {status}; it printed {observed:?}; stderr: {}",
+        fs::read_to_string(&err_path).unwrap_or_default()
+    );
+    let mut text = fs::read_to_string(profile).expect("read the profile");
+    text.push_str(&observed);
+    fs::write(profile, text).expect("write the profile");
+}
+
+/// Every place a secret of `server` (as written, or a near miss of it the
+/// runner sends: its last character removed, its letter case flipped) or a
+/// token it issued appears in what the runner wrote under `dir` (snapshots,
+/// output, JSON and JUnit reports; not the server's own log, nor the
+/// profile copy, which holds them by design).
+fn leaks(server: &Server, dir: &Path) -> Vec<String> {
+    let mut forms: Vec<String> = vec![server.issued_prefix.to_owned()];
+    for secret in server.secrets {
+        let flipped: String = secret
+            .chars()
+            .map(|c| {
+                if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else {
+                    c.to_ascii_lowercase()
+                }
+            })
+            .collect();
+        for form in [secret.to_string(), flipped] {
+            // Without its last character: also finds the whole secret.
+            let mut cut = form.clone();
+            cut.pop();
+            forms.push(cut);
+        }
+    }
+    let mut found = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            for entry in fs::read_dir(&path)
+                .expect("read a temporary folder")
+                .flatten()
+            {
+                pending.push(entry.path());
+            }
+        } else if path.file_name().is_some_and(|n| n != "server.stderr")
+            && path.extension().is_none_or(|e| e != "yaml")
+        {
+            let text = String::from_utf8_lossy(&fs::read(&path).unwrap_or_default()).into_owned();
+            for form in &forms {
+                if text.contains(form.as_str()) {
+                    found.push(format!("{}: `{form}`", path.display()));
+                }
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Records then runs as CI against `server` started with `variants`, with
+/// its own profile; panics with both reports unless both runs exit 0.
+fn record_then_ci(server: &Server, variants: &[&str], edit: Edit) {
+    record_then_ci_with(server, server.profile, variants, edit);
+}
+
+/// As [`record_then_ci`], with the profile `profile` (a variant that needs
+/// the profile to say something else).
+fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: Edit) {
+    let mut label = if variants.is_empty() {
+        "as written".to_owned()
+    } else {
+        variants.join("+")
+    };
+    match edit {
+        Edit::AsWritten => {}
+        Edit::Set(choices) => {
+            for (k, v) in choices {
+                label.push_str(&format!(", {k}: {v}"));
+            }
+        }
+        Edit::NoChoices => label.push_str(", no choices declared"),
+        Edit::Observed => label.push_str(", choices as `conformance choices` observed them"),
+    }
+    if let Err(why) = on_path(server.program) {
+        println!(
+            "SKIPPED {} ({label}): {why}; install it to run this target",
+            server.script
+        );
+        return;
+    }
+    let dir = TempDir::new(&format!("{}-{label}", server.program));
+    let snapshots = dir.0.join("snapshots");
+    let profile = profile_for(profile, edit, &dir.0);
+    let (_server, url) = start(server, variants, &dir.0);
+    if let Edit::Observed = edit {
+        paste_observed_choices(server, &profile, &url, &dir.0);
+    }
+    let accept = conformance(server, &profile, &url, &snapshots, false, &dir.0);
+    let ci = conformance(server, &profile, &url, &snapshots, true, &dir.0);
+    let leaked = leaks(server, &dir.0);
+    if !(accept.passed() && ci.passed() && leaked.is_empty()) {
+        panic!(
+            "{} ({label}) does not pass record-then-CI: --accept {}, CI=true {}; \
+             secrets written: {}\n\
+             ===== conformance --accept =====\n{}\n\
+             ===== CI=true conformance =====\n{}",
+            server.script,
+            accept.describe(),
+            ci.describe(),
+            if leaked.is_empty() {
+                "none".to_owned()
+            } else {
+                leaked.join(", ")
+            },
+            accept.output,
+            ci.output
+        );
+    }
+}
+
+/// Runs the suite once (recording) against `server` started with `fault`
+/// (a bug, or a variant its profile does not declare); panics unless the
+/// run fails (exit 1) with `check` among its failed MUST checks: the gate
+/// still has teeth on a server that made choices other than ours.
+fn fault_caught(server: &Server, fault: &str, check: &str) {
+    if let Err(why) = on_path(server.program) {
+        println!(
+            "SKIPPED {} ({fault}): {why}; install it to run this target",
+            server.script
+        );
+        return;
+    }
+    let dir = TempDir::new(&format!("{}-{fault}", server.program));
+    let profile = independent_dir().join(server.profile);
+    let (_server, url) = start(server, &[fault], &dir.0);
+    let run = conformance(
+        server,
+        &profile,
+        &url,
+        &dir.0.join("snapshots"),
+        false,
+        &dir.0,
+    );
+    let failed = format!("FAIL  MUST   {check} ");
+    assert!(
+        run.status.and_then(|s| s.code()) == Some(1) && run.output.contains(&failed),
+        "{} with `{fault}`: expected exit 1 with `{check}` failed, got {}\n{}",
+        server.script,
+        run.describe(),
+        run.output
+    );
+}
+
+// --- the Python server ----------------------------------------------------
+
+/// As written: modelUuid in the `X-Model-Uuid` header, every choice declared.
+#[test]
+fn python_server_as_written() {
+    record_then_ci(&PYTHON, &[], Edit::AsWritten);
+}
+
+/// modelUuid in the query; the other choices as written (X-Request-Id and
+/// ETag on every answer, neither defined by the description).
+#[test]
+fn python_server_model_uuid_in_query() {
+    record_then_ci(
+        &PYTHON,
+        &["model-query"],
+        Edit::Set(&[("model_uuid", "query")]),
+    );
+}
+
+/// HTTP/1.0 (a connection per answer), a GET without a body refused as
+/// validation, bodies with fields of their own beyond the documented
+/// shapes, an unknown ref 400, a missing credential 403, a 1 KiB body limit.
+#[test]
+fn python_server_with_other_legal_choices() {
+    record_then_ci(
+        &PYTHON,
+        &[
+            "no-keep-alive",
+            "get-body-required",
+            "extra-fields",
+            "unknown-ref-400",
+            "missing-credential-403",
+            "tiny-body-limit",
+        ],
+        Edit::Set(&[
+            ("unknown_ref", "400"),
+            ("missing_credential", "403"),
+            ("body_limit", "1024"),
+        ]),
+    );
+}
+
+/// A server that drifts from a choice its profile declares (an unknown ref
+/// 400 where the profile says 404) fails on that choice, at MUST level.
+#[test]
+fn python_server_drifting_from_its_choices_is_caught() {
+    fault_caught(&PYTHON, "unknown-ref-400", "choices/unknown-ref");
+}
+
+/// Error messages that repeat the credentials and token received: bad
+/// practice, but nothing in the description forbids it, and the runner
+/// promises to scrub every secret from what it writes.
+#[test]
+fn python_server_echoing_credentials() {
+    record_then_ci(&PYTHON, &["echo-credentials"], Edit::AsWritten);
+}
+
+/// A query parameter the server does not read refused as validation (417);
+/// modelUuid in its declared header, so a correct run sends no query.
+#[test]
+fn python_server_refusing_unknown_query_parameters() {
+    record_then_ci(&PYTHON, &["strict-query"], Edit::AsWritten);
+}
+
+/// modelUuid in a body field.
+#[test]
+fn python_server_model_uuid_in_body() {
+    record_then_ci(
+        &PYTHON,
+        &["model-body"],
+        Edit::Set(&[("model_uuid", "\"body:modelUuid\"")]),
+    );
+}
+
+/// One token valid for two components (the description has a single
+/// `<AUTH_TOKEN>`): the profile gives it to both.
+#[test]
+fn python_server_one_token_for_two_components() {
+    record_then_ci_with(
+        &PYTHON,
+        "python-shared-token.yaml",
+        &["shared-token"],
+        Edit::AsWritten,
+    );
+}
+
+/// No `choices:` (modelUuid in the query, where ours is): each of the
+/// server's other choices differs from ours and may only warn.
+#[test]
+fn python_server_with_choices_undeclared() {
+    record_then_ci(&PYTHON, &["model-query"], Edit::NoChoices);
+}
+
+/// Adopted in two commands: `conformance choices` on a profile without
+/// choices, its output pasted in, then record-then-CI (modelUuid in a body
+/// field, an unknown ref 400, a missing credential 403).
+#[test]
+fn python_server_adopted_in_two_commands() {
+    record_then_ci(
+        &PYTHON,
+        &["model-body", "unknown-ref-400", "missing-credential-403"],
+        Edit::Observed,
+    );
+}
+
+/// A secret compared with `starts_with`.
+#[test]
+fn python_server_fault_secret_prefix_is_caught() {
+    fault_caught(&PYTHON, "fault-secret-prefix", "near-miss/x-client-secret");
+}
+
+// --- the Node server ----------------------------------------------------------
+
+#[test]
+fn node_server_as_written() {
+    record_then_ci(&NODE, &[], Edit::AsWritten);
+}
+
+/// X-Project-Uuid on every answer, an ETag, a uuid without hyphens taken
+/// for the same component, names and tags matched in their own letter case,
+/// answers sent chunked, an unknown ref refused as validation (417), an
+/// Authorize without Content-Type refused (415).
+#[test]
+fn node_server_with_other_legal_choices() {
+    record_then_ci(
+        &NODE,
+        &[
+            "xpu-always",
+            "etag",
+            "uuid-compact",
+            "refs-exact",
+            "chunked",
+            "unknown-ref-417",
+            "strict-content-type",
+        ],
+        Edit::Set(&[("unknown_ref", "417")]),
+    );
+}
+
+/// No `choices:`: each of the server's choices may only warn.
+#[test]
+fn node_server_with_choices_undeclared() {
+    record_then_ci(&NODE, &[], Edit::NoChoices);
+}
+
+/// Adopted in two commands (an unknown ref 417, Authorize without
+/// Content-Type 415, answers chunked).
+#[test]
+fn node_server_adopted_in_two_commands() {
+    record_then_ci(
+        &NODE,
+        &["unknown-ref-417", "strict-content-type", "chunked"],
+        Edit::Observed,
+    );
+}
+
+/// `DEV` taken for `dev`.
+#[test]
+fn node_server_fault_env_case_is_caught() {
+    fault_caught(&NODE, "fault-env-case", "near-miss/x-project-env");
+}
+
+/// A framework's HTML page for another method on the path.
+#[test]
+fn node_server_fault_html_405_is_caught() {
+    fault_caught(&NODE, "fault-html-405", "answers/errors-are-envelopes");
+}
