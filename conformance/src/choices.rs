@@ -268,6 +268,9 @@ impl Choices {
         let status = |c: Chosen<u16>| (c.value.to_string(), c.declared);
         let mut out = String::from("choices:\n");
         let m = self.model_uuid();
+        if !m.declared {
+            out += "  # model_uuid: no place tried was served (query, header:X-Model-Uuid, body:modelUuid, ...);\n  # declare where Authorize reads it, e.g. `model_uuid: \"header:NAME\"`\n";
+        }
         out += &line("model_uuid", m.value.to_string(), m.declared, "query");
         for (key, (value, declared), ours) in [
             (

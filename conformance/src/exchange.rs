@@ -66,8 +66,10 @@ pub struct Exchange {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// When the request was re-sent after a 429/503 with Retry-After: how
-    /// often and why (the answer above is the last one).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// often and why (the answer above is the last one). Shown with the
+    /// answer in a failure, never snapshotted: a server's load is not its
+    /// behaviour.
+    #[serde(skip)]
     pub retried: Option<String>,
 }
 
@@ -182,6 +184,30 @@ impl Scrubber {
     /// A body field whose value is a secret by its name (`password`, `pin`, ...).
     pub fn is_secret_field(&self, name: &str) -> bool {
         self.fields.iter().any(|f| name.eq_ignore_ascii_case(f))
+    }
+
+    /// Every text of a record scrubbed again: with secrets learnt after it
+    /// was made (a token the server issued, then echoed elsewhere).
+    pub fn exchange(&self, ex: &mut Exchange) {
+        ex.label = self.text(&ex.label);
+        ex.request.path = self.text(&ex.request.path);
+        for v in ex.request.headers.values_mut() {
+            *v = self.text(v);
+        }
+        if let Some(body) = &mut ex.request.body {
+            self.json(body);
+        }
+        if let Some(r) = &mut ex.response {
+            for v in r.headers.values_mut() {
+                *v = self.text(v);
+            }
+            if let Some(body) = &mut r.body {
+                self.json(body);
+            }
+        }
+        if let Some(e) = &mut ex.error {
+            *e = self.text(e);
+        }
     }
 
     /// Every string of `value`, object keys too, scrubbed.
@@ -366,7 +392,11 @@ impl Exchange {
                     .map_or("no Content-Type".to_owned(), |c| {
                         format!("Content-Type {c}")
                     });
-                format!("HTTP {}, {ct}, {body}", r.status)
+                let retried = self
+                    .retried
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(" ({r})"));
+                format!("HTTP {}, {ct}, {body}{retried}", r.status)
             }
             (None, Some(e)) => format!("no answer: {e}"),
             (None, None) => "no answer".to_owned(),

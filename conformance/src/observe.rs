@@ -160,22 +160,44 @@ pub async fn observe(
             .valid(Op::Authorize, c)
             .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
         seen.malformed_body = refusal(&t.send(Probe::new("malformed", r)).await);
-        // The body limit: the first of these sizes refused other than by
-        // validation (417) is over it. Ours (64 KiB) needs no declaring.
-        for size in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
-            let pad = "x".repeat(size + 6 * 1024);
-            let r = t
-                .valid(Op::Authorize, c)
-                .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()));
-            let s = t.send(Probe::new("size", r)).await;
-            match refusal(&s) {
-                Some(417) | None => {}
+        // The body limit: a JSON body of growing size until one is refused
+        // other than by validation (417), then halves between the largest
+        // taken and the smallest refused, to the byte.
+        let c = c.clone();
+        let refused_at = |len: usize| {
+            let c = c.clone();
+            async move {
+                let pad = "x".repeat(len.saturating_sub(10));
+                let r = t
+                    .valid(Op::Authorize, &c)
+                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()));
+                match refusal(&t.send(Probe::new("size", r)).await) {
+                    Some(417) | None => None,
+                    Some(st) => Some(st),
+                }
+            }
+        };
+        let mut taken = 0usize;
+        let mut refused = None;
+        for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
+            match refused_at(len).await {
+                None => taken = len,
                 Some(st) => {
-                    seen.body_too_large = Some(st);
-                    seen.body_limit = (size != 64 * 1024).then_some(size as u64);
+                    refused = Some((len, st));
                     break;
                 }
             }
+        }
+        if let Some((mut over, status)) = refused {
+            seen.body_too_large = Some(status);
+            while over - taken > 1 {
+                let mid = taken + (over - taken) / 2;
+                match refused_at(mid).await {
+                    None => taken = mid,
+                    Some(_) => over = mid,
+                }
+            }
+            seen.body_limit = Some(taken as u64);
         }
     }
     Ok(seen)

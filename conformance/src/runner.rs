@@ -130,8 +130,13 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         });
     }
 
+    // A token the server issued is a secret too, wherever it was echoed.
+    let scrub = target.final_scrubber();
     for o in &mut outcomes {
         judge_redirects(o);
+        for ex in &mut o.exchanges {
+            scrub.exchange(ex);
+        }
     }
     crate::checks::answers::judge_every_answer(&checks, &mut outcomes);
     let mut results: Vec<CheckResult> = checks
@@ -165,7 +170,6 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     }
     // Whatever a check or the server wrote, no secret leaves the run: the
     // server may echo one into a request id, a header or a message.
-    let scrub = target.scrubber();
     for r in &mut results {
         for text in [&mut r.actual, &mut r.note].into_iter().flatten() {
             *text = scrub.text(text);

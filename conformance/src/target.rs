@@ -30,6 +30,11 @@ pub struct Target {
     limits: Limits,
     connect: Connect,
     scrub: Scrubber,
+    /// What `scrub` was made from: the profile's secrets and `--header`s.
+    secrets: Vec<String>,
+    /// Tokens the server issued in a success (an X-Auth-Token is a secret
+    /// wherever it is echoed), learnt as answers come.
+    issued: std::sync::Mutex<Vec<String>>,
     gate: tokio::sync::Semaphore,
     /// The share of `gate` that batches may hold (see [`Limits::concurrency`]).
     bulk: std::sync::Arc<tokio::sync::Semaphore>,
@@ -87,7 +92,7 @@ impl Target {
             .with_defaults(defaults);
         let mut secrets = profile.secrets();
         secrets.extend(connect.header_values());
-        let scrub = Scrubber::new(secrets, profile.secret_fields());
+        let scrub = Scrubber::new(secrets.clone(), profile.secret_fields());
         Ok(Self {
             profile,
             client,
@@ -97,6 +102,8 @@ impl Target {
             limits,
             connect,
             scrub,
+            secrets,
+            issued: std::sync::Mutex::new(Vec::new()),
             gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
             bulk: std::sync::Arc::new(tokio::sync::Semaphore::new(
                 (limits.concurrency * 3 / 4).max(1),
@@ -179,6 +186,34 @@ impl Target {
         &self.scrub
     }
 
+    /// The scrubber for the run's outputs: the profile's secrets and every
+    /// token the server issued during the run.
+    pub fn final_scrubber(&self) -> Scrubber {
+        let mut secrets = self.secrets.clone();
+        secrets.extend(
+            self.issued
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .cloned(),
+        );
+        Scrubber::new(secrets, self.profile.secret_fields())
+    }
+
+    /// Keeps a token a success carried, as a secret.
+    fn learn_issued(&self, typed: &Typed) {
+        let raw = typed.raw();
+        if !(200..300).contains(&raw.status) {
+            return;
+        }
+        if let Some(token) = raw.json().and_then(|b| crate::carried::issued_token(&b)) {
+            let mut issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
+            if !issued.contains(&token) {
+                issued.push(token);
+            }
+        }
+    }
+
     /// Components an operation can be exercised on: Authorize needs the
     /// profile's `authorize` section.
     pub fn components(&self, op: Op) -> Vec<&Component> {
@@ -237,7 +272,10 @@ impl Target {
                 if at == ModelUuidAt::default() {
                     Ok(req)
                 } else {
-                    req.with_model_uuid(&at, &a.model_uuid)
+                    // The bindings put it in the query (our choice): moved,
+                    // it is nowhere else.
+                    req.without_model_uuid(&ModelUuidAt::default())
+                        .with_model_uuid(&at, &a.model_uuid)
                 }
             }
         }
@@ -251,14 +289,11 @@ impl Target {
         Some(self.valid(op, c).map(|r| r.raw_body(bytes)))
     }
 
-    /// An Auth Claims request carrying `token` (an issued one).
+    /// A valid Auth Claims request to `c` carrying `token` (an issued one)
+    /// in place of the profile's.
     pub fn claims_with_token(&self, c: &Component, token: Secret) -> Result<Req, Error> {
-        self.client
-            .auth_claims()
-            .ref_(c.name.clone())
-            .x_auth_token(token)
-            .build()
-            .map(Req::Claims)
+        self.valid(Op::AuthClaims, c)
+            .and_then(|r| r.set_header("X-Auth-Token", token.expose()))
     }
 
     /// Sends `req` (or records why it could not be built) and decodes the answer.
@@ -361,6 +396,9 @@ impl Target {
                 retries.join(", ")
             )
         });
+        if let Ok(typed) = &typed {
+            self.learn_issued(typed);
+        }
         match typed {
             Ok(typed) => Sent {
                 exchange: Exchange {
