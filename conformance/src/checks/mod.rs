@@ -260,11 +260,14 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../../shared/interface-description.md"
         );
-        if let Ok(text) = std::fs::read_to_string(original) {
-            assert!(
+        match std::fs::read_to_string(original) {
+            Ok(text) => assert!(
                 text == description(),
                 "spec/interface-description.md differs from {original}: copy it again"
-            );
+            ),
+            // A clone on its own (CI) has no shared original beside it: say
+            // so rather than pass in silence.
+            Err(e) => eprintln!("not compared: {original}: {e}"),
         }
     }
 
