@@ -67,6 +67,9 @@ pub struct Exchange {
     /// often and why (the answer above is the last one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub retried: Option<String>,
+    /// How long the answer took; never serialized, so never in a snapshot.
+    #[serde(skip)]
+    pub latency: crate::latency::Took,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -28,6 +28,8 @@
 //! MUST checks gate; SHOULD checks (HTTP norms, our spec's choices) report,
 //! and fail the run only with `--strict`.
 
+pub mod baseline;
+pub mod budget;
 pub mod carried;
 pub mod catalogue;
 mod checks;
@@ -36,6 +38,7 @@ pub mod connect;
 pub mod envelope;
 pub mod exchange;
 pub mod generate;
+pub mod latency;
 pub mod needs;
 pub mod observe;
 pub mod profile;

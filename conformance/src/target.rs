@@ -460,6 +460,8 @@ pub struct Target {
     /// Body paths whose values changed between two identical requests,
     /// found before the checks run ([`crate::volatile`]).
     volatile: std::sync::OnceLock<Vec<String>>,
+    /// How long every answer took, by operation ([`crate::latency`]).
+    pub(crate) latencies: crate::latency::Log,
 }
 
 impl Target {
@@ -528,6 +530,7 @@ impl Target {
             probes: OnceCell::new(),
             generated: OnceCell::new(),
             volatile: std::sync::OnceLock::new(),
+            latencies: Default::default(),
         })
     }
 
@@ -753,6 +756,7 @@ impl Target {
                         response: None,
                         error: Some(format!("the request could not be built: {e}")),
                         retried: None,
+                        latency: Default::default(),
                     },
                     typed: None,
                 };
@@ -764,6 +768,11 @@ impl Target {
         let _permit = self.gate.acquire().await.ok();
         let mut req = req;
         let mut retries = Vec::new();
+        let op = match &req {
+            Req::Claims(..) => Op::AuthClaims,
+            Req::Authorize(..) => Op::Authorize,
+        };
+        let mut took;
         let typed = loop {
             let again = (retries.len() < self.limits.retries as usize)
                 .then(|| req.try_clone())
@@ -771,10 +780,12 @@ impl Target {
             if let Some(pacer) = &self.pacer {
                 pacer.wait().await;
             }
+            let started = std::time::Instant::now();
             let typed = match req {
                 Req::Claims(p) => client.send(p).await.map(Typed::Claims),
                 Req::Authorize(p, _) => client.send(p).await.map(Typed::Authorize),
             };
+            took = started.elapsed();
             match (&typed, again) {
                 (Ok(answer), Some(again)) => match retry_after(answer) {
                     Some(wait) => {
@@ -793,6 +804,8 @@ impl Target {
                 _ => break typed,
             }
         };
+        self.latencies.record(op, took);
+        let latency = crate::latency::Took(Some(took));
         let retried = (!retries.is_empty()).then(|| {
             format!(
                 "re-sent {} time(s) after {}",
@@ -812,6 +825,7 @@ impl Target {
                     )),
                     error: None,
                     retried,
+                    latency,
                 },
                 typed: Some(typed),
             },
@@ -822,6 +836,7 @@ impl Target {
                     response: None,
                     error: Some(self.scrub.text(&describe_error(&e))),
                     retried,
+                    latency,
                 },
                 typed: None,
             },
@@ -889,6 +904,7 @@ impl Target {
                     response: None,
                     error: Some(format!("the request task failed: {e}")),
                     retried: None,
+                    latency: Default::default(),
                 },
                 typed: None,
             }));

@@ -74,6 +74,7 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Warned => style.paint("33", "WARN"),
                 Status::Skipped => style.paint("2", "SKIP"),
                 Status::NotApplicable => style.paint("2", "N/A "),
+                Status::Known => style.paint("35", "KNOWN"),
             };
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
@@ -96,6 +97,10 @@ pub fn render(report: &Report, style: Style) -> String {
                         "Expected",
                         r.expected.as_deref().unwrap_or(&r.expects),
                     );
+                    field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
+                }
+                Status::Known => {
+                    field(&mut out, "Known", r.note.as_deref().unwrap_or(""));
                     field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
                 }
                 Status::Skipped | Status::Passed | Status::NotApplicable => {
@@ -131,6 +136,12 @@ pub fn render(report: &Report, style: Style) -> String {
             }
             out.push('\n');
         }
+    }
+    if report.summary.known > 0 {
+        out.push_str(&format!(
+            "{} failures known in the baseline (not gating until they expire)\n",
+            report.summary.known
+        ));
     }
     if report.summary.warned > 0 {
         out.push_str(&format!(

@@ -80,6 +80,15 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
                     ));
                     s
                 }
+                Status::Known => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(format!(
+                        "known failure (baseline): {}",
+                        r.note.as_deref().unwrap_or_default()
+                    ));
+                    s.set_description(details.as_str());
+                    s
+                }
                 Status::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(r.title.as_str());
