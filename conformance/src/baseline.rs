@@ -77,7 +77,8 @@ impl Date {
         if !(digits(y) && digits(m) && digits(d)) {
             return None;
         }
-        let (year, month, day): (i32, u32, u32) = (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
+        let (year, month, day): (i32, u32, u32) =
+            (y.parse().ok()?, m.parse().ok()?, d.parse().ok()?);
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
         let days_in_month = match month {
             1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
@@ -421,7 +422,13 @@ mod tests {
                 day: 29
             })
         );
-        for bad in ["2023-02-29", "2026-13-01", "2026-1-01", "26-01-01", "2026-01-01x"] {
+        for bad in [
+            "2023-02-29",
+            "2026-13-01",
+            "2026-1-01",
+            "26-01-01",
+            "2026-01-01x",
+        ] {
             assert_eq!(Date::parse(bad), None, "{bad}");
         }
         assert!(Date::parse("2026-01-02") > Date::parse("2026-01-01"));
@@ -473,7 +480,10 @@ mod tests {
         };
         let written = write(&report(), None);
         assert!(written.contains(&format!("- check: \"{}\"", must[0])));
-        assert!(!written.contains(&format!("\"{}\"", must[1])), "a pass has no entry");
+        assert!(
+            !written.contains(&format!("\"{}\"", must[1])),
+            "a pass has no entry"
+        );
         // As written, reason and expiry are still to fill in.
         let e = Baseline::from_yaml_str(&written, "b.yaml").expect_err("TODO");
         assert!(e.to_string().contains("key `[0].reason`"), "{e}");
@@ -519,21 +529,34 @@ mod tests {
             .iter()
             .find(|x| x.id == format!("baseline/{}", must[1]))
             .expect("entry result");
-        assert!(passes.actual.as_deref().is_some_and(|a| a.contains("remove this entry")));
+        assert!(
+            passes
+                .actual
+                .as_deref()
+                .is_some_and(|a| a.contains("remove this entry"))
+        );
         assert_eq!(entry_location(passes), Some(("b.yaml".to_owned(), 99)));
         let changed = r
             .results
             .iter()
             .find(|x| x.id == format!("baseline/{}", must[4]))
             .expect("entry result");
-        assert!(changed.actual.as_deref().is_some_and(|a| a.contains("requirement")));
+        assert!(
+            changed
+                .actual
+                .as_deref()
+                .is_some_and(|a| a.contains("requirement"))
+        );
         assert_eq!(
             (r.summary.known, r.summary.failed, r.exit_code()),
             (2, 5, 1)
         );
         // Written again, the known entries keep what people wrote.
         let again = write(&r, Some(&baseline));
-        assert!(again.contains("reason: \"gateway answers first\""), "{again}");
+        assert!(
+            again.contains("reason: \"gateway answers first\""),
+            "{again}"
+        );
         assert!(again.contains("expires: \"2026-12-31\""));
     }
 
@@ -550,7 +573,9 @@ mod tests {
                 actual: "HTTP 200".into(),
             },
         )]);
-        let text = format!("- check: {id}\n  reason: known\n  expires: 2030-01-01\n  link: https://t.example/1\n");
+        let text = format!(
+            "- check: {id}\n  reason: known\n  expires: 2030-01-01\n  link: https://t.example/1\n"
+        );
         let b = Baseline::from_yaml_str(&text, "b.yaml").expect("valid");
         apply(&mut r, &b, TODAY);
         assert_eq!(r.exit_code(), 0);
@@ -580,7 +605,10 @@ mod tests {
                 "- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n",
                 "b.yaml:4: key `[1].check`: `snapshots/x` is listed twice (first at line 1)",
             ),
-            ("check: x\n", "b.yaml:1: key `check`: invalid type: map, expected a sequence"),
+            (
+                "check: x\n",
+                "b.yaml:1: key `check`: invalid type: map, expected a sequence",
+            ),
         ];
         for (text, expected) in cases {
             let e = Baseline::from_yaml_str(text, "b.yaml")
@@ -588,7 +616,10 @@ mod tests {
                 .to_string();
             assert!(e.starts_with(expected), "{e}\nwanted: {expected}");
         }
-        assert!(Baseline::from_yaml_str("# nothing yet\n", "b.yaml").is_ok_and(|b| b.entries.is_empty()));
+        assert!(
+            Baseline::from_yaml_str("# nothing yet\n", "b.yaml")
+                .is_ok_and(|b| b.entries.is_empty())
+        );
         assert!(Baseline::from_yaml_str("[]\n", "b.yaml").is_ok_and(|b| b.entries.is_empty()));
     }
 }

@@ -52,7 +52,9 @@ struct Limit(Duration);
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let text = String::deserialize(d)?;
-        parse_limit(&text).map(Limit).map_err(serde::de::Error::custom)
+        parse_limit(&text)
+            .map(Limit)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -108,7 +110,10 @@ pub fn judge(report: &mut Report, budgets: &Budgets) {
             ),
             Some(l) => (Status::Passed, None, Some(l.stats.line())),
         };
-        let expects = format!("p95 of the `{operation}` answers at most {}", millis(*limit));
+        let expects = format!(
+            "p95 of the `{operation}` answers at most {}",
+            millis(*limit)
+        );
         report.results.push(CheckResult {
             id: format!("budgets/{operation}"),
             title: format!("`{operation}` answers within {} at p95", millis(*limit)),
@@ -189,7 +194,11 @@ mod tests {
         judge(&mut report, &tight);
         let r = &report.results[0];
         assert_eq!((r.status, r.level), (Status::Failed, Level::Must));
-        assert!(r.actual.as_deref().is_some_and(|a| a.starts_with("p95 10 ms")));
+        assert!(
+            r.actual
+                .as_deref()
+                .is_some_and(|a| a.starts_with("p95 10 ms"))
+        );
         assert_eq!(report.exit_code(), 1);
     }
 

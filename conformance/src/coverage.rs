@@ -32,8 +32,8 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
     }
     for section in &sections {
         if let Some((start, end)) = description::locate(check.quote, section) {
-            let inside = description::section_span(section)
-                .is_some_and(|(s, e)| s <= start && end <= e);
+            let inside =
+                description::section_span(section).is_some_and(|(s, e)| s <= start && end <= e);
             if inside || places.is_empty() {
                 places.push((start, end));
             }
@@ -47,7 +47,9 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
     statements
         .iter()
         .filter(|s| {
-            places.iter().any(|(start, end)| s.start < *end && *start < s.end)
+            places
+                .iter()
+                .any(|(start, end)| s.start < *end && *start < s.end)
                 || (in_sections(s) && names_the_row(check, s))
         })
         .collect()
@@ -59,7 +61,12 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
 /// quote the sentence that makes a table a rule ("Every request ... carries
 /// these headers:"); the rows are what they judge.
 fn names_the_row(check: &Check, s: &Statement) -> bool {
-    let Some(item) = s.text.trim().strip_prefix('|').and_then(|r| r.split('|').next()) else {
+    let Some(item) = s
+        .text
+        .trim()
+        .strip_prefix('|')
+        .and_then(|r| r.split('|').next())
+    else {
         return false;
     };
     let item = item.trim().trim_matches('`').to_ascii_lowercase();
@@ -108,7 +115,10 @@ impl Coverage {
     pub fn text(&self) -> String {
         let mut out = String::new();
         for (s, ids) in &self.statements {
-            out.push_str(&format!("§{:<4} line {:>3}  {}\n", s.section, s.line, s.text));
+            out.push_str(&format!(
+                "§{:<4} line {:>3}  {}\n",
+                s.section, s.line, s.text
+            ));
             if ids.is_empty() {
                 out.push_str("            (no check)\n");
             }
@@ -118,7 +128,10 @@ impl Coverage {
         }
         out.push_str("\nEnforced by no check:\n");
         for s in self.uncovered() {
-            out.push_str(&format!("  §{:<4} line {:>3}  {}\n", s.section, s.line, s.text));
+            out.push_str(&format!(
+                "  §{:<4} line {:>3}  {}\n",
+                s.section, s.line, s.text
+            ));
         }
         out.push('\n');
         out.push_str(&self.summary());

@@ -186,7 +186,9 @@ mod tests {
         assert_eq!(section_at(in_5.0), "5");
         assert_eq!(
             heading_line("7.2").map(|l| TEXT.lines().nth(l - 1)),
-            Some(Some("### 7.2 417 (described as a conflict, validation failed)"))
+            Some(Some(
+                "### 7.2 417 (described as a conflict, validation failed)"
+            ))
         );
     }
 
@@ -210,7 +212,11 @@ mod tests {
         assert!(!texts.iter().any(|t| t.starts_with("|---")));
         for s in &all {
             assert_eq!(&TEXT[s.start..s.end], s.text);
-            assert!(TEXT.lines().nth(s.line - 1).is_some_and(|l| l.contains(&s.text)));
+            assert!(
+                TEXT.lines()
+                    .nth(s.line - 1)
+                    .is_some_and(|l| l.contains(&s.text))
+            );
         }
     }
 }

@@ -259,7 +259,11 @@ impl Changes {
                 }
             }
         };
-        changes(&mut out, "Regressions (did not fail, fail now)", &self.regressions);
+        changes(
+            &mut out,
+            "Regressions (did not fail, fail now)",
+            &self.regressions,
+        );
         changes(&mut out, "Fixes (pass now)", &self.fixes);
         changes(&mut out, "Other changes of status", &self.changed);
         for (title, list) in [("Added", &self.added), ("Removed", &self.removed)] {
@@ -268,7 +272,12 @@ impl Changes {
             }
             out.push_str(&format!("\n{title}\n"));
             for c in list.iter() {
-                out.push_str(&format!("  {:<8} {}  {}\n", c.status.as_str(), c.id, c.title));
+                out.push_str(&format!(
+                    "  {:<8} {}  {}\n",
+                    c.status.as_str(),
+                    c.id,
+                    c.title
+                ));
             }
         }
         changes(&mut out, "Snapshot changes", &self.snapshots);
@@ -326,7 +335,9 @@ impl Changes {
             if list.is_empty() {
                 continue;
             }
-            out.push_str(&format!("\n#### {title}\n\n| Check | Status |\n|---|---|\n"));
+            out.push_str(&format!(
+                "\n#### {title}\n\n| Check | Status |\n|---|---|\n"
+            ));
             for c in list.iter() {
                 out.push_str(&format!(
                     "| `{}` {} | {} |\n",
@@ -416,9 +427,14 @@ mod tests {
         assert_eq!(c.added[0].id, "new");
         assert_eq!(c.removed[0].id, "gone");
         let text = c.text();
-        assert!(text.starts_with("2 regressions, 1 fixes, 2 other changes, 1 added, 1 removed, 1 snapshot changes\n"));
+        assert!(text.starts_with(
+            "2 regressions, 1 fixes, 2 other changes, 1 added, 1 removed, 1 snapshot changes\n"
+        ));
         assert!(text.contains("auth_claims  4 ms -> 6 ms +50%"), "{text}");
-        assert!(c.markdown().contains("| `a` t a | passed | failed | `came failed` |"));
+        assert!(
+            c.markdown()
+                .contains("| `a` t a | passed | failed | `came failed` |")
+        );
         // The same run twice: nothing changed, nothing fails.
         let same = diff(&new, &new);
         assert!(same.regressions.is_empty() && same.snapshots.is_empty());
@@ -429,6 +445,9 @@ mod tests {
         let e = RunRecord::from_json_str("{\n  \"results\": [{\"id\": 1}]\n}", "r.json")
             .expect_err("bad")
             .to_string();
-        assert!(e.starts_with("r.json:2:") && e.contains("`results[0].id`"), "{e}");
+        assert!(
+            e.starts_with("r.json:2:") && e.contains("`results[0].id`"),
+            "{e}"
+        );
     }
 }

@@ -9,12 +9,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use conformance::baseline::{Baseline, Date};
 use conformance::catalogue::Level;
 use conformance::catalogue::{catalogue, markdown_table, plain_list};
 use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
-use conformance::baseline::{Baseline, Date};
 use conformance::report::{html, human, junit, sarif};
 use conformance::runner::{Plan, RunOptions, run};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
@@ -353,7 +353,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(path) = &args.write_baseline {
         let text = conformance::baseline::write(&report, baseline.as_ref());
         if let Err(e) = std::fs::write(path, text) {
-            return fail(&format!("cannot write the baseline {}: {e}", path.display()));
+            return fail(&format!(
+                "cannot write the baseline {}: {e}",
+                path.display()
+            ));
         }
     }
     for (path, what, text) in [

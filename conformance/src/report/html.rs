@@ -114,7 +114,10 @@ fn counts(results: &[&CheckResult]) -> String {
     for (status, class, badge) in STATUSES {
         let n = results.iter().filter(|r| r.status == *status).count();
         if n > 0 {
-            let _ = write!(out, "<span><span class=\"badge b-{class}\">{badge}</span>{n}</span>");
+            let _ = write!(
+                out,
+                "<span><span class=\"badge b-{class}\">{badge}</span>{n}</span>"
+            );
         }
     }
     out.push_str("</p>\n");
@@ -350,7 +353,9 @@ mod tests {
     fn self_contained_escaped_and_grouped() {
         let all = catalogue();
         let fail = Verdict::Fail {
-            actual: "GET Users: <script>alert(1)</script> & more\n    reproduce: curl -sS 'http://x/'".into(),
+            actual:
+                "GET Users: <script>alert(1)</script> & more\n    reproduce: curl -sS 'http://x/'"
+                    .into(),
         };
         let results = vec![
             CheckResult::from_check(&all[0], all[0].level, &fail, false),
@@ -369,12 +374,24 @@ mod tests {
         assert!(!page.contains("<script"), "nothing from the run is markup");
         assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; more"));
         assert!(page.contains("<pre class=\"repro\">curl -sS &#39;http://x/&#39;</pre>"));
-        for external in ["src=", "href=\"http", "@import", "url(", "http-equiv", "<link"] {
-            assert!(!page.contains(external), "{external}: the page must stand alone");
+        for external in [
+            "src=",
+            "href=\"http",
+            "@import",
+            "url(",
+            "http-equiv",
+            "<link",
+        ] {
+            assert!(
+                !page.contains(external),
+                "{external}: the page must stand alone"
+            );
         }
         assert!(page.contains(&format!("<h2>§{} ", all[0].section)));
         let anchor = format!("c-{}", anchor(&all[0].id));
-        assert!(page.contains(&format!("<details class=\"check failed\" id=\"{anchor}\" open>")));
+        assert!(page.contains(&format!(
+            "<details class=\"check failed\" id=\"{anchor}\" open>"
+        )));
         assert!(page.contains(&format!("<a href=\"#{anchor}\">")));
         assert!(page.contains("<label for=\"f-failed\">failed (1)</label>"));
     }

@@ -53,16 +53,15 @@ fn choice_node(key: &str) -> Vec<&'static str> {
 }
 
 /// Where a result stands: (file, line).
-pub fn location(r: &CheckResult, checks: &[Check], openapi: &yaml_location::Lines) -> (String, usize) {
+pub fn location(
+    r: &CheckResult,
+    checks: &[Check],
+    openapi: &yaml_location::Lines,
+) -> (String, usize) {
     if let Some(at) = crate::baseline::entry_location(r) {
         return at;
     }
-    let node = |path: Vec<&str>| {
-        (
-            OPENAPI_PATH.to_owned(),
-            openapi.line(path).unwrap_or(1),
-        )
-    };
+    let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
     if let Some(op) = r.id.strip_prefix("budgets/") {
         let method = if op == "authorize" { "post" } else { "get" };
         return node(vec!["paths", OPERATIONS_PATH, method]);
@@ -241,8 +240,14 @@ mod tests {
         assert_eq!(results[1]["level"], "warning");
         assert_eq!(loc(1)["artifactLocation"]["uri"], OPENAPI_PATH);
         let line = loc(1)["region"]["startLine"].as_u64().expect("line") as usize;
-        assert_eq!(OPENAPI.lines().nth(line - 1).map(str::trim), Some("\"404\":"));
+        assert_eq!(
+            OPENAPI.lines().nth(line - 1).map(str::trim),
+            Some("\"404\":")
+        );
         assert_eq!(results[0]["ruleId"], rule.id.as_str());
-        assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], rule.id.as_str());
+        assert_eq!(
+            log["runs"][0]["tool"]["driver"]["rules"][0]["id"],
+            rule.id.as_str()
+        );
     }
 }
