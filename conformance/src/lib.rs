@@ -44,6 +44,7 @@ pub mod generate;
 pub mod latency;
 pub mod needs;
 pub mod observe;
+pub mod outcomes;
 pub mod profile;
 pub mod report;
 pub mod runner;

@@ -193,6 +193,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     )
     .with_pace(pace);
     report.latency = target.latencies.by_operation();
+    crate::outcomes::judge(&mut report, &target.outcomes.answers());
     crate::budget::judge(&mut report, &target.profile.budgets);
     Ok(report)
 }

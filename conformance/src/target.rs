@@ -462,6 +462,8 @@ pub struct Target {
     volatile: std::sync::OnceLock<Vec<String>>,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub(crate) latencies: crate::latency::Log,
+    /// What every answer showed, for the coverage of outcomes.
+    pub(crate) outcomes: crate::outcomes::Seen,
 }
 
 impl Target {
@@ -531,6 +533,7 @@ impl Target {
             generated: OnceCell::new(),
             volatile: std::sync::OnceLock::new(),
             latencies: Default::default(),
+            outcomes: Default::default(),
         })
     }
 
@@ -813,6 +816,10 @@ impl Target {
                 retries.join(", ")
             )
         });
+        if let Ok(typed) = &typed {
+            self.outcomes
+                .record(crate::outcomes::Answer::of(op, typed.raw()));
+        }
         match typed {
             Ok(typed) => Sent {
                 exchange: Exchange {

@@ -353,6 +353,37 @@ fn budgets_are_judged_at_p95_as_musts_of_the_profile() {
         .find(|r| r["id"] == "refs/by-name")
         .expect("refs/by-name");
     assert!(per_check["latency"]["median_ms"].as_f64().expect("median") >= 40.0);
+    // Which documented outcomes the run saw: with only these checks, never
+    // a 417, and the human report says so.
+    let outcomes = report["outcomes"].as_array().expect("outcomes");
+    let seen = |op: &str, id: &str| {
+        outcomes
+            .iter()
+            .find(|o| o["operation"] == op && o["id"] == id)
+            .and_then(|o| o["seen"].as_u64())
+    };
+    assert!(seen("auth_claims", "2xx-json").is_some_and(|n| n > 0));
+    assert_eq!(seen("auth_claims", "417-7.2"), Some(0));
+    assert!(
+        text.contains("  auth_claims: 417 in the 7.2 shape (§7 rule 1)"),
+        "{text}"
+    );
+    let strict = conformance(
+        &[&[
+            "--profile",
+            path(&tight),
+            "--strict",
+            "--only",
+            "refs",
+            "--no-snapshots",
+        ][..]]
+        .concat(),
+    );
+    assert!(
+        stdout(&strict).contains("  FAIL  MUST   outcomes/auth_claims/417-7.2"),
+        "{}",
+        stdout(&strict)
+    );
 
     let bad = profile_for(
         &dir,

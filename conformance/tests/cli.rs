@@ -456,7 +456,9 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
         // What a diff prints, as text and Markdown: from the run before
         // (the echoing server's run regresses, with what it echoed).
         let json_path = json.to_str().expect("utf-8").to_owned();
-        let before = previous.replace(json_path.clone()).unwrap_or(json_path.clone());
+        let before = previous
+            .replace(json_path.clone())
+            .unwrap_or(json_path.clone());
         let diffs = [
             conformance(&["diff", &before, &json_path], &[]),
             conformance(&["diff", "--markdown", &before, &json_path], &[]),

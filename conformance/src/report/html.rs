@@ -56,6 +56,7 @@ details.check.warned { border-left: 4px solid var(--warn); }
 details.check.known { border-left: 4px solid var(--known); }
 .id { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 .level { font-size: 12px; color: #555; margin-right: 6px; }
+tr.never td { color: var(--warn); } tr.never.required td { color: var(--fail); font-weight: 600; }
 .took { margin-left: auto; color: #666; font-size: 12px; white-space: nowrap; }
 ul.failures { margin: 6px 0; padding-left: 20px; }
 ul.failures a { color: inherit; }
@@ -185,6 +186,36 @@ pub fn render(report: &Report) -> String {
                 l.stats.median_ms,
                 l.stats.p95_ms,
                 l.stats.max_ms
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !report.outcomes.is_empty() {
+        out.push_str(
+            "<table class=\"latency\"><caption>Documented outcomes seen in this run</caption>\n\
+             <tr><th>Operation</th><th>Outcome</th><th>Documented by</th><th>Seen</th></tr>\n",
+        );
+        for o in &report.outcomes {
+            let never = if o.seen == 0 {
+                if o.required {
+                    " class=\"never required\""
+                } else {
+                    " class=\"never\""
+                }
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "<tr{never}><td class=\"id\">{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&o.operation),
+                esc(&o.outcome),
+                esc(&o.documented_by),
+                if o.seen == 0 {
+                    "never".to_owned()
+                } else {
+                    o.seen.to_string()
+                }
             );
         }
         out.push_str("</table>\n");

@@ -118,6 +118,20 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
+    let unseen = crate::outcomes::unseen_lines(&report.outcomes);
+    if !unseen.is_empty() {
+        out.push_str(&format!(
+            "Documented outcomes this run never triggered ({}):\n",
+            if report.strict {
+                "--strict: the required ones fail the run"
+            } else {
+                "--strict fails the run on the required ones"
+            }
+        ));
+        for line in unseen {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     let gaps = report.must_skips();
     if !gaps.is_empty() {
         out.push_str(&format!(

@@ -254,6 +254,10 @@ pub struct Report {
     /// (differs run to run; never in a snapshot).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub latency: Vec<crate::latency::OperationLatency>,
+    /// Each documented outcome of each operation, and how often the run
+    /// saw it ([`crate::outcomes`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
     pub results: Vec<CheckResult>,
 }
 
@@ -274,6 +278,7 @@ impl Report {
             summary,
             duration_ms: took.as_millis(),
             latency: Vec::new(),
+            outcomes: Vec::new(),
             results,
         }
     }
