@@ -403,6 +403,24 @@ fn budgets_are_judged_at_p95_as_musts_of_the_profile() {
     rt.block_on(slow.shutdown());
 }
 
+/// `page` without its latency figures: each check's and the table per
+/// operation.
+fn without_latency(page: &str) -> String {
+    let cut = |text: &str, open: &str, close: &str| {
+        let mut out = String::new();
+        let mut rest = text;
+        while let Some(start) = rest.find(open) {
+            out.push_str(&rest[..start]);
+            let end = rest[start..].find(close).expect("closed") + start + close.len();
+            rest = &rest[end..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let page = cut(page, "<span class=\"took\">", "</span>");
+    cut(&page, "<caption>Latency per operation", "</table>")
+}
+
 /// Headless Chromium (Debian's `chromium`), if installed.
 fn chromium() -> Option<PathBuf> {
     ["chromium", "chromium-browser", "google-chrome"]
@@ -445,17 +463,25 @@ fn the_html_report_renders_in_a_real_browser() {
     ));
     let dir = scratch("html");
     let profile = profile_for(&dir, "p.yaml", &faulty.base_url(), "");
-    let page = dir.join("report.html");
-    let o = conformance(&[
-        "--profile",
-        path(&profile),
-        "--no-snapshots",
-        "--html",
-        path(&page),
-    ]);
-    assert_eq!(o.status.code(), Some(1));
+    let pages: Vec<String> = (0..2)
+        .map(|i| {
+            let page = dir.join(format!("report-{i}.html"));
+            let o = conformance(&[
+                "--profile",
+                path(&profile),
+                "--no-snapshots",
+                "--html",
+                path(&page),
+            ]);
+            assert_eq!(o.status.code(), Some(1));
+            std::fs::read_to_string(&page).expect("html written")
+        })
+        .collect();
     rt.block_on(faulty.shutdown());
-    let html = std::fs::read_to_string(&page).expect("html written");
+    // The same run, the same page, latency aside.
+    assert_eq!(without_latency(&pages[0]), without_latency(&pages[1]));
+    assert!(pages[0].contains("<span class=\"took\">median "));
+    let html = pages[0].clone();
     assert!(html.contains("<h2>§5 Authentication</h2>") && !html.contains("<script"));
 
     let Some(browser) = chromium() else {
