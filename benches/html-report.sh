@@ -99,6 +99,7 @@ done
     echo "# HTML report in headless Chromium"
     echo
     echo "Chromium $("$CHROMIUM" --version 2>/dev/null | awk '{print $2}'), window 1280x2400, median of $RUNS screenshots each."
+    echo "Pages written by \`${CONFORMANCE#"$ROOT"/}\` against \`${SERVER#"$ROOT"/}\`."
     echo "Pixels counted: FAIL red #$RED, PASS green #$GREEN (badges; the 'failed' view keeps the per-section count badges)."
     echo
     echo "| Page | Size | Render to PNG | FAIL-red pixels | PASS-green pixels |"

@@ -31,7 +31,9 @@ pub enum Status {
     Skipped,
     /// The rule applies "when" something happens that this target never
     /// did (no answer was a 417, say): not a gap, not gating.
-    #[serde(rename = "not_applicable")]
+    /// `notapplicable` in reports written before it was spelt as in
+    /// `summary.not_applicable`: `diff` still reads them.
+    #[serde(rename = "not_applicable", alias = "notapplicable")]
     NotApplicable,
     /// Failed, and listed in the `--baseline` as a known failure that has
     /// not expired: reported with its reason, not gating.
