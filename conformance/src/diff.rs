@@ -396,6 +396,8 @@ mod tests {
                     ("c", "passed"),
                     ("d", "warned"),
                     ("gone", "passed"),
+                    // As reports spelt it before `not_applicable`.
+                    ("na", "notapplicable"),
                     ("snapshots/a", "passed"),
                 ],
                 4.0,
@@ -411,6 +413,7 @@ mod tests {
                     ("c", "skipped"),
                     ("d", "known"),
                     ("new", "failed"),
+                    ("na", "not_applicable"),
                     ("snapshots/a", "failed"),
                 ],
                 6.0,

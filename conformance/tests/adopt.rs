@@ -132,6 +132,8 @@ fn a_baseline_adopts_a_failing_server_and_cannot_rot() {
         path(&junit),
         "--json",
         path(&dir.join("adopted.json")),
+        "--sarif",
+        path(&dir.join("adopted.sarif")),
     ]);
     let text = stdout(&adopted);
     assert_eq!(adopted.status.code(), Some(0), "{text}");
@@ -153,6 +155,18 @@ fn a_baseline_adopts_a_failing_server_and_cannot_rot() {
             .expect("junit")
             .contains("known failure (baseline): the gateway checks secrets")
     );
+    // In code scanning, a known failure arrives as a suppressed note.
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("adopted.sarif")).expect("sarif"))
+            .expect("sarif parses");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), failed);
+    assert!(results.iter().all(|r| {
+        r["level"] == "note"
+            && r["suppressions"][0]["justification"]
+                .as_str()
+                .is_some_and(|j| j.starts_with("the gateway checks secrets"))
+    }));
 
     // Fixed: every entry must go, and says so.
     let fixed = conformance(&[
