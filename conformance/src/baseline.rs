@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::catalogue::{Level, catalogue};
+use crate::catalogue::Level;
+use crate::checks::catalogue;
 use crate::report::{CheckResult, Report, SNAPSHOT_REQUIREMENT, Status};
 
 /// What a new entry holds until a person fills it in; refused on reading.

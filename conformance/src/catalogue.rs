@@ -7,35 +7,15 @@
 //! `--only`/`--skip` select by id prefix or section, and `conformance list`
 //! prints this table (the README holds it too; a test keeps them in step).
 
+use crate::context::RunContext;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::exchange::Exchange;
 use crate::needs::Need;
-use crate::target::Target;
 
-/// How strongly the description states a rule.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum Level {
-    /// Stated by the interface description: a failure fails the run.
-    Must,
-    /// An HTTP norm or one of our spec's choices where the description is
-    /// silent: reported, and fails the run only with `--strict`.
-    Should,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Must => "MUST",
-            Level::Should => "SHOULD",
-        }
-    }
-}
+pub use crate::level::Level;
 
 pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
@@ -43,7 +23,7 @@ pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 /// answers.
 #[derive(Clone)]
 pub struct Run {
-    run: Arc<dyn Fn(Arc<Target>) -> BoxFuture + Send + Sync>,
+    run: Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>,
     needs: Vec<Need>,
     choice: Option<&'static str>,
 }
@@ -51,7 +31,7 @@ pub struct Run {
 impl Run {
     pub fn new<F, Fut>(run: F) -> Self
     where
-        F: Fn(Arc<Target>) -> Fut + Send + Sync + 'static,
+        F: Fn(Arc<RunContext>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Outcome> + Send + 'static,
     {
         Run {
@@ -86,7 +66,7 @@ impl Run {
         &self.needs
     }
 
-    pub(crate) fn start(&self, target: Arc<Target>) -> BoxFuture {
+    pub(crate) fn start(&self, target: Arc<RunContext>) -> BoxFuture {
         if let Some(need) = crate::needs::unmet(&self.needs, &target.profile) {
             return Box::pin(async move { Outcome::skip(need.reason()) });
         }
@@ -265,11 +245,6 @@ pub fn section_title(s: &str) -> &'static str {
         .map_or("", |(_, t)| *t)
 }
 
-/// Every check, in catalogue order.
-pub fn catalogue() -> Vec<Check> {
-    crate::checks::all()
-}
-
 /// Does `selector` pick `check`? A selector is an id, an id prefix ending at
 /// a `/` boundary, or a section (`7.1` or `§7.1`; `7` also picks `7.1`).
 pub fn selects(selector: &str, check: &Check) -> bool {
@@ -318,79 +293,4 @@ pub fn plain_list(checks: &[Check]) -> String {
         ));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The interface description: the copy in `spec/`, which the spec and
-    /// every MUST quote are bound to.
-    fn description() -> String {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../spec/interface-description.md"
-        );
-        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
-    }
-
-    /// Where the shared original sits beside the workspace, the copy must
-    /// not have drifted from it.
-    #[test]
-    fn the_copy_of_the_description_is_the_original() {
-        let original = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/interface-description.md"
-        );
-        if let Ok(text) = std::fs::read_to_string(original) {
-            assert!(
-                text == description(),
-                "spec/interface-description.md differs from {original}: copy it again"
-            );
-        }
-    }
-
-    #[test]
-    fn must_quotes_are_word_for_word_in_the_description() {
-        let text = description();
-        let misquoted: Vec<String> = catalogue()
-            .iter()
-            .filter(|c| c.level == Level::Must && !text.contains(c.quote))
-            .map(|c| format!("{}: {}", c.id, c.quote))
-            .collect();
-        assert!(
-            misquoted.is_empty(),
-            "not in the description:\n{}",
-            misquoted.join("\n")
-        );
-    }
-
-    #[test]
-    fn should_quotes_cite_a_choice_or_a_norm() {
-        let vague: Vec<String> = catalogue()
-            .iter()
-            .filter(|c| c.level == Level::Should)
-            .filter(|c| !(c.quote.starts_with("spec choice") || c.quote.contains("RFC")))
-            .map(|c| format!("{}: {}", c.id, c.quote))
-            .collect();
-        assert!(
-            vague.is_empty(),
-            "SHOULD checks that cite nothing:\n{}",
-            vague.join("\n")
-        );
-    }
-
-    #[test]
-    fn ids_are_unique_and_sections_known() {
-        let all = catalogue();
-        for (i, c) in all.iter().enumerate() {
-            assert!(all[i + 1..].iter().all(|d| d.id != c.id), "{} twice", c.id);
-            assert!(
-                SECTIONS.iter().any(|(s, _)| *s == c.section),
-                "{}: §{}",
-                c.id,
-                c.section
-            );
-        }
-    }
 }

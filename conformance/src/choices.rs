@@ -15,7 +15,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer};
 
-use crate::catalogue::Level;
+use crate::level::Level;
 
 /// Where Authorize's `modelUuid` travels (§4.2: "where it is carried in
 /// the request: not shown"). Written `query`, `query:NAME`, `header:NAME`

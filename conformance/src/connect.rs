@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use component_auth_bindings::client_builder;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 
-use crate::target::Limits;
+use crate::transport::Limits;
 
 /// Header names the interface itself uses: a `--header` may not replace
 /// them, or the checks would no longer send what they say they send.

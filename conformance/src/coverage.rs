@@ -7,7 +7,8 @@
 //! in the check's own section of the description (MUST quotes are word for
 //! word) and overlaps the statement.
 
-use crate::catalogue::{Check, catalogue};
+use crate::catalogue::Check;
+use crate::checks::catalogue;
 use crate::description::{self, Statement};
 use crate::target::Op;
 

@@ -13,6 +13,8 @@ use component_auth_bindings::RawResponse;
 use serde::Serialize;
 use serde_json::Value;
 
+mod canonical;
+
 /// What a header value or a string shows in place of a secret.
 pub const REDACTED: &str = "[redacted]";
 
@@ -97,14 +99,18 @@ pub struct ResponseRecord {
 /// Removes secrets from text and JSON; built from the profile's secrets and
 /// secret body field names.
 ///
-/// A secret is removed in every form it can travel in: as written,
-/// percent-encoded (path and form style), JSON-escaped, and as the near
-/// misses the checks send (one character short, letter case flipped), so
-/// that what a server echoes back is scrubbed too.
+/// A secret is removed in every spelling a reader would still recognise:
+/// the text is read through `canonical::Canonical` (percent escapes, JSON
+/// and C escapes undone, letter case folded) and every match there is
+/// redacted in the original, whatever mixture of spellings it used. The
+/// near misses the checks send (one character short, one added, letter case
+/// flipped) hold the secret, or all of it but its last character, and are
+/// removed too.
 #[derive(Clone, Debug, Default)]
 pub struct Scrubber {
-    /// Every form of every secret, longest first.
-    forms: Vec<String>,
+    /// The canonical view of every secret and of its near miss one
+    /// character short; longest first.
+    needles: Vec<String>,
     /// Body field names (lower case) whose values are redacted by key.
     fields: Vec<String>,
 }
@@ -115,55 +121,64 @@ const MIN_SCRUBBED_LEN: usize = 3;
 
 impl Scrubber {
     pub fn new(secrets: Vec<String>, fields: Vec<String>) -> Self {
-        let mut forms = Vec::new();
+        let mut needles = Vec::new();
         for secret in secrets {
-            if secret.chars().count() < MIN_SCRUBBED_LEN {
-                continue;
-            }
-            forms.push(
-                percent_encoding::utf8_percent_encode(&secret, percent_encoding::NON_ALPHANUMERIC)
-                    .to_string(),
-            );
-            forms.push(percent_encoding::utf8_percent_encode(&secret, PATH).to_string());
-            forms.push(form_urlencoded::byte_serialize(secret.as_bytes()).collect());
-            if let Ok(json) = serde_json::to_string(&secret) {
-                forms.push(json[1..json.len() - 1].to_owned());
-            }
-            let flipped: String = secret
-                .chars()
-                .map(|c| {
-                    if c.is_lowercase() {
-                        c.to_uppercase().collect::<String>()
-                    } else {
-                        c.to_lowercase().collect()
-                    }
-                })
-                .collect();
-            forms.push(flipped);
-            let mut short = secret.clone();
+            let view = canonical::Canonical::of(&secret).text;
+            let mut short = view.clone();
             short.pop();
+            needles.push(view);
             if short.chars().count() > MIN_SCRUBBED_LEN {
-                forms.push(short);
+                needles.push(short);
             }
-            forms.push(secret);
         }
-        forms.retain(|f| f.chars().count() >= MIN_SCRUBBED_LEN);
+        needles.retain(|f| f.chars().count() >= MIN_SCRUBBED_LEN);
         // Longest first, so a secret containing another is replaced whole.
-        forms.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
-        forms.dedup();
+        needles.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        needles.dedup();
         let mut fields: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
         fields.sort();
         fields.dedup();
-        Self { forms, fields }
+        Self { needles, fields }
     }
 
+    /// `s` with every span that spells a secret replaced by [`REDACTED`].
     pub fn text(&self, s: &str) -> String {
-        let mut out = s.to_owned();
-        for form in &self.forms {
-            if out.contains(form.as_str()) {
-                out = out.replace(form.as_str(), REDACTED);
+        if self.needles.is_empty() || s.len() < MIN_SCRUBBED_LEN {
+            return s.to_owned();
+        }
+        let view = canonical::Canonical::of(s);
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        for needle in &self.needles {
+            for (at, found) in view.text.match_indices(needle.as_str()) {
+                ranges.push(view.original_range(at, at + found.len()));
             }
         }
+        if ranges.is_empty() {
+            return s.to_owned();
+        }
+        ranges.sort();
+        let mut out = String::with_capacity(s.len());
+        let mut done = 0;
+        for (start, end) in ranges {
+            // Whole characters of the original, always.
+            let start = (0..=start)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            let end = (end..=s.len())
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(s.len());
+            if end <= done {
+                continue;
+            }
+            if start >= done {
+                out.push_str(&s[done..start]);
+                out.push_str(REDACTED);
+            }
+            // Overlapping a redaction already made: it grows to cover this.
+            done = end;
+        }
+        out.push_str(&s[done..]);
         out
     }
 
@@ -172,29 +187,22 @@ impl Scrubber {
         self.fields.iter().any(|f| name.eq_ignore_ascii_case(f))
     }
 
+    /// Every string of `value`, object keys too, scrubbed.
     fn json(&self, value: &mut Value) {
         match value {
             Value::String(s) => *s = self.text(s),
             Value::Array(items) => items.iter_mut().for_each(|v| self.json(v)),
-            Value::Object(map) => map.values_mut().for_each(|v| self.json(v)),
+            Value::Object(map) => {
+                let entries = std::mem::take(map);
+                for (key, mut v) in entries {
+                    self.json(&mut v);
+                    map.insert(self.text(&key), v);
+                }
+            }
             _ => {}
         }
     }
 }
-
-/// What a path segment encodes (the URL standard's path set plus `/`, `%`).
-const PATH: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
-    .add(b' ')
-    .add(b'"')
-    .add(b'#')
-    .add(b'<')
-    .add(b'>')
-    .add(b'?')
-    .add(b'`')
-    .add(b'{')
-    .add(b'}')
-    .add(b'/')
-    .add(b'%');
 
 impl RequestRecord {
     /// Records `request` as it will be sent; `title_case` says header names
@@ -256,7 +264,7 @@ impl ResponseRecord {
                 text = "[uuid]".to_owned();
             }
             headers
-                .entry(name.as_str().to_owned())
+                .entry(scrub.text(name.as_str()))
                 .and_modify(|v: &mut String| {
                     v.push_str(", ");
                     v.push_str(&text)
@@ -416,6 +424,34 @@ mod tests {
         assert_eq!(body["request_id"], "[request_id]");
         assert_eq!(body["nested"]["token"], "[token]");
         assert_eq!(body["message"], "bad [redacted]");
+    }
+
+    #[test]
+    fn a_secret_in_any_spelling_is_redacted_and_the_rest_kept() {
+        let scrub = Scrubber::new(vec!["Adv-S3cret".into()], Vec::new());
+        for spelling in [
+            "Adv-S3cret",
+            "%41%64%76%2d%53%33%63%72%65%74",
+            "%41%64%76%2D%53%33%63%72%65%74",
+            "ADV-S3CRET",
+            "adv-s3cret",
+            "aDV-s3CRET",
+            "\\u0041\\u0064\\u0076\\u002d\\u0053\\u0033\\u0063\\u0072\\u0065\\u0074",
+            "\\u0041\\u0064\\u0076\\u002D\\u0053\\u0033\\u0063\\u0072\\u0065\\u0074",
+            "%41\\u0064V-s%33CR\\u0045t",
+            "Adv-S3cre",
+            "Adv-S3cretx",
+        ] {
+            let shown = scrub.text(&format!("before {spelling} after"));
+            assert!(
+                shown.starts_with("before [redacted]") && shown.ends_with(" after"),
+                "{spelling}: {shown}"
+            );
+        }
+        assert_eq!(scrub.text("Adv-S3 and %zz"), "Adv-S3 and %zz");
+        let mut value = serde_json::json!({"ADV-S3CRET": ["x adv-s3cret"]});
+        scrub.json(&mut value);
+        assert_eq!(value, serde_json::json!({"[redacted]": ["x [redacted]"]}));
     }
 
     #[test]

@@ -11,7 +11,8 @@ use std::time::Duration;
 use clap::{Args, Parser, Subcommand};
 use conformance::baseline::{Baseline, Date};
 use conformance::catalogue::Level;
-use conformance::catalogue::{catalogue, markdown_table, plain_list};
+use conformance::catalogue::{markdown_table, plain_list};
+use conformance::checks::catalogue;
 use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
@@ -185,21 +186,19 @@ fn parse_rate(s: &str) -> Result<f64, String> {
     }
 }
 
+/// A duration as humantime reads it (`5s`, `500ms`, `2m`, `1m 30s`); a bare
+/// number is seconds. At most a day: a longer time-out is a typo.
 fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    let (number, scale) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else {
-        (s, 1.0)
-    };
-    match number.trim().parse::<f64>() {
-        Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 86_400.0 => {
-            Ok(Duration::from_secs_f64(v * scale))
+    let parsed = match s.parse::<f64>() {
+        Ok(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => {
+            Ok(Duration::from_secs_f64(secs))
         }
+        Ok(_) => Err(()),
+        Err(_) => humantime::parse_duration(s).map_err(|_| ()),
+    };
+    match parsed {
+        Ok(d) if !d.is_zero() && d <= Duration::from_secs(86_400) => Ok(d),
         _ => Err(format!("`{s}` is not a duration such as 5s, 500ms or 2m")),
     }
 }

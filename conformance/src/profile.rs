@@ -3,16 +3,21 @@
 //! example bodies) the server holds.
 //!
 //! The profile is the contract between a user and the runner, so a bad one is
-//! an error that names the key and the line (`profile.yaml:7: key
-//! `components[0].uuid`: `abc` is not a uuid`), never a strange failure later.
+//! an error that names the key and the line (``profile.yaml:7: key
+//! `components[0].uuid`: `abc` is not a uuid …``), never a strange failure
+//! later.
 //!
 //! `${VAR}` anywhere in a string value is replaced by the environment variable
 //! `VAR`; an unset variable is an error naming the key and line. Secrets
 //! (`client_secret`, `auth_token`) are held as [`Secret`] and never printed,
-//! and so is every value read from the environment, wherever it lands, and
-//! every body field a component names in `secret_fields`.
+//! and so is every body field a component names in `secret_fields`, a
+//! password in `base_url`, and every value read from the environment into
+//! any key but those that say where and what things are (`base_url` but its
+//! password, `name`, `tag`, `uuid`, `model_uuid`, `project_env`). No error
+//! prints a value read from the environment or a secret written in the
+//! profile: it names the key and what is wrong with the value's form.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,6 +31,34 @@ use serde::Deserialize;
 /// reproduction.
 pub const SECRET_FIELD_NAMES: &[&str] = &["password", "secret", "token", "pin", "passcode"];
 
+/// A secret of the profile: see [`Profile::secret_values`].
+#[derive(Clone, Debug)]
+pub struct SecretValue {
+    pub value: String,
+    /// The shell variable a reproduction writes for it: the profile's own
+    /// `${VAR}` when read from one, else a name after its key, which the
+    /// user sets to the profile's value.
+    pub variable: String,
+    /// Read from the environment (and named by its own variable).
+    pub from_env: bool,
+    /// Scrubbed from text wherever it appears; `false` for a secret body
+    /// field that is not a string, redacted by its field name instead.
+    pub in_text: bool,
+}
+
+/// `Café Menü` → `CAF_MEN_`: a shell variable name part.
+pub fn shell_name(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_uppercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
 /// A parsed and checked profile.
 #[derive(Clone, Debug)]
 pub struct Profile {
@@ -36,8 +69,9 @@ pub struct Profile {
     /// The `X-Project-Env` every request starts from; absent: none is sent.
     pub project_env: Option<ProjectEnv>,
     pub components: Vec<Component>,
-    /// Every `${VAR}` the profile read, with its value: each value is a
-    /// secret, and a reproduction writes it as `$VAR`.
+    /// Every `${VAR}` the profile read into a place that holds a secret
+    /// (see [`Profile::secret_values`]), with its value; a reproduction
+    /// writes it as `$VAR`.
     pub env: Vec<(String, Secret)>,
     /// What the server chose where the description is silent
     /// ([`crate::choices`]); what it leaves out is ours.
@@ -124,19 +158,120 @@ pub enum ProfileError {
     },
     #[error("{file}: {message}")]
     Syntax { file: String, message: String },
+    #[error(
+        "{file}: the profile is larger than {} KiB; a profile is a short file, and nothing of this one was read",
+        MAX_PROFILE_BYTES / 1024
+    )]
+    TooLarge { file: String },
+}
+
+/// The largest profile read (1 MiB, where a real one is a few KiB): a huge
+/// file is a mistake, and parsing it would take seconds and gigabytes.
+pub const MAX_PROFILE_BYTES: usize = 1 << 20;
+
+/// What a profile must not hold, found before serde reads it, each at its
+/// line: a control character, a second document, a YAML tag (other than
+/// `!!str`: serde would drop it and read the text beneath), a key given
+/// twice.
+fn refuse_before_parsing(
+    text: &str,
+    file: &str,
+    lines: &yaml_location::Lines,
+) -> Result<(), ProfileError> {
+    let invalid = |line: usize, key: Option<String>, message: String| ProfileError::Invalid {
+        file: file.to_owned(),
+        line,
+        key: key
+            .or_else(|| lines.path_at(line))
+            .unwrap_or_else(|| "(document)".to_owned()),
+        message,
+    };
+    for (number, line) in text.split('\n').enumerate() {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if let Some((column, c)) = line
+            .chars()
+            .enumerate()
+            .find(|(_, c)| c.is_control() && !matches!(c, '\t' | '\r'))
+        {
+            return Err(invalid(
+                number + 1,
+                None,
+                format!(
+                    "holds the control character U+{:04X} at column {}; a profile is plain text",
+                    c as u32,
+                    column + 1
+                ),
+            ));
+        }
+    }
+    if let Some(&second) = lines.document_lines().get(1) {
+        return Err(invalid(
+            second,
+            Some("(document)".to_owned()),
+            "a second YAML document starts here; a profile is one document".to_owned(),
+        ));
+    }
+    if let Some((line, path, tag)) = lines.tags().iter().find(|(_, _, tag)| tag != "!!str") {
+        let key = (!path.is_empty()).then(|| path.clone());
+        return Err(invalid(
+            *line,
+            key,
+            format!("has the YAML tag `{tag}`; a profile holds plain values, without tags"),
+        ));
+    }
+    if let Some((line, path)) = lines.duplicate_keys().first() {
+        let first = lines.line_of_path(path).unwrap_or(*line);
+        return Err(invalid(
+            *line,
+            Some(path.clone()),
+            format!("is given twice (first on line {first}); give each key once"),
+        ));
+    }
+    Ok(())
+}
+
+/// A file that is not UTF-8, at the line of its first bad byte.
+fn not_utf8(bytes: &[u8], valid_up_to: usize, file: &str) -> ProfileError {
+    let before = &bytes[..valid_up_to];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let column = before.iter().rev().take_while(|b| **b != b'\n').count() + 1;
+    // What was read up to there names the key the bad byte is in.
+    let lines = yaml_location::Lines::of(std::str::from_utf8(before).unwrap_or_default());
+    ProfileError::Invalid {
+        file: file.to_owned(),
+        line,
+        key: lines
+            .path_at(line)
+            .unwrap_or_else(|| "(document)".to_owned()),
+        message: format!(
+            "is not UTF-8 (byte 0x{:02X} at column {column}); save the profile as UTF-8",
+            bytes[valid_up_to]
+        ),
+    }
 }
 
 impl Profile {
     /// Reads and checks the profile at `path`, expanding `${VAR}` from the
-    /// process environment.
+    /// process environment. At most [`MAX_PROFILE_BYTES`] are read.
     pub fn from_path(path: &Path) -> Result<Profile, ProfileError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Read {
+        use std::io::Read;
+        let file = path.display().to_string();
+        let read_error = |source| ProfileError::Read {
             path: path.to_owned(),
             source,
-        })?;
-        Self::from_yaml_str(&text, &path.display().to_string(), &|name| {
-            std::env::var(name).ok()
-        })
+        };
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_PROFILE_BYTES as u64 + 1).read_to_end(&mut bytes))
+            .map_err(read_error)?;
+        if bytes.len() > MAX_PROFILE_BYTES {
+            return Err(ProfileError::TooLarge { file });
+        }
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => text,
+            Err(e) => return Err(not_utf8(&bytes, e.valid_up_to(), &file)),
+        };
+        Self::from_yaml_str(text, &file, &|name| std::env::var(name).ok())
     }
 
     /// Parses `text` (named `file` in errors), reading `${VAR}` through `env`.
@@ -145,48 +280,135 @@ impl Profile {
         file: &str,
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Profile, ProfileError> {
+        if text.len() > MAX_PROFILE_BYTES {
+            return Err(ProfileError::TooLarge {
+                file: file.to_owned(),
+            });
+        }
+        // A byte-order mark is how some editors start UTF-8: not content.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let lines = yaml_location::Lines::of(text);
+        refuse_before_parsing(text, file, &lines)?;
         let (raw, read) = with_env(text, env, || {
             serde_path_to_error::deserialize::<_, RawProfile>(serde_yaml::Deserializer::from_str(
                 text,
             ))
         });
-        match raw {
-            Ok(raw) => Ok(raw.into_profile(read)),
-            Err(error) => Err(locate(text, file, &error)),
+        let profile = match raw {
+            Ok(raw) => raw.into_profile(read),
+            Err(error) => return Err(locate(text, file, &lines, &error)),
+        };
+        profile.refuse_empty_names(file, &lines)?;
+        Ok(profile)
+    }
+
+    /// Names that are sent and must say something: an empty `client_id`,
+    /// component `name` or `tag` would make every check test nothing.
+    fn refuse_empty_names(
+        &self,
+        file: &str,
+        lines: &yaml_location::Lines,
+    ) -> Result<(), ProfileError> {
+        let mut empty = Vec::new();
+        if self.client_id.is_empty() {
+            empty.push("client_id".to_owned());
+        }
+        for (i, c) in self.components.iter().enumerate() {
+            for (key, value) in [("name", &c.name), ("tag", &c.tag)] {
+                if value.is_empty() {
+                    empty.push(format!("components[{i}].{key}"));
+                }
+            }
+        }
+        match empty.into_iter().next() {
+            Some(key) => Err(ProfileError::Invalid {
+                file: file.to_owned(),
+                line: lines.line_of_path(&key).unwrap_or(1),
+                key,
+                message: "must not be empty".to_owned(),
+            }),
+            None => Ok(()),
         }
     }
 
-    /// Every secret the profile holds, so outputs can be scrubbed of them:
-    /// the client secret, tokens, string values of secret body fields, a
-    /// password in `base_url`, and every value read from the environment.
-    pub fn secrets(&self) -> Vec<String> {
-        let mut all = vec![self.client_secret.expose().to_owned()];
-        if let Ok(url) = reqwest::Url::parse(&self.base_url) {
-            if let Some(password) = url.password() {
-                all.push(password.to_owned());
-                if let Ok(decoded) = percent_encoding::percent_decode_str(password).decode_utf8() {
-                    all.push(decoded.into_owned());
-                }
-            }
+    /// Every secret the profile holds, each with the shell variable a
+    /// reproduction writes for it: the one source of what is secret, for
+    /// scrubbing outputs ([`Profile::secrets`]) and for reproductions
+    /// (`generate::curl::placeholders`).
+    ///
+    /// Secret by their key: `client_secret`, the password in `base_url`,
+    /// each `auth_token`, and the secret fields of each `valid_body` (the
+    /// invalid body's values are wrong on purpose). Secret by where they
+    /// came from: every value read from `${VAR}` into any other key but
+    /// those that say where and what things are (`base_url` but its password,
+    /// `name`, `tag`, `uuid`, `model_uuid`, `project_env`). Values
+    /// read from the environment come first, named by their own variable;
+    /// the others are named after their key (`CLIENT_SECRET`,
+    /// `AUTH_TOKEN_USERS`, `PASSWORD_USERS`, `BASE_URL_PASSWORD`). A value
+    /// is listed once, under its first name.
+    pub fn secret_values(&self) -> Vec<SecretValue> {
+        let mut all: Vec<SecretValue> = self
+            .env
+            .iter()
+            .map(|(name, value)| SecretValue {
+                value: value.expose().to_owned(),
+                variable: name.clone(),
+                from_env: true,
+                in_text: true,
+            })
+            .collect();
+        let mut keyed = |value: String, variable: String, in_text: bool| {
+            all.push(SecretValue {
+                value,
+                variable,
+                from_env: false,
+                in_text,
+            })
+        };
+        keyed(
+            self.client_secret.expose().to_owned(),
+            "CLIENT_SECRET".to_owned(),
+            true,
+        );
+        if let Some(password) = reqwest::Url::parse(&self.base_url)
+            .ok()
+            .and_then(|url| url.password().map(str::to_owned))
+        {
+            keyed(password, "BASE_URL_PASSWORD".to_owned(), true);
         }
-        all.extend(self.env.iter().map(|(_, value)| value.expose().to_owned()));
         for c in &self.components {
+            let suffix = shell_name(&c.tag);
             if let Some(t) = &c.auth_token {
-                all.push(t.expose().to_owned());
+                keyed(t.expose().to_owned(), format!("AUTH_TOKEN_{suffix}"), true);
             }
-            // Secret fields of the valid body (the credentials; the invalid
-            // body's values are wrong on purpose): their string values,
-            // wherever they appear. Numbers are redacted by key only.
-            if let Some(a) = &c.authorize {
-                for (name, value) in a.valid_body.iter() {
-                    if let (true, Some(text)) = (c.is_secret_field(name), value.as_str()) {
-                        all.push(text.to_owned());
-                    }
+            let Some(a) = &c.authorize else { continue };
+            for (name, value) in a.valid_body.iter() {
+                if !c.is_secret_field(name) {
+                    continue;
                 }
+                // A number (a PIN) is redacted by its field name, not as
+                // text: its digits stand in uuids and counts too.
+                let (text, in_text) = match value {
+                    serde_json::Value::String(s) => (s.clone(), true),
+                    other => (other.to_string(), false),
+                };
+                keyed(text, format!("{}_{suffix}", shell_name(name)), in_text);
             }
         }
-        all.retain(|s| !s.is_empty());
+        all.retain(|s| !s.value.is_empty());
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|s| seen.insert(s.value.clone()));
         all
+    }
+
+    /// Every secret to scrub from outputs as text, in any spelling: the
+    /// [`Profile::secret_values`] that are not redacted by key only.
+    pub fn secrets(&self) -> Vec<String> {
+        self.secret_values()
+            .into_iter()
+            .filter(|s| s.in_text)
+            .map(|s| s.value)
+            .collect()
     }
 
     /// Every body field name that holds a secret in some component.
@@ -228,12 +450,30 @@ type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 thread_local! {
     /// The variables the text mentions, resolved before parsing.
     static ENV: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
-    /// The variables read while parsing, with their values, in order.
-    static READ: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
+    /// The variables read while parsing, with their values and whether the
+    /// place they were read into holds a secret, in order.
+    static READ: RefCell<Vec<(String, String, bool)>> = const { RefCell::new(Vec::new()) };
+    /// Whether a value read now is a secret: true everywhere but in the keys
+    /// that say where and what things are ([`plain`]).
+    static SECRET: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Runs `f` reading `${VAR}`s as values that are not secrets: the parts of
+/// `base_url` but its password, `name`, `tag`, `uuid`, `model_uuid` and
+/// `project_env`. A reproduction writes them as they are (a port read from
+/// `${PORT}` is a port), and the runner's reports show them. Everything else
+/// read from the environment (`client_id`, `client_secret`, `auth_token`,
+/// body values) is a secret.
+fn plain<T>(f: impl FnOnce() -> T) -> T {
+    let before = SECRET.with(|s| s.replace(false));
+    let out = f();
+    SECRET.with(|s| s.set(before));
+    out
 }
 
 /// Runs `f` with the variables `text` mentions resolved through `env`;
-/// returns its result and the variables it read.
+/// returns its result and the variables it read into a place that holds a
+/// secret, with their values.
 fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> (T, Vec<(String, String)>) {
     let mut vars = HashMap::new();
     let mut rest = text;
@@ -249,20 +489,41 @@ fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> (T, Vec<(S
     READ.with(|r| r.borrow_mut().clear());
     let out = f();
     ENV.with(|e| e.borrow_mut().clear());
-    let mut read = READ.with(|r| std::mem::take(&mut *r.borrow_mut()));
-    read.sort();
-    read.dedup();
-    (out, read)
+    let read = READ.with(|r| std::mem::take(&mut *r.borrow_mut()));
+    // A variable read into any place that holds a secret is a secret.
+    let mut secrets: Vec<(String, String)> = read
+        .into_iter()
+        .filter(|(_, _, secret)| *secret)
+        .map(|(name, value, _)| (name, value))
+        .collect();
+    secrets.sort();
+    secrets.dedup();
+    (out, secrets)
 }
 
 fn lookup(name: &str) -> Option<String> {
     let value = ENV.with(|e| e.borrow().get(name).cloned().flatten())?;
-    READ.with(|r| r.borrow_mut().push((name.to_owned(), value.clone())));
+    let secret = SECRET.with(Cell::get);
+    READ.with(|r| {
+        r.borrow_mut()
+            .push((name.to_owned(), value.clone(), secret))
+    });
     Some(value)
 }
 
-fn refuse<E: serde::de::Error>(_value: &str, message: String) -> E {
+fn refuse<E: serde::de::Error>(message: String) -> E {
     E::custom(message)
+}
+
+/// A value in an error: as written when the profile holds it, else only
+/// the `${VAR}` it was read from, since a value from the environment is
+/// never printed.
+fn shown(raw: &str, value: &str) -> String {
+    if raw.contains("${") {
+        format!("the value of `{raw}`")
+    } else {
+        format!("`{value}`")
+    }
 }
 
 /// Replaces every `${VAR}` in `text`.
@@ -272,15 +533,19 @@ fn expand(text: &str) -> Result<String, String> {
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
         let after = &rest[start + 2..];
+        // The text may be a secret written in the profile: never repeated.
         let Some(end) = after.find('}') else {
-            return Err(format!("`${{` without a closing `}}` in `{text}`"));
+            return Err("holds `${` without a closing `}`".to_owned());
         };
         let name = &after[..end];
         let valid = !name.is_empty()
             && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
             && !name.starts_with(|c: char| c.is_ascii_digit());
         if !valid {
-            return Err(format!("`${{{name}}}` is not a variable name"));
+            return Err(
+                "holds `${…}` around something that is not a variable name (letters, digits and `_`, not starting with a digit)"
+                    .to_owned(),
+            );
         }
         match lookup(name) {
             Some(value) => out.push_str(&value),
@@ -297,8 +562,24 @@ struct Text(String);
 
 impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = String::deserialize(d)?;
-        expand(&raw).map(Text).map_err(|m| refuse(&raw, m))
+        read_text(d).map(|(_, value)| Text(value))
+    }
+}
+
+/// The string as written and with `${VAR}` expanded.
+fn read_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(String, String), D::Error> {
+    let raw = String::deserialize(d)?;
+    let value = expand(&raw).map_err(refuse)?;
+    Ok((raw, value))
+}
+
+/// A [`Text`] that names or places something (`name`, `tag`): not a secret
+/// when read from the environment.
+struct Plain(String);
+
+impl<'de> Deserialize<'de> for Plain {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        plain(|| read_text(d)).map(|(_, value)| Plain(value))
     }
 }
 
@@ -310,7 +591,7 @@ impl<'de> Deserialize<'de> for NonEmpty {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let Text(value) = Text::deserialize(d)?;
         if value.is_empty() {
-            Err(refuse(&value, "must not be empty".to_owned()))
+            Err(refuse("must not be empty".to_owned()))
         } else {
             Ok(NonEmpty(value))
         }
@@ -322,13 +603,35 @@ struct Uuid(String);
 
 impl<'de> Deserialize<'de> for Uuid {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Text(value) = Text::deserialize(d)?;
+        let (raw, value) = plain(|| read_text(d))?;
         if is_uuid(&value) {
             Ok(Uuid(value))
         } else {
-            Err(refuse(&value, format!("`{value}` is not a uuid")))
+            Err(refuse(format!(
+                "{} is not a uuid (8-4-4-4-12 hex digits): {}",
+                shown(&raw, &value),
+                uuid_form(&value)
+            )))
         }
     }
+}
+
+/// What is wrong with the form of `value` as a uuid, without repeating it.
+fn uuid_form(value: &str) -> String {
+    let count = value.chars().count();
+    if count != 36 {
+        return format!("it has {count} characters, not 36");
+    }
+    for (i, c) in value.chars().enumerate() {
+        let hyphen = matches!(i, 8 | 13 | 18 | 23);
+        if hyphen && c != '-' {
+            return format!("character {} is not `-`", i + 1);
+        }
+        if !hyphen && !c.is_ascii_hexdigit() {
+            return format!("character {} is not a hex digit", i + 1);
+        }
+    }
+    "it is not in the hyphenated form".to_owned()
 }
 
 /// `true` when `s` is a uuid in canonical text form (any letter case).
@@ -341,26 +644,78 @@ struct BaseUrl(String);
 
 impl<'de> Deserialize<'de> for BaseUrl {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Text(value) = Text::deserialize(d)?;
+        let first_read = READ.with(|r| r.borrow().len());
+        let (raw, value) = plain(|| read_text(d))?;
         let trimmed = value.trim_end_matches('/');
-        match reqwest::Url::parse(trimmed) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-                if url.path().ends_with("/v2/api") {
-                    Err(refuse(
-                        &value,
-                        format!(
-                            "`{value}` ends with /v2/api; give the scheme and host only, the runner adds /v2/api"
-                        ),
-                    ))
-                } else {
-                    Ok(BaseUrl(trimmed.to_owned()))
-                }
+        // Shown with any password hidden, and as `${VAR}` when read from one.
+        let shown = if raw.contains("${") {
+            format!("the value of `{}`", without_password(&raw))
+        } else {
+            format!("`{}`", without_password(&value))
+        };
+        let url = match reqwest::Url::parse(trimmed) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => url,
+            Ok(_) => {
+                return Err(refuse(format!(
+                    "{shown} is not an http:// or https:// URL with a host"
+                )));
             }
-            _ => Err(refuse(
-                &value,
-                format!("`{value}` is not an http:// or https:// URL"),
-            )),
+            Err(e) => {
+                return Err(refuse(format!(
+                    "{shown} is not an http:// or https:// URL ({e})"
+                )));
+            }
+        };
+        // A variable that gave the password, or part of it, holds a secret.
+        if let Some(password) = url.password() {
+            let decoded = percent_encoding::percent_decode_str(password).decode_utf8_lossy();
+            READ.with(|r| {
+                for (_, value, secret) in r.borrow_mut().iter_mut().skip(first_read) {
+                    let part = !value.is_empty()
+                        && (password.contains(value.as_str())
+                            || decoded.contains(value.as_str())
+                            || value.contains(password));
+                    *secret |= part;
+                }
+            });
         }
+        let problem = if url.path().ends_with("/v2/api") {
+            Some("ends with /v2/api; give the scheme and host only, the runner adds /v2/api")
+        } else if url.query().is_some() {
+            Some(
+                "has a query (`?…`), which would stand between the path prefix and /v2/api; give the scheme and host only",
+            )
+        } else if url.fragment().is_some() {
+            Some("has a fragment (`#…`), which is never sent; give the scheme and host only")
+        } else {
+            None
+        };
+        match problem {
+            Some(problem) => Err(refuse(format!("{shown} {problem}"))),
+            None => Ok(BaseUrl(trimmed.to_owned())),
+        }
+    }
+}
+
+/// `text` (a URL, perhaps one that does not parse) with the password of its
+/// userinfo, if any, written `[redacted]`.
+fn without_password(text: &str) -> String {
+    let Some(scheme_end) = text.find("://").map(|i| i + 3) else {
+        return text.to_owned();
+    };
+    let rest = &text[scheme_end..];
+    let authority = rest.find(['/', '?', '#']).map_or(rest, |end| &rest[..end]);
+    let Some(at) = authority.rfind('@') else {
+        return text.to_owned();
+    };
+    match authority[..at].find(':') {
+        Some(colon) => format!(
+            "{}{}:[redacted]{}",
+            &text[..scheme_end],
+            &authority[..colon],
+            &rest[at..]
+        ),
+        None => text.to_owned(),
     }
 }
 
@@ -368,11 +723,18 @@ struct Env(ProjectEnv);
 
 impl<'de> Deserialize<'de> for Env {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Text(value) = Text::deserialize(d)?;
-        value
-            .parse::<ProjectEnv>()
-            .map(Env)
-            .map_err(|m| refuse(&value, m))
+        let (raw, value) = plain(|| read_text(d))?;
+        value.parse::<ProjectEnv>().map(Env).map_err(|_| {
+            refuse(format!(
+                "{} is not one of: {}",
+                shown(&raw, &value),
+                ProjectEnv::ALL
+                    .iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })
     }
 }
 
@@ -382,13 +744,19 @@ struct Body(AuthFields);
 impl<'de> Deserialize<'de> for Body {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let mut value = serde_json::Value::deserialize(d)?;
-        expand_json(&mut value).map_err(|(needle, m)| refuse(&needle, m))?;
-        match value {
-            serde_json::Value::Object(map) => Ok(Body(map)),
-            other => Err(serde::de::Error::custom(format!(
-                "a body must be a mapping of field names to values, not `{other}`"
-            ))),
-        }
+        expand_json(&mut value).map_err(refuse)?;
+        // Its values may be credentials: only their kind is named.
+        let kind = match value {
+            serde_json::Value::Object(map) => return Ok(Body(map)),
+            serde_json::Value::Null => "null",
+            serde_json::Value::Bool(_) => "a boolean",
+            serde_json::Value::Number(_) => "a number",
+            serde_json::Value::String(_) => "a string",
+            serde_json::Value::Array(_) => "a list",
+        };
+        Err(refuse(format!(
+            "a body must be a mapping of field names to values, not {kind}"
+        )))
     }
 }
 
@@ -396,23 +764,20 @@ impl<'de> Deserialize<'de> for Body {
 /// `${VAR:json}` becomes the JSON value the variable holds (`1234`, `true`,
 /// `"text"`): a secret that is a number, such as a PIN, can come from the
 /// environment too.
-fn expand_json(value: &mut serde_json::Value) -> Result<(), (String, String)> {
+fn expand_json(value: &mut serde_json::Value) -> Result<(), String> {
     match value {
         serde_json::Value::String(s) => {
             if let Some(name) = s.strip_prefix("${").and_then(|r| r.strip_suffix(":json}")) {
                 let placeholder = format!("${{{name}}}");
-                let text = expand(&placeholder).map_err(|m| (s.clone(), m))?;
+                let text = expand(&placeholder)?;
                 *value = serde_json::from_str(&text).map_err(|e| {
-                    (
-                        s.clone(),
-                        format!(
-                            "the environment variable `{name}` does not hold a JSON value ({e}); use `${{{name}}}` for text"
-                        ),
+                    format!(
+                        "the environment variable `{name}` does not hold a JSON value ({e}); use `${{{name}}}` for text"
                     )
                 })?;
                 return Ok(());
             }
-            *s = expand(s).map_err(|m| (s.clone(), m))?;
+            *s = expand(s)?;
         }
         serde_json::Value::Array(items) => {
             for item in items {
@@ -473,8 +838,8 @@ impl<'de> Deserialize<'de> for Components {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawComponentFields {
-    name: Text,
-    tag: Text,
+    name: Plain,
+    tag: Plain,
     uuid: Uuid,
     #[serde(default)]
     requires_auth: bool,
@@ -552,16 +917,31 @@ impl RawProfile {
 fn locate(
     text: &str,
     file: &str,
+    lines: &yaml_location::Lines,
     error: &serde_path_to_error::Error<serde_yaml::Error>,
 ) -> ProfileError {
     let inner = error.inner();
     let Some(location) = inner.location() else {
-        return ProfileError::Syntax {
-            file: file.to_owned(),
-            message: inner.to_string(),
+        // Without a place of its own (an alias expanded past serde_yaml's
+        // limit, say): the first alias is where the expansion starts.
+        let message = hide_values(&inner.to_string());
+        return match lines.first_alias_line() {
+            Some(line) => ProfileError::Invalid {
+                file: file.to_owned(),
+                line,
+                key: lines
+                    .path_at(line)
+                    .unwrap_or_else(|| "(document)".to_owned()),
+                message: format!("{message} (aliases are expanded from here)"),
+            },
+            None => ProfileError::Syntax {
+                file: file.to_owned(),
+                message,
+            },
         };
     };
-    let full = inner.to_string();
+    let _ = text;
+    let full = hide_values(&inner.to_string());
     // serde_yaml appends " at line L column C"; the line is given apart.
     let message = full
         .rsplit_once(" at line ")
@@ -579,7 +959,6 @@ fn locate(
         }
         _ => message,
     };
-    let lines = yaml_location::Lines::of(text);
     let raw = error.path().to_string();
     let at_root = matches!(raw.as_str(), "" | "." | "?");
     let about_a_field = ["missing field ", "unknown field "]
@@ -613,6 +992,25 @@ fn locate(
     }
 }
 
+/// serde's "invalid type: string \"s3cret\", expected …" with the value
+/// left out ("invalid type: string, expected …"): the value may be a
+/// secret written in the profile.
+fn hide_values(message: &str) -> String {
+    for prefix in ["invalid type: ", "invalid value: "] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            if let Some((unexpected, expected)) = rest.split_once(", expected ") {
+                let kind = unexpected
+                    .split(['"', '`'])
+                    .next()
+                    .unwrap_or_default()
+                    .trim_end();
+                return format!("{prefix}{kind}, expected {expected}");
+            }
+        }
+    }
+    message.to_owned()
+}
+
 fn backticked_after(message: &str, prefix: &str) -> Option<String> {
     let rest = message.strip_prefix(prefix)?.strip_prefix('`')?;
     rest.split_once('`').map(|(name, _)| name.to_owned())
@@ -629,11 +1027,18 @@ fn join(path: &str, key: &str) -> String {
 impl fmt::Display for Profile {
     /// A one-line description without secrets.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // A client id read from the environment is a secret: shown as the
+        // variable it came from.
+        let mut client = self.client_id.clone();
+        let mut secrets = self.secret_values();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.value.len()));
+        for s in secrets.iter().filter(|s| s.in_text) {
+            client = client.replace(&s.value, &format!("${{{}}}", s.variable));
+        }
         write!(
             f,
-            "{} (client `{}`, {} components)",
+            "{} (client `{client}`, {} components)",
             self.shown_base_url(),
-            self.client_id,
             self.components.len()
         )
     }
@@ -710,16 +1115,12 @@ components:
         let names: Vec<&str> = p.env.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["CID", "CSECRET", "PW", "TOKEN"]);
         let secrets = p.secrets();
-        for s in [
-            "client",
-            "s3cret",
-            "tok",
-            "correct-horse",
-            "pa%20ss",
-            "pa ss",
-        ] {
+        for s in ["client", "s3cret", "tok", "correct-horse", "pa%20ss"] {
             assert!(secrets.iter().any(|x| x == s), "{s} in {secrets:?}");
         }
+        // The password decoded is the same secret to the scrubber.
+        let scrub = crate::exchange::Scrubber::new(secrets, Vec::new());
+        assert_eq!(scrub.text("pa ss"), "[redacted]");
         assert!(!p.to_string().contains("pa%20ss"), "{p}");
         assert!(p.to_string().contains("[redacted]"), "{p}");
         assert!(!format!("{p:?}").contains("correct-horse"));

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use component_auth_bindings::Error;
 
-use crate::catalogue::{Check, Level, Outcome, Verdict, catalogue, selects};
+use crate::catalogue::{Check, Level, Outcome, Verdict, selects};
+use crate::checks::catalogue;
 use crate::connect::Connect;
+use crate::context::RunContext;
 use crate::exchange::Exchange;
 use crate::generate::Generation;
 use crate::needs::{Need, unmet};
@@ -92,16 +94,15 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     }
     let described = profile.to_string();
     let target = Arc::new(
-        Target::new(profile, options.limits, options.connect.clone())
-            .map_err(RunError::Client)?
-            .with_generation(options.generation),
+        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
     );
     preflight(&target).await?;
     target.learn_volatile().await;
 
+    let context = Arc::new(RunContext::new(target.clone(), options.generation));
     let handles: Vec<_> = checks
         .iter()
-        .map(|c| tokio::spawn(c.run.start(target.clone())))
+        .map(|c| tokio::spawn(c.run.start(context.clone())))
         .collect();
     let deadline = options
         .deadline

@@ -285,16 +285,117 @@ fn the_readme_holds_the_catalogue() {
     );
 }
 
+/// Every test the README's "What the project promises" names exists: a
+/// promise never points at a test that was renamed or removed.
+#[test]
+fn the_readmes_promises_name_tests_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let start = readme
+        .find("## What the project promises")
+        .expect("the section");
+    let section = &readme[start..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
+    let mut sources = String::new();
+    for dir in ["conformance", "reference-server", "runtime"] {
+        for (path, text) in files_under(&root.join(dir)) {
+            if path.extension().is_some_and(|e| e == "rs") {
+                sources.push_str(&text);
+            }
+        }
+    }
+    // Test names: lower-case words joined by `_`, perhaps after `module::tests::`.
+    let names: Vec<&str> = section
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(|quoted| quoted.rsplit("::").next().unwrap_or(quoted))
+        .filter(|q| q.matches('_').count() >= 2)
+        .filter(|q| q.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        .collect();
+    assert!(!names.is_empty(), "the section names no test");
+    for name in names {
+        assert!(
+            sources.contains(&format!("fn {name}(")),
+            "the README names the test `{name}`, which does not exist"
+        );
+    }
+}
+
 /// Every form a secret can travel in: as written, percent-encoded (path and
-/// form style) and JSON-escaped.
+/// form style) and JSON-escaped, and the spellings a hostile server echoes
+/// ([`spellings`]).
 fn forms(secret: &str) -> Vec<String> {
     let json = serde_json::to_string(secret).expect("json");
-    vec![
+    let mut all = vec![
         secret.to_owned(),
         percent_encoding::utf8_percent_encode(secret, percent_encoding::NON_ALPHANUMERIC)
             .to_string(),
         form_urlencoded::byte_serialize(secret.as_bytes()).collect(),
         json[1..json.len() - 1].to_owned(),
+    ];
+    all.extend(spellings(secret).into_iter().map(|(_, s)| s));
+    all
+}
+
+/// The secret spelt as a reader still reads it, by name: every byte
+/// percent-encoded (unreserved ones too) in lower and upper hex, the whole
+/// value in upper, lower and flipped letter case, every character as a
+/// JSON `\u` escape in lower and upper hex, and a mixture of all of these
+/// character by character.
+fn spellings(secret: &str) -> Vec<(&'static str, String)> {
+    let pct = |upper: bool| -> String {
+        secret
+            .bytes()
+            .map(|b| {
+                if upper {
+                    format!("%{b:02X}")
+                } else {
+                    format!("%{b:02x}")
+                }
+            })
+            .collect()
+    };
+    let unicode = |upper: bool| -> String {
+        secret
+            .encode_utf16()
+            .map(|u| {
+                if upper {
+                    format!("\\u{u:04X}")
+                } else {
+                    format!("\\u{u:04x}")
+                }
+            })
+            .collect()
+    };
+    let flip = |c: char| {
+        if c.is_lowercase() {
+            c.to_uppercase().collect::<String>()
+        } else {
+            c.to_lowercase().collect()
+        }
+    };
+    let mixed: String = secret
+        .chars()
+        .enumerate()
+        .map(|(i, c)| match i % 4 {
+            0 => format!("%{:02x}", c as u32),
+            1 => format!("\\u{:04X}", c as u32),
+            2 => flip(c),
+            _ => c.to_string(),
+        })
+        .collect();
+    vec![
+        ("x-pct-lower", pct(false)),
+        ("x-pct-upper", pct(true)),
+        ("x-upper", secret.to_uppercase()),
+        ("x-lower", secret.to_lowercase()),
+        ("x-flipped", secret.chars().map(flip).collect()),
+        ("x-unicode-lower", unicode(false)),
+        ("x-unicode-upper", unicode(true)),
+        ("x-mixed", mixed),
     ]
 }
 
@@ -315,7 +416,11 @@ fn files_under(dir: &Path) -> Vec<(PathBuf, String)> {
 
 /// A server that echoes the client secret everywhere it can: in the
 /// request id, in `X-Project-Uuid`, in a message, percent-encoded and
-/// JSON-escaped.
+/// JSON-escaped; and the client secret, the token and the body's password
+/// in every one of [`spellings`]: each in a header of its own, each in a
+/// field of the body, each `\u` spelling also as JSON text (so that the
+/// decoded string holds the secret) and in a JSON string escaped once more
+/// (so that the decoded string still holds the escapes).
 async fn echoing_server() -> String {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
@@ -346,16 +451,57 @@ async fn echoing_server() -> String {
                     &secret,
                     percent_encoding::NON_ALPHANUMERIC,
                 );
-                let body = serde_json::json!({
+                let mut body = serde_json::json!({
                     "code": 400,
                     "status": false,
                     "request_id": secret,
                     "message": format!("bad secret {secret} ({encoded})"),
-                })
-                .to_string();
+                });
+                // The token and the password (from the body) too.
+                let header = |name: &str| {
+                    head.lines().find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+                    })
+                };
+                let length: usize = header("content-length")
+                    .and_then(|v| v.parse().ok())
+                    .unwrap_or(0)
+                    .min(1 << 20);
+                let body_start = seen
+                    .windows(4)
+                    .position(|w| w == b"\r\n\r\n")
+                    .map_or(seen.len(), |i| i + 4);
+                while seen.len() < body_start + length {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => seen.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let password = serde_json::from_slice::<serde_json::Value>(&seen[body_start..])
+                    .ok()
+                    .and_then(|v| v.get("password")?.as_str().map(str::to_owned));
+                let mut echoed = vec![("secret", secret.clone())];
+                echoed.extend(header("x-auth-token").map(|t| ("token", t)));
+                echoed.extend(password.map(|p| ("password", p)));
+                let mut extra = String::new();
+                let mut raw_escapes = String::new();
+                for (kind, value) in &echoed {
+                    for (name, spelt) in spellings(value) {
+                        let name = format!("{name}-{kind}");
+                        body[&name] = spelt.clone().into();
+                        extra.push_str(&format!("{name}: {spelt}\r\n"));
+                        // Escapes as JSON text, not only inside a decoded string.
+                        if name.starts_with("x-unicode") {
+                            raw_escapes.push_str(&format!(",\"{name}-raw\":\"{spelt}\""));
+                        }
+                    }
+                }
+                let mut body = body.to_string();
+                body.insert_str(body.len() - 1, &raw_escapes);
                 let escaped = serde_json::to_string(&secret).expect("json");
                 let answer = format!(
-                    "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-project-uuid: {secret}\r\nx-debug: {escaped}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\nx-project-uuid: {secret}\r\nx-debug: {escaped}\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
                     body.len()
                 );
                 let _ = s.write_all(answer.as_bytes()).await;
@@ -496,6 +642,13 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             // The echoed values were seen, and shown redacted; reproductions
             // send the gateway header as a variable.
             assert!(stdout(&out).contains("[redacted]"), "{name}");
+            for kind in ["secret", "token", "password"] {
+                let echoed = format!("\"x-mixed-{kind}\": \"[redacted]\"");
+                assert!(
+                    outputs.iter().any(|(_, text)| text.contains(&echoed)),
+                    "{name}: the {kind} was echoed, and recorded redacted"
+                );
+            }
             assert!(
                 stdout(&out).contains(r#"-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}""#),
                 "{name}: no gateway header in the reproductions"
@@ -511,18 +664,22 @@ fn check_profile_says_what_cannot_run_and_what_to_add() {
     let partial = dir.join("partial.yaml");
     std::fs::write(
         &partial,
-        "base_url: https://staging.example.com\nclient_id: c\nclient_secret: ${S}\ncomponents:\n  - name: Catalog\n    tag: catalog\n    uuid: 3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718\n",
+        "base_url: https://staging.example.com\nclient_id: ${CID}\nclient_secret: ${S}\ncomponents:\n  - name: Catalog\n    tag: catalog\n    uuid: 3e1f6b2a-7c4d-4e8f-a1b2-c3d4e5f60718\n",
     )
     .expect("write");
     let out = conformance(
         &["check-profile", partial.to_str().expect("utf-8")],
-        &[("S", "s3cret-value")],
+        &[("S", "s3cret-value"), ("CID", "client-1d-from-env")],
     );
     let text = stdout(&out);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("Cannot run: no component in the profile has an `authorize` section"));
     assert!(text.contains("To run them, add `authorize:"), "{text}");
     assert!(!text.contains("s3cret-value"));
+    // A client id read from the environment is shown as its variable, as
+    // the run shows it.
+    assert!(!text.contains("client-1d-from-env"), "{text}");
+    assert!(text.contains("(client `${CID}`"), "{text}");
     let shipped = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/reference.yaml");
     let out = conformance(&["check-profile", shipped], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", stdout(&out));
@@ -686,5 +843,148 @@ fn the_proxy_variables_are_honoured() {
         through,
         "loopback went through the proxy"
     );
+    rt.block_on(server.shutdown());
+}
+
+/// The reproduction of the first failure in `out` whose line holds `label`:
+/// from `reproduce: ` to its `curl` line, prelude included.
+fn reproduction(out: &str, label: &str) -> String {
+    let start = out
+        .find(label)
+        .unwrap_or_else(|| panic!("no `{label}` in:\n{out}"));
+    let rest = &out[start..];
+    let at = rest.find("reproduce: ").expect("a reproduction") + "reproduce: ".len();
+    let mut lines = Vec::new();
+    for line in rest[at..].lines() {
+        lines.push(line.trim_start());
+        if line.trim_start().starts_with("curl ") {
+            break;
+        }
+    }
+    lines.join("\n")
+}
+
+/// Runs `script` in `sh` with only `env` (and PATH) set; its stdout.
+fn sh(script: &str, env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg(script).env_clear();
+    cmd.env("PATH", std::env::var("PATH").unwrap_or_default());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("sh runs");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A reproduction pastes into the user's own shell: it names the profile's
+/// own variables, obtains a token the run had issued, and shows a port read
+/// from `${PORT}` as the port it is. Run against a server that accepts a
+/// token of another component, the pasted commands get the same 200.
+#[test]
+fn a_reproduction_runs_as_pasted_with_the_profiles_own_variables() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions {
+                fault: Some(reference_server::Fault::TokenCrossesComponents),
+                ..Default::default()
+            },
+        ))
+        .expect("reference server");
+    let port = server.addr().port().to_string();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    // Every secret from the environment, under the user's names.
+    let profile = shipped
+        .replace(
+            "base_url: http://127.0.0.1:8080",
+            "base_url: http://127.0.0.1:${PORT}",
+        )
+        .replace(
+            "client_secret: demo-secret-7Qx9",
+            "client_secret: ${SECRET}",
+        )
+        .replace(
+            "auth_token: users-token-ada-0001",
+            "auth_token: ${ADA_TOKEN}",
+        )
+        .replace("password: correct-horse", "password: \"${ADA_PASSWORD}\"")
+        .replace("pin: 1234 }", "pin: \"${PIN:json}\" }");
+    let env = [
+        ("PORT", port.as_str()),
+        ("SECRET", "demo-secret-7Qx9"),
+        ("ADA_TOKEN", "users-token-ada-0001"),
+        ("ADA_PASSWORD", "correct-horse"),
+        ("PIN", "1234"),
+        ("INVENTORY_TOKEN", "catalog-token-acme-0001"),
+    ];
+    let with_catalog_token = profile.replace(
+        "    requires_auth: false\n    authorize:\n      model_uuid: 8a9b",
+        "    requires_auth: false\n    auth_token: ${INVENTORY_TOKEN}\n    authorize:\n      model_uuid: 8a9b",
+    );
+    assert_ne!(with_catalog_token, profile);
+    let label = "GET Users: X-Auth-Token of another component";
+    let curl_runs = Command::new("curl").arg("--version").output().is_ok();
+    for (name, text) in [("issued", &profile), ("profile", &with_catalog_token)] {
+        let dir = scratch(&format!("reproduce-{name}"));
+        let path = dir.join("profile.yaml");
+        std::fs::write(&path, text).expect("write profile");
+        let out = conformance(
+            &[
+                "--profile",
+                path.to_str().expect("utf-8"),
+                "--only",
+                "near-miss/x-auth-token",
+            ],
+            &env,
+        );
+        let shown = stdout(&out);
+        assert_eq!(out.status.code(), Some(1), "{name}: {shown}");
+        let repro = reproduction(&shown, label);
+        assert!(
+            repro.contains(&format!(
+                "'http://127.0.0.1:{port}/v2/api/component/Users/auth'"
+            )),
+            "{name}: the port is shown: {repro}"
+        );
+        for var in ["SECRET", "ADA_PASSWORD"] {
+            assert!(
+                repro.contains(&format!("${{{var}}}")),
+                "{name}: {var}: {repro}"
+            );
+        }
+        assert!(
+            !repro.contains("AUTH_TOKEN_") && !repro.contains("CLIENT_SECRET"),
+            "{name}: a variable the profile does not name: {repro}"
+        );
+        if name == "issued" {
+            assert!(
+                repro.starts_with("# ISSUED_TOKEN_CATALOG: the token an Authorize of Catalog issues\nISSUED_TOKEN_CATALOG=\"$(curl -sS -X POST "),
+                "{repro}"
+            );
+            assert!(repro.contains("${PIN}"), "{repro}");
+            assert!(
+                repro.contains("\"x-auth-token: ${ISSUED_TOKEN_CATALOG}\""),
+                "{repro}"
+            );
+        } else {
+            assert!(
+                repro.contains("\"x-auth-token: ${INVENTORY_TOKEN}\""),
+                "{repro}"
+            );
+        }
+        // Pasted into a shell that has the user's variables, it gets what
+        // the run got.
+        if curl_runs {
+            let answer = sh(&repro, &env);
+            assert!(
+                answer.contains("\"code\":200") && answer.contains("\"name\":\"Users\""),
+                "{name}: the pasted reproduction answered {answer:?}:\n{repro}"
+            );
+        }
+    }
     rt.block_on(server.shutdown());
 }

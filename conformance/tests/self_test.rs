@@ -6,7 +6,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use conformance::catalogue::{Level, catalogue};
+use conformance::catalogue::Level;
+use conformance::checks::catalogue;
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{Report, Status};

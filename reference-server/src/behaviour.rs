@@ -1,11 +1,20 @@
-//! The seams where faults enter, as plain data.
+//! The seams where faults and variants enter, as plain data.
 //!
-//! A request passes six seams: the route, the connection, the credentials
+//! A request passes seven seams: the route, the connection, the credentials
 //! (client, `X-Project-Env`, `X-Auth-Token`), the ref lookup, the body and
-//! its validation, and the answer. [`Behaviour::default()`] is the correct
-//! server; each fault is one entry in the table of `fault.rs` that changes
-//! one field here. The handler reads these fields and never asks which fault
-//! is on, so the correct path reads straight through.
+//! its validation, the operation (Authorize's `modelUuid` and status), and
+//! the answer. [`Behaviour::default()`] is the correct server making every
+//! choice of spec/README.md. A fault (`fault.rs`) changes one field to break
+//! a rule of the description; a variant (`variant.rs`) changes one field to
+//! make another choice the description allows. The handler reads these
+//! fields and never asks which fault or variant is on, so the correct path
+//! reads straight through.
+
+use component_auth_bindings::types::ProjectEnv;
+use hyper::StatusCode;
+
+use crate::fault::Fault;
+use crate::variant::Variant;
 
 /// How the server behaves at every seam.
 #[derive(Clone, Debug, Default)]
@@ -13,14 +22,42 @@ pub(crate) struct Behaviour {
     pub route: Route,
     pub connection: Connection,
     pub credentials: Credentials,
-    pub project_env: ProjectEnvRule,
+    pub project_env: ProjectEnvRules,
     pub refs: Refs,
     pub token: Token,
     pub body: Body,
     pub validation: Validation,
     /// Auth Claims leaves the model out of every answer.
     pub claims_omit_model: bool,
+    pub authorize: AuthorizeRules,
     pub answer: Answer,
+}
+
+impl Behaviour {
+    /// The correct server with each variant's choice, then the fault's
+    /// change: a fault stays a fault whatever the variants chose.
+    pub(crate) fn new(fault: Option<Fault>, variants: &[Variant]) -> Self {
+        let mut b = Behaviour::default();
+        for variant in variants {
+            variant.apply(&mut b);
+        }
+        if let Some(fault) = fault {
+            fault.apply(&mut b);
+        }
+        b
+    }
+}
+
+/// How a refusal whose status the description leaves open is answered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// 400 with the 7.1 shape (spec/README.md's choice).
+    #[default]
+    BadRequest,
+    /// 401 with the 7.1 shape.
+    Unauthorized,
+    /// 417 with the 7.2 shape, an `errors` item naming what failed.
+    Validation,
 }
 
 /// Where the interface is served and which methods it takes.
@@ -98,6 +135,8 @@ impl Compare {
 /// `X-Client-Id` and `X-Client-Secret`.
 #[derive(Clone, Debug)]
 pub(crate) struct Credentials {
+    /// How a missing or empty one is refused.
+    pub missing: Refusal,
     pub client_id_required: bool,
     pub secret_required: bool,
     pub client_id: Compare,
@@ -107,6 +146,7 @@ pub(crate) struct Credentials {
 impl Default for Credentials {
     fn default() -> Self {
         Credentials {
+            missing: Refusal::BadRequest,
             client_id_required: true,
             secret_required: true,
             client_id: Compare::Exact,
@@ -115,10 +155,30 @@ impl Default for Credentials {
     }
 }
 
+/// `X-Project-Env`: which values are taken, what its absence means, how
+/// another value is refused.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ProjectEnvRules {
+    pub matching: ProjectEnvRule,
+    /// The environment of a request without the header.
+    pub absent: ProjectEnv,
+    pub refused: Refusal,
+}
+
+impl Default for ProjectEnvRules {
+    fn default() -> Self {
+        ProjectEnvRules {
+            matching: ProjectEnvRule::Exact,
+            absent: ProjectEnv::Dev,
+            refused: Refusal::BadRequest,
+        }
+    }
+}
+
 /// Which `X-Project-Env` values are taken, and as what.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) enum ProjectEnvRule {
-    /// Absent means `dev`; `dev` and `live` exactly; anything else 400.
+    /// `dev` and `live` exactly; anything else refused.
     #[default]
     Exact,
     IgnoreCase,
@@ -140,6 +200,9 @@ pub(crate) struct Refs {
     pub by_name: bool,
     pub by_tag: bool,
     pub matching: RefMatch,
+    /// A ref that matches no name or tag exactly may match one ignoring
+    /// letter case.
+    pub ignore_case: bool,
     /// A ref that names nothing is served as the first component.
     pub unknown_as_first: bool,
     /// A raw ref longer than this crashes the handler.
@@ -156,6 +219,7 @@ impl Default for Refs {
             by_name: true,
             by_tag: true,
             matching: RefMatch::Exact,
+            ignore_case: false,
             unknown_as_first: false,
             crash_longer_than: None,
             crash_on_nul: false,
@@ -185,6 +249,9 @@ pub(crate) struct Token {
     pub demanded_everywhere: bool,
     pub compare: Compare,
     pub scope: TokenScope,
+    /// A token that is not the component's own is ignored (not refused) by
+    /// a component that does not require auth.
+    pub foreign_ignored_where_not_required: bool,
 }
 
 impl Default for Token {
@@ -194,6 +261,7 @@ impl Default for Token {
             demanded_everywhere: false,
             compare: Compare::Exact,
             scope: TokenScope::OwnComponent,
+            foreign_ignored_where_not_required: false,
         }
     }
 }
@@ -211,8 +279,14 @@ pub(crate) enum TokenScope {
 }
 
 /// How the body is read.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct Body {
+    /// Bytes over this are refused with 413.
+    pub limit: usize,
+    /// How a body that is not UTF-8, not JSON or not an object is refused.
+    pub malformed: Refusal,
+    /// Auth Claims (GET) neither parses nor validates its body.
+    pub ignored_on_get: bool,
     pub media_type: MediaTypeRule,
     /// A body that is not JSON is taken as absent.
     pub malformed_as_empty: bool,
@@ -223,6 +297,21 @@ pub(crate) struct Body {
     pub crash_on_non_bmp: bool,
     /// A number that is not an i64 crashes the handler.
     pub crash_on_non_i64: bool,
+}
+
+impl Default for Body {
+    fn default() -> Self {
+        Body {
+            limit: crate::handler::BODY_LIMIT,
+            malformed: Refusal::BadRequest,
+            ignored_on_get: false,
+            media_type: MediaTypeRule::Lenient,
+            malformed_as_empty: false,
+            crash_on_non_object: false,
+            crash_on_non_bmp: false,
+            crash_on_non_i64: false,
+        }
+    }
 }
 
 /// How `Content-Type` is judged on a request with a body.
@@ -263,9 +352,79 @@ impl Default for Validation {
     }
 }
 
+/// Authorize: where `modelUuid` travels, what an unknown one gets, the
+/// success status.
+#[derive(Clone, Debug)]
+pub(crate) struct AuthorizeRules {
+    pub model_uuid: ModelUuidSource,
+    /// The status of a `modelUuid` that no model of the component has
+    /// (7.1 shape).
+    pub unknown_model: StatusCode,
+    /// The status of a success (and its body's `code`).
+    pub success: StatusCode,
+}
+
+impl Default for AuthorizeRules {
+    fn default() -> Self {
+        AuthorizeRules {
+            model_uuid: ModelUuidSource::Query,
+            unknown_model: StatusCode::NOT_FOUND,
+            success: StatusCode::OK,
+        }
+    }
+}
+
+/// Where Authorize's `modelUuid` is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum ModelUuidSource {
+    /// The query parameter `modelUuid` (spec/README.md choice 1).
+    #[default]
+    Query,
+    /// A request header of this name.
+    Header(&'static str),
+    /// A field of this name in the JSON body, apart from the auth fields.
+    BodyField(&'static str),
+}
+
+/// How `request_id` values are spelt.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum RequestIdForm {
+    /// A uuid (spec/README.md choice 12).
+    #[default]
+    Uuid,
+    /// `req-` and a counter.
+    Opaque,
+}
+
+/// What error bodies carry as `code`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum Codes {
+    /// The HTTP status (spec/README.md choice 11).
+    #[default]
+    HttpStatus,
+    /// A service code: the status times 100 plus 1 (`40001`, `41701`).
+    Service,
+}
+
 /// The shape of answers.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Answer {
+    /// Success bodies are `{"status": true, "data": {...}}`.
+    pub success_wrapped: bool,
+    pub codes: Codes,
+    pub request_id_form: RequestIdForm,
+    /// Every answer repeats its request id as `X-Request-Id`.
+    pub request_id_header: bool,
+    /// `ETag`, `Cache-Control: no-store` and `Vary` on every answer.
+    pub cache_headers: bool,
+    /// Error bodies of statuses other than 400 and 417 have no `request_id`.
+    pub lean_other_errors: bool,
+    /// `X-Project-Uuid` is left off successes.
+    pub project_uuid_on_errors_only: bool,
+    /// A 405 is a framework's HTML page.
+    pub method_not_allowed_html: bool,
+    /// A 413 is a framework's HTML page.
+    pub payload_too_large_html: bool,
     pub project_uuid: ProjectUuid,
     pub error_content_type_text: bool,
     pub error_body_text: bool,

@@ -4,18 +4,22 @@
 //! `Content-Type: application/json` and `X-Project-Uuid`.
 //!
 //! The answer seam: the [`Answer`] behaviour is read here and only here, so
-//! each envelope fault changes the answer's shape in exactly one way.
+//! each envelope fault, and each variant of the answer's shape, changes it
+//! in exactly one way.
 
 use bytes::Bytes;
 use component_auth_bindings::types::{
     AuthClaimsResult, AuthorizeResult, ErrorResponse, ValidationError, ValidationErrorResponse,
 };
 use http_body_util::Full;
-use hyper::header::{ALLOW, CONNECTION, CONTENT_TYPE, HeaderName, HeaderValue, RETRY_AFTER};
+use hyper::header::{
+    ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, RETRY_AFTER,
+    VARY,
+};
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
 
-use crate::behaviour::{Answer, ProjectUuid};
+use crate::behaviour::{Answer, Codes, ProjectUuid};
 use crate::validate;
 
 /// The answer for a request that did not succeed.
@@ -38,6 +42,11 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// An error of the 7.1 shape with this status.
+    pub(crate) fn with_status(status: StatusCode, message: impl Into<String>) -> Self {
+        Self::error(status, message)
+    }
+
     fn error(status: StatusCode, message: impl Into<String>) -> Self {
         Failure::Error {
             status,
@@ -70,6 +79,11 @@ impl Failure {
         }
     }
 
+    /// 501: the request needs something the server does not implement.
+    pub(crate) fn not_implemented(message: impl Into<String>) -> Self {
+        Self::error(StatusCode::NOT_IMPLEMENTED, message)
+    }
+
     /// 503: the server is at a limit; `Retry-After` says when to come back.
     pub(crate) fn unavailable(message: impl Into<String>, retry_after: &'static str) -> Self {
         Failure::Error {
@@ -98,6 +112,7 @@ pub(crate) struct Context<'a> {
 
 const JSON: &str = "application/json";
 const TEXT: &str = "text/plain; charset=utf-8";
+const HTML: &str = "text/html; charset=utf-8";
 
 /// Renders an outcome as the HTTP answer.
 pub(crate) fn render(
@@ -107,7 +122,7 @@ pub(crate) fn render(
     let (status, body, content_type, extra) = match outcome {
         Ok(success) => {
             let (body, content_type) = success_body(&success, ctx);
-            (StatusCode::OK, body, content_type, None)
+            (success_status(&success), body, content_type, None)
         }
         Err(Failure::Crash) => (
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -115,6 +130,9 @@ pub(crate) fn render(
             TEXT,
             None,
         ),
+        Err(Failure::Error { status, header, .. }) if ctx.answer.html_page(status) => {
+            (status, html_page(status), HTML, header)
+        }
         Err(failure) => {
             let (status, body, extra) = failure_body(failure, ctx);
             let content_type = if ctx.answer.error_content_type_text {
@@ -126,15 +144,28 @@ pub(crate) fn render(
         }
     };
 
+    // A framework's own HTML page knows nothing of the project.
+    let framework_page = content_type == HTML;
+    let etag = ctx.answer.cache_headers.then(|| etag(&body));
     let mut response = Response::new(Full::new(Bytes::from(body)));
     *response.status_mut() = status;
     let headers = response.headers_mut();
     headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-    if let Some(value) = project_uuid_header(status, ctx) {
+    if let Some(value) = project_uuid_header(status, ctx).filter(|_| !framework_page) {
         headers.insert("x-project-uuid", value);
     }
     if let Some((name, value)) = extra {
         headers.insert(name, HeaderValue::from_static(value));
+    }
+    if ctx.answer.request_id_header {
+        if let Ok(value) = HeaderValue::from_str(ctx.request_id) {
+            headers.insert("x-request-id", value);
+        }
+    }
+    if let Some(etag) = etag.and_then(|e| HeaderValue::from_str(&e).ok()) {
+        headers.insert(ETAG, etag);
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        headers.insert(VARY, HeaderValue::from_static("X-Client-Id, X-Auth-Token"));
     }
     if ctx.close {
         headers.insert(CONNECTION, HeaderValue::from_static("close"));
@@ -142,11 +173,65 @@ pub(crate) fn render(
     response
 }
 
-fn project_uuid_header(status: StatusCode, ctx: &Context<'_>) -> Option<HeaderValue> {
-    let value = match ctx.answer.project_uuid {
-        ProjectUuid::NoneOnErrors if status.is_client_error() || status.is_server_error() => {
-            return None;
+/// A strong validator that changes with the body: FNV-1a over its bytes,
+/// so the same body always has the same tag.
+fn etag(body: &[u8]) -> String {
+    let hash = body.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    format!("\"{hash:016x}\"")
+}
+
+/// The page a web framework or proxy sends for a status by default.
+fn html_page(status: StatusCode) -> Vec<u8> {
+    let title = format!(
+        "{} {}",
+        status.as_u16(),
+        status.canonical_reason().unwrap_or("Error")
+    );
+    format!(
+        "<!DOCTYPE html>\n<html><head><title>{title}</title></head>\n\
+         <body><h1>{title}</h1><hr><p>server</p></body></html>\n"
+    )
+    .into_bytes()
+}
+
+impl Answer {
+    /// Whether an error of this status is a framework's HTML page (faults).
+    fn html_page(&self, status: StatusCode) -> bool {
+        (status == StatusCode::METHOD_NOT_ALLOWED && self.method_not_allowed_html)
+            || (status == StatusCode::PAYLOAD_TOO_LARGE && self.payload_too_large_html)
+    }
+
+    /// An error body's `code` for this status.
+    fn code(&self, status: StatusCode) -> i64 {
+        let status = i64::from(status.as_u16());
+        match self.codes {
+            Codes::HttpStatus => status,
+            Codes::Service => status * 100 + 1,
         }
+    }
+}
+
+/// A success's status is its body's `code` (200, or 201 under a variant).
+fn success_status(success: &Success) -> StatusCode {
+    let code = match success {
+        Success::Claims(r) => r.code,
+        Success::Authorize(r) => r.code,
+    };
+    u16::try_from(code)
+        .ok()
+        .and_then(|c| StatusCode::from_u16(c).ok())
+        .unwrap_or(StatusCode::OK)
+}
+
+fn project_uuid_header(status: StatusCode, ctx: &Context<'_>) -> Option<HeaderValue> {
+    let error = status.is_client_error() || status.is_server_error();
+    if ctx.answer.project_uuid_on_errors_only && !error {
+        return None;
+    }
+    let value = match ctx.answer.project_uuid {
+        ProjectUuid::NoneOnErrors if error => return None,
         ProjectUuid::NotUuid => format!("project-{}", ctx.project_uuid.replace('-', "")),
         ProjectUuid::Varies => uuid::Uuid::new_v4().to_string(),
         _ => ctx.project_uuid.to_owned(),
@@ -166,10 +251,19 @@ fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str)
             TEXT,
         );
     }
-    let json = match success {
-        Success::Claims(r) => serde_json::to_vec(r),
-        Success::Authorize(r) => serde_json::to_vec(r),
+    let value = match success {
+        Success::Claims(r) => serde_json::to_value(r),
+        Success::Authorize(r) => serde_json::to_value(r),
     };
+    let value = value.map(|v| match v {
+        Value::Object(mut fields) if ctx.answer.success_wrapped => {
+            fields.shift_remove("code");
+            fields.shift_remove("status");
+            serde_json::json!({"status": true, "data": fields})
+        }
+        other => other,
+    });
+    let json = value.and_then(|v| serde_json::to_vec(&v));
     // The result types hold strings, booleans and JSON values only, which
     // always serialize; an error would be a defect, answered as a 500.
     let body = json.unwrap_or_else(|e| {
@@ -194,7 +288,7 @@ fn failure_body(
                 return (status, text.into_bytes(), header);
             }
             let envelope = ErrorResponse {
-                code: i64::from(status.as_u16()),
+                code: ctx.answer.code(status),
                 message,
                 request_id: ctx.request_id.to_owned(),
                 status: false,
@@ -207,6 +301,8 @@ fn failure_body(
                 if ctx.answer.bad_request_without_message {
                     value.remove("message");
                 }
+            } else if ctx.answer.lean_other_errors {
+                value.shift_remove("request_id");
             }
             (status, value, header)
         }
@@ -231,7 +327,7 @@ fn failure_body(
                 })
                 .collect();
             let envelope = ValidationErrorResponse {
-                code: i64::from(status.as_u16()),
+                code: ctx.answer.code(status),
                 errors,
                 status: false,
             };
@@ -250,10 +346,8 @@ fn failure_body(
         value.insert("status".to_owned(), Value::Bool(true));
     }
     if ctx.answer.error_code_as_string {
-        value.insert(
-            "code".to_owned(),
-            Value::String(status.as_u16().to_string()),
-        );
+        let code = ctx.answer.code(status).to_string();
+        value.insert("code".to_owned(), Value::String(code));
     }
     let body = serde_json::to_vec(&value).unwrap_or_default();
     (status, body, extra)

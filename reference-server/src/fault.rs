@@ -41,12 +41,16 @@ macro_rules! faults {
                 match self { $( Fault::$variant => $rule, )* }
             }
 
-            /// The correct behaviour with this fault's one change.
-            pub(crate) fn behaviour(self) -> Behaviour {
-                let mut b = Behaviour::default();
+            /// Makes this fault's one change.
+            pub(crate) fn apply(self, b: &mut Behaviour) {
                 let effect: fn(&mut Behaviour) = match self { $( Fault::$variant => $effect, )* };
-                effect(&mut b);
-                b
+                effect(b);
+            }
+
+            /// The correct behaviour with this fault's one change.
+            #[cfg(test)]
+            pub(crate) fn behaviour(self) -> Behaviour {
+                Behaviour::new(Some(self), &[])
             }
         }
     };
@@ -141,11 +145,11 @@ faults! {
     /// Any `X-Project-Env` value is accepted (as `dev`).
     AnyProjectEnv => "any-project-env", "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        |b| b.project_env = ProjectEnvRule::AnyAsDev;
+        |b| b.project_env.matching = ProjectEnvRule::AnyAsDev;
     /// `X-Project-Env: live` is refused with 400.
     LiveRejected => "live-rejected", "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        |b| b.project_env = ProjectEnvRule::LiveRejected;
+        |b| b.project_env.matching = ProjectEnvRule::LiveRejected;
     /// A ref that is a component's tag is not found.
     TagsNotResolved => "tags-not-resolved", "2",
         "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
@@ -245,15 +249,15 @@ faults! {
     /// `X-Project-Env` is compared ignoring letter case (`DEV` accepted).
     ProjectEnvCaseInsensitive => "project-env-case-insensitive", "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        |b| b.project_env = ProjectEnvRule::IgnoreCase;
+        |b| b.project_env.matching = ProjectEnvRule::IgnoreCase;
     /// An empty `X-Project-Env` is taken as absent.
     ProjectEnvEmptyAsAbsent => "project-env-empty-as-absent", "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        |b| b.project_env = ProjectEnvRule::EmptyAsAbsent;
+        |b| b.project_env.matching = ProjectEnvRule::EmptyAsAbsent;
     /// Values that begin with `dev` or `live` are accepted (`development`).
     ProjectEnvPrefixAccepted => "project-env-prefix-accepted", "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        |b| b.project_env = ProjectEnvRule::Prefix;
+        |b| b.project_env.matching = ProjectEnvRule::Prefix;
     /// A ref that is the beginning of a name or tag resolves to it (`cat`).
     RefPrefixResolves => "ref-prefix-resolves", "2",
         "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
@@ -313,6 +317,16 @@ faults! {
     RequestIdPerConnection => "request-id-per-connection", "7.1",
         "request_id | string | Identifier of the request.",
         |b| b.connection.request_id = RequestIds::PerConnection;
+    /// Another method on the interface path (`PUT`, `DELETE`) gets the
+    /// framework's HTML 405 page: `text/html`, no `X-Project-Uuid`.
+    MethodNotAllowedHtml => "method-not-allowed-html", "7",
+        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        |b| b.answer.method_not_allowed_html = true;
+    /// A body over the limit gets the framework's (or the proxy's) HTML 413
+    /// page: `text/html`, no `X-Project-Uuid`.
+    PayloadTooLargeHtml => "payload-too-large-html", "7",
+        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        |b| b.answer.payload_too_large_html = true;
 }
 
 impl fmt::Display for Fault {

@@ -1,6 +1,7 @@
 //! One request, from the request line to the outcome, checked in a fixed
 //! order (the first failure answers):
 //!
+//! 0. HTTP/1.1 framing: one `Host`, no transfer coding but `chunked` (400, 501);
 //! 1. path and method (404, 405);
 //! 2. body size (413), read with a bound, never whole;
 //! 3. `X-Client-Id`, `X-Client-Secret` present and not empty (400);
@@ -11,9 +12,12 @@
 //! 8. body absent, or a UTF-8 JSON object (400);
 //! 9. validation, every failure collected (417);
 //! 10. the operation itself (404 unknown model, 401 fields that no model claims).
+//!
+//! The statuses are spec/README.md's choices; a variant may answer another
+//! (`variant.rs`), at the same step.
 
 use std::borrow::Cow;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -30,19 +34,21 @@ use subtle::ConstantTimeEq;
 use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::behaviour::{
-    Behaviour, Body as BodyRules, Compare, MediaTypeRule, ProjectEnvRule, RefMatch, Refs,
-    RequestIds, TokenScope, Validation,
+    Behaviour, Body as BodyRules, Compare, MediaTypeRule, ModelUuidSource, ProjectEnvRule,
+    ProjectEnvRules, RefMatch, Refs, Refusal, RequestIdForm, RequestIds, TokenScope, Validation,
 };
 use crate::envelope::{self, Failure, Success};
 use crate::fault::Fault;
 use crate::fixture::{Component, Fixture, Model, Settings};
+use crate::framing;
 use crate::json;
 use crate::routes::{self, Operation};
 use crate::tokens::{Binding, TokenStore};
 use crate::validate::{self, rule};
+use crate::variant::Variant;
 
 /// A request body over this many bytes is refused with 413 (spec/README.md
-/// choice 16).
+/// choice 16; the variant `body-limit-16k` lowers it).
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// A body still incomplete after this long is refused, so a slow client
@@ -52,20 +58,48 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 /// What the server holds while it runs.
 pub(crate) struct App {
     pub fixture: Fixture,
-    /// How it behaves at each seam: correct, or with one fault's change.
+    /// How it behaves at each seam: correct, or with the variants' choices
+    /// and one fault's change.
     pub behaviour: Behaviour,
     pub tokens: TokenStore,
     pub limits: Limits,
+    /// Request ids made so far, for the opaque form (`req-N`).
+    request_ids: AtomicU64,
 }
 
 impl App {
-    pub(crate) fn new(fixture: Fixture, fault: Option<Fault>, limits: Limits) -> Self {
+    pub(crate) fn new(
+        fixture: Fixture,
+        fault: Option<Fault>,
+        variants: &[Variant],
+        limits: Limits,
+    ) -> Self {
         let tokens = TokenStore::from_fixture(&fixture);
         App {
             fixture,
-            behaviour: fault.map(Fault::behaviour).unwrap_or_default(),
+            behaviour: Behaviour::new(fault, variants),
             tokens,
             limits,
+            request_ids: AtomicU64::new(0),
+        }
+    }
+
+    /// A fresh request id in the form the behaviour says.
+    pub(crate) fn new_request_id(&self) -> String {
+        match self.behaviour.answer.request_id_form {
+            RequestIdForm::Uuid => uuid::Uuid::new_v4().to_string(),
+            RequestIdForm::Opaque => {
+                let n = self.request_ids.fetch_add(1, Ordering::Relaxed) + 1;
+                format!("req-{n}")
+            }
+        }
+    }
+
+    /// The one id every answer repeats under [`RequestIds::Nil`].
+    fn nil_request_id(&self) -> String {
+        match self.behaviour.answer.request_id_form {
+            RequestIdForm::Uuid => uuid::Uuid::nil().to_string(),
+            RequestIdForm::Opaque => "req-0".to_owned(),
         }
     }
 }
@@ -130,11 +164,11 @@ pub(crate) struct ConnState {
 }
 
 impl ConnState {
-    pub(crate) fn new(client_id_spelled_exactly: bool, close: bool) -> Self {
+    pub(crate) fn new(client_id_spelled_exactly: bool, close: bool, request_id: String) -> Self {
         ConnState {
             client_id_spelled_exactly,
             close,
-            request_id: uuid::Uuid::new_v4().to_string(),
+            request_id,
             authenticated: AtomicBool::new(false),
         }
     }
@@ -147,8 +181,8 @@ pub(crate) async fn handle(
     conn: &ConnState,
 ) -> Response<Full<Bytes>> {
     let request_id = match app.behaviour.connection.request_id {
-        RequestIds::PerRequest => uuid::Uuid::new_v4().to_string(),
-        RequestIds::Nil => uuid::Uuid::nil().to_string(),
+        RequestIds::PerRequest => app.new_request_id(),
+        RequestIds::Nil => app.nil_request_id(),
         RequestIds::PerConnection => conn.request_id.clone(),
     };
     let method = req.method().clone();
@@ -186,27 +220,37 @@ async fn process(
     body_read: &mut bool,
 ) -> Result<Success, Failure> {
     let b = &app.behaviour;
+    framing::check(req.version(), req.headers())?;
     let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), &b.route)?;
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
     // Held until the request is answered: its body's bytes stay counted.
-    let (body, _reserved) = read_body(&parts.headers, body, &app.limits).await?;
+    let (body, _reserved) = read_body(&parts.headers, body, &app.limits, b.body.limit).await?;
     *body_read = true;
     let headers = &parts.headers;
 
     let client_id = header(headers, "x-client-id")
         .filter(|_| !b.connection.header_names_case_sensitive || conn.client_id_spelled_exactly)
         .filter(|id| !id.is_empty());
-    if client_id.is_none() && b.credentials.client_id_required {
-        return Err(Failure::bad_request("the X-Client-Id header is required"));
-    }
     let secret = header(headers, "x-client-secret").filter(|s| !s.is_empty());
-    if secret.is_none() && b.credentials.secret_required {
-        return Err(Failure::bad_request(
-            "the X-Client-Secret header is required",
-        ));
+    let missing: Vec<ValidationError> = [
+        (client_id, b.credentials.client_id_required, "X-Client-Id"),
+        (secret, b.credentials.secret_required, "X-Client-Secret"),
+    ]
+    .into_iter()
+    .filter(|(value, required, _)| value.is_none() && *required)
+    .map(|(_, _, name)| validate::header_required(name))
+    .collect();
+    if !missing.is_empty() {
+        return Err(refuse(&b.validation, b.credentials.missing, missing));
     }
-    let env = project_env(b.project_env, header(headers, "x-project-env"))?;
+    let env = project_env(&b.project_env, header(headers, "x-project-env")).ok_or_else(|| {
+        refuse(
+            &b.validation,
+            b.project_env.refused,
+            vec![validate::project_env_invalid()],
+        )
+    })?;
     let cached = b.connection.auth_cached && conn.authenticated.load(Ordering::Relaxed);
     if !cached {
         authenticate(app, client_id, secret)?;
@@ -216,15 +260,35 @@ async fn process(
     let component_index = resolve(&app.fixture.components, &b.refs, &raw_ref)?;
     let component = &app.fixture.components[component_index];
     let token_model = check_token(app, component_index, header(headers, "x-auth-token"))?;
-    let fields = parse_body(&b.body, headers, &body)?;
+    let body: &[u8] = if operation == Operation::AuthClaims && b.body.ignored_on_get {
+        &[]
+    } else {
+        &body
+    };
+    let mut fields = parse_body(&b.body, &b.validation, headers, body)?;
 
+    let source = b.authorize.model_uuid;
     let model_uuid = match operation {
-        Operation::Authorize => Some(query_param(parts.uri.query(), validate::MODEL_UUID)),
+        Operation::Authorize => Some(match source {
+            ModelUuidSource::Query => query_param(parts.uri.query(), validate::MODEL_UUID),
+            ModelUuidSource::Header(name) => {
+                header(headers, name).map(|v| String::from_utf8_lossy(v).into_owned())
+            }
+            // Taken out of the fields, so it is not an unknown auth field;
+            // a value that is not a string then fails the uuid format.
+            ModelUuidSource::BodyField(name) => fields
+                .as_mut()
+                .and_then(|f| f.shift_remove(name))
+                .map(|v| match v {
+                    Value::String(text) => text,
+                    other => other.to_string(),
+                }),
+        }),
         Operation::AuthClaims => None,
     };
     let mut errors: Vec<ValidationError> = Vec::new();
     if let Some(value) = &model_uuid {
-        if let Some(error) = validate::model_uuid(value.as_deref()) {
+        if let Some(error) = validate::model_uuid(value.as_deref(), source) {
             if b.validation.model_uuid_required || error.rule != rule::REQUIRED {
                 errors.push(error);
             }
@@ -268,16 +332,13 @@ async fn read_body<'a>(
     headers: &HeaderMap,
     body: Incoming,
     limits: &'a Limits,
+    limit: usize,
 ) -> Result<(Bytes, Option<SemaphorePermit<'a>>), Failure> {
-    let too_large = || {
-        Failure::too_large(format!(
-            "the request body is larger than {BODY_LIMIT} bytes"
-        ))
-    };
+    let too_large = || Failure::too_large(format!("the request body is larger than {limit} bytes"));
     let declared = header(headers, CONTENT_LENGTH.as_str())
         .and_then(|v| std::str::from_utf8(v).ok())
         .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|len| len > BODY_LIMIT as u64) {
+    if declared.is_some_and(|len| len > limit as u64) {
         return Err(too_large());
     }
     // hyper knows an absent body (0) and a declared length; chunked has no
@@ -285,7 +346,7 @@ async fn read_body<'a>(
     let reserve = body
         .size_hint()
         .upper()
-        .map_or(BODY_LIMIT, |n| n.min(BODY_LIMIT as u64) as usize);
+        .map_or(limit, |n| n.min(limit as u64) as usize);
     let reserved = match reserve {
         0 => None,
         n => Some(limits.reserve(n).await.ok_or_else(|| {
@@ -295,7 +356,7 @@ async fn read_body<'a>(
             )
         })?),
     };
-    match tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, BODY_LIMIT).collect()).await {
+    match tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, limit).collect()).await {
         Err(_) => Err(Failure::bad_request(
             "the request body did not arrive in time",
         )),
@@ -305,11 +366,12 @@ async fn read_body<'a>(
     }
 }
 
-/// `X-Project-Env`: absent means `dev` (spec/README.md choice 8).
-fn project_env(rule: ProjectEnvRule, value: Option<&[u8]>) -> Result<ProjectEnv, Failure> {
-    let refused = || Failure::bad_request("X-Project-Env must be `dev` or `live`");
+/// `X-Project-Env`: absent means `dev` (spec/README.md choice 8; a
+/// variant says `live`); `None` for a value that is refused.
+fn project_env(rules: &ProjectEnvRules, value: Option<&[u8]>) -> Option<ProjectEnv> {
+    let rule = rules.matching;
     let Some(value) = value else {
-        return Ok(ProjectEnv::Dev);
+        return Some(rules.absent);
     };
     let is = |name: &str| match rule {
         ProjectEnvRule::IgnoreCase => value.eq_ignore_ascii_case(name.as_bytes()),
@@ -317,12 +379,29 @@ fn project_env(rule: ProjectEnvRule, value: Option<&[u8]>) -> Result<ProjectEnv,
         _ => value == name.as_bytes(),
     };
     match rule {
-        _ if is("dev") => Ok(ProjectEnv::Dev),
-        ProjectEnvRule::LiveRejected if is("live") => Err(refused()),
-        _ if is("live") => Ok(ProjectEnv::Live),
-        ProjectEnvRule::EmptyAsAbsent if value.is_empty() => Ok(ProjectEnv::Dev),
-        ProjectEnvRule::AnyAsDev => Ok(ProjectEnv::Dev),
-        _ => Err(refused()),
+        _ if is("dev") => Some(ProjectEnv::Dev),
+        ProjectEnvRule::LiveRejected if is("live") => None,
+        _ if is("live") => Some(ProjectEnv::Live),
+        ProjectEnvRule::EmptyAsAbsent if value.is_empty() => Some(rules.absent),
+        ProjectEnvRule::AnyAsDev => Some(ProjectEnv::Dev),
+        _ => None,
+    }
+}
+
+/// A refusal whose status the behaviour chooses: 400 or 401 with the first
+/// failure's message, or 417 with every failure (through
+/// [`validation_failure`], so a fault on 417s reaches it too).
+fn refuse(rules: &Validation, refusal: Refusal, errors: Vec<ValidationError>) -> Failure {
+    let message = || {
+        errors
+            .first()
+            .map(|e| e.message.clone())
+            .unwrap_or_default()
+    };
+    match refusal {
+        Refusal::BadRequest => Failure::bad_request(message()),
+        Refusal::Unauthorized => Failure::unauthorized(message()),
+        Refusal::Validation => validation_failure(rules, errors),
     }
 }
 
@@ -392,9 +471,23 @@ fn resolve(components: &[Component], rules: &Refs, raw_ref: &str) -> Result<usiz
         .by_uuid
         .then(|| components.iter().position(|c| c.uuid == *decoded))
         .flatten();
+    // Exact matches first, so a ref that matches exactly means what it
+    // always did; then names and tags ignoring letter case, if chosen.
+    let folded = wanted.to_lowercase();
+    let find_folded = |on: bool, key: fn(&Component) -> &str| {
+        (on && rules.ignore_case)
+            .then(|| {
+                components
+                    .iter()
+                    .position(|c| key(c).to_lowercase() == folded)
+            })
+            .flatten()
+    };
     by_uuid
         .or_else(|| find(rules.by_name, |c| &c.name))
         .or_else(|| find(rules.by_tag, |c| &c.tag))
+        .or_else(|| find_folded(rules.by_name, |c| &c.name))
+        .or_else(|| find_folded(rules.by_tag, |c| &c.tag))
         .or_else(|| (rules.unknown_as_first && !components.is_empty()).then_some(0))
         .ok_or_else(not_found)
 }
@@ -434,6 +527,7 @@ fn check_token(
         ) if c == component => Ok(Some(model)),
         (Some(_), TokenScope::AnyComponent) if requires_auth => Ok(None),
         (_, TokenScope::Anything) if requires_auth => Ok(None),
+        _ if !requires_auth && rules.foreign_ignored_where_not_required => Ok(None),
         _ => Err(refused()),
     }
 }
@@ -441,9 +535,17 @@ fn check_token(
 /// The body's fields: `None` for an absent or empty body.
 fn parse_body(
     rules: &BodyRules,
+    validation: &Validation,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Option<Map<String, Value>>, Failure> {
+    let malformed = |message: String| {
+        refuse(
+            validation,
+            rules.malformed,
+            vec![validate::body_malformed(message)],
+        )
+    };
     if body.is_empty() {
         return Ok(None);
     }
@@ -459,7 +561,7 @@ fn parse_body(
         return if lenient {
             Ok(None)
         } else {
-            Err(Failure::bad_request("the request body is not UTF-8"))
+            Err(malformed("the request body is not UTF-8".to_owned()))
         };
     };
     // serde_json refuses nesting deeper than 128 levels with an error, not
@@ -471,11 +573,7 @@ fn parse_body(
         Err(e) if e.classify() == serde_json::error::Category::Data => {
             return Err(Failure::bad_request(format!("the request body has a {e}")));
         }
-        Err(e) => {
-            return Err(Failure::bad_request(format!(
-                "the request body is not JSON: {e}"
-            )));
-        }
+        Err(e) => return Err(malformed(format!("the request body is not JSON: {e}"))),
     };
     if (rules.crash_on_non_bmp && any_leaf(&value, &|v| v.as_str().is_some_and(has_non_bmp)))
         || (rules.crash_on_non_i64 && any_leaf(&value, &|v| v.is_number() && v.as_i64().is_none()))
@@ -485,8 +583,8 @@ fn parse_body(
     match value {
         Value::Object(fields) => Ok(Some(fields)),
         _ if rules.crash_on_non_object => Err(Failure::Crash),
-        _ => Err(Failure::bad_request(
-            "the request body must be a JSON object",
+        _ => Err(malformed(
+            "the request body must be a JSON object".to_owned(),
         )),
     }
 }
@@ -619,7 +717,12 @@ fn authorize(
             .models
             .iter()
             .position(|m| m.uuid == uuid)
-            .ok_or_else(|| Failure::not_found("no model of this component has this modelUuid"))?,
+            .ok_or_else(|| {
+                Failure::with_status(
+                    view.app.behaviour.authorize.unknown_model,
+                    "no model of this component has this modelUuid",
+                )
+            })?,
         // Only reached under Fault::ModelUuidOptional: the model the fields claim.
         None => view
             .claimed_by(fields)
@@ -637,7 +740,7 @@ fn authorize(
         model,
     });
     Ok(Success::Authorize(AuthorizeResult {
-        code: 200,
+        code: i64::from(view.app.behaviour.authorize.success.as_u16()),
         component: view.component(),
         env: view.env,
         model: view.model(model),

@@ -5,7 +5,10 @@
 //!
 //! It is the conformance runner's default target, and, with a [`Fault`], a
 //! server that breaks exactly one rule on purpose so the runner's own tests
-//! can prove each check catches what it should.
+//! can prove each check catches what it should. With [`Variant`]s, the dual:
+//! a server that chooses otherwise where the description is silent and
+//! breaks no rule, so the runner's tests can prove no check assumes more
+//! than the description says.
 //!
 //! ```no_run
 //! # async fn demo() -> std::io::Result<()> {
@@ -19,7 +22,9 @@
 //!
 //! Modules, one concept each: [`fixture`] (the data and its checks),
 //! [`fault`] (the rules broken on purpose, one table entry each),
-//! `behaviour` (the seams where a fault changes the server), `routes` (the path),
+//! [`variant`] (the other choices the description allows, one table entry
+//! each),
+//! `behaviour` (the seams where a fault changes the server), `framing` (the HTTP/1.1 rules hyper leaves to us: `Host`, transfer codings), `routes` (the path),
 //! `handler` (the order of checks for one request), `validate` (the 417
 //! rules), `json` (bodies parsed with duplicate keys refused), `envelope`
 //! (answers and their headers), `tokens` (issued X-Auth-Tokens), `server`
@@ -29,6 +34,7 @@ mod behaviour;
 mod envelope;
 pub mod fault;
 pub mod fixture;
+mod framing;
 mod handler;
 mod json;
 mod routes;
@@ -36,6 +42,7 @@ mod server;
 mod tls;
 mod tokens;
 mod validate;
+pub mod variant;
 
 pub use fault::{Fault, UnknownFault};
 pub use fixture::{Fixture, FixtureError};
@@ -45,3 +52,4 @@ pub use server::{
     RunningServer, Server, ServerOptions,
 };
 pub use tls::{TlsConfig, TlsError};
+pub use variant::{UnknownVariant, Variant};

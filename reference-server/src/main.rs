@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use reference_server::{
     DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES, Fault,
-    Fixture, Server, ServerOptions, TlsConfig,
+    Fixture, Server, ServerOptions, TlsConfig, Variant,
 };
 
 /// A real HTTP implementation of the Component Authentication Claims interface.
@@ -36,6 +36,14 @@ struct Cli {
     /// Print every fault with the section and rule it breaks, then exit.
     #[arg(long)]
     list_faults: bool,
+    /// Choose otherwise than spec/README.md where the description is
+    /// silent (see --list-variants); repeat for several.
+    #[arg(long = "variant", value_name = "NAME")]
+    variants: Vec<Variant>,
+    /// Print every variant with what it changes and the section that
+    /// allows it, then exit.
+    #[arg(long)]
+    list_variants: bool,
     /// No access log on stderr (for benchmarks).
     #[arg(long)]
     quiet: bool,
@@ -72,6 +80,16 @@ fn main() -> ExitCode {
     if cli.list_faults {
         list_faults();
         return ExitCode::SUCCESS;
+    }
+    if cli.list_variants {
+        list_variants();
+        return ExitCode::SUCCESS;
+    }
+    if let Some((a, b)) = Variant::first_conflict(&cli.variants) {
+        eprintln!(
+            "reference-server: --variant {a} and --variant {b} conflict: they choose differently for one thing"
+        );
+        return ExitCode::from(2);
     }
     let fixture = match &cli.fixture {
         Some(path) => match Fixture::from_path(path) {
@@ -121,6 +139,7 @@ fn main() -> ExitCode {
     let options = ServerOptions {
         fixture,
         fault: cli.fault,
+        variants: cli.variants,
         addr: SocketAddr::new(cli.host, cli.port),
         tls,
         max_connections: cli.max_connections,
@@ -144,6 +163,7 @@ fn main() -> ExitCode {
 async fn serve(options: ServerOptions) -> ExitCode {
     let addr = options.addr;
     let fault = options.fault;
+    let variants = options.variants.clone();
     // Handlers go in before the listening line: a supervisor that signals
     // as soon as it reads the line must find them there.
     let signals = match Signals::install() {
@@ -168,6 +188,13 @@ async fn serve(options: ServerOptions) -> ExitCode {
             "reference-server: fault `{fault}` (section {}): {}",
             fault.section(),
             fault.rule()
+        );
+    }
+    for variant in variants {
+        eprintln!(
+            "reference-server: variant `{variant}` (section {}): {}",
+            variant.section(),
+            variant.changes()
         );
     }
     signals.wait().await;
@@ -223,6 +250,25 @@ fn list_faults() {
             fault.name(),
             fault.section(),
             fault.rule()
+        );
+    }
+}
+
+/// One line each: name, section, what it changes, and the spec/README.md
+/// choice it departs from.
+fn list_variants() {
+    let width = Variant::ALL
+        .iter()
+        .map(|v| v.name().len())
+        .max()
+        .unwrap_or(0);
+    for variant in Variant::ALL {
+        println!(
+            "{:width$}  §{:<4} {} Departs from {}.",
+            variant.name(),
+            variant.section(),
+            variant.changes(),
+            variant.departs_from()
         );
     }
 }

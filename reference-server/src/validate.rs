@@ -9,6 +9,7 @@
 use component_auth_bindings::types::ValidationError;
 use serde_json::{Map, Value};
 
+use crate::behaviour::ModelUuidSource;
 use crate::fixture::{FieldType, Settings, is_uuid};
 
 /// The `rule` values of [`ValidationError`], as spec/README.md lists them.
@@ -32,14 +33,48 @@ fn failure(field: &str, rule: &str, message: String) -> ValidationError {
     }
 }
 
-/// Checks Authorize's `modelUuid`: absent or empty is `required`, not a uuid
-/// is `format`.
-pub fn model_uuid(value: Option<&str>) -> Option<ValidationError> {
+/// A required header that is missing or empty (the 417 of the variant
+/// `missing-credential-417`; its message is also the 400's).
+pub(crate) fn header_required(name: &str) -> ValidationError {
+    failure(
+        name,
+        rule::REQUIRED,
+        format!("the {name} header is required"),
+    )
+}
+
+/// An `X-Project-Env` that is neither `dev` nor `live` (the 417 of the
+/// variant `bad-env-417`; its message is also the 400's).
+pub(crate) fn project_env_invalid() -> ValidationError {
+    failure(
+        "X-Project-Env",
+        rule::FORMAT,
+        "X-Project-Env must be `dev` or `live`".to_owned(),
+    )
+}
+
+/// A body that is not UTF-8, not JSON or not an object (the 417 of the
+/// variant `malformed-json-417`; its message is also the 400's).
+pub(crate) fn body_malformed(message: String) -> ValidationError {
+    failure("body", rule::TYPE, message)
+}
+
+/// Checks Authorize's `modelUuid`, read from `source`: absent or empty is
+/// `required`, not a uuid is `format`.
+pub(crate) fn model_uuid(value: Option<&str>, source: ModelUuidSource) -> Option<ValidationError> {
     match value {
         None | Some("") => Some(failure(
             MODEL_UUID,
             rule::REQUIRED,
-            format!("the query parameter `{MODEL_UUID}` is required"),
+            match source {
+                ModelUuidSource::Query => format!("the query parameter `{MODEL_UUID}` is required"),
+                ModelUuidSource::Header(name) => {
+                    format!("`{MODEL_UUID}` is required, in the header `{name}`")
+                }
+                ModelUuidSource::BodyField(name) => {
+                    format!("`{MODEL_UUID}` is required, as the body field `{name}`")
+                }
+            },
         )),
         Some(v) if !is_uuid(v) => Some(failure(
             MODEL_UUID,
@@ -169,8 +204,16 @@ mod tests {
 
     #[test]
     fn model_uuid_rules() {
-        assert_eq!(model_uuid(None).map(|e| e.rule), Some("required".into()));
-        assert_eq!(model_uuid(Some("x")).map(|e| e.rule), Some("format".into()));
-        assert!(model_uuid(Some("c0ffee00-1234-4abc-8def-0123456789ab")).is_none());
+        let q = ModelUuidSource::Query;
+        assert_eq!(model_uuid(None, q).map(|e| e.rule), Some("required".into()));
+        assert_eq!(
+            model_uuid(Some("x"), q).map(|e| e.rule),
+            Some("format".into())
+        );
+        assert!(model_uuid(Some("c0ffee00-1234-4abc-8def-0123456789ab"), q).is_none());
+        let header = model_uuid(None, ModelUuidSource::Header("X-Model-Uuid"));
+        let header = header.map(|e| (e.field, e.message)).unwrap_or_default();
+        assert_eq!(header.0, MODEL_UUID);
+        assert!(header.1.contains("X-Model-Uuid"), "{}", header.1);
     }
 }

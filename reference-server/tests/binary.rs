@@ -209,6 +209,62 @@ fn list_faults_and_bad_flags() {
         );
     }
     let output = Command::new(BIN)
+        .arg("--list-variants")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.status.success());
+    let text = String::from_utf8_lossy(&output.stdout);
+    let variants = reference_server::Variant::ALL;
+    assert_eq!(text.lines().count(), variants.len(), "{text}");
+    for (variant, line) in variants.iter().zip(text.lines()) {
+        assert!(line.starts_with(&format!("{} ", variant.name())), "{line}");
+        for part in [variant.changes(), variant.departs_from()] {
+            assert!(line.contains(part), "{line}");
+        }
+        assert!(line.contains(&format!("§{}", variant.section())), "{line}");
+    }
+    // An unknown name lists the valid ones; two that conflict exit 2.
+    let output = Command::new(BIN)
+        .args(["--variant", "no-such-variant"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no-such-variant") && stderr.contains("valid: missing-credential-401"));
+    let output = Command::new(BIN)
+        .args([
+            "--variant",
+            "model-uuid-header",
+            "--variant",
+            "model-uuid-body",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("conflict"), "{stderr}");
+    // Variants are served, and said on stderr.
+    let (mut child, first) = spawn(&[
+        "--port",
+        "0",
+        "--variant",
+        "env-default-live",
+        "--variant",
+        "opaque-request-id",
+    ]);
+    let port = port_of(&first);
+    let ok = request(
+        &port,
+        "GET /v2/api/component/catalog/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+         X-Client-Secret: demo-secret-7Qx9\r\n",
+        "",
+    );
+    assert!(
+        ok.contains("\"env\":\"live\"") && ok.contains("x-request-id: req-"),
+        "{ok}"
+    );
+    assert!(terminate(&mut child, "-TERM").success());
+    let output = Command::new(BIN)
         .args(["--fault", "no-such-fault"])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));

@@ -4,116 +4,11 @@
 
 mod common;
 
+use common::probes::fault_probe as probe;
 use common::*;
-use reference_server::Fault;
+use reference_server::{BODY_LIMIT, Fault};
 use reqwest::Method;
 use serde_json::{Value, json};
-
-/// The request that shows a fault's rule.
-fn probe(fault: Fault) -> Req {
-    let missing_id = || Req::get("catalog").without("X-Client-Id");
-    let invalid_authorize =
-        || Req::post("catalog", None).json(json!({"account": "acme", "pin": 1234}));
-    let acme = json!({"account": "acme", "pin": 1234});
-    match fault {
-        Fault::NoProjectUuidOnErrors
-        | Fault::ErrorContentTypeNotJson
-        | Fault::ErrorBodyNotJson
-        | Fault::BadRequestWithoutRequestId
-        | Fault::RequestIdRepeated
-        | Fault::BadRequestWithoutMessage
-        | Fault::ErrorStatusTrue
-        | Fault::ErrorCodeAsString
-        | Fault::ClientIdOptional => missing_id(),
-        Fault::ProjectUuidNotUuid
-        | Fault::ProjectUuidVaries
-        | Fault::SuccessBodyNotJson
-        | Fault::TagsNotResolved
-        | Fault::ClaimsMethodRejected
-        | Fault::UnversionedPath
-        | Fault::WrongVersionPath
-        | Fault::AuthTokenDemanded
-        | Fault::HeaderNamesCaseSensitive => Req::get("catalog"),
-        // Fails on `format` only, so no other fault changes which errors there are.
-        Fault::ValidationAnswered400
-        | Fault::ValidationWithoutErrors
-        | Fault::ValidationErrorsNotArray => {
-            Req::post("catalog", Some("not-a-uuid")).json(acme.clone())
-        }
-        Fault::UnknownClientAccepted => Req::get("catalog").header("X-Client-Id", "stranger"),
-        Fault::ClientSecretOptional => Req::get("catalog").without("X-Client-Secret"),
-        Fault::WrongSecretAccepted => Req::get("catalog").header("X-Client-Secret", "guess"),
-        Fault::AuthTokenOptional => Req::get("users"),
-        Fault::WrongAuthTokenAccepted => Req::get("users").token("guess"),
-        Fault::AnyProjectEnv => Req::get("catalog").header("X-Project-Env", "prod"),
-        Fault::LiveRejected => Req::get("catalog").header("X-Project-Env", "live"),
-        Fault::NamesNotResolved => Req::get("Catalog"),
-        Fault::UuidsNotResolved => Req::get(CATALOG_UUID),
-        Fault::PercentEncodingNotDecoded => Req::get(CAFE_ENCODED),
-        Fault::UnknownRefAccepted => Req::get("no-such-component"),
-        Fault::MalformedJsonAccepted => Req::get("catalog").body("{\"account\": "),
-        Fault::BodyFieldsUnchecked => {
-            Req::get("catalog").json(json!({"account": "acme", "pin": "1234"}))
-        }
-        Fault::ModelUuidOptional => invalid_authorize(),
-        Fault::ClaimsOmitModel => Req::get("users").token(ADA_TOKEN),
-        Fault::AuthorizeMethodRejected => Req::post("catalog", Some(ACME_MODEL)).json(acme.clone()),
-        Fault::SecretExtensionAccepted => {
-            Req::get("catalog").header("X-Client-Secret", format!("{CLIENT_SECRET}x"))
-        }
-        Fault::SecretTruncationAccepted => {
-            Req::get("catalog").header("X-Client-Secret", &CLIENT_SECRET[..CLIENT_SECRET.len() - 1])
-        }
-        Fault::SecretCaseInsensitive => {
-            Req::get("catalog").header("X-Client-Secret", CLIENT_SECRET.to_uppercase())
-        }
-        Fault::ClientIdCaseInsensitive => {
-            Req::get("catalog").header("X-Client-Id", CLIENT_ID.to_uppercase())
-        }
-        Fault::ClientIdPrefixAccepted => {
-            Req::get("catalog").header("X-Client-Id", format!("{CLIENT_ID}x"))
-        }
-        Fault::TokenExtensionAccepted => Req::get("users").token(&format!("{ADA_TOKEN}x")),
-        Fault::TokenCrossesComponents => Req::get("users").token(CATALOG_TOKEN),
-        // Sent after a valid warm-up request on the same connection.
-        Fault::AuthCachedPerConnection => {
-            Req::get("catalog").header("X-Client-Secret", "wrong-after-warm-up")
-        }
-        Fault::ProjectEnvCaseInsensitive => Req::get("catalog").header("X-Project-Env", "DEV"),
-        Fault::ProjectEnvEmptyAsAbsent => Req::get("catalog").header("X-Project-Env", ""),
-        Fault::ProjectEnvPrefixAccepted => {
-            Req::get("catalog").header("X-Project-Env", "development")
-        }
-        Fault::RefPrefixResolves => Req::get("cat"),
-        Fault::RefTrimmed => Req::get("%20catalog"),
-        Fault::RefSuffixStripped => Req::get("catalog.json"),
-        Fault::LongRefCrashes => Req::get(&"a".repeat(2048)),
-        Fault::NulRefCrashes => Req::get("catalog%00"),
-        Fault::NonBmpCrashes => {
-            Req::get("catalog").json(json!({"account": "acme\u{1F600}", "pin": 1234}))
-        }
-        Fault::HugeNumberCrashes => Req::get("catalog")
-            .header("Content-Type", "application/json")
-            .body(r#"{"account": "acme", "pin": 18446744073709551616}"#),
-        Fault::NonObjectBodyCrashes => Req::get("catalog")
-            .header("Content-Type", "application/json")
-            .body("[]"),
-        Fault::UnknownFieldAnswered400 => {
-            Req::get("catalog").json(json!({"account": "acme", "pin": 1234, "extra": 1}))
-        }
-        Fault::WrongTypeAnswered400 => {
-            Req::get("catalog").json(json!({"account": "acme", "pin": true}))
-        }
-        Fault::JsonCharsetRefused => Req::get("catalog")
-            .json(acme.clone())
-            .header("Content-Type", "application/json; charset=utf-8"),
-        Fault::JsonMediaTypeCaseSensitive => Req::get("catalog")
-            .json(acme)
-            .header("Content-Type", "Application/JSON"),
-        // Sent twice on one connection.
-        Fault::RequestIdPerConnection => Req::get("catalog").without("X-Client-Id"),
-    }
-}
 
 /// What an answer shows, less what differs on every request anyway.
 /// `earlier_id`: the request id of an earlier answer on the same
@@ -304,7 +199,9 @@ fn touches(fault: Fault, req: &Req) -> bool {
         Fault::ModelUuidOptional => post && !req.path.contains("modelUuid="),
         Fault::ClaimsOmitModel => !post && (token.is_some() || body.is_some()),
         Fault::ClaimsMethodRejected => !post,
-        Fault::AuthorizeMethodRejected => post,
+        Fault::AuthorizeMethodRejected => req.method != Method::GET,
+        Fault::MethodNotAllowedHtml => req.method != Method::GET && !post,
+        Fault::PayloadTooLargeHtml => body.is_some_and(|b| b.len() > BODY_LIMIT),
         // Every request has a path, and reqwest sends header names in
         // lowercase: these two are tested on their own below.
         Fault::UnversionedPath | Fault::WrongVersionPath | Fault::HeaderNamesCaseSensitive => true,
@@ -388,8 +285,7 @@ async fn every_fault_leaves_the_other_probes_alone() {
     let correct = start(None).await;
     let client = client();
     let mut want = Vec::new();
-    for &other in Fault::ALL {
-        let req = probe(other);
+    for req in common::probes::corpus() {
         let resp = send(&client, &correct, &req).await;
         want.push((req, resp.status, observe(&resp)));
     }

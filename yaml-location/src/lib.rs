@@ -20,11 +20,31 @@ use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser};
 
-/// The line of every node of one document.
+/// The line of every node of one document, and where the document holds
+/// what a reader of plain data should refuse: a key given twice, a tag, a
+/// second document, an alias.
 #[derive(Clone, Debug, Default)]
 pub struct Lines {
     /// Path segments joined with NUL (a character no YAML key path needs).
     by_path: HashMap<String, usize>,
+    /// Keys given a second time in the same mapping, as `(line, path)`
+    /// (read by [`Lines::of`] only).
+    duplicates: Vec<(usize, String)>,
+    /// Tagged nodes, as `(line, path, tag)`.
+    tags: Vec<(usize, String, String)>,
+    /// The line each document starts on.
+    documents: Vec<usize>,
+    /// The line of the first alias (`*name`).
+    first_alias: Option<usize>,
+}
+
+/// A tag as written: `!!binary` for the core schema's, else handle and suffix.
+fn tag_text(tag: &saphyr_parser::Tag) -> String {
+    if tag.handle == "tag:yaml.org,2002:" {
+        format!("!!{}", tag.suffix)
+    } else {
+        format!("{}{}", tag.handle, tag.suffix)
+    }
 }
 
 /// Where the parser is inside a container.
@@ -78,11 +98,46 @@ impl Lines {
             Some(_) if open.last() == Some(&false) => false,
             Some(wanted) => lines.record(stack, line, Some(wanted)),
         };
+        // The keys seen in each open mapping (for `of` only: finding a key
+        // given twice means keeping them all).
+        let mut keys: Vec<std::collections::HashSet<String>> = Vec::new();
+        let mut past_first = false;
         for event in Parser::new_from_str(text) {
             let Ok((event, span)) = event else { break };
             let line = span.start.line();
+            if past_first {
+                // Only where later documents start, and their tags.
+                if let Event::DocumentStart(_) = event {
+                    lines.documents.push(line);
+                }
+                continue;
+            }
+            let tag = match &event {
+                Event::Scalar(_, _, _, tag)
+                | Event::MappingStart(_, tag)
+                | Event::SequenceStart(_, tag) => tag.as_deref().map(tag_text),
+                _ => None,
+            };
+            if let Some(tag) = tag {
+                let path = lines.path_of(&stack);
+                lines.tags.push((line, path, tag));
+            }
             match event {
+                Event::DocumentStart(_) => lines.documents.push(line),
                 Event::Scalar(value, ..) => {
+                    let is_key = matches!(stack.last(), Some(Frame::Map(None)));
+                    if is_key && wanted.is_none() {
+                        if let Some(seen) = keys.last_mut() {
+                            if !seen.insert(value.to_string()) {
+                                let mut path = lines.path_of(&stack[..stack.len() - 1]);
+                                if !path.is_empty() {
+                                    path.push('.');
+                                }
+                                path.push_str(&value);
+                                lines.duplicates.push((line, path));
+                            }
+                        }
+                    }
                     if let Some(Frame::Map(key @ None)) = stack.last_mut() {
                         *key = Some(value.into_owned());
                         record(&mut lines, &stack, &open_wanted, line);
@@ -92,6 +147,7 @@ impl Lines {
                     }
                 }
                 Event::Alias(_) => {
+                    lines.first_alias.get_or_insert(line);
                     if let Some(Frame::Map(key @ None)) = stack.last_mut() {
                         *key = Some(String::new());
                     } else {
@@ -106,6 +162,7 @@ impl Lines {
                     }
                     let is_wanted = record(&mut lines, &stack, &open_wanted, line);
                     open_wanted.push(is_wanted);
+                    keys.push(Default::default());
                     stack.push(if matches!(event, Event::MappingStart(..)) {
                         Frame::Map(None)
                     } else {
@@ -115,9 +172,10 @@ impl Lines {
                 Event::MappingEnd | Event::SequenceEnd => {
                     stack.pop();
                     open_wanted.pop();
+                    keys.pop();
                     advance(&mut stack);
                 }
-                Event::DocumentEnd => break,
+                Event::DocumentEnd => past_first = true,
                 _ => {}
             }
         }
@@ -145,6 +203,40 @@ impl Lines {
         }
         self.by_path.entry(path).or_insert(line);
         true
+    }
+
+    /// The path the stack points at, written `components[0].uuid`.
+    fn path_of(&self, stack: &[Frame]) -> String {
+        let segments = stack.iter().map(|frame| match frame {
+            Frame::Map(Some(key)) => key.clone(),
+            Frame::Map(None) => String::new(),
+            Frame::Seq(i) => i.to_string(),
+        });
+        render_path(segments.filter(|s| !s.is_empty()))
+    }
+
+    /// Every key given a second time in one mapping, as `(line, path)` of
+    /// the second: serde reports the key's name but where the first one is.
+    /// Found by [`Lines::of`] only.
+    pub fn duplicate_keys(&self) -> &[(usize, String)] {
+        &self.duplicates
+    }
+
+    /// Every tagged node (`!!binary`, `!custom`), as `(line, path, tag)`.
+    pub fn tags(&self) -> &[(usize, String, String)] {
+        &self.tags
+    }
+
+    /// The line each document of the stream starts on (one entry for a
+    /// plain file; a second `---` adds one).
+    pub fn document_lines(&self) -> &[usize] {
+        &self.documents
+    }
+
+    /// The line of the first alias (`*name`): where an expansion that grows
+    /// too large starts.
+    pub fn first_alias_line(&self) -> Option<usize> {
+        self.first_alias
     }
 
     /// The line of the node at `segments` (map keys and sequence indexes),
@@ -303,6 +395,21 @@ mod tests {
         // What was not asked for is not kept: its ancestor answers.
         assert_eq!(some.line(["paths", "/b"]), Some(2));
         assert_eq!(whole.line(["paths", "/b"]), Some(9));
+    }
+
+    #[test]
+    fn duplicates_tags_documents_and_aliases() {
+        let text = "a: 1\nb:\n  c: !!binary aGk=\n  c: 2\nd: &x [1]\ne: *x\na: 3\n---\nz: 1\n";
+        let l = Lines::of(text);
+        assert_eq!(
+            l.duplicate_keys(),
+            [(4, "b.c".to_owned()), (7, "a".to_owned())]
+        );
+        assert_eq!(l.tags(), [(3, "b.c".to_owned(), "!!binary".to_owned())]);
+        assert_eq!(l.document_lines(), [1, 8]);
+        assert_eq!(l.first_alias_line(), Some(6));
+        assert_eq!(l.line(["a"]), Some(1), "the first of a key given twice");
+        assert_eq!(l.line(["z"]), Some(1), "later documents add no paths");
     }
 
     #[test]

@@ -6,10 +6,12 @@
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
 //! says what is sent and which choice judges the answer.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
-use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Error, Secret};
+use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
+use crate::case::{CaseCheck, Change, Expect, Judge, Sends, To};
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::choices::{Choices, Chosen};
 use crate::needs::Need;
@@ -21,7 +23,7 @@ use crate::checks::{
 use component_auth_bindings::variants;
 
 use crate::profile::is_uuid;
-use crate::target::{Op, Probe, Req, Sent, Target, Typed};
+use crate::target::{Op, Probe, Typed};
 
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
@@ -32,9 +34,8 @@ struct StatusChoice {
     /// Our choice, quoted from spec/README.md.
     ours: &'static str,
     what: &'static str,
-    sends: &'static str,
     op: Op,
-    build: fn(&Target) -> Option<Result<Req, Error>>,
+    change: Change,
     chosen: fn(&Choices) -> Chosen<u16>,
 }
 
@@ -44,9 +45,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "5",
         ours: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
         what: "a missing X-Client-Secret",
-        sends: "a valid Auth Claims request without X-Client-Secret",
         op: Op::AuthClaims,
-        build: |t| Some(primary(t, Op::AuthClaims)?.map(|r| r.remove_header("X-Client-Secret"))),
+        change: Change::DropHeader("X-Client-Secret"),
         chosen: Choices::missing_credential,
     },
     StatusChoice {
@@ -54,14 +54,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "5",
         ours: "spec choice 6: an unknown client id or a wrong secret is 401",
         what: "a wrong X-Client-Secret",
-        sends: "a valid Auth Claims request with a wrong X-Client-Secret",
         op: Op::AuthClaims,
-        build: |t| {
-            Some(
-                primary(t, Op::AuthClaims)?
-                    .and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-            )
-        },
+        change: Change::Header("X-Client-Secret", WRONG_SECRET),
         chosen: Choices::wrong_credential,
     },
     StatusChoice {
@@ -69,12 +63,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "2",
         ours: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
         what: "an unknown ref",
-        sends: "a valid Auth Claims request with an unknown ref",
         op: Op::AuthClaims,
-        build: |t| {
-            let c = t.primary(Op::AuthClaims)?;
-            Some(t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF))
-        },
+        change: Change::Ref(UNKNOWN_REF),
         chosen: Choices::unknown_ref,
     },
     StatusChoice {
@@ -82,11 +72,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "4.1",
         ours: "spec choice 8: an X-Project-Env other than dev or live is 400",
         what: "an X-Project-Env other than dev or live",
-        sends: "a valid Auth Claims request with X-Project-Env: staging",
         op: Op::AuthClaims,
-        build: |t| {
-            Some(primary(t, Op::AuthClaims)?.and_then(|r| r.set_header("X-Project-Env", "staging")))
-        },
+        change: Change::Header("X-Project-Env", "staging"),
         chosen: Choices::bad_project_env,
     },
     StatusChoice {
@@ -94,12 +81,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "4.2",
         ours: "spec choice 9: no model of the component has this modelUuid: 404",
         what: "Authorize for an unknown model",
-        sends: "a valid Authorize request whose modelUuid names no model",
         op: Op::Authorize,
-        build: |t| {
-            let at = t.profile.choices.model_uuid().value;
-            Some(primary(t, Op::Authorize)?.and_then(|r| r.with_model_uuid(&at, UNKNOWN_UUID)))
-        },
+        change: Change::ModelUuid(UNKNOWN_UUID),
         chosen: Choices::unknown_model,
     },
     StatusChoice {
@@ -107,9 +90,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "4.2",
         ours: "spec choice 10: a body that is not JSON is 400",
         what: "a body that is not JSON",
-        sends: "a valid Authorize request whose body is broken JSON",
         op: Op::Authorize,
-        build: |t| Some(primary(t, Op::Authorize)?.map(|r| r.raw_body(b"{\"email\": ".to_vec()))),
+        change: Change::Body("{\"email\": "),
         chosen: Choices::malformed_body,
     },
     StatusChoice {
@@ -117,72 +99,33 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         section: "8",
         ours: "spec choice 16: a request body over 64 KiB is refused with 413",
         what: "a body over the server's limit",
-        sends: "a valid Authorize request whose JSON body is 6 KiB over the body limit (`choices.body_limit`, ours 64 KiB)",
         op: Op::Authorize,
-        build: |t| {
-            let limit =
-                usize::try_from(t.profile.choices.body_limit().value).unwrap_or(usize::MAX / 2);
-            let pad = "x".repeat(limit.saturating_add(6 * 1024).min(16 << 20));
-            Some(
-                primary(t, Op::Authorize)?
-                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes())),
-            )
-        },
+        change: Change::BodyOverLimit,
         chosen: Choices::body_too_large,
     },
 ];
 
-/// The valid request of `op` to its primary component.
-fn primary(t: &Target, op: Op) -> Option<Result<Req, Error>> {
-    let c = t.primary(op)?;
-    Some(t.valid(op, c))
-}
-
-fn expects_status(key: &str, ours: u16) -> String {
-    format!(
-        "the status the profile declares as `choices.{key}`; where it declares none, ours: {ours}"
-    )
-}
-
 fn status_check(row: &'static StatusChoice) -> Check {
-    let ours = (row.chosen)(&Choices::default()).value;
-    Check {
+    CaseCheck {
         id: format!("choices/{}", row.key.replace('_', "-")),
         level: Level::Should,
         section: row.section,
         quote: row.ours,
         title: format!("{} is answered with the server's chosen status", row.what),
-        sends: row.sends.into(),
-        expects: expects_status(row.key, ours),
-        run: Run::new(move |t| judge_status(t, row))
-            .needs(Need::of(row.op))
-            .choice(row.key),
+        sends: Sends::primary(row.op, row.change),
+        expects: Expect::Chosen {
+            key: row.key,
+            status: row.chosen,
+        },
     }
+    .into()
 }
 
-async fn judge_status(t: Arc<Target>, row: &'static StatusChoice) -> Outcome {
-    let Some(req) = (row.build)(&t) else {
-        return Outcome::skip("no component in the profile can take this operation");
-    };
-    let want = (row.chosen)(&t.profile.choices);
-    let sent = t.send(Probe::new(row.what, req)).await;
-    let v = status_is(&sent, &want, row.key);
-    judge_all(vec![(row.what.to_owned(), sent, v)])
-}
-
-fn status_is(sent: &Sent, want: &Chosen<u16>, key: &str) -> Result<(), String> {
-    match sent.status() {
-        Some(s) if s == want.value => Ok(()),
-        _ => Err(format!(
-            "{} where {} is {}",
-            sent.summary(),
-            if want.declared {
-                format!("the profile's `choices.{key}`")
-            } else {
-                "ours".to_owned()
-            },
-            want.value
-        )),
+fn token_judge(c: &Choices) -> Judge {
+    if c.token_checked_when_not_required().value {
+        refused
+    } else {
+        accepted
     }
 }
 
@@ -200,21 +143,21 @@ pub fn checks() -> Vec<Check> {
             Choices::authorize_success,
         ),
     ] {
-        out.push(Check {
-            id: format!("choices/{}-success", op.id()),
-            level: Level::Should,
-            section: op.section(),
-            quote: "spec choices 2 and 4: Auth Claims and Authorize answer 200",
-            title: format!("{} is served with the server's chosen status", op.title()),
-            sends: format!(
-                "a valid {} request to each component that can take it",
-                op.title()
-            ),
-            expects: expects_status(key, 200),
-            run: Run::new(move |t| success_status(t, op, key, chosen))
-                .needs(Need::of(op))
-                .choice(key),
-        });
+        out.push(
+            CaseCheck {
+                id: format!("choices/{}-success", op.id()),
+                level: Level::Should,
+                section: op.section(),
+                quote: "spec choices 2 and 4: Auth Claims and Authorize answer 200",
+                title: format!("{} is served with the server's chosen status", op.title()),
+                sends: Sends::each(op, To::Each, Change::Nothing),
+                expects: Expect::Chosen {
+                    key,
+                    status: chosen,
+                },
+            }
+            .into(),
+        );
     }
     out.extend([
         Check {
@@ -237,16 +180,20 @@ pub fn checks() -> Vec<Check> {
             expects: "a 2xx answer whose body names the environment the profile declares as `choices.absent_project_env` (ours: dev), wherever it puts it; not applicable when the body names none".into(),
             run: Run::new(absent_env).choice("absent_project_env"),
         },
-        Check {
+        CaseCheck {
             id: "choices/token-where-not-required".into(),
             level: Level::Should,
             section: "5",
             quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
             title: "a wrong token where none is required is treated as the server chose".into(),
-            sends: "a valid Auth Claims request with a wrong X-Auth-Token to each component that does not require auth".into(),
-            expects: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer".into(),
-            run: Run::new(token_where_not_required).needs(&[Need::NoAuth]).choice("token_checked_when_not_required"),
-        },
+            sends: Sends::each(Op::AuthClaims, To::EachWithoutAuth, Change::Header("X-Auth-Token", WRONG_TOKEN)),
+            expects: Expect::Depends {
+                key: "token_checked_when_not_required",
+                text: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer",
+                judge: token_judge,
+            },
+        }
+        .into(),
         Check {
             id: "choices/issued-token".into(),
             level: Level::Should,
@@ -301,7 +248,7 @@ pub fn checks() -> Vec<Check> {
     out
 }
 
-async fn success_shape(t: Arc<Target>) -> Outcome {
+async fn success_shape(t: Arc<RunContext>) -> Outcome {
     let reqs = super::valid_to_each(&t);
     send_and_judge(&t, reqs, |s| match &s.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
@@ -318,33 +265,11 @@ async fn success_shape(t: Arc<Target>) -> Outcome {
     .await
 }
 
-async fn success_status(
-    t: Arc<Target>,
-    op: Op,
-    key: &'static str,
-    chosen: fn(&Choices) -> Chosen<u16>,
-) -> Outcome {
-    let want = chosen(&t.profile.choices);
-    let reqs = t
-        .components(op)
-        .into_iter()
-        .map(|c| Probe::new(c.name.clone(), t.valid(op, c)))
-        .collect();
-    let sent = t.send_all(reqs).await;
-    judge_all(
-        sent.into_iter()
-            .map(|s| {
-                let v = status_is(&s, &want, key);
-                (s.exchange.label.clone(), s, v)
-            })
-            .collect(),
-    )
-}
-
-async fn absent_env(t: Arc<Target>) -> Outcome {
-    let Some(req) = primary(&t, Op::AuthClaims) else {
+async fn absent_env(t: Arc<RunContext>) -> Outcome {
+    let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
+    let req = t.valid(Op::AuthClaims, c);
     let want = t.profile.choices.absent_project_env();
     let sent = t
         .send(Probe::new(
@@ -372,24 +297,7 @@ async fn absent_env(t: Arc<Target>) -> Outcome {
     }
 }
 
-async fn token_where_not_required(t: Arc<Target>) -> Outcome {
-    let checked = t.profile.choices.token_checked_when_not_required().value;
-    let reqs: Vec<_> = t
-        .components(Op::AuthClaims)
-        .into_iter()
-        .filter(|c| !c.requires_auth)
-        .map(|c| {
-            Probe::new(
-                c.name.clone(),
-                t.valid(Op::AuthClaims, c)
-                    .and_then(|r| r.set_header("X-Auth-Token", WRONG_TOKEN)),
-            )
-        })
-        .collect();
-    send_and_judge(&t, reqs, if checked { refused } else { accepted }).await
-}
-
-async fn issued_token(t: Arc<Target>) -> Outcome {
+async fn issued_token(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::Authorize) else {
         return Outcome::skip("no component in the profile has an `authorize` section");
     };
@@ -432,7 +340,7 @@ async fn issued_token(t: Arc<Target>) -> Outcome {
     ])
 }
 
-async fn code_equals_status(t: Arc<Target>) -> Outcome {
+async fn code_equals_status(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let failures = all
         .iter()
@@ -455,7 +363,7 @@ async fn code_equals_status(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn request_ids(t: Arc<Target>) -> Outcome {
+async fn request_ids(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let ids: Vec<(String, String)> = all
         .iter()
@@ -482,7 +390,7 @@ async fn request_ids(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn validation_items(t: Arc<Target>) -> Outcome {
+async fn validation_items(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let mut failures = Vec::new();
     let mut seen = false;
@@ -522,7 +430,7 @@ async fn validation_items(t: Arc<Target>) -> Outcome {
     Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
 }
 
-async fn method_not_allowed(t: Arc<Target>) -> Outcome {
+async fn method_not_allowed(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };

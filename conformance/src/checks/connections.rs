@@ -4,6 +4,7 @@
 //! leaves a body unread and falls out of step shows here, and nowhere else:
 //! every other check sends one request per connection.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
@@ -47,7 +48,7 @@ async fn in_turn(t: &Target, probes: Vec<Probe>) -> Result<Vec<Sent>, Outcome> {
     Ok(out)
 }
 
-async fn each_request_judged(t: Arc<Target>) -> Outcome {
+async fn each_request_judged(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
@@ -96,7 +97,7 @@ async fn each_request_judged(t: Arc<Target>) -> Outcome {
     )
 }
 
-async fn request_ids(t: Arc<Target>) -> Outcome {
+async fn request_ids(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };

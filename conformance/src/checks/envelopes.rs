@@ -7,6 +7,7 @@
 //! server refuses, plus two it serves), sent once per run and stored as one
 //! snapshot, `errors/probes`.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -15,7 +16,7 @@ use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{exchanges, probes};
 use crate::needs::Need;
 use crate::profile::is_uuid;
-use crate::target::{Sent, Target};
+use crate::target::Sent;
 
 const GROUP: &str = "errors/probes";
 const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
@@ -230,7 +231,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-async fn same_project_uuid(t: Arc<Target>) -> Outcome {
+async fn same_project_uuid(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let values: Vec<(&str, &str)> = all
         .iter()
@@ -269,7 +270,7 @@ async fn same_project_uuid(t: Arc<Target>) -> Outcome {
     outcome.in_group(GROUP)
 }
 
-async fn distinct_request_ids(t: Arc<Target>) -> Outcome {
+async fn distinct_request_ids(t: Arc<RunContext>) -> Outcome {
     let all = probes(&t).await;
     let ids: Vec<(&str, String)> = all
         .iter()

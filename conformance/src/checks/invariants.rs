@@ -4,11 +4,11 @@
 //! failure names the request as a `curl` command. Generated cases are not
 //! snapshotted one by one: the invariants are the test.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Outcome, Run};
 use crate::generate::{describe, invariants, listed};
-use crate::target::Target;
 
 /// What every invariant check sends.
 const SENDS: &str = "every generated request: near misses of each credential, X-Project-Env and ref; odd refs; whole bodies that are not a JSON object of fields; JSON media type spellings; every single change of every field of each valid_body; and bodies of several changes drawn from --seed, --cases per component and operation";
@@ -30,7 +30,7 @@ pub fn checks() -> Vec<Check> {
         .collect()
 }
 
-async fn judge(t: Arc<Target>, index: usize) -> Outcome {
+async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
     let inv = &invariants::ALL[index];
     let generated = t.generated().await;
     // A target that does not answer a valid request fails: a skip here

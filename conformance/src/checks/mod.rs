@@ -12,6 +12,7 @@
 //! `choices.rs`, which judge the typed variants the bindings decode.
 
 use crate::catalogue::{Check, Outcome};
+use crate::context::RunContext;
 use crate::exchange::Exchange;
 use std::sync::Arc;
 
@@ -32,7 +33,7 @@ mod refs;
 mod responses;
 
 /// Every check, in catalogue order.
-pub fn all() -> Vec<Check> {
+pub fn catalogue() -> Vec<Check> {
     let mut all = Vec::new();
     all.extend(responses::checks());
     all.extend(refs::checks());
@@ -60,6 +61,48 @@ pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
     match sent.status() {
         Some(s) if (200..300).contains(&s) => Ok(()),
         _ => Err(sent.summary()),
+    }
+}
+
+/// What a failed validation must be answered with (§7.2 rule 1).
+pub(crate) const IS_417: &str =
+    "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
+
+/// `Ok` when the answer is a 417 in the 7.2 shape.
+pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
+    let Some(raw) = sent.raw() else {
+        return Err(sent.summary());
+    };
+    let mut problems = Vec::new();
+    if raw.status != 417 {
+        problems.push(format!("the status is {}, not 417", raw.status));
+    }
+    problems.extend(crate::envelope::shape_417(raw.json().as_ref()));
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
+    }
+}
+
+/// `Ok` when the answer's status is the chosen one.
+pub(crate) fn status_is(
+    sent: &Sent,
+    want: &crate::choices::Chosen<u16>,
+    key: &str,
+) -> Result<(), String> {
+    match sent.status() {
+        Some(s) if s == want.value => Ok(()),
+        _ => Err(format!(
+            "{} where {} is {}",
+            sent.summary(),
+            if want.declared {
+                format!("the profile's `choices.{key}`")
+            } else {
+                "ours".to_owned()
+            },
+            want.value
+        )),
     }
 }
 
@@ -96,58 +139,58 @@ pub(crate) fn exchanges(sent: &[Sent]) -> Vec<Exchange> {
 }
 
 /// The error probes several checks judge (envelopes, choices), sent once
-/// per run and shared through the target.
-pub(crate) async fn probes(t: &Arc<Target>) -> &[Sent] {
-    let target = t.clone();
-    t.probes
-        .get_or_init(|| async move {
-            let mut reqs = Vec::new();
-            if let Some(c) = t.primary(Op::AuthClaims) {
-                let v = || t.valid(Op::AuthClaims, c);
-                reqs.push(Probe::new(
-                    "GET unknown ref",
-                    t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
-                ));
-                reqs.push(Probe::new(
-                    "GET wrong X-Client-Secret",
-                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                ));
-                reqs.push(Probe::new(
-                    "GET without X-Client-Id",
-                    v().map(|r| r.remove_header("X-Client-Id")),
-                ));
-                reqs.push(Probe::new(
-                    "GET X-Project-Env staging",
-                    v().and_then(|r| r.set_header("X-Project-Env", "staging")),
-                ));
-                reqs.push(Probe::new("GET valid", v()));
-            }
-            if let Some(c) = t.primary(Op::Authorize) {
-                let v = || t.valid(Op::Authorize, c);
-                reqs.push(Probe::new(
-                    "POST malformed JSON",
-                    v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
-                ));
-                if let Some(r) = t
-                    .components(Op::Authorize)
-                    .into_iter()
-                    .find_map(|c| t.with_invalid_body(Op::Authorize, c))
-                {
-                    reqs.push(Probe::new("POST invalid body", r));
-                }
-                reqs.push(Probe::new(
-                    "POST without modelUuid",
-                    v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
-                ));
-                reqs.push(Probe::new(
-                    "POST wrong X-Client-Secret",
-                    v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-                ));
-                reqs.push(Probe::new("POST valid", v()));
-            }
-            target.send_all(reqs).await
-        })
-        .await
+/// per run and shared through the run's context.
+pub(crate) async fn probes(t: &Arc<RunContext>) -> &[Sent] {
+    t.probes(probe_requests).await
+}
+
+/// The requests of the error probes.
+fn probe_requests(t: &Target) -> Vec<Probe> {
+    let mut reqs = Vec::new();
+    if let Some(c) = t.primary(Op::AuthClaims) {
+        let v = || t.valid(Op::AuthClaims, c);
+        reqs.push(Probe::new(
+            "GET unknown ref",
+            t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
+        ));
+        reqs.push(Probe::new(
+            "GET wrong X-Client-Secret",
+            v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+        ));
+        reqs.push(Probe::new(
+            "GET without X-Client-Id",
+            v().map(|r| r.remove_header("X-Client-Id")),
+        ));
+        reqs.push(Probe::new(
+            "GET X-Project-Env staging",
+            v().and_then(|r| r.set_header("X-Project-Env", "staging")),
+        ));
+        reqs.push(Probe::new("GET valid", v()));
+    }
+    if let Some(c) = t.primary(Op::Authorize) {
+        let v = || t.valid(Op::Authorize, c);
+        reqs.push(Probe::new(
+            "POST malformed JSON",
+            v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
+        ));
+        if let Some(r) = t
+            .components(Op::Authorize)
+            .into_iter()
+            .find_map(|c| t.with_invalid_body(Op::Authorize, c))
+        {
+            reqs.push(Probe::new("POST invalid body", r));
+        }
+        reqs.push(Probe::new(
+            "POST without modelUuid",
+            v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
+        ));
+        reqs.push(Probe::new(
+            "POST wrong X-Client-Secret",
+            v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
+        ));
+        reqs.push(Probe::new("POST valid", v()));
+    }
+    reqs
 }
 
 /// A ref that names no component (and could not be a real one's name).
@@ -176,7 +219,7 @@ pub(crate) fn valid_to_each(t: &Target) -> Vec<Probe> {
 
 /// Sends every probe concurrently and judges each answer with `judge`.
 pub(crate) async fn send_and_judge(
-    t: &Arc<Target>,
+    t: &Arc<RunContext>,
     probes: Vec<Probe>,
     judge: fn(&Sent) -> Result<(), String>,
 ) -> Outcome {
@@ -192,4 +235,80 @@ pub(crate) async fn send_and_judge(
             })
             .collect(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalogue::{Level, SECTIONS};
+
+    /// The interface description: the copy in `spec/`, which the spec and
+    /// every MUST quote are bound to.
+    fn description() -> String {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/interface-description.md"
+        );
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Where the shared original sits beside the workspace, the copy must
+    /// not have drifted from it.
+    #[test]
+    fn the_copy_of_the_description_is_the_original() {
+        let original = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/interface-description.md"
+        );
+        if let Ok(text) = std::fs::read_to_string(original) {
+            assert!(
+                text == description(),
+                "spec/interface-description.md differs from {original}: copy it again"
+            );
+        }
+    }
+
+    #[test]
+    fn must_quotes_are_word_for_word_in_the_description() {
+        let text = description();
+        let misquoted: Vec<String> = catalogue()
+            .iter()
+            .filter(|c| c.level == Level::Must && !text.contains(c.quote))
+            .map(|c| format!("{}: {}", c.id, c.quote))
+            .collect();
+        assert!(
+            misquoted.is_empty(),
+            "not in the description:\n{}",
+            misquoted.join("\n")
+        );
+    }
+
+    #[test]
+    fn should_quotes_cite_a_choice_or_a_norm() {
+        let vague: Vec<String> = catalogue()
+            .iter()
+            .filter(|c| c.level == Level::Should)
+            .filter(|c| !(c.quote.starts_with("spec choice") || c.quote.contains("RFC")))
+            .map(|c| format!("{}: {}", c.id, c.quote))
+            .collect();
+        assert!(
+            vague.is_empty(),
+            "SHOULD checks that cite nothing:\n{}",
+            vague.join("\n")
+        );
+    }
+
+    #[test]
+    fn ids_are_unique_and_sections_known() {
+        let all = catalogue();
+        for (i, c) in all.iter().enumerate() {
+            assert!(all[i + 1..].iter().all(|d| d.id != c.id), "{} twice", c.id);
+            assert!(
+                SECTIONS.iter().any(|(s, _)| *s == c.section),
+                "{}: §{}",
+                c.id,
+                c.section
+            );
+        }
+    }
 }

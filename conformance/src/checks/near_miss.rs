@@ -4,13 +4,13 @@
 //! what real implementations let through. Derived from the profile; the
 //! requests are made once per run (`generate::edges`) and judged here.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, REFUSED, accepted, refused};
 use crate::generate::{Case, Family, describe, listed};
 use crate::needs::Need;
-use crate::target::Target;
 
 /// What a family's cases must get.
 #[derive(Clone, Copy)]
@@ -119,7 +119,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 fn judge(family: Family, want: Want) -> Run {
-    Run::new(move |t: Arc<Target>| async move {
+    Run::new(move |t: Arc<RunContext>| async move {
         let generated = t.generated().await;
         // A target that does not answer a valid request fails: a skip
         // here would let a run go green on a server too slow to judge.

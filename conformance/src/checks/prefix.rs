@@ -1,10 +1,11 @@
 //! §9 Versioning (and §4): the interface is served under `{base_url}/v2/api`.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::{ACCEPTED, accepted, send_and_judge};
-use crate::target::{Op, Probe, Target};
+use crate::target::{Op, Probe};
 
 const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
 
@@ -34,7 +35,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-async fn served(t: Arc<Target>) -> Outcome {
+async fn served(t: Arc<RunContext>) -> Outcome {
     let mut reqs = Vec::new();
     for op in Op::BOTH {
         if let Some(c) = t.primary(op) {
@@ -47,7 +48,7 @@ async fn served(t: Arc<Target>) -> Outcome {
     send_and_judge(&t, reqs, accepted).await
 }
 
-async fn unversioned(t: Arc<Target>) -> Outcome {
+async fn unversioned(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };

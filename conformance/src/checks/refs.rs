@@ -2,6 +2,7 @@
 //! its uuid. Each resolves, all three reach the same component, an unknown
 //! ref is refused, and names that need percent-encoding in a path work.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
@@ -11,7 +12,7 @@ use crate::checks::{
 use crate::needs::Need;
 use crate::needs::needs_encoding;
 use crate::profile::Component;
-use crate::target::{Op, Probe, Target};
+use crate::target::{Op, Probe};
 
 const QUOTE: &str =
     "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
@@ -91,7 +92,7 @@ pub fn checks() -> Vec<Check> {
     out
 }
 
-async fn resolve(t: Arc<Target>, by: By) -> Outcome {
+async fn resolve(t: Arc<RunContext>, by: By) -> Outcome {
     let reqs = t
         .profile
         .components
@@ -107,7 +108,7 @@ async fn resolve(t: Arc<Target>, by: By) -> Outcome {
     send_and_judge(&t, reqs, accepted).await
 }
 
-async fn same(t: Arc<Target>) -> Outcome {
+async fn same(t: Arc<RunContext>) -> Outcome {
     let mut reqs = Vec::new();
     for c in &t.profile.components {
         for by in [By::Name, By::Tag, By::Uuid] {
@@ -186,7 +187,7 @@ fn differing_parts(answers: &[&crate::exchange::ResponseRecord]) -> Vec<String> 
     parts
 }
 
-async fn unknown(t: Arc<Target>) -> Outcome {
+async fn unknown(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Outcome::skip("the profile has no component");
     };
@@ -197,7 +198,7 @@ async fn unknown(t: Arc<Target>) -> Outcome {
     send_and_judge(&t, reqs, refused).await
 }
 
-async fn percent(t: Arc<Target>) -> Outcome {
+async fn percent(t: Arc<RunContext>) -> Outcome {
     let comps: Vec<_> = t
         .profile
         .components

@@ -1,6 +1,7 @@
 //! §1 What the service does: responses are JSON, and Auth Claims returns
 //! the model that claimed the authentication.
 
+use crate::context::RunContext;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -8,7 +9,7 @@ use serde_json::Value;
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::send_and_judge;
 use crate::needs::Need;
-use crate::target::{Op, Probe, Target};
+use crate::target::{Op, Probe};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -35,7 +36,7 @@ pub fn checks() -> Vec<Check> {
     ]
 }
 
-async fn json(t: Arc<Target>) -> Outcome {
+async fn json(t: Arc<RunContext>) -> Outcome {
     let reqs = super::valid_to_each(&t);
     send_and_judge(&t, reqs, |s| {
         match (s.status(), s.raw().and_then(|r| r.json())) {
@@ -55,7 +56,7 @@ fn holds_string(v: &Value, want: &str) -> bool {
     }
 }
 
-async fn model(t: Arc<Target>) -> Outcome {
+async fn model(t: Arc<RunContext>) -> Outcome {
     let comps: Vec<_> = t
         .profile
         .components

@@ -14,6 +14,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use serde_json::Value;
 
+use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
 use crate::target::{Op, Probe, Target};
 
@@ -172,7 +173,7 @@ fn change_strategy(n_fields: usize) -> BoxedStrategy<Change> {
 
 /// Runs the property for every component that has a `valid_body`, on each
 /// operation; a failure for each that fails.
-pub async fn run(t: &Arc<Target>) -> Vec<Finding> {
+pub async fn run(t: &Arc<Target>, generation: Generation) -> Vec<Finding> {
     let handle = tokio::runtime::Handle::current();
     let mut tasks = Vec::new();
     for op in Op::BOTH {
@@ -182,7 +183,7 @@ pub async fn run(t: &Arc<Target>) -> Vec<Finding> {
             }
             let (t, handle) = (t.clone(), handle.clone());
             tasks.push(tokio::task::spawn_blocking(move || {
-                property(&t, &handle, op, i)
+                property(&t, &handle, op, i, generation)
             }));
         }
     }
@@ -209,10 +210,10 @@ fn property(
     handle: &tokio::runtime::Handle,
     op: Op,
     component: usize,
+    generation: Generation,
 ) -> Option<Finding> {
     let c = &t.profile.components[component];
     let fields = Fields::of(&c.authorize.as_ref()?.valid_body);
-    let generation = t.generation();
     let config = Config {
         cases: generation.cases,
         failure_persistence: None,

@@ -14,74 +14,52 @@ pub struct Placeholder {
     pub variable: String,
 }
 
-/// Every secret of the profile with its variable, longest value first: a
-/// value the profile read from `${VAR}` is written `$VAR`, the others get
-/// a name from their place (`CLIENT_SECRET`, `AUTH_TOKEN_USERS`).
+/// Every secret of the profile with its variable, longest value first, from
+/// [`Profile::secret_values`]: a value the profile read from `${VAR}` is
+/// written `$VAR`, the others by a name from their key (`CLIENT_SECRET`,
+/// `AUTH_TOKEN_USERS`). A value that holds one read from the environment
+/// (`client_secret: pre-${X}`) is written through that variable, so the
+/// command runs in the user's own environment.
 pub fn placeholders(profile: &Profile) -> Vec<Placeholder> {
-    let mut all: Vec<Placeholder> = profile
-        .env
+    let all = profile.secret_values();
+    let from_env: Vec<&str> = all
         .iter()
-        .map(|(variable, value)| Placeholder {
-            value: value.expose().to_owned(),
-            variable: variable.clone(),
+        .filter(|s| s.from_env && s.value.len() >= MIN_PLACEHOLDER_LEN)
+        .map(|s| s.value.as_str())
+        .collect();
+    let mut out: Vec<Placeholder> = all
+        .iter()
+        .filter(|s| s.from_env || !from_env.iter().any(|v| s.value.contains(v)))
+        .filter(|s| s.value.len() >= MIN_PLACEHOLDER_LEN)
+        .map(|s| Placeholder {
+            value: s.value.clone(),
+            variable: s.variable.clone(),
         })
         .collect();
-    all.push(Placeholder {
-        value: profile.client_secret.expose().to_owned(),
-        variable: "CLIENT_SECRET".to_owned(),
-    });
-    for c in &profile.components {
-        let suffix = shell_name(&c.tag);
-        if let Some(t) = &c.auth_token {
-            all.push(Placeholder {
-                value: t.expose().to_owned(),
-                variable: format!("AUTH_TOKEN_{suffix}"),
-            });
-        }
-        let Some(a) = &c.authorize else { continue };
-        for (name, value) in a.valid_body.iter() {
-            if !c.is_secret_field(name) {
-                continue;
-            }
-            let text = match value {
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            all.push(Placeholder {
-                value: text,
-                variable: format!("{}_{suffix}", shell_name(name)),
-            });
-        }
-    }
-    all.retain(|p| p.value.len() >= 3);
-    // The first name of a value wins (the profile's own variable).
-    let mut seen = std::collections::HashSet::new();
-    all.retain(|p| seen.insert(p.value.clone()));
-    all.sort_by_key(|p| std::cmp::Reverse(p.value.len()));
-    all
+    out.sort_by_key(|p| std::cmp::Reverse(p.value.len()));
+    out
+}
+
+/// Shorter values are left as they are: replacing `42` everywhere would
+/// splice a variable into unrelated numbers.
+const MIN_PLACEHOLDER_LEN: usize = 3;
+
+/// The variable a reproduction writes for `value`, when it is a secret of
+/// the profile.
+pub fn secret_variable(profile: &Profile, value: &str) -> Option<String> {
+    placeholders(profile)
+        .into_iter()
+        .find(|p| p.value == value)
+        .map(|p| p.variable)
 }
 
 /// The variable a reproduction writes for `value`, `fallback` when it is
 /// no secret of the profile.
 pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
-    placeholders(profile)
-        .into_iter()
-        .find(|p| p.value == value)
-        .map_or_else(|| fallback.to_owned(), |p| p.variable)
+    secret_variable(profile, value).unwrap_or_else(|| fallback.to_owned())
 }
 
-/// `Café Menü` → `CAF_MEN_`: a shell variable name part.
-pub(crate) fn shell_name(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_uppercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
+pub(crate) use crate::profile::shell_name;
 
 /// A header value the command must write as a shell expression rather than
 /// literally: a near miss of a secret (`"${CLIENT_SECRET}x"`).
@@ -169,6 +147,35 @@ fn quote(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_use_the_profiles_own_variables() {
+        let text = "base_url: http://ops:url-pa55@127.0.0.1:${PORT}\nclient_id: c\nclient_secret: pre-${X}\ncomponents:\n  - name: Users\n    tag: users\n    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11\n    auth_token: tok-literal\n";
+        let env = |name: &str| match name {
+            "PORT" => Some("18080".to_owned()),
+            "X" => Some("from-env-x".to_owned()),
+            _ => None,
+        };
+        let profile = Profile::from_yaml_str(text, "p.yaml", &env).expect("valid");
+        let all: Vec<(String, String)> = placeholders(&profile)
+            .into_iter()
+            .map(|p| (p.value, p.variable))
+            .collect();
+        let owned = |v: &str, n: &str| (v.to_owned(), n.to_owned());
+        assert_eq!(
+            all,
+            [
+                owned("tok-literal", "AUTH_TOKEN_USERS"),
+                owned("from-env-x", "X"),
+                owned("url-pa55", "BASE_URL_PASSWORD"),
+            ],
+            "the port is no secret; pre-${{X}} is written through X"
+        );
+        assert_eq!(
+            substitute("x: pre-from-env-x", &placeholders(&profile)),
+            r#"'x: pre-'"${X}""#
+        );
+    }
 
     #[test]
     fn secrets_become_variables_and_the_rest_is_quoted() {

@@ -20,6 +20,9 @@ struct Pending {
     req: Result<Req, Error>,
     derived: Vec<Derived>,
     reference: Option<Result<Req, Error>>,
+    /// Shell lines the reproduction runs first: how to obtain a value the
+    /// run made (a token Authorize issued).
+    prelude: Option<String>,
 }
 
 impl Pending {
@@ -30,6 +33,7 @@ impl Pending {
             req,
             derived: Vec::new(),
             reference: None,
+            prelude: None,
         }
     }
 }
@@ -51,7 +55,7 @@ pub async fn all(t: &Arc<Target>) -> Vec<Case> {
     let extra = t.curl_headers();
     let curls: Vec<String> = pending
         .iter()
-        .map(|p| render(p, &secrets) + &extra)
+        .map(|p| p.prelude.clone().unwrap_or_default() + &render(p, &secrets) + &extra)
         .collect();
     let mut probes = Vec::new();
     let mut references = Vec::new();
@@ -85,6 +89,16 @@ fn render(p: &Pending, secrets: &[Placeholder]) -> String {
         Ok(req) => curl::render(req, secrets, &p.derived),
         Err(e) => format!("(the request could not be built: {e})"),
     }
+}
+
+/// The lines that set `$var` to what `req` is answered in the body field
+/// `token`: the reproduction of a request that sends an issued token
+/// starts with them.
+fn obtain_token(t: &Target, req: &Req, var: &str, what: &str) -> String {
+    let command = curl::render(req, &curl::placeholders(&t.profile), &[]) + &t.curl_headers();
+    format!(
+        "# {var}: the token {what} issues\n{var}=\"$({command} | sed -n 's/.*\"token\" *: *\"\\([^\"]*\\)\".*/\\1/p')\"\n"
+    )
 }
 
 /// A value with one thing wrong, and how to say it.
@@ -145,27 +159,34 @@ fn credentials(t: &Target, out: &mut Vec<Pending>) {
     let secret = t.profile.client_secret.expose().to_owned();
     let secret_var = curl::variable(&t.profile, &secret, "CLIENT_SECRET");
     let id = t.profile.client_id.clone();
+    // A client id read from the environment is a secret too: its near
+    // misses are written over its variable.
+    let id_var = curl::secret_variable(&t.profile, &id);
     for op in Op::BOTH {
         let Some(c) = t.primary(op) else { continue };
-        for (family, header, value, secret_var) in [
+        for (family, header, value, var) in [
             (
                 Family::Secret,
                 "X-Client-Secret",
                 &secret,
                 Some(secret_var.as_str()),
             ),
-            (Family::ClientId, "X-Client-Id", &id, None),
+            (Family::ClientId, "X-Client-Id", &id, id_var.as_deref()),
         ] {
-            for miss in near_misses(value, secret_var.unwrap_or("CLIENT_ID")) {
+            for miss in near_misses(value, var.unwrap_or("CLIENT_ID")) {
                 let mut p = Pending::new(
                     family,
                     format!("{} {}: {header} {}", op.method(), c.name, miss.what),
                     t.valid(op, c)
                         .and_then(|r| r.set_header(header, &miss.value)),
                 );
-                if secret_var.is_some() {
+                if var.is_some() {
                     p.derived.push(Derived {
-                        header: "x-client-secret",
+                        header: if family == Family::Secret {
+                            "x-client-secret"
+                        } else {
+                            "x-client-id"
+                        },
                         expression: miss.shell,
                     });
                 }
@@ -187,19 +208,25 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
             token.expose(),
             &format!("AUTH_TOKEN_{}", curl::shell_name(&c.tag)),
         );
-        let mut variants: Vec<(String, String, String)> = near_misses(token.expose(), &var)
-            .into_iter()
-            .map(|m| (m.what.to_owned(), m.value, m.shell))
-            .collect();
-        variants.push(("empty".to_owned(), String::new(), String::new()));
-        if let Some((value, shell)) = foreign_token(t, i).await {
-            variants.push(("of another component".to_owned(), value, shell));
+        let mut variants: Vec<(String, String, String, Option<String>)> =
+            near_misses(token.expose(), &var)
+                .into_iter()
+                .map(|m| (m.what.to_owned(), m.value, m.shell, None))
+                .collect();
+        variants.push(("empty".to_owned(), String::new(), String::new(), None));
+        if let Some(foreign) = foreign_token(t, i).await {
+            variants.push((
+                "of another component".to_owned(),
+                foreign.value,
+                foreign.shell,
+                foreign.prelude,
+            ));
         }
         for op in Op::BOTH {
             if op == Op::Authorize && c.authorize.is_none() {
                 continue;
             }
-            for (what, value, shell) in &variants {
+            for (what, value, shell, prelude) in &variants {
                 let mut p = Pending::new(
                     Family::Token,
                     format!("{} {}: X-Auth-Token {what}", op.method(), c.name),
@@ -210,10 +237,20 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
                     header: "x-auth-token",
                     expression: shell.clone(),
                 });
+                p.prelude = prelude.clone();
                 out.push(p);
             }
         }
     }
+}
+
+/// A token of another component, and how a reproduction writes it.
+struct ForeignToken {
+    value: String,
+    /// `${VAR}`: the profile's own variable, or one the prelude sets.
+    shell: String,
+    /// For a token the run had issued: the lines that obtain one.
+    prelude: Option<String>,
 }
 
 /// A token valid for another component than the `i`th: from the profile,
@@ -222,7 +259,7 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
 /// "other component's token" (a profile may give one token to several
 /// components, as the description's single `<AUTH_TOKEN>` allows): it is
 /// passed over, and with no other, the case is not made.
-async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
+async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<ForeignToken> {
     let own = t.profile.components[i]
         .auth_token
         .as_ref()
@@ -238,8 +275,16 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
             if Some(token.expose()) == own.as_deref() {
                 continue;
             }
-            let var = format!("AUTH_TOKEN_{}", curl::shell_name(&other.tag));
-            return Some((token.expose().to_owned(), format!("${{{var}}}")));
+            let var = curl::variable(
+                &t.profile,
+                token.expose(),
+                &format!("AUTH_TOKEN_{}", curl::shell_name(&other.tag)),
+            );
+            return Some(ForeignToken {
+                value: token.expose().to_owned(),
+                shell: format!("${{{var}}}"),
+                prelude: None,
+            });
         }
     }
     for (_, other) in others {
@@ -247,9 +292,13 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
             continue;
         }
         let label = format!("Authorize {} for a token of its own", other.name);
-        let sent = t
-            .send(Probe::new(label, t.valid(Op::Authorize, other)))
-            .await;
+        let req = t.valid(Op::Authorize, other);
+        let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
+        let prelude = req
+            .as_ref()
+            .ok()
+            .map(|req| obtain_token(t, req, &var, &format!("an Authorize of {}", other.name)));
+        let sent = t.send(Probe::new(label, req)).await;
         let issued = sent
             .raw()
             .filter(|r| (200..300).contains(&r.status))
@@ -257,8 +306,11 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<(String, String)> {
             .and_then(|body| crate::carried::issued_token(&body))
             .filter(|token| Some(token.as_str()) != own.as_deref());
         if let Some(token) = issued {
-            let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
-            return Some((token, format!("${{{var}}}")));
+            return Some(ForeignToken {
+                value: token,
+                shell: format!("${{{var}}}"),
+                prelude,
+            });
         }
     }
     None

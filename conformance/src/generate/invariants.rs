@@ -3,7 +3,7 @@
 //! with its own section and level; here is what it judges.
 
 use super::Family;
-use crate::catalogue::Level;
+use crate::level::Level;
 use crate::target::Sent;
 
 /// One invariant: its id (after `invariants/`), anchor and judgement.

@@ -114,7 +114,7 @@ impl Generated {
     /// property's cases go one after the other; against a slow server the
     /// edge cases fill the time in between), once the target has answered
     /// one valid request.
-    pub async fn run(t: &Arc<Target>) -> Generated {
+    pub async fn run(t: &Arc<Target>, generation: Generation) -> Generated {
         if let Some(c) = t.primary(crate::target::Op::AuthClaims) {
             let label = "a valid request, before the generated ones";
             let valid = crate::target::Probe::new(label, t.valid(crate::target::Op::AuthClaims, c));
@@ -129,7 +129,7 @@ impl Generated {
                 };
             }
         }
-        let (edges, findings) = tokio::join!(edges::all(t), bodies::run(t));
+        let (edges, findings) = tokio::join!(edges::all(t), bodies::run(t, generation));
         Generated {
             edges,
             findings,

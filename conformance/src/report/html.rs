@@ -376,7 +376,8 @@ fn check(out: &mut String, r: &CheckResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::{Verdict, catalogue};
+    use crate::catalogue::Verdict;
+    use crate::checks::catalogue;
     use crate::generate::Generation;
     use std::time::Duration;
 

@@ -361,7 +361,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::catalogue;
+    use crate::checks::catalogue;
 
     #[test]
     fn should_failures_gate_only_when_strict() {

@@ -18,7 +18,8 @@
 
 use serde_json::{Value, json};
 
-use crate::catalogue::{Check, catalogue};
+use crate::catalogue::Check;
+use crate::checks::catalogue;
 use crate::description;
 use crate::report::{CheckResult, Report, Status};
 

@@ -3,7 +3,9 @@
 
 #![allow(dead_code)] // each test binary uses its own part of this module
 
-use reference_server::{Fault, RunningServer, Server, ServerOptions};
+pub mod probes;
+
+use reference_server::{Fault, RunningServer, Server, ServerOptions, Variant};
 use reqwest::Method;
 use reqwest::header::{HeaderName, HeaderValue};
 use serde_json::Value;
@@ -22,8 +24,13 @@ pub const CAFE_ENCODED: &str = "Caf%C3%A9%20Men%C3%BC";
 pub const COFFEE_MODEL: &str = "c0ffee00-1234-4abc-8def-0123456789ab";
 
 pub async fn start(fault: Option<Fault>) -> RunningServer {
+    start_with_variants(fault, &[]).await
+}
+
+pub async fn start_with_variants(fault: Option<Fault>, variants: &[Variant]) -> RunningServer {
     let options = ServerOptions {
         fault,
+        variants: variants.to_vec(),
         ..ServerOptions::default()
     };
     match Server::start(options).await {
@@ -48,7 +55,7 @@ pub fn client() -> reqwest::Client {
 }
 
 /// A request as data: what it sends, nothing about what must happen.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Req {
     pub method: Method,
     /// Path and query, e.g. `/v2/api/component/users/auth`.
@@ -110,6 +117,37 @@ impl Req {
     pub fn json(self, value: Value) -> Self {
         let bytes = value.to_string().into_bytes();
         self.header("Content-Type", "application/json").body(bytes)
+    }
+}
+
+/// Header values as text, secrets and tokens left out (a failure message
+/// must not show them in any spelling); a long body by its length only.
+impl std::fmt::Debug for Req {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let secret = |name: &str| {
+            name.eq_ignore_ascii_case("X-Client-Secret")
+                || name.eq_ignore_ascii_case("X-Auth-Token")
+        };
+        let headers: Vec<String> = self
+            .headers
+            .iter()
+            .map(|(name, value)| match secret(name) {
+                true => format!("{name}: <redacted>"),
+                false => format!("{name}: {}", String::from_utf8_lossy(value)),
+            })
+            .collect();
+        let body = match &self.body {
+            Some(b) if b.len() > 200 => format!("<{} bytes>", b.len()),
+            Some(b) => String::from_utf8_lossy(b).into_owned(),
+            None => "<none>".to_owned(),
+        };
+        write!(
+            f,
+            "{} {} [{}] body {body}",
+            self.method,
+            self.path,
+            headers.join("; ")
+        )
     }
 }
 

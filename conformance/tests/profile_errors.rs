@@ -1,0 +1,364 @@
+//! Bad profiles, each refused with its file, line and key, and no error
+//! that prints a secret: a value read from `${VAR}`, a password in
+//! `base_url`, a `client_secret` written in the profile.
+
+use conformance::profile::{MAX_PROFILE_BYTES, Profile, ProfileError};
+
+/// A valid profile; each case changes one thing.
+const GOOD: &str = "\
+base_url: http://127.0.0.1:8080
+client_id: conformance-client
+client_secret: ${CSECRET}
+project_env: live
+components:
+  - name: Users
+    tag: users
+    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11
+    requires_auth: true
+    auth_token: ${TOKEN}
+    authorize:
+      model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01
+      valid_body: { email: ada@example.com, password: \"${PW}\" }
+      invalid_body: { email: 42 }
+";
+
+/// Every value the environment holds: each a secret an error must not show.
+const ENV: &[(&str, &str)] = &[
+    ("CSECRET", "env-s3cret-value"),
+    ("TOKEN", "env-t0ken-value"),
+    ("PW", "env-passw0rd-value"),
+    ("X", "env-x-value-9"),
+    ("URL", "http://ops:env-url-passw0rd@api.example.com/v2/api"),
+    ("CID", "env-client-1d"),
+];
+
+fn env(name: &str) -> Option<String> {
+    ENV.iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| (*v).to_owned())
+}
+
+fn parse(text: &str) -> Result<Profile, ProfileError> {
+    Profile::from_yaml_str(text, "p.yaml", &env)
+}
+
+/// The error for `text`, which must be an invalid profile: `(line, key,
+/// the whole message)`.
+fn refused(text: &str) -> (usize, String, String) {
+    match parse(text) {
+        Err(e @ ProfileError::Invalid { .. }) => {
+            let shown = e.to_string();
+            let ProfileError::Invalid { line, key, .. } = e else {
+                unreachable!()
+            };
+            (line, key, shown)
+        }
+        Err(other) => panic!("expected file:line: key, got {other}"),
+        Ok(_) => panic!("accepted:\n{text}"),
+    }
+}
+
+fn change(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "{from}");
+    GOOD.replacen(from, to, 1)
+}
+
+/// `shown` holds none of the environment's values, and not `extra`.
+fn holds_no_secret(shown: &str, extra: &[&str]) {
+    for secret in ENV.iter().map(|(_, v)| *v).chain(extra.iter().copied()) {
+        assert!(!shown.contains(secret), "`{secret}` shown in: {shown}");
+    }
+    assert!(!shown.contains("passw0rd"), "{shown}");
+}
+
+#[test]
+fn errors_never_print_a_value_from_the_environment() {
+    let cases = [
+        (
+            change("uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11", "uuid: ${X}"),
+            8,
+            "components[0].uuid",
+            "is not a uuid",
+        ),
+        (
+            change("project_env: live", "project_env: ${X}"),
+            4,
+            "project_env",
+            "is not one of: dev, live",
+        ),
+        (
+            change(
+                "valid_body: { email: ada@example.com, password: \"${PW}\" }",
+                "valid_body: \"${PW}\"",
+            ),
+            13,
+            "components[0].authorize.valid_body",
+            "not a string",
+        ),
+        (
+            change(
+                "valid_body: { email: ada@example.com, password: \"${PW}\" }",
+                "valid_body: [\"${PW}\"]",
+            ),
+            13,
+            "components[0].authorize.valid_body",
+            "not a list",
+        ),
+        (
+            change("base_url: http://127.0.0.1:8080", "base_url: ${URL}"),
+            1,
+            "base_url",
+            "ends with /v2/api",
+        ),
+    ];
+    for (text, line, key, what) in cases {
+        let (at, named, shown) = refused(&text);
+        assert_eq!((at, named.as_str()), (line, key), "{shown}");
+        assert!(shown.contains(what), "{shown}");
+        holds_no_secret(&shown, &[]);
+    }
+}
+
+#[test]
+fn errors_never_print_a_password_in_base_url_or_a_written_secret() {
+    for (base_url, what) in [
+        (
+            "http://ops:passw0rd-in-url@api.example.com/v2/api",
+            "ends with /v2/api",
+        ),
+        (
+            "http://ops:passw0rd-in-url@api.example.com:99999",
+            "invalid port",
+        ),
+        ("http://ops:passw0rd-in-url@exa mple.com", "is not an http"),
+        (
+            "https://ops:passw0rd-in-url@api.example.com/?a=b",
+            "has a query",
+        ),
+    ] {
+        let text = change(
+            "base_url: http://127.0.0.1:8080",
+            &format!("base_url: {base_url}"),
+        );
+        let (line, key, shown) = refused(&text);
+        assert_eq!((line, key.as_str()), (1, "base_url"), "{shown}");
+        assert!(shown.contains(what), "{shown}");
+        assert!(shown.contains("[redacted]"), "{shown}");
+        holds_no_secret(&shown, &["passw0rd-in-url"]);
+    }
+    let (line, key, shown) = refused(&change(
+        "client_secret: ${CSECRET}",
+        "client_secret: written-s3cret${",
+    ));
+    assert_eq!((line, key.as_str()), (3, "client_secret"), "{shown}");
+    assert!(shown.contains("without a closing"), "{shown}");
+    holds_no_secret(&shown, &["written-s3cret"]);
+    let (_, _, shown) = refused(&change(
+        "client_secret: ${CSECRET}",
+        "client_secret: written-s3cret${not a name}",
+    ));
+    holds_no_secret(&shown, &["written-s3cret", "not a name"]);
+    let (_, key, shown) = refused(&change(
+        "    auth_token: ${TOKEN}",
+        "    auth_token: {t: written-t0ken}",
+    ));
+    assert_eq!(key, "components[0].auth_token", "{shown}");
+    holds_no_secret(&shown, &["written-t0ken"]);
+}
+
+#[test]
+fn empty_names_and_a_base_url_with_a_query_or_fragment_are_refused() {
+    for (from, to, line, key) in [
+        (
+            "client_id: conformance-client",
+            "client_id: \"\"",
+            2,
+            "client_id",
+        ),
+        ("name: Users", "name: ''", 6, "components[0].name"),
+        ("tag: users", "tag: \"\"", 7, "components[0].tag"),
+    ] {
+        let (at, named, shown) = refused(&change(from, to));
+        assert_eq!((at, named.as_str()), (line, key), "{shown}");
+        assert!(shown.contains("must not be empty"), "{shown}");
+    }
+    for (url, what) in [
+        ("http://127.0.0.1:8080/?tenant=a", "has a query"),
+        ("http://127.0.0.1:8080?", "has a query"),
+        ("http://127.0.0.1:8080/#top", "has a fragment"),
+    ] {
+        let (line, key, shown) = refused(&change(
+            "base_url: http://127.0.0.1:8080",
+            &format!("base_url: {url}"),
+        ));
+        assert_eq!((line, key.as_str()), (1, "base_url"), "{shown}");
+        assert!(shown.contains(what), "{shown}");
+    }
+}
+
+#[test]
+fn yaml_tags_are_refused_not_dropped() {
+    for (to, tag) in [
+        ("client_id: !!binary Y29uZm9ybWFuY2U=", "!!binary"),
+        (
+            "client_id: !!python/object:os.system conformance",
+            "!!python/object:os.system",
+        ),
+        ("client_id: !custom conformance", "!custom"),
+    ] {
+        let (line, key, shown) = refused(&change("client_id: conformance-client", to));
+        assert_eq!((line, key.as_str()), (2, "client_id"), "{shown}");
+        assert!(shown.contains(&format!("`{tag}`")), "{shown}");
+    }
+    let (line, key, _) = refused(&change(
+        "valid_body: { email: ada@example.com,",
+        "valid_body: !!map { email: ada@example.com,",
+    ));
+    assert_eq!(
+        (line, key.as_str()),
+        (13, "components[0].authorize.valid_body")
+    );
+    // `!!str` only says what the value already is.
+    let p = parse(&change(
+        "client_id: conformance-client",
+        "client_id: !!str 1234",
+    ))
+    .expect("valid");
+    assert_eq!(p.client_id, "1234");
+}
+
+#[test]
+fn a_byte_order_mark_is_not_content() {
+    let p = parse(&format!("\u{feff}{GOOD}")).expect("a profile that starts with a BOM");
+    assert_eq!(p.client_id, "conformance-client");
+}
+
+#[test]
+fn each_mistake_is_at_its_own_line() {
+    // A top-level key given twice: the second, on its own line.
+    let text = format!("{GOOD}base_url: http://127.0.0.1:9090\n");
+    let (line, key, shown) = refused(&text);
+    assert_eq!((line, key.as_str()), (15, "base_url"), "{shown}");
+    assert!(shown.contains("given twice (first on line 1)"), "{shown}");
+    // And one in a component.
+    let (line, key, _) = refused(&change("    tag: users\n", "    tag: users\n    tag: u2\n"));
+    assert_eq!((line, key.as_str()), (8, "components[0].tag"));
+    // A NUL on line 2.
+    let (line, key, shown) = refused(&change("client_id: conformance-client", "client_id: a\0b"));
+    assert_eq!((line, key.as_str()), (2, "client_id"), "{shown}");
+    assert!(shown.contains("U+0000 at column 13"), "{shown}");
+    // A second document.
+    let (line, _, shown) = refused(&format!("{GOOD}---\nbase_url: http://x\n"));
+    assert_eq!(line, 15, "{shown}");
+    assert!(shown.contains("second YAML document"), "{shown}");
+}
+
+#[test]
+fn a_yaml_bomb_is_refused_at_its_line_quickly() {
+    // Nine levels of nine aliases: 387 million strings once expanded.
+    let mut text = String::from(
+        "base_url: http://127.0.0.1:8080\nclient_id: c\nclient_secret: s\ncomponents:\n  - name: a\n    tag: a\n    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11\n    authorize:\n      model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01\n      valid_body:\n",
+    );
+    text.push_str("        x0: &a0 [\"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\", \"lol\"]\n");
+    for i in 1..10 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        text.push_str(&format!("        x{i}: &a{i} [{refs}]\n"));
+    }
+    match parse(&text) {
+        Err(ProfileError::Invalid {
+            line, key, message, ..
+        }) => {
+            assert_eq!(line, 12, "the first alias: {message}");
+            assert!(key.contains("valid_body"), "{key}: {message}");
+        }
+        other => panic!("expected an error with a line, got {other:?}"),
+    }
+}
+
+/// A file in the system's temporary directory, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(name: &str, bytes: &[u8]) -> Self {
+        let path =
+            std::env::temp_dir().join(format!("conformance-profile-{}-{name}", std::process::id()));
+        std::fs::write(&path, bytes).expect("write");
+        Scratch(path)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[test]
+fn files_that_are_not_utf8_or_too_large() {
+    let mut bytes = change("client_id: conformance-client", "client_id: caf\u{e9}").into_bytes();
+    // `é` in Latin-1: the second byte of UTF-8's two taken away.
+    let at = bytes.iter().position(|b| *b == 0xC3).expect("é");
+    bytes[at] = 0xE9;
+    bytes.remove(at + 1);
+    let file = Scratch::new("latin1.yaml", &bytes);
+    match Profile::from_path(&file.0) {
+        Err(e @ ProfileError::Invalid { .. }) => {
+            let shown = e.to_string();
+            assert!(shown.contains(":2: key `client_id`"), "{shown}");
+            assert!(
+                shown.contains("not UTF-8 (byte 0xE9 at column 15)"),
+                "{shown}"
+            );
+        }
+        other => panic!("expected a line, got {other:?}"),
+    }
+    let mut big = GOOD.as_bytes().to_vec();
+    big.resize(MAX_PROFILE_BYTES + 1, b'#');
+    let file = Scratch::new("big.yaml", &big);
+    assert!(matches!(
+        Profile::from_path(&file.0),
+        Err(ProfileError::TooLarge { .. })
+    ));
+    let text = String::from_utf8(big).expect("utf-8");
+    assert!(matches!(parse(&text), Err(ProfileError::TooLarge { .. })));
+}
+
+#[test]
+fn only_secret_keys_make_a_variable_secret() {
+    let text = change(
+        "base_url: http://127.0.0.1:8080",
+        "base_url: http://${HOST}:${PORT}",
+    )
+    .replacen("client_id: conformance-client", "client_id: ${CID}", 1)
+    .replacen("name: Users", "name: ${NAME}", 1);
+    let env = |name: &str| match name {
+        "HOST" => Some("127.0.0.1".to_owned()),
+        "PORT" => Some("18080".to_owned()),
+        "NAME" => Some("Users".to_owned()),
+        other => env(other),
+    };
+    let p = Profile::from_yaml_str(&text, "p.yaml", &env).expect("valid");
+    assert_eq!(p.base_url, "http://127.0.0.1:18080");
+    let secret_vars: Vec<&str> = p.env.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(secret_vars, ["CID", "CSECRET", "PW", "TOKEN"]);
+    let secrets = p.secrets();
+    for plain in ["18080", "127.0.0.1", "Users"] {
+        assert!(
+            !secrets.iter().any(|s| s == plain),
+            "{plain} in {secrets:?}"
+        );
+    }
+    // The client id read from the environment is not shown.
+    let shown = p.to_string();
+    assert!(!shown.contains("env-client-1d"), "{shown}");
+    assert!(shown.contains("${CID}"), "{shown}");
+    // A variable that gives the password of base_url is a secret.
+    let text = change(
+        "base_url: http://127.0.0.1:8080",
+        "base_url: http://ops:${X}@127.0.0.1:${PORT}",
+    );
+    let p = Profile::from_yaml_str(&text, "p.yaml", &env).expect("valid");
+    assert!(p.env.iter().any(|(n, _)| n == "X"));
+    assert!(!p.env.iter().any(|(n, _)| n == "PORT"));
+    assert!(!p.to_string().contains("env-x-value-9"), "{p}");
+}

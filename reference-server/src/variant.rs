@@ -1,0 +1,305 @@
+//! Legal variants, the dual of faults: each makes the server choose
+//! otherwise than spec/README.md where the interface description is silent,
+//! and breaks no rule of the description. A conformance suite that fails a
+//! variant assumes what the description does not say.
+//!
+//! A variant carries, as data, the section of the description and the
+//! sentence that leaves the choice open (quoted), what it changes, and the
+//! choice of spec/README.md it departs from. It changes only what it names:
+//! every other answer stays the correct server's. Names are kebab-case and
+//! stable: the conformance runner's tests and profiles select variants by
+//! name. Variants combine (`--variant A --variant B`) except the pairs
+//! [`Variant::conflicts_with`] names, which make two choices for one thing.
+
+use std::fmt;
+use std::str::FromStr;
+
+use component_auth_bindings::types::ProjectEnv;
+use hyper::StatusCode;
+
+use crate::behaviour::{Behaviour, Codes, ModelUuidSource, Refusal, RequestIdForm};
+
+/// The header `model-uuid-header` reads `modelUuid` from.
+pub const MODEL_UUID_HEADER: &str = "X-Model-Uuid";
+
+/// The body field `model-uuid-body` reads `modelUuid` from.
+pub const MODEL_UUID_BODY_FIELD: &str = "modelUuid";
+
+/// The body size limit of `body-limit-16k`.
+pub const SMALL_BODY_LIMIT: usize = 16 * 1024;
+
+macro_rules! variants {
+    ($( $variant:ident => $name:literal, $section:literal,
+        allowed_by: $allowed:literal,
+        changes: $changes:literal,
+        departs_from: $departs:literal,
+        $effect:expr; )*) => {
+        /// A choice the description leaves open, made otherwise than
+        /// spec/README.md (`--variant NAME`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Variant {
+            $( #[doc = $changes] $variant, )*
+        }
+
+        impl Variant {
+            /// Every variant, in the order `--list-variants` prints them.
+            pub const ALL: &'static [Variant] = &[ $( Variant::$variant, )* ];
+
+            /// The stable kebab-case name used on the command line.
+            pub fn name(self) -> &'static str {
+                match self { $( Variant::$variant => $name, )* }
+            }
+
+            /// The section of the interface description that leaves the
+            /// choice open.
+            pub fn section(self) -> &'static str {
+                match self { $( Variant::$variant => $section, )* }
+            }
+
+            /// The sentence of the description that allows it, quoted.
+            pub fn allowed_by(self) -> &'static str {
+                match self { $( Variant::$variant => $allowed, )* }
+            }
+
+            /// What the variant changes, in one sentence.
+            pub fn changes(self) -> &'static str {
+                match self { $( Variant::$variant => $changes, )* }
+            }
+
+            /// The choice of spec/README.md it departs from, with its number
+            /// (`spec/README.md choice 6: ...`).
+            pub fn departs_from(self) -> &'static str {
+                match self { $( Variant::$variant => $departs, )* }
+            }
+
+            /// Makes this variant's one change.
+            pub(crate) fn apply(self, b: &mut Behaviour) {
+                let effect: fn(&mut Behaviour) = match self { $( Variant::$variant => $effect, )* };
+                effect(b);
+            }
+        }
+    };
+}
+
+variants! {
+    MissingCredential401 => "missing-credential-401", "5",
+        allowed_by: "How an X-Auth-Token is obtained, and what the response is when a required credential is missing or wrong: not shown.",
+        changes: "A missing or empty `X-Client-Id` or `X-Client-Secret` is 401 with the 7.1 shape.",
+        departs_from: "spec/README.md choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
+        |b| b.credentials.missing = Refusal::Unauthorized;
+    MissingCredential417 => "missing-credential-417", "5",
+        allowed_by: "How an X-Auth-Token is obtained, and what the response is when a required credential is missing or wrong: not shown.",
+        changes: "A missing or empty `X-Client-Id` or `X-Client-Secret` is 417 with the 7.2 shape, an `errors` item naming each missing header (rule `required`).",
+        departs_from: "spec/README.md choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
+        |b| b.credentials.missing = Refusal::Validation;
+    BadEnv417 => "bad-env-417", "7",
+        allowed_by: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        changes: "An `X-Project-Env` other than `dev` or `live` (empty included) is 417 with the 7.2 shape, an `errors` item naming `X-Project-Env` (rule `format`).",
+        departs_from: "spec/README.md choice 8: any other X-Project-Env value is 400",
+        |b| b.project_env.refused = Refusal::Validation;
+    MalformedJson417 => "malformed-json-417", "7",
+        allowed_by: "The conditions that cause a 400, the set of code values, the item shape of `errors`, and other status codes: not shown.",
+        changes: "A body that is not UTF-8, not JSON or not a JSON object is 417 with the 7.2 shape, an `errors` item naming `body` (rule `type`); a JSON object with a repeated key stays 400.",
+        departs_from: "spec/README.md choice 10: a body that is not UTF-8, not JSON or not a JSON object is 400",
+        |b| b.body.malformed = Refusal::Validation;
+    UnknownModel401 => "unknown-model-401", "7",
+        allowed_by: "The conditions that cause a 400, the set of code values, the item shape of `errors`, and other status codes: not shown.",
+        changes: "Authorize with a `modelUuid` that no model of the component has is 401 with the 7.1 shape.",
+        departs_from: "spec/README.md choice 14: an unknown model is 404",
+        |b| b.authorize.unknown_model = StatusCode::UNAUTHORIZED;
+    UnknownModel403 => "unknown-model-403", "7",
+        allowed_by: "The conditions that cause a 400, the set of code values, the item shape of `errors`, and other status codes: not shown.",
+        changes: "Authorize with a `modelUuid` that no model of the component has is 403 with the 7.1 shape.",
+        departs_from: "spec/README.md choice 14: an unknown model is 404",
+        |b| b.authorize.unknown_model = StatusCode::FORBIDDEN;
+    Authorize201 => "authorize-201", "4.2",
+        allowed_by: "The shape of a successful response, and the names of the body fields: not shown.",
+        changes: "A successful Authorize is 201 (and its body's `code` 201).",
+        departs_from: "spec/README.md choice 4: Authorize answers 200",
+        |b| b.authorize.success = StatusCode::CREATED;
+    WrappedSuccess => "wrapped-success", "1",
+        allowed_by: "What a component is beyond its reference, and what a successful result contains: not shown.",
+        changes: "Success bodies are `{\"status\": true, \"data\": {...}}`: the result's fields under `data` (the issued token at `data.token`, the model at `data.model`), no `code`.",
+        departs_from: "spec/README.md choices 2 and 4: success bodies are AuthClaimsResult and AuthorizeResult, fields at the top level",
+        |b| b.answer.success_wrapped = true;
+    ServiceCodes => "service-codes", "7",
+        allowed_by: "The conditions that cause a 400, the set of code values, the item shape of `errors`, and other status codes: not shown.",
+        changes: "An error body's `code` is a service code, the status times 100 plus 1 (`40001`, `40101`, `40401`, `41701`), not the HTTP status.",
+        departs_from: "spec/README.md choice 11: `code` equals the HTTP status",
+        |b| b.answer.codes = Codes::Service;
+    OpaqueRequestId => "opaque-request-id", "7.1",
+        allowed_by: "request_id | string | Identifier of the request.",
+        changes: "`request_id` is `req-` and a counter, not a uuid, and every answer repeats it as an `X-Request-Id` header.",
+        departs_from: "spec/README.md choice 12: `request_id` is a fresh uuid, in the body only",
+        |b| {
+            b.answer.request_id_form = RequestIdForm::Opaque;
+            b.answer.request_id_header = true;
+        };
+    CacheHeaders => "cache-headers", "2",
+        allowed_by: "Common response headers: Content-Type, X-Project-Uuid (the description names these two and excludes no other).",
+        changes: "Every answer has an `ETag` (a hash of its body), `Cache-Control: no-store` and `Vary: X-Client-Id, X-Auth-Token`.",
+        departs_from: "spec/README.md and openapi.yaml: no response header beyond Content-Type, X-Project-Uuid, Allow (405) and Retry-After (503)",
+        |b| b.answer.cache_headers = true;
+    LeanOtherErrors => "lean-other-errors", "7",
+        allowed_by: "The conditions that cause a 400, the set of code values, the item shape of `errors`, and other status codes: not shown.",
+        changes: "Error bodies of statuses other than 400 and 417 (401, 403, 404, 405, 413, 501, 503) have no `request_id`: `{code, message, status}`.",
+        departs_from: "spec/README.md choice 14: every other error status has the 400 envelope shape",
+        |b| b.answer.lean_other_errors = true;
+    CaseInsensitiveRefs => "case-insensitive-refs", "2",
+        allowed_by: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
+        changes: "A ref that matches no uuid, name or tag exactly is matched against names, then tags, ignoring letter case (`CATALOG`).",
+        departs_from: "spec/README.md choice 9: a ref is matched exactly",
+        |b| b.refs.ignore_case = true;
+    GetBodyIgnored => "get-body-ignored", "4.1",
+        allowed_by: "Body: the fields configured in the component's settings auth section.",
+        changes: "Auth Claims (GET) neither parses nor validates its body: a malformed or invalid one is served, and the claiming model is found by the token only.",
+        departs_from: "spec/README.md choices 3 and 17: a GET body is validated (417) and finds the claiming model",
+        |b| b.body.ignored_on_get = true;
+    TokenIgnoredWhenNotRequired => "token-ignored-when-not-required", "5",
+        allowed_by: "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
+        changes: "An unknown `X-Auth-Token`, or another component's, sent to a component that does not require auth is ignored, not 401 (its own tokens still name their model).",
+        departs_from: "spec/README.md choice 7: a token sent where none is required is still checked (401)",
+        |b| b.token.foreign_ignored_where_not_required = true;
+    BodyLimit16k => "body-limit-16k", "8",
+        allowed_by: "Limits (rate limits, size limits, time-outs): not shown.",
+        changes: "A request body over 16 KiB is 413.",
+        departs_from: "spec/README.md choice 16: a body over 64 KiB is 413",
+        |b| b.body.limit = SMALL_BODY_LIMIT;
+    ModelUuidHeader => "model-uuid-header", "4.2",
+        allowed_by: "Listed as a path parameter, but it does not appear in the path shape given above; where it is carried in the request: not shown.",
+        changes: "Authorize reads `modelUuid` from the `X-Model-Uuid` header (the query is not read); missing: 417 naming `modelUuid`.",
+        departs_from: "spec/README.md choice 1: `modelUuid` is a query parameter",
+        |b| b.authorize.model_uuid = ModelUuidSource::Header(MODEL_UUID_HEADER);
+    ModelUuidBody => "model-uuid-body", "4.2",
+        allowed_by: "Listed as a path parameter, but it does not appear in the path shape given above; where it is carried in the request: not shown.",
+        changes: "Authorize reads `modelUuid` from the JSON body's field `modelUuid`, apart from the auth fields (the query is not read); missing: 417 naming `modelUuid`.",
+        departs_from: "spec/README.md choice 1: `modelUuid` is a query parameter",
+        |b| b.authorize.model_uuid = ModelUuidSource::BodyField(MODEL_UUID_BODY_FIELD);
+    ProjectUuidOnErrorsOnly => "project-uuid-on-errors-only", "2",
+        allowed_by: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`, present on the error responses.",
+        changes: "`X-Project-Uuid` is sent on error answers only, not on successes.",
+        departs_from: "spec/README.md choice 15: X-Project-Uuid is sent on every answer",
+        |b| b.answer.project_uuid_on_errors_only = true;
+    EnvDefaultLive => "env-default-live", "4.1",
+        allowed_by: "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
+        changes: "A request without `X-Project-Env` is served as `live`.",
+        departs_from: "spec/README.md choice 8: an absent X-Project-Env means `dev`",
+        |b| b.project_env.absent = ProjectEnv::Live;
+}
+
+/// Pairs that make two choices for one thing: they cannot be on together.
+const CONFLICTS: &[(Variant, Variant)] = &[
+    (Variant::MissingCredential401, Variant::MissingCredential417),
+    (Variant::UnknownModel401, Variant::UnknownModel403),
+    (Variant::ModelUuidHeader, Variant::ModelUuidBody),
+];
+
+impl Variant {
+    /// Whether the two choose differently for the same thing (a variant
+    /// does not conflict with itself).
+    pub fn conflicts_with(self, other: Variant) -> bool {
+        CONFLICTS
+            .iter()
+            .any(|&(a, b)| (a, b) == (self, other) || (b, a) == (self, other))
+    }
+
+    /// The first pair of `variants` that conflict, in the order given.
+    pub fn first_conflict(variants: &[Variant]) -> Option<(Variant, Variant)> {
+        variants.iter().enumerate().find_map(|(i, &a)| {
+            variants[i + 1..]
+                .iter()
+                .find(|&&b| a.conflicts_with(b))
+                .map(|&b| (a, b))
+        })
+    }
+}
+
+impl fmt::Display for Variant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown variant name; its Display lists the valid ones.
+#[derive(Debug, thiserror::Error)]
+#[error("unknown variant `{name}`; valid: {}", valid_names())]
+pub struct UnknownVariant {
+    pub name: String,
+}
+
+fn valid_names() -> String {
+    let names: Vec<&str> = Variant::ALL.iter().map(|v| v.name()).collect();
+    names.join(", ")
+}
+
+impl FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Variant::ALL
+            .iter()
+            .copied()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownVariant { name: s.to_owned() })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_kebab_and_round_trip() {
+        for (i, v) in Variant::ALL.iter().enumerate() {
+            let name = v.name();
+            assert!(
+                name.chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+                "{name}"
+            );
+            assert_eq!(name.parse::<Variant>().ok(), Some(*v));
+            assert!(Variant::ALL[i + 1..].iter().all(|w| w.name() != name));
+            for text in [v.section(), v.allowed_by(), v.changes(), v.departs_from()] {
+                assert!(!text.is_empty(), "{name}");
+            }
+        }
+        let err = "nope".parse::<Variant>().err().map(|e| e.to_string());
+        let err = err.unwrap_or_default();
+        assert!(err.starts_with("unknown variant `nope`; valid: missing-credential-401, "));
+        assert!(err.ends_with("env-default-live"), "{err}");
+    }
+
+    #[test]
+    fn conflicts_are_symmetric_and_found() {
+        use Variant::*;
+        for &a in Variant::ALL {
+            assert!(!a.conflicts_with(a));
+            for &b in Variant::ALL {
+                assert_eq!(a.conflicts_with(b), b.conflicts_with(a));
+            }
+        }
+        assert!(MissingCredential401.conflicts_with(MissingCredential417));
+        assert!(!MissingCredential401.conflicts_with(UnknownModel401));
+        assert_eq!(
+            Variant::first_conflict(&[CacheHeaders, ModelUuidBody, BodyLimit16k, ModelUuidHeader]),
+            Some((ModelUuidBody, ModelUuidHeader))
+        );
+        assert_eq!(Variant::first_conflict(&[CacheHeaders, CacheHeaders]), None);
+    }
+
+    /// Each quoted sentence is in the description (tables' cells quoted as
+    /// their row, separators and all).
+    #[test]
+    fn every_quote_is_the_description_s() {
+        let description = include_str!("../../spec/interface-description.md");
+        for v in Variant::ALL {
+            let quote = v.allowed_by();
+            // cache-headers quotes two cells and says what follows them.
+            let quote = quote.split(" (the description").next().unwrap_or(quote);
+            let quote = quote
+                .strip_prefix("Common response headers: ")
+                .map_or(quote, |_| "Common response headers");
+            assert!(description.contains(quote), "{v}: {quote}");
+        }
+    }
+}
