@@ -71,6 +71,9 @@ pub struct Exchange {
     /// behaviour.
     #[serde(skip)]
     pub retried: Option<String>,
+    /// How long the answer took; never serialized, so never in a snapshot.
+    #[serde(skip)]
+    pub latency: crate::latency::Took,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -28,6 +28,8 @@
 //! MUST checks gate; SHOULD checks (HTTP norms, our spec's choices) report,
 //! and fail the run only with `--strict`.
 
+pub mod baseline;
+pub mod budget;
 pub mod carried;
 pub mod case;
 pub mod catalogue;
@@ -35,12 +37,17 @@ pub mod checks;
 pub mod choices;
 pub mod connect;
 pub mod context;
+pub mod coverage;
+pub mod description;
+pub mod diff;
 pub mod envelope;
 pub mod exchange;
 pub mod generate;
+pub mod latency;
 pub mod level;
 pub mod needs;
 pub mod observe;
+pub mod outcomes;
 pub mod profile;
 pub mod report;
 pub mod request;

@@ -9,13 +9,14 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use conformance::baseline::{Baseline, Date};
 use conformance::catalogue::Level;
 use conformance::catalogue::{markdown_table, plain_list};
 use conformance::checks::catalogue;
 use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
-use conformance::report::{human, junit};
+use conformance::report::{html, human, junit, sarif};
 use conformance::runner::{Plan, RunOptions, run};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use conformance::target::Limits;
@@ -69,6 +70,26 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         profile: Option<PathBuf>,
     },
+    /// What changed between two runs (their `--json` reports): regressions,
+    /// fixes, checks added or removed, snapshot changes, latency. Exit 1 on
+    /// a regression (a check that did not fail before and fails now), else 0.
+    Diff {
+        /// The earlier run's JSON report.
+        old: PathBuf,
+        /// The later run's JSON report.
+        new: PathBuf,
+        /// As Markdown, for a pull-request comment.
+        #[arg(long)]
+        markdown: bool,
+    },
+    /// Every sentence of the interface description that states a
+    /// requirement, with the checks that enforce it, and those no check
+    /// enforces.
+    Coverage {
+        /// As Markdown.
+        #[arg(long)]
+        markdown: bool,
+    },
 }
 
 #[derive(Args)]
@@ -101,6 +122,21 @@ struct RunArgs {
     /// Write a JSON report here.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 report here (GitHub code scanning): each failure
+    /// at the line of the description it enforces.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Write one self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+    /// Known failures (YAML): listed checks that fail are KNOWN and do not
+    /// fail the run until their entry expires.
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Write the entries for this run's failures here (reason and expiry to
+    /// fill in; what --baseline said of them is kept).
+    #[arg(long, value_name = "FILE")]
+    write_baseline: Option<PathBuf>,
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     timeout: Option<Duration>,
@@ -195,6 +231,19 @@ fn main() -> ExitCode {
             };
             return runtime.block_on(print_choices(profile));
         }
+        Some(Command::Diff { old, new, markdown }) => return diff(&old, &new, markdown),
+        Some(Command::Coverage { markdown }) => {
+            let coverage = conformance::coverage::Coverage::of_description();
+            print!(
+                "{}",
+                if markdown {
+                    coverage.markdown()
+                } else {
+                    coverage.text()
+                }
+            );
+            return ExitCode::SUCCESS;
+        }
         None => {}
     }
     // insta reads its mode from the environment: set it now, while this is
@@ -238,6 +287,15 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     let mut connect = match connect_from(&args) {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
+    };
+
+    // A bad baseline is found before any request is sent.
+    let baseline = match &args.baseline {
+        Some(path) => match Baseline::from_path(path) {
+            Ok(b) => Some(b),
+            Err(e) => return fail(&e.to_string()),
+        },
+        None => None,
     };
 
     let (profile, default_snapshots, server) = match &args.profile {
@@ -286,10 +344,35 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(server) = server {
         server.shutdown().await;
     }
-    let report = match result {
+    let mut report = match result {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
+    if let Some(baseline) = &baseline {
+        conformance::baseline::apply(&mut report, baseline, Date::today());
+    }
+    if let Some(path) = &args.write_baseline {
+        let text = conformance::baseline::write(&report, baseline.as_ref());
+        if let Err(e) = std::fs::write(path, text) {
+            return fail(&format!(
+                "cannot write the baseline {}: {e}",
+                path.display()
+            ));
+        }
+    }
+    for (path, what, text) in [
+        (&args.sarif, "SARIF", sarif::render as fn(&_) -> String),
+        (&args.html, "HTML", html::render),
+    ] {
+        if let Some(path) = path {
+            if let Err(e) = std::fs::write(path, text(&report)) {
+                return fail(&format!(
+                    "cannot write the {what} report {}: {e}",
+                    path.display()
+                ));
+            }
+        }
+    }
 
     if let Some(path) = &args.junit {
         match junit::render(&report) {
@@ -314,6 +397,29 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     }
     print!("{}", human::render(&report, human::Style::from_env()));
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// `diff`: what changed between two JSON reports.
+fn diff(old: &Path, new: &Path, markdown: bool) -> ExitCode {
+    let read = |path: &Path| conformance::diff::RunRecord::from_path(path);
+    let (old_run, new_run) = match (read(old), read(new)) {
+        (Ok(o), Ok(n)) => (o, n),
+        (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
+    };
+    let changes = conformance::diff::diff(&old_run, &new_run);
+    print!(
+        "{}",
+        if markdown {
+            changes.markdown()
+        } else {
+            changes.text()
+        }
+    );
+    if changes.regressions.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
 }
 
 /// `choices`: what the server was seen to choose, as a `choices:` block.

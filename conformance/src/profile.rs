@@ -79,6 +79,9 @@ pub struct Profile {
     /// Response headers recorded in snapshots besides the interface's own
     /// (Content-Type, X-Project-Uuid), lower case. Default: none.
     pub snapshot_headers: Vec<String>,
+    /// Latency budgets per operation, judged at p95 as MUSTs of the
+    /// profile ([`crate::budget`]). Default: none.
+    pub budgets: crate::budget::Budgets,
 }
 
 /// A component the target holds.
@@ -804,6 +807,8 @@ struct RawProfile {
     choices: crate::choices::Choices,
     #[serde(default)]
     snapshot_headers: Vec<HeaderName>,
+    #[serde(default)]
+    budgets: crate::budget::Budgets,
 }
 
 /// A response header name, as a profile lists it for snapshots.
@@ -899,6 +904,7 @@ impl RawProfile {
             components: self.components.0,
             choices: self.choices,
             snapshot_headers: self.snapshot_headers.into_iter().map(|h| h.0).collect(),
+            budgets: self.budgets,
         }
     }
 }

@@ -143,7 +143,14 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         .iter()
         .zip(&outcomes)
         .map(|(c, o)| {
-            CheckResult::from_check(c, c.level_for(&target.profile), &o.verdict, options.strict)
+            let mut r = CheckResult::from_check(
+                c,
+                c.level_for(&target.profile),
+                &o.verdict,
+                options.strict,
+            );
+            r.latency = crate::latency::of_exchanges(&o.exchanges);
+            r
         })
         .collect();
 
@@ -182,14 +189,18 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         rate: options.limits.rate,
         retried: target.retried(),
     };
-    Ok(Report::new(
+    let mut report = Report::new(
         scrub.text(&described),
         options.strict,
         options.generation,
         results,
         started.elapsed(),
     )
-    .with_pace(pace))
+    .with_pace(pace);
+    report.latency = target.latencies.by_operation();
+    crate::outcomes::judge(&mut report, &target.outcomes.answers());
+    crate::budget::judge(&mut report, &target.profile.budgets);
+    Ok(report)
 }
 
 /// One snapshot per check (or per shared group), first occurrence wins;

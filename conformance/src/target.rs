@@ -44,6 +44,10 @@ pub struct Target {
     /// Body paths whose values changed between two identical requests,
     /// found before the checks run ([`crate::volatile`]).
     volatile: std::sync::OnceLock<Vec<String>>,
+    /// How long every answer took, by operation ([`crate::latency`]).
+    pub(crate) latencies: crate::latency::Log,
+    /// What every answer showed, for the coverage of outcomes.
+    pub(crate) outcomes: crate::outcomes::Seen,
 }
 
 impl Target {
@@ -111,6 +115,8 @@ impl Target {
             pacer: limits.rate.and_then(Pacer::new),
             retried: std::sync::atomic::AtomicUsize::new(0),
             volatile: std::sync::OnceLock::new(),
+            latencies: Default::default(),
+            outcomes: Default::default(),
         })
     }
 
@@ -349,6 +355,7 @@ impl Target {
                         response: None,
                         error: Some(format!("the request could not be built: {e}")),
                         retried: None,
+                        latency: Default::default(),
                     },
                     typed: None,
                 };
@@ -360,6 +367,11 @@ impl Target {
         let _permit = self.gate.acquire().await.ok();
         let mut req = req;
         let mut retries = Vec::new();
+        let op = match &req {
+            Req::Claims(..) => Op::AuthClaims,
+            Req::Authorize(..) => Op::Authorize,
+        };
+        let mut took;
         let typed = loop {
             let again = (retries.len() < self.limits.retries as usize)
                 .then(|| req.try_clone())
@@ -367,10 +379,12 @@ impl Target {
             if let Some(pacer) = &self.pacer {
                 pacer.wait().await;
             }
+            let started = std::time::Instant::now();
             let typed = match req {
                 Req::Claims(p) => client.send(p).await.map(Typed::Claims),
                 Req::Authorize(p, _) => client.send(p).await.map(Typed::Authorize),
             };
+            took = started.elapsed();
             match (&typed, again) {
                 (Ok(answer), Some(again)) => match retry_after(answer) {
                     Some(wait) => {
@@ -389,6 +403,8 @@ impl Target {
                 _ => break typed,
             }
         };
+        self.latencies.record(op, took);
+        let latency = crate::latency::Took(Some(took));
         let retried = (!retries.is_empty()).then(|| {
             format!(
                 "re-sent {} time(s) after {}",
@@ -398,6 +414,8 @@ impl Target {
         });
         if let Ok(typed) = &typed {
             self.learn_issued(typed);
+            self.outcomes
+                .record(crate::outcomes::Answer::of(op, typed.raw()));
         }
         match typed {
             Ok(typed) => Sent {
@@ -411,6 +429,7 @@ impl Target {
                     )),
                     error: None,
                     retried,
+                    latency,
                 },
                 typed: Some(typed),
             },
@@ -421,6 +440,7 @@ impl Target {
                     response: None,
                     error: Some(self.scrub.text(&describe_error(&e))),
                     retried,
+                    latency,
                 },
                 typed: None,
             },
@@ -472,6 +492,7 @@ impl Target {
                     response: None,
                     error: Some(format!("the request task failed: {e}")),
                     retried: None,
+                    latency: Default::default(),
                 },
                 typed: None,
             }));

@@ -546,6 +546,7 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
         ("reference", server.base_url(), "demo-secret-7Qx9"),
         ("echo", echo, "Zx9/\"q\" +&=%k"),
     ];
+    let mut previous: Option<String> = None;
     for (name, url, client_secret) in runs {
         let dir = scratch(&format!("env-secrets-{name}"));
         let profile_path = dir.join("profile.yaml");
@@ -565,6 +566,9 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
         ];
         let json = dir.join("report.json");
         let junit = dir.join("junit.xml");
+        let sarif = dir.join("report.sarif");
+        let html = dir.join("report.html");
+        let baseline = dir.join("known-failures.yaml");
         let out = conformance(
             &[
                 "--profile",
@@ -574,6 +578,12 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
                 json.to_str().expect("utf-8"),
                 "--junit",
                 junit.to_str().expect("utf-8"),
+                "--sarif",
+                sarif.to_str().expect("utf-8"),
+                "--html",
+                html.to_str().expect("utf-8"),
+                "--write-baseline",
+                baseline.to_str().expect("utf-8"),
                 "--header",
                 "X-Gateway-Key: gw-s3cret-value",
             ],
@@ -588,7 +598,25 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             "{name}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
-        assert!(json.exists() && junit.exists(), "{name}: reports written");
+        assert!(
+            [&json, &junit, &sarif, &html, &baseline]
+                .iter()
+                .all(|f| f.exists()),
+            "{name}: reports written"
+        );
+        // What a diff prints, as text and Markdown: from the run before
+        // (the echoing server's run regresses, with what it echoed).
+        let json_path = json.to_str().expect("utf-8").to_owned();
+        let before = previous
+            .replace(json_path.clone())
+            .unwrap_or(json_path.clone());
+        let diffs = [
+            conformance(&["diff", &before, &json_path], &[]),
+            conformance(&["diff", "--markdown", &before, &json_path], &[]),
+        ];
+        if name == "echo" {
+            assert_eq!(diffs[0].status.code(), Some(1), "{}", stdout(&diffs[0]));
+        }
         let mut outputs = files_under(&dir);
         outputs.retain(|(path, _)| *path != profile_path);
         assert!(
@@ -601,6 +629,9 @@ fn secrets_from_the_environment_never_appear_in_any_output() {
             dir.join("<stderr>"),
             String::from_utf8_lossy(&out.stderr).into_owned(),
         ));
+        for (i, d) in diffs.iter().enumerate() {
+            outputs.push((dir.join(format!("<diff {i}>")), stdout(d)));
+        }
         for secret in secrets {
             for form in forms(secret) {
                 for (path, text) in &outputs {

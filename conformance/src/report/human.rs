@@ -74,6 +74,7 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Warned => style.paint("33", "WARN"),
                 Status::Skipped => style.paint("2", "SKIP"),
                 Status::NotApplicable => style.paint("2", "N/A "),
+                Status::Known => style.paint("35", "KNOWN"),
             };
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
@@ -98,6 +99,10 @@ pub fn render(report: &Report, style: Style) -> String {
                     );
                     field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
                 }
+                Status::Known => {
+                    field(&mut out, "Known", r.note.as_deref().unwrap_or(""));
+                    field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
+                }
                 Status::Skipped | Status::Passed | Status::NotApplicable => {
                     if let Some(n) = &r.note {
                         field(&mut out, "Note", n);
@@ -113,6 +118,20 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
+    let unseen = crate::outcomes::unseen_lines(&report.outcomes);
+    if !unseen.is_empty() {
+        out.push_str(&format!(
+            "Documented outcomes this run never triggered ({}):\n",
+            if report.strict {
+                "--strict: the required ones fail the run"
+            } else {
+                "--strict fails the run on the required ones"
+            }
+        ));
+        for line in unseen {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     let gaps = report.must_skips();
     if !gaps.is_empty() {
         out.push_str(&format!(
@@ -131,6 +150,12 @@ pub fn render(report: &Report, style: Style) -> String {
             }
             out.push('\n');
         }
+    }
+    if report.summary.known > 0 {
+        out.push_str(&format!(
+            "{} failures known in the baseline (not gating until they expire)\n",
+            report.summary.known
+        ));
     }
     if report.summary.warned > 0 {
         out.push_str(&format!(

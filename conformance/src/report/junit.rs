@@ -52,6 +52,11 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             "cases",
             generation.cases.to_string(),
         ));
+        // Known failures are skipped cases; this counts them apart.
+        let known = results.iter().filter(|r| r.status == Status::Known).count();
+        if known > 0 {
+            suite.add_property(quick_junit::Property::new("known", known.to_string()));
+        }
         for r in results {
             let details = format!(
                 "Requirement: §{} {} \"{}\"\nSends: {}\nExpected: {}\nActual: {}",
@@ -78,6 +83,15 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
                         "not applicable: {}",
                         r.note.as_deref().unwrap_or_default()
                     ));
+                    s
+                }
+                Status::Known => {
+                    let mut s = TestCaseStatus::skipped();
+                    s.set_message(format!(
+                        "known failure (baseline): {}",
+                        r.note.as_deref().unwrap_or_default()
+                    ));
+                    s.set_description(details.as_str());
                     s
                 }
                 Status::Failed => {

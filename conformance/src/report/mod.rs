@@ -1,19 +1,26 @@
-//! The result of a run, and its three renderings: human text grouped by
-//! section ([`human`]), JUnit XML ([`junit`]) and JSON (serde).
+//! The result of a run, and its renderings: human text grouped by section
+//! ([`human`]), JUnit XML ([`junit`]), JSON (serde), SARIF for code
+//! scanning ([`sarif`]) and one self-contained HTML page ([`html`]).
 
 use crate::generate::Generation;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalogue::{Check, Level, Verdict, section_title};
 use crate::snapshot::{SnapshotOutcome, SnapshotResult};
 
+pub mod html;
 pub mod human;
 pub mod junit;
+pub mod sarif;
+
+/// What every snapshot result cites.
+pub const SNAPSHOT_REQUIREMENT: &str =
+    "Every exchange is compared with the snapshot stored for the target.";
 
 /// What became of one check.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Status {
     Passed,
@@ -24,7 +31,27 @@ pub enum Status {
     Skipped,
     /// The rule applies "when" something happens that this target never
     /// did (no answer was a 417, say): not a gap, not gating.
+    /// `notapplicable` in reports written before it was spelt as in
+    /// `summary.not_applicable`: `diff` still reads them.
+    #[serde(rename = "not_applicable", alias = "notapplicable")]
     NotApplicable,
+    /// Failed, and listed in the `--baseline` as a known failure that has
+    /// not expired: reported with its reason, not gating.
+    Known,
+}
+
+impl Status {
+    /// How reports name it: `passed`, `failed`, ... (as in the JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Warned => "warned",
+            Status::Skipped => "skipped",
+            Status::NotApplicable => "not_applicable",
+            Status::Known => "known",
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -42,9 +69,13 @@ pub struct CheckResult {
     pub expected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub actual: Option<String>,
-    /// Why skipped, or a note on a pass (a snapshot recorded).
+    /// Why skipped, or a note on a pass (a snapshot recorded), or the
+    /// baseline's reason for a known failure.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How long the check's own requests took (differs run to run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::latency::Stats>,
 }
 
 impl CheckResult {
@@ -79,6 +110,7 @@ impl CheckResult {
             expected,
             actual,
             note,
+            latency: None,
         }
     }
 
@@ -117,14 +149,14 @@ impl CheckResult {
             section: "snapshots".to_owned(),
             section_title: section_title("snapshots").to_owned(),
             level: s.level,
-            requirement: "Every exchange is compared with the snapshot stored for the target."
-                .to_owned(),
+            requirement: SNAPSHOT_REQUIREMENT.to_owned(),
             sends: format!("the requests of `{}`", s.group),
             expected: actual.as_ref().map(|_| expects.clone()),
             expects,
             status,
             actual,
             note,
+            latency: None,
         }
     }
 }
@@ -140,6 +172,31 @@ pub struct Summary {
     pub skipped_must: usize,
     /// Rules that apply "when" something happens the target never did.
     pub not_applicable: usize,
+    /// Failures the `--baseline` lists as known (not gating).
+    pub known: usize,
+}
+
+impl Summary {
+    /// The counts of `results`.
+    pub fn of(results: &[CheckResult]) -> Self {
+        let mut summary = Summary::default();
+        for r in results {
+            match r.status {
+                Status::Passed => summary.passed += 1,
+                Status::Failed => summary.failed += 1,
+                Status::Warned => summary.warned += 1,
+                Status::NotApplicable => summary.not_applicable += 1,
+                Status::Known => summary.known += 1,
+                Status::Skipped => {
+                    summary.skipped += 1;
+                    if r.level == Level::Must {
+                        summary.skipped_must += 1;
+                    }
+                }
+            }
+        }
+        summary
+    }
 }
 
 /// How the run talked to the target, as the report states it.
@@ -195,6 +252,14 @@ pub struct Report {
     pub pace: Pace,
     pub summary: Summary,
     pub duration_ms: u128,
+    /// Median, p95 and max of each operation over every request of the run
+    /// (differs run to run; never in a snapshot).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub latency: Vec<crate::latency::OperationLatency>,
+    /// Each documented outcome of each operation, and how often the run
+    /// saw it ([`crate::outcomes`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
     pub results: Vec<CheckResult>,
 }
 
@@ -206,21 +271,7 @@ impl Report {
         results: Vec<CheckResult>,
         took: Duration,
     ) -> Self {
-        let mut summary = Summary::default();
-        for r in &results {
-            match r.status {
-                Status::Passed => summary.passed += 1,
-                Status::Failed => summary.failed += 1,
-                Status::Warned => summary.warned += 1,
-                Status::NotApplicable => summary.not_applicable += 1,
-                Status::Skipped => {
-                    summary.skipped += 1;
-                    if r.level == Level::Must {
-                        summary.skipped_must += 1;
-                    }
-                }
-            }
-        }
+        let summary = Summary::of(&results);
         Self {
             target,
             strict,
@@ -228,8 +279,16 @@ impl Report {
             pace: Pace::default(),
             summary,
             duration_ms: took.as_millis(),
+            latency: Vec::new(),
+            outcomes: Vec::new(),
             results,
         }
+    }
+
+    /// Counts the results again, after they were changed (a baseline
+    /// applied, budgets judged).
+    pub fn recount(&mut self) {
+        self.summary = Summary::of(&self.results);
     }
 
     pub fn with_pace(mut self, pace: Pace) -> Self {
@@ -260,6 +319,9 @@ impl Report {
         }
         if self.summary.not_applicable > 0 {
             line.push_str(&format!(", {} not applicable", self.summary.not_applicable));
+        }
+        if self.summary.known > 0 {
+            line.push_str(&format!(", {} known (baseline)", self.summary.known));
         }
         line
     }

@@ -1,0 +1,456 @@
+//! What changed between two runs, from their JSON reports
+//! (`conformance diff OLD.json NEW.json`): regressions, fixes, other changes
+//! of status, checks added or removed, snapshot changes and latency per
+//! operation. Only a regression fails (exit 1): a check present in both runs
+//! that did not fail before and fails now.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::latency::OperationLatency;
+use crate::report::Status;
+
+/// The part of a JSON report a diff reads.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RunRecord {
+    #[serde(default)]
+    pub latency: Vec<OperationLatency>,
+    pub results: Vec<ResultRecord>,
+}
+
+/// One result of a JSON report.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ResultRecord {
+    pub id: String,
+    pub title: String,
+    pub section: String,
+    pub status: Status,
+    #[serde(default)]
+    pub actual: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+/// Why a report cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum DiffError {
+    #[error("cannot read the report {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file}:{line}:{column}: not a conformance JSON report (--json): {message}")]
+    Invalid {
+        file: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+}
+
+impl RunRecord {
+    pub fn from_path(path: &Path) -> Result<Self, DiffError> {
+        let text = std::fs::read_to_string(path).map_err(|source| DiffError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::from_json_str(&text, &path.display().to_string())
+    }
+
+    pub fn from_json_str(text: &str, file: &str) -> Result<Self, DiffError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let full = inner.to_string();
+            let message = full
+                .rsplit_once(" at line ")
+                .map_or(full.as_str(), |(head, _)| head);
+            DiffError::Invalid {
+                file: file.to_owned(),
+                line: inner.line(),
+                column: inner.column(),
+                message: if matches!(path.as_str(), "" | ".") {
+                    message.to_owned()
+                } else {
+                    format!("`{path}`: {message}")
+                },
+            }
+        })
+    }
+}
+
+/// A check whose status differs between the runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub id: String,
+    pub title: String,
+    pub from: Status,
+    pub to: Status,
+    /// What the later run saw, when it failed.
+    pub actual: Option<String>,
+}
+
+/// A check in one run only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneSided {
+    pub id: String,
+    pub title: String,
+    pub status: Status,
+}
+
+/// An operation's latency in both runs (either may be missing).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LatencyChange {
+    pub operation: String,
+    pub old: Option<crate::latency::Stats>,
+    pub new: Option<crate::latency::Stats>,
+}
+
+/// Everything that changed, each list in the later run's order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Changes {
+    /// Did not fail, fails now: the only changes that fail `diff`.
+    pub regressions: Vec<Change>,
+    /// Failed (or was known or warned), passes now.
+    pub fixes: Vec<Change>,
+    /// Any other change of status (passed → skipped, failed → known, ...).
+    pub changed: Vec<Change>,
+    pub added: Vec<OneSided>,
+    pub removed: Vec<OneSided>,
+    /// Snapshot results whose status, difference or note changed (a
+    /// snapshot recorded, updated, or now differing).
+    pub snapshots: Vec<Change>,
+    pub latency: Vec<LatencyChange>,
+}
+
+/// What changed from `old` to `new`.
+pub fn diff(old: &RunRecord, new: &RunRecord) -> Changes {
+    let mut out = Changes::default();
+    let find = |run: &RunRecord, id: &str| run.results.iter().find(|r| r.id == id).cloned();
+    for n in &new.results {
+        let Some(o) = find(old, &n.id) else {
+            out.added.push(OneSided {
+                id: n.id.clone(),
+                title: n.title.clone(),
+                status: n.status,
+            });
+            continue;
+        };
+        let change = Change {
+            id: n.id.clone(),
+            title: n.title.clone(),
+            from: o.status,
+            to: n.status,
+            actual: (n.status == Status::Failed)
+                .then(|| n.actual.clone())
+                .flatten(),
+        };
+        if n.section == "snapshots"
+            && (o.status != n.status || o.actual != n.actual || o.note != n.note)
+        {
+            out.snapshots.push(change.clone());
+        }
+        if o.status == n.status {
+            continue;
+        }
+        if n.status == Status::Failed {
+            out.regressions.push(change);
+        } else if n.status == Status::Passed
+            && matches!(o.status, Status::Failed | Status::Known | Status::Warned)
+        {
+            out.fixes.push(change);
+        } else {
+            out.changed.push(change);
+        }
+    }
+    for o in &old.results {
+        if find(new, &o.id).is_none() {
+            out.removed.push(OneSided {
+                id: o.id.clone(),
+                title: o.title.clone(),
+                status: o.status,
+            });
+        }
+    }
+    let mut operations: Vec<&str> = new
+        .latency
+        .iter()
+        .chain(&old.latency)
+        .map(|l| l.operation.as_str())
+        .collect();
+    operations.dedup();
+    let mut seen = Vec::new();
+    for op in operations {
+        if seen.contains(&op) {
+            continue;
+        }
+        seen.push(op);
+        let stats = |run: &RunRecord| {
+            run.latency
+                .iter()
+                .find(|l| l.operation == op)
+                .map(|l| l.stats)
+        };
+        out.latency.push(LatencyChange {
+            operation: op.to_owned(),
+            old: stats(old),
+            new: stats(new),
+        });
+    }
+    out
+}
+
+fn p95(stats: Option<crate::latency::Stats>) -> String {
+    stats.map_or("-".to_owned(), |s| format!("{} ms", s.p95_ms))
+}
+
+fn median(stats: Option<crate::latency::Stats>) -> String {
+    stats.map_or("-".to_owned(), |s| format!("{} ms", s.median_ms))
+}
+
+/// `+12%`, `-3%`, or empty when either side is missing.
+fn ratio(l: &LatencyChange) -> String {
+    match (l.old, l.new) {
+        (Some(o), Some(n)) if o.p95_ms > 0.0 => {
+            let pct = ((n.p95_ms / o.p95_ms) - 1.0) * 100.0;
+            format!("{pct:+.0}%")
+        }
+        _ => String::new(),
+    }
+}
+
+impl Changes {
+    /// The first line: counts of each kind of change.
+    pub fn headline(&self) -> String {
+        format!(
+            "{} regressions, {} fixes, {} other changes, {} added, {} removed, {} snapshot changes",
+            self.regressions.len(),
+            self.fixes.len(),
+            self.changed.len(),
+            self.added.len(),
+            self.removed.len(),
+            self.snapshots.len()
+        )
+    }
+
+    /// For a terminal or a CI log.
+    pub fn text(&self) -> String {
+        let mut out = format!("{}\n", self.headline());
+        let changes = |out: &mut String, title: &str, list: &[Change]| {
+            if list.is_empty() {
+                return;
+            }
+            out.push_str(&format!("\n{title}\n"));
+            for c in list {
+                out.push_str(&format!(
+                    "  {:<8} -> {:<8} {}  {}\n",
+                    c.from.as_str(),
+                    c.to.as_str(),
+                    c.id,
+                    c.title
+                ));
+                if let Some(actual) = &c.actual {
+                    for line in actual.lines().take(6) {
+                        out.push_str(&format!("      {line}\n"));
+                    }
+                }
+            }
+        };
+        changes(
+            &mut out,
+            "Regressions (did not fail, fail now)",
+            &self.regressions,
+        );
+        changes(&mut out, "Fixes (pass now)", &self.fixes);
+        changes(&mut out, "Other changes of status", &self.changed);
+        for (title, list) in [("Added", &self.added), ("Removed", &self.removed)] {
+            if list.is_empty() {
+                continue;
+            }
+            out.push_str(&format!("\n{title}\n"));
+            for c in list.iter() {
+                out.push_str(&format!(
+                    "  {:<8} {}  {}\n",
+                    c.status.as_str(),
+                    c.id,
+                    c.title
+                ));
+            }
+        }
+        changes(&mut out, "Snapshot changes", &self.snapshots);
+        if !self.latency.is_empty() {
+            out.push_str("\nLatency (p95; median)\n");
+            for l in &self.latency {
+                out.push_str(&format!(
+                    "  {:<12} {} -> {} {}; {} -> {}\n",
+                    l.operation,
+                    p95(l.old),
+                    p95(l.new),
+                    ratio(l),
+                    median(l.old),
+                    median(l.new)
+                ));
+            }
+        }
+        out
+    }
+
+    /// For a pull-request comment.
+    pub fn markdown(&self) -> String {
+        let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+        let verdict = if self.regressions.is_empty() {
+            "No regression"
+        } else {
+            "**Regressions**"
+        };
+        let mut out = format!("### Conformance: {verdict}\n\n{}\n", self.headline());
+        let changes = |out: &mut String, title: &str, list: &[Change]| {
+            if list.is_empty() {
+                return;
+            }
+            out.push_str(&format!(
+                "\n#### {title}\n\n| Check | Was | Now | What came |\n|---|---|---|---|\n"
+            ));
+            for c in list {
+                let actual = c.actual.as_deref().map_or(String::new(), |a| {
+                    let first: String = a.lines().next().unwrap_or("").chars().take(200).collect();
+                    format!("`{}`", cell(&first).replace('`', "'"))
+                });
+                out.push_str(&format!(
+                    "| `{}` {} | {} | {} | {actual} |\n",
+                    c.id,
+                    cell(&c.title),
+                    c.from.as_str(),
+                    c.to.as_str()
+                ));
+            }
+        };
+        changes(&mut out, "Regressions", &self.regressions);
+        changes(&mut out, "Fixes", &self.fixes);
+        changes(&mut out, "Other changes of status", &self.changed);
+        for (title, list) in [("Added", &self.added), ("Removed", &self.removed)] {
+            if list.is_empty() {
+                continue;
+            }
+            out.push_str(&format!(
+                "\n#### {title}\n\n| Check | Status |\n|---|---|\n"
+            ));
+            for c in list.iter() {
+                out.push_str(&format!(
+                    "| `{}` {} | {} |\n",
+                    c.id,
+                    cell(&c.title),
+                    c.status.as_str()
+                ));
+            }
+        }
+        changes(&mut out, "Snapshot changes", &self.snapshots);
+        if !self.latency.is_empty() {
+            out.push_str("\n#### Latency\n\n| Operation | p95 before | p95 now | Change | median before | median now |\n|---|---|---|---|---|---|\n");
+            for l in &self.latency {
+                out.push_str(&format!(
+                    "| `{}` | {} | {} | {} | {} | {} |\n",
+                    l.operation,
+                    p95(l.old),
+                    p95(l.new),
+                    ratio(l),
+                    median(l.old),
+                    median(l.new)
+                ));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(results: &[(&str, &str)], p95: f64) -> String {
+        let results: Vec<String> = results
+            .iter()
+            .map(|(id, status)| {
+                let section = if id.starts_with("snapshots/") { "snapshots" } else { "4" };
+                format!(
+                    r#"{{"id": "{id}", "title": "t {id}", "section": "{section}", "status": "{status}", "actual": "came {status}"}}"#
+                )
+            })
+            .collect();
+        format!(
+            r#"{{"target": "x", "latency": [{{"operation": "auth_claims", "requests": 10, "median_ms": 1.0, "p95_ms": {p95}, "max_ms": 9.0}}], "results": [{}]}}"#,
+            results.join(", ")
+        )
+    }
+
+    #[test]
+    fn regressions_fixes_and_the_rest() {
+        let old = RunRecord::from_json_str(
+            &run(
+                &[
+                    ("a", "passed"),
+                    ("b", "failed"),
+                    ("c", "passed"),
+                    ("d", "warned"),
+                    ("gone", "passed"),
+                    // As reports spelt it before `not_applicable`.
+                    ("na", "notapplicable"),
+                    ("snapshots/a", "passed"),
+                ],
+                4.0,
+            ),
+            "old.json",
+        )
+        .expect("old");
+        let new = RunRecord::from_json_str(
+            &run(
+                &[
+                    ("a", "failed"),
+                    ("b", "passed"),
+                    ("c", "skipped"),
+                    ("d", "known"),
+                    ("new", "failed"),
+                    ("na", "not_applicable"),
+                    ("snapshots/a", "failed"),
+                ],
+                6.0,
+            ),
+            "new.json",
+        )
+        .expect("new");
+        let c = diff(&old, &new);
+        let ids = |l: &[Change]| l.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(&c.regressions), ["a", "snapshots/a"]);
+        assert_eq!(ids(&c.fixes), ["b"]);
+        assert_eq!(ids(&c.changed), ["c", "d"]);
+        assert_eq!(ids(&c.snapshots), ["snapshots/a"]);
+        assert_eq!(c.added[0].id, "new");
+        assert_eq!(c.removed[0].id, "gone");
+        let text = c.text();
+        assert!(text.starts_with(
+            "2 regressions, 1 fixes, 2 other changes, 1 added, 1 removed, 1 snapshot changes\n"
+        ));
+        assert!(text.contains("auth_claims  4 ms -> 6 ms +50%"), "{text}");
+        assert!(
+            c.markdown()
+                .contains("| `a` t a | passed | failed | `came failed` |")
+        );
+        // The same run twice: nothing changed, nothing fails.
+        let same = diff(&new, &new);
+        assert!(same.regressions.is_empty() && same.snapshots.is_empty());
+    }
+
+    #[test]
+    fn a_file_that_is_no_report_says_where() {
+        let e = RunRecord::from_json_str("{\n  \"results\": [{\"id\": 1}]\n}", "r.json")
+            .expect_err("bad")
+            .to_string();
+        assert!(
+            e.starts_with("r.json:2:") && e.contains("`results[0].id`"),
+            "{e}"
+        );
+    }
+}

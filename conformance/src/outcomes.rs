@@ -1,0 +1,292 @@
+//! Coverage of the outcomes: which documented answers of each operation the
+//! run saw, and which it never triggered.
+//!
+//! The description documents, for both operations: answers in JSON (§1), a
+//! 417 in the 7.2 shape when validation fails (§7 rule 1), a 400 in the 7.1
+//! shape (§7 rule 2) and error answers carrying `Content-Type:
+//! application/json` and `X-Project-Uuid` (§7). `spec/openapi.yaml` adds
+//! our spec's choices of status (401, 404, 413, ...), listed for
+//! information: another server may choose differently.
+//!
+//! A run that never triggered a documented outcome proves nothing about it.
+//! The report lists every outcome with how often it was seen; with
+//! `--strict`, an outcome the description documents that was never seen
+//! fails the run (`outcomes/OPERATION/...`), except the 400: the
+//! description does not say when a server gives one, so a server that
+//! never does is not at fault.
+
+use std::sync::Mutex;
+
+use component_auth_bindings::RawResponse;
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::Level;
+use crate::envelope::{is_json_media_type, shape_400, shape_417};
+use crate::latency::operation_key;
+use crate::report::{CheckResult, Report, Status};
+use crate::target::Op;
+
+/// What one answer showed, as far as the outcomes go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub op: Op,
+    pub status: u16,
+    pub json: bool,
+    pub shape_400: bool,
+    pub shape_417: bool,
+    pub content_type_json: bool,
+    pub project_uuid: bool,
+}
+
+impl Answer {
+    pub fn of(op: Op, raw: &RawResponse) -> Self {
+        let json = raw.json();
+        Answer {
+            op,
+            status: raw.status,
+            json: json.is_some(),
+            shape_400: raw.status == 400 && shape_400(json.as_ref()).is_empty(),
+            shape_417: raw.status == 417 && shape_417(json.as_ref()).is_empty(),
+            content_type_json: raw.header("content-type").is_some_and(is_json_media_type),
+            project_uuid: raw.header("x-project-uuid").is_some(),
+        }
+    }
+}
+
+/// Every answer of the run (each request once).
+#[derive(Debug, Default)]
+pub struct Seen {
+    answers: Mutex<Vec<Answer>>,
+}
+
+impl Seen {
+    pub fn record(&self, answer: Answer) {
+        if let Ok(mut all) = self.answers.lock() {
+            all.push(answer);
+        }
+    }
+
+    pub fn answers(&self) -> Vec<Answer> {
+        self.answers.lock().map(|a| a.clone()).unwrap_or_default()
+    }
+}
+
+/// One documented outcome of one operation, and how often the run saw it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OutcomeSeen {
+    /// `auth_claims` or `authorize`.
+    pub operation: String,
+    /// A short id: `2xx-json`, `417-7.2`, `error-x-project-uuid`, `404`.
+    pub id: String,
+    /// In words.
+    pub outcome: String,
+    /// `§7 rule 1`, or `spec/openapi.yaml (our choice)`.
+    pub documented_by: String,
+    /// Never seen fails a `--strict` run.
+    pub required: bool,
+    pub seen: usize,
+}
+
+type Matcher = fn(&Answer) -> bool;
+
+/// The description's outcomes of every operation.
+const DESCRIBED: &[(&str, &str, &str, bool, Matcher)] = &[
+    (
+        "2xx-json",
+        "a 2xx answer with a JSON body",
+        "§1 \"Responses are JSON.\"",
+        true,
+        |a| (200..300).contains(&a.status) && a.json,
+    ),
+    ("417-7.2", "417 in the 7.2 shape", "§7 rule 1", true, |a| {
+        a.shape_417
+    }),
+    (
+        "400-7.1",
+        "400 in the 7.1 shape",
+        "§7 rule 2 (when a 400 is given: not shown)",
+        false,
+        |a| a.shape_400,
+    ),
+    (
+        "error-content-type",
+        "an error answer with Content-Type: application/json",
+        "§7",
+        true,
+        |a| a.status >= 400 && a.content_type_json,
+    ),
+    (
+        "error-x-project-uuid",
+        "an error answer with X-Project-Uuid",
+        "§7",
+        true,
+        |a| a.status >= 400 && a.project_uuid,
+    ),
+];
+
+/// The statuses our spec documents for `op` beyond the description's
+/// (from the built-in `spec/openapi.yaml`), in its order.
+fn spec_statuses(op: Op) -> Vec<u16> {
+    let Ok(doc) = serde_yaml::from_str::<serde_yaml::Value>(crate::description::OPENAPI) else {
+        return Vec::new();
+    };
+    let method = match op {
+        Op::AuthClaims => "get",
+        Op::Authorize => "post",
+    };
+    doc["paths"]["/component/{ref}/auth"][method]["responses"]
+        .as_mapping()
+        .map(|m| {
+            m.keys()
+                .filter_map(|k| k.as_str().and_then(|s| s.parse().ok()))
+                .filter(|s| ![400, 417].contains(s))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every documented outcome of the operations the run sent requests to.
+pub fn coverage(answers: &[Answer]) -> Vec<OutcomeSeen> {
+    let mut out = Vec::new();
+    for op in Op::BOTH {
+        let of_op: Vec<&Answer> = answers.iter().filter(|a| a.op == op).collect();
+        if of_op.is_empty() {
+            continue;
+        }
+        for (id, outcome, by, required, matches) in DESCRIBED {
+            out.push(OutcomeSeen {
+                operation: operation_key(op).to_owned(),
+                id: (*id).to_owned(),
+                outcome: (*outcome).to_owned(),
+                documented_by: (*by).to_owned(),
+                required: *required,
+                seen: of_op.iter().filter(|a| matches(a)).count(),
+            });
+        }
+        for status in spec_statuses(op) {
+            out.push(OutcomeSeen {
+                operation: operation_key(op).to_owned(),
+                id: status.to_string(),
+                outcome: format!("HTTP {status}"),
+                documented_by: "spec/openapi.yaml (our choice)".to_owned(),
+                required: false,
+                seen: of_op.iter().filter(|a| a.status == status).count(),
+            });
+        }
+    }
+    out
+}
+
+/// Puts the outcome coverage in `report`; under `--strict`, a required
+/// outcome never seen becomes a failed result.
+pub fn judge(report: &mut Report, answers: &[Answer]) {
+    report.outcomes = coverage(answers);
+    if !report.strict {
+        return;
+    }
+    let unseen: Vec<CheckResult> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.required && o.seen == 0)
+        .map(|o| CheckResult {
+            id: format!("outcomes/{}/{}", o.operation, o.id),
+            title: format!("`{}` gave {} at least once", o.operation, o.outcome),
+            section: "outcomes".to_owned(),
+            section_title: "Documented outcomes seen (--strict)".to_owned(),
+            level: Level::Must,
+            requirement: format!(
+                "{} (--strict: every outcome the description documents is triggered at least once)",
+                o.documented_by
+            ),
+            sends: format!("every request of the run to `{}`", o.operation),
+            expects: format!("at least one answer: {}", o.outcome),
+            expected: Some(format!("at least one answer: {}", o.outcome)),
+            status: Status::Failed,
+            actual: Some("never seen in this run".to_owned()),
+            note: None,
+            latency: None,
+        })
+        .collect();
+    if !unseen.is_empty() {
+        report.results.extend(unseen);
+        report.recount();
+    }
+}
+
+/// The outcomes never seen, one line each, for the human report.
+pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
+    outcomes
+        .iter()
+        .filter(|o| o.seen == 0)
+        .map(|o| {
+            format!(
+                "{}: {} ({}{})",
+                o.operation,
+                o.outcome,
+                o.documented_by,
+                if o.required { "" } else { "; not required" }
+            )
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(op: Op, status: u16) -> Answer {
+        Answer {
+            op,
+            status,
+            json: true,
+            shape_400: status == 400,
+            shape_417: status == 417,
+            content_type_json: true,
+            project_uuid: status >= 400,
+        }
+    }
+
+    #[test]
+    fn what_was_seen_and_what_never_was() {
+        let answers = [
+            answer(Op::AuthClaims, 200),
+            answer(Op::AuthClaims, 401),
+            answer(Op::AuthClaims, 401),
+        ];
+        let all = coverage(&answers);
+        assert!(
+            all.iter().all(|o| o.operation == "auth_claims"),
+            "no Authorize sent"
+        );
+        let seen = |id: &str| all.iter().find(|o| o.id == id).map(|o| o.seen);
+        assert_eq!(seen("2xx-json"), Some(1));
+        assert_eq!(seen("401"), Some(2));
+        assert_eq!(seen("417-7.2"), Some(0));
+        assert_eq!(seen("404"), Some(0));
+        assert_eq!(seen("error-x-project-uuid"), Some(2));
+
+        let mut report = Report::new(
+            "t".into(),
+            true,
+            crate::generate::Generation::default(),
+            Vec::new(),
+            std::time::Duration::ZERO,
+        );
+        judge(&mut report, &answers);
+        let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
+        // The 400 is not required; our choices (404, 413) are not either.
+        assert_eq!(failed, ["outcomes/auth_claims/417-7.2"]);
+        let mut lenient = Report::new(
+            "t".into(),
+            false,
+            crate::generate::Generation::default(),
+            Vec::new(),
+            std::time::Duration::ZERO,
+        );
+        judge(&mut lenient, &answers);
+        assert_eq!(lenient.exit_code(), 0);
+        assert!(unseen_lines(&lenient.outcomes).contains(
+            &"auth_claims: 400 in the 7.1 shape (§7 rule 2 (when a 400 is given: not shown); not required)".to_owned()
+        ));
+    }
+}
