@@ -72,6 +72,7 @@ pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
         nullable: BTreeSet::new(),
         exact: None,
         all_of_depth: 0,
+        back_refs: BTreeMap::new(),
         warnings: Vec::new(),
     };
     let server = lowerer.server()?;
@@ -108,6 +109,9 @@ struct Lowerer<'a> {
     /// that name exactly (it was claimed up front).
     exact: Option<String>,
     all_of_depth: usize,
+    /// For a named schema met again while it is lowered: the `$ref` where
+    /// that happened first, which a cycle with no type in it is named by.
+    back_refs: BTreeMap<String, Pointer>,
     /// What was made looser than the spec says, each pointer once.
     warnings: Vec<LowerError>,
 }
@@ -773,7 +777,14 @@ impl<'a> Lowerer<'a> {
         let Some(rust_name) = self.schema_names.get(name).cloned() else {
             return Err(dangling(reference, &at.join("$ref")));
         };
-        if self.types.contains_key(&rust_name) || self.in_progress.contains(&rust_name) {
+        if self.in_progress.contains(&rust_name) {
+            // Where a cycle closes, to name it if no type is on its way.
+            self.back_refs
+                .entry(rust_name.clone())
+                .or_insert_with(|| at.join("$ref"));
+            return Ok(self.use_of(rust_name));
+        }
+        if self.types.contains_key(&rust_name) {
             return Ok(self.use_of(rust_name));
         }
         let schema_at = Pointer::root()
@@ -798,6 +809,19 @@ impl<'a> Lowerer<'a> {
         self.in_progress.remove(&rust_name);
         let ty = ty?;
         let named = TypeRef::Named(rust_name.clone());
+        let itself = ty == named || ty == TypeRef::Optional(Box::new(named.clone()));
+        if (itself && !self.types.contains_key(&rust_name))
+            || (!itself && self.alias_cycle(&rust_name, &ty))
+        {
+            let at = self.back_refs.get(&rust_name).cloned().unwrap_or(schema_at);
+            return Err(LowerError::new(
+                &at,
+                format!(
+                    "the schema `{name}` is defined only by references that lead back to it: no type is ever given"
+                ),
+                "give one schema of the cycle a type (e.g. `type: object`), or point the `$ref` at a schema that has one",
+            ));
+        }
         if ty == TypeRef::Optional(Box::new(named.clone())) {
             // A nullable struct or enum: its uses are `Option`s.
             self.nullable.insert(rust_name.clone());
@@ -807,6 +831,30 @@ impl<'a> Lowerer<'a> {
                 .insert(rust_name.clone(), TypeDef::Alias { description, ty });
         }
         Ok(self.use_of(rust_name))
+    }
+
+    /// Whether `ty`, what the schema `rust_name` was lowered to, leads back
+    /// to it through names alone (`A` → `B` → `A`): a cycle with no type.
+    fn alias_cycle(&self, rust_name: &str, ty: &TypeRef) -> bool {
+        let mut next = ty;
+        for _ in 0..=self.types.len() {
+            let name = match next {
+                TypeRef::Named(name) => name,
+                TypeRef::Optional(inner) => match &**inner {
+                    TypeRef::Named(name) => name,
+                    _ => return false,
+                },
+                _ => return false,
+            };
+            if name == rust_name {
+                return true;
+            }
+            match self.types.get(name) {
+                Some(TypeDef::Alias { ty, .. }) => next = ty,
+                _ => return false,
+            }
+        }
+        false
     }
 
     fn use_of(&self, rust_name: String) -> TypeRef {

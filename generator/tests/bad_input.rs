@@ -317,3 +317,34 @@ fn json_input_gets_lines_too() {
         "{stderr}"
     );
 }
+
+/// A schema that is only a reference to itself, or a cycle of references
+/// with no type in it, is named with the `$ref` that closes it (3.0 and
+/// 3.1), never code that cannot compile.
+#[test]
+fn reference_cycles_without_a_type() {
+    for (spec, line, pointer) in [
+        (
+            "generator/fixtures/invalid/self-reference.yaml",
+            14,
+            "/components/schemas/A/$ref",
+        ),
+        (
+            "generator/fixtures/invalid/self-reference-3-1.yaml",
+            14,
+            "/components/schemas/A/$ref",
+        ),
+        (
+            "generator/fixtures/invalid/reference-cycle.yaml",
+            17,
+            "/components/schemas/B/allOf/0/$ref",
+        ),
+    ] {
+        let stderr = fails_with(spec);
+        assert!(
+            stderr.contains(&format!("{spec}:{line}: at {pointer}: the schema `A`")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("no type is ever given"), "{stderr}");
+    }
+}
