@@ -177,7 +177,7 @@ pub mod builder {
             let mut url = self.client.base_url.clone();
             ::client_runtime::push_path(&mut url, ["pets"])?;
             if let ::std::option::Option::Some(values) = &self.tags {
-                for item in values {
+                for item in values.iter() {
                     ::client_runtime::append_query(&mut url, "tags", item.as_str());
                 }
             }

@@ -15,8 +15,8 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, Field, Location, Operation, Param, PathSegment, Response,
-    ResponseHeader, Server, Status, TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyMedia, Field, Location, ObjectStyle, Operation, Param, ParamStyle,
+    PathSegment, Response, ResponseHeader, Server, Status, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 
@@ -35,11 +35,10 @@ const CLIENT_METHODS: &[&str] = &[
     "send",
 ];
 
-/// Names a request builder uses itself, as fields, methods or locals of
-/// `build()`: no parameter may take them.
-const BUILDER_NAMES: &[&str] = &[
-    "client", "body", "new", "build", "send", "url", "request", "value", "prepared", "item",
-];
+/// Names a request builder uses itself, as fields or methods: no parameter
+/// may take them. (The locals of `build()` are named by the emitter, around
+/// the parameters' names.)
+const BUILDER_NAMES: &[&str] = &["client", "body", "new", "build", "send"];
 
 /// How deep `allOf` may nest (through references) before it is refused as
 /// circular.
@@ -72,6 +71,7 @@ pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
         nullable: BTreeSet::new(),
         exact: None,
         all_of_depth: 0,
+        files: false,
         back_refs: BTreeMap::new(),
         warnings: Vec::new(),
     };
@@ -109,6 +109,8 @@ struct Lowerer<'a> {
     /// that name exactly (it was claimed up front).
     exact: Option<String>,
     all_of_depth: usize,
+    /// Lowering a multipart body: a `format: binary` string is a file.
+    files: bool,
     /// For a named schema met again while it is lowered: the `$ref` where
     /// that happened first, which a cycle with no type in it is named by.
     back_refs: BTreeMap<String, Pointer>,
@@ -366,18 +368,14 @@ impl<'a> Lowerer<'a> {
         let (param, _) = resolve(param, "parameters", at, || {
             doc.components.as_ref().map(|c| &c.parameters)
         })?;
-        let mut query_style = None;
-        let (data, location) = match param {
-            Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path),
+        let (data, location, query_style) = match param {
+            Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path, None),
             Parameter::Query {
                 parameter_data,
                 style,
                 ..
-            } => {
-                query_style = Some(style);
-                (parameter_data, Location::Query)
-            }
-            Parameter::Header { parameter_data, .. } => (parameter_data, Location::Header),
+            } => (parameter_data, Location::Query, Some(style)),
+            Parameter::Header { parameter_data, .. } => (parameter_data, Location::Header, None),
             Parameter::Cookie { parameter_data, .. } => {
                 return Err(LowerError::new(
                     at,
@@ -398,28 +396,11 @@ impl<'a> Lowerer<'a> {
                 "use letters, digits and `-` only",
             ));
         }
-        let (ty, secret) = self.parameter_type(data, at, op_type, location)?;
-        let array = match (&ty, query_style) {
-            (TypeRef::Array(_), Some(style)) => {
-                let explode = data.explode.unwrap_or(matches!(style, QueryStyle::Form));
-                Some(match (style, explode) {
-                    (QueryStyle::Form, true) => ArrayStyle::Repeat,
-                    (QueryStyle::Form, false) => ArrayStyle::Joined(','),
-                    (QueryStyle::SpaceDelimited, false) => ArrayStyle::Joined(' '),
-                    (QueryStyle::PipeDelimited, false) => ArrayStyle::Joined('|'),
-                    (style, explode) => {
-                        return Err(LowerError::new(
-                            at,
-                            format!(
-                                "the query parameter `{}` is an array with `style: {style:?}` and `explode: {explode}`, which this generator does not support",
-                                data.name
-                            ),
-                            "use `style: form` (with `explode` true or false), or `spaceDelimited`/`pipeDelimited` with `explode: false`",
-                        ));
-                    }
-                })
-            }
-            _ => None,
+        let (ty, secret, json) = self.parameter_type(data, at, op_type, location)?;
+        let style = if json {
+            ParamStyle::Json
+        } else {
+            self.parameter_style(&ty, data.explode, query_style)
         };
         Ok(Param {
             name: data.name.clone(),
@@ -429,26 +410,71 @@ impl<'a> Lowerer<'a> {
             secret,
             ty,
             description: data.description.clone(),
-            array,
+            style,
         })
     }
 
-    /// A parameter's type must print as one string: a primitive or an enum.
+    /// How a value of `ty` is written: one string; an array as the query
+    /// style says (joined by `,` in a header or path); anything else
+    /// through `serde_json`, an object's properties as the style says
+    /// (`deepObject`, `form`, `simple`; exploded or not).
+    fn parameter_style(
+        &self,
+        ty: &TypeRef,
+        explode: Option<bool>,
+        query_style: Option<&QueryStyle>,
+    ) -> ParamStyle {
+        if self.is_scalar(ty, 0) {
+            return ParamStyle::Scalar;
+        }
+        if let TypeRef::Array(item) = ty
+            && self.is_scalar(item, 0)
+        {
+            let Some(style) = query_style else {
+                return ParamStyle::Array(ArrayStyle::Joined(','));
+            };
+            let explode = explode.unwrap_or(matches!(style, QueryStyle::Form));
+            return ParamStyle::Array(match (style, explode) {
+                (QueryStyle::Form, false) => ArrayStyle::Joined(','),
+                (QueryStyle::SpaceDelimited, false) => ArrayStyle::Joined(' '),
+                (QueryStyle::PipeDelimited, false) => ArrayStyle::Joined('|'),
+                // Exploded, every style writes `name=a&name=b`.
+                _ => ArrayStyle::Repeat,
+            });
+        }
+        ParamStyle::Object(match query_style {
+            Some(QueryStyle::DeepObject) => ObjectStyle::DeepObject,
+            Some(_) if explode.unwrap_or(true) => ObjectStyle::Exploded,
+            Some(_) => ObjectStyle::Joined,
+            None if explode.unwrap_or(false) => ObjectStyle::Exploded,
+            None => ObjectStyle::Joined,
+        })
+    }
+
+    /// A parameter's type, whether it is a secret, and whether its
+    /// `content` says it is sent as JSON text.
     fn parameter_type(
         &mut self,
         data: &ParameterData,
         at: &Pointer,
         op_type: &str,
         location: Location,
-    ) -> Result<(TypeRef, bool)> {
-        let schema = match &data.format {
-            ParameterSchemaOrContent::Schema(schema) => schema,
-            ParameterSchemaOrContent::Content(_) => {
-                return Err(LowerError::new(
-                    &at.join("content"),
-                    format!("the parameter `{}` uses `content`", data.name),
-                    "describe the parameter with `schema`",
-                ));
+    ) -> Result<(TypeRef, bool, bool)> {
+        let (schema, schema_at, json) = match &data.format {
+            ParameterSchemaOrContent::Schema(schema) => (schema, at.join("schema"), false),
+            ParameterSchemaOrContent::Content(content) => {
+                let Some((media, media_type)) = content.iter().next() else {
+                    return Err(LowerError::new(
+                        &at.join("content"),
+                        format!("the parameter `{}` lists no media type", data.name),
+                        "describe the parameter with `schema`, or one media type under `content`",
+                    ));
+                };
+                let media_at = at.join("content").join(media);
+                match &media_type.schema {
+                    Some(schema) => (schema, media_at.join("schema"), is_json(media)),
+                    None => return Ok((TypeRef::String, false, false)),
+                }
             }
         };
         let secret = matches!(
@@ -460,7 +486,7 @@ impl<'a> Lowerer<'a> {
         );
         let ty = self.schema(
             schema,
-            &at.join("schema"),
+            &schema_at,
             &format!("{op_type}{}", pascal(&data.name)),
         )?;
         let is_query = location == Location::Query;
@@ -485,6 +511,9 @@ impl<'a> Lowerer<'a> {
             },
             ty => ty,
         };
+        if json {
+            return Ok((ty, secret, true));
+        }
         // A `oneOf`/`anyOf` of which one member fits a parameter: sent as
         // that member, which is always a valid value of the whole.
         let ty = match &ty {
@@ -503,7 +532,7 @@ impl<'a> Lowerer<'a> {
                             self.types.remove(name);
                         }
                         self.warn(
-                            &at.join("schema"),
+                            &schema_at,
                             format!(
                                 "the parameter `{}` is one of several types; it is sent as the first that fits a parameter",
                                 data.name
@@ -517,22 +546,7 @@ impl<'a> Lowerer<'a> {
             }
             _ => ty,
         };
-        if !allowed(self, &ty) {
-            return Err(LowerError::new(
-                &at.join("schema"),
-                format!(
-                    "the parameter `{}` is not a string, number, boolean or string enum{}",
-                    data.name,
-                    if is_query {
-                        ", or an array of them"
-                    } else {
-                        ""
-                    }
-                ),
-                "objects in parameters, and arrays outside the query, are not supported",
-            ));
-        }
-        Ok((ty, secret))
+        Ok((ty, secret, false))
     }
 
     /// Whether values of `ty` print as one string.
@@ -598,6 +612,17 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             }
+            MediaKind::Multipart => BodyMedia::Multipart(match &media_type.schema {
+                Some(schema) => {
+                    // `format: binary` strings in it are files.
+                    let outer = std::mem::replace(&mut self.files, true);
+                    let ty =
+                        self.schema(schema, &media_at.join("schema"), &format!("{op_type}Body"));
+                    self.files = outer;
+                    ty?
+                }
+                None => TypeRef::Map,
+            }),
             MediaKind::Binary | MediaKind::Text => {
                 if !media.bytes().all(|b| (b' '..=b'~').contains(&b)) {
                     return Err(LowerError::new(
@@ -637,9 +662,13 @@ impl<'a> Lowerer<'a> {
     /// struct or map whose values are single strings, numbers, booleans or
     /// enums (each possibly optional).
     fn is_flat_form(&self, ty: &TypeRef) -> bool {
-        let flat = |ty: &TypeRef| match ty {
-            TypeRef::Optional(inner) => self.is_scalar(inner, 0),
+        let scalar_or_list = |ty: &TypeRef| match ty {
+            TypeRef::Array(item) => self.is_scalar(item, 0),
             ty => self.is_scalar(ty, 0),
+        };
+        let flat = |ty: &TypeRef| match ty {
+            TypeRef::Optional(inner) => scalar_or_list(inner),
+            ty => scalar_or_list(ty),
         };
         match ty {
             TypeRef::MapOf(value) => flat(value),
@@ -889,6 +918,15 @@ impl<'a> Lowerer<'a> {
                         },
                     )
                 }
+            }
+            SchemaKind::Type(Type::String(s))
+                if self.files
+                    && matches!(
+                        s.format,
+                        VariantOrUnknownOrEmpty::Item(StringFormat::Binary)
+                    ) =>
+            {
+                TypeRef::File
             }
             SchemaKind::Type(Type::String(_)) => TypeRef::String,
             SchemaKind::Type(Type::Integer(i)) => TypeRef::Integer {
@@ -1259,11 +1297,12 @@ fn is_empty_any(any: &openapiv3::AnySchema) -> bool {
 }
 
 /// What a request body's media type is sent as, in order of preference;
-/// `None` when it cannot be sent (multipart, XML, ...).
+/// `None` when it cannot be sent (XML, `multipart/mixed`, ...).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum MediaKind {
     Json,
     Form,
+    Multipart,
     Binary,
     Text,
 }
@@ -1280,6 +1319,8 @@ fn media_kind(media: &str) -> Option<MediaKind> {
         Some(MediaKind::Json)
     } else if essence == "application/x-www-form-urlencoded" {
         Some(MediaKind::Form)
+    } else if essence == "multipart/form-data" {
+        Some(MediaKind::Multipart)
     } else if top == "text" {
         Some(MediaKind::Text)
     } else if matches!(top, "*" | "image" | "audio" | "video" | "font")
@@ -1342,31 +1383,53 @@ fn path_segments(
 ) -> Result<Vec<PathSegment>> {
     let mut segments = Vec::new();
     let mut used = BTreeSet::new();
-    for segment in path.split('/').filter(|s| !s.is_empty()) {
-        if let Some(name) = segment.strip_prefix('{').and_then(|s| s.strip_suffix('}')) {
-            let Some(index) = params
-                .iter()
-                .position(|p| p.location == Location::Path && p.name == name)
-            else {
-                return Err(LowerError::new(
-                    &at.join("parameters"),
-                    format!(
-                        "the path template `{path}` uses `{{{name}}}`, but no path parameter is named `{name}`"
-                    ),
-                    format!("declare a parameter `{name}` with `in: path` for this operation"),
-                ));
-            };
-            used.insert(index);
-            segments.push(PathSegment::Param(index));
-        } else if segment.contains(['{', '}']) {
+    let lookup = |name: &str, used: &mut BTreeSet<usize>| {
+        let Some(index) = params
+            .iter()
+            .position(|p| p.location == Location::Path && p.name == name)
+        else {
             return Err(LowerError::new(
-                at,
-                format!("the path segment `{segment}` mixes text and a variable"),
-                "give each path variable a segment of its own",
+                &at.join("parameters"),
+                format!(
+                    "the path template `{path}` uses `{{{name}}}`, but no path parameter is named `{name}`"
+                ),
+                format!("declare a parameter `{name}` with `in: path` for this operation"),
             ));
-        } else {
-            segments.push(PathSegment::Literal(segment.to_owned()));
+        };
+        used.insert(index);
+        Ok(PathSegment::Param(index))
+    };
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        // Text and `{variables}` in turn: `{id}.json`, `v{major}.{minor}`.
+        let mut pieces = Vec::new();
+        let mut rest = segment;
+        while !rest.is_empty() {
+            match (rest.find('{'), rest.find('}')) {
+                (Some(0), Some(close)) => {
+                    pieces.push(lookup(&rest[1..close], &mut used)?);
+                    rest = &rest[close + 1..];
+                }
+                (Some(open), _) if open > 0 => {
+                    pieces.push(PathSegment::Literal(rest[..open].to_owned()));
+                    rest = &rest[open..];
+                }
+                (None, None) => {
+                    pieces.push(PathSegment::Literal(rest.to_owned()));
+                    rest = "";
+                }
+                _ => {
+                    return Err(LowerError::new(
+                        at,
+                        format!("the path segment `{segment}` has an unmatched `{{` or `}}`"),
+                        "write each path variable as `{name}`",
+                    ));
+                }
+            }
         }
+        segments.push(match <[PathSegment; 1]>::try_from(pieces) {
+            Ok([one]) => one,
+            Err(pieces) => PathSegment::Mixed(pieces),
+        });
     }
     for (index, param) in params.iter().enumerate() {
         if param.location == Location::Path && !used.contains(&index) {

@@ -77,6 +77,9 @@ const KEYWORDS_30: &[&str] = &[
     "example",
     "deprecated",
     "$ref",
+    // JSON Schema's, met in 3.0 documents too; dropped (see
+    // `drop_inapplicable`).
+    "propertyNames",
 ];
 
 /// Annotations of JSON Schema 2020-12 that do not change the Rust type.
@@ -101,7 +104,6 @@ const UNSUPPORTED_31: &[&str] = &[
     "dependentRequired",
     "dependentSchemas",
     "patternProperties",
-    "propertyNames",
     "contains",
     "minContains",
     "maxContains",
@@ -345,6 +347,7 @@ impl Walker {
             }
         }
         make_types_explicit(map);
+        drop_inapplicable(map);
         // Sub-schemas.
         for key in ["items", "not", "additionalProperties"] {
             if let Some(sub) = map.get_mut(key)
@@ -384,6 +387,14 @@ impl Walker {
 
     /// JSON Schema 2020-12 (OpenAPI 3.1) → the OpenAPI 3.0 schema shape.
     fn convert_31(&self, map: &mut Map<String, Value>, at: &Pointer) -> Result<()> {
+        // A string with a media type and no encoding is that file's bytes:
+        // 3.0's `format: binary` (a file part in a multipart body).
+        if map.contains_key("contentMediaType")
+            && !map.contains_key("contentEncoding")
+            && !map.contains_key("format")
+        {
+            map.insert("format".into(), Value::String("binary".into()));
+        }
         for key in ANNOTATIONS_31 {
             map.remove(*key);
         }
@@ -525,6 +536,44 @@ fn make_types_explicit(map: &mut Map<String, Value>) {
         return;
     };
     map.insert("type".into(), Value::String(implied.into()));
+}
+
+/// Keywords JSON Schema ignores where they stand, dropped so that the
+/// schema reads as the type it is: `items`, `properties` and the like
+/// beside a scalar `type` (they apply only to arrays and objects), a bound
+/// of an integer beyond what an `i64` holds (a `uint64`'s maximum), and
+/// `propertyNames` (keys of JSON objects are strings, whatever they match).
+fn drop_inapplicable(map: &mut Map<String, Value>) {
+    map.remove("propertyNames");
+    let scalar = map
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| matches!(t, "string" | "integer" | "number" | "boolean"));
+    if scalar && !map.contains_key("allOf") {
+        for key in [
+            "items",
+            "properties",
+            "additionalProperties",
+            "required",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "minProperties",
+            "maxProperties",
+        ] {
+            map.remove(key);
+        }
+    }
+    if map.get("type").is_some_and(|t| t == "integer") {
+        for key in ["minimum", "maximum", "multipleOf"] {
+            if map
+                .get(key)
+                .is_some_and(|v| v.is_number() && v.as_i64().is_none())
+            {
+                map.remove(key);
+            }
+        }
+    }
 }
 
 fn is_reference(value: &Value) -> bool {

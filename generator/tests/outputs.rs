@@ -226,7 +226,6 @@ fn degraded_schemas_are_values_with_a_warning() {
         pointers,
         [
             "/paths/~1deliveries~1{id}/get/parameters/4/schema",
-            "/components/schemas/Delivery/properties/payload",
             "/components/schemas/Delivery/properties/config",
             "/paths/~1checks/post/requestBody/content/application~1json/schema",
         ]
@@ -235,7 +234,9 @@ fn degraded_schemas_are_values_with_a_warning() {
     let squeeze = |text: &str| text.split_whitespace().collect::<String>();
     let code = squeeze(&generated.code);
     for needle in [
-        "pub payload: ::std::option::Option<::client_runtime::serde_json::Value>",
+        // `type: string` with object keywords beside: a string, as JSON
+        // Schema reads it (the keywords apply to objects only).
+        "pub payload: ::std::option::Option<::std::string::String>",
         "::std::vec::Vec<::client_runtime::serde_json::Value>",
         // The untagged oneOf of scalars prints as the variant it holds.
         "impl ::std::fmt::Display for SortMode",

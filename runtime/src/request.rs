@@ -171,13 +171,14 @@ pub fn set_json_body<T: serde::Serialize>(
 /// Serialises `body` as the `application/x-www-form-urlencoded` body of
 /// `request`: each field a `name=value` pair, a `None` left out.
 ///
-/// Only flat values can be sent this way (strings, numbers, booleans, unit
-/// enums); the generator uses it only for bodies made of those.
+/// An array is repeated (`tag=a&tag=b`, `form` exploded, the default for
+/// forms); a nested object cannot be sent this way and is an error.
 pub fn set_form_body<T: serde::Serialize>(
     request: &mut reqwest::Request,
     body: &T,
 ) -> Result<(), Error> {
-    let text = serde_urlencoded::to_string(body).map_err(Error::EncodeForm)?;
+    let pairs = crate::params::form_pairs(body)?;
+    let text = serde_urlencoded::to_string(&pairs).map_err(Error::EncodeForm)?;
     *request.body_mut() = Some(text.into());
     request.headers_mut().insert(
         CONTENT_TYPE,

@@ -1,13 +1,15 @@
 //! The `Client`, its defaults, the server URL, and one request builder per operation.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
-    Api, ArrayStyle, BodyMedia, Location, Operation, Param, PathSegment, TypeRef, UrlPiece,
+    Api, ArrayStyle, BodyMedia, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment,
+    TypeRef, UrlPiece,
 };
+use crate::names::Scope;
 
 /// The server URL, the defaults, the `Client`, and the `builder` module with
 /// one request builder per operation.
@@ -226,32 +228,205 @@ fn as_str(param: &Param, var: TokenStream) -> TokenStream {
     }
 }
 
-/// Statements appending the array query parameter held in `values`
-/// (a `&Vec<T>`) to `url`, as its style says.
-fn append_array(param: &Param, style: ArrayStyle, values: TokenStream) -> TokenStream {
+/// The local variables of a builder's `build()`, named by the emitter:
+/// each is claimed in a scope where the operation's parameters (which
+/// `build()` binds as locals of their own names) are taken first, so no
+/// parameter's name can shadow or be shadowed by one.
+struct Locals {
+    url: Ident,
+    request: Ident,
+    item: Ident,
+    values: Ident,
+    value: Ident,
+    joined: Ident,
+    body: Ident,
+    form: Ident,
+}
+
+impl Locals {
+    fn new(op: &Operation) -> Self {
+        let mut scope = Scope::new(&["self", "client"]);
+        for param in &op.params {
+            scope.claim(&param.rust_name);
+        }
+        let mut local = |name: &str| ident(&scope.claim(name));
+        Self {
+            url: local("url"),
+            request: local("request"),
+            item: local("item"),
+            values: local("values"),
+            value: local("value"),
+            joined: local("joined"),
+            body: local("body"),
+            form: local("form"),
+        }
+    }
+}
+
+/// Statements appending the array query parameter held in `values` (a
+/// `Vec<T>` or a reference to one) to the URL, as its style says.
+fn append_array(
+    param: &Param,
+    style: ArrayStyle,
+    values: TokenStream,
+    locals: &Locals,
+) -> TokenStream {
+    let Locals {
+        url, item, joined, ..
+    } = locals;
     let wire = &param.name;
     let item_is_string = matches!(&param.ty, TypeRef::Array(item) if **item == TypeRef::String);
     match style {
         ArrayStyle::Repeat => {
-            let item = if item_is_string {
-                quote!(item.as_str())
+            let value = if item_is_string {
+                quote!(#item.as_str())
             } else {
-                quote!(&item.to_string())
+                quote!(&#item.to_string())
             };
             quote! {
-                for item in #values {
-                    ::client_runtime::append_query(&mut url, #wire, #item);
+                for #item in #values.iter() {
+                    ::client_runtime::append_query(&mut #url, #wire, #value);
                 }
             }
         }
         ArrayStyle::Joined(separator) => {
             let separator = separator.to_string();
             quote! {
-                let joined: ::std::vec::Vec<::std::string::String> =
+                let #joined: ::std::vec::Vec<::std::string::String> =
                     #values.iter().map(::std::string::ToString::to_string).collect();
-                ::client_runtime::append_query(&mut url, #wire, &joined.join(#separator));
+                ::client_runtime::append_query(&mut #url, #wire, &#joined.join(#separator));
             }
         }
+    }
+}
+
+/// The text of a header or path parameter, as a `&str` expression: `var`
+/// is the value (a local or a reference), `by_ref` a reference to it.
+fn text_of(param: &Param, var: TokenStream, by_ref: TokenStream) -> TokenStream {
+    match param.style {
+        ParamStyle::Scalar => as_str(param, var),
+        ParamStyle::Array(style) => {
+            let separator = match style {
+                ArrayStyle::Joined(c) => c.to_string(),
+                ArrayStyle::Repeat => ",".to_owned(),
+            };
+            quote! {
+                &#var.iter().map(::std::string::ToString::to_string).collect::<::std::vec::Vec<_>>().join(#separator)
+            }
+        }
+        ParamStyle::Object(style) => {
+            let explode = style == ObjectStyle::Exploded;
+            quote!(&::client_runtime::simple_text(#by_ref, #explode)?)
+        }
+        ParamStyle::Json => quote!(&::client_runtime::json_text(#by_ref)?),
+    }
+}
+
+/// Statements appending a query parameter to the URL, as its style says.
+fn append_query(
+    param: &Param,
+    var: TokenStream,
+    by_ref: TokenStream,
+    locals: &Locals,
+) -> TokenStream {
+    let url = &locals.url;
+    let wire = &param.name;
+    match param.style {
+        ParamStyle::Scalar => {
+            let as_text = as_str(param, var);
+            quote!(::client_runtime::append_query(&mut #url, #wire, #as_text);)
+        }
+        ParamStyle::Array(style) => append_array(param, style, var, locals),
+        ParamStyle::Object(style) => {
+            let style = ident(match style {
+                ObjectStyle::DeepObject => "DeepObject",
+                ObjectStyle::Exploded => "Exploded",
+                ObjectStyle::Joined => "Joined",
+            });
+            quote!(::client_runtime::append_query_object(&mut #url, #wire, #by_ref, ::client_runtime::QueryObject::#style)?;)
+        }
+        ParamStyle::Json => {
+            quote!(::client_runtime::append_query(&mut #url, #wire, &::client_runtime::json_text(#by_ref)?);)
+        }
+    }
+}
+
+/// The parts of a multipart body held in `body` (a reference): a part per
+/// field of its struct (text for what prints as one string, a file part
+/// for a file, JSON for the rest; arrays repeated, `None` left out), or
+/// each property as a field when the fields are not known.
+fn multipart_parts(api: &Api, ty: &TypeRef, body: TokenStream, locals: &Locals) -> TokenStream {
+    let Locals {
+        form, item, values, ..
+    } = locals;
+    let Some(fields) = struct_fields(api, ty, 0) else {
+        return quote!(#form.fields(#body)?;);
+    };
+    let part = |ty: &TypeRef, wire: &str, held: TokenStream| -> TokenStream {
+        let one = |ty: &TypeRef, held: TokenStream| match ty {
+            TypeRef::File => quote!(#form.file(#wire, #held);),
+            TypeRef::String => quote!(#form.text(#wire, #held);),
+            ty if crate::model::is_scalar(&api.types, ty, 0) => {
+                quote!(#form.text(#wire, &::std::string::ToString::to_string(#held));)
+            }
+            _ => quote!(#form.json(#wire, #held)?;),
+        };
+        match ty {
+            TypeRef::Array(inner)
+                if matches!(**inner, TypeRef::File | TypeRef::String)
+                    || crate::model::is_scalar(&api.types, inner, 0) =>
+            {
+                let each = one(inner, quote!(#item));
+                quote! {
+                    for #item in #held {
+                        #each
+                    }
+                }
+            }
+            ty => one(ty, held),
+        }
+    };
+    let parts = fields.iter().map(|field| {
+        let name = ident(&field.rust_name);
+        let wire = &field.name;
+        let optional = matches!(field.ty, TypeRef::Optional(_)) || !field.required;
+        match &field.ty {
+            ty if optional => {
+                let inner = match ty {
+                    TypeRef::Optional(inner) => &**inner,
+                    inner => inner,
+                };
+                let held = if matches!(inner, TypeRef::Array(_)) {
+                    values
+                } else {
+                    item
+                };
+                let each = part(inner, wire, quote!(#held));
+                quote! {
+                    if let ::std::option::Option::Some(#held) = &#body.#name {
+                        #each
+                    }
+                }
+            }
+            ty => part(ty, wire, quote!(&#body.#name)),
+        }
+    });
+    quote!(#(#parts)*)
+}
+
+/// The fields of the struct `ty` names (through aliases), if it is one.
+fn struct_fields<'a>(
+    api: &'a Api,
+    ty: &TypeRef,
+    depth: usize,
+) -> Option<&'a [crate::model::Field]> {
+    match ty {
+        TypeRef::Named(name) if depth < 64 => match api.types.get(name)? {
+            crate::model::TypeDef::Struct { fields, .. } => Some(fields),
+            crate::model::TypeDef::Alias { ty, .. } => struct_fields(api, ty, depth + 1),
+            _ => None,
+        },
+        _ => None,
     }
 }
 
@@ -307,6 +482,9 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             BodyMedia::Form(_) => format!(
                 " The request body ({required}), sent as a form (`application/x-www-form-urlencoded`)."
             ),
+            BodyMedia::Multipart(_) => format!(
+                " The request body ({required}), sent as `multipart/form-data`: a part per field, files as file parts."
+            ),
             BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
                 comment_text(&format!(
                     " The request body ({required}), sent as it is with `Content-Type: {content_type}`."
@@ -315,7 +493,9 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         };
         let description = doc(body.description.as_deref());
         let (arg_ty, value) = match &body.media {
-            BodyMedia::Json(_) | BodyMedia::Form(_) => (ty.clone(), quote!(value)),
+            BodyMedia::Json(_) | BodyMedia::Form(_) | BodyMedia::Multipart(_) => {
+                (ty.clone(), quote!(value))
+            }
             BodyMedia::Binary { .. } | BodyMedia::Text { .. } => {
                 (quote!(impl ::std::convert::Into<#ty>), quote!(value.into()))
             }
@@ -332,6 +512,15 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     }
 
     // build(): required values first, then the URL, then headers and body.
+    let locals = Locals::new(op);
+    let Locals {
+        url,
+        request,
+        values,
+        value,
+        body: body_local,
+        ..
+    } = &locals;
     let mut steps = Vec::new();
     for param in op.params.iter().filter(|p| p.required) {
         let field = ident(&param.rust_name);
@@ -340,40 +529,46 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             let #field = self.#field.ok_or(::client_runtime::Error::MissingParameter(#wire))?;
         });
     }
-    let segments = op.path.iter().map(|segment| match segment {
+    let piece = |segment: &PathSegment| match segment {
         PathSegment::Literal(literal) => quote!(#literal),
         PathSegment::Param(index) => {
             let param = &op.params[*index];
             let field = ident(&param.rust_name);
-            as_str(param, quote!(#field))
+            text_of(param, quote!(#field), quote!(&#field))
         }
+        PathSegment::Mixed(_) => unreachable!("a mixed segment holds no mixed segment"),
+    };
+    let segments = op.path.iter().map(|segment| match segment {
+        // Text and variables in one segment: joined, then encoded as one.
+        PathSegment::Mixed(pieces) => {
+            let pieces = pieces.iter().map(piece);
+            quote!(&[#(#pieces),*].concat())
+        }
+        segment => piece(segment),
     });
     steps.push(quote! {
-        let mut url = self.client.base_url.clone();
-        ::client_runtime::push_path(&mut url, [#(#segments),*])?;
+        let mut #url = self.client.base_url.clone();
+        ::client_runtime::push_path(&mut #url, [#(#segments),*])?;
     });
     for param in op.params.iter().filter(|p| p.location == Location::Query) {
         let field = ident(&param.rust_name);
-        let wire = &param.name;
-        if let Some(style) = param.array {
-            steps.push(if param.required {
-                append_array(param, style, quote!(&#field))
-            } else {
-                let append = append_array(param, style, quote!(values));
-                quote! {
-                    if let ::std::option::Option::Some(values) = &self.#field {
-                        #append
-                    }
-                }
-            });
-        } else if param.required {
-            let value = as_str(param, quote!(#field));
-            steps.push(quote!(::client_runtime::append_query(&mut url, #wire, #value);));
+        if param.required {
+            steps.push(append_query(
+                param,
+                quote!(#field),
+                quote!(&#field),
+                &locals,
+            ));
         } else {
-            let value = as_str(param, quote!(value));
+            let held = if matches!(param.style, ParamStyle::Array(_)) {
+                values
+            } else {
+                value
+            };
+            let append = append_query(param, quote!(#held), quote!(#held), &locals);
             steps.push(quote! {
-                if let ::std::option::Option::Some(value) = &self.#field {
-                    ::client_runtime::append_query(&mut url, #wire, #value);
+                if let ::std::option::Option::Some(#held) = &self.#field {
+                    #append
                 }
             });
         }
@@ -383,7 +578,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         op.body.is_some() || op.params.iter().any(|p| p.location == Location::Header);
     let request_mut = writes_request.then(|| quote!(mut));
     steps.push(quote! {
-        let #request_mut request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, url);
+        let #request_mut #request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, #url);
     });
     for param in op.params.iter().filter(|p| p.location == Location::Header) {
         let field = ident(&param.rust_name);
@@ -394,13 +589,13 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             quote!(::client_runtime::insert_header)
         };
         if param.required {
-            let value = as_str(param, quote!(#field));
-            steps.push(quote!(#insert(request.headers_mut(), #wire, #value)?;));
+            let as_text = text_of(param, quote!(#field), quote!(&#field));
+            steps.push(quote!(#insert(#request.headers_mut(), #wire, #as_text)?;));
         } else {
-            let value = as_str(param, quote!(value));
+            let as_text = text_of(param, quote!(#value), quote!(#value));
             steps.push(quote! {
-                if let ::std::option::Option::Some(value) = &self.#field {
-                    #insert(request.headers_mut(), #wire, #value)?;
+                if let ::std::option::Option::Some(#value) = &self.#field {
+                    #insert(#request.headers_mut(), #wire, #as_text)?;
                 }
             });
         }
@@ -408,34 +603,57 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     if let Some(body) = &op.body {
         // JSON and forms are serialised from a reference; bytes and text
         // are handed over.
-        let set = |value: TokenStream| match &body.media {
-            BodyMedia::Json(_) => quote!(::client_runtime::set_json_body(&mut request, #value)?;),
-            BodyMedia::Form(_) => quote!(::client_runtime::set_form_body(&mut request, #value)?;),
+        let set = |held: TokenStream| match &body.media {
+            BodyMedia::Json(_) => {
+                quote!(::client_runtime::set_json_body(&mut #request, #held)?;)
+            }
+            BodyMedia::Form(_) => {
+                quote!(::client_runtime::set_form_body(&mut #request, #held)?;)
+            }
             BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
-                quote!(::client_runtime::set_raw_body(&mut request, body, #content_type)?;)
+                quote!(::client_runtime::set_raw_body(&mut #request, #held, #content_type)?;)
+            }
+            BodyMedia::Multipart(ty) => {
+                let form = &locals.form;
+                let parts = multipart_parts(api, ty, held, &locals);
+                quote! {
+                    let mut #form = ::client_runtime::Multipart::new();
+                    #parts
+                    #form.set_body(&mut #request)?;
+                }
             }
         };
         let by_value = matches!(
             body.media,
             BodyMedia::Binary { .. } | BodyMedia::Text { .. }
         );
-        if body.required {
-            let set = set(quote!(&body));
+        if body.required && matches!(body.media, BodyMedia::Multipart(_)) {
+            let set = set(quote!(#body_local));
             steps.push(quote! {
-                let body = self.body.ok_or(::client_runtime::Error::MissingParameter("body"))?;
+                let #body_local = self.body.as_ref().ok_or(::client_runtime::Error::MissingParameter("body"))?;
+                #set
+            });
+        } else if body.required {
+            let set = if by_value {
+                set(quote!(#body_local))
+            } else {
+                set(quote!(&#body_local))
+            };
+            steps.push(quote! {
+                let #body_local = self.body.ok_or(::client_runtime::Error::MissingParameter("body"))?;
                 #set
             });
         } else if by_value {
-            let set = set(quote!(body));
+            let set = set(quote!(#body_local));
             steps.push(quote! {
-                if let ::std::option::Option::Some(body) = self.body {
+                if let ::std::option::Option::Some(#body_local) = self.body {
                     #set
                 }
             });
         } else {
-            let set = set(quote!(body));
+            let set = set(quote!(#body_local));
             steps.push(quote! {
-                if let ::std::option::Option::Some(body) = &self.body {
+                if let ::std::option::Option::Some(#body_local) = &self.body {
                     #set
                 }
             });
@@ -465,7 +683,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             /// changed first; send it with [`Client::send`](super::Client::send).
             pub fn build(self) -> ::std::result::Result<::client_runtime::Prepared<super::#response>, ::client_runtime::Error> {
                 #(#steps)*
-                ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+                ::std::result::Result::Ok(::client_runtime::Prepared::new(#request))
             }
 
             /// Builds and sends the request, and decodes the answer.
@@ -481,7 +699,9 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
 /// The Rust type a request body is held in.
 fn body_type(media: &BodyMedia, types: &TokenStream) -> TokenStream {
     match media {
-        BodyMedia::Json(ty) | BodyMedia::Form(ty) => rust_type(ty, types),
+        BodyMedia::Json(ty) | BodyMedia::Form(ty) | BodyMedia::Multipart(ty) => {
+            rust_type(ty, types)
+        }
         BodyMedia::Binary { .. } => quote!(::client_runtime::bytes::Bytes),
         BodyMedia::Text { .. } => quote!(::std::string::String),
     }

@@ -169,6 +169,7 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
             let name = ident(name);
             quote!(#types #name)
         }
+        TypeRef::File => quote!(::client_runtime::FilePart),
     }
 }
 
