@@ -72,6 +72,8 @@ pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
         exact: None,
         all_of_depth: 0,
         files: false,
+        pointed_types: BTreeMap::new(),
+        pointed_in_progress: BTreeSet::new(),
         back_refs: BTreeMap::new(),
         warnings: Vec::new(),
     };
@@ -109,6 +111,10 @@ struct Lowerer<'a> {
     /// that name exactly (it was claimed up front).
     exact: Option<String>,
     all_of_depth: usize,
+    /// Schemas reached by a `$ref` outside `components/schemas`: their types,
+    /// and those being lowered.
+    pointed_types: BTreeMap<String, TypeRef>,
+    pointed_in_progress: BTreeSet<String>,
     /// Lowering a multipart body: a `format: binary` string is a file.
     files: bool,
     /// For a named schema met again while it is lowered: the `$ref` where
@@ -138,30 +144,41 @@ fn ref_name<'r>(reference: &'r str, section: &str, at: &Pointer) -> Result<&'r s
         })
 }
 
-/// Follows a `$ref` into `components/{section}` (no further: a reference to
-/// a reference is refused); gives the item and the pointer where it is written.
+/// Follows a `$ref` into `components/{section}`, and on through any chain
+/// of references there; gives the item and the pointer where it is written.
 fn resolve<'d, T>(
     item: &'d ReferenceOr<T>,
     section: &str,
     at: &Pointer,
     components: impl FnOnce() -> Option<&'d indexmap::IndexMap<String, ReferenceOr<T>>>,
 ) -> Result<(&'d T, Pointer)> {
-    match item {
-        ReferenceOr::Item(item) => Ok((item, at.clone())),
-        ReferenceOr::Reference { reference } => {
-            let name = ref_name(reference, section, at)?;
-            match components().and_then(|c| c.get(name)) {
-                Some(ReferenceOr::Item(item)) => Ok((
-                    item,
-                    Pointer::root().join("components").join(section).join(name),
-                )),
-                Some(ReferenceOr::Reference { .. }) => Err(LowerError::new(
-                    at,
-                    format!("`{reference}` is itself a reference"),
-                    "point the `$ref` at the definition",
-                )),
-                None => Err(dangling(reference, &at.join("$ref"))),
+    let ReferenceOr::Reference { reference } = item else {
+        let ReferenceOr::Item(item) = item else {
+            unreachable!()
+        };
+        return Ok((item, at.clone()));
+    };
+    let components = components();
+    let mut reference = reference;
+    let mut from = at.clone();
+    let mut seen = BTreeSet::new();
+    loop {
+        let name = ref_name(reference, section, &from)?;
+        if !seen.insert(name) {
+            return Err(LowerError::new(
+                &from.join("$ref"),
+                format!("`{reference}` is part of a cycle of references"),
+                "point the `$ref` at a definition",
+            ));
+        }
+        let here = Pointer::root().join("components").join(section).join(name);
+        match components.and_then(|c| c.get(name)) {
+            Some(ReferenceOr::Item(item)) => return Ok((item, here)),
+            Some(ReferenceOr::Reference { reference: next }) => {
+                reference = next;
+                from = here;
             }
+            None => return Err(dangling(reference, &from.join("$ref"))),
         }
     }
 }
@@ -802,6 +819,14 @@ impl<'a> Lowerer<'a> {
 
     /// A `$ref` to `components/schemas`: lowered once, used by name.
     fn named(&mut self, reference: &str, at: &Pointer) -> Result<TypeRef> {
+        let into_a_schema = reference
+            .strip_prefix("#/components/schemas/")
+            .is_some_and(|rest| rest.contains('/'));
+        if reference.starts_with("#/")
+            && (into_a_schema || !reference.starts_with("#/components/schemas/"))
+        {
+            return self.pointed(reference, at);
+        }
         let name = ref_name(reference, "schemas", at)?;
         let Some(rust_name) = self.schema_names.get(name).cloned() else {
             return Err(dangling(reference, &at.join("$ref")));
@@ -860,6 +885,41 @@ impl<'a> Lowerer<'a> {
                 .insert(rust_name.clone(), TypeDef::Alias { description, ty });
         }
         Ok(self.use_of(rust_name))
+    }
+
+    /// A `$ref` to a schema outside `components/schemas` (the schema of a
+    /// response's content, of a parameter, a property of a schema):
+    /// lowered once, named after the component it is in.
+    fn pointed(&mut self, reference: &str, at: &Pointer) -> Result<TypeRef> {
+        if let Some(ty) = self.pointed_types.get(reference) {
+            return Ok(ty.clone());
+        }
+        let Some(target) = Pointer::from_ref(reference) else {
+            return Err(dangling(reference, &at.join("$ref")));
+        };
+        let doc = self.doc;
+        let Some((node, hint)) = schema_at_pointer(doc, target.segments()) else {
+            return Err(LowerError::new(
+                &at.join("$ref"),
+                format!("the reference `{reference}` does not point to a schema"),
+                "point the `$ref` at a schema, e.g. under `#/components/schemas/`",
+            ));
+        };
+        if !self.pointed_in_progress.insert(reference.to_owned()) {
+            return Err(LowerError::new(
+                &at.join("$ref"),
+                format!("`{reference}` refers back to itself"),
+                "move the schema under `components/schemas` to refer to it from inside itself",
+            ));
+        }
+        let ty = match node {
+            SchemaNode::Top(schema) => self.schema(schema, &target, &pascal(&hint)),
+            SchemaNode::Inner(schema) => self.boxed_schema(schema, &target, &pascal(&hint)),
+        };
+        self.pointed_in_progress.remove(reference);
+        let ty = ty?;
+        self.pointed_types.insert(reference.to_owned(), ty.clone());
+        Ok(ty)
     }
 
     /// Whether `ty`, what the schema `rust_name` was lowered to, leads back
@@ -1069,6 +1129,36 @@ impl<'a> Lowerer<'a> {
         if let [only] = members {
             return self.schema(only, &at.join(0), hint);
         }
+        // Members that only annotate (a description, `nullable`) say
+        // nothing about the type.
+        let annotation = |m: &ReferenceOr<Schema>| matches!(m, ReferenceOr::Item(Schema { schema_kind: SchemaKind::Any(any), .. }) if is_empty_any(any));
+        let nullable = members
+            .iter()
+            .any(|m| annotation(m) && matches!(m, ReferenceOr::Item(s) if s.schema_data.nullable));
+        let typed: Vec<(usize, &ReferenceOr<Schema>)> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| !annotation(m))
+            .collect();
+        // One typed member, or none an object (a string or enum narrowed by
+        // more constraints): the value is of that member's type, the first
+        // given by reference (an enum, say) or else the first.
+        let objects = typed
+            .iter()
+            .filter(|(i, m)| self.is_object_schema(m, &at.join(i)))
+            .count();
+        if !typed.is_empty() && (typed.len() == 1 || objects == 0) {
+            let (i, member) = typed
+                .iter()
+                .find(|(_, m)| matches!(m, ReferenceOr::Reference { .. }))
+                .unwrap_or(&typed[0]);
+            let ty = self.schema(member, &at.join(i), hint)?;
+            return Ok(match ty {
+                TypeRef::Optional(_) => ty,
+                ty if nullable => TypeRef::Optional(Box::new(ty)),
+                ty => ty,
+            });
+        }
         let mut merged = ObjectType::default();
         self.all_of_depth += 1;
         let result = self.merge(members, &at, &mut merged);
@@ -1076,6 +1166,26 @@ impl<'a> Lowerer<'a> {
         result?;
         let description = schema.schema_data.description.clone();
         self.object(&merged, &at, hint, description)
+    }
+
+    /// Whether `member` (followed through references) is an object, or
+    /// composes into one.
+    fn is_object_schema(&self, member: &ReferenceOr<Schema>, at: &Pointer) -> bool {
+        let doc = self.doc;
+        let Ok((schema, _)) = resolve(member, "schemas", at, || {
+            doc.components.as_ref().map(|c| &c.schemas)
+        }) else {
+            return true; // refused, by name, where it is merged
+        };
+        match &schema.schema_kind {
+            SchemaKind::Type(Type::Object(_)) | SchemaKind::AllOf { .. } => true,
+            SchemaKind::Any(any) => {
+                !any.properties.is_empty()
+                    || !any.required.is_empty()
+                    || any.additional_properties.is_some()
+            }
+            _ => false,
+        }
     }
 
     fn merge(
@@ -1094,29 +1204,9 @@ impl<'a> Lowerer<'a> {
         let doc = self.doc;
         for (i, member) in members.iter().enumerate() {
             let member_at = at.join(i);
-            let (schema, schema_at) = match member {
-                ReferenceOr::Item(schema) => (schema, member_at.clone()),
-                ReferenceOr::Reference { reference } => {
-                    let name = ref_name(reference, "schemas", &member_at)?;
-                    match doc.components.as_ref().and_then(|c| c.schemas.get(name)) {
-                        Some(ReferenceOr::Item(schema)) => (
-                            schema,
-                            Pointer::root()
-                                .join("components")
-                                .join("schemas")
-                                .join(name),
-                        ),
-                        Some(ReferenceOr::Reference { .. }) => {
-                            return Err(LowerError::new(
-                                &member_at,
-                                format!("`{reference}` is itself a reference"),
-                                "point the `$ref` at the definition",
-                            ));
-                        }
-                        None => return Err(dangling(reference, &member_at.join("$ref"))),
-                    }
-                }
-            };
+            let (schema, schema_at) = resolve(member, "schemas", &member_at, || {
+                doc.components.as_ref().map(|c| &c.schemas)
+            })?;
             match &schema.schema_kind {
                 SchemaKind::Type(Type::Object(object)) => {
                     for (name, property) in &object.properties {
@@ -1140,6 +1230,20 @@ impl<'a> Lowerer<'a> {
                     result?;
                 }
                 SchemaKind::Any(any) if is_empty_any(any) => {}
+                // `required` (or `properties`) with no `type`, beside the
+                // other members: part of the object.
+                SchemaKind::Any(any) if !any.properties.is_empty() || !any.required.is_empty() => {
+                    for (name, property) in &any.properties {
+                        if !merged.properties.contains_key(name) {
+                            merged.properties.insert(name.clone(), property.clone());
+                        }
+                    }
+                    for required in &any.required {
+                        if !merged.required.contains(required) {
+                            merged.required.push(required.clone());
+                        }
+                    }
+                }
                 _ => {
                     return Err(LowerError::new(
                         &schema_at,
@@ -1275,6 +1379,94 @@ impl<'a> Lowerer<'a> {
         self.types.insert(name.clone(), def);
         TypeRef::Named(name)
     }
+}
+
+/// A schema where it is written: at the top of a component, or a property
+/// or the items of another schema.
+enum SchemaNode<'d> {
+    Top(&'d ReferenceOr<Schema>),
+    Inner(&'d ReferenceOr<Box<Schema>>),
+}
+
+/// The schema a JSON pointer names, and a name for its type (the component
+/// it is in, and the properties on the way): under `components`, the
+/// schema of a response's or request body's content, of a parameter or a
+/// header, or of a schema; then on into `properties/NAME` and `items`.
+fn schema_at_pointer<'d>(
+    doc: &'d OpenAPI,
+    segments: &'d [String],
+) -> Option<(SchemaNode<'d>, String)> {
+    let components = doc.components.as_ref()?;
+    let in_content = |content: &'d indexmap::IndexMap<String, openapiv3::MediaType>,
+                      rest: &'d [String]|
+     -> Option<(&'d ReferenceOr<Schema>, &'d [String])> {
+        match rest {
+            [c, media, s, rest @ ..] if c == "content" && s == "schema" => {
+                Some((content.get(media)?.schema.as_ref()?, rest))
+            }
+            _ => None,
+        }
+    };
+    let in_format = |format: &'d ParameterSchemaOrContent,
+                     rest: &'d [String]|
+     -> Option<(&'d ReferenceOr<Schema>, &'d [String])> {
+        match (format, rest) {
+            (ParameterSchemaOrContent::Schema(schema), [s, rest @ ..]) if s == "schema" => {
+                Some((schema, rest))
+            }
+            (ParameterSchemaOrContent::Content(content), rest) => in_content(content, rest),
+            _ => None,
+        }
+    };
+    let [c, section, name, rest @ ..] = segments else {
+        return None;
+    };
+    if c != "components" {
+        return None;
+    }
+    let (top, rest) = match section.as_str() {
+        "schemas" => (components.schemas.get(name)?, rest),
+        "responses" => in_content(&components.responses.get(name)?.as_item()?.content, rest)?,
+        "requestBodies" => in_content(
+            &components.request_bodies.get(name)?.as_item()?.content,
+            rest,
+        )?,
+        "parameters" => in_format(
+            &components
+                .parameters
+                .get(name)?
+                .as_item()?
+                .parameter_data_ref()
+                .format,
+            rest,
+        )?,
+        "headers" => in_format(&components.headers.get(name)?.as_item()?.format, rest)?,
+        _ => return None,
+    };
+    let mut name = name.clone();
+    let mut node = SchemaNode::Top(top);
+    let mut rest = rest;
+    while !rest.is_empty() {
+        let schema: &Schema = match node {
+            SchemaNode::Top(ReferenceOr::Item(schema)) => schema,
+            SchemaNode::Inner(ReferenceOr::Item(schema)) => schema,
+            _ => return None,
+        };
+        let (next, used) = match (&schema.schema_kind, rest) {
+            (SchemaKind::Type(Type::Object(o)), [p, key, ..]) if p == "properties" => {
+                name = format!("{name} {key}");
+                (o.properties.get(key)?, 2)
+            }
+            (SchemaKind::Type(Type::Array(a)), [i, ..]) if i == "items" => {
+                name = format!("{name} item");
+                (a.items.as_ref()?, 1)
+            }
+            _ => return None,
+        };
+        node = SchemaNode::Inner(next);
+        rest = &rest[used..];
+    }
+    Some((node, name))
 }
 
 fn any_schema() -> Schema {
