@@ -8,7 +8,7 @@
 
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Delivery {
         /// Declared a string, with object keywords beside (which JSON Schema ignores for a string).
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -209,7 +209,7 @@ pub mod types {
         }
     }
 
-    pub type ToolGuid = ::std::option::Option<::std::string::String>;
+    pub type ToolGuid = ::std::string::String;
 }
 
 /// Values of the header parameters that every operation takes; each

@@ -70,7 +70,7 @@ pub mod types {
     /// \`\`\`rust,should_panic
     /// std::process::exit(1);
     /// \`\`\`
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Thing {
         /// \~\~\~rust
         /// panic!("a field's description ran as a doctest");

@@ -7,7 +7,7 @@
 
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Avatar {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub image: ::std::option::Option<::client_runtime::FilePart>,
@@ -69,13 +69,13 @@ pub mod types {
         }
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Meta {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::std::string::String>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SearchBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub q: ::std::option::Option<::std::string::String>,
@@ -85,7 +85,7 @@ pub mod types {
         pub kinds: ::std::option::Option<::std::vec::Vec<Kind>>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct UploadBody {
         pub title: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

@@ -61,7 +61,7 @@ pub mod types {
         }
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Filter {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -71,13 +71,13 @@ pub mod types {
         pub nested: ::std::option::Option<FilterNested>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct FilterNested {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub deep: ::std::option::Option<bool>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Page {
         pub offset: i64,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

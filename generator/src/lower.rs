@@ -518,12 +518,12 @@ impl<'a> Lowerer<'a> {
         // the only null there is, and every optional parameter can be absent.
         let ty = match ty {
             TypeRef::Optional(inner) => *inner,
-            TypeRef::Named(name) => match self.types.get(&name) {
-                // A named nullable primitive: `type X = Option<T>`.
-                Some(TypeDef::Alias {
-                    ty: TypeRef::Optional(inner),
-                    ..
-                }) => (**inner).clone(),
+            ty => ty,
+        };
+        let ty = match ty {
+            // A named nullable primitive: the value it aliases.
+            TypeRef::Named(name) if self.nullable.contains(&name) => match self.types.get(&name) {
+                Some(TypeDef::Alias { ty, .. }) => ty.clone(),
                 _ => TypeRef::Named(name),
             },
             ty => ty,
@@ -878,6 +878,18 @@ impl<'a> Lowerer<'a> {
         }
         if ty == TypeRef::Optional(Box::new(named.clone())) {
             // A nullable struct or enum: its uses are `Option`s.
+            self.nullable.insert(rust_name.clone());
+        } else if let TypeRef::Optional(inner) = ty {
+            // A nullable primitive (or array, map, other schema) under a
+            // name: an alias of the value, and its uses are `Option`s, so
+            // that an optional field of it is one `Option`, not two.
+            self.types.insert(
+                rust_name.clone(),
+                TypeDef::Alias {
+                    description,
+                    ty: *inner,
+                },
+            );
             self.nullable.insert(rust_name.clone());
         } else if ty != named {
             // A primitive, array or map under a name of its own: an alias.

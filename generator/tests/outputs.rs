@@ -263,3 +263,35 @@ fn degraded_schemas_are_values_with_a_warning() {
         assert!(warnings.is_empty(), "{spec}: {warnings:?}");
     }
 }
+
+/// A nullable schema used by an optional field is one `Option` (absent and
+/// `null` read alike), never `Option<Option<T>>`; and a struct whose
+/// fields all have a default derives `Default`, so a large body is written
+/// `Body { id, ..Default::default() }`.
+#[test]
+fn options_are_single_and_defaults_derived() {
+    for (spec, _) in &pairs() {
+        let code = generate(spec);
+        let squeezed: String = code.split_whitespace().collect();
+        assert!(
+            !squeezed.contains("Option<::std::option::Option<"),
+            "{spec}: an Option of an Option"
+        );
+    }
+    let code = generate("generator/fixtures/shapes.yaml");
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let code = squeeze(&code);
+    assert!(
+        code.contains(&squeeze("pub memo: ::std::option::Option<MaybeText>,")),
+        "memo"
+    );
+    assert!(code.contains(&squeeze("pub type MaybeText = ::std::string::String;")));
+    // Every field optional or with a default: `Default`.
+    assert!(code.contains(&squeeze(
+        "#[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)] pub struct NotFound"
+    )));
+    // A required enum has no default to take: no `Default`.
+    assert!(code.contains(&squeeze(
+        "#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)] pub struct Order"
+    )));
+}
