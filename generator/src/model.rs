@@ -18,6 +18,32 @@ pub struct Api {
     /// Header parameters that every operation takes: the client holds a
     /// default for each.
     pub shared_headers: Vec<Param>,
+    /// The `securitySchemes` this client can apply: the client holds a
+    /// credential for each (`Credentials`).
+    pub security: Vec<SecurityScheme>,
+}
+
+/// A way of authenticating from `components/securitySchemes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecurityScheme {
+    /// Its key in `securitySchemes`.
+    pub name: String,
+    /// Its field in `Credentials`.
+    pub rust_name: String,
+    pub kind: SchemeKind,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemeKind {
+    /// `type: apiKey`: the key under this name, in a header, the query or a
+    /// cookie.
+    ApiKey { location: Location, name: String },
+    /// `Authorization: Bearer TOKEN`: `http` `bearer`, and the tokens of
+    /// `oauth2` and `openIdConnect` (obtaining one is the user's part).
+    Bearer,
+    /// `http` `basic`.
+    Basic,
 }
 
 /// The first entry of `servers`, with its variables.
@@ -54,6 +80,11 @@ pub struct Operation {
     pub body: Option<Body>,
     pub responses: Vec<Response>,
     pub default_response: Option<Response>,
+    /// The `security` alternatives that apply (the operation's, else the
+    /// document's): each a list of indices into `Api::security`, the first
+    /// whose credentials are all set is used; an empty one means none is
+    /// needed.
+    pub security: Vec<Vec<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,6 +102,8 @@ pub enum Location {
     Path,
     Query,
     Header,
+    /// Only for API keys of `securitySchemes`.
+    Cookie,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -19,6 +19,7 @@
 //! library), `native-tls` (the platform's TLS library), `http2`. Without a
 //! TLS feature the client speaks plain HTTP only.
 
+mod auth;
 mod error;
 mod http;
 mod multipart;
@@ -28,6 +29,7 @@ mod response;
 mod secret;
 mod transport;
 
+pub use auth::{Basic, add_cookie, set_basic, set_bearer};
 pub use error::Error;
 pub use http::{client_builder, install_crypto_provider};
 pub use multipart::{FilePart, Multipart};

@@ -7,7 +7,7 @@ use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
     Api, ArrayStyle, BodyMedia, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment,
-    TypeRef, UrlPiece,
+    SchemeKind, TypeRef, UrlPiece,
 };
 use crate::names::Scope;
 
@@ -33,9 +33,141 @@ pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
     ]
 }
 
+/// `Credentials`, one field per security scheme the client applies (none
+/// when the spec declares none).
+fn credentials(api: &Api) -> TokenStream {
+    if api.security.is_empty() {
+        return TokenStream::new();
+    }
+    let fields = api.security.iter().map(|scheme| {
+        let name = ident(&scheme.rust_name);
+        let how = match &scheme.kind {
+            SchemeKind::ApiKey { location, name } => {
+                let place = match location {
+                    Location::Query => "in the query",
+                    Location::Cookie => "in a cookie",
+                    _ => "in the header",
+                };
+                format!("an API key, sent {place} `{name}`")
+            }
+            SchemeKind::Bearer => "a token, sent as `Authorization: Bearer …`".to_owned(),
+            SchemeKind::Basic => {
+                "a user name and password, sent as `Authorization: Basic …`".to_owned()
+            }
+        };
+        let head = comment_text(&format!(" `{}`: {how}.", scheme.name));
+        let description = scheme.description.as_deref().map(|text| {
+            let lines = doc(Some(text));
+            quote! { #[doc = ""] #lines }
+        });
+        let ty = match scheme.kind {
+            SchemeKind::Basic => quote!(::client_runtime::Basic),
+            _ => quote!(::client_runtime::Secret),
+        };
+        quote! { #[doc = #head] #description pub #name: ::std::option::Option<#ty>, }
+    });
+    quote! {
+        /// The credentials of the spec's security schemes, set once on the
+        /// client; each operation applies those its `security` asks for
+        /// (the first alternative whose credentials are all set). Each is a
+        /// secret: it never prints.
+        #[derive(Clone, Debug, Default, PartialEq)]
+        pub struct Credentials {
+            #(#fields)*
+        }
+    }
+}
+
+/// Statements applying the credentials an operation's `security` asks
+/// for, to `request`: the first alternative whose credentials are all set.
+fn authenticate(api: &Api, op: &Operation, locals: &Locals) -> TokenStream {
+    if op.security.is_empty() || api.security.is_empty() {
+        return TokenStream::new();
+    }
+    let Locals {
+        request,
+        credentials,
+        ..
+    } = locals;
+    let mut branches = Vec::new();
+    for alternative in &op.security {
+        if alternative.is_empty() {
+            // No credential needed: nothing is sent when none before fits.
+            break;
+        }
+        let names: Vec<_> = alternative
+            .iter()
+            .map(|&i| ident(&api.security[i].rust_name))
+            .collect();
+        let held: Vec<_> = alternative
+            .iter()
+            .map(|&i| locals.schemes[i].clone())
+            .collect();
+        let applies = alternative.iter().zip(&held).map(|(&i, held)| {
+            match &api.security[i].kind {
+                SchemeKind::ApiKey { location: Location::Query, name } => quote! {
+                    ::client_runtime::append_query(#request.url_mut(), #name, #held.expose());
+                },
+                SchemeKind::ApiKey { location: Location::Cookie, name } => quote! {
+                    ::client_runtime::add_cookie(#request.headers_mut(), #name, #held)?;
+                },
+                SchemeKind::ApiKey { name, .. } => {
+                    let wire = name.to_ascii_lowercase();
+                    quote! {
+                        ::client_runtime::insert_secret_header(#request.headers_mut(), #wire, #held.expose())?;
+                    }
+                }
+                SchemeKind::Bearer => quote! {
+                    ::client_runtime::set_bearer(#request.headers_mut(), #held)?;
+                },
+                SchemeKind::Basic => quote! {
+                    ::client_runtime::set_basic(#request.headers_mut(), #held)?;
+                },
+            }
+        });
+        branches.push(match (&held[..], &names[..]) {
+            ([held], [name]) => quote! {
+                if let ::std::option::Option::Some(#held) = &#credentials.#name {
+                    #(#applies)*
+                }
+            },
+            _ => quote! {
+                if let (#(::std::option::Option::Some(#held),)*) = (#(&#credentials.#names,)*) {
+                    #(#applies)*
+                }
+            },
+        });
+    }
+    if branches.is_empty() {
+        return TokenStream::new();
+    }
+    quote! {
+        let #credentials = &self.client.credentials;
+        #(#branches)else*
+    }
+}
+
 fn client(api: &Api) -> TokenStream {
     let server = server(api);
     let defaults = defaults(api);
+    let credentials = credentials(api);
+    let has_credentials = !api.security.is_empty();
+    let credentials_field = has_credentials.then(|| quote!(credentials: Credentials,));
+    let credentials_init = has_credentials.then(|| quote!(credentials: Credentials::default(),));
+    let credentials_methods = has_credentials.then(|| {
+        quote! {
+            /// Authenticates requests with `credentials`, applied to each
+            /// operation as its `security` asks.
+            pub fn with_credentials(mut self, credentials: Credentials) -> Self {
+                self.credentials = credentials;
+                self
+            }
+
+            pub fn credentials(&self) -> &Credentials {
+                &self.credentials
+            }
+        }
+    });
     let methods = api.operations.iter().map(|op| {
         let doc = operation_doc(op);
         let method = ident(&op.method_name);
@@ -50,6 +182,7 @@ fn client(api: &Api) -> TokenStream {
     quote! {
         #server
         #defaults
+        #credentials
 
         /// A client for the API: where it is, how requests travel, and the
         /// values every request starts from.
@@ -58,6 +191,7 @@ fn client(api: &Api) -> TokenStream {
             base_url: ::client_runtime::reqwest::Url,
             transport: ::client_runtime::Transport,
             defaults: Defaults,
+            #credentials_field
         }
 
         impl Client {
@@ -68,6 +202,7 @@ fn client(api: &Api) -> TokenStream {
                     base_url: ::client_runtime::parse_base_url(base_url)?,
                     transport: ::client_runtime::Transport::default(),
                     defaults: Defaults::default(),
+                    #credentials_init
                 })
             }
 
@@ -82,6 +217,8 @@ fn client(api: &Api) -> TokenStream {
                 self.defaults = defaults;
                 self
             }
+
+            #credentials_methods
 
             pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
                 &self.base_url
@@ -180,6 +317,7 @@ fn param_doc(param: &Param) -> TokenStream {
         Location::Path => "path",
         Location::Query => "query",
         Location::Header => "header",
+        Location::Cookie => "cookie",
     };
     let required = if param.required {
         "required"
@@ -241,10 +379,13 @@ struct Locals {
     joined: Ident,
     body: Ident,
     form: Ident,
+    credentials: Ident,
+    /// One per security scheme of the API: its credential, when applied.
+    schemes: Vec<Ident>,
 }
 
 impl Locals {
-    fn new(op: &Operation) -> Self {
+    fn new(api: &Api, op: &Operation) -> Self {
         let mut scope = Scope::new(&["self", "client"]);
         for param in &op.params {
             scope.claim(&param.rust_name);
@@ -259,6 +400,12 @@ impl Locals {
             joined: local("joined"),
             body: local("body"),
             form: local("form"),
+            credentials: local("credentials"),
+            schemes: api
+                .security
+                .iter()
+                .map(|scheme| local(&format!("{}_credential", scheme.rust_name)))
+                .collect(),
         }
     }
 }
@@ -512,7 +659,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     }
 
     // build(): required values first, then the URL, then headers and body.
-    let locals = Locals::new(op);
+    let locals = Locals::new(api, op);
     let Locals {
         url,
         request,
@@ -574,8 +721,10 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
     }
     let method = ident(&op.http_method);
-    let writes_request =
-        op.body.is_some() || op.params.iter().any(|p| p.location == Location::Header);
+    let authenticate = authenticate(api, op, &locals);
+    let writes_request = op.body.is_some()
+        || !authenticate.is_empty()
+        || op.params.iter().any(|p| p.location == Location::Header);
     let request_mut = writes_request.then(|| quote!(mut));
     steps.push(quote! {
         let #request_mut #request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, #url);
@@ -600,6 +749,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             });
         }
     }
+    steps.push(authenticate);
     if let Some(body) = &op.body {
         // JSON and forms are serialised from a reference; bytes and text
         // are handed over.
