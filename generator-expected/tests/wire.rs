@@ -90,6 +90,8 @@ fn parameters_follow_their_style() {
             offset: 3,
             limit: Some(5),
         })
+        .session("s;1")
+        .prefs(vec!["dark".into(), "wide view".into()])
         .build()
         .unwrap()
         .into_request();
@@ -99,6 +101,11 @@ fn parameters_follow_their_style() {
         Some("filter%5Bname%5D=n&offset=10&where=%7B%22name%22%3A%22n%22%7D")
     );
     assert_eq!(header(&request, "x-tags"), Some("a,b"));
+    assert_eq!(
+        header(&request, "cookie"),
+        Some("session=s%3B1; prefs=dark%2Cwide%20view")
+    );
+    assert!(request.headers()["cookie"].is_sensitive());
     // Property order follows serde_json's (sorted, or as written when the
     // workspace turns `preserve_order` on).
     let page = header(&request, "x-page").unwrap();

@@ -539,17 +539,21 @@ impl<'a> Lowerer<'a> {
                 ..
             } => (parameter_data, Location::Query, Some(style)),
             Parameter::Header { parameter_data, .. } => (parameter_data, Location::Header, None),
-            Parameter::Cookie { parameter_data, .. } => {
-                return Err(LowerError::new(
-                    at,
-                    format!(
-                        "the cookie parameter `{}` is not supported",
-                        parameter_data.name
-                    ),
-                    "carry the value in a header or query parameter",
-                ));
-            }
+            Parameter::Cookie { parameter_data, .. } => (parameter_data, Location::Cookie, None),
         };
+        let cookie_name = |name: &str| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
+        };
+        if location == Location::Cookie && !cookie_name(&data.name) {
+            return Err(LowerError::new(
+                &at.join("name"),
+                format!("`{}` is not a valid cookie name", data.name),
+                "use letters, digits and `-` only",
+            ));
+        }
         if location == Location::Header
             && http::HeaderName::from_bytes(data.name.as_bytes()).is_err()
         {

@@ -53,14 +53,43 @@ pub fn set_basic(headers: &mut HeaderMap, basic: &Basic) -> Result<(), Error> {
 }
 
 /// Adds `name=value` to the `Cookie` header (joined by `; ` to what is
-/// there), marked sensitive.
+/// there), marked sensitive; encoded as [`add_cookie_parameter`] says.
 pub fn add_cookie(headers: &mut HeaderMap, name: &str, value: &Secret) -> Result<(), Error> {
-    let pair = format!("{name}={}", value.expose());
+    append_cookie(headers, name, value.expose(), true)
+}
+
+/// Adds the cookie parameter `name=value` to the `Cookie` header; a byte
+/// a cookie value cannot hold (space, `;`, `,`, `"`, `\`, `%`, controls,
+/// non-ASCII) is percent-encoded.
+pub fn add_cookie_parameter(headers: &mut HeaderMap, name: &str, value: &str) -> Result<(), Error> {
+    append_cookie(headers, name, value, false)
+}
+
+fn append_cookie(
+    headers: &mut HeaderMap,
+    name: &str,
+    value: &str,
+    secret: bool,
+) -> Result<(), Error> {
+    let mut encoded = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_graphic() && !matches!(byte, b';' | b',' | b'"' | b'\\' | b'%') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    let pair = format!("{name}={encoded}");
+    let was_secret = headers.get(COOKIE).is_some_and(HeaderValue::is_sensitive);
     let joined = match headers.get(COOKIE).and_then(|v| v.to_str().ok()) {
         Some(existing) if !existing.is_empty() => format!("{existing}; {pair}"),
         _ => pair,
     };
-    headers.insert(COOKIE, sensitive(&joined, COOKIE.as_str())?);
+    let mut value = HeaderValue::from_str(&joined).map_err(|_| Error::InvalidHeader {
+        name: COOKIE.as_str().to_owned(),
+    })?;
+    value.set_sensitive(secret || was_secret);
+    headers.insert(COOKIE, value);
     Ok(())
 }
 
@@ -80,6 +109,9 @@ mod tests {
         add_cookie(&mut headers, "b", &Secret::new("2")).unwrap();
         assert_eq!(headers[COOKIE], "a=1; b=2");
         assert!(headers[COOKIE].is_sensitive());
+        add_cookie_parameter(&mut headers, "c", "x y;z").unwrap();
+        assert_eq!(headers[COOKIE], "a=1; b=2; c=x%20y%3Bz");
+        assert!(headers[COOKIE].is_sensitive(), "still holds secrets");
         assert!(!format!("{headers:?}").contains("t0k"));
     }
 }

@@ -29,7 +29,7 @@ mod response;
 mod secret;
 mod transport;
 
-pub use auth::{Basic, add_cookie, set_basic, set_bearer};
+pub use auth::{Basic, add_cookie, add_cookie_parameter, set_basic, set_bearer};
 pub use error::Error;
 pub use http::{client_builder, install_crypto_provider};
 pub use multipart::{FilePart, Multipart};

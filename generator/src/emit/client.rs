@@ -724,7 +724,10 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     let authenticate = authenticate(api, op, &locals);
     let writes_request = op.body.is_some()
         || !authenticate.is_empty()
-        || op.params.iter().any(|p| p.location == Location::Header);
+        || op
+            .params
+            .iter()
+            .any(|p| matches!(p.location, Location::Header | Location::Cookie));
     let request_mut = writes_request.then(|| quote!(mut));
     steps.push(quote! {
         let #request_mut #request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, #url);
@@ -745,6 +748,29 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             steps.push(quote! {
                 if let ::std::option::Option::Some(#value) = &self.#field {
                     #insert(#request.headers_mut(), #wire, #as_text)?;
+                }
+            });
+        }
+    }
+    for param in op.params.iter().filter(|p| p.location == Location::Cookie) {
+        let field = ident(&param.rust_name);
+        let wire = &param.name;
+        // A secret (`format: password`) is added as one, marked sensitive.
+        let add = |var: TokenStream, by_ref: TokenStream| {
+            if param.secret {
+                quote!(::client_runtime::add_cookie(#request.headers_mut(), #wire, #by_ref)?;)
+            } else {
+                let as_text = text_of(param, var, by_ref);
+                quote!(::client_runtime::add_cookie_parameter(#request.headers_mut(), #wire, #as_text)?;)
+            }
+        };
+        if param.required {
+            steps.push(add(quote!(#field), quote!(&#field)));
+        } else {
+            let add = add(quote!(#value), quote!(#value));
+            steps.push(quote! {
+                if let ::std::option::Option::Some(#value) = &self.#field {
+                    #add
                 }
             });
         }
