@@ -526,11 +526,12 @@ impl<'a> Lowerer<'a> {
         at: &Pointer,
         op_type: &str,
     ) -> Result<Param> {
-        // Errors about the parameter point at where it is used (`at`).
+        // Errors about the parameter point at where it is written.
         let doc = self.doc;
-        let (param, _) = resolve(param, "parameters", at, || {
+        let (param, at) = resolve(param, "parameters", at, || {
             doc.components.as_ref().map(|c| &c.parameters)
         })?;
+        let at = &at;
         let (data, location, query_style) = match param {
             Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path, None),
             Parameter::Query {
@@ -742,7 +743,7 @@ impl<'a> Lowerer<'a> {
         else {
             let Some(first) = body.content.keys().next() else {
                 return Err(LowerError::new(
-                    &content_at,
+                    &at,
                     "the request body lists no media type",
                     "describe the body under `content`, e.g. as `application/json`",
                 ));
@@ -888,7 +889,7 @@ impl<'a> Lowerer<'a> {
                     "use letters, digits and `-` only",
                 ));
             }
-            let header = self.header(header, &header_at)?;
+            let (header, header_at) = self.header(header, &header_at)?;
             let ty = match &header.format {
                 ParameterSchemaOrContent::Schema(schema) => self.schema(
                     schema,
@@ -927,12 +928,16 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    fn header(&self, header: &'a ReferenceOr<Header>, at: &Pointer) -> Result<&'a Header> {
+    /// A response header, and the pointer where it is written.
+    fn header(
+        &self,
+        header: &'a ReferenceOr<Header>,
+        at: &Pointer,
+    ) -> Result<(&'a Header, Pointer)> {
         let doc = self.doc;
         resolve(header, "headers", at, || {
             doc.components.as_ref().map(|c| &c.headers)
         })
-        .map(|(header, _)| header)
     }
 
     /// Records a warning (once per pointer).
@@ -1176,7 +1181,9 @@ impl<'a> Lowerer<'a> {
                 };
                 TypeRef::Array(Box::new(item))
             }
-            SchemaKind::Type(Type::Object(object)) => self.object(object, at, hint, description)?,
+            SchemaKind::Type(Type::Object(object)) => {
+                self.object(object, at, hint, description, &BTreeMap::new())?
+            }
             SchemaKind::Any(any) if is_empty_any(any) => TypeRef::Value,
             SchemaKind::AllOf { all_of } => self.all_of(schema, all_of, at, hint)?,
             SchemaKind::OneOf { one_of } => {
@@ -1218,12 +1225,15 @@ impl<'a> Lowerer<'a> {
         )
     }
 
+    /// An object schema; `origins` gives where a property is written when it
+    /// is not under `at/properties` (the member of an `allOf` it came from).
     fn object(
         &mut self,
         object: &ObjectType,
         at: &Pointer,
         hint: &str,
         description: Option<String>,
+        origins: &BTreeMap<String, Pointer>,
     ) -> Result<TypeRef> {
         if object.properties.is_empty() {
             return Ok(match &object.additional_properties {
@@ -1241,7 +1251,10 @@ impl<'a> Lowerer<'a> {
         let mut fields = Vec::new();
         let mut scope = Scope::default();
         for (name, property) in &object.properties {
-            let field_at = at.join("properties").join(name);
+            let field_at = origins
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| at.join("properties").join(name));
             let ty = self.boxed_schema(property, &field_at, &format!("{hint}{}", pascal(name)))?;
             let property_description = match property {
                 ReferenceOr::Item(s) => s.schema_data.description.clone(),
@@ -1322,12 +1335,15 @@ impl<'a> Lowerer<'a> {
             });
         }
         let mut merged = ObjectType::default();
+        let mut origins = BTreeMap::new();
         self.all_of_depth += 1;
-        let result = self.merge(members, &at, &mut merged);
+        let result = self.merge(members, &at, &mut merged, &mut origins);
         self.all_of_depth -= 1;
         result?;
         let description = schema.schema_data.description.clone();
-        self.object(&merged, &at, hint, description)
+        // The merge is written nowhere: point at the schema itself.
+        let schema_at = at.parent();
+        self.object(&merged, &schema_at, hint, description, &origins)
     }
 
     /// Whether `member` (followed through references) is an object, or
@@ -1350,11 +1366,14 @@ impl<'a> Lowerer<'a> {
         }
     }
 
+    /// Merges the object members of an `allOf` into `merged`, noting in
+    /// `origins` where each property is written.
     fn merge(
         &mut self,
         members: &[ReferenceOr<Schema>],
         at: &Pointer,
         merged: &mut ObjectType,
+        origins: &mut BTreeMap<String, Pointer>,
     ) -> Result<()> {
         if self.all_of_depth > MAX_ALL_OF_DEPTH {
             return Err(LowerError::new(
@@ -1369,11 +1388,23 @@ impl<'a> Lowerer<'a> {
             let (schema, schema_at) = resolve(member, "schemas", &member_at, || {
                 doc.components.as_ref().map(|c| &c.schemas)
             })?;
+            // Keywords the normaliser moved from beside `allOf` into a
+            // member of their own are written in the schema itself.
+            let schema_at = if schema
+                .schema_data
+                .extensions
+                .contains_key(crate::normalize::SIBLINGS)
+            {
+                at.parent()
+            } else {
+                schema_at
+            };
             match &schema.schema_kind {
                 SchemaKind::Type(Type::Object(object)) => {
                     for (name, property) in &object.properties {
                         if !merged.properties.contains_key(name) {
                             merged.properties.insert(name.clone(), property.clone());
+                            origins.insert(name.clone(), schema_at.join("properties").join(name));
                         }
                     }
                     for required in &object.required {
@@ -1387,7 +1418,7 @@ impl<'a> Lowerer<'a> {
                 }
                 SchemaKind::AllOf { all_of } => {
                     self.all_of_depth += 1;
-                    let result = self.merge(all_of, &schema_at.join("allOf"), merged);
+                    let result = self.merge(all_of, &schema_at.join("allOf"), merged, origins);
                     self.all_of_depth -= 1;
                     result?;
                 }
@@ -1398,6 +1429,7 @@ impl<'a> Lowerer<'a> {
                     for (name, property) in &any.properties {
                         if !merged.properties.contains_key(name) {
                             merged.properties.insert(name.clone(), property.clone());
+                            origins.insert(name.clone(), schema_at.join("properties").join(name));
                         }
                     }
                     for required in &any.required {
@@ -1441,8 +1473,17 @@ impl<'a> Lowerer<'a> {
         hint: &str,
         description: Option<String>,
     ) -> Result<TypeRef> {
-        if let [only] = members {
-            return self.schema(only, &at.join(0), hint);
+        // The places of 3.1's null members are skipped (the whole is nullable).
+        let members: Vec<(usize, &ReferenceOr<Schema>)> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                !matches!(m, ReferenceOr::Item(s)
+                    if s.schema_data.extensions.contains_key(crate::normalize::NULL_MEMBER))
+            })
+            .collect();
+        if let [(i, only)] = members[..] {
+            return self.schema(only, &at.join(i), hint);
         }
         if members.is_empty() {
             return Err(LowerError::new(
@@ -1454,7 +1495,7 @@ impl<'a> Lowerer<'a> {
         let discriminator = schema.schema_data.discriminator.as_ref();
         let mut scope = Scope::default();
         let mut variants = Vec::new();
-        for (i, member) in members.iter().enumerate() {
+        for (i, member) in members {
             let member_at = at.join(i);
             let (name, tag_value) = match member {
                 ReferenceOr::Reference { reference } => {
@@ -1743,9 +1784,10 @@ fn path_segments(
             .position(|p| p.location == Location::Path && p.name == name)
         else {
             return Err(LowerError::new(
-                &at.join("parameters"),
+                &Pointer::root().join("paths").join(path),
                 format!(
-                    "the path template `{path}` uses `{{{name}}}`, but no path parameter is named `{name}`"
+                    "the path template `{path}` uses `{{{name}}}`, but no path parameter of `{}` is named `{name}`",
+                    at.segments().last().map_or("", String::as_str)
                 ),
                 format!("declare a parameter `{name}` with `in: path` for this operation"),
             ));

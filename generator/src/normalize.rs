@@ -32,6 +32,14 @@ use crate::error::{LowerError, Pointer};
 
 type Result<T> = std::result::Result<T, LowerError>;
 
+/// The extension marking the `allOf` member made of keywords that stood
+/// beside `allOf`, so that messages about it point where they are written.
+pub const SIBLINGS: &str = "x-generator-siblings";
+
+/// The extension marking the place of a `{type: "null"}` member of a 3.1
+/// `oneOf`/`anyOf`, which lowering skips (the whole is made `nullable`).
+pub const NULL_MEMBER: &str = "x-generator-null";
+
 /// Which OpenAPI the document says it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
@@ -378,7 +386,15 @@ impl Walker {
                     ));
                 };
                 for (i, member) in members.iter_mut().enumerate() {
-                    self.schema(member, &at.join(key).join(i))?;
+                    // The member made of keywords beside `allOf` is written
+                    // in this schema.
+                    let made = member.get(SIBLINGS).is_some();
+                    let member_at = if made {
+                        at.clone()
+                    } else {
+                        at.join(key).join(i)
+                    };
+                    self.schema(member, &member_at)?;
                 }
             }
         }
@@ -444,9 +460,14 @@ impl Walker {
         }
         for key in ["oneOf", "anyOf"] {
             if let Some(Value::Array(members)) = map.get_mut(key) {
-                let before = members.len();
-                members.retain(|m| !is_null_schema(m));
-                if members.len() != before {
+                // A null member makes the whole nullable; it stays in its
+                // place, marked, so that the others keep their indices.
+                let mut nulls = false;
+                for member in members.iter_mut().filter(|m| is_null_schema(m)) {
+                    *member = serde_json::json!({ NULL_MEMBER: true });
+                    nulls = true;
+                }
+                if nulls {
                     map.insert("nullable".into(), Value::Bool(true));
                 }
             }
@@ -500,6 +521,7 @@ fn make_types_explicit(map: &mut Map<String, Value>) {
                 {
                     member.insert("type".into(), Value::String("object".into()));
                 }
+                member.insert(SIBLINGS.into(), Value::Bool(true));
                 members.push(Value::Object(member));
             }
         } else if map.get("type").is_some_and(|t| t == "object") && !map.contains_key("properties")
@@ -673,7 +695,11 @@ mod tests {
             serde_json::json!({"enum": ["only"], "type": "string"})
         );
         assert_eq!(props["c"]["nullable"], Value::Bool(true));
-        assert_eq!(props["c"]["anyOf"].as_array().unwrap().len(), 1);
+        // The null member keeps its place (the others their indices), marked.
+        assert_eq!(
+            props["c"]["anyOf"][1],
+            serde_json::json!({ NULL_MEMBER: true })
+        );
         assert_eq!(props["d"]["minimum"], serde_json::json!(0));
         assert_eq!(doc["openapi"], "3.0.3");
         assert!(doc["info"]["license"].get("identifier").is_none());

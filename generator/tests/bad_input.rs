@@ -348,3 +348,42 @@ fn reference_cycles_without_a_type() {
         assert!(stderr.contains("no type is ever given"), "{stderr}");
     }
 }
+
+/// A message names the node it is about, as written: the `allOf` member a
+/// property came from, the schema whose keywords stood beside `allOf`, the
+/// `oneOf` member by its index in the file (a 3.1 `{type: "null"}` before
+/// it dropped), the parameter where a `$ref` leads.
+#[test]
+fn pointers_name_the_node_as_written() {
+    let head = "openapi: 3.1.0\ninfo: { title: t, version: \"1\" }\npaths:\n  /a:\n    get:\n      parameters:\n        - $ref: \"#/components/parameters/P\"\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/S\" }\ncomponents:\n  parameters:\n    P:\n      name: p\n      in: query\n      schema: { $ref: \"#/components/schemas/Gone\" }\n  schemas:\n";
+    for (schemas, pointer) in [
+        (
+            "    S:\n      allOf:\n        - { type: object }\n        - type: object\n          properties:\n            x: { not: {} }\n",
+            "/components/schemas/S/allOf/1/properties/x",
+        ),
+        (
+            "    S:\n      properties:\n        y: { not: {} }\n      allOf:\n        - { type: object }\n",
+            "/components/schemas/S/properties/y",
+        ),
+        (
+            "    S:\n      oneOf:\n        - { type: \"null\" }\n        - { type: object }\n        - { not: {} }\n",
+            "/components/schemas/S/oneOf/2",
+        ),
+    ] {
+        let spec = format!("{head}{schemas}").replace(
+            "schema: { $ref: \"#/components/schemas/Gone\" }",
+            "schema: { type: string }",
+        );
+        let stderr = fails_with(&scratch("pointer.yaml", spec.as_bytes()));
+        assert!(
+            stderr.contains(&format!("at {pointer}:")),
+            "{pointer}: {stderr}"
+        );
+    }
+    let spec = format!("{head}    S: {{ type: object }}\n");
+    let stderr = fails_with(&scratch("pointer-param.yaml", spec.as_bytes()));
+    assert!(
+        stderr.contains("at /components/parameters/P/schema/$ref:"),
+        "{stderr}"
+    );
+}

@@ -416,8 +416,12 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             file.display()
         ))
     };
-    match generator::generate_text(path, text.clone()) {
-        Ok(code) => {
+    match generator::generate_text_with_warnings(path, text.clone()) {
+        Ok(generated) => {
+            for warning in &generated.warnings {
+                located(doc, warning).map_err(|why| fail(format!("a warning {why}: {warning}")))?;
+            }
+            let code = generated.code;
             let file =
                 syn::parse_file(&code).map_err(|e| fail(format!("output does not parse: {e}")))?;
             let mut dups = Vec::new();
@@ -440,9 +444,29 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             {
                 return Err(fail(format!("not a clean refusal: {diagnostic}")));
             }
+            located(doc, &diagnostic)
+                .map_err(|why| fail(format!("a refusal {why}: {diagnostic}")))?;
             Ok(None)
         }
     }
+}
+
+/// A message about a node names one that is in the document as written
+/// (not one the normaliser made), with its line.
+fn located(doc: &Value, diagnostic: &generator::Diagnostic) -> Result<(), String> {
+    if diagnostic.pointer.is_empty() {
+        return Ok(());
+    }
+    if doc.pointer(&diagnostic.pointer).is_none() {
+        return Err(format!(
+            "names `{}`, which is not in the document",
+            diagnostic.pointer
+        ));
+    }
+    if diagnostic.line.is_none() {
+        return Err("names no line".to_owned());
+    }
+    Ok(())
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -468,7 +492,7 @@ fn mutated_specs_compile_or_are_refused() {
     for (base, doc) in names.iter().zip(&bases) {
         assert!(matches!(check(doc), Ok(Some(_))), "{base}");
     }
-    let sample_size = env_number("GENERATOR_FUZZ_COMPILE", 24) as usize;
+    let sample_size = env_number("GENERATOR_FUZZ_COMPILE", 40) as usize;
     let sample = std::cell::RefCell::new(std::collections::BTreeMap::<String, String>::new());
     // The doc comments of every accepted output, for the doctest probe.
     let docs = std::cell::RefCell::new(BTreeSet::<String>::new());
@@ -636,4 +660,103 @@ fn the_checks_catch_duplicates() {
     let mut dups = Vec::new();
     duplicates(&file.items, &mut dups);
     assert_eq!(dups, ["field S.x", "variant E::A", "item f"]);
+}
+
+/// Every parameter shape a spec can give, generated and compiled: each
+/// location (query, header, path, cookie) × style (`form`,
+/// `spaceDelimited`, `pipeDelimited`, `deepObject`; `simple`) × `explode`
+/// (absent, true, false) × required or not × type (string, integer,
+/// number, boolean, an enum, arrays of strings and integers, an object,
+/// a free-form object, a nullable string, `content` as JSON). Each is
+/// accepted (none refused) and the whole compiles, warnings denied.
+#[test]
+fn every_parameter_shape_generates_and_compiles() {
+    let types = [
+        json!({"schema": {"type": "string"}}),
+        json!({"schema": {"type": "integer", "format": "int32"}}),
+        json!({"schema": {"type": "number"}}),
+        json!({"schema": {"type": "boolean"}}),
+        json!({"schema": {"$ref": "#/components/schemas/Color"}}),
+        json!({"schema": {"type": "array", "items": {"type": "string"}}}),
+        json!({"schema": {"type": "array", "items": {"type": "integer"}}}),
+        json!({"schema": {"$ref": "#/components/schemas/Filter"}}),
+        json!({"schema": {"type": "object", "additionalProperties": true}}),
+        json!({"schema": {"type": "string", "nullable": true}}),
+        json!({"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Filter"}}}}),
+    ];
+    let explodes = [None, Some(true), Some(false)];
+    let mut paths = serde_json::Map::new();
+    let mut count = 0;
+    for (location, styles) in [
+        (
+            "query",
+            &["form", "spaceDelimited", "pipeDelimited", "deepObject"][..],
+        ),
+        ("header", &["simple"][..]),
+        ("cookie", &["form"][..]),
+        ("path", &["simple"][..]),
+    ] {
+        for style in styles {
+            for explode in explodes {
+                let mut params = Vec::new();
+                let mut template = format!("/{location}/{style}/{explode:?}");
+                for required in [true, false] {
+                    if location == "path" && !required {
+                        continue;
+                    }
+                    for (t, ty) in types.iter().enumerate() {
+                        let name = format!("p{t}{}", if required { "r" } else { "o" });
+                        let mut param = json!({"name": name, "in": location, "required": required});
+                        if ty.get("schema").is_some() {
+                            param["style"] = json!(style);
+                            if let Some(explode) = explode {
+                                param["explode"] = json!(explode);
+                            }
+                        }
+                        for (k, v) in ty.as_object().unwrap() {
+                            param[k] = v.clone();
+                        }
+                        if location == "path" {
+                            template.push_str(&format!("/{{{name}}}"));
+                        }
+                        params.push(param);
+                        count += 1;
+                    }
+                }
+                let id = format!("{location}_{style}_{explode:?}");
+                paths.insert(
+                    template,
+                    json!({"get": {
+                        "operationId": id,
+                        "parameters": params,
+                        "responses": {"204": {"description": "Done."}}
+                    }}),
+                );
+            }
+        }
+    }
+    let doc = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Every parameter shape", "version": "1"},
+        "paths": paths,
+        "components": {"schemas": {
+            "Color": {"type": "string", "enum": ["red", "green"]},
+            "Filter": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            }}
+        }}
+    });
+    eprintln!("parameter shapes: {count} parameters");
+    let accepted = check(&doc)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| {
+            let text = serde_json::to_string_pretty(&doc).unwrap();
+            let refusal = generator::generate_text(Path::new("shapes.json"), text).unwrap_err();
+            panic!("a parameter shape was refused: {refusal}")
+        });
+    let sample = [(accepted.code, accepted.spec)].into_iter().collect();
+    if let Err(failure) = compiles("fuzz-compile-params", &sample) {
+        panic!("{failure}");
+    }
 }
