@@ -174,11 +174,17 @@ async fn multipart_and_forms_on_the_wire() {
     let form = multipart::types::SearchBody {
         q: Some("x y".into()),
         tags: Some(vec!["a".into(), "b".into()]),
+        meta: Some(multipart::types::Meta {
+            source: Some("s".into()),
+        }),
         ..Default::default()
     };
     let request = client.search().body(form).build().unwrap().into_request();
     let bytes = request.body().and_then(|b| b.as_bytes()).unwrap();
-    assert_eq!(bytes, b"q=x+y&tags=a&tags=b");
+    assert_eq!(
+        bytes,
+        b"q=x+y&tags=a&tags=b&meta=%7B%22source%22%3A%22s%22%7D".as_slice()
+    );
 }
 
 #[tokio::test]

@@ -281,6 +281,16 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
         Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
     }
 
+    /// An integer beyond 64 bits (a bound written out in full): kept as
+    /// the nearest floating-point number, as JSON readers do.
+    fn visit_i128<E>(self, v: i128) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v as f64).map_or(serde_json::Value::Null, Into::into))
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v as f64).map_or(serde_json::Value::Null, Into::into))
+    }
+
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
         Ok(v.into())
     }

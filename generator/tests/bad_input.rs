@@ -110,8 +110,11 @@ fn unsupported_request_bodies() {
     );
     assert!(stderr.contains("`application/xml`"), "{stderr}");
     insta::assert_snapshot!(stderr);
-    let stderr = fails_with("generator/fixtures/invalid/nested-form-body.yaml");
-    assert!(stderr.contains("nested-form-body.yaml:10:"), "{stderr}");
+    let stderr = fails_with("generator/fixtures/invalid/form-body-not-an-object.yaml");
+    assert!(
+        stderr.contains("form-body-not-an-object.yaml:10:"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("/content/application~1x-www-form-urlencoded/schema"),
         "{stderr}"

@@ -141,24 +141,29 @@ pub fn json_text<T: Serialize>(value: &T) -> Result<String, Error> {
 }
 
 /// The `name=value` pairs of a form body: each property of the object, an
-/// array repeated (`tag=a&tag=b`), `null` left out; a nested object is an
-/// error, since a form has no way to write it.
+/// array of flat values repeated (`tag=a&tag=b`), `null` left out; a
+/// nested object (or a list of them) as its JSON text, which is how APIs
+/// that take them in forms read them.
 pub(crate) fn form_pairs<T: Serialize>(body: &T) -> Result<Vec<(String, String)>, Error> {
-    let nested = |what: &str| {
-        Error::EncodeForm(serde_urlencoded::ser::Error::Custom(
-            format!("a form cannot carry {what}").into(),
-        ))
-    };
     let Value::Object(map) = to_value(body)? else {
-        return Err(nested("a value that is not an object"));
+        return Err(Error::EncodeForm(serde_urlencoded::ser::Error::Custom(
+            "a form can only carry an object".into(),
+        )));
     };
     let mut pairs = Vec::new();
     for (key, value) in &map {
-        for item in items(value) {
-            if item.is_object() || item.is_array() {
-                return Err(nested(&format!("the nested value of `{key}`")));
+        let flat = |v: &Value| !v.is_object() && !v.is_array();
+        match value {
+            Value::Array(items) if items.iter().all(flat) => {
+                pairs.extend(
+                    items
+                        .iter()
+                        .filter(|v| !v.is_null())
+                        .map(|item| (key.clone(), text(item))),
+                );
             }
-            pairs.push((key.clone(), text(item)));
+            Value::Null => {}
+            other => pairs.push((key.clone(), text(other))),
         }
     }
     Ok(pairs)
@@ -212,7 +217,7 @@ mod tests {
     }
 
     #[test]
-    fn form_pairs_repeat_arrays_and_refuse_nesting() {
+    fn form_pairs_repeat_arrays_and_write_nesting_as_json() {
         let pairs = form_pairs(&json!({"a": ["x", "y"], "b": null, "c": true})).unwrap();
         assert_eq!(
             pairs,
@@ -222,6 +227,14 @@ mod tests {
                 ("c".into(), "true".into())
             ]
         );
-        assert!(form_pairs(&json!({"a": {"b": 1}})).is_err());
+        let nested = form_pairs(&json!({"a": {"b": 1}, "l": [{"c": 2}]})).unwrap();
+        assert_eq!(
+            nested,
+            [
+                ("a".into(), r#"{"b":1}"#.into()),
+                ("l".into(), r#"[{"c":2}]"#.into())
+            ]
+        );
+        assert!(form_pairs(&json!([1])).is_err());
     }
 }

@@ -172,7 +172,8 @@ pub fn set_json_body<T: serde::Serialize>(
 /// `request`: each field a `name=value` pair, a `None` left out.
 ///
 /// An array is repeated (`tag=a&tag=b`, `form` exploded, the default for
-/// forms); a nested object cannot be sent this way and is an error.
+/// forms); a nested object is sent as its JSON text; a body that is not an
+/// object cannot be sent this way and is an error.
 pub fn set_form_body<T: serde::Serialize>(
     request: &mut reqwest::Request,
     body: &T,
@@ -241,9 +242,9 @@ mod tests {
     }
 
     #[test]
-    fn nested_form_values_are_an_error_not_a_panic() {
+    fn a_form_that_is_not_an_object_is_an_error_not_a_panic() {
         let mut request = request();
-        let nested = serde_json::json!({"a": {"b": 1}});
+        let nested = serde_json::json!(["a", "b"]);
         assert!(matches!(
             set_form_body(&mut request, &nested),
             Err(Error::EncodeForm(_))

@@ -51,13 +51,13 @@ impl<'a> Lowerer<'a> {
                 };
                 if kind == MediaKind::Json {
                     BodyMedia::Json(ty)
-                } else if self.is_flat_form(&ty) {
+                } else if self.is_form(&ty) {
                     BodyMedia::Form(ty)
                 } else {
                     return Err(LowerError::new(
                         &media_at.join("schema"),
-                        "a form body must be an object whose properties are strings, numbers, booleans or string enums",
-                        "flatten the nested properties, or send the body as `application/json`",
+                        "a form body must be an object",
+                        "describe the body with `type: object` and its properties, or send it as `application/json`",
                     ));
                 }
             }
@@ -107,28 +107,20 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// Whether `ty` can be sent as `application/x-www-form-urlencoded`: a
-    /// struct or map whose values are single strings, numbers, booleans or
-    /// enums (each possibly optional).
-    pub(super) fn is_flat_form(&self, ty: &TypeRef) -> bool {
-        let scalar_or_list = |ty: &TypeRef| match ty {
-            TypeRef::Array(item) => self.is_scalar(item, 0),
-            ty => self.is_scalar(ty, 0),
-        };
-        let flat = |ty: &TypeRef| match ty {
-            TypeRef::Optional(inner) => scalar_or_list(inner),
-            ty => scalar_or_list(ty),
-        };
+    /// Whether `ty` can be sent as `application/x-www-form-urlencoded`: an
+    /// object (a struct, a map, or a `oneOf` of objects); a property that
+    /// is not one flat value or a list of them is sent as its JSON text.
+    pub(super) fn is_form(&self, ty: &TypeRef) -> bool {
         match ty {
-            TypeRef::MapOf(value) => flat(value),
-            TypeRef::Named(name) => match self.types.get(name) {
-                Some(TypeDef::Struct { fields, .. }) => fields.iter().all(|f| flat(&f.ty)),
-                Some(TypeDef::Alias {
-                    ty: TypeRef::MapOf(value),
-                    ..
-                }) => flat(value),
-                _ => false,
-            },
+            TypeRef::MapOf(_) | TypeRef::Map | TypeRef::Value => true,
+            TypeRef::Named(name) => matches!(
+                self.types.get(name),
+                Some(TypeDef::Struct { .. } | TypeDef::OneOf { .. })
+                    | Some(TypeDef::Alias {
+                        ty: TypeRef::MapOf(_) | TypeRef::Map,
+                        ..
+                    })
+            ),
             _ => false,
         }
     }

@@ -55,13 +55,17 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             };
-            if !self.is_scalar(&ty, 0) {
-                return Err(LowerError::new(
+            let ty = if self.is_scalar(&ty, 0) {
+                ty
+            } else {
+                // Its text is always there to read: give that, and say so.
+                self.warn(
                     &header_at.join("schema"),
-                    format!("the header `{name}` is not a string, number, boolean or string enum"),
-                    "arrays and objects in headers are not supported",
-                ));
-            }
+                    format!("the header `{name}` is not one string, number, boolean or enum; it is read as its text"),
+                    "split the value yourself, or give the header a single type",
+                );
+                TypeRef::String
+            };
             headers.push(ResponseHeader {
                 name: name.clone(),
                 rust_name: header_names.claim(&snake(name)),
