@@ -120,8 +120,10 @@ pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
 
 /// [`generate_source`] with the warnings.
 pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated, Diagnostic> {
-    let (api, warnings) =
+    let (api, lowered) =
         lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
+    let mut warnings = source.warnings.clone();
+    warnings.extend(lowered);
     let header = header(&source.path, &source.text, &api);
     // Placing warnings reads the whole text once more; it needs nothing
     // from the code, so it runs beside emitting, not after it.

@@ -15,6 +15,9 @@ pub struct Source {
     pub path: std::path::PathBuf,
     pub text: String,
     pub document: OpenAPI,
+    /// What reading ignored (a keyword no vocabulary knows), placed by
+    /// [`Source::diagnose_all`] with the lowering's own warnings.
+    pub warnings: Vec<LowerError>,
 }
 
 /// The largest spec read: 8 MiB, far above any real API description (the
@@ -139,7 +142,7 @@ impl Source {
                 ));
             }
         };
-        normalize::normalize(&mut value, version)
+        let warnings = normalize::normalize(&mut value, version)
             .map_err(|e| diagnostic(locate(body, &e.pointer), &e.pointer, e.message, &e.hint))?;
         let document: OpenAPI = serde_path_to_error::deserialize(value).map_err(|e| {
             let at = path_to_pointer(e.path());
@@ -158,6 +161,7 @@ impl Source {
             path: path.to_owned(),
             text,
             document,
+            warnings,
         })
     }
 

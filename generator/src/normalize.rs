@@ -90,6 +90,25 @@ const KEYWORDS_30: &[&str] = &[
     "propertyNames",
 ];
 
+/// Keywords that shape the Rust type: one misspelt is an error, where a
+/// misspelt validation keyword (`maxLenght`) is ignored with a warning.
+const STRUCTURAL: &[&str] = &[
+    "type",
+    "properties",
+    "items",
+    "required",
+    "additionalProperties",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "enum",
+    "nullable",
+    "format",
+    "discriminator",
+    "$ref",
+];
+
 /// Annotations of JSON Schema 2020-12 that do not change the Rust type.
 const ANNOTATIONS_31: &[&str] = &[
     "examples",
@@ -126,11 +145,13 @@ const UNSUPPORTED_31: &[&str] = &[
 const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "const"];
 
 /// Checks and converts `doc` in place.
-pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
+/// Gives the warnings: what was ignored (a keyword no schema vocabulary
+/// knows, and not a misspelling of one).
+pub fn normalize(doc: &mut Value, version: Version) -> Result<Vec<LowerError>> {
     check_refs(doc, &Pointer::root())?;
     let root = Pointer::root();
     let Some(map) = doc.as_object_mut() else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     if version == Version::V31 {
         map.insert("openapi".into(), Value::String("3.0.3".into()));
@@ -147,7 +168,10 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
             }
         }
     }
-    let walker = Walker { version };
+    let walker = Walker {
+        version,
+        warnings: Default::default(),
+    };
     if let Some(components) = map.get_mut("components").and_then(Value::as_object_mut) {
         let at = root.join("components");
         if version == Version::V31 {
@@ -174,7 +198,7 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
             walker.path_item(item, &at.join(path))?;
         }
     }
-    Ok(())
+    Ok(walker.warnings.into_inner())
 }
 
 /// Every `$ref` outside data must be a string.
@@ -227,6 +251,8 @@ enum Kind {
 
 struct Walker {
     version: Version,
+    /// What was ignored, each with its node.
+    warnings: std::cell::RefCell<Vec<LowerError>>,
 }
 
 const METHODS: &[&str] = &[
@@ -338,22 +364,55 @@ impl Walker {
             return Ok(());
         }
         if self.version == Version::V31 {
+            if map.remove("$recursiveAnchor").is_some() {
+                // Draft 2019-09's recursion: `$recursiveRef: "#"` below
+                // means this schema, which a `$ref` to where it is says.
+                let target = format!("#{at}");
+                for value in map.values_mut() {
+                    recursive_refs_to(value, &target);
+                }
+            }
             self.convert_31(map, at)?;
         }
+        let mut ignored = Vec::new();
         for key in map.keys() {
             if !KEYWORDS_30.contains(&key.as_str()) && !key.starts_with("x-") {
-                let what = if UNSUPPORTED_31.contains(&key.as_str()) {
+                let unsupported = UNSUPPORTED_31.contains(&key.as_str());
+                let known = suggestion(key);
+                // Not a keyword of any vocabulary this generator reads, or
+                // a misspelling of one that only validates (`min_items`):
+                // ignored, as JSON Schema ignores unknown keywords. A
+                // misspelt keyword that shapes the type is an error, since
+                // ignoring it would change the type in silence.
+                if !unsupported && known.is_none_or(|k| !STRUCTURAL.contains(&k)) {
+                    ignored.push((key.clone(), known));
+                    continue;
+                }
+                let what = if unsupported {
                     format!("the JSON Schema keyword `{key}` is not supported by this generator")
                 } else {
                     format!("`{key}` is not a schema keyword of OpenAPI 3.0")
                 };
-                let hint = match suggestion(key) {
+                let hint = match known {
                     Some(known) => format!("did you mean `{known}`?"),
                     None => "remove it, or prefix it with `x-` if it is an extension".into(),
                 };
                 return Err(LowerError::new(&at.join(key), what, hint));
             }
         }
+        for (key, known) in ignored {
+            let hint = match known {
+                Some(known) => format!("did you mean `{known}`?"),
+                None => "remove it, or prefix it with `x-` if it is an extension".into(),
+            };
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join(&key),
+                format!("`{key}` is not a schema keyword; it is ignored"),
+                hint,
+            ));
+            map.remove(&key);
+        }
+        self.drop_object_constraints(map, at);
         make_types_explicit(map);
         drop_inapplicable(map);
         // Sub-schemas.
@@ -399,6 +458,51 @@ impl Walker {
             }
         }
         Ok(())
+    }
+
+    /// Beside an object's `properties`, a `not`, `anyOf` or `oneOf` whose
+    /// members only say which properties are required (`not: {required:
+    /// [a, b]}`: "not both") validates the object without changing its
+    /// type: dropped, with a warning for the `not` (a `not` with more in it
+    /// is still refused).
+    fn drop_object_constraints(&self, map: &mut Map<String, Value>, at: &Pointer) {
+        let only_required = |v: &Value| {
+            v.as_object().is_some_and(|m| {
+                !m.is_empty()
+                    && m.keys().all(|k| {
+                        matches!(
+                            k.as_str(),
+                            "required"
+                                | "minProperties"
+                                | "maxProperties"
+                                | "description"
+                                | "title"
+                        )
+                    })
+            })
+        };
+        let object =
+            map.contains_key("properties") || map.get("type").is_some_and(|t| t == "object");
+        if !object {
+            return;
+        }
+        if map.get("not").is_some_and(only_required) {
+            map.remove("not");
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join("not"),
+                "the `not` beside the object's properties only says which may not be given together; it is not checked",
+                "check it in your code if it matters",
+            ));
+        }
+        for key in ["anyOf", "oneOf"] {
+            if map
+                .get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|members| !members.is_empty() && members.iter().all(only_required))
+            {
+                map.remove(key);
+            }
+        }
     }
 
     /// JSON Schema 2020-12 (OpenAPI 3.1) → the OpenAPI 3.0 schema shape.
@@ -473,6 +577,25 @@ impl Walker {
             }
         }
         Ok(())
+    }
+}
+
+/// Every `{$recursiveRef: "#"}` under `value` made a `$ref` to `target`.
+fn recursive_refs_to(value: &mut Value, target: &str) {
+    match value {
+        Value::Object(map) => {
+            if map.get("$recursiveRef").is_some_and(|r| r == "#") {
+                map.remove("$recursiveRef");
+                map.insert("$ref".into(), Value::String(target.to_owned()));
+            }
+            for child in map.values_mut() {
+                recursive_refs_to(child, target);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| recursive_refs_to(item, target)),
+        _ => {}
     }
 }
 
@@ -684,7 +807,7 @@ mod tests {
                 }
             }}}
         });
-        normalize(&mut doc, Version::V31).unwrap();
+        assert!(normalize(&mut doc, Version::V31).unwrap().is_empty());
         let props = &doc["components"]["schemas"]["A"]["properties"];
         assert_eq!(
             props["a"],

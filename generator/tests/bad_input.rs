@@ -137,7 +137,7 @@ fn degraded_schemas_warn_on_stderr() {
     assert_eq!(warnings.len(), 3, "{stderr}");
     assert!(
         warnings.iter().any(|w| w.starts_with(
-            "warning: generator/fixtures/degraded.yaml:75: at /components/schemas/Delivery/properties/config: the array has no `items`"
+            "warning: generator/fixtures/degraded.yaml:76: at /components/schemas/Delivery/properties/config: the array has no `items`"
         )),
         "{stderr}"
     );
@@ -388,5 +388,41 @@ fn pointers_name_the_node_as_written() {
     assert!(
         stderr.contains("at /components/parameters/P/schema/$ref:"),
         "{stderr}"
+    );
+}
+
+/// What real specs bend: a keyword no vocabulary knows (`optional`) or a
+/// misspelt one that only validates (`min_items`) is ignored with a
+/// warning naming it; a misspelt keyword that shapes the type stays an
+/// error (`misspelt-keyword.yaml`); draft 2019-09's `$recursiveRef: "#"`
+/// is the schema that holds it.
+#[test]
+fn bent_rules_warn_and_generate() {
+    let spec = "openapi: 3.1.0\ninfo: { title: t, version: \"1\" }\npaths:\n  /a:\n    get:\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/Filter\" }\ncomponents:\n  schemas:\n    Filter:\n      $recursiveAnchor: true\n      type: object\n      properties:\n        name: { type: string, optional: true }\n        tags: { type: array, items: { type: string }, min_items: 1 }\n        any:\n          type: array\n          items:\n            $recursiveRef: \"#\"\n";
+    let output = run(&[&scratch("bent.yaml", spec.as_bytes())]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    for (line, pointer, text) in [
+        (
+            18,
+            "/components/schemas/Filter/properties/name/optional",
+            "`optional` is not a schema keyword; it is ignored",
+        ),
+        (
+            19,
+            "/components/schemas/Filter/properties/tags/min_items",
+            "did you mean `minItems`?",
+        ),
+    ] {
+        assert!(
+            stderr.contains(&format!("bent.yaml:{line}: at {pointer}:")) && stderr.contains(text),
+            "{pointer}: {stderr}"
+        );
+    }
+    let code = String::from_utf8(output.stdout).unwrap();
+    let squeezed: String = code.split_whitespace().collect();
+    assert!(
+        squeezed.contains("pubany:::std::option::Option<::std::vec::Vec<Filter>>"),
+        "{code}"
     );
 }
