@@ -179,7 +179,7 @@ impl Source {
             return Vec::new();
         }
         let lines = yaml_location::Lines::of_paths(
-            &self.text,
+            &locatable(&self.text),
             errors.iter().map(|error| error.pointer.segments()),
         );
         errors
@@ -450,12 +450,56 @@ fn too_deep(text: &str, max: usize) -> Option<usize> {
 /// The 1-based line of the node at `pointer` (or of its deepest ancestor
 /// in the document), read by a parser that keeps spans.
 pub fn locate(text: &str, pointer: &Pointer) -> Option<usize> {
-    yaml_location::Lines::of(text).line(pointer.segments())
+    yaml_location::Lines::of(&locatable(text)).line(pointer.segments())
+}
+
+/// `text` as the line finder can read it: a JSON `\uD83D\uDE00` (a
+/// character outside the Basic Multilingual Plane, escaped as a surrogate
+/// pair) is not a YAML escape, and a YAML reader stops at it, so each such
+/// escape is replaced by `\u0020`, of the same length on the same line.
+fn locatable(text: &str) -> std::borrow::Cow<'_, str> {
+    let surrogate = |s: &str| {
+        let b = s.as_bytes();
+        b.len() >= 6
+            && b[0] == b'\\'
+            && b[1] == b'u'
+            && b[2].eq_ignore_ascii_case(&b'd')
+            && matches!(b[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+            && b[4].is_ascii_hexdigit()
+            && b[5].is_ascii_hexdigit()
+    };
+    if !text.contains("\\u")
+        || !text
+            .match_indices("\\u")
+            .any(|(i, _)| surrogate(&text[i..]))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("\\u") {
+        out.push_str(&rest[..i]);
+        if surrogate(&rest[i..]) {
+            out.push_str("\\u0020");
+            rest = &rest[i + 6..];
+        } else {
+            out.push_str("\\u");
+            rest = &rest[i + 2..];
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_surrogate_escapes_do_not_hide_lines() {
+        let text = "{\n  \"a\": \"\\ud83d\\ude00\",\n  \"b\": {\"c\": 1}\n}\n";
+        assert_eq!(locate(text, &Pointer::root().join("b").join("c")), Some(3));
+    }
 
     #[test]
     fn locates_nested_keys_and_items() {
