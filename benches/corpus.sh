@@ -15,6 +15,14 @@
 #     (progenitor); taken by progenitor from github/rest-api-description (MIT,
 #     api.github.com.json), oxidecomputer/omicron (nexus.json, MPL-2.0),
 #     oxidecomputer/propolis, oxidecomputer/buildomat, jclulow/keeper.
+#   Adyen/adyen-openapi @ aa014f0, json/*.json (16 services, payments to
+#     legal entities; 3.1): MIT, Adyen bv.
+#   twilio/twilio-oai @ d50069b, spec/json/twilio_*.json (8 products, form
+#     bodies, `/{Sid}.json` paths; 3.0): MIT, Twilio Inc.
+#   discord/discord-api-spec @ 74fda0f, specs/openapi.json (3.1): MIT, Discord.
+#   openai/openai-openapi @ f85dbe2, openapi.yaml (3.0, 2.9 MB, multipart
+#     uploads): MIT, OpenAI.
+#   box/box-openapi @ c9a878a, openapi.json (3.0): Apache-2.0, Box Inc.
 #
 # A mirror is looked for under $MIRRORS/<owner>+<name>/repo (default
 # /work/.mirror, where the session's fetch tool puts them) and otherwise
@@ -37,6 +45,11 @@ mkdir -p "$W/specs" "$W/ours/src" "$W/progenitor"
 SOURCES=(
     "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v3.0/petstore.yaml examples/v3.0/petstore-expanded.yaml examples/v3.0/api-with-examples.yaml examples/v3.0/callback-example.yaml examples/v3.0/link-example.yaml examples/v3.0/uspto.yaml examples/v3.1/webhook-example.yaml examples/v3.1/non-oauth-scopes.yaml"
     "oxidecomputer/progenitor 73922cf sample_openapi/keeper.json sample_openapi/buildomat.json sample_openapi/propolis-server.json sample_openapi/nexus.json sample_openapi/param-collision.json sample_openapi/param-overrides.json sample_openapi/cli-gen.json sample_openapi/api.github.com.json"
+    "Adyen/adyen-openapi aa014f0cbdb58ff5c44a2ff9d5fe734642210aff json/A2APaymentsService-v1.json json/BalanceControlService-v2.json json/BalancePlatformService-v2.json json/BinLookupService-v54.json json/CapitalService-v1.json json/CheckoutService-v72.json json/DataProtectionService-v1.json json/DisputeService-v30.json json/LegalEntityService-v4.json json/ManagementService-v3.json json/PaymentService-v68.json json/PayoutService-v68.json json/RecurringService-v68.json json/StoredValueService-v46.json json/TransferService-v4.json json/SessionAuthenticationService-v1.json"
+    "twilio/twilio-oai d50069b44ea8cd23141385bdb6db48f16ff75bb5 spec/json/twilio_api_v2010.json spec/json/twilio_chat_v2.json spec/json/twilio_messaging_v1.json spec/json/twilio_verify_v2.json spec/json/twilio_video_v1.json spec/json/twilio_studio_v2.json spec/json/twilio_conversations_v1.json spec/json/twilio_serverless_v1.json"
+    "discord/discord-api-spec 74fda0fad044407ea280043a03ffc9bc64c4e49e specs/openapi.json"
+    "openai/openai-openapi f85dbe223d40e1a31cba812ab2d755c7e98a92a3 openapi.yaml"
+    "box/box-openapi c9a878a9824344129881392e2b08f7117201e82e openapi.json"
 )
 
 mirror() {
@@ -55,6 +68,8 @@ for source in "${SOURCES[@]}"; do
         name="$(basename "$path")"
         name="${name%.*}"
         [[ "$path" == *v3.1* ]] && name="$name-3.1"
+        # A name every vendor uses: told apart by the repository's.
+        [ "$name" = openapi ] && name="${repo#*/}"
         file="$W/specs/$name.${path##*.}"
         git -C "$dir" show "$commit:$path" >"$file"
         specs+=("$file")

@@ -43,7 +43,7 @@ pub mod types {
     }
 
     /// Choice (not shown) - what a component shows of itself.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Component {
         pub uuid: ::std::string::String,
         pub name: ::std::string::String,
@@ -52,7 +52,7 @@ pub mod types {
     }
 
     /// The 400 envelope.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ErrorResponse {
         /// Error code. Choice (not shown) - equal to the HTTP status.
         pub code: i64,
@@ -65,7 +65,7 @@ pub mod types {
     }
 
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Model {
         pub uuid: ::std::string::String,
         pub fields: ::client_runtime::serde_json::Map<
@@ -130,7 +130,7 @@ pub mod types {
     }
 
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationError {
         /// The body field, or the parameter name, that failed.
         pub field: ::std::string::String,
@@ -141,7 +141,7 @@ pub mod types {
     }
 
     /// The 417 envelope, for a request that failed validation.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ValidationErrorResponse {
         /// Error code. Choice (not shown) - 417.
         pub code: i64,

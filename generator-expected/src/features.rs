@@ -68,7 +68,7 @@ pub mod types {
         }
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct GetItemTagStatus499Body {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<::std::string::String>,
@@ -78,7 +78,7 @@ pub mod types {
     pub type Identifier = ::std::string::String;
 
     /// An item with one field of each kind.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Item {
         pub id: Identifier,
         /// Its name.
@@ -117,7 +117,7 @@ pub mod types {
         pub children: ::std::option::Option<::std::vec::Vec<Item>>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct ItemOwner {
         #[serde(rename = "displayName")]
         pub display_name: ::std::string::String,

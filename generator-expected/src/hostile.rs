@@ -9,7 +9,7 @@
 
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(transparent)]
     pub struct List(pub ::std::vec::Vec<List>);
 
@@ -109,7 +109,7 @@ pub mod types {
     }
 
     /// A recursive node.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Node {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub next: ::std::option::Option<::std::boxed::Box<Node>>,
@@ -119,12 +119,12 @@ pub mod types {
         pub pair: ::std::option::Option<::std::boxed::Box<Pair>>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Pair {
         pub left: ::std::boxed::Box<Node>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Pet {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -145,7 +145,7 @@ pub mod types {
         pub value: ::std::option::Option<::std::string::String>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Pet2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
@@ -254,7 +254,7 @@ pub mod builder {
         u2460: ::std::option::Option<::std::string::String>,
         u0661_abc: ::std::option::Option<super::types::MU00b2>,
         client_2: ::std::option::Option<::std::string::String>,
-        url_2: ::std::option::Option<i64>,
+        url: ::std::option::Option<i64>,
         x_url: ::std::option::Option<::std::string::String>,
         x_url_2: ::std::option::Option<::std::string::String>,
     }
@@ -266,7 +266,7 @@ pub mod builder {
                 u2460: ::std::option::Option::None,
                 u0661_abc: ::std::option::Option::None,
                 client_2: ::std::option::Option::None,
-                url_2: ::std::option::Option::None,
+                url: ::std::option::Option::None,
                 x_url: ::std::option::Option::None,
                 x_url_2: ::std::option::Option::None,
             }
@@ -297,8 +297,8 @@ pub mod builder {
         }
 
         /// `url` (query, required).
-        pub fn url_2(mut self, value: i64) -> Self {
-            self.url_2 = ::std::option::Option::Some(value);
+        pub fn url(mut self, value: i64) -> Self {
+            self.url = ::std::option::Option::Some(value);
             self
         }
 
@@ -331,24 +331,22 @@ pub mod builder {
             let u2460 = self
                 .u2460
                 .ok_or(::client_runtime::Error::MissingParameter("①"))?;
-            let url_2 = self
-                .url_2
-                .ok_or(::client_runtime::Error::MissingParameter("url"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["m²", u2460.as_str()])?;
+            let url = self.url.ok_or(::client_runtime::Error::MissingParameter("url"))?;
+            let mut url_2 = self.client.base_url.clone();
+            ::client_runtime::push_path(&mut url_2, ["m²", u2460.as_str()])?;
             if let ::std::option::Option::Some(value) = &self.u0661_abc {
-                ::client_runtime::append_query(&mut url, "١abc", &value.to_string());
+                ::client_runtime::append_query(&mut url_2, "١abc", &value.to_string());
             }
             if let ::std::option::Option::Some(value) = &self.client_2 {
-                ::client_runtime::append_query(&mut url, "client", value.as_str());
+                ::client_runtime::append_query(&mut url_2, "client", value.as_str());
             }
-            ::client_runtime::append_query(&mut url, "url", &url_2.to_string());
+            ::client_runtime::append_query(&mut url_2, "url", &url.to_string());
             if let ::std::option::Option::Some(value) = &self.x_url_2 {
-                ::client_runtime::append_query(&mut url, "x_url", value.as_str());
+                ::client_runtime::append_query(&mut url_2, "x_url", value.as_str());
             }
             let mut request = ::client_runtime::reqwest::Request::new(
                 ::client_runtime::reqwest::Method::GET,
-                url,
+                url_2,
             );
             if let ::std::option::Option::Some(value) = &self.x_url {
                 ::client_runtime::insert_header(

@@ -8,20 +8,20 @@
 
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Pet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -177,7 +177,7 @@ pub mod builder {
             let mut url = self.client.base_url.clone();
             ::client_runtime::push_path(&mut url, ["pets"])?;
             if let ::std::option::Option::Some(values) = &self.tags {
-                for item in values {
+                for item in values.iter() {
                     ::client_runtime::append_query(&mut url, "tags", item.as_str());
                 }
             }

@@ -191,7 +191,7 @@ pub mod builder {
             let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
             let mut url = self.client.base_url.clone();
             ::client_runtime::push_path(&mut url, ["search"])?;
-            for item in &id {
+            for item in id.iter() {
                 ::client_runtime::append_query(&mut url, "id", &item.to_string());
             }
             if let ::std::option::Option::Some(values) = &self.tag {

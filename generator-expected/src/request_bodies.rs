@@ -8,7 +8,7 @@
 
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct SearchBody {
         /// Lucene query syntax.
         pub criteria: ::std::string::String,
@@ -76,14 +76,14 @@ pub mod types {
         }
     }
 
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct TokenOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub access_token: ::std::option::Option<::std::string::String>,
     }
 
     /// An OAuth 2.0 device token request, as in nexus.
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct TokenRequest {
         pub client_id: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

@@ -96,6 +96,13 @@ impl Pointer {
         Self(segments)
     }
 
+    /// The pointer of the node that holds this one (the root's is itself).
+    pub fn parent(&self) -> Self {
+        let mut segments = self.0.clone();
+        segments.pop();
+        Self(segments)
+    }
+
     pub fn segments(&self) -> &[String] {
         &self.0
     }

@@ -61,6 +61,14 @@ pub fn generate_text(path: &Path, text: String) -> Result<String, Diagnostic> {
     .map(|generated| generated.code)
 }
 
+/// [`generate_text`] with the warnings.
+pub fn generate_text_with_warnings(path: &Path, text: String) -> Result<Generated, Diagnostic> {
+    guarded(path, || {
+        let source = load::Source::parse(path, text)?;
+        generate_source_with_warnings(&source)
+    })
+}
+
 /// The stack the generator runs on: parsing and lowering recurse once per
 /// level of the document, which is at most [`load::MAX_DEPTH`] deep; an
 /// unoptimised build needs about 4 MiB for that, more than a test thread's
@@ -112,8 +120,10 @@ pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
 
 /// [`generate_source`] with the warnings.
 pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated, Diagnostic> {
-    let (api, warnings) =
+    let (api, lowered) =
         lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
+    let mut warnings = source.warnings.clone();
+    warnings.extend(lowered);
     let header = header(&source.path, &source.text, &api);
     // Placing warnings reads the whole text once more; it needs nothing
     // from the code, so it runs beside emitting, not after it.

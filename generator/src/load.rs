@@ -15,6 +15,9 @@ pub struct Source {
     pub path: std::path::PathBuf,
     pub text: String,
     pub document: OpenAPI,
+    /// What reading ignored (a keyword no vocabulary knows), placed by
+    /// [`Source::diagnose_all`] with the lowering's own warnings.
+    pub warnings: Vec<LowerError>,
 }
 
 /// The largest spec read: 8 MiB, far above any real API description (the
@@ -139,7 +142,7 @@ impl Source {
                 ));
             }
         };
-        normalize::normalize(&mut value, version)
+        let warnings = normalize::normalize(&mut value, version)
             .map_err(|e| diagnostic(locate(body, &e.pointer), &e.pointer, e.message, &e.hint))?;
         let document: OpenAPI = serde_path_to_error::deserialize(value).map_err(|e| {
             let at = path_to_pointer(e.path());
@@ -158,6 +161,7 @@ impl Source {
             path: path.to_owned(),
             text,
             document,
+            warnings,
         })
     }
 
@@ -175,7 +179,7 @@ impl Source {
             return Vec::new();
         }
         let lines = yaml_location::Lines::of_paths(
-            &self.text,
+            &locatable(&self.text),
             errors.iter().map(|error| error.pointer.segments()),
         );
         errors
@@ -279,6 +283,16 @@ impl<'de> serde::de::Visitor<'de> for UniqueKeys {
 
     fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
         Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+
+    /// An integer beyond 64 bits (a bound written out in full): kept as
+    /// the nearest floating-point number, as JSON readers do.
+    fn visit_i128<E>(self, v: i128) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v as f64).map_or(serde_json::Value::Null, Into::into))
+    }
+
+    fn visit_u128<E>(self, v: u128) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v as f64).map_or(serde_json::Value::Null, Into::into))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
@@ -436,12 +450,56 @@ fn too_deep(text: &str, max: usize) -> Option<usize> {
 /// The 1-based line of the node at `pointer` (or of its deepest ancestor
 /// in the document), read by a parser that keeps spans.
 pub fn locate(text: &str, pointer: &Pointer) -> Option<usize> {
-    yaml_location::Lines::of(text).line(pointer.segments())
+    yaml_location::Lines::of(&locatable(text)).line(pointer.segments())
+}
+
+/// `text` as the line finder can read it: a JSON `\uD83D\uDE00` (a
+/// character outside the Basic Multilingual Plane, escaped as a surrogate
+/// pair) is not a YAML escape, and a YAML reader stops at it, so each such
+/// escape is replaced by `\u0020`, of the same length on the same line.
+fn locatable(text: &str) -> std::borrow::Cow<'_, str> {
+    let surrogate = |s: &str| {
+        let b = s.as_bytes();
+        b.len() >= 6
+            && b[0] == b'\\'
+            && b[1] == b'u'
+            && b[2].eq_ignore_ascii_case(&b'd')
+            && matches!(b[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+            && b[4].is_ascii_hexdigit()
+            && b[5].is_ascii_hexdigit()
+    };
+    if !text.contains("\\u")
+        || !text
+            .match_indices("\\u")
+            .any(|(i, _)| surrogate(&text[i..]))
+    {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("\\u") {
+        out.push_str(&rest[..i]);
+        if surrogate(&rest[i..]) {
+            out.push_str("\\u0020");
+            rest = &rest[i + 6..];
+        } else {
+            out.push_str("\\u");
+            rest = &rest[i + 2..];
+        }
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_surrogate_escapes_do_not_hide_lines() {
+        let text = "{\n  \"a\": \"\\ud83d\\ude00\",\n  \"b\": {\"c\": 1}\n}\n";
+        assert_eq!(locate(text, &Pointer::root().join("b").join("c")), Some(3));
+    }
 
     #[test]
     fn locates_nested_keys_and_items() {

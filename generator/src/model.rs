@@ -18,6 +18,32 @@ pub struct Api {
     /// Header parameters that every operation takes: the client holds a
     /// default for each.
     pub shared_headers: Vec<Param>,
+    /// The `securitySchemes` this client can apply: the client holds a
+    /// credential for each (`Credentials`).
+    pub security: Vec<SecurityScheme>,
+}
+
+/// A way of authenticating from `components/securitySchemes`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecurityScheme {
+    /// Its key in `securitySchemes`.
+    pub name: String,
+    /// Its field in `Credentials`.
+    pub rust_name: String,
+    pub kind: SchemeKind,
+    pub description: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SchemeKind {
+    /// `type: apiKey`: the key under this name, in a header, the query or a
+    /// cookie.
+    ApiKey { location: Location, name: String },
+    /// `Authorization: Bearer TOKEN`: `http` `bearer`, and the tokens of
+    /// `oauth2` and `openIdConnect` (obtaining one is the user's part).
+    Bearer,
+    /// `http` `basic`.
+    Basic,
 }
 
 /// The first entry of `servers`, with its variables.
@@ -54,6 +80,11 @@ pub struct Operation {
     pub body: Option<Body>,
     pub responses: Vec<Response>,
     pub default_response: Option<Response>,
+    /// The `security` alternatives that apply (the operation's, else the
+    /// document's): each a list of indices into `Api::security`, the first
+    /// whose credentials are all set is used; an empty one means none is
+    /// needed.
+    pub security: Vec<Vec<usize>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +92,9 @@ pub enum PathSegment {
     Literal(String),
     /// Index into the operation's `params`.
     Param(usize),
+    /// Text and variables in one segment (`{id}.json`): literals and
+    /// params, joined and then encoded as one segment.
+    Mixed(Vec<PathSegment>),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -68,6 +102,8 @@ pub enum Location {
     Path,
     Query,
     Header,
+    /// Only for API keys of `securitySchemes`.
+    Cookie,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,8 +117,37 @@ pub struct Param {
     pub secret: bool,
     pub ty: TypeRef,
     pub description: Option<String>,
-    /// How an array is written in the query: `None` for a single value.
-    pub array: Option<ArrayStyle>,
+    /// How the value is written.
+    pub style: ParamStyle,
+}
+
+/// How a parameter's value is written on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamStyle {
+    /// One value that prints as a string.
+    Scalar,
+    /// An array of such values: in the query as its style says; in a header
+    /// or path, joined by `,` (`simple`).
+    Array(ArrayStyle),
+    /// An object (or a value of any shape), written through `serde_json`:
+    /// its properties as the style says.
+    Object(ObjectStyle),
+    /// A parameter described by `content` with a JSON media type: the value
+    /// as JSON text.
+    Json,
+}
+
+/// How an object parameter is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ObjectStyle {
+    /// `deepObject` (query): `name[key]=value`.
+    DeepObject,
+    /// `form` exploded (query): `key=value`; `simple` exploded (header,
+    /// path): `key=value,key=value`.
+    Exploded,
+    /// `form` not exploded (query): `name=key,value`; `simple` (header,
+    /// path): `key,value`.
+    Joined,
 }
 
 /// How the items of an array query parameter are written.
@@ -108,8 +173,12 @@ pub struct Body {
 pub enum BodyMedia {
     /// `application/json` (or `+json`): the typed value, serialised as JSON.
     Json(TypeRef),
-    /// `application/x-www-form-urlencoded`: a struct (or map) of flat values.
+    /// `application/x-www-form-urlencoded`: a struct (or map) of flat
+    /// values and arrays of them.
     Form(TypeRef),
+    /// `multipart/form-data`: a struct whose fields are parts (text, files
+    /// for `format: binary`, JSON for the rest), or any object.
+    Multipart(TypeRef),
     /// `application/octet-stream` and other binary types: `Bytes`, sent as
     /// they are with this `Content-Type`.
     Binary { content_type: String },
@@ -166,6 +235,9 @@ pub enum TypeRef {
     /// On the heap, to end a recursive type (`Option<Box<Node>>`).
     Boxed(Box<TypeRef>),
     Named(String),
+    /// `type: string, format: binary` in a multipart body: a file part
+    /// (`client_runtime::FilePart`).
+    File,
 }
 
 /// A type with a name of its own.

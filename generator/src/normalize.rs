@@ -32,6 +32,14 @@ use crate::error::{LowerError, Pointer};
 
 type Result<T> = std::result::Result<T, LowerError>;
 
+/// The extension marking the `allOf` member made of keywords that stood
+/// beside `allOf`, so that messages about it point where they are written.
+pub const SIBLINGS: &str = "x-generator-siblings";
+
+/// The extension marking the place of a `{type: "null"}` member of a 3.1
+/// `oneOf`/`anyOf`, which lowering skips (the whole is made `nullable`).
+pub const NULL_MEMBER: &str = "x-generator-null";
+
 /// Which OpenAPI the document says it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
@@ -77,6 +85,28 @@ const KEYWORDS_30: &[&str] = &[
     "example",
     "deprecated",
     "$ref",
+    // JSON Schema's, met in 3.0 documents too; dropped (see
+    // `drop_inapplicable`).
+    "propertyNames",
+];
+
+/// Keywords that shape the Rust type: one misspelt is an error, where a
+/// misspelt validation keyword (`maxLenght`) is ignored with a warning.
+const STRUCTURAL: &[&str] = &[
+    "type",
+    "properties",
+    "items",
+    "required",
+    "additionalProperties",
+    "allOf",
+    "oneOf",
+    "anyOf",
+    "not",
+    "enum",
+    "nullable",
+    "format",
+    "discriminator",
+    "$ref",
 ];
 
 /// Annotations of JSON Schema 2020-12 that do not change the Rust type.
@@ -101,7 +131,6 @@ const UNSUPPORTED_31: &[&str] = &[
     "dependentRequired",
     "dependentSchemas",
     "patternProperties",
-    "propertyNames",
     "contains",
     "minContains",
     "maxContains",
@@ -116,11 +145,13 @@ const UNSUPPORTED_31: &[&str] = &[
 const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "const"];
 
 /// Checks and converts `doc` in place.
-pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
+/// Gives the warnings: what was ignored (a keyword no schema vocabulary
+/// knows, and not a misspelling of one).
+pub fn normalize(doc: &mut Value, version: Version) -> Result<Vec<LowerError>> {
     check_refs(doc, &Pointer::root())?;
     let root = Pointer::root();
     let Some(map) = doc.as_object_mut() else {
-        return Ok(());
+        return Ok(Vec::new());
     };
     if version == Version::V31 {
         map.insert("openapi".into(), Value::String("3.0.3".into()));
@@ -137,7 +168,10 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
             }
         }
     }
-    let walker = Walker { version };
+    let walker = Walker {
+        version,
+        warnings: Default::default(),
+    };
     if let Some(components) = map.get_mut("components").and_then(Value::as_object_mut) {
         let at = root.join("components");
         if version == Version::V31 {
@@ -164,7 +198,7 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<()> {
             walker.path_item(item, &at.join(path))?;
         }
     }
-    Ok(())
+    Ok(walker.warnings.into_inner())
 }
 
 /// Every `$ref` outside data must be a string.
@@ -217,6 +251,8 @@ enum Kind {
 
 struct Walker {
     version: Version,
+    /// What was ignored, each with its node.
+    warnings: std::cell::RefCell<Vec<LowerError>>,
 }
 
 const METHODS: &[&str] = &[
@@ -328,23 +364,57 @@ impl Walker {
             return Ok(());
         }
         if self.version == Version::V31 {
+            if map.remove("$recursiveAnchor").is_some() {
+                // Draft 2019-09's recursion: `$recursiveRef: "#"` below
+                // means this schema, which a `$ref` to where it is says.
+                let target = format!("#{at}");
+                for value in map.values_mut() {
+                    recursive_refs_to(value, &target);
+                }
+            }
             self.convert_31(map, at)?;
         }
+        let mut ignored = Vec::new();
         for key in map.keys() {
             if !KEYWORDS_30.contains(&key.as_str()) && !key.starts_with("x-") {
-                let what = if UNSUPPORTED_31.contains(&key.as_str()) {
+                let unsupported = UNSUPPORTED_31.contains(&key.as_str());
+                let known = suggestion(key);
+                // Not a keyword of any vocabulary this generator reads, or
+                // a misspelling of one that only validates (`min_items`):
+                // ignored, as JSON Schema ignores unknown keywords. A
+                // misspelt keyword that shapes the type is an error, since
+                // ignoring it would change the type in silence.
+                if !unsupported && known.is_none_or(|k| !STRUCTURAL.contains(&k)) {
+                    ignored.push((key.clone(), known));
+                    continue;
+                }
+                let what = if unsupported {
                     format!("the JSON Schema keyword `{key}` is not supported by this generator")
                 } else {
                     format!("`{key}` is not a schema keyword of OpenAPI 3.0")
                 };
-                let hint = match suggestion(key) {
+                let hint = match known {
                     Some(known) => format!("did you mean `{known}`?"),
                     None => "remove it, or prefix it with `x-` if it is an extension".into(),
                 };
                 return Err(LowerError::new(&at.join(key), what, hint));
             }
         }
+        for (key, known) in ignored {
+            let hint = match known {
+                Some(known) => format!("did you mean `{known}`?"),
+                None => "remove it, or prefix it with `x-` if it is an extension".into(),
+            };
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join(&key),
+                format!("`{key}` is not a schema keyword; it is ignored"),
+                hint,
+            ));
+            map.remove(&key);
+        }
+        self.drop_object_constraints(map, at);
         make_types_explicit(map);
+        drop_inapplicable(map);
         // Sub-schemas.
         for key in ["items", "not", "additionalProperties"] {
             if let Some(sub) = map.get_mut(key)
@@ -375,15 +445,76 @@ impl Walker {
                     ));
                 };
                 for (i, member) in members.iter_mut().enumerate() {
-                    self.schema(member, &at.join(key).join(i))?;
+                    // The member made of keywords beside `allOf` is written
+                    // in this schema.
+                    let made = member.get(SIBLINGS).is_some();
+                    let member_at = if made {
+                        at.clone()
+                    } else {
+                        at.join(key).join(i)
+                    };
+                    self.schema(member, &member_at)?;
                 }
             }
         }
         Ok(())
     }
 
+    /// Beside an object's `properties`, a `not`, `anyOf` or `oneOf` whose
+    /// members only say which properties are required (`not: {required:
+    /// [a, b]}`: "not both") validates the object without changing its
+    /// type: dropped, with a warning for the `not` (a `not` with more in it
+    /// is still refused).
+    fn drop_object_constraints(&self, map: &mut Map<String, Value>, at: &Pointer) {
+        let only_required = |v: &Value| {
+            v.as_object().is_some_and(|m| {
+                !m.is_empty()
+                    && m.keys().all(|k| {
+                        matches!(
+                            k.as_str(),
+                            "required"
+                                | "minProperties"
+                                | "maxProperties"
+                                | "description"
+                                | "title"
+                        )
+                    })
+            })
+        };
+        let object =
+            map.contains_key("properties") || map.get("type").is_some_and(|t| t == "object");
+        if !object {
+            return;
+        }
+        if map.get("not").is_some_and(only_required) {
+            map.remove("not");
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join("not"),
+                "the `not` beside the object's properties only says which may not be given together; it is not checked",
+                "check it in your code if it matters",
+            ));
+        }
+        for key in ["anyOf", "oneOf"] {
+            if map
+                .get(key)
+                .and_then(Value::as_array)
+                .is_some_and(|members| !members.is_empty() && members.iter().all(only_required))
+            {
+                map.remove(key);
+            }
+        }
+    }
+
     /// JSON Schema 2020-12 (OpenAPI 3.1) → the OpenAPI 3.0 schema shape.
     fn convert_31(&self, map: &mut Map<String, Value>, at: &Pointer) -> Result<()> {
+        // A string with a media type and no encoding is that file's bytes:
+        // 3.0's `format: binary` (a file part in a multipart body).
+        if map.contains_key("contentMediaType")
+            && !map.contains_key("contentEncoding")
+            && !map.contains_key("format")
+        {
+            map.insert("format".into(), Value::String("binary".into()));
+        }
         for key in ANNOTATIONS_31 {
             map.remove(*key);
         }
@@ -433,14 +564,38 @@ impl Walker {
         }
         for key in ["oneOf", "anyOf"] {
             if let Some(Value::Array(members)) = map.get_mut(key) {
-                let before = members.len();
-                members.retain(|m| !is_null_schema(m));
-                if members.len() != before {
+                // A null member makes the whole nullable; it stays in its
+                // place, marked, so that the others keep their indices.
+                let mut nulls = false;
+                for member in members.iter_mut().filter(|m| is_null_schema(m)) {
+                    *member = serde_json::json!({ NULL_MEMBER: true });
+                    nulls = true;
+                }
+                if nulls {
                     map.insert("nullable".into(), Value::Bool(true));
                 }
             }
         }
         Ok(())
+    }
+}
+
+/// Every `{$recursiveRef: "#"}` under `value` made a `$ref` to `target`.
+fn recursive_refs_to(value: &mut Value, target: &str) {
+    match value {
+        Value::Object(map) => {
+            if map.get("$recursiveRef").is_some_and(|r| r == "#") {
+                map.remove("$recursiveRef");
+                map.insert("$ref".into(), Value::String(target.to_owned()));
+            }
+            for child in map.values_mut() {
+                recursive_refs_to(child, target);
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| recursive_refs_to(item, target)),
+        _ => {}
     }
 }
 
@@ -489,6 +644,7 @@ fn make_types_explicit(map: &mut Map<String, Value>) {
                 {
                     member.insert("type".into(), Value::String("object".into()));
                 }
+                member.insert(SIBLINGS.into(), Value::Bool(true));
                 members.push(Value::Object(member));
             }
         } else if map.get("type").is_some_and(|t| t == "object") && !map.contains_key("properties")
@@ -525,6 +681,44 @@ fn make_types_explicit(map: &mut Map<String, Value>) {
         return;
     };
     map.insert("type".into(), Value::String(implied.into()));
+}
+
+/// Keywords JSON Schema ignores where they stand, dropped so that the
+/// schema reads as the type it is: `items`, `properties` and the like
+/// beside a scalar `type` (they apply only to arrays and objects), a bound
+/// of an integer beyond what an `i64` holds (a `uint64`'s maximum), and
+/// `propertyNames` (keys of JSON objects are strings, whatever they match).
+fn drop_inapplicable(map: &mut Map<String, Value>) {
+    map.remove("propertyNames");
+    let scalar = map
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| matches!(t, "string" | "integer" | "number" | "boolean"));
+    if scalar && !map.contains_key("allOf") {
+        for key in [
+            "items",
+            "properties",
+            "additionalProperties",
+            "required",
+            "minItems",
+            "maxItems",
+            "uniqueItems",
+            "minProperties",
+            "maxProperties",
+        ] {
+            map.remove(key);
+        }
+    }
+    if map.get("type").is_some_and(|t| t == "integer") {
+        for key in ["minimum", "maximum", "multipleOf"] {
+            if map
+                .get(key)
+                .is_some_and(|v| v.is_number() && v.as_i64().is_none())
+            {
+                map.remove(key);
+            }
+        }
+    }
 }
 
 fn is_reference(value: &Value) -> bool {
@@ -613,7 +807,7 @@ mod tests {
                 }
             }}}
         });
-        normalize(&mut doc, Version::V31).unwrap();
+        assert!(normalize(&mut doc, Version::V31).unwrap().is_empty());
         let props = &doc["components"]["schemas"]["A"]["properties"];
         assert_eq!(
             props["a"],
@@ -624,7 +818,11 @@ mod tests {
             serde_json::json!({"enum": ["only"], "type": "string"})
         );
         assert_eq!(props["c"]["nullable"], Value::Bool(true));
-        assert_eq!(props["c"]["anyOf"].as_array().unwrap().len(), 1);
+        // The null member keeps its place (the others their indices), marked.
+        assert_eq!(
+            props["c"]["anyOf"][1],
+            serde_json::json!({ NULL_MEMBER: true })
+        );
         assert_eq!(props["d"]["minimum"], serde_json::json!(0));
         assert_eq!(doc["openapi"], "3.0.3");
         assert!(doc["info"]["license"].get("identifier").is_none());

@@ -38,19 +38,21 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-const BASES: &[&str] = &[
-    "spec/openapi.yaml",
-    "generator/fixtures/minimal.yaml",
-    "generator/fixtures/features.yaml",
-    "generator/fixtures/hostile.yaml",
-    "generator/fixtures/composition.yaml",
-    "generator/fixtures/query_arrays.yaml",
-    "generator/fixtures/status_ranges.yaml",
-    "generator/fixtures/openapi31.yaml",
-    "generator/fixtures/petstore_expanded.yaml",
-    "generator/fixtures/request_bodies.yaml",
-    "generator/fixtures/degraded.yaml",
-];
+/// The real spec and every fixture of `generator/fixtures/` (not `invalid/`).
+fn bases() -> Vec<String> {
+    let mut bases: Vec<String> = std::fs::read_dir(root().join("generator/fixtures"))
+        .unwrap()
+        .filter_map(|entry| {
+            let path = entry.unwrap().path();
+            let ext = path.extension()?.to_str()?;
+            let name = path.file_name()?.to_str()?;
+            matches!(ext, "yaml" | "yml" | "json").then(|| format!("generator/fixtures/{name}"))
+        })
+        .collect();
+    bases.sort();
+    bases.insert(0, "spec/openapi.yaml".to_owned());
+    bases
+}
 
 const ODD: &[&str] = &[
     "m²",
@@ -100,6 +102,11 @@ const ODD: &[&str] = &[
     "integer",
     "3.1.0",
     "\u{7}",
+    // Code in spec text: never a doctest.
+    "```rust\nassert!(false);\n```",
+    "Text.\n\n    assert!(false);",
+    "> ~~~\n> assert!(false);\n> ~~~",
+    "-     assert!(false);",
 ];
 
 #[derive(Debug, Clone)]
@@ -293,6 +300,103 @@ fn duplicates(items: &[syn::Item], out: &mut Vec<String>) {
     }
 }
 
+/// The doc comments of `code` (of its items, fields, variants and
+/// functions, and its own), each group on an item of a module with no
+/// dependencies, so that rustdoc can collect the doctests they hold without
+/// compiling anything.
+fn doc_module(code: &str) -> String {
+    fn docs(attrs: &[syn::Attribute]) -> Vec<String> {
+        attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .filter_map(|a| match &a.meta {
+                syn::Meta::NameValue(syn::MetaNameValue {
+                    value:
+                        syn::Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(s),
+                            ..
+                        }),
+                    ..
+                }) => Some(s.value()),
+                _ => None,
+            })
+            .collect()
+    }
+    fn walk(items: &[syn::Item], groups: &mut Vec<Vec<String>>) {
+        for item in items {
+            match item {
+                syn::Item::Struct(s) => {
+                    groups.push(docs(&s.attrs));
+                    groups.extend(s.fields.iter().map(|f| docs(&f.attrs)));
+                }
+                syn::Item::Enum(e) => {
+                    groups.push(docs(&e.attrs));
+                    groups.extend(e.variants.iter().map(|v| docs(&v.attrs)));
+                }
+                syn::Item::Fn(f) => groups.push(docs(&f.attrs)),
+                syn::Item::Const(c) => groups.push(docs(&c.attrs)),
+                syn::Item::Type(t) => groups.push(docs(&t.attrs)),
+                syn::Item::Mod(m) => {
+                    groups.push(docs(&m.attrs));
+                    if let Some((_, items)) = &m.content {
+                        walk(items, groups);
+                    }
+                }
+                syn::Item::Impl(i) => {
+                    for item in &i.items {
+                        match item {
+                            syn::ImplItem::Fn(f) => groups.push(docs(&f.attrs)),
+                            syn::ImplItem::Const(c) => groups.push(docs(&c.attrs)),
+                            _ => {}
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let file = syn::parse_file(code).expect("checked before");
+    let mut groups = vec![docs(&file.attrs)];
+    walk(&file.items, &mut groups);
+    let mut out = String::new();
+    for (i, group) in groups.iter().enumerate().filter(|(_, g)| !g.is_empty()) {
+        for line in group {
+            out.push_str(&format!("#[doc = {line:?}]\n"));
+        }
+        out.push_str(&format!("pub struct Doc{i};\n"));
+    }
+    out
+}
+
+/// How many doctests rustdoc finds in `modules` (from [`doc_module`];
+/// listed, never compiled nor run), and the list.
+fn doctests(name: &str, modules: &[String]) -> (usize, String) {
+    let dir = root().join("target").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lib = String::from("#![allow(missing_docs)]\n");
+    for (i, module) in modules.iter().enumerate() {
+        lib.push_str(&format!("pub mod case_{i:03} {{\n{module}}}\n"));
+    }
+    let file = dir.join("lib.rs");
+    std::fs::write(&file, lib).unwrap();
+    let rustdoc = std::env::var_os("RUSTDOC").unwrap_or_else(|| "rustdoc".into());
+    let output = std::process::Command::new(rustdoc)
+        .args(["--test", "--edition", "2024", "--crate-name", "doc_probe"])
+        .arg(&file)
+        .args(["--test-args", "--list"])
+        .output()
+        .expect("rustdoc runs");
+    let listed = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "rustdoc could not list the doctests of {}:\n{listed}{}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let count = listed.lines().filter(|l| l.ends_with(": test")).count();
+    (count, listed)
+}
+
 /// What an accepted mutation gave: the spec and the code.
 struct Accepted {
     spec: String,
@@ -312,8 +416,12 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             file.display()
         ))
     };
-    match generator::generate_text(path, text.clone()) {
-        Ok(code) => {
+    match generator::generate_text_with_warnings(path, text.clone()) {
+        Ok(generated) => {
+            for warning in &generated.warnings {
+                located(doc, warning).map_err(|why| fail(format!("a warning {why}: {warning}")))?;
+            }
+            let code = generated.code;
             let file =
                 syn::parse_file(&code).map_err(|e| fail(format!("output does not parse: {e}")))?;
             let mut dups = Vec::new();
@@ -336,9 +444,29 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             {
                 return Err(fail(format!("not a clean refusal: {diagnostic}")));
             }
+            located(doc, &diagnostic)
+                .map_err(|why| fail(format!("a refusal {why}: {diagnostic}")))?;
             Ok(None)
         }
     }
+}
+
+/// A message about a node names one that is in the document as written
+/// (not one the normaliser made), with its line.
+fn located(doc: &Value, diagnostic: &generator::Diagnostic) -> Result<(), String> {
+    if diagnostic.pointer.is_empty() {
+        return Ok(());
+    }
+    if doc.pointer(&diagnostic.pointer).is_none() {
+        return Err(format!(
+            "names `{}`, which is not in the document",
+            diagnostic.pointer
+        ));
+    }
+    if diagnostic.line.is_none() {
+        return Err("names no line".to_owned());
+    }
+    Ok(())
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -355,16 +483,19 @@ fn mutated_specs_compile_or_are_refused() {
     let cases = env_number("GENERATOR_FUZZ_CASES", 256) as u32;
     let seed = env_number("GENERATOR_FUZZ_SEED", 1);
     eprintln!("fuzz: {cases} cases, seed {seed} (GENERATOR_FUZZ_CASES, GENERATOR_FUZZ_SEED)");
-    let bases: Vec<Value> = BASES
+    let names = bases();
+    let bases: Vec<Value> = names
         .iter()
         .map(|b| serde_yaml::from_str(&std::fs::read_to_string(root().join(b)).unwrap()).unwrap())
         .collect();
     // Unmutated, each base is accepted.
-    for (base, doc) in BASES.iter().zip(&bases) {
+    for (base, doc) in names.iter().zip(&bases) {
         assert!(matches!(check(doc), Ok(Some(_))), "{base}");
     }
-    let sample_size = env_number("GENERATOR_FUZZ_COMPILE", 24) as usize;
+    let sample_size = env_number("GENERATOR_FUZZ_COMPILE", 40) as usize;
     let sample = std::cell::RefCell::new(std::collections::BTreeMap::<String, String>::new());
+    // The doc comments of every accepted output, for the doctest probe.
+    let docs = std::cell::RefCell::new(BTreeSet::<String>::new());
     let mut runner = TestRunner::new(Config {
         cases,
         rng_seed: RngSeed::Fixed(seed),
@@ -381,6 +512,7 @@ fn mutated_specs_compile_or_are_refused() {
         runs.set(runs.get() + 1);
         if let Some(output) = check(&doc)? {
             accepted.set(accepted.get() + 1);
+            docs.borrow_mut().insert(doc_module(&output.code));
             let mut sample = sample.borrow_mut();
             if sample.len() < sample_size {
                 // Keyed by the code: the same output twice is compiled once.
@@ -394,9 +526,13 @@ fn mutated_specs_compile_or_are_refused() {
     }
     let (runs, accepted) = (runs.get(), accepted.get());
     eprintln!("fuzz: {accepted} of {runs} mutated specs accepted, the rest refused");
+    let sample = sample.into_inner();
+    let docs: Vec<String> = docs.into_inner().into_iter().collect();
+    let (found, listed) = doctests("fuzz-doctests", &docs);
+    assert_eq!(found, 0, "spec text became doctests:\n{listed}");
     // Mutations that only ever get refused would test the refusals alone.
     assert!(accepted * 10 >= runs, "only {accepted} of {runs} accepted");
-    if let Err(failure) = compiles("fuzz-compile", &sample.into_inner()) {
+    if let Err(failure) = compiles("fuzz-compile", &sample) {
         panic!("{failure}");
     }
 }
@@ -502,6 +638,19 @@ fn the_compile_check_catches_errors_and_warnings() {
     assert!(!failure.contains("case_000.json"), "{failure}");
 }
 
+/// Code blocks in every place spec text reaches a doc comment (the
+/// fixture `doc_code.yaml`) are never doctests; the probe that says so
+/// finds them in docs written as they were before they were made inert.
+#[test]
+fn spec_text_never_becomes_a_doctest() {
+    let code = generator::generate(&root().join("generator/fixtures/doc_code.yaml")).unwrap();
+    let (found, listed) = doctests("doc-code-doctests", &[doc_module(&code)]);
+    assert_eq!(found, 0, "{listed}");
+    let raw = "/// ```\n/// assert!(false);\n/// ```\n///\n/// >     quoted();\npub struct A;\n";
+    let (found, listed) = doctests("doc-probe-check", &[doc_module(raw)]);
+    assert_eq!(found, 2, "{listed}");
+}
+
 /// The checks of the fuzz test can fail: a known-bad output is caught.
 #[test]
 fn the_checks_catch_duplicates() {
@@ -511,4 +660,103 @@ fn the_checks_catch_duplicates() {
     let mut dups = Vec::new();
     duplicates(&file.items, &mut dups);
     assert_eq!(dups, ["field S.x", "variant E::A", "item f"]);
+}
+
+/// Every parameter shape a spec can give, generated and compiled: each
+/// location (query, header, path, cookie) × style (`form`,
+/// `spaceDelimited`, `pipeDelimited`, `deepObject`; `simple`) × `explode`
+/// (absent, true, false) × required or not × type (string, integer,
+/// number, boolean, an enum, arrays of strings and integers, an object,
+/// a free-form object, a nullable string, `content` as JSON). Each is
+/// accepted (none refused) and the whole compiles, warnings denied.
+#[test]
+fn every_parameter_shape_generates_and_compiles() {
+    let types = [
+        json!({"schema": {"type": "string"}}),
+        json!({"schema": {"type": "integer", "format": "int32"}}),
+        json!({"schema": {"type": "number"}}),
+        json!({"schema": {"type": "boolean"}}),
+        json!({"schema": {"$ref": "#/components/schemas/Color"}}),
+        json!({"schema": {"type": "array", "items": {"type": "string"}}}),
+        json!({"schema": {"type": "array", "items": {"type": "integer"}}}),
+        json!({"schema": {"$ref": "#/components/schemas/Filter"}}),
+        json!({"schema": {"type": "object", "additionalProperties": true}}),
+        json!({"schema": {"type": "string", "nullable": true}}),
+        json!({"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Filter"}}}}),
+    ];
+    let explodes = [None, Some(true), Some(false)];
+    let mut paths = serde_json::Map::new();
+    let mut count = 0;
+    for (location, styles) in [
+        (
+            "query",
+            &["form", "spaceDelimited", "pipeDelimited", "deepObject"][..],
+        ),
+        ("header", &["simple"][..]),
+        ("cookie", &["form"][..]),
+        ("path", &["simple"][..]),
+    ] {
+        for style in styles {
+            for explode in explodes {
+                let mut params = Vec::new();
+                let mut template = format!("/{location}/{style}/{explode:?}");
+                for required in [true, false] {
+                    if location == "path" && !required {
+                        continue;
+                    }
+                    for (t, ty) in types.iter().enumerate() {
+                        let name = format!("p{t}{}", if required { "r" } else { "o" });
+                        let mut param = json!({"name": name, "in": location, "required": required});
+                        if ty.get("schema").is_some() {
+                            param["style"] = json!(style);
+                            if let Some(explode) = explode {
+                                param["explode"] = json!(explode);
+                            }
+                        }
+                        for (k, v) in ty.as_object().unwrap() {
+                            param[k] = v.clone();
+                        }
+                        if location == "path" {
+                            template.push_str(&format!("/{{{name}}}"));
+                        }
+                        params.push(param);
+                        count += 1;
+                    }
+                }
+                let id = format!("{location}_{style}_{explode:?}");
+                paths.insert(
+                    template,
+                    json!({"get": {
+                        "operationId": id,
+                        "parameters": params,
+                        "responses": {"204": {"description": "Done."}}
+                    }}),
+                );
+            }
+        }
+    }
+    let doc = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Every parameter shape", "version": "1"},
+        "paths": paths,
+        "components": {"schemas": {
+            "Color": {"type": "string", "enum": ["red", "green"]},
+            "Filter": {"type": "object", "properties": {
+                "name": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            }}
+        }}
+    });
+    eprintln!("parameter shapes: {count} parameters");
+    let accepted = check(&doc)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .unwrap_or_else(|| {
+            let text = serde_json::to_string_pretty(&doc).unwrap();
+            let refusal = generator::generate_text(Path::new("shapes.json"), text).unwrap_err();
+            panic!("a parameter shape was refused: {refusal}")
+        });
+    let sample = [(accepted.code, accepted.spec)].into_iter().collect();
+    if let Err(failure) = compiles("fuzz-compile-params", &sample) {
+        panic!("{failure}");
+    }
 }

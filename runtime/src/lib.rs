@@ -19,15 +19,21 @@
 //! library), `native-tls` (the platform's TLS library), `http2`. Without a
 //! TLS feature the client speaks plain HTTP only.
 
+mod auth;
 mod error;
 mod http;
+mod multipart;
+mod params;
 mod request;
 mod response;
 mod secret;
 mod transport;
 
+pub use auth::{Basic, add_cookie, add_cookie_parameter, set_basic, set_bearer};
 pub use error::Error;
 pub use http::{client_builder, install_crypto_provider};
+pub use multipart::{FilePart, Multipart};
+pub use params::{QueryObject, append_query_object, json_text, simple_text};
 pub use request::{
     Prepared, append_query, insert_header, insert_secret_header, parse_base_url, push_path,
     set_form_body, set_json_body, set_raw_body,

@@ -171,13 +171,15 @@ pub fn set_json_body<T: serde::Serialize>(
 /// Serialises `body` as the `application/x-www-form-urlencoded` body of
 /// `request`: each field a `name=value` pair, a `None` left out.
 ///
-/// Only flat values can be sent this way (strings, numbers, booleans, unit
-/// enums); the generator uses it only for bodies made of those.
+/// An array is repeated (`tag=a&tag=b`, `form` exploded, the default for
+/// forms); a nested object is sent as its JSON text; a body that is not an
+/// object cannot be sent this way and is an error.
 pub fn set_form_body<T: serde::Serialize>(
     request: &mut reqwest::Request,
     body: &T,
 ) -> Result<(), Error> {
-    let text = serde_urlencoded::to_string(body).map_err(Error::EncodeForm)?;
+    let pairs = crate::params::form_pairs(body)?;
+    let text = serde_urlencoded::to_string(&pairs).map_err(Error::EncodeForm)?;
     *request.body_mut() = Some(text.into());
     request.headers_mut().insert(
         CONTENT_TYPE,
@@ -240,9 +242,9 @@ mod tests {
     }
 
     #[test]
-    fn nested_form_values_are_an_error_not_a_panic() {
+    fn a_form_that_is_not_an_object_is_an_error_not_a_panic() {
         let mut request = request();
-        let nested = serde_json::json!({"a": {"b": 1}});
+        let nested = serde_json::json!(["a", "b"]);
         assert!(matches!(
             set_form_body(&mut request, &nested),
             Err(Error::EncodeForm(_))

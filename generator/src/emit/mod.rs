@@ -7,6 +7,7 @@
 
 mod client;
 mod layout;
+mod markdown;
 mod responses;
 mod types;
 
@@ -17,7 +18,10 @@ use crate::model::{Api, TypeRef};
 
 /// Emits the whole file. `header` is the comment placed above the code.
 pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
-    let title = one_line(&format!(" {} (version {}).", api.title, api.version));
+    let title = one_line(&markdown::inert_line(&format!(
+        " {} (version {}).",
+        api.title, api.version
+    )));
     let description = doc_lines(api.description.as_deref());
     let mut parts = vec![layout::Part::Items(layout::emit(|| {
         quote! {
@@ -76,12 +80,17 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// The lines of a description, each with the leading space `///` would have,
 /// each made safe for a comment by [`comment_text`]. Any line break ends a
 /// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
+/// Code blocks in it are made inert first ([`markdown`]): spec text never
+/// becomes a doctest.
 fn doc_lines(text: Option<&str>) -> Vec<String> {
     text.map(|t| {
-        t.trim_end()
-            .replace("\r\n", "\n")
+        let text = t.trim_end().replace("\r\n", "\n");
+        let lines = text
             .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
-            .map(|l| comment_text(&format!(" {}", l.trim_end())))
+            .map(str::trim_end);
+        markdown::inert_lines(lines)
+            .iter()
+            .map(|l| comment_text(&format!(" {l}")))
             .collect()
     })
     .unwrap_or_default()
@@ -160,6 +169,7 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
             let name = ident(name);
             quote!(#types #name)
         }
+        TypeRef::File => quote!(::client_runtime::FilePart),
     }
 }
 

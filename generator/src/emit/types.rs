@@ -30,7 +30,12 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
         TypeDef::Struct {
             description,
             fields,
-        } => structure(name, description.as_deref(), fields),
+        } => structure(
+            name,
+            description.as_deref(),
+            fields,
+            has_default(api, &TypeRef::Named(name.to_owned()), &mut Vec::new()),
+        ),
         TypeDef::Enum {
             description,
             variants,
@@ -43,11 +48,13 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
         }
         TypeDef::Newtype { description, ty } => {
             let doc = doc(description.as_deref());
+            let default = has_default(api, &TypeRef::Named(name.to_owned()), &mut Vec::new())
+                .then(|| quote!(Default,));
             let name = ident(name);
             let ty = rust_type(ty, &TokenStream::new());
             quote! {
                 #doc
-                #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+                #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
                 #[serde(transparent)]
                 pub struct #name(pub #ty);
             }
@@ -72,7 +79,52 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
     }
 }
 
-fn structure(name: &str, description: Option<&str>, fields: &[Field]) -> TokenStream {
+/// Whether values of `ty` have a `Default`: every primitive, list, map and
+/// option does, a struct when every field does (so a body with many
+/// optional fields is written `Body { id, ..Default::default() }`); an enum
+/// or `oneOf` has no value to prefer, and a type that holds itself by value
+/// (through a box) none that is finite. `visiting` holds the named types on
+/// the way.
+fn has_default(api: &Api, ty: &TypeRef, visiting: &mut Vec<String>) -> bool {
+    match ty {
+        TypeRef::Optional(_)
+        | TypeRef::String
+        | TypeRef::Integer { .. }
+        | TypeRef::Number
+        | TypeRef::Boolean
+        | TypeRef::Map
+        | TypeRef::Value
+        | TypeRef::MapOf(_)
+        | TypeRef::Array(_)
+        | TypeRef::File => true,
+        TypeRef::Boxed(inner) => has_default(api, inner, visiting),
+        TypeRef::Named(name) => {
+            if visiting.contains(name) {
+                return false;
+            }
+            visiting.push(name.clone());
+            let has = match api.types.get(name) {
+                Some(TypeDef::Struct { fields, .. }) => fields
+                    .iter()
+                    .all(|f| !f.required || has_default(api, &f.ty, visiting)),
+                Some(TypeDef::Alias { ty, .. }) | Some(TypeDef::Newtype { ty, .. }) => {
+                    has_default(api, ty, visiting)
+                }
+                _ => false,
+            };
+            visiting.pop();
+            has
+        }
+    }
+}
+
+fn structure(
+    name: &str,
+    description: Option<&str>,
+    fields: &[Field],
+    default: bool,
+) -> TokenStream {
+    let default = default.then(|| quote!(Default,));
     let struct_doc = doc(description);
     let name = ident(name);
     let fields = fields.iter().map(|field| {
@@ -99,7 +151,7 @@ fn structure(name: &str, description: Option<&str>, fields: &[Field]) -> TokenSt
     });
     quote! {
         #struct_doc
-        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
         pub struct #name {
             #(#fields)*
         }

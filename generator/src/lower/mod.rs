@@ -1,0 +1,162 @@
+//! OpenAPI document → [`model::Api`](crate::model::Api).
+//!
+//! Every `$ref` is resolved, every name made a Rust identifier, and every
+//! construct the emitters cannot express is refused here, with the pointer of
+//! the node that carries it (where it is written in the file).
+//!
+//! One `Lowerer` walks the document; its methods are split by concept, one
+//! file each: `server`, `security`, `operation` (and path segments),
+//! `parameter`, `body`, `response`, `schema`, `merge` (`allOf`) and
+//! `reference` (`$ref`s of every kind).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use openapiv3::{
+    AdditionalProperties, Header, ObjectType, OpenAPI, Operation as SpecOperation, Parameter,
+    ParameterData, ParameterSchemaOrContent, PathItem, QueryStyle, ReferenceOr, RequestBody,
+    Response as SpecResponse, Schema, SchemaKind, StatusCode, StringFormat, Type,
+    VariantOrUnknownOrEmpty,
+};
+
+use crate::error::{LowerError, Pointer};
+use crate::model::{
+    Api, ArrayStyle, Body, BodyMedia, Field, Location, ObjectStyle, Operation, Param, ParamStyle,
+    PathSegment, Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status, TypeDef,
+    TypeRef, UrlPiece, Variant,
+};
+use crate::names::{Scope, pascal, snake};
+
+mod body;
+mod merge;
+mod operation;
+mod parameter;
+mod reference;
+mod response;
+mod schema;
+mod security;
+mod server;
+
+use body::*;
+use operation::*;
+use reference::*;
+use schema::*;
+
+type Result<T> = std::result::Result<T, LowerError>;
+
+/// Methods of the generated `Client`: no operation may take their names.
+const CLIENT_METHODS: &[&str] = &[
+    "new",
+    "with_transport",
+    "with_defaults",
+    "with_credentials",
+    "credentials",
+    "base_url",
+    "transport",
+    "defaults",
+    "send",
+];
+
+/// Names a request builder uses itself, as fields or methods: no parameter
+/// may take them. (The locals of `build()` are named by the emitter, around
+/// the parameters' names.)
+const BUILDER_NAMES: &[&str] = &["client", "body", "new", "build", "send"];
+
+pub fn lower(doc: &OpenAPI) -> Result<Api> {
+    lower_with_warnings(doc).map(|(api, _)| api)
+}
+
+/// Lowers `doc`, and tells what was made looser than the spec says (a
+/// schema beyond the model read as any JSON, ...), each once, in the order
+/// met.
+pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
+    // Every schema's type name is claimed first, in document order, so a
+    // name never depends on which operation happens to use the schema first.
+    let mut scope = Scope::default();
+    let mut schema_names = BTreeMap::new();
+    if let Some(components) = &doc.components {
+        for name in components.schemas.keys() {
+            schema_names.insert(name.clone(), scope.claim(&pascal(name)));
+        }
+    }
+    let mut lowerer = Lowerer {
+        doc,
+        types: BTreeMap::new(),
+        in_progress: BTreeSet::new(),
+        scope,
+        schema_types: schema_names.values().cloned().collect(),
+        schema_names,
+        nullable: BTreeSet::new(),
+        exact: None,
+        all_of_depth: 0,
+        files: false,
+        schemes: Vec::new(),
+        pointed_types: BTreeMap::new(),
+        pointed_in_progress: BTreeSet::new(),
+        back_refs: BTreeMap::new(),
+        warnings: Vec::new(),
+    };
+    let server = lowerer.server()?;
+    let security = lowerer.security_schemes();
+    lowerer.schemes = security.iter().map(|s| s.name.clone()).collect();
+    let operations = lowerer.operations()?;
+    let shared_headers = shared_headers(&operations);
+    crate::recursion::break_cycles(&mut lowerer.types);
+    let api = Api {
+        title: doc.info.title.clone(),
+        version: doc.info.version.clone(),
+        description: doc.info.description.clone(),
+        server,
+        operations,
+        types: lowerer.types,
+        shared_headers,
+        security,
+    };
+    Ok((api, lowerer.warnings))
+}
+
+struct Lowerer<'a> {
+    doc: &'a OpenAPI,
+    types: BTreeMap<String, TypeDef>,
+    /// Named schemas being lowered, so that recursion through `$ref` ends.
+    in_progress: BTreeSet<String>,
+    /// The names in the `types` module.
+    scope: Scope,
+    /// `components/schemas` key → its type's name.
+    schema_names: BTreeMap<String, String>,
+    /// The values of `schema_names`.
+    schema_types: BTreeSet<String>,
+    /// Named schemas that are `nullable` at their top level: every use is
+    /// an `Option`.
+    nullable: BTreeSet<String>,
+    /// The name of the schema being lowered at its top level: its type takes
+    /// that name exactly (it was claimed up front).
+    exact: Option<String>,
+    all_of_depth: usize,
+    /// Schemas reached by a `$ref` outside `components/schemas`: their types,
+    /// and those being lowered.
+    pointed_types: BTreeMap<String, TypeRef>,
+    pointed_in_progress: BTreeSet<String>,
+    /// The names of the security schemes the client applies, in order.
+    schemes: Vec<String>,
+    /// Lowering a multipart body: a `format: binary` string is a file.
+    files: bool,
+    /// For a named schema met again while it is lowered: the `$ref` where
+    /// that happened first, which a cycle with no type in it is named by.
+    back_refs: BTreeMap<String, Pointer>,
+    /// What was made looser than the spec says, each pointer once.
+    warnings: Vec<LowerError>,
+}
+
+impl<'a> Lowerer<'a> {
+    /// Records a warning (once per pointer).
+    pub(super) fn warn(
+        &mut self,
+        at: &Pointer,
+        message: impl Into<String>,
+        hint: impl Into<String>,
+    ) {
+        if !self.warnings.iter().any(|w| w.pointer == *at) {
+            self.warnings.push(LowerError::new(at, message, hint));
+        }
+    }
+}

@@ -1,0 +1,271 @@
+//! Operations: their names, path segments, parameters merged from the path item, bodies and responses; the header parameters all of them share.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn operations(&mut self) -> Result<Vec<Operation>> {
+        let mut operations = Vec::new();
+        let mut methods_scope = Scope::new(CLIENT_METHODS);
+        // A builder named `New` would have a constructor named like its type.
+        let mut types_scope = Scope::new(&["New"]);
+        for (path, item) in &self.doc.paths.paths {
+            let at = Pointer::root().join("paths").join(path);
+            let item = match item {
+                ReferenceOr::Item(item) => item,
+                ReferenceOr::Reference { reference } => {
+                    return Err(LowerError::new(
+                        &at,
+                        format!("the path item is a reference (`{reference}`)"),
+                        "write the path item inline",
+                    ));
+                }
+            };
+            for (method, operation) in methods(item) {
+                let at = at.join(method);
+                let id = operation
+                    .operation_id
+                    .clone()
+                    .unwrap_or_else(|| format!("{method} {path}"));
+                let method_name = methods_scope.claim(&snake(&id));
+                let type_name = types_scope.claim(&pascal(&id));
+                let lowered =
+                    self.operation(path, item, method, operation, &at, method_name, type_name)?;
+                operations.push(lowered);
+            }
+        }
+        Ok(operations)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn operation(
+        &mut self,
+        path: &str,
+        item: &PathItem,
+        method: &str,
+        operation: &SpecOperation,
+        at: &Pointer,
+        method_name: String,
+        type_name: String,
+    ) -> Result<Operation> {
+        // Path-level parameters first; an operation's own one with the same
+        // name and location replaces it.
+        let mut params: Vec<Param> = Vec::new();
+        let path_level = item.parameters.iter().enumerate().map(|(i, p)| {
+            (
+                p,
+                Pointer::root()
+                    .join("paths")
+                    .join(path)
+                    .join("parameters")
+                    .join(i),
+            )
+        });
+        let op_level = operation
+            .parameters
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p, at.join("parameters").join(i)));
+        let mut pointers = Vec::new();
+        for (param, param_at) in path_level.chain(op_level) {
+            let lowered = self.parameter(param, &param_at, &type_name)?;
+            match params
+                .iter()
+                .position(|p| p.name == lowered.name && p.location == lowered.location)
+            {
+                Some(i) => {
+                    params[i] = lowered;
+                    pointers[i] = param_at;
+                }
+                None => {
+                    params.push(lowered);
+                    pointers.push(param_at);
+                }
+            }
+        }
+        let mut scope = Scope::new(BUILDER_NAMES);
+        for param in &mut params {
+            param.rust_name = scope.claim(&param.rust_name);
+        }
+
+        let segments = path_segments(path, &params, &pointers, at)?;
+
+        let body = match &operation.request_body {
+            None => None,
+            Some(body) => Some(self.request_body(body, &at.join("requestBody"), &type_name)?),
+        };
+
+        let mut responses = Vec::new();
+        let mut variants = Scope::new(&["Mismatch", "Undocumented", "Default"]);
+        for (status, response) in &operation.responses.responses {
+            let response_at = at.join("responses").join(status);
+            let (status, variant) = match status {
+                StatusCode::Code(code) => (Status::Code(*code), status_variant(*code)),
+                StatusCode::Range(hundreds) => (Status::Range(*hundreds), range_variant(*hundreds)),
+            };
+            let variant = variants.claim(&variant);
+            responses.push(self.response(response, status, variant, &response_at, &type_name)?);
+        }
+        let default_response = match &operation.responses.default {
+            None => None,
+            Some(response) => Some(self.response(
+                response,
+                Status::Default,
+                "Default".into(),
+                &at.join("responses").join("default"),
+                &type_name,
+            )?),
+        };
+
+        let security = self.operation_security(operation, at)?;
+        Ok(Operation {
+            security,
+            method_name,
+            type_name,
+            http_method: method.to_uppercase(),
+            path: segments,
+            path_template: path.to_owned(),
+            summary: operation.summary.clone(),
+            description: operation.description.clone(),
+            params,
+            body,
+            responses,
+            default_response,
+        })
+    }
+}
+
+pub(super) fn methods(item: &PathItem) -> impl Iterator<Item = (&'static str, &SpecOperation)> {
+    [
+        ("get", &item.get),
+        ("put", &item.put),
+        ("post", &item.post),
+        ("delete", &item.delete),
+        ("options", &item.options),
+        ("head", &item.head),
+        ("patch", &item.patch),
+        ("trace", &item.trace),
+    ]
+    .into_iter()
+    .filter_map(|(method, op)| op.as_ref().map(|op| (method, op)))
+}
+
+/// `4XX` → `ClientError`, and so on for each class of statuses.
+pub(super) fn range_variant(hundreds: u16) -> String {
+    match hundreds {
+        1 => "Informational",
+        2 => "Success",
+        3 => "Redirection",
+        4 => "ClientError",
+        _ => "ServerError",
+    }
+    .to_owned()
+}
+
+/// `OK` → `Ok`, `Expectation Failed` → `ExpectationFailed`; a status without a
+/// standard reason → `Status499`.
+pub(super) fn status_variant(code: u16) -> String {
+    http::StatusCode::from_u16(code)
+        .ok()
+        .and_then(|s| s.canonical_reason())
+        .map(|reason| pascal(&reason.replace(['-', '\''], " ")))
+        .unwrap_or_else(|| format!("Status{code}"))
+}
+
+pub(super) fn path_segments(
+    path: &str,
+    params: &[Param],
+    pointers: &[Pointer],
+    at: &Pointer,
+) -> Result<Vec<PathSegment>> {
+    let mut segments = Vec::new();
+    let mut used = BTreeSet::new();
+    let lookup = |name: &str, used: &mut BTreeSet<usize>| {
+        let Some(index) = params
+            .iter()
+            .position(|p| p.location == Location::Path && p.name == name)
+        else {
+            return Err(LowerError::new(
+                &Pointer::root().join("paths").join(path),
+                format!(
+                    "the path template `{path}` uses `{{{name}}}`, but no path parameter of `{}` is named `{name}`",
+                    at.segments().last().map_or("", String::as_str)
+                ),
+                format!("declare a parameter `{name}` with `in: path` for this operation"),
+            ));
+        };
+        used.insert(index);
+        Ok(PathSegment::Param(index))
+    };
+    for segment in path.split('/').filter(|s| !s.is_empty()) {
+        // Text and `{variables}` in turn: `{id}.json`, `v{major}.{minor}`.
+        let mut pieces = Vec::new();
+        let mut rest = segment;
+        while !rest.is_empty() {
+            match (rest.find('{'), rest.find('}')) {
+                (Some(0), Some(close)) => {
+                    pieces.push(lookup(&rest[1..close], &mut used)?);
+                    rest = &rest[close + 1..];
+                }
+                (Some(open), _) if open > 0 => {
+                    pieces.push(PathSegment::Literal(rest[..open].to_owned()));
+                    rest = &rest[open..];
+                }
+                (None, None) => {
+                    pieces.push(PathSegment::Literal(rest.to_owned()));
+                    rest = "";
+                }
+                _ => {
+                    return Err(LowerError::new(
+                        at,
+                        format!("the path segment `{segment}` has an unmatched `{{` or `}}`"),
+                        "write each path variable as `{name}`",
+                    ));
+                }
+            }
+        }
+        segments.push(match <[PathSegment; 1]>::try_from(pieces) {
+            Ok([one]) => one,
+            Err(pieces) => PathSegment::Mixed(pieces),
+        });
+    }
+    for (index, param) in params.iter().enumerate() {
+        if param.location == Location::Path && !used.contains(&index) {
+            return Err(LowerError::new(
+                &pointers[index],
+                format!(
+                    "the path parameter `{}` does not appear in the path template `{path}`",
+                    param.name
+                ),
+                format!(
+                    "put `{{{}}}` in the path, or carry the value elsewhere (e.g. `in: query`)",
+                    param.name
+                ),
+            ));
+        }
+    }
+    Ok(segments)
+}
+
+/// Header parameters that every operation takes, with the same type.
+pub(super) fn shared_headers(operations: &[Operation]) -> Vec<Param> {
+    let Some((first, rest)) = operations.split_first() else {
+        return Vec::new();
+    };
+    first
+        .params
+        .iter()
+        .filter(|p| p.location == Location::Header)
+        .filter(|p| {
+            rest.iter().all(|op| {
+                op.params.iter().any(|q| {
+                    q.location == Location::Header
+                        && q.name == p.name
+                        && q.ty == p.ty
+                        && q.secret == p.secret
+                        && q.rust_name == p.rust_name
+                })
+            })
+        })
+        .cloned()
+        .collect()
+}

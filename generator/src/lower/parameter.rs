@@ -1,0 +1,207 @@
+//! Parameters: their types, and how each is written on the wire (its style).
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    pub(super) fn parameter(
+        &mut self,
+        param: &ReferenceOr<Parameter>,
+        at: &Pointer,
+        op_type: &str,
+    ) -> Result<Param> {
+        // Errors about the parameter point at where it is written.
+        let doc = self.doc;
+        let (param, at) = resolve(param, "parameters", at, || {
+            doc.components.as_ref().map(|c| &c.parameters)
+        })?;
+        let at = &at;
+        let (data, location, query_style) = match param {
+            Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path, None),
+            Parameter::Query {
+                parameter_data,
+                style,
+                ..
+            } => (parameter_data, Location::Query, Some(style)),
+            Parameter::Header { parameter_data, .. } => (parameter_data, Location::Header, None),
+            Parameter::Cookie { parameter_data, .. } => (parameter_data, Location::Cookie, None),
+        };
+        let cookie_name = |name: &str| {
+            !name.is_empty()
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
+        };
+        if location == Location::Cookie && !cookie_name(&data.name) {
+            return Err(LowerError::new(
+                &at.join("name"),
+                format!("`{}` is not a valid cookie name", data.name),
+                "use letters, digits and `-` only",
+            ));
+        }
+        if location == Location::Header
+            && http::HeaderName::from_bytes(data.name.as_bytes()).is_err()
+        {
+            return Err(LowerError::new(
+                &at.join("name"),
+                format!("`{}` is not a valid HTTP header name", data.name),
+                "use letters, digits and `-` only",
+            ));
+        }
+        let (ty, secret, json) = self.parameter_type(data, at, op_type, location)?;
+        let style = if json {
+            ParamStyle::Json
+        } else {
+            self.parameter_style(&ty, data.explode, query_style)
+        };
+        Ok(Param {
+            name: data.name.clone(),
+            rust_name: snake(&data.name),
+            location,
+            required: data.required || location == Location::Path,
+            secret,
+            ty,
+            description: data.description.clone(),
+            style,
+        })
+    }
+
+    /// How a value of `ty` is written: one string; an array as the query
+    /// style says (joined by `,` in a header or path); anything else
+    /// through `serde_json`, an object's properties as the style says
+    /// (`deepObject`, `form`, `simple`; exploded or not).
+    pub(super) fn parameter_style(
+        &self,
+        ty: &TypeRef,
+        explode: Option<bool>,
+        query_style: Option<&QueryStyle>,
+    ) -> ParamStyle {
+        if self.is_scalar(ty, 0) {
+            return ParamStyle::Scalar;
+        }
+        if let TypeRef::Array(item) = ty
+            && self.is_scalar(item, 0)
+        {
+            let Some(style) = query_style else {
+                return ParamStyle::Array(ArrayStyle::Joined(','));
+            };
+            let explode = explode.unwrap_or(matches!(style, QueryStyle::Form));
+            return ParamStyle::Array(match (style, explode) {
+                (QueryStyle::Form, false) => ArrayStyle::Joined(','),
+                (QueryStyle::SpaceDelimited, false) => ArrayStyle::Joined(' '),
+                (QueryStyle::PipeDelimited, false) => ArrayStyle::Joined('|'),
+                // Exploded, every style writes `name=a&name=b`.
+                _ => ArrayStyle::Repeat,
+            });
+        }
+        ParamStyle::Object(match query_style {
+            Some(QueryStyle::DeepObject) => ObjectStyle::DeepObject,
+            Some(_) if explode.unwrap_or(true) => ObjectStyle::Exploded,
+            Some(_) => ObjectStyle::Joined,
+            None if explode.unwrap_or(false) => ObjectStyle::Exploded,
+            None => ObjectStyle::Joined,
+        })
+    }
+
+    /// A parameter's type, whether it is a secret, and whether its
+    /// `content` says it is sent as JSON text.
+    pub(super) fn parameter_type(
+        &mut self,
+        data: &ParameterData,
+        at: &Pointer,
+        op_type: &str,
+        location: Location,
+    ) -> Result<(TypeRef, bool, bool)> {
+        let (schema, schema_at, json) = match &data.format {
+            ParameterSchemaOrContent::Schema(schema) => (schema, at.join("schema"), false),
+            ParameterSchemaOrContent::Content(content) => {
+                let Some((media, media_type)) = content.iter().next() else {
+                    return Err(LowerError::new(
+                        &at.join("content"),
+                        format!("the parameter `{}` lists no media type", data.name),
+                        "describe the parameter with `schema`, or one media type under `content`",
+                    ));
+                };
+                let media_at = at.join("content").join(media);
+                match &media_type.schema {
+                    Some(schema) => (schema, media_at.join("schema"), is_json(media)),
+                    None => return Ok((TypeRef::String, false, false)),
+                }
+            }
+        };
+        let secret = matches!(
+            schema,
+            ReferenceOr::Item(Schema {
+                schema_kind: SchemaKind::Type(Type::String(s)),
+                ..
+            }) if matches!(s.format, VariantOrUnknownOrEmpty::Item(StringFormat::Password))
+        );
+        let ty = self.schema(
+            schema,
+            &schema_at,
+            &format!("{op_type}{}", pascal(&data.name)),
+        )?;
+        let is_query = location == Location::Query;
+        let allowed = |this: &Self, ty: &TypeRef| {
+            let scalar_items = match ty {
+                TypeRef::Array(item) => this.is_scalar(item, 0),
+                _ => false,
+            };
+            this.is_scalar(ty, 0) || (is_query && scalar_items)
+        };
+        // `nullable` says nothing a parameter can send: an absent value is
+        // the only null there is, and every optional parameter can be absent.
+        let ty = match ty {
+            TypeRef::Optional(inner) => *inner,
+            ty => ty,
+        };
+        let ty = match ty {
+            // A named nullable primitive: the value it aliases.
+            TypeRef::Named(name) if self.nullable.contains(&name) => match self.types.get(&name) {
+                Some(TypeDef::Alias { ty, .. }) => ty.clone(),
+                _ => TypeRef::Named(name),
+            },
+            ty => ty,
+        };
+        if json {
+            return Ok((ty, secret, true));
+        }
+        // A `oneOf`/`anyOf` of which one member fits a parameter: sent as
+        // that member, which is always a valid value of the whole.
+        let ty = match &ty {
+            TypeRef::Named(name) if !allowed(self, &ty) => {
+                let fitting = match self.types.get(name) {
+                    Some(TypeDef::OneOf { variants, .. }) => variants
+                        .iter()
+                        .find(|v| allowed(self, &v.ty))
+                        .map(|v| v.ty.clone()),
+                    _ => None,
+                };
+                match fitting {
+                    Some(member) => {
+                        if !self.schema_types.contains(name) {
+                            // Defined for this parameter alone: not needed now.
+                            self.types.remove(name);
+                        }
+                        self.warn(
+                            &schema_at,
+                            format!(
+                                "the parameter `{}` is one of several types; it is sent as the first that fits a parameter",
+                                data.name
+                            ),
+                            "give the parameter a single type to silence this",
+                        );
+                        member
+                    }
+                    None => ty,
+                }
+            }
+            _ => ty,
+        };
+        Ok((ty, secret, false))
+    }
+
+    /// Whether values of `ty` print as one string.
+    pub(super) fn is_scalar(&self, ty: &TypeRef, depth: usize) -> bool {
+        crate::model::is_scalar(&self.types, ty, depth)
+    }
+}

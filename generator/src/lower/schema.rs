@@ -1,0 +1,340 @@
+//! Schemas where they are used: primitives, arrays, objects, enums, `oneOf`/`anyOf`, and the names of the types they need.
+
+use super::*;
+
+impl<'a> Lowerer<'a> {
+    /// A schema where it is used; `hint` names it if it needs a type of its own.
+    pub(super) fn schema(
+        &mut self,
+        schema: &ReferenceOr<Schema>,
+        at: &Pointer,
+        hint: &str,
+    ) -> Result<TypeRef> {
+        match schema {
+            ReferenceOr::Reference { reference } => self.named(reference, at),
+            ReferenceOr::Item(schema) => self.inline(schema, at, hint),
+        }
+    }
+
+    pub(super) fn boxed_schema(
+        &mut self,
+        schema: &ReferenceOr<Box<Schema>>,
+        at: &Pointer,
+        hint: &str,
+    ) -> Result<TypeRef> {
+        match schema {
+            ReferenceOr::Reference { reference } => self.named(reference, at),
+            ReferenceOr::Item(schema) => self.inline(schema, at, hint),
+        }
+    }
+
+    pub(super) fn inline(&mut self, schema: &Schema, at: &Pointer, hint: &str) -> Result<TypeRef> {
+        let description = schema.schema_data.description.clone();
+        let ty = match &schema.schema_kind {
+            SchemaKind::Type(Type::String(s)) if !s.enumeration.is_empty() => {
+                let mut variants = Vec::new();
+                let mut scope = Scope::default();
+                for value in s.enumeration.iter().flatten() {
+                    if variants.iter().any(|(w, _): &(String, String)| w == value) {
+                        continue; // a value listed twice is one variant
+                    }
+                    variants.push((value.clone(), scope.claim(&pascal(value))));
+                }
+                if variants.is_empty() {
+                    // Only `null` listed: nothing but null.
+                    TypeRef::Value
+                } else {
+                    self.define(
+                        hint,
+                        TypeDef::Enum {
+                            description,
+                            variants,
+                        },
+                    )
+                }
+            }
+            SchemaKind::Type(Type::String(s))
+                if self.files
+                    && matches!(
+                        s.format,
+                        VariantOrUnknownOrEmpty::Item(StringFormat::Binary)
+                    ) =>
+            {
+                TypeRef::File
+            }
+            SchemaKind::Type(Type::String(_)) => TypeRef::String,
+            SchemaKind::Type(Type::Integer(i)) => TypeRef::Integer {
+                bits: match i.format {
+                    VariantOrUnknownOrEmpty::Item(openapiv3::IntegerFormat::Int32) => 32,
+                    _ => 64,
+                },
+            },
+            SchemaKind::Type(Type::Number(_)) => TypeRef::Number,
+            SchemaKind::Type(Type::Boolean(_)) => TypeRef::Boolean,
+            SchemaKind::Type(Type::Array(array)) => {
+                let item = match &array.items {
+                    Some(items) => {
+                        self.boxed_schema(items, &at.join("items"), &format!("{hint}Item"))?
+                    }
+                    None => {
+                        // JSON Schema reads missing `items` as "any items".
+                        self.warn(
+                            at,
+                            "the array has no `items`; its items are read as any JSON value (`serde_json::Value`)",
+                            "say what the array holds with `items`",
+                        );
+                        TypeRef::Value
+                    }
+                };
+                TypeRef::Array(Box::new(item))
+            }
+            SchemaKind::Type(Type::Object(object)) => {
+                self.object(object, at, hint, description, &BTreeMap::new())?
+            }
+            SchemaKind::Any(any) if is_empty_any(any) => TypeRef::Value,
+            SchemaKind::AllOf { all_of } => self.all_of(schema, all_of, at, hint)?,
+            SchemaKind::OneOf { one_of } => {
+                self.one_of(schema, one_of, &at.join("oneOf"), hint, description)?
+            }
+            SchemaKind::AnyOf { any_of } => {
+                self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
+            }
+            SchemaKind::Not { .. } => return Err(unsupported("not", at)),
+            SchemaKind::Any(any) if any.not.is_some() => return Err(unsupported("not", at)),
+            SchemaKind::Any(any) => {
+                // Beyond the model, but any JSON value holds every value the
+                // schema allows: read it as that, and say so.
+                let what = if !any.one_of.is_empty() {
+                    "`oneOf` beside other keywords"
+                } else if !any.all_of.is_empty() {
+                    "`allOf` beside other keywords"
+                } else if !any.any_of.is_empty() {
+                    "`anyOf` beside other keywords"
+                } else {
+                    "keywords of several types"
+                };
+                self.warn(
+                    at,
+                    format!(
+                        "the schema mixes {what}, which this generator cannot express; it is read as any JSON value (`serde_json::Value`)"
+                    ),
+                    "give the schema one type, or split it with `oneOf`, for a typed value",
+                );
+                TypeRef::Value
+            }
+        };
+        Ok(
+            if schema.schema_data.nullable && !matches!(ty, TypeRef::Optional(_)) {
+                TypeRef::Optional(Box::new(ty))
+            } else {
+                ty
+            },
+        )
+    }
+
+    /// An object schema; `origins` gives where a property is written when it
+    /// is not under `at/properties` (the member of an `allOf` it came from).
+    pub(super) fn object(
+        &mut self,
+        object: &ObjectType,
+        at: &Pointer,
+        hint: &str,
+        description: Option<String>,
+        origins: &BTreeMap<String, Pointer>,
+    ) -> Result<TypeRef> {
+        if object.properties.is_empty() {
+            return Ok(match &object.additional_properties {
+                Some(AdditionalProperties::Schema(values)) => {
+                    let value = self.schema(
+                        values,
+                        &at.join("additionalProperties"),
+                        &format!("{hint}Value"),
+                    )?;
+                    TypeRef::MapOf(Box::new(value))
+                }
+                _ => TypeRef::Map,
+            });
+        }
+        let mut fields = Vec::new();
+        let mut scope = Scope::default();
+        for (name, property) in &object.properties {
+            let field_at = origins
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| at.join("properties").join(name));
+            let ty = self.boxed_schema(property, &field_at, &format!("{hint}{}", pascal(name)))?;
+            let property_description = match property {
+                ReferenceOr::Item(s) => s.schema_data.description.clone(),
+                ReferenceOr::Reference { .. } => None,
+            };
+            fields.push(Field {
+                name: name.clone(),
+                rust_name: scope.claim(&snake(name)),
+                required: object.required.contains(name),
+                ty,
+                description: property_description,
+            });
+        }
+        // Required but not declared: JSON Schema reads it as "present, any
+        // value", and so does the struct.
+        for required in &object.required {
+            if !object.properties.contains_key(required) {
+                fields.push(Field {
+                    name: required.clone(),
+                    rust_name: scope.claim(&snake(required)),
+                    required: true,
+                    ty: TypeRef::Value,
+                    description: None,
+                });
+            }
+        }
+        Ok(self.define(
+            hint,
+            TypeDef::Struct {
+                description,
+                fields,
+            },
+        ))
+    }
+
+    /// `oneOf` / `anyOf`: an enum with a variant per member; tagged when a
+    /// `discriminator` names the property that tells them apart.
+    pub(super) fn one_of(
+        &mut self,
+        schema: &Schema,
+        members: &[ReferenceOr<Schema>],
+        at: &Pointer,
+        hint: &str,
+        description: Option<String>,
+    ) -> Result<TypeRef> {
+        // The places of 3.1's null members are skipped (the whole is nullable).
+        let members: Vec<(usize, &ReferenceOr<Schema>)> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| {
+                !matches!(m, ReferenceOr::Item(s)
+                    if s.schema_data.extensions.contains_key(crate::normalize::NULL_MEMBER))
+            })
+            .collect();
+        if let [(i, only)] = members[..] {
+            return self.schema(only, &at.join(i), hint);
+        }
+        if members.is_empty() {
+            return Err(LowerError::new(
+                at,
+                "a `oneOf`/`anyOf` without members",
+                "list at least one schema",
+            ));
+        }
+        let discriminator = schema.schema_data.discriminator.as_ref();
+        let mut scope = Scope::default();
+        let mut variants = Vec::new();
+        for (i, member) in members {
+            let member_at = at.join(i);
+            let (name, tag_value) = match member {
+                ReferenceOr::Reference { reference } => {
+                    let schema_name = ref_name(reference, "schemas", &member_at)?;
+                    let tag_value = discriminator.map(|d| {
+                        d.mapping
+                            .iter()
+                            .find(|(_, target)| *target == reference || *target == schema_name)
+                            .map(|(value, _)| value.clone())
+                            .unwrap_or_else(|| schema_name.to_owned())
+                    });
+                    (pascal(schema_name), tag_value)
+                }
+                ReferenceOr::Item(item) => {
+                    let name = match &item.schema_kind {
+                        SchemaKind::Type(Type::String(_)) => "String".to_owned(),
+                        SchemaKind::Type(Type::Integer(_)) => "Integer".to_owned(),
+                        SchemaKind::Type(Type::Number(_)) => "Number".to_owned(),
+                        SchemaKind::Type(Type::Boolean(_)) => "Boolean".to_owned(),
+                        SchemaKind::Type(Type::Array(_)) => "Array".to_owned(),
+                        SchemaKind::Type(Type::Object(_)) => "Object".to_owned(),
+                        _ => format!("Variant{i}"),
+                    };
+                    let name = item.schema_data.title.as_deref().map_or(name, pascal);
+                    (name, None)
+                }
+            };
+            let name = scope.claim(&name);
+            let ty = self.schema(member, &member_at, &format!("{hint}{name}"))?;
+            variants.push(Variant {
+                name,
+                tag_value,
+                ty,
+            });
+        }
+        // Tagged only when every variant has a tag value and is a struct
+        // that does not itself declare the tag (serde takes the tag out
+        // before the variant's fields are read).
+        let tag = discriminator
+            .map(|d| d.property_name.clone())
+            .filter(|tag| {
+                variants.iter().all(|v| {
+                    v.tag_value.is_some()
+                        && match &v.ty {
+                            TypeRef::Named(name) => match self.types.get(name) {
+                                Some(TypeDef::Struct { fields, .. }) => {
+                                    fields.iter().all(|f| f.name != *tag)
+                                }
+                                _ => false,
+                            },
+                            _ => false,
+                        }
+                })
+            });
+        let tagged = tag.is_some();
+        for variant in &mut variants {
+            if !tagged {
+                variant.tag_value = None;
+            }
+        }
+        Ok(self.define(
+            hint,
+            TypeDef::OneOf {
+                description,
+                tag,
+                variants,
+            },
+        ))
+    }
+
+    /// Gives `def` a name in the types module: `hint` itself when the
+    /// definition is a named schema's (claimed up front) or the same
+    /// definition is already there, else the first free `hint2`, `hint3`…
+    pub(super) fn define(&mut self, hint: &str, def: TypeDef) -> TypeRef {
+        if self.exact.as_deref() == Some(hint) {
+            self.exact = None;
+            self.types.insert(hint.to_owned(), def);
+            return TypeRef::Named(hint.to_owned());
+        }
+        if self.types.get(hint) == Some(&def) && !self.schema_types.contains(hint) {
+            return TypeRef::Named(hint.to_owned());
+        }
+        let name = self.scope.claim(hint);
+        self.types.insert(name.clone(), def);
+        TypeRef::Named(name)
+    }
+}
+
+pub(super) const UNSUPPORTED_HINT: &str = "this generator supports objects, arrays, primitives, string enums, free-form objects, `allOf` of objects, `oneOf` and `anyOf`; rewrite the schema with those";
+
+pub(super) fn any_schema() -> Schema {
+    Schema {
+        schema_data: Default::default(),
+        schema_kind: SchemaKind::Any(Default::default()),
+    }
+}
+
+pub(super) fn unsupported(what: &str, at: &Pointer) -> LowerError {
+    LowerError::new(
+        at,
+        format!("`{what}` is not supported by this generator"),
+        UNSUPPORTED_HINT,
+    )
+}
+
+pub(super) fn is_empty_any(any: &openapiv3::AnySchema) -> bool {
+    *any == openapiv3::AnySchema::default()
+}

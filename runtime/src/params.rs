@@ -1,0 +1,240 @@
+//! Parameter values that are not one scalar, written as their `style` says:
+//! objects in the query (`deepObject`, `form` exploded or not), objects and
+//! arrays in a header or path (`simple`), and values a parameter's
+//! `content` says are JSON text. Each value goes through `serde_json`, so
+//! any generated type can be written.
+
+use reqwest::Url;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// How an object parameter is written in the query.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueryObject {
+    /// `style: deepObject`: `name[key]=value` for each property.
+    DeepObject,
+    /// `style: form, explode: true` (the default): `key=value` for each
+    /// property, the parameter's name unused.
+    Exploded,
+    /// `style: form, explode: false`: `name=key,value,key,value`.
+    Joined,
+}
+
+fn to_value<T: Serialize>(value: &T) -> Result<Value, Error> {
+    serde_json::to_value(value).map_err(Error::Encode)
+}
+
+/// A scalar as text: a string as it is, a number or boolean as JSON writes
+/// it; anything else as JSON text.
+fn text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Appends the object parameter `name` to the query of `url`, as `style`
+/// says; a property that is `null` (an unset option) is left out, an array
+/// property is repeated, a nested object is written as `[key]` again
+/// (`deepObject`) or as JSON text.
+pub fn append_query_object<T: Serialize>(
+    url: &mut Url,
+    name: &str,
+    value: &T,
+    style: QueryObject,
+) -> Result<(), Error> {
+    let value = to_value(value)?;
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    match (&value, style) {
+        (Value::Null, _) => {}
+        (Value::Object(map), QueryObject::Joined) => {
+            let mut items = Vec::new();
+            for (key, value) in map.iter().filter(|(_, v)| !v.is_null()) {
+                items.push(key.clone());
+                items.push(text(value));
+            }
+            pairs.push((name.to_owned(), items.join(",")));
+        }
+        (Value::Object(map), QueryObject::Exploded) => {
+            for (key, value) in map {
+                pairs.extend(
+                    items(value)
+                        .into_iter()
+                        .map(|item| (key.clone(), text(item))),
+                );
+            }
+        }
+        (Value::Object(_), QueryObject::DeepObject) => deep(&mut pairs, name, &value),
+        // Not an object after all (an alias or a `oneOf`): as it is.
+        (other, _) => {
+            pairs.extend(
+                items(other)
+                    .into_iter()
+                    .map(|item| (name.to_owned(), text(item))),
+            );
+        }
+    }
+    if !pairs.is_empty() {
+        let mut query = url.query_pairs_mut();
+        for (name, value) in &pairs {
+            query.append_pair(name, value);
+        }
+    }
+    Ok(())
+}
+
+/// `deepObject`: `prefix[key]` for each property, again for a nested one.
+fn deep(pairs: &mut Vec<(String, String)>, prefix: &str, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                deep(pairs, &format!("{prefix}[{key}]"), value);
+            }
+        }
+        other => {
+            pairs.extend(
+                items(other)
+                    .into_iter()
+                    .map(|item| (prefix.to_owned(), text(item))),
+            );
+        }
+    }
+}
+
+/// The items a value is written as: each of an array, none for `null`,
+/// else the value itself.
+fn items(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().filter(|v| !v.is_null()).collect(),
+        Value::Null => Vec::new(),
+        other => vec![other],
+    }
+}
+
+/// An object or array for a header or path (`style: simple`): items joined
+/// by `,`; an object's properties as `key,value,…`, or `key=value,…` when
+/// `explode` is true.
+pub fn simple_text<T: Serialize>(value: &T, explode: bool) -> Result<String, Error> {
+    Ok(match to_value(value)? {
+        Value::Object(map) => map
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| {
+                if explode {
+                    format!("{k}={}", text(v))
+                } else {
+                    format!("{k},{}", text(v))
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Array(items) => items.iter().map(text).collect::<Vec<_>>().join(","),
+        other => text(&other),
+    })
+}
+
+/// A value as JSON text, for a parameter whose `content` is JSON.
+pub fn json_text<T: Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(Error::Encode)
+}
+
+/// The `name=value` pairs of a form body: each property of the object, an
+/// array of flat values repeated (`tag=a&tag=b`), `null` left out; a
+/// nested object (or a list of them) as its JSON text, which is how APIs
+/// that take them in forms read them.
+pub(crate) fn form_pairs<T: Serialize>(body: &T) -> Result<Vec<(String, String)>, Error> {
+    let Value::Object(map) = to_value(body)? else {
+        return Err(Error::EncodeForm(serde_urlencoded::ser::Error::Custom(
+            "a form can only carry an object".into(),
+        )));
+    };
+    let mut pairs = Vec::new();
+    for (key, value) in &map {
+        let flat = |v: &Value| !v.is_object() && !v.is_array();
+        match value {
+            Value::Array(items) if items.iter().all(flat) => {
+                pairs.extend(
+                    items
+                        .iter()
+                        .filter(|v| !v.is_null())
+                        .map(|item| (key.clone(), text(item))),
+                );
+            }
+            Value::Null => {}
+            other => pairs.push((key.clone(), text(other))),
+        }
+    }
+    Ok(pairs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn query(value: Value, style: QueryObject) -> String {
+        let mut url = Url::parse("http://h/p").unwrap();
+        append_query_object(&mut url, "filter", &value, style).unwrap();
+        url.query().unwrap_or("").to_owned()
+    }
+
+    #[test]
+    fn objects_in_the_query_follow_their_style() {
+        // Keys in sorted order: the same with or without `preserve_order`.
+        let value = json!({"max": 3, "name": "a b", "tags": ["x", "y"], "unset": null});
+        assert_eq!(
+            query(value.clone(), QueryObject::DeepObject),
+            "filter%5Bmax%5D=3&filter%5Bname%5D=a+b&filter%5Btags%5D=x&filter%5Btags%5D=y"
+        );
+        assert_eq!(
+            query(value.clone(), QueryObject::Exploded),
+            "max=3&name=a+b&tags=x&tags=y"
+        );
+        assert_eq!(
+            query(json!({"a": 1, "b": "c"}), QueryObject::Joined),
+            "filter=a%2C1%2Cb%2Cc"
+        );
+        assert_eq!(
+            query(json!({"a": {"b": 1}}), QueryObject::DeepObject),
+            "filter%5Ba%5D%5Bb%5D=1"
+        );
+    }
+
+    #[test]
+    fn simple_and_json_text() {
+        assert_eq!(
+            simple_text(&json!({"a": 1, "b": "c"}), false).unwrap(),
+            "a,1,b,c"
+        );
+        assert_eq!(
+            simple_text(&json!({"a": 1, "b": "c"}), true).unwrap(),
+            "a=1,b=c"
+        );
+        assert_eq!(simple_text(&json!([1, 2]), false).unwrap(), "1,2");
+        assert_eq!(json_text(&json!({"a": [1]})).unwrap(), r#"{"a":[1]}"#);
+    }
+
+    #[test]
+    fn form_pairs_repeat_arrays_and_write_nesting_as_json() {
+        let pairs = form_pairs(&json!({"a": ["x", "y"], "b": null, "c": true})).unwrap();
+        assert_eq!(
+            pairs,
+            [
+                ("a".into(), "x".into()),
+                ("a".into(), "y".into()),
+                ("c".into(), "true".into())
+            ]
+        );
+        let nested = form_pairs(&json!({"a": {"b": 1}, "l": [{"c": 2}]})).unwrap();
+        assert_eq!(
+            nested,
+            [
+                ("a".into(), r#"{"b":1}"#.into()),
+                ("l".into(), r#"[{"c":2}]"#.into())
+            ]
+        );
+        assert!(form_pairs(&json!([1])).is_err());
+    }
+}
