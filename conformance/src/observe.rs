@@ -163,6 +163,9 @@ pub async fn observe(
         // The body limit: a JSON body of growing size until one is refused
         // other than by validation (417), then halves between the largest
         // taken and the smallest refused, to the byte.
+        // A server may answer before reading a large body and close the
+        // connection, so the request finds no answer: that size is over
+        // the limit too (refused, its status unknown).
         let c = c.clone();
         let refused_at = |len: usize| {
             let c = c.clone();
@@ -171,9 +174,12 @@ pub async fn observe(
                 let r = t
                     .valid(Op::Authorize, &c)
                     .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()));
-                match refusal(&t.send(Probe::new("size", r)).await) {
-                    Some(417) | None => None,
-                    Some(st) => Some(st),
+                let sent = t.send(Probe::new("size", r)).await;
+                match sent.status() {
+                    None => Some(None),
+                    Some(417) => None,
+                    Some(st) if (400..500).contains(&st) => Some(Some(st)),
+                    Some(_) => None,
                 }
             }
         };
@@ -182,21 +188,24 @@ pub async fn observe(
         for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
             match refused_at(len).await {
                 None => taken = len,
-                Some(st) => {
-                    refused = Some((len, st));
+                Some(status) => {
+                    refused = Some((len, status));
                     break;
                 }
             }
         }
-        if let Some((mut over, status)) = refused {
-            seen.body_too_large = Some(status);
+        if let Some((mut over, mut status)) = refused {
             while over - taken > 1 {
                 let mid = taken + (over - taken) / 2;
                 match refused_at(mid).await {
                     None => taken = mid,
-                    Some(_) => over = mid,
+                    Some(st) => {
+                        over = mid;
+                        status = status.or(st);
+                    }
                 }
             }
+            seen.body_too_large = status;
             seen.body_limit = Some(taken as u64);
         }
     }
