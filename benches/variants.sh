@@ -155,8 +155,8 @@ for fault in "${FAULTS[@]}"; do
     q=$?
     set -e
     stop "$SERVER_PID"
-    pc=no; [ "$p" = 1 ] && pc=yes && plain_caught=$((plain_caught + 1))
-    qc=no; [ "$q" = 1 ] && qc=yes && varied_caught=$((varied_caught + 1))
+    pc="no (exit $p)"; [ "$p" = 1 ] && pc=yes && plain_caught=$((plain_caught + 1))
+    qc="no (exit $q)"; [ "$q" = 1 ] && qc=yes && varied_caught=$((varied_caught + 1))
     fault_rows+=("| \`$fault\` | $pc | $qc |")
 done
 

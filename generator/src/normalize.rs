@@ -730,23 +730,10 @@ fn suggestion(key: &str) -> Option<&'static str> {
     KEYWORDS_30
         .iter()
         .copied()
-        .filter(|known| edit_distance(&key.to_ascii_lowercase(), &known.to_ascii_lowercase()) <= 2)
-        .min_by_key(|known| edit_distance(key, known))
-}
-
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut previous = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous + usize::from(ca != *cb);
-            previous = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
+        .filter(|known| {
+            strsim::levenshtein(&key.to_ascii_lowercase(), &known.to_ascii_lowercase()) <= 2
+        })
+        .min_by_key(|known| strsim::levenshtein(key, known))
 }
 
 /// `200`, `2XX`, `default` or `x-…`; anything else is refused, not dropped.

@@ -170,12 +170,14 @@ fn nothing_is_dropped_in_silence() {
 
 /// A scratch file under `target/`, for inputs too big or odd to check in.
 fn scratch(name: &str, content: &[u8]) -> String {
+    // Per process: two test runs at once must not write the same file.
+    let relative = format!("target/bad-input-{}/{name}", std::process::id());
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/bad-input")
-        .join(name);
+        .join("..")
+        .join(&relative);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(&path, content).unwrap();
-    format!("target/bad-input/{name}")
+    relative
 }
 
 #[test]

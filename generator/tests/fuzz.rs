@@ -371,7 +371,10 @@ fn doc_module(code: &str) -> String {
 /// How many doctests rustdoc finds in `modules` (from [`doc_module`];
 /// listed, never compiled nor run), and the list.
 fn doctests(name: &str, modules: &[String]) -> (usize, String) {
-    let dir = root().join("target").join(name);
+    // Per process: two test runs at once must not share a scratch crate.
+    let dir = root()
+        .join("target")
+        .join(format!("{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut lib = String::from("#![allow(missing_docs)]\n");
     for (i, module) in modules.iter().enumerate() {
@@ -546,7 +549,11 @@ fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> 
     if sample.is_empty() {
         return Ok(());
     }
-    let dir = root().join("target").join(name);
+    // Per process (two test runs at once must not share a scratch crate);
+    // the dependencies' target dir is shared, cargo takes turns on it.
+    let dir = root()
+        .join("target")
+        .join(format!("{name}-{}", std::process::id()));
     let src = dir.join("src");
     let specs = dir.join("specs");
     for stale in [&src, &specs] {

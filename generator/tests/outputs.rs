@@ -85,6 +85,27 @@ fn output_is_byte_identical_from_run_to_run() {
     }
 }
 
+/// Items are formatted on as many threads as the machine has: the binary,
+/// told to use 1, 2 or 5 (`GENERATOR_THREADS`), writes the same bytes.
+#[test]
+fn output_is_the_same_whatever_the_thread_count() {
+    for (spec, output) in &pairs() {
+        let expected = std::fs::read_to_string(root().join(output)).unwrap();
+        for threads in ["1", "2", "5"] {
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_generator"))
+                .arg(root().join(spec))
+                .env("GENERATOR_THREADS", threads)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{spec} on {threads} threads");
+            assert!(
+                String::from_utf8_lossy(&out.stdout) == expected,
+                "{spec} on {threads} threads differs from {output}"
+            );
+        }
+    }
+}
+
 #[test]
 fn header_names_the_spec_and_its_hash() {
     let code = generate("spec/openapi.yaml");
@@ -96,7 +117,8 @@ fn header_names_the_spec_and_its_hash() {
             .unwrap()
             .starts_with("// sha256 of the spec: ")
     );
-    let changed = root().join("target/changed-spec.yaml");
+    // Per process: two test runs at once must not write the same file.
+    let changed = root().join(format!("target/changed-spec-{}.yaml", std::process::id()));
     let text = std::fs::read_to_string(root().join("spec/openapi.yaml")).unwrap();
     std::fs::create_dir_all(changed.parent().unwrap()).unwrap();
     std::fs::write(&changed, format!("{text}\n# a comment changes the hash\n")).unwrap();
@@ -141,7 +163,10 @@ fn additions_to_the_spec_show_up_in_the_output() {
 fn json_and_yaml_give_the_same_code() {
     let yaml = std::fs::read_to_string(root().join("spec/openapi.yaml")).unwrap();
     let value: serde_json::Value = serde_yaml::from_str(&yaml).unwrap();
-    let json_path = root().join("target/openapi-as-json.json");
+    let json_path = root().join(format!(
+        "target/openapi-as-json-{}.json",
+        std::process::id()
+    ));
     std::fs::create_dir_all(json_path.parent().unwrap()).unwrap();
     std::fs::write(&json_path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
     let from_json = generator::generate(&json_path).unwrap();

@@ -101,8 +101,12 @@ pub(crate) fn format(parts: &[Part<'_>]) -> Result<String, syn::Error> {
 /// Formats every job, on up to [`MAX_THREADS`] threads; the texts come back
 /// in the order of the jobs.
 fn run(jobs: &[Job<'_, '_>]) -> Result<Vec<String>, syn::Error> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
+    // `GENERATOR_THREADS` sets the count (a test varies it: the bytes must
+    // not); default: every core.
+    let threads = std::env::var("GENERATOR_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from))
         .clamp(1, MAX_THREADS)
         .min(jobs.len().max(1));
     let next = AtomicUsize::new(0);
