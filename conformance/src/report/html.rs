@@ -11,7 +11,6 @@
 
 use std::fmt::Write as _;
 
-use crate::catalogue::SECTIONS;
 use crate::report::{CheckResult, Report, Status};
 
 /// The statuses, as CSS classes, filter labels and badges.
@@ -253,18 +252,7 @@ pub fn render(report: &Report) -> String {
     }
     out.push_str("</nav>\n<main>\n");
 
-    let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
-    for r in &report.results {
-        if !order.contains(&r.section.as_str()) {
-            order.push(&r.section);
-        }
-    }
-    for section in order {
-        let in_section: Vec<&CheckResult> = report
-            .results
-            .iter()
-            .filter(|r| r.section == section)
-            .collect();
+    for (section, in_section) in report.by_section() {
         let Some(first) = in_section.first() else {
             continue;
         };

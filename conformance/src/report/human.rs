@@ -2,8 +2,7 @@
 //! document order; every failure prints the requirement, what was sent, what
 //! was expected and what came. Colour on a terminal unless `NO_COLOR` is set.
 
-use crate::catalogue::SECTIONS;
-use crate::report::{CheckResult, Report, Status};
+use crate::report::{Report, Status};
 
 /// ANSI colours, or none.
 #[derive(Clone, Copy, Debug)]
@@ -38,18 +37,7 @@ pub fn render(report: &Report, style: Style) -> String {
         report.generation.cases,
         report.pace.line()
     );
-    let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
-    for r in &report.results {
-        if !order.contains(&r.section.as_str()) {
-            order.push(&r.section);
-        }
-    }
-    for section in order {
-        let in_section: Vec<&CheckResult> = report
-            .results
-            .iter()
-            .filter(|r| r.section == section)
-            .collect();
+    for (section, in_section) in report.by_section() {
         let Some(first) = in_section.first() else {
             continue;
         };

@@ -353,6 +353,30 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
+    /// The results grouped by section, in the description's order (then any
+    /// section it does not list, in the order first met), each group in
+    /// catalogue order: how every rendering lays a report out.
+    pub fn by_section(&self) -> Vec<(&str, Vec<&CheckResult>)> {
+        let mut order: Vec<&str> = crate::catalogue::SECTIONS.iter().map(|(s, _)| *s).collect();
+        for r in &self.results {
+            if !order.contains(&r.section.as_str()) {
+                order.push(&r.section);
+            }
+        }
+        order
+            .into_iter()
+            .map(|section| {
+                let results = self
+                    .results
+                    .iter()
+                    .filter(|r| r.section == section)
+                    .collect();
+                (section, results)
+            })
+            .filter(|(_, results): &(&str, Vec<&CheckResult>)| !results.is_empty())
+            .collect()
+    }
+
     pub fn failed(&self) -> impl Iterator<Item = &CheckResult> {
         self.results.iter().filter(|r| r.status == Status::Failed)
     }
