@@ -146,6 +146,8 @@ pub struct Outcome {
     /// The snapshot these exchanges belong to when several checks judge the
     /// same exchanges (stored once); `None`: the check's own id.
     pub group: Option<&'static str>,
+    /// What a reader should know of a pass (a case not made, and why).
+    pub note: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -172,6 +174,7 @@ impl Outcome {
             verdict: Verdict::Pass,
             exchanges,
             group: None,
+            note: None,
         }
     }
 
@@ -182,6 +185,7 @@ impl Outcome {
             },
             exchanges,
             group: None,
+            note: None,
         }
     }
 
@@ -192,6 +196,7 @@ impl Outcome {
             },
             exchanges: Vec::new(),
             group: None,
+            note: None,
         }
     }
 
@@ -202,6 +207,7 @@ impl Outcome {
             },
             exchanges,
             group: None,
+            note: None,
         }
     }
 
@@ -212,6 +218,12 @@ impl Outcome {
         } else {
             Self::fail(failures.join("\n"), exchanges)
         }
+    }
+
+    /// A note the report shows with the verdict.
+    pub fn noted(mut self, note: Option<String>) -> Self {
+        self.note = note;
+        self
     }
 
     pub fn in_group(mut self, group: &'static str) -> Self {

@@ -150,6 +150,9 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
                 options.strict,
             );
             r.latency = crate::latency::of_exchanges(&o.exchanges);
+            if r.note.is_none() {
+                r.note = o.note.clone();
+            }
             r
         })
         .collect();

@@ -139,7 +139,36 @@ fn judge(family: Family, want: Want) -> Run {
             .filter_map(|case| verdict(case, want).err().map(|why| describe(case, &why)))
             .collect();
         let exchanges = cases.iter().map(|c| c.sent.exchange.clone()).collect();
-        Outcome::from_failures(listed(failures), exchanges)
+        Outcome::from_failures(listed(failures), exchanges).noted(not_made(&t, family, &cases))
+    })
+}
+
+/// Which cases of `family` could not be made, and why: a token of another
+/// component is no case where the profile gives every other component the
+/// same token (the description's single `<AUTH_TOKEN>` allows it) and
+/// Authorize issued none different.
+fn not_made(t: &RunContext, family: Family, cases: &[&Case]) -> Option<String> {
+    if family != Family::Token {
+        return None;
+    }
+    let without: Vec<&str> = t
+        .profile
+        .components
+        .iter()
+        .filter(|c| c.requires_auth)
+        .filter(|c| {
+            !cases.iter().any(|k| {
+                k.label.contains(&format!(" {}: ", c.name))
+                    && k.label.ends_with("of another component")
+            })
+        })
+        .map(|c| c.name.as_str())
+        .collect();
+    (!without.is_empty()).then(|| {
+        format!(
+            "no token of another component was sent to {}: every other token the profile gives is the same as its own, and Authorize issued none other",
+            without.join(", ")
+        )
     })
 }
 
