@@ -8,25 +8,33 @@
 //! Data flows one way: **profile → checks → exchanges → report**.
 //!
 //! - [`profile`]: the YAML target profile, `${VAR}` expansion, errors with
-//!   key and line;
-//! - [`catalogue`]: the checks as data (id, section, quote, level, what is
-//!   sent, what must happen);
-//! - `checks/`: one file per concept of the description, each returning its
-//!   checks;
+//!   key and line; [`choices`]: what the server chose where the description
+//!   is silent (declared in the profile, else ours);
+//! - [`catalogue`]: what a check is (id, section, quote, [`level`], what is
+//!   sent, what must happen); [`case`]: a check declared by what it sends
+//!   and what it expects; [`checks`]: the checks, one file per concept of
+//!   the description; [`envelope`]: what an error answer is;
 //! - [`needs`]: what a check needs from the profile, and what to add;
 //! - [`connect`]: TLS roots, client certificate, proxies, gateway headers;
-//! - [`target`]: the server as the checks see it; every request goes through
-//!   the generated bindings;
+//!   [`transport`]: limits, pacing, retries;
+//! - [`request`]: operations, requests and answers; [`target`]: the server
+//!   as the checks see it, every request through the generated bindings;
+//!   [`context`]: one run's shared probes and generated cases;
 //! - [`generate`]: requests derived from the profile (near misses, odd refs
 //!   and bodies) and bodies generated property-based from a seed, judged by
-//!   invariants;
+//!   invariants; [`carried`]: what a success carries, wherever it is;
 //! - [`exchange`]: the normalised record of one request and answer;
-//! - [`runner`]: selects, runs concurrently, collects;
+//!   [`volatile`]: values that change between identical requests;
+//! - [`runner`]: selects, runs concurrently, collects; [`observe`]: the
+//!   server's choices, asked for (`conformance choices`);
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
-//! - [`report`]: human, JUnit and JSON output.
+//! - [`report`]: human, JUnit, JSON, SARIF and HTML output; [`baseline`],
+//!   [`diff`], [`coverage`], [`outcomes`], [`budget`], [`latency`]: adopting
+//!   the gate.
 //!
-//! MUST checks gate; SHOULD checks (HTTP norms, our spec's choices) report,
-//! and fail the run only with `--strict`.
+//! MUST checks gate (the profile's declared choices among them); SHOULD
+//! checks (HTTP norms, our spec's choices) report, and fail the run only
+//! with `--strict`.
 
 pub mod baseline;
 pub mod budget;
