@@ -246,7 +246,7 @@ impl Expect {
 }
 
 /// A check declared by its request and expectation: everything a
-/// [`Check`] holds but the texts and the run, which are rendered from
+/// [`Check`](crate::catalogue::Check) holds but the texts and the run, which are rendered from
 /// `sends` and `expects`.
 pub struct CaseCheck {
     pub id: String,

@@ -4,7 +4,7 @@
 //! operation, which a negative check then changes in exactly one way.
 //!
 //! Every request goes through the bindings: built typed, changed through
-//! [`Prepared`] where a case needs it, and decoded by the operation's own
+//! [`Prepared`](component_auth_bindings::Prepared) where a case needs it, and decoded by the operation's own
 //! decoder. The exchange is recorded (normalised, secrets redacted) before
 //! any judgement.
 
