@@ -133,10 +133,10 @@ pub fn insert_header(
     name: &'static str,
     value: &str,
 ) -> Result<(), Error> {
-    let value = HeaderValue::from_str(value).map_err(|_| Error::InvalidHeader {
-        name: name.to_owned(),
-    })?;
-    headers.insert(HeaderName::from_static(name), value);
+    headers.insert(
+        HeaderName::from_static(name),
+        header_value(name, value, false)?,
+    );
     Ok(())
 }
 
@@ -147,12 +147,21 @@ pub fn insert_secret_header(
     name: &'static str,
     value: &str,
 ) -> Result<(), Error> {
+    headers.insert(
+        HeaderName::from_static(name),
+        header_value(name, value, true)?,
+    );
+    Ok(())
+}
+
+/// `value` as the value of header `name`, marked sensitive (left out of
+/// `Debug`, not compressed by HTTP/2) when it is a secret.
+fn header_value(name: &str, value: &str, sensitive: bool) -> Result<HeaderValue, Error> {
     let mut value = HeaderValue::from_str(value).map_err(|_| Error::InvalidHeader {
         name: name.to_owned(),
     })?;
-    value.set_sensitive(true);
-    headers.insert(HeaderName::from_static(name), value);
-    Ok(())
+    value.set_sensitive(sensitive);
+    Ok(value)
 }
 
 /// Serialises `body` as the JSON body of `request`.
