@@ -89,6 +89,16 @@ pub fn checks() -> Vec<Check> {
         expects: ACCEPTED.into(),
         run: Run::new(percent).needs(&[Need::EncodedName]),
     });
+    out.push(Check {
+        id: "refs/letter-case".into(),
+        level: Level::Must,
+        section: "2",
+        quote: QUOTE,
+        title: "a name or tag in another letter case is refused, or reaches the same component".into(),
+        sends: "a valid Auth Claims request to each component with its name, then its tag, in flipped letter case as ref (and one with the name as written, to compare)".into(),
+        expects: format!("{REFUSED}; or the same answer as for the name as written (matching names ignoring case is the server's choice)"),
+        run: Run::new(letter_case),
+    });
     out
 }
 
@@ -152,6 +162,67 @@ async fn same(t: Arc<RunContext>) -> Outcome {
                 three[1].summary(),
                 three[2].summary()
             ));
+        }
+    }
+    Outcome::from_failures(failures, super::exchanges(&sent))
+}
+
+/// `s` with every letter's case flipped (`Users` -> `uSERS`).
+fn flipped(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_lowercase() {
+                c.to_uppercase().collect::<String>()
+            } else {
+                c.to_lowercase().collect()
+            }
+        })
+        .collect()
+}
+
+async fn letter_case(t: Arc<RunContext>) -> Outcome {
+    // Per component: the name as written, then the name and the tag
+    // flipped (a tag or name with no letters is left out: nothing flips).
+    let mut reqs = Vec::new();
+    let mut plan = Vec::new();
+    for c in &t.profile.components {
+        let variants: Vec<(String, String)> = [(By::Name, &c.name), (By::Tag, &c.tag)]
+            .into_iter()
+            .filter(|(_, r)| flipped(r) != **r)
+            .map(|(by, r)| (by.id().to_owned(), flipped(r)))
+            .collect();
+        if variants.is_empty() {
+            continue;
+        }
+        reqs.push(Probe::new(
+            format!("{} by name as written", c.name),
+            t.valid(Op::AuthClaims, c),
+        ));
+        for (by, r) in &variants {
+            reqs.push(Probe::new(
+                format!("{} by {by} `{r}`", c.name),
+                t.valid_with_ref(Op::AuthClaims, c, r),
+            ));
+        }
+        plan.push(variants.len());
+    }
+    let sent = t.send_all(reqs).await;
+    let mut failures = Vec::new();
+    let mut rest = sent.as_slice();
+    for n in plan {
+        let (group, tail) = rest.split_at(n + 1);
+        rest = tail;
+        let (written, others) = group.split_first().expect("the name as written");
+        for s in others {
+            let same =
+                accepted(written).is_ok() && s.exchange.response == written.exchange.response;
+            if refused(s).is_err() && !same {
+                failures.push(format!(
+                    "{}: neither refused nor the same answer as by the name as written: {}",
+                    s.exchange.label,
+                    s.summary()
+                ));
+            }
         }
     }
     Outcome::from_failures(failures, super::exchanges(&sent))
