@@ -74,6 +74,10 @@ pub struct Exchange {
     /// How long the answer took; never serialized, so never in a snapshot.
     #[serde(skip)]
     pub latency: crate::latency::Took,
+    /// The request as a `curl` command to paste, secrets as the profile's
+    /// variables; for a failure's reproduction, never snapshotted.
+    #[serde(skip)]
+    pub curl: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]

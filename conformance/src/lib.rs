@@ -46,6 +46,7 @@ pub mod choices;
 pub mod connect;
 pub mod context;
 pub mod coverage;
+pub mod curl;
 pub mod description;
 pub mod diff;
 pub mod envelope;

@@ -183,6 +183,29 @@ impl Target {
         let _ = self.volatile.set(paths);
     }
 
+    /// `req` as a `curl` command to paste: the profile's secrets as its
+    /// variables, the `--header`s as theirs; a body over 4 KiB is sent from
+    /// a file the command names, so the line stays readable.
+    fn curl(&self, req: &Req) -> String {
+        let mut line = crate::curl::render(req, &crate::curl::placeholders(&self.profile), &[])
+            + &self.curl_headers();
+        if line.len() > 4096 {
+            if let Some(at) = line.find(" --data-binary ") {
+                let bytes = req
+                    .request()
+                    .body()
+                    .and_then(|b| b.as_bytes())
+                    .map_or(0, <[u8]>::len);
+                let rest = line.split_off(at);
+                let headers_after = rest.find(" -H ").map_or("", |i| &rest[i..]).to_owned();
+                line.push_str(&format!(
+                    " --data-binary @body.json{headers_after}  # body.json: the {bytes}-byte body of the exchange"
+                ));
+            }
+        }
+        line
+    }
+
     /// How many requests were re-sent after a 429/503 with Retry-After.
     pub fn retried(&self) -> usize {
         self.retried.load(std::sync::atomic::Ordering::Relaxed)
@@ -356,12 +379,14 @@ impl Target {
                         error: Some(format!("the request could not be built: {e}")),
                         retried: None,
                         latency: Default::default(),
+                        curl: None,
                     },
                     typed: None,
                 };
             }
         };
         let request = RequestRecord::from_request(req.request(), case == Case::Title, &self.scrub);
+        let curl = Some(self.curl(&req));
         // A closed semaphore cannot happen (it is never closed); sending
         // without a permit would only lift the cap.
         let _permit = self.gate.acquire().await.ok();
@@ -430,6 +455,7 @@ impl Target {
                     error: None,
                     retried,
                     latency,
+                    curl,
                 },
                 typed: Some(typed),
             },
@@ -441,6 +467,7 @@ impl Target {
                     error: Some(self.scrub.text(&describe_error(&e))),
                     retried,
                     latency,
+                    curl,
                 },
                 typed: None,
             },
@@ -493,6 +520,7 @@ impl Target {
                     error: Some(format!("the request task failed: {e}")),
                     retried: None,
                     latency: Default::default(),
+                    curl: None,
                 },
                 typed: None,
             }));

@@ -64,16 +64,23 @@ pub(crate) fn judge_every_answer(checks: &[Check], outcomes: &mut [Outcome]) {
             let problems = problems(ex);
             if !problems.is_empty() {
                 envelope_failures.push(format!(
-                    "{} / {}: HTTP {}: {}",
+                    "{} / {}: {}\n    {}{}",
                     c.id,
                     ex.label,
-                    r.status,
-                    problems.join("; ")
+                    problems.join("; "),
+                    ex.summary(),
+                    reproduce(ex)
                 ));
             }
             let shedding = r.status == 503 && r.headers.contains_key("retry-after");
             if r.status >= 500 && !shedding {
-                server_errors.push(format!("{} / {}: {}", c.id, ex.label, ex.summary()));
+                server_errors.push(format!(
+                    "{} / {}: {}{}",
+                    c.id,
+                    ex.label,
+                    ex.summary(),
+                    reproduce(ex)
+                ));
             }
         }
     }
@@ -95,6 +102,13 @@ pub(crate) fn judge_every_answer(checks: &[Check], outcomes: &mut [Outcome]) {
         };
         debug_assert!(!matches!(o.verdict, Verdict::Skip { .. }));
     }
+}
+
+/// `\n    reproduce: curl …` when the exchange has its command.
+fn reproduce(ex: &Exchange) -> String {
+    ex.curl
+        .as_ref()
+        .map_or(String::new(), |c| format!("\n    reproduce: {c}"))
 }
 
 /// A request to the interface's path (`…/v2/api/component/{ref}/auth`):

@@ -18,7 +18,7 @@
 //! request as a `curl` command ([`curl`]) with secrets as shell variables.
 
 pub mod bodies;
-pub mod curl;
+pub use crate::curl;
 pub mod edges;
 pub mod invariants;
 

@@ -5,7 +5,7 @@
 //! shows a secret, not even most of one.
 
 use crate::profile::Profile;
-use crate::target::Req;
+use crate::request::Req;
 
 /// A secret of the profile and the variable that stands for it.
 #[derive(Clone, Debug)]
