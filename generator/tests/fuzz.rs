@@ -5,10 +5,9 @@
 //! Every accepted output is checked to parse as Rust with no name defined
 //! twice and no raw carriage return or bidirectional control in it; a sample
 //! of them (the first `GENERATOR_FUZZ_COMPILE` distinct ones, 24 by default,
-//! `0` for none) is then compiled by `cargo check`, warnings denied, as the
-//! modules of one crate under `target/fuzz-compile/` (offline, with the
-//! workspace's lockfile; the first run builds the runtime's dependencies
-//! there, later runs only the sample).
+//! `0` for none) is then compiled by `rustc`, warnings denied, as the
+//! modules of one crate under `target/fuzz-compile-PID/`, against the
+//! runtime this test was built beside (see [`compiles`]).
 //!
 //! Mutations (proptest, shrunk to the fewest that still fail): a key renamed
 //! to odd text (`m²`, `①`, `١abc`, `send`, `Self`, a newline, a bidi
@@ -397,6 +396,7 @@ fn doctests(name: &str, modules: &[String]) -> (usize, String) {
         String::from_utf8_lossy(&output.stderr)
     );
     let count = listed.lines().filter(|l| l.ends_with(": test")).count();
+    let _ = std::fs::remove_dir_all(&dir);
     (count, listed)
 }
 
@@ -540,17 +540,20 @@ fn mutated_specs_compile_or_are_refused() {
     }
 }
 
-/// `cargo check` of each output in `sample` (code → spec), as the modules
-/// of the crate `name`, warnings denied; a failure names the specs of the
-/// modules that did not compile, written out to reproduce with. Crates share
-/// one target dir (cargo takes turns on it), so the dependencies are built
-/// once.
+/// Each output in `sample` (code → spec) compiled as the modules of one
+/// crate, warnings denied; a failure names the specs of the modules that did
+/// not compile, written out to reproduce with.
+///
+/// The crate is checked by `rustc` itself against the runtime and serde this
+/// test was built beside (they are its dev-dependencies, so `cargo test`
+/// has built them in the test binary's own `deps` folder): no second build
+/// of the runtime's dependencies. Where they cannot be found there (a test
+/// binary copied elsewhere), `cargo check` builds them under its own target.
 fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> Result<(), String> {
     if sample.is_empty() {
         return Ok(());
     }
-    // Per process (two test runs at once must not share a scratch crate);
-    // the dependencies' target dir is shared, cargo takes turns on it.
+    // Per process (two test runs at once must not share a scratch crate).
     let dir = root()
         .join("target")
         .join(format!("{name}-{}", std::process::id()));
@@ -560,19 +563,6 @@ fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> 
         let _ = std::fs::remove_dir_all(stale);
         std::fs::create_dir_all(stale).unwrap();
     }
-    let runtime = root().join("runtime");
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nclient-runtime = {{ path = {runtime:?}, default-features = false }}\n\
-             serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
-            runtime = runtime.display().to_string()
-        ),
-    )
-    .unwrap();
-    // The workspace's versions, so that nothing new is fetched.
-    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let mut lib =
         String::from("//! Fuzzed outputs of the generator, one module each.\n#![deny(warnings)]\n");
     for (index, (code, spec)) in sample.iter().enumerate() {
@@ -581,20 +571,15 @@ fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> 
         lib.push_str(&format!("pub mod case_{index:03};\n"));
     }
     std::fs::write(src.join("lib.rs"), lib).unwrap();
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = std::process::Command::new(cargo)
-        .args(["check", "--offline", "--quiet", "--message-format=short"])
-        .current_dir(&dir)
-        .env(
-            "CARGO_TARGET_DIR",
-            root().join("target/fuzz-compile-target"),
-        )
-        .env_remove("RUSTFLAGS")
-        .output()
-        .unwrap();
+    let output = match built_dependencies(&dir) {
+        Some(externs) => rustc_check(&dir, &externs),
+        None => cargo_check(&dir, name),
+    };
     let stderr = String::from_utf8_lossy(&output.stderr);
     eprintln!("{name}: {} modules checked", sample.len());
     if output.status.success() {
+        // Kept only when it has something to reproduce.
+        let _ = std::fs::remove_dir_all(&dir);
         Ok(())
     } else {
         let failed: BTreeSet<&str> = stderr
@@ -614,6 +599,98 @@ fn compiles(name: &str, sample: &std::collections::BTreeMap<String, String>) -> 
             "generated code that does not compile:\n{stderr}\n  the specs: {specs:?} (reproduce: cargo run -p generator -- SPEC)"
         ))
     }
+}
+
+/// The generated code's dependencies.
+const EXTERNS: [&str; 2] = ["client_runtime", "serde"];
+
+/// The `--extern` arguments for [`EXTERNS`] from the test binary's `deps`
+/// folder: for each crate, the newest of its rlibs there with which a probe
+/// (a serde derive, a use of the runtime) compiles, as a folder can hold
+/// builds with other features.
+fn built_dependencies(dir: &Path) -> Option<Vec<String>> {
+    let deps = std::env::current_exe().ok()?.parent()?.to_owned();
+    let mut candidates: Vec<Vec<(std::time::SystemTime, PathBuf)>> = Vec::new();
+    for krate in EXTERNS {
+        let prefix = format!("lib{krate}-");
+        let mut found: Vec<_> = std::fs::read_dir(&deps)
+            .ok()?
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().into_string().ok()?;
+                (name.starts_with(&prefix) && name.ends_with(".rlib"))
+                    .then(|| Some((e.metadata().ok()?.modified().ok()?, e.path())))?
+            })
+            .collect();
+        found.sort_by(|a, b| b.cmp(a));
+        candidates.push(found);
+    }
+    let probe_dir = dir.join("probe");
+    std::fs::create_dir_all(probe_dir.join("src")).ok()?;
+    std::fs::write(
+        probe_dir.join("src/lib.rs"),
+        "#![deny(warnings)]\n#[derive(::serde::Serialize, ::serde::Deserialize)]\npub struct P(::client_runtime::serde_json::Value);\n",
+    )
+    .ok()?;
+    let [runtimes, serdes] = &candidates[..] else {
+        return None;
+    };
+    for (_, runtime) in runtimes.iter().take(3) {
+        for (_, serde) in serdes.iter().take(3) {
+            let externs = vec![
+                format!("-Ldependency={}", deps.display()),
+                format!("--extern=client_runtime={}", runtime.display()),
+                format!("--extern=serde={}", serde.display()),
+            ];
+            if rustc_check(&probe_dir, &externs).status.success() {
+                return Some(externs);
+            }
+        }
+    }
+    None
+}
+
+/// `rustc` on `dir/src/lib.rs`, metadata only (as `cargo check` does).
+fn rustc_check(dir: &Path, externs: &[String]) -> std::process::Output {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    std::process::Command::new(rustc)
+        .args(["--edition=2024", "--crate-type=lib", "--crate-name=fuzzed"])
+        .args(["--emit=metadata", "--error-format=short"])
+        .arg(format!("--out-dir={}", dir.join("out").display()))
+        .args(externs)
+        .arg("src/lib.rs")
+        .current_dir(dir)
+        .output()
+        .expect("rustc runs")
+}
+
+/// `cargo check` of the crate in `dir`, offline with the workspace's
+/// lockfile, its dependencies built under a target dir of their own.
+fn cargo_check(dir: &Path, name: &str) -> std::process::Output {
+    let runtime = root().join("runtime");
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nclient-runtime = {{ path = {runtime:?}, default-features = false }}\n\
+             serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
+            runtime = runtime.display().to_string()
+        ),
+    )
+    .unwrap();
+    // The workspace's versions, so that nothing new is fetched.
+    std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    std::process::Command::new(cargo)
+        .args(["check", "--offline", "--quiet", "--message-format=short"])
+        .current_dir(dir)
+        .env(
+            "CARGO_TARGET_DIR",
+            root().join("target/fuzz-compile-target"),
+        )
+        .env_remove("RUSTFLAGS")
+        .output()
+        .unwrap()
 }
 
 /// The compile check can fail: a type error and a warning are each caught,
@@ -643,6 +720,8 @@ fn the_compile_check_catches_errors_and_warnings() {
         "{failure}"
     );
     assert!(!failure.contains("case_000.json"), "{failure}");
+    let scratch = format!("target/fuzz-compile-check-{}", std::process::id());
+    let _ = std::fs::remove_dir_all(root().join(scratch));
 }
 
 /// Code blocks in every place spec text reaches a doc comment (the
