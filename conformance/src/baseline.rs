@@ -20,7 +20,7 @@
 //! entries for a run's failures, with reason and expiry to fill in.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
@@ -122,25 +122,8 @@ pub struct Baseline {
     pub entries: Vec<Entry>,
 }
 
-/// Why a baseline cannot be used (exit 2). Every variant says where.
-#[derive(Debug, thiserror::Error)]
-pub enum BaselineError {
-    #[error("cannot read the baseline {path}: {source}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{file}:{line}: key `{key}`: {message}")]
-    Invalid {
-        file: String,
-        line: usize,
-        key: String,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    Syntax { file: String, message: String },
-}
+/// Why a baseline cannot be used (exit 2).
+pub use crate::input::InputError as BaselineError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -178,6 +161,7 @@ pub fn requirement_hash(check: &str) -> Option<String> {
 impl Baseline {
     pub fn from_path(path: &Path) -> Result<Self, BaselineError> {
         let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
+            kind: "baseline",
             path: path.to_owned(),
             source,
         })?;

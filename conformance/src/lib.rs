@@ -52,6 +52,7 @@ pub mod diff;
 pub mod envelope;
 pub mod exchange;
 pub mod generate;
+pub mod input;
 pub mod latency;
 pub mod level;
 pub mod needs;

@@ -20,7 +20,7 @@
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use component_auth_bindings::Secret;
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
@@ -140,30 +140,8 @@ pub struct Authorize {
     pub invalid_body: Option<AuthFields>,
 }
 
-/// Why a profile cannot be used. Every variant names where the problem is.
-#[derive(Debug, thiserror::Error)]
-pub enum ProfileError {
-    #[error("cannot read the profile {path}: {source}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
-    #[error("{file}:{line}: key `{key}`: {message}")]
-    Invalid {
-        file: String,
-        line: usize,
-        key: String,
-        message: String,
-    },
-    #[error("{file}: {message}")]
-    Syntax { file: String, message: String },
-    #[error(
-        "{file}: the profile is larger than {} KiB; a profile is a short file, and nothing of this one was read",
-        MAX_PROFILE_BYTES / 1024
-    )]
-    TooLarge { file: String },
-}
+/// Why a profile cannot be used.
+pub use crate::input::InputError as ProfileError;
 
 /// The largest profile read (1 MiB, where a real one is a few KiB): a huge
 /// file is a mistake, and parsing it would take seconds and gigabytes.
@@ -257,6 +235,7 @@ impl Profile {
         use std::io::Read;
         let file = path.display().to_string();
         let read_error = |source| ProfileError::Read {
+            kind: "profile",
             path: path.to_owned(),
             source,
         };
@@ -265,7 +244,11 @@ impl Profile {
             .and_then(|f| f.take(MAX_PROFILE_BYTES as u64 + 1).read_to_end(&mut bytes))
             .map_err(read_error)?;
         if bytes.len() > MAX_PROFILE_BYTES {
-            return Err(ProfileError::TooLarge { file });
+            return Err(ProfileError::TooLarge {
+                kind: "profile",
+                file,
+                limit: MAX_PROFILE_BYTES,
+            });
         }
         let text = match std::str::from_utf8(&bytes) {
             Ok(text) => text,
@@ -282,7 +265,9 @@ impl Profile {
     ) -> Result<Profile, ProfileError> {
         if text.len() > MAX_PROFILE_BYTES {
             return Err(ProfileError::TooLarge {
+                kind: "profile",
                 file: file.to_owned(),
+                limit: MAX_PROFILE_BYTES,
             });
         }
         // A byte-order mark is how some editors start UTF-8: not content.
