@@ -7,8 +7,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use conformance::profile::Profile;
 use conformance::report::Status;
 use conformance::runner::{RunOptions, run};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use http_body_util::Full;
+use hyper::body::{Bytes, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Request, Response};
+use hyper_util::rt::TokioIo;
+use std::convert::Infallible;
+use tokio::net::TcpListener;
 
 const PROFILE: &str = include_str!("../profiles/reference.yaml");
 
@@ -18,35 +24,25 @@ fn profile(base_url: String) -> Profile {
     p
 }
 
-/// Reads one request (head and a `Content-Length` body); `None` at EOF.
-async fn read_request(s: &mut TcpStream) -> Option<String> {
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 8192];
-    let head_end = loop {
-        if let Some(at) = seen.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
+/// An HTTP/1.1 server on an ephemeral port answering every request with
+/// what `answer` makes of it (hyper reads the requests).
+async fn serve<F>(answer: F) -> String
+where
+    F: Fn(&Request<Incoming>) -> Response<Full<Bytes>> + Clone + Send + Sync + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let answer = answer.clone();
+            let service = service_fn(move |req| {
+                let response = answer(&req);
+                async move { Ok::<_, Infallible>(response) }
+            });
+            tokio::spawn(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
         }
-        match s.read(&mut buf).await {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-    };
-    let head = String::from_utf8_lossy(&seen[..head_end]).into_owned();
-    let length: usize = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse().ok())?
-        })
-        .unwrap_or(0);
-    while seen.len() < head_end + length {
-        match s.read(&mut buf).await {
-            Ok(0) | Err(_) => return None,
-            Ok(n) => seen.extend_from_slice(&buf[..n]),
-        }
-    }
-    Some(head)
+    });
+    format!("http://{addr}")
 }
 
 /// Counts the connections made to it; answers none.
@@ -66,25 +62,14 @@ async fn capturing_server() -> (String, Arc<AtomicUsize>) {
 
 /// Answers every request `307` to the same path on `to`.
 async fn redirecting_server(to: String) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            let to = to.clone();
-            tokio::spawn(async move {
-                while let Some(head) = read_request(&mut s).await {
-                    let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
-                    let answer = format!(
-                        "HTTP/1.1 307 Temporary Redirect\r\nlocation: {to}{path}\r\ncontent-length: 0\r\n\r\n"
-                    );
-                    if s.write_all(answer.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    format!("http://{addr}")
+    serve(move |req| {
+        Response::builder()
+            .status(307)
+            .header("location", format!("{to}{}", req.uri().path()))
+            .body(Full::default())
+            .expect("a valid answer")
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -116,26 +101,17 @@ async fn a_redirect_is_an_answer_that_fails_and_is_never_followed() {
 
 /// Answers every request `429` with `Retry-After: 0`.
 async fn rate_limited_server() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((mut s, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                while read_request(&mut s).await.is_some() {
-                    let body =
-                        r#"{"code":429,"message":"slow down","request_id":"r","status":false}"#;
-                    let answer = format!(
-                        "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nx-project-uuid: 7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d\r\nretry-after: 0\r\ncontent-length: {}\r\n\r\n{body}",
-                        body.len()
-                    );
-                    if s.write_all(answer.as_bytes()).await.is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-    });
-    format!("http://{addr}")
+    serve(|_| {
+        let body = r#"{"code":429,"message":"slow down","request_id":"r","status":false}"#;
+        Response::builder()
+            .status(429)
+            .header("content-type", "application/json")
+            .header("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d")
+            .header("retry-after", "0")
+            .body(Full::new(Bytes::from_static(body.as_bytes())))
+            .expect("a valid answer")
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread")]
