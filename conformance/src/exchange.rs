@@ -117,6 +117,10 @@ pub struct Scrubber {
     /// The canonical view of every secret and of its near miss one
     /// character short; longest first.
     needles: Vec<String>,
+    /// All the needles at once: a run's scrubber holds every token the
+    /// server issued (hundreds), and each text is read once, not once a
+    /// needle. `None` when there are no needles.
+    finder: Option<aho_corasick::AhoCorasick>,
     /// Body field names (lower case) whose values are redacted by key.
     fields: Vec<String>,
 }
@@ -141,10 +145,19 @@ impl Scrubber {
         // Longest first, so a secret containing another is replaced whole.
         needles.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
         needles.dedup();
+        // Overlapping matches (the standard kind), so that every span of
+        // every needle is found; they are merged below.
+        let finder = (!needles.is_empty())
+            .then(|| aho_corasick::AhoCorasick::new(&needles).ok())
+            .flatten();
         let mut fields: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
         fields.sort();
         fields.dedup();
-        Self { needles, fields }
+        Self {
+            needles,
+            finder,
+            fields,
+        }
     }
 
     /// `s` with every span that spells a secret replaced by [`REDACTED`].
@@ -154,9 +167,20 @@ impl Scrubber {
         }
         let view = canonical::Canonical::of(s);
         let mut ranges: Vec<(usize, usize)> = Vec::new();
-        for needle in &self.needles {
-            for (at, found) in view.text.match_indices(needle.as_str()) {
-                ranges.push(view.original_range(at, at + found.len()));
+        match &self.finder {
+            Some(finder) => {
+                for found in finder.find_overlapping_iter(view.text.as_str()) {
+                    ranges.push(view.original_range(found.start(), found.end()));
+                }
+            }
+            // Only if the automaton could not be built (never for real
+            // secrets): each needle on its own.
+            None => {
+                for needle in &self.needles {
+                    for (at, found) in view.text.match_indices(needle.as_str()) {
+                        ranges.push(view.original_range(at, at + found.len()));
+                    }
+                }
             }
         }
         if ranges.is_empty() {
