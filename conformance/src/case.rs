@@ -1,18 +1,20 @@
 //! A check declared as data: what it sends and what must happen, apart.
 //!
-//! Most checks send a valid request changed in one way (a header dropped, a
-//! wrong secret, an unknown ref) and judge each answer the same way
-//! (accepted, refused, a failed validation, the status the server chose).
-//! Such a check is a [`Case`]: a [`Sends`] and an [`Expect`], from which
-//! the catalogue's `sends` and `expects` texts are rendered and the check is
-//! run, so the words and the judgement cannot drift apart. Checks whose
-//! judgement needs more (shared probes, generated cases, a kept-alive
-//! connection) keep a function of their own ([`crate::catalogue::Run`]).
+//! A check is a [`CaseCheck`]: a [`Sends`] (valid requests changed in one
+//! way each, the run's shared error probes, its generated cases of one
+//! family, or a few requests in turn on one kept-alive connection) and an
+//! [`Expect`] (accepted, refused, a failed validation, the status the server
+//! chose, or a judgement in words over each answer or over all of them).
+//! The catalogue's `sends` and `expects` texts are rendered from that data,
+//! the profile's needs derived from it, and one runner ([`Case::run`])
+//! sends and judges every such check, so the words and the judgement cannot
+//! drift apart.
 //!
 //! ```ignore
-//! Case {
+//! CaseCheck {
 //!     sends: Sends::primary(Op::AuthClaims, Change::DropHeader("X-Client-Secret")),
 //!     expects: Expect::Refused,
+//!     ..
 //! }
 //! ```
 
@@ -21,9 +23,10 @@ use std::sync::Arc;
 
 use crate::catalogue::{Outcome, Run};
 use crate::choices::{Choices, Chosen};
-use crate::needs::Need;
+use crate::generate::Family;
+use crate::needs::{Need, needs_encoding};
 use crate::profile::Component;
-use crate::target::{Op, Probe, Req, Sent, Target};
+use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
 
 /// Which components a case's requests go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +42,101 @@ pub enum To {
     EachWithoutAuth,
     /// Every component with an `authorize.invalid_body`.
     EachWithInvalidBody,
+    /// Every component with an `auth_token` and an `authorize` section
+    /// (a token bound to a model).
+    EachWithTokenAndModel,
+    /// Every component whose name needs percent-encoding in a path.
+    EachWithEncodedName,
+    /// Every component whose name or tag has a letter (its case can flip).
+    EachWithLetters,
+}
+
+impl To {
+    fn takes(self, c: &Component) -> bool {
+        match self {
+            To::Primary | To::Each => true,
+            To::EachRequiringAuth => c.requires_auth,
+            To::EachWithoutAuth => !c.requires_auth,
+            To::EachWithInvalidBody => c
+                .authorize
+                .as_ref()
+                .is_some_and(|a| a.invalid_body.is_some()),
+            To::EachWithTokenAndModel => c.auth_token.is_some() && c.authorize.is_some(),
+            To::EachWithEncodedName => needs_encoding(&c.name),
+            To::EachWithLetters => flipped(&c.name) != c.name || flipped(&c.tag) != c.tag,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            To::Primary => "",
+            To::Each => " to each component that can take it",
+            To::EachRequiringAuth => " to each component that requires auth",
+            To::EachWithoutAuth => " to each component that does not require auth",
+            To::EachWithInvalidBody => " to each component with an `invalid_body`",
+            To::EachWithTokenAndModel => {
+                " with the profile's auth_token to each component that has one and an `authorize.model_uuid`"
+            }
+            To::EachWithEncodedName => {
+                " to each component whose name has characters outside A-Z a-z 0-9 - . _ ~"
+            }
+            To::EachWithLetters => " to each component whose name or tag has a letter",
+        }
+    }
+
+    fn needs(self, op: Op) -> Option<Need> {
+        match (self, op) {
+            (To::EachRequiringAuth, Op::AuthClaims) => Some(Need::RequiresAuth),
+            (To::EachRequiringAuth, Op::Authorize) => Some(Need::RequiresAuthWithAuthorize),
+            (To::EachWithoutAuth, Op::AuthClaims) => Some(Need::NoAuth),
+            (To::EachWithoutAuth, Op::Authorize) => Some(Need::NoAuthWithAuthorize),
+            (To::EachWithInvalidBody, _) => Some(Need::InvalidBody),
+            (To::EachWithTokenAndModel, _) => Some(Need::TokenWithAuthorize),
+            (To::EachWithEncodedName, _) => Some(Need::EncodedName),
+            _ => None,
+        }
+    }
+}
+
+/// Which of a component's identifiers a ref is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum By {
+    Name,
+    Tag,
+    Uuid,
+}
+
+impl By {
+    pub const ALL: [By; 3] = [By::Name, By::Tag, By::Uuid];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            By::Name => "name",
+            By::Tag => "tag",
+            By::Uuid => "uuid",
+        }
+    }
+
+    fn of(self, c: &Component) -> &str {
+        match self {
+            By::Name => &c.name,
+            By::Tag => &c.tag,
+            By::Uuid => &c.uuid,
+        }
+    }
+}
+
+/// `s` with every letter's case flipped (`Users` -> `uSERS`).
+fn flipped(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_lowercase() {
+                c.to_uppercase().collect::<String>()
+            } else {
+                c.to_lowercase().collect()
+            }
+        })
+        .collect()
 }
 
 /// The one way a valid request is changed.
@@ -49,6 +147,11 @@ pub enum Change {
     Header(&'static str, &'static str),
     /// The ref segment replaced by this one.
     Ref(&'static str),
+    /// The component's name, tag or uuid as ref.
+    RefBy(By),
+    /// The component's name or tag in flipped letter case as ref; no
+    /// request where that changes nothing.
+    FlippedRef(By),
     /// The body replaced by these bytes.
     Body(&'static str),
     /// The body replaced by the component's `invalid_body`.
@@ -59,68 +162,12 @@ pub enum Change {
     ModelUuid(&'static str),
     /// A JSON body 6 KiB over the body limit (`choices.body_limit`).
     BodyOverLimit,
-}
-
-/// What a case sends: a valid request of `op` to the components `to`
-/// names, changed in each of the ways `changes` lists (one request per
-/// component and change).
-#[derive(Clone, Debug)]
-pub struct Sends {
-    pub op: Op,
-    pub to: To,
-    pub changes: Vec<Change>,
-}
-
-impl Sends {
-    /// The valid request of `op` to its primary component, changed once.
-    pub fn primary(op: Op, change: Change) -> Self {
-        Sends {
-            op,
-            to: To::Primary,
-            changes: vec![change],
-        }
-    }
-
-    /// The valid request of `op` to each component `to` names, changed once.
-    pub fn each(op: Op, to: To, change: Change) -> Self {
-        Sends {
-            op,
-            to,
-            changes: vec![change],
-        }
-    }
-
-    /// What the profile must hold for the requests to be made.
-    pub fn needs(&self) -> Vec<Need> {
-        let mut needs: Vec<Need> = Need::of(self.op).to_vec();
-        match (self.to, self.op) {
-            (To::EachRequiringAuth, Op::AuthClaims) => needs.push(Need::RequiresAuth),
-            (To::EachRequiringAuth, Op::Authorize) => needs.push(Need::RequiresAuthWithAuthorize),
-            (To::EachWithoutAuth, Op::AuthClaims) => needs.push(Need::NoAuth),
-            (To::EachWithoutAuth, Op::Authorize) => needs.push(Need::NoAuthWithAuthorize),
-            (To::EachWithInvalidBody, _) => needs.push(Need::InvalidBody),
-            _ => {}
-        }
-        needs
-    }
-
-    /// The request in words, for the catalogue.
-    pub fn describe(&self) -> String {
-        let to = match self.to {
-            To::Primary => String::new(),
-            To::Each => " to each component that can take it".to_owned(),
-            To::EachRequiringAuth => " to each component that requires auth".to_owned(),
-            To::EachWithoutAuth => " to each component that does not require auth".to_owned(),
-            To::EachWithInvalidBody => " to each component with an `invalid_body`".to_owned(),
-        };
-        let changes: Vec<String> = self.changes.iter().map(|c| c.describe()).collect();
-        let how = match changes.as_slice() {
-            [] => String::new(),
-            [one] if one.is_empty() => String::new(),
-            many => format!(", {}", many.join("; and one ")),
-        };
-        format!("a valid {} request{to}{how}", self.op.title())
-    }
+    /// Header names sent in this letter case.
+    HeaderNames(HeaderCase),
+    /// Sent with another method.
+    Method(&'static str),
+    /// Sent to the path without this prefix.
+    PathWithout(&'static str),
 }
 
 impl Change {
@@ -131,6 +178,10 @@ impl Change {
             Change::Header(h, "") => format!("with an empty {h}"),
             Change::Header(h, v) => format!("with {h}: {v}"),
             Change::Ref(r) => format!("with ref `{r}`"),
+            Change::RefBy(by) => format!("with its {} as ref", by.id()),
+            Change::FlippedRef(by) => {
+                format!("with its {} in flipped letter case as ref", by.id())
+            }
             Change::Body(b) => format!("whose body is `{b}`"),
             Change::InvalidBody => "carrying its `invalid_body`".to_owned(),
             Change::NoModelUuid => "without modelUuid anywhere".to_owned(),
@@ -139,6 +190,14 @@ impl Change {
                 "whose JSON body is 6 KiB over the body limit (`choices.body_limit`, ours 64 KiB)"
                     .to_owned()
             }
+            Change::HeaderNames(HeaderCase::Lower) => {
+                "with header names in lower case (x-client-id)".to_owned()
+            }
+            Change::HeaderNames(HeaderCase::Title) => {
+                "with header names in Title-Case (X-Client-Id)".to_owned()
+            }
+            Change::Method(m) => format!("sent with {m}"),
+            Change::PathWithout(p) => format!("sent to a path without `{p}`"),
         }
     }
 
@@ -150,18 +209,31 @@ impl Change {
         }
     }
 
-    fn apply(
-        self,
-        t: &Target,
-        op: Op,
-        c: &Component,
-    ) -> Option<Result<Req, component_auth_bindings::Error>> {
+    /// The request, the ref it names, and the letter case of its header
+    /// names; `None` where the change cannot be made for `c`.
+    fn apply(self, t: &Target, op: Op, c: &Component) -> Option<Made> {
         let valid = || t.valid(op, c);
-        Some(match self {
+        let mut reference = c.name.clone();
+        let mut case = HeaderCase::Lower;
+        let request = match self {
             Change::Nothing => valid(),
             Change::DropHeader(h) => valid().map(|r| r.remove_header(h)),
             Change::Header(h, v) => valid().and_then(|r| r.set_header(h, v)),
-            Change::Ref(r) => t.valid_with_ref(op, c, r),
+            Change::Ref(r) => {
+                reference = r.to_owned();
+                t.valid_with_ref(op, c, r)
+            }
+            Change::RefBy(by) => {
+                reference = by.of(c).to_owned();
+                t.valid_with_ref(op, c, &reference)
+            }
+            Change::FlippedRef(by) => {
+                reference = flipped(by.of(c));
+                if reference == by.of(c) {
+                    return None;
+                }
+                t.valid_with_ref(op, c, &reference)
+            }
             Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
             Change::InvalidBody => t.with_invalid_body(op, c)?,
             Change::NoModelUuid => {
@@ -178,14 +250,269 @@ impl Change {
                 let pad = "x".repeat(limit.saturating_add(6 * 1024).min(16 << 20));
                 valid().map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
             }
+            Change::HeaderNames(names) => {
+                case = names;
+                valid()
+            }
+            Change::Method(m) => {
+                let method =
+                    reqwest::Method::from_bytes(m.as_bytes()).unwrap_or(reqwest::Method::PUT);
+                valid().map(|r| r.method(method))
+            }
+            Change::PathWithout(p) => valid().map(|r| r.without_path_prefix(p)),
+        };
+        Some(Made {
+            request,
+            reference,
+            case,
         })
+    }
+}
+
+/// One request made for a component.
+struct Made {
+    request: Result<Req, component_auth_bindings::Error>,
+    reference: String,
+    case: HeaderCase,
+}
+
+/// How each request of a case is labelled in exchanges and failures.
+#[derive(Clone, Copy, Debug)]
+pub enum Label {
+    /// The change in words, after the component's name where the case
+    /// goes to several (and after the method where to both operations).
+    Change,
+    /// One template for every request: `{component}`, `{method}`, `{op}`,
+    /// `{ref}` and `{by}` (of a `RefBy` or `FlippedRef`) are filled in.
+    Template(&'static str),
+    /// A template per change, in the order of the changes.
+    PerChange(&'static [&'static str]),
+}
+
+/// Valid requests changed: one per operation, component and change, in
+/// that order.
+#[derive(Clone, Debug)]
+pub struct Requests {
+    pub ops: Vec<Op>,
+    pub to: To,
+    pub changes: Vec<Change>,
+    pub label: Label,
+}
+
+/// One request of a sequence: a valid request of `op` to its primary
+/// component, changed.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub op: Op,
+    pub change: Change,
+    pub label: &'static str,
+}
+
+/// What a case sends.
+#[derive(Clone, Debug)]
+pub enum Sends {
+    /// Valid requests, each changed in one way.
+    Requests(Requests),
+    /// The run's error probes (`checks::probe_requests`), sent once and
+    /// judged by several checks, stored as one snapshot. A probe of an
+    /// operation the profile cannot send is not made: `needs` says what the
+    /// check needs for its answers to exist.
+    ErrorProbes { needs: &'static [Need] },
+    /// The run's generated cases of one family (`generate::edges`).
+    Generated(Family),
+    /// The steps one after the other on one new kept-alive connection; a
+    /// step whose operation the profile cannot send is left out.
+    InTurn(Vec<Step>),
+}
+
+/// The error probes, in words.
+const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
+
+impl Sends {
+    /// The valid request of `op` to its primary component, changed once.
+    pub fn primary(op: Op, change: Change) -> Self {
+        Self::each(op, To::Primary, change)
+    }
+
+    /// The valid request of `op` to each component `to` names, changed once.
+    pub fn each(op: Op, to: To, change: Change) -> Self {
+        Sends::Requests(Requests {
+            ops: vec![op],
+            to,
+            changes: vec![change],
+            label: Label::Change,
+        })
+    }
+
+    /// The valid request of each operation to each component `to` names,
+    /// changed once.
+    pub fn both(to: To, change: Change) -> Self {
+        Sends::Requests(Requests {
+            ops: Op::BOTH.to_vec(),
+            to,
+            changes: vec![change],
+            label: Label::Change,
+        })
+    }
+
+    /// The valid request of `op` to each component `to` names, once per change.
+    pub fn each_changed(op: Op, to: To, changes: &[Change]) -> Self {
+        Sends::Requests(Requests {
+            ops: vec![op],
+            to,
+            changes: changes.to_vec(),
+            label: Label::Change,
+        })
+    }
+
+    /// The error probes the run shares.
+    pub fn error_probes() -> Self {
+        Sends::ErrorProbes { needs: &[] }
+    }
+
+    /// The same requests, labelled by `label` (a template, see [`Label`]).
+    pub fn labelled(self, label: Label) -> Self {
+        match self {
+            Sends::Requests(r) => Sends::Requests(Requests { label, ..r }),
+            other => other,
+        }
+    }
+
+    /// What the profile must hold for the requests to be made.
+    pub fn needs(&self) -> Vec<Need> {
+        match self {
+            Sends::Requests(r) => {
+                let mut needs = Vec::new();
+                for op in &r.ops {
+                    needs.extend_from_slice(Need::of(*op));
+                    needs.extend(r.to.needs(*op));
+                }
+                // A request to both operations needs only one of them.
+                if r.ops.len() > 1 {
+                    needs.retain(|n| *n != Need::Authorize);
+                }
+                needs
+            }
+            Sends::ErrorProbes { needs } => needs.to_vec(),
+            Sends::Generated(Family::Token) => vec![Need::RequiresAuth],
+            Sends::Generated(Family::MediaType) => vec![Need::Authorize],
+            Sends::Generated(_) | Sends::InTurn(_) => Vec::new(),
+        }
+    }
+
+    /// The requests in words, for the catalogue.
+    pub fn describe(&self) -> String {
+        match self {
+            Sends::Requests(r) => {
+                let what = match r.ops.as_slice() {
+                    [op] => format!("a valid {} request", op.title()),
+                    _ => "a valid request of each operation".to_owned(),
+                };
+                let changes: Vec<String> = r.changes.iter().map(|c| c.describe()).collect();
+                let how = match changes.as_slice() {
+                    [] => String::new(),
+                    [one] if one.is_empty() => String::new(),
+                    [one] => format!(", {one}"),
+                    [first, rest @ ..] => {
+                        let first = if first.is_empty() { "as it is" } else { first };
+                        format!(", {first}; and one {}", rest.join("; and one "))
+                    }
+                };
+                format!("{what}{}{how}", r.to.describe())
+            }
+            Sends::ErrorProbes { .. } => PROBES.to_owned(),
+            Sends::Generated(family) => generated_words(*family).to_owned(),
+            Sends::InTurn(steps) => {
+                let each: Vec<String> = steps
+                    .iter()
+                    .map(|s| {
+                        let how = s.change.describe();
+                        let what = format!("a valid {} request", s.op.title());
+                        if how.is_empty() {
+                            what
+                        } else {
+                            format!("{what} {how}")
+                        }
+                    })
+                    .collect();
+                format!("on one kept-alive connection, in turn: {}", each.join("; "))
+            }
+        }
+    }
+}
+
+/// What the generated cases of `family` are, in words.
+fn generated_words(family: Family) -> &'static str {
+    match family {
+        Family::Secret => {
+            "a valid request of each operation whose X-Client-Secret has a character added, its last removed, its last changed, or its letter case flipped"
+        }
+        Family::ClientId => {
+            "a valid request of each operation whose X-Client-Id has a character added, its last removed, its last changed, or its letter case flipped"
+        }
+        Family::Token => {
+            "a valid request of each operation to each component that requires auth, with its token changed by one character or its letter case, an empty token, and a token of another component (from the profile, or issued by Authorize)"
+        }
+        Family::ProjectEnv => {
+            "a valid request of each operation with X-Project-Env `DEV`, `Live`, `development`, `production` and empty"
+        }
+        Family::Ref => {
+            "a valid Auth Claims request whose ref is a name or tag cut short, with a character or `.json` added, or after or before a space"
+        }
+        Family::UuidForm => {
+            "a valid Auth Claims request whose ref is a component's uuid in upper case, in braces, as a URN and without hyphens"
+        }
+        Family::OddRef => {
+            "a valid Auth Claims request whose ref is 4 KiB long, holds a NUL (%00), an encoded `/` (%2F), or bytes that are not UTF-8 (%FF%FE)"
+        }
+        Family::MediaType => {
+            "a valid request of each operation to each component with a valid_body, with Content-Type `application/json; charset=utf-8`, `Application/JSON` and `application/json;charset=UTF-8`"
+        }
+        Family::WholeBody => "whole bodies that are not a JSON object of fields",
+        Family::Fields => "every single change of every field of each valid_body",
+    }
+}
+
+/// Why a family has no case for this profile.
+fn none_generated(family: Family) -> &'static str {
+    match family {
+        Family::Token => "no component in the profile requires auth and has an auth_token",
+        Family::MediaType => "no component in the profile has `authorize.valid_body`",
+        _ => "the profile has no component",
     }
 }
 
 /// A judgement of one answer.
 pub type Judge = fn(&Sent) -> Result<(), String>;
 
-/// What must happen to each answer.
+/// One answer of a case, with what it was an answer to.
+pub struct Answer<'a> {
+    pub label: &'a str,
+    pub sent: &'a Sent,
+    /// The component the request went to (declared requests only).
+    pub component: Option<&'a Component>,
+    /// How the valid request was changed (declared requests only).
+    pub change: Option<Change>,
+    /// The same request with the profile's own value, to compare with
+    /// (generated uuid forms only).
+    pub reference: Option<&'a Sent>,
+}
+
+/// A judgement of one answer, with what it answered.
+pub type JudgeAnswer = fn(&Answer<'_>) -> Result<(), String>;
+
+/// What a judgement of all of a case's answers found.
+pub enum Found {
+    /// Each a line of the failure; none: the check passes.
+    Failures(Vec<String>),
+    /// The rule holds "when" something happens, and nothing made it happen.
+    NotApplicable(String),
+}
+
+/// A judgement of all of a case's answers together.
+pub type JudgeAll = fn(&[Answer<'_>], &Choices) -> Found;
+
+/// What must happen to the answers.
 #[derive(Clone, Copy)]
 pub enum Expect {
     /// A 2xx.
@@ -194,6 +521,8 @@ pub enum Expect {
     Refused,
     /// A 417 in the 7.2 shape.
     ValidationFailed,
+    /// The unchanged requests a 2xx, the changed ones a refusal.
+    AcceptedUnlessChanged,
     /// The status the profile declares for the choice `key`, else ours.
     Chosen {
         key: &'static str,
@@ -207,7 +536,25 @@ pub enum Expect {
         judge: fn(&Choices) -> Judge,
     },
     /// Any other judgement of each answer, described in words.
-    Custom { text: &'static str, judge: Judge },
+    Custom {
+        text: &'static str,
+        judge: JudgeAnswer,
+    },
+    /// A judgement of each answer `when` picks; not applicable, for the
+    /// reason `none`, when it picks none.
+    When {
+        when: fn(&Sent) -> bool,
+        none: &'static str,
+        text: &'static str,
+        judge: JudgeAnswer,
+    },
+    /// A judgement of all answers together (compared, counted), described
+    /// in words; `choice`: the profile's choice it reads, if any.
+    Together {
+        text: &'static str,
+        choice: Option<&'static str>,
+        judge: JudgeAll,
+    },
 }
 
 impl Expect {
@@ -217,31 +564,82 @@ impl Expect {
             Expect::Accepted => crate::checks::ACCEPTED.to_owned(),
             Expect::Refused => crate::envelope::REFUSED.to_owned(),
             Expect::ValidationFailed => crate::checks::IS_417.to_owned(),
+            Expect::AcceptedUnlessChanged => format!(
+                "the valid requests: {}; the others: {}",
+                crate::checks::ACCEPTED,
+                crate::envelope::REFUSED
+            ),
             Expect::Chosen { key, status } => format!(
                 "the status the profile declares as `choices.{key}`; where it declares none, ours: {}",
                 status(&Choices::default()).value
             ),
-            Expect::Depends { text, .. } | Expect::Custom { text, .. } => (*text).to_owned(),
+            Expect::Depends { text, .. }
+            | Expect::Custom { text, .. }
+            | Expect::When { text, .. }
+            | Expect::Together { text, .. } => (*text).to_owned(),
         }
     }
 
-    fn judge(&self, choices: &Choices, sent: &Sent) -> Result<(), String> {
-        match self {
+    /// Judges one answer; `None` for a judgement of all answers together.
+    fn judge(&self, choices: &Choices, a: &Answer<'_>) -> Option<Result<(), String>> {
+        let sent = a.sent;
+        Some(match self {
             Expect::Accepted => crate::checks::accepted(sent),
             Expect::Refused => crate::checks::refused(sent),
             Expect::ValidationFailed => crate::checks::is_417(sent),
+            Expect::AcceptedUnlessChanged => match a.change {
+                Some(Change::Nothing) => crate::checks::accepted(sent),
+                _ => crate::checks::refused(sent),
+            },
             Expect::Chosen { key, status } => crate::checks::status_is(sent, &status(choices), key),
             Expect::Depends { judge, .. } => judge(choices)(sent),
-            Expect::Custom { judge, .. } => judge(sent),
-        }
+            Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),
+            Expect::Together { .. } => return None,
+        })
     }
 
     /// The choice a check of this expectation judges, if any.
     pub fn choice(&self) -> Option<&'static str> {
         match self {
             Expect::Chosen { key, .. } | Expect::Depends { key, .. } => Some(key),
+            Expect::Together { choice, .. } => *choice,
             _ => None,
         }
+    }
+
+    /// Judges every answer; `say` words one answer's failure.
+    fn verdict(
+        &self,
+        choices: &Choices,
+        answers: &[Answer<'_>],
+        say: impl Fn(&Answer<'_>, &str) -> String,
+    ) -> Found {
+        match self {
+            Expect::Together { judge, .. } => judge(answers, choices),
+            Expect::When { when, none, .. } => {
+                let picked: Vec<&Answer<'_>> = answers.iter().filter(|a| when(a.sent)).collect();
+                if picked.is_empty() {
+                    return Found::NotApplicable((*none).to_owned());
+                }
+                Found::Failures(self.failures(choices, picked, say))
+            }
+            _ => Found::Failures(self.failures(choices, answers.iter().collect(), say)),
+        }
+    }
+
+    fn failures(
+        &self,
+        choices: &Choices,
+        answers: Vec<&Answer<'_>>,
+        say: impl Fn(&Answer<'_>, &str) -> String,
+    ) -> Vec<String> {
+        answers
+            .into_iter()
+            .filter_map(|a| match self.judge(choices, a) {
+                Some(Err(why)) => Some(say(a, &why)),
+                _ => None,
+            })
+            .collect()
     }
 }
 
@@ -285,7 +683,8 @@ pub struct Case {
 }
 
 impl Case {
-    /// The check's run: every request sent concurrently, each answer judged.
+    /// The check's run: the requests sent (concurrently, but for a
+    /// sequence), the answers judged.
     pub fn run(self) -> Run {
         let needs = self.sends.needs();
         let choice = self.expects.choice();
@@ -297,53 +696,190 @@ impl Case {
     }
 }
 
+/// The snapshot the error probes are stored in, for every check that
+/// judges them.
+const PROBES_GROUP: &str = "errors/probes";
+
 async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
-    let Sends { op, to, changes } = &case.sends;
-    let (op, to) = (*op, *to);
-    let comps: Vec<&Component> = match to {
-        To::Primary => t.primary(op).into_iter().collect(),
-        To::Each => t.components(op),
-        To::EachRequiringAuth => t
-            .components(op)
-            .into_iter()
-            .filter(|c| c.requires_auth)
-            .collect(),
-        To::EachWithoutAuth => t
-            .components(op)
-            .into_iter()
-            .filter(|c| !c.requires_auth)
-            .collect(),
-        To::EachWithInvalidBody => t
-            .components(op)
-            .into_iter()
-            .filter(|c| {
-                c.authorize
-                    .as_ref()
-                    .is_some_and(|a| a.invalid_body.is_some())
-            })
-            .collect(),
-    };
-    let mut probes = Vec::new();
-    for c in comps {
-        for change in changes {
-            if let Some(req) = change.apply(&t, op, c) {
-                let label = if to == To::Primary {
-                    change.label()
-                } else {
-                    format!("{}: {}", c.name, change.label())
+    let choices = &t.profile.choices;
+    let by_label = |a: &Answer<'_>, why: &str| format!("{}: {why}", a.label);
+    match &case.sends {
+        Sends::Requests(r) => {
+            let planned = plan(&t, r);
+            let (probes, about): (Vec<Probe>, Vec<_>) = planned.into_iter().unzip();
+            let sent = t.send_all(probes).await;
+            let answers = answers(&sent, &about);
+            let found = case.expects.verdict(choices, &answers, by_label);
+            outcome(found, &sent)
+        }
+        Sends::InTurn(steps) => {
+            let session = match t.keep_alive_session() {
+                Ok(session) => session,
+                Err(e) => {
+                    return Outcome::fail(
+                        format!("cannot build a kept-alive client: {e}"),
+                        Vec::new(),
+                    );
+                }
+            };
+            let mut sent = Vec::new();
+            let mut about = Vec::new();
+            for step in steps {
+                let Some(c) = t.primary(step.op) else {
+                    continue;
                 };
-                probes.push(Probe::new(label, req));
+                let Some(made) = step.change.apply(&t, step.op, c) else {
+                    continue;
+                };
+                let probe = Probe::new(step.label, made.request).case(made.case);
+                sent.push(session.send(probe).await);
+                about.push((c, step.change));
+            }
+            let answers = answers(&sent, &about);
+            outcome(case.expects.verdict(choices, &answers, by_label), &sent)
+        }
+        Sends::ErrorProbes { .. } => {
+            let all = crate::checks::probes(&t).await;
+            let answers: Vec<Answer<'_>> = all.iter().map(|s| answer(s, None, None)).collect();
+            outcome(case.expects.verdict(choices, &answers, by_label), all).in_group(PROBES_GROUP)
+        }
+        Sends::Generated(family) => {
+            let family = *family;
+            let generated = t.generated().await;
+            // A target that does not answer a valid request fails: a skip
+            // here would let a run go green on a server too slow to judge.
+            if let Some(why) = &generated.not_run {
+                return Outcome::fail(why.clone(), Vec::new());
+            }
+            let cases: Vec<&crate::generate::Case> = generated.family(family).collect();
+            if cases.is_empty() {
+                return Outcome::skip(none_generated(family));
+            }
+            let answers: Vec<Answer<'_>> = cases
+                .iter()
+                .map(|k| Answer {
+                    label: &k.label,
+                    reference: k.reference.as_ref(),
+                    ..answer(&k.sent, None, None)
+                })
+                .collect();
+            let say = |a: &Answer<'_>, why: &str| {
+                let k = cases.iter().find(|k| std::ptr::eq(&k.sent, a.sent));
+                k.map_or_else(
+                    || format!("{}: {why}", a.label),
+                    |k| crate::generate::describe(k, why),
+                )
+            };
+            let found = case.expects.verdict(choices, &answers, say);
+            let exchanges = cases.iter().map(|k| k.sent.exchange.clone()).collect();
+            let outcome = match found {
+                Found::Failures(f) => Outcome::from_failures(crate::generate::listed(f), exchanges),
+                Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
+            };
+            outcome.noted(not_made(&t, family, &cases))
+        }
+    }
+}
+
+/// Every request of `r`, in order: per operation, per component, per change.
+fn plan<'t>(t: &'t Target, r: &Requests) -> Vec<(Probe, (&'t Component, Change))> {
+    let mut out = Vec::new();
+    for &op in &r.ops {
+        let comps: Vec<&Component> = match r.to {
+            To::Primary => t.primary(op).into_iter().collect(),
+            to => t
+                .components(op)
+                .into_iter()
+                .filter(|c| to.takes(c))
+                .collect(),
+        };
+        for c in comps {
+            for (i, &change) in r.changes.iter().enumerate() {
+                let Some(made) = change.apply(t, op, c) else {
+                    continue;
+                };
+                let label = label(r, i, op, c, change, &made.reference);
+                out.push((Probe::new(label, made.request).case(made.case), (c, change)));
             }
         }
     }
-    let sent = t.send_all(probes).await;
-    let choices = &t.profile.choices;
-    crate::checks::judge_all(
-        sent.into_iter()
-            .map(|s| {
-                let v = case.expects.judge(choices, &s);
-                (s.exchange.label.clone(), s, v)
+    out
+}
+
+/// The label of one request (see [`Label`]).
+fn label(r: &Requests, i: usize, op: Op, c: &Component, change: Change, reference: &str) -> String {
+    let template = match r.label {
+        Label::Template(t) => t,
+        Label::PerChange(ts) => ts.get(i).copied().unwrap_or("{component}: {change}"),
+        Label::Change => match (r.ops.len(), r.to) {
+            (1, To::Primary) => return change.label(),
+            (1, _) => return format!("{}: {}", c.name, change.label()),
+            _ => return format!("{} {}: {}", op.method(), c.name, change.label()),
+        },
+    };
+    let by = match change {
+        Change::RefBy(by) | Change::FlippedRef(by) => by.id(),
+        _ => "",
+    };
+    template
+        .replace("{component}", &c.name)
+        .replace("{method}", op.method())
+        .replace("{op}", op.title())
+        .replace("{by}", by)
+        .replace("{change}", &change.label())
+        .replace("{ref}", reference)
+}
+
+fn answer<'a>(sent: &'a Sent, c: Option<&'a Component>, change: Option<Change>) -> Answer<'a> {
+    Answer {
+        label: &sent.exchange.label,
+        sent,
+        component: c,
+        change,
+        reference: None,
+    }
+}
+
+fn answers<'a>(sent: &'a [Sent], about: &[(&'a Component, Change)]) -> Vec<Answer<'a>> {
+    sent.iter()
+        .zip(about)
+        .map(|(s, (c, change))| answer(s, Some(c), Some(*change)))
+        .collect()
+}
+
+fn outcome(found: Found, sent: &[Sent]) -> Outcome {
+    let exchanges = crate::checks::exchanges(sent);
+    match found {
+        Found::Failures(failures) => Outcome::from_failures(failures, exchanges),
+        Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
+    }
+}
+
+/// Which cases of `family` could not be made, and why: a token of another
+/// component is no case where the profile gives every other component the
+/// same token (the description's single `<AUTH_TOKEN>` allows it) and
+/// Authorize issued none different.
+fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) -> Option<String> {
+    if family != Family::Token {
+        return None;
+    }
+    let without: Vec<&str> = t
+        .profile
+        .components
+        .iter()
+        .filter(|c| c.requires_auth)
+        .filter(|c| {
+            !cases.iter().any(|k| {
+                k.label.contains(&format!(" {}: ", c.name))
+                    && k.label.ends_with("of another component")
             })
-            .collect(),
-    )
+        })
+        .map(|c| c.name.as_str())
+        .collect();
+    (!without.is_empty()).then(|| {
+        format!(
+            "no token of another component was sent to {}: every other token the profile gives is the same as its own, and Authorize issued none other",
+            without.join(", ")
+        )
+    })
 }
