@@ -67,9 +67,11 @@ impl To {
         }
     }
 
-    fn describe(self) -> &'static str {
+    fn describe(self, ops: &[Op]) -> &'static str {
         match self {
             To::Primary => "",
+            // Every component can take Auth Claims.
+            To::Each if ops == [Op::AuthClaims] => " to each component",
             To::Each => " to each component that can take it",
             To::EachRequiringAuth => " to each component that requires auth",
             To::EachWithoutAuth => " to each component that does not require auth",
@@ -78,7 +80,7 @@ impl To {
                 " with the profile's auth_token to each component that has one and an `authorize.model_uuid`"
             }
             To::EachWithEncodedName => {
-                " to each component whose name has characters outside A-Z a-z 0-9 - . _ ~"
+                " to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment"
             }
             To::EachWithLetters => " to each component whose name or tag has a letter",
         }
@@ -418,7 +420,7 @@ impl Sends {
                         format!(", {first}; and one {}", rest.join("; and one "))
                     }
                 };
-                format!("{what}{}{how}", r.to.describe())
+                format!("{what}{}{how}", r.to.describe(&r.ops))
             }
             Sends::ErrorProbes { .. } => PROBES.to_owned(),
             Sends::Generated(family) => generated_words(*family).to_owned(),
@@ -509,6 +511,26 @@ pub enum Found {
     NotApplicable(String),
 }
 
+/// `answers` in runs of one component each, in order.
+pub fn per_component<'a, 'b>(answers: &'b [Answer<'a>]) -> Vec<&'b [Answer<'a>]> {
+    let mut out = Vec::new();
+    let mut rest = answers;
+    while let Some(first) = rest.first() {
+        let n = rest
+            .iter()
+            .take_while(|a| match (a.component, first.component) {
+                (Some(x), Some(y)) => std::ptr::eq(x, y),
+                _ => false,
+            })
+            .count()
+            .max(1);
+        let (run, tail) = rest.split_at(n);
+        out.push(run);
+        rest = tail;
+    }
+    out
+}
+
 /// A judgement of all of a case's answers together.
 pub type JudgeAll = fn(&[Answer<'_>], &Choices) -> Found;
 
@@ -535,7 +557,8 @@ pub enum Expect {
         text: &'static str,
         judge: fn(&Choices) -> Judge,
     },
-    /// Any other judgement of each answer, described in words.
+    /// Any other judgement of each answer, described in words (where
+    /// `{accepted}` and `{refused}` stand for what those words mean).
     Custom {
         text: &'static str,
         judge: JudgeAnswer,
@@ -576,7 +599,9 @@ impl Expect {
             Expect::Depends { text, .. }
             | Expect::Custom { text, .. }
             | Expect::When { text, .. }
-            | Expect::Together { text, .. } => (*text).to_owned(),
+            | Expect::Together { text, .. } => text
+                .replace("{accepted}", crate::checks::ACCEPTED)
+                .replace("{refused}", crate::envelope::REFUSED),
         }
     }
 
