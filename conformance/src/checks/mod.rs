@@ -202,41 +202,6 @@ pub(crate) const WRONG_CLIENT_ID: &str = "conformance-unknown-client";
 pub(crate) const WRONG_SECRET: &str = "conformance-wrong-secret";
 pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
 
-/// A valid request of each operation to each component that can take it,
-/// labelled `METHOD name`: the requests that a conforming target serves.
-pub(crate) fn valid_to_each(t: &Target) -> Vec<Probe> {
-    let mut probes = Vec::new();
-    for op in Op::BOTH {
-        for c in t.components(op) {
-            probes.push(Probe::new(
-                format!("{} {}", op.method(), c.name),
-                t.valid(op, c),
-            ));
-        }
-    }
-    probes
-}
-
-/// Sends every probe concurrently and judges each answer with `judge`.
-pub(crate) async fn send_and_judge(
-    t: &Arc<RunContext>,
-    probes: Vec<Probe>,
-    judge: fn(&Sent) -> Result<(), String>,
-) -> Outcome {
-    let labels: Vec<String> = probes.iter().map(|p| p.label.clone()).collect();
-    let sent = t.send_all(probes).await;
-    judge_all(
-        labels
-            .into_iter()
-            .zip(sent)
-            .map(|(l, s)| {
-                let v = judge(&s);
-                (l, s, v)
-            })
-            .collect(),
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
