@@ -54,7 +54,6 @@ pub fn catalogue() -> Vec<Check> {
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";
 
-pub(crate) use crate::envelope::REFUSED;
 
 /// `Ok` when the answer is 2xx, else the answer in words.
 pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
