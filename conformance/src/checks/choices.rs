@@ -4,7 +4,9 @@
 //! SHOULD: reported, failing only with `--strict`). Also HTTP norms.
 //!
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
-//! says what is sent and which choice judges the answer.
+//! says what is sent and which choice judges the answer. The others are
+//! declarations too, but `choices/issued-token`: its second request
+//! carries the token the first was answered with, so it is a procedure.
 
 use crate::context::RunContext;
 use std::sync::Arc;

@@ -1,9 +1,14 @@
 //! The checks, one file per concept of the interface description.
 //!
-//! Each file returns its checks as data ([`Check`]): id, level, section and
-//! quote, what is sent and what must happen, and the function that sends and
-//! judges. Judgements shared by several files live here: what counts as
-//! "accepted", "rejected" and "an envelope of the documented shape".
+//! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
+//! id, level, section and quote, what is sent and what must happen, as
+//! data that `case.rs` renders into the catalogue's texts and runs. Ten
+//! checks keep a procedure of their own, each said why beside it: the seven
+//! invariants (they judge shrunk property findings, which are no answers),
+//! the two over every answer of the run (`answers.rs`: the runner judges
+//! them last) and `choices/issued-token` (its second request carries what
+//! the first answered). Judgements shared by several files live here: what
+//! counts as "accepted", "refused" and "a 417 in the 7.2 shape".
 //!
 //! MUST checks judge from the raw answer and assume nothing the description
 //! leaves open: a refusal may be any 4xx, as long as its body is an error
@@ -53,7 +58,6 @@ pub fn catalogue() -> Vec<Check> {
 
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";
-
 
 /// `Ok` when the answer is 2xx, else the answer in words.
 pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
