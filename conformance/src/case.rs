@@ -908,3 +908,137 @@ fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) ->
         )
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::profile::Profile;
+
+    fn profile() -> Profile {
+        let text = "\
+base_url: http://127.0.0.1:8080
+client_id: client
+client_secret: secret
+components:
+  - name: Users
+    tag: users
+    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11
+";
+        Profile::from_yaml_str(text, "p.yaml", &|_| None).expect("a valid profile")
+    }
+
+    fn requests(sends: Sends) -> Requests {
+        match sends {
+            Sends::Requests(r) => r,
+            other => panic!("not requests: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn labels_fill_their_templates() {
+        let p = profile();
+        let c = &p.components[0];
+        let r = requests(
+            Sends::each(Op::AuthClaims, To::Each, Change::RefBy(By::Tag))
+                .labelled(Label::Template("{component} by {by} `{ref}`")),
+        );
+        assert_eq!(
+            label(&r, 0, Op::AuthClaims, c, Change::RefBy(By::Tag), "users"),
+            "Users by tag `users`"
+        );
+        let r = requests(
+            Sends::both(To::Primary, Change::Nothing)
+                .labelled(Label::Template("{method} {op} {component}")),
+        );
+        assert_eq!(
+            label(&r, 0, Op::Authorize, c, Change::Nothing, "Users"),
+            "POST Authorize Users"
+        );
+        let r = requests(
+            Sends::each_changed(
+                Op::AuthClaims,
+                To::EachWithLetters,
+                &[Change::Nothing, Change::FlippedRef(By::Name)],
+            )
+            .labelled(Label::PerChange(&[
+                "{component} as written",
+                "{ref} after {component}",
+            ])),
+        );
+        assert_eq!(
+            label(&r, 0, Op::AuthClaims, c, Change::Nothing, "Users"),
+            "Users as written"
+        );
+        assert_eq!(
+            label(
+                &r,
+                1,
+                Op::AuthClaims,
+                c,
+                Change::FlippedRef(By::Name),
+                "uSERS"
+            ),
+            "uSERS after Users"
+        );
+    }
+
+    #[test]
+    fn default_labels_name_what_changed_and_where() {
+        let p = profile();
+        let c = &p.components[0];
+        let drop = Change::DropHeader("X-Client-Id");
+        let label_of = |sends: Sends, op| label(&requests(sends), 0, op, c, drop, "Users");
+        assert_eq!(
+            label_of(Sends::primary(Op::AuthClaims, drop), Op::AuthClaims),
+            "without X-Client-Id"
+        );
+        assert_eq!(
+            label_of(Sends::each(Op::AuthClaims, To::Each, drop), Op::AuthClaims),
+            "Users: without X-Client-Id"
+        );
+        assert_eq!(
+            label_of(Sends::both(To::Each, drop), Op::Authorize),
+            "POST Users: without X-Client-Id"
+        );
+    }
+
+    #[test]
+    fn needs_follow_the_requests() {
+        assert_eq!(Sends::both(To::Each, Change::Nothing).needs(), []);
+        assert_eq!(
+            Sends::primary(Op::Authorize, Change::Nothing).needs(),
+            [Need::Authorize]
+        );
+        assert_eq!(
+            Sends::each(Op::AuthClaims, To::EachWithTokenAndModel, Change::Nothing).needs(),
+            [Need::TokenWithAuthorize]
+        );
+        assert_eq!(
+            Sends::Generated(Family::Token).needs(),
+            [Need::RequiresAuth]
+        );
+    }
+
+    #[test]
+    fn several_changes_are_described_in_turn() {
+        let sends = Sends::each_changed(
+            Op::AuthClaims,
+            To::Primary,
+            &[Change::Ref("a"), Change::Ref("b")],
+        );
+        assert_eq!(
+            sends.describe(),
+            "a valid Auth Claims request, with ref `a`; and one with ref `b`"
+        );
+    }
+
+    #[test]
+    fn no_catalogue_text_keeps_a_placeholder() {
+        let left: Vec<String> = crate::checks::catalogue()
+            .iter()
+            .filter(|c| c.expects.contains("{refused}") || c.expects.contains("{accepted}"))
+            .map(|c| c.id.clone())
+            .collect();
+        assert!(left.is_empty(), "placeholders left in: {left:?}");
+    }
+}
