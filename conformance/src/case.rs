@@ -167,7 +167,7 @@ pub enum Change {
     /// Header names sent in this letter case.
     HeaderNames(HeaderCase),
     /// Sent with another method.
-    Method(&'static str),
+    Method(&'static reqwest::Method),
     /// Sent to the path without this prefix.
     PathWithout(&'static str),
 }
@@ -256,11 +256,7 @@ impl Change {
                 case = names;
                 valid()
             }
-            Change::Method(m) => {
-                let method =
-                    reqwest::Method::from_bytes(m.as_bytes()).unwrap_or(reqwest::Method::PUT);
-                valid().map(|r| r.method(method))
-            }
+            Change::Method(m) => valid().map(|r| r.method(m.clone())),
             Change::PathWithout(p) => valid().map(|r| r.without_path_prefix(p)),
         };
         Some(Made {
@@ -287,7 +283,8 @@ pub enum Label {
     /// One template for every request: `{component}`, `{method}`, `{op}`,
     /// `{ref}` and `{by}` (of a `RefBy` or `FlippedRef`) are filled in.
     Template(&'static str),
-    /// A template per change, in the order of the changes.
+    /// A template per change, in the order of the changes (a change past
+    /// the last: `{component}: {change}`).
     PerChange(&'static [&'static str]),
 }
 

@@ -262,7 +262,7 @@ pub fn checks() -> Vec<Check> {
             section: "4",
             quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
             title: "another method on the interface path is answered 405".into(),
-            sends: Sends::primary(Op::AuthClaims, Change::Method("PUT")).labelled(Label::Template("{component}")),
+            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT)).labelled(Label::Template("{component}")),
             expects: Expect::Custom {
                 text: "a 405 answer whose body has the 7.1 shape",
                 judge: method_not_allowed,
