@@ -167,7 +167,8 @@ pub fn checks() -> Vec<Check> {
             section: "4.1",
             quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
             title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
-            sends: Sends::both(To::Each, Change::Nothing).labelled(Label::Template("{method} {component}")),
+            sends: Sends::both(To::Each, Change::Nothing)
+                .labelled(Label::Template("{method} {component}")),
             expects: Expect::Custom {
                 text: "each answer decodes as `Ok` and its X-Project-Uuid header is present",
                 judge: success_shape,
@@ -194,7 +195,11 @@ pub fn checks() -> Vec<Check> {
             section: "5",
             quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
             title: "a wrong token where none is required is treated as the server chose".into(),
-            sends: Sends::each(Op::AuthClaims, To::EachWithoutAuth, Change::Header("X-Auth-Token", WRONG_TOKEN)),
+            sends: Sends::each(
+                Op::AuthClaims,
+                To::EachWithoutAuth,
+                Change::Header("X-Auth-Token", WRONG_TOKEN),
+            ),
             expects: Expect::Depends {
                 key: "token_checked_when_not_required",
                 text: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer",
@@ -262,7 +267,8 @@ pub fn checks() -> Vec<Check> {
             section: "4",
             quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
             title: "another method on the interface path is answered 405".into(),
-            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT)).labelled(Label::Template("{component}")),
+            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
+                .labelled(Label::Template("{component}")),
             expects: Expect::Custom {
                 text: "a 405 answer whose body has the 7.1 shape",
                 judge: method_not_allowed,

@@ -77,7 +77,11 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::each_changed(
                 Op::AuthClaims,
                 To::EachWithLetters,
-                &[Change::RefBy(By::Name), Change::FlippedRef(By::Name), Change::FlippedRef(By::Tag)],
+                &[
+                    Change::RefBy(By::Name),
+                    Change::FlippedRef(By::Name),
+                    Change::FlippedRef(By::Tag),
+                ],
             )
             .labelled(Label::PerChange(&[
                 "{component} by name as written",
