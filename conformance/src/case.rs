@@ -324,9 +324,6 @@ pub enum Sends {
     InTurn(Vec<Step>),
 }
 
-/// The error probes, in words.
-const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
-
 impl Sends {
     /// The valid request of `op` to its primary component, changed once.
     pub fn primary(op: Op, change: Change) -> Self {
@@ -419,8 +416,8 @@ impl Sends {
                 };
                 format!("{what}{}{how}", r.to.describe(&r.ops))
             }
-            Sends::ErrorProbes { .. } => PROBES.to_owned(),
-            Sends::Generated(family) => generated_words(*family).to_owned(),
+            Sends::ErrorProbes { .. } => crate::checks::PROBES.to_owned(),
+            Sends::Generated(family) => family.describe().to_owned(),
             Sends::InTurn(steps) => {
                 let each: Vec<String> = steps
                     .iter()
@@ -437,47 +434,6 @@ impl Sends {
                 format!("on one kept-alive connection, in turn: {}", each.join("; "))
             }
         }
-    }
-}
-
-/// What the generated cases of `family` are, in words.
-fn generated_words(family: Family) -> &'static str {
-    match family {
-        Family::Secret => {
-            "a valid request of each operation whose X-Client-Secret has a character added, its last removed, its last changed, or its letter case flipped"
-        }
-        Family::ClientId => {
-            "a valid request of each operation whose X-Client-Id has a character added, its last removed, its last changed, or its letter case flipped"
-        }
-        Family::Token => {
-            "a valid request of each operation to each component that requires auth, with its token changed by one character or its letter case, an empty token, and a token of another component (from the profile, or issued by Authorize)"
-        }
-        Family::ProjectEnv => {
-            "a valid request of each operation with X-Project-Env `DEV`, `Live`, `development`, `production` and empty"
-        }
-        Family::Ref => {
-            "a valid Auth Claims request whose ref is a name or tag cut short, with a character or `.json` added, or after or before a space"
-        }
-        Family::UuidForm => {
-            "a valid Auth Claims request whose ref is a component's uuid in upper case, in braces, as a URN and without hyphens"
-        }
-        Family::OddRef => {
-            "a valid Auth Claims request whose ref is 4 KiB long, holds a NUL (%00), an encoded `/` (%2F), or bytes that are not UTF-8 (%FF%FE)"
-        }
-        Family::MediaType => {
-            "a valid request of each operation to each component with a valid_body, with Content-Type `application/json; charset=utf-8`, `Application/JSON` and `application/json;charset=UTF-8`"
-        }
-        Family::WholeBody => "whole bodies that are not a JSON object of fields",
-        Family::Fields => "every single change of every field of each valid_body",
-    }
-}
-
-/// Why a family has no case for this profile.
-fn none_generated(family: Family) -> &'static str {
-    match family {
-        Family::Token => "no component in the profile requires auth and has an auth_token",
-        Family::MediaType => "no component in the profile has `authorize.valid_body`",
-        _ => "the profile has no component",
     }
 }
 
@@ -775,7 +731,7 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             }
             let cases: Vec<&crate::generate::Case> = generated.family(family).collect();
             if cases.is_empty() {
-                return Outcome::skip(none_generated(family));
+                return Outcome::skip(family.none_reason());
             }
             let answers: Vec<Answer<'_>> = cases
                 .iter()

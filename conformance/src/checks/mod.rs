@@ -147,6 +147,9 @@ pub(crate) async fn probes(t: &Arc<RunContext>) -> &[Sent] {
     t.probes(probe_requests).await
 }
 
+/// The error probes, in words: what [`probe_requests`] sends.
+pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
+
 /// The requests of the error probes.
 fn probe_requests(t: &Target) -> Vec<Probe> {
     let mut reqs = Vec::new();
