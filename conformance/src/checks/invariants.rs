@@ -4,7 +4,7 @@
 //! failure names the request as a `curl` command. Generated cases are not
 //! snapshotted one by one: the invariants are the test.
 //!
-//! They stay procedures, not declarations (`case.rs`): besides the answers
+//! They stay procedures, not declarations ([`crate::case`]): besides the answers
 //! to the edge cases they judge the property runs' findings, shrunk bodies
 //! that are no answer of this run. Their texts come from their entry of
 //! `generate::invariants::ALL` and the one [`SENDS`].

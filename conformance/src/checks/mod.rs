@@ -2,7 +2,7 @@
 //!
 //! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
 //! id, level, section and quote, what is sent and what must happen, as
-//! data that `case.rs` renders into the catalogue's texts and runs. Ten
+//! data that [`crate::case`] renders into the catalogue's texts and runs. Ten
 //! checks keep a procedure of their own, each said why beside it: the seven
 //! invariants (they judge shrunk property findings, which are no answers),
 //! the two over every answer of the run (`answers.rs`: the runner judges
