@@ -33,14 +33,13 @@ const PROBES_GROUP: &str = "errors/probes";
 
 async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
     let choices = &t.profile.choices;
-    let by_label = |a: &Answer<'_>, why: &str| format!("{}: {why}", a.label);
     match &case.sends {
         Sends::Requests(r) => {
             let planned = plan(&t, r);
             let (probes, about): (Vec<Probe>, Vec<_>) = planned.into_iter().unzip();
             let sent = t.send_all(probes).await;
             let answers = answers(&sent, &about);
-            let found = case.expects.verdict(choices, &answers, by_label);
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
             outcome(found, &sent)
         }
         Sends::InTurn(steps) => {
@@ -67,12 +66,14 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
                 about.push((c, step.change));
             }
             let answers = answers(&sent, &about);
-            outcome(case.expects.verdict(choices, &answers, by_label), &sent)
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
+            outcome(found, &sent)
         }
         Sends::ErrorProbes { .. } => {
             let all = crate::checks::probes(&t).await;
             let answers: Vec<Answer<'_>> = all.iter().map(|s| answer(s, None, None)).collect();
-            outcome(case.expects.verdict(choices, &answers, by_label), all).in_group(PROBES_GROUP)
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
+            outcome(found, all).in_group(PROBES_GROUP)
         }
         Sends::Generated(family) => {
             let family = *family;
@@ -94,13 +95,8 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
                     ..answer(&k.sent, None, None)
                 })
                 .collect();
-            let say = |a: &Answer<'_>, why: &str| {
-                let k = cases.iter().find(|k| std::ptr::eq(&k.sent, a.sent));
-                k.map_or_else(
-                    || format!("{}: {why}", a.label),
-                    |k| crate::generate::describe(k, why),
-                )
-            };
+            // A failure names the generated request as a command to paste.
+            let say = |i: usize, why: &str| crate::generate::describe(cases[i], why);
             let found = case.expects.verdict(choices, &answers, say);
             let exchanges = cases.iter().map(|k| k.sent.exchange.clone()).collect();
             let outcome = match found {
@@ -110,6 +106,11 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             outcome.noted(not_made(&t, family, &cases))
         }
     }
+}
+
+/// Words a failure as `label: why`.
+fn by_label<'a>(answers: &'a [Answer<'_>]) -> impl Fn(usize, &str) -> String + 'a {
+    move |i, why| format!("{}: {why}", answers[i].label)
 }
 
 /// Every request of `r`, in order: per operation, per component, per change.
@@ -305,38 +306,33 @@ impl Expect {
         })
     }
 
-    /// Judges every answer; `say` words one answer's failure.
+    /// Judges every answer; `say` words the failure of the answer at an
+    /// index.
     fn verdict(
         &self,
         choices: &Choices,
         answers: &[Answer<'_>],
-        say: impl Fn(&Answer<'_>, &str) -> String,
+        say: impl Fn(usize, &str) -> String,
     ) -> Found {
+        let picked = |i: &usize| match self {
+            Expect::When { when, .. } => when(answers[*i].sent),
+            _ => true,
+        };
+        let judged: Vec<usize> = (0..answers.len()).filter(picked).collect();
         match self {
             Expect::Together { judge, .. } => judge(answers, choices),
-            Expect::When { when, none, .. } => {
-                let picked: Vec<&Answer<'_>> = answers.iter().filter(|a| when(a.sent)).collect();
-                if picked.is_empty() {
-                    return Found::NotApplicable((*none).to_owned());
-                }
-                Found::Failures(self.failures(choices, picked, say))
+            Expect::When { none, .. } if judged.is_empty() => {
+                Found::NotApplicable((*none).to_owned())
             }
-            _ => Found::Failures(self.failures(choices, answers.iter().collect(), say)),
+            _ => Found::Failures(
+                judged
+                    .into_iter()
+                    .filter_map(|i| match self.judge(choices, &answers[i]) {
+                        Some(Err(why)) => Some(say(i, &why)),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
         }
-    }
-
-    fn failures(
-        &self,
-        choices: &Choices,
-        answers: Vec<&Answer<'_>>,
-        say: impl Fn(&Answer<'_>, &str) -> String,
-    ) -> Vec<String> {
-        answers
-            .into_iter()
-            .filter_map(|a| match self.judge(choices, a) {
-                Some(Err(why)) => Some(say(a, &why)),
-                _ => None,
-            })
-            .collect()
     }
 }
