@@ -74,19 +74,21 @@ impl Run {
     }
 }
 
-/// One check of the catalogue, declared as a struct literal in the file of
-/// its concept (`checks/*.rs`):
+/// One check of the catalogue. Most are rendered from a
+/// [`CaseCheck`](crate::case::CaseCheck) (what it sends, what it expects);
+/// a check that needs a procedure of its own is this struct literal, its
+/// texts beside its run:
 ///
 /// ```ignore
 /// Check {
-///     id: "refs/by-name".into(),
-///     level: Level::Must,
-///     section: "2",
-///     quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
-///     title: "a component is found by its name".into(),
-///     sends: "a valid Auth Claims request to each component, with its name as ref".into(),
-///     expects: ACCEPTED.into(),
-///     run: Run::new(move |t| resolve(t, By::Name)),
+///     id: "choices/issued-token".into(),
+///     level: Level::Should,
+///     section: "5",
+///     quote: "spec choice 5: tokens are issued by Authorize",
+///     title: "a token issued by Authorize claims its model in Auth Claims".into(),
+///     sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
+///     expects: "...".into(),
+///     run: Run::new(issued_token).needs(&[Need::Authorize]),
 /// }
 /// ```
 #[derive(Clone)]

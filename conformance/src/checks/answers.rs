@@ -7,7 +7,9 @@
 //!
 //! These two checks send nothing of their own: the runner calls
 //! [`judge_every_answer`] once every other check is done, and a failure
-//! names the check whose exchange broke the rule.
+//! names the check whose exchange broke the rule. So they are procedures,
+//! not declarations ([`crate::case`]): their answers exist only once every other
+//! check has run.
 
 use crate::catalogue::{Check, Level, Outcome, Run, Verdict};
 use crate::exchange::Exchange;

@@ -2,11 +2,11 @@
 //! auth settings), §4.2 (sent as JSON; `modelUuid` required) and §7.2 rule 1
 //! (a failed validation is a 417 in the 7.2 shape).
 
-use crate::case::{CaseCheck, Change, Expect, Judge, Sends, To};
+use crate::case::{Answer, CaseCheck, Change, Expect, Judge, Sends, To};
 use crate::catalogue::{Check, Level};
 use crate::checks::{accepted, is_417, refused};
 use crate::choices::Choices;
-use crate::target::{Op, Sent};
+use crate::target::Op;
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
 const RULE_417: &str =
@@ -112,9 +112,9 @@ pub fn checks() -> Vec<Check> {
     checks.into_iter().map(Check::from).collect()
 }
 
-fn status_417(sent: &Sent) -> Result<(), String> {
-    match sent.status() {
+fn status_417(a: &Answer<'_>) -> Result<(), String> {
+    match a.sent.status() {
         Some(417) => Ok(()),
-        _ => Err(sent.summary()),
+        _ => Err(a.sent.summary()),
     }
 }

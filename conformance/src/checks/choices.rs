@@ -4,21 +4,22 @@
 //! SHOULD: reported, failing only with `--strict`). Also HTTP norms.
 //!
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
-//! says what is sent and which choice judges the answer.
+//! says what is sent and which choice judges the answer. The others are
+//! declarations too, but `choices/issued-token`: its second request
+//! carries the token the first was answered with, so it is a procedure.
 
 use crate::context::RunContext;
 use std::sync::Arc;
 
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
-use crate::case::{CaseCheck, Change, Expect, Judge, Sends, To};
+use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends, To};
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::choices::{Choices, Chosen};
 use crate::needs::Need;
 
 use crate::checks::{
-    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, accepted, exchanges, judge_all, probes,
-    refused, send_and_judge,
+    UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, accepted, judge_all, refused,
 };
 use component_auth_bindings::variants;
 
@@ -160,33 +161,45 @@ pub fn checks() -> Vec<Check> {
         );
     }
     out.extend([
-        Check {
+        CaseCheck {
             id: "choices/success-shape".into(),
             level: Level::Should,
             section: "4.1",
             quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
             title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
-            sends: "a valid request of each operation to each component that can take it".into(),
-            expects: "each answer decodes as `Ok` and its X-Project-Uuid header is present".into(),
-            run: Run::new(success_shape),
-        },
-        Check {
+            sends: Sends::both(To::Each, Change::Nothing)
+                .labelled(Label::Template("{method} {component}")),
+            expects: Expect::Custom {
+                text: "each answer decodes as `Ok` and its X-Project-Uuid header is present",
+                judge: success_shape,
+            },
+        }
+        .into(),
+        CaseCheck {
             id: "choices/absent-project-env".into(),
             level: Level::Should,
             section: "5",
             quote: "spec choice 8: an absent X-Project-Env means `dev`",
             title: "without X-Project-Env the request is served in the server's default environment".into(),
-            sends: "a valid Auth Claims request without X-Project-Env".into(),
-            expects: "a 2xx answer whose body names the environment the profile declares as `choices.absent_project_env` (ours: dev), wherever it puts it; not applicable when the body names none".into(),
-            run: Run::new(absent_env).choice("absent_project_env"),
-        },
+            sends: Sends::primary(Op::AuthClaims, Change::DropHeader("X-Project-Env")),
+            expects: Expect::Together {
+                text: "a 2xx answer whose body names the environment the profile declares as `choices.absent_project_env` (ours: dev), wherever it puts it; not applicable when the body names none",
+                choice: Some("absent_project_env"),
+                judge: absent_env,
+            },
+        }
+        .into(),
         CaseCheck {
             id: "choices/token-where-not-required".into(),
             level: Level::Should,
             section: "5",
             quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
             title: "a wrong token where none is required is treated as the server chose".into(),
-            sends: Sends::each(Op::AuthClaims, To::EachWithoutAuth, Change::Header("X-Auth-Token", WRONG_TOKEN)),
+            sends: Sends::each(
+                Op::AuthClaims,
+                To::EachWithoutAuth,
+                Change::Header("X-Auth-Token", WRONG_TOKEN),
+            ),
             expects: Expect::Depends {
                 key: "token_checked_when_not_required",
                 text: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer",
@@ -194,6 +207,8 @@ pub fn checks() -> Vec<Check> {
             },
         }
         .into(),
+        // Its second request carries what the first answered, to the same
+        // component: a procedure, not a declaration.
         Check {
             id: "choices/issued-token".into(),
             level: Level::Should,
@@ -204,53 +219,68 @@ pub fn checks() -> Vec<Check> {
             expects: "Authorize is served with a token; Auth Claims with it is served and names the same model".into(),
             run: Run::new(issued_token).needs(&[Need::Authorize]),
         },
-        Check {
+        CaseCheck {
             id: "choices/code-equals-status".into(),
             level: Level::Should,
             section: "7",
             quote: "spec choice 11: `code` equals the HTTP status of the answer",
             title: "an error body's code equals the status".into(),
-            sends: "the error probes".into(),
-            expects: "every error body's `code` equals its HTTP status".into(),
-            run: Run::new(code_equals_status),
-        },
-        Check {
+            sends: Sends::error_probes(),
+            expects: Expect::Custom {
+                text: "every error body's `code` equals its HTTP status",
+                judge: code_equals_status,
+            },
+        }
+        .into(),
+        CaseCheck {
             id: "choices/request-id-uuid".into(),
             level: Level::Should,
             section: "7.1",
             quote: "spec choice 12: request_id is a fresh uuid for every request",
             title: "request_id is a fresh uuid".into(),
-            sends: "the error probes".into(),
-            expects: "every `request_id` is a uuid, and no two are equal".into(),
-            run: Run::new(request_ids),
-        },
-        Check {
+            sends: Sends::error_probes(),
+            expects: Expect::Together {
+                text: "every `request_id` is a uuid, and no two are equal",
+                choice: None,
+                judge: request_ids,
+            },
+        }
+        .into(),
+        CaseCheck {
             id: "choices/validation-items".into(),
             level: Level::Should,
             section: "7.2",
             quote: "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
             title: "417 bodies decode with the spec's error items".into(),
-            sends: "the error probes".into(),
-            expects: "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}".into(),
-            run: Run::new(validation_items).needs(&[Need::Authorize]),
-        },
-        Check {
+            sends: Sends::ErrorProbes { needs: &[Need::Authorize] },
+            expects: Expect::When {
+                when: |s| s.status() == Some(417),
+                none: "the target answered none of the probes with 417",
+                text: "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}",
+                judge: validation_items,
+            },
+        }
+        .into(),
+        CaseCheck {
             id: "http/method-not-allowed".into(),
             level: Level::Should,
             section: "4",
             quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
             title: "another method on the interface path is answered 405".into(),
-            sends: "a valid Auth Claims request sent with PUT".into(),
-            expects: "a 405 answer whose body has the 7.1 shape".into(),
-            run: Run::new(method_not_allowed),
-        },
+            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
+                .labelled(Label::Template("{component}")),
+            expects: Expect::Custom {
+                text: "a 405 answer whose body has the 7.1 shape",
+                judge: method_not_allowed,
+            },
+        }
+        .into(),
     ]);
     out
 }
 
-async fn success_shape(t: Arc<RunContext>) -> Outcome {
-    let reqs = super::valid_to_each(&t);
-    send_and_judge(&t, reqs, |s| match &s.typed {
+fn success_shape(a: &Answer<'_>) -> Result<(), String> {
+    match &a.sent.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
             Ok(())
         }
@@ -260,46 +290,45 @@ async fn success_shape(t: Arc<RunContext>) -> Outcome {
         Some(Typed::Claims(AuthClaimsResponse::Mismatch { reason, .. }))
         | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(reason.clone()),
         Some(t) if t.variant() == variants::OK => Err("no X-Project-Uuid".to_owned()),
-        _ => Err(s.summary()),
-    })
-    .await
+        _ => Err(a.sent.summary()),
+    }
 }
 
-async fn absent_env(t: Arc<RunContext>) -> Outcome {
-    let Some(c) = t.primary(Op::AuthClaims) else {
-        return Outcome::skip("the profile has no component");
-    };
-    let req = t.valid(Op::AuthClaims, c);
-    let want = t.profile.choices.absent_project_env();
-    let sent = t
-        .send(Probe::new(
-            "without X-Project-Env",
-            req.map(|r| r.remove_header("X-Project-Env")),
-        ))
-        .await;
-    if let Err(why) = accepted(&sent) {
-        return Outcome::fail(why, vec![sent.exchange]);
+/// Served, in the environment the profile declares as the default (or
+/// ours); not applicable when the answer names none.
+fn absent_env(answers: &[Answer<'_>], choices: &Choices) -> Found {
+    let want = choices.absent_project_env();
+    let mut failures = Vec::new();
+    for a in answers {
+        let sent = a.sent;
+        if let Err(why) = accepted(sent) {
+            failures.push(why);
+            continue;
+        }
+        let named = sent
+            .raw()
+            .and_then(|r| r.json())
+            .and_then(|b| crate::carried::environment(&b));
+        match named {
+            None => {
+                return Found::NotApplicable(
+                    "the answer does not say which environment served it".into(),
+                );
+            }
+            Some(env) if env.eq_ignore_ascii_case(&want.value) => {}
+            Some(env) => failures.push(format!(
+                "served in `{env}`, where the default is `{}`",
+                want.value
+            )),
+        }
     }
-    let named = sent
-        .raw()
-        .and_then(|r| r.json())
-        .and_then(|b| crate::carried::environment(&b));
-    match named {
-        None => Outcome::not_applicable(
-            "the answer does not say which environment served it",
-            vec![sent.exchange],
-        ),
-        Some(env) if env.eq_ignore_ascii_case(&want.value) => Outcome::pass(vec![sent.exchange]),
-        Some(env) => Outcome::fail(
-            format!("served in `{env}`, where the default is `{}`", want.value),
-            vec![sent.exchange],
-        ),
-    }
+    Found::Failures(failures)
 }
 
 async fn issued_token(t: Arc<RunContext>) -> Outcome {
+    // `needs` gates the check on a component with an `authorize` section.
     let Some(c) = t.primary(Op::Authorize) else {
-        return Outcome::skip("no component in the profile has an `authorize` section");
+        return Outcome::skip(Need::Authorize.reason());
     };
     let first = t
         .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
@@ -340,41 +369,41 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
     ])
 }
 
-async fn code_equals_status(t: Arc<RunContext>) -> Outcome {
-    let all = probes(&t).await;
-    let failures = all
-        .iter()
-        .filter_map(|s| {
-            let raw = s.raw()?;
-            if raw.status < 400 {
-                return None;
-            }
-            let code = raw.json().and_then(|j| j.get("code").cloned());
-            (code.as_ref().and_then(|c| c.as_u64()) != Some(u64::from(raw.status))).then(|| {
-                format!(
-                    "{}: status {} but code {}",
-                    s.exchange.label,
-                    raw.status,
-                    code.map_or("absent".to_owned(), |c| c.to_string())
-                )
-            })
-        })
-        .collect();
-    Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
+fn code_equals_status(a: &Answer<'_>) -> Result<(), String> {
+    let Some(raw) = a.sent.raw() else {
+        return Ok(());
+    };
+    if raw.status < 400 {
+        return Ok(());
+    }
+    let code = raw.json().and_then(|j| j.get("code").cloned());
+    if code.as_ref().and_then(|c| c.as_u64()) == Some(u64::from(raw.status)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "status {} but code {}",
+            raw.status,
+            code.map_or("absent".to_owned(), |c| c.to_string())
+        ))
+    }
 }
 
-async fn request_ids(t: Arc<RunContext>) -> Outcome {
-    let all = probes(&t).await;
-    let ids: Vec<(String, String)> = all
+fn request_ids(answers: &[Answer<'_>], _: &Choices) -> Found {
+    let ids: Vec<(&str, String)> = answers
         .iter()
-        .filter_map(|s| {
-            let id = s.raw()?.json()?.get("request_id")?.as_str()?.to_owned();
-            Some((s.exchange.label.clone(), id))
+        .filter_map(|a| {
+            let id = a
+                .sent
+                .raw()?
+                .json()?
+                .get("request_id")?
+                .as_str()?
+                .to_owned();
+            Some((a.label, id))
         })
         .collect();
     if ids.is_empty() {
-        return Outcome::not_applicable("no probe answer carried a request_id", exchanges(all))
-            .in_group("errors/probes");
+        return Found::NotApplicable("no probe answer carried a request_id".into());
     }
     let mut failures: Vec<String> = ids
         .iter()
@@ -387,65 +416,33 @@ async fn request_ids(t: Arc<RunContext>) -> Outcome {
             failures.push(format!("{l}: request_id repeats an earlier one"));
         }
     }
-    Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
+    Found::Failures(failures)
 }
 
-async fn validation_items(t: Arc<RunContext>) -> Outcome {
-    let all = probes(&t).await;
-    let mut failures = Vec::new();
-    let mut seen = false;
-    for s in all.iter().filter(|s| s.status() == Some(417)) {
-        seen = true;
-        let errors = match &s.typed {
-            Some(Typed::Authorize(AuthorizeResponse::ExpectationFailed(d))) => &d.body.errors,
-            Some(Typed::Claims(AuthClaimsResponse::ExpectationFailed(d))) => &d.body.errors,
-            Some(other) => {
-                failures.push(format!(
-                    "{}: decoded as `{}`",
-                    s.exchange.label,
-                    other.variant()
-                ));
-                continue;
-            }
-            None => continue,
-        };
-        if s.exchange.label.contains("modelUuid")
-            && !errors
-                .iter()
-                .any(|e| e.field == "modelUuid" && e.rule == "required")
-        {
-            failures.push(format!(
-                "{}: no item {{field: modelUuid, rule: required}}",
-                s.exchange.label
-            ));
-        }
-    }
-    if !seen {
-        return Outcome::not_applicable(
-            "the target answered none of the probes with 417",
-            exchanges(all),
-        )
-        .in_group("errors/probes");
-    }
-    Outcome::from_failures(failures, exchanges(all)).in_group("errors/probes")
-}
-
-async fn method_not_allowed(t: Arc<RunContext>) -> Outcome {
-    let Some(c) = t.primary(Op::AuthClaims) else {
-        return Outcome::skip("the profile has no component");
+/// A 417 decodes as `ExpectationFailed`; the probe without modelUuid
+/// lists `{field: modelUuid, rule: required}`.
+fn validation_items(a: &Answer<'_>) -> Result<(), String> {
+    let errors = match &a.sent.typed {
+        Some(Typed::Authorize(AuthorizeResponse::ExpectationFailed(d))) => &d.body.errors,
+        Some(Typed::Claims(AuthClaimsResponse::ExpectationFailed(d))) => &d.body.errors,
+        Some(other) => return Err(format!("decoded as `{}`", other.variant())),
+        None => return Ok(()),
     };
-    let req = t
-        .valid(Op::AuthClaims, c)
-        .map(|r| r.method(reqwest::Method::PUT));
-    send_and_judge(&t, vec![Probe::new(c.name.clone(), req)], |s| {
-        match s.raw() {
-            Some(r)
-                if r.status == 405 && crate::envelope::shape_400(r.json().as_ref()).is_empty() =>
-            {
-                Ok(())
-            }
-            _ => Err(s.summary()),
+    if a.label.contains("modelUuid")
+        && !errors
+            .iter()
+            .any(|e| e.field == "modelUuid" && e.rule == "required")
+    {
+        return Err("no item {field: modelUuid, rule: required}".to_owned());
+    }
+    Ok(())
+}
+
+fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
+    match a.sent.raw() {
+        Some(r) if r.status == 405 && crate::envelope::shape_400(r.json().as_ref()).is_empty() => {
+            Ok(())
         }
-    })
-    .await
+        _ => Err(a.sent.summary()),
+    }
 }

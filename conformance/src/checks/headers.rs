@@ -3,13 +3,10 @@
 //! wrong, for each operation; a fully valid request; header names in any
 //! letter case.
 
-use crate::context::RunContext;
-use std::sync::Arc;
-
-use crate::case::{CaseCheck, Change, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run};
-use crate::checks::{ACCEPTED, WRONG_CLIENT_ID, WRONG_SECRET, accepted, judge_all};
-use crate::target::{Case, Op, Probe};
+use crate::case::{CaseCheck, Change, Expect, Label, Sends, To};
+use crate::catalogue::{Check, Level};
+use crate::checks::{WRONG_CLIENT_ID, WRONG_SECRET};
+use crate::target::{Case, Op};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
 const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
@@ -67,46 +64,21 @@ pub fn checks() -> Vec<Check> {
         }
     }
     for (case, name) in [(Case::Lower, "lower-case"), (Case::Title, "title-case")] {
-        out.push(Check {
-            id: format!("headers/letter-case/{name}"),
-            level: Level::Must,
-            section: "5",
-            quote: EVERY_REQUEST,
-            title: format!(
-                "header names in {name} are accepted (RFC 9110 section 5.1: field names are case-insensitive)"
-            ),
-            sends: format!(
-                "a valid request of each operation with header names in {}",
-                if case == Case::Lower {
-                    "lower case (x-client-id)"
-                } else {
-                    "Title-Case (X-Client-Id)"
-                }
-            ),
-            expects: ACCEPTED.into(),
-            run: Run::new(move |t| letter_case(t, case)),
-        });
+        out.push(
+            CaseCheck {
+                id: format!("headers/letter-case/{name}"),
+                level: Level::Must,
+                section: "5",
+                quote: EVERY_REQUEST,
+                title: format!(
+                    "header names in {name} are accepted (RFC 9110 section 5.1: field names are case-insensitive)"
+                ),
+                sends: Sends::both(To::Primary, Change::HeaderNames(case))
+                    .labelled(Label::Template("{op} {component}")),
+                expects: Expect::Accepted,
+            }
+            .into(),
+        );
     }
     out
-}
-
-async fn letter_case(t: Arc<RunContext>, case: Case) -> Outcome {
-    let mut reqs = Vec::new();
-    for op in Op::BOTH {
-        if let Some(c) = t.primary(op) {
-            reqs.push(Probe::new(format!("{} {}", op.title(), c.name), t.valid(op, c)).case(case));
-        }
-    }
-    let labels: Vec<String> = reqs.iter().map(|r| r.label.clone()).collect();
-    let sent = t.send_all(reqs).await;
-    judge_all(
-        labels
-            .into_iter()
-            .zip(sent)
-            .map(|(l, s)| {
-                let v = accepted(&s);
-                (l, s, v)
-            })
-            .collect(),
-    )
 }

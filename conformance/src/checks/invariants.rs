@@ -3,6 +3,11 @@
 //! judges every edge case and every property run of `generate`, and a
 //! failure names the request as a `curl` command. Generated cases are not
 //! snapshotted one by one: the invariants are the test.
+//!
+//! They stay procedures, not declarations ([`crate::case`]): besides the answers
+//! to the edge cases they judge the property runs' findings, shrunk bodies
+//! that are no answer of this run. Their texts come from their entry of
+//! `generate::invariants::ALL` and the one [`SENDS`].
 
 use crate::context::RunContext;
 use std::sync::Arc;

@@ -1,9 +1,14 @@
 //! The checks, one file per concept of the interface description.
 //!
-//! Each file returns its checks as data ([`Check`]): id, level, section and
-//! quote, what is sent and what must happen, and the function that sends and
-//! judges. Judgements shared by several files live here: what counts as
-//! "accepted", "rejected" and "an envelope of the documented shape".
+//! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
+//! id, level, section and quote, what is sent and what must happen, as
+//! data that [`crate::case`] renders into the catalogue's texts and runs. Ten
+//! checks keep a procedure of their own, each said why beside it: the seven
+//! invariants (they judge shrunk property findings, which are no answers),
+//! the two over every answer of the run (`answers.rs`: the runner judges
+//! them last) and `choices/issued-token` (its second request carries what
+//! the first answered). Judgements shared by several files live here: what
+//! counts as "accepted", "refused" and "a 417 in the 7.2 shape".
 //!
 //! MUST checks judge from the raw answer and assume nothing the description
 //! leaves open: a refusal may be any 4xx, as long as its body is an error
@@ -53,8 +58,6 @@ pub fn catalogue() -> Vec<Check> {
 
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";
-
-pub(crate) use crate::envelope::REFUSED;
 
 /// `Ok` when the answer is 2xx, else the answer in words.
 pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
@@ -144,6 +147,9 @@ pub(crate) async fn probes(t: &Arc<RunContext>) -> &[Sent] {
     t.probes(probe_requests).await
 }
 
+/// The error probes, in words: what [`probe_requests`] sends.
+pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
+
 /// The requests of the error probes.
 fn probe_requests(t: &Target) -> Vec<Probe> {
     let mut reqs = Vec::new();
@@ -201,41 +207,6 @@ pub(crate) const UNKNOWN_UUID: &str = "00000000-0000-4000-8000-00000000c0de";
 pub(crate) const WRONG_CLIENT_ID: &str = "conformance-unknown-client";
 pub(crate) const WRONG_SECRET: &str = "conformance-wrong-secret";
 pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
-
-/// A valid request of each operation to each component that can take it,
-/// labelled `METHOD name`: the requests that a conforming target serves.
-pub(crate) fn valid_to_each(t: &Target) -> Vec<Probe> {
-    let mut probes = Vec::new();
-    for op in Op::BOTH {
-        for c in t.components(op) {
-            probes.push(Probe::new(
-                format!("{} {}", op.method(), c.name),
-                t.valid(op, c),
-            ));
-        }
-    }
-    probes
-}
-
-/// Sends every probe concurrently and judges each answer with `judge`.
-pub(crate) async fn send_and_judge(
-    t: &Arc<RunContext>,
-    probes: Vec<Probe>,
-    judge: fn(&Sent) -> Result<(), String>,
-) -> Outcome {
-    let labels: Vec<String> = probes.iter().map(|p| p.label.clone()).collect();
-    let sent = t.send_all(probes).await;
-    judge_all(
-        labels
-            .into_iter()
-            .zip(sent)
-            .map(|(l, s)| {
-                let v = judge(&s);
-                (l, s, v)
-            })
-            .collect(),
-    )
-}
 
 #[cfg(test)]
 mod tests {

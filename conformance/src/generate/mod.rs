@@ -74,6 +74,50 @@ pub enum Family {
     Fields,
 }
 
+impl Family {
+    /// What the generated cases of this family are, in words (the
+    /// catalogue's *sends* of the check that judges them).
+    pub fn describe(self) -> &'static str {
+        match self {
+            Family::Secret => {
+                "a valid request of each operation whose X-Client-Secret has a character added, its last removed, its last changed, or its letter case flipped"
+            }
+            Family::ClientId => {
+                "a valid request of each operation whose X-Client-Id has a character added, its last removed, its last changed, or its letter case flipped"
+            }
+            Family::Token => {
+                "a valid request of each operation to each component that requires auth, with its token changed by one character or its letter case, an empty token, and a token of another component (from the profile, or issued by Authorize)"
+            }
+            Family::ProjectEnv => {
+                "a valid request of each operation with X-Project-Env `DEV`, `Live`, `development`, `production` and empty"
+            }
+            Family::Ref => {
+                "a valid Auth Claims request whose ref is a name or tag cut short, with a character or `.json` added, or after or before a space"
+            }
+            Family::UuidForm => {
+                "a valid Auth Claims request whose ref is a component's uuid in upper case, in braces, as a URN and without hyphens"
+            }
+            Family::OddRef => {
+                "a valid Auth Claims request whose ref is 4 KiB long, holds a NUL (%00), an encoded `/` (%2F), or bytes that are not UTF-8 (%FF%FE)"
+            }
+            Family::MediaType => {
+                "a valid request of each operation to each component with a valid_body, with Content-Type `application/json; charset=utf-8`, `Application/JSON` and `application/json;charset=UTF-8`"
+            }
+            Family::WholeBody => "whole bodies that are not a JSON object of fields",
+            Family::Fields => "every single change of every field of each valid_body",
+        }
+    }
+
+    /// Why this family has no case for a profile.
+    pub fn none_reason(self) -> &'static str {
+        match self {
+            Family::Token => "no component in the profile requires auth and has an auth_token",
+            Family::MediaType => "no component in the profile has `authorize.valid_body`",
+            _ => "the profile has no component",
+        }
+    }
+}
+
 /// One generated request and its answer.
 #[derive(Clone, Debug)]
 pub struct Case {

@@ -1,0 +1,338 @@
+//! How a declared check runs: its requests made for the profile's
+//! components and sent (concurrently; a sequence one after the other on
+//! one connection), or the run's shared probes or generated cases read,
+//! and every answer judged as its [`Expect`] says.
+
+use std::sync::Arc;
+
+use super::{Answer, Case, Change, Expect, Found, Label, Requests, Sends, To, flipped};
+use crate::catalogue::{Outcome, Run};
+use crate::choices::Choices;
+use crate::context::RunContext;
+use crate::generate::Family;
+use crate::profile::Component;
+use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
+
+impl Case {
+    /// The check's run: the requests sent (concurrently, but for a
+    /// sequence), the answers judged.
+    pub fn run(self) -> Run {
+        let needs = self.sends.needs();
+        let choice = self.expects.choice();
+        let run = Run::new(move |t| judge(t, self.clone())).needs(&needs);
+        match choice {
+            Some(key) => run.choice(key),
+            None => run,
+        }
+    }
+}
+
+/// The snapshot the error probes are stored in, for every check that
+/// judges them.
+const PROBES_GROUP: &str = "errors/probes";
+
+async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
+    let choices = &t.profile.choices;
+    match &case.sends {
+        Sends::Requests(r) => {
+            let planned = plan(&t, r);
+            let (probes, about): (Vec<Probe>, Vec<_>) = planned.into_iter().unzip();
+            let sent = t.send_all(probes).await;
+            let answers = answers(&sent, &about);
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
+            outcome(found, &sent)
+        }
+        Sends::InTurn(steps) => {
+            let session = match t.keep_alive_session() {
+                Ok(session) => session,
+                Err(e) => {
+                    return Outcome::fail(
+                        format!("cannot build a kept-alive client: {e}"),
+                        Vec::new(),
+                    );
+                }
+            };
+            let mut sent = Vec::new();
+            let mut about = Vec::new();
+            for step in steps {
+                let Some(c) = t.primary(step.op) else {
+                    continue;
+                };
+                let Some(made) = step.change.apply(&t, step.op, c) else {
+                    continue;
+                };
+                let probe = Probe::new(step.label, made.request).case(made.case);
+                sent.push(session.send(probe).await);
+                about.push((c, step.change));
+            }
+            let answers = answers(&sent, &about);
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
+            outcome(found, &sent)
+        }
+        Sends::ErrorProbes { .. } => {
+            let all = crate::checks::probes(&t).await;
+            let answers: Vec<Answer<'_>> = all.iter().map(|s| answer(s, None, None)).collect();
+            let found = case.expects.verdict(choices, &answers, by_label(&answers));
+            outcome(found, all).in_group(PROBES_GROUP)
+        }
+        Sends::Generated(family) => {
+            let family = *family;
+            let generated = t.generated().await;
+            // A target that does not answer a valid request fails: a skip
+            // here would let a run go green on a server too slow to judge.
+            if let Some(why) = &generated.not_run {
+                return Outcome::fail(why.clone(), Vec::new());
+            }
+            let cases: Vec<&crate::generate::Case> = generated.family(family).collect();
+            if cases.is_empty() {
+                return Outcome::skip(family.none_reason());
+            }
+            let answers: Vec<Answer<'_>> = cases
+                .iter()
+                .map(|k| Answer {
+                    label: &k.label,
+                    reference: k.reference.as_ref(),
+                    ..answer(&k.sent, None, None)
+                })
+                .collect();
+            // A failure names the generated request as a command to paste.
+            let say = |i: usize, why: &str| crate::generate::describe(cases[i], why);
+            let found = case.expects.verdict(choices, &answers, say);
+            let exchanges = cases.iter().map(|k| k.sent.exchange.clone()).collect();
+            let outcome = match found {
+                Found::Failures(f) => Outcome::from_failures(crate::generate::listed(f), exchanges),
+                Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
+            };
+            outcome.noted(not_made(&t, family, &cases))
+        }
+    }
+}
+
+/// Words a failure as `label: why`.
+fn by_label<'a>(answers: &'a [Answer<'_>]) -> impl Fn(usize, &str) -> String + 'a {
+    move |i, why| format!("{}: {why}", answers[i].label)
+}
+
+/// Every request of `r`, in order: per operation, per component, per change.
+fn plan<'t>(t: &'t Target, r: &Requests) -> Vec<(Probe, (&'t Component, Change))> {
+    let mut out = Vec::new();
+    for &op in &r.ops {
+        let comps: Vec<&Component> = match r.to {
+            To::Primary => t.primary(op).into_iter().collect(),
+            to => t
+                .components(op)
+                .into_iter()
+                .filter(|c| to.takes(c))
+                .collect(),
+        };
+        for c in comps {
+            for (i, &change) in r.changes.iter().enumerate() {
+                let Some(made) = change.apply(t, op, c) else {
+                    continue;
+                };
+                let label = label(r, i, op, c, change, &made.reference);
+                out.push((Probe::new(label, made.request).case(made.case), (c, change)));
+            }
+        }
+    }
+    out
+}
+
+/// The label of one request (see [`Label`]).
+pub(super) fn label(
+    r: &Requests,
+    i: usize,
+    op: Op,
+    c: &Component,
+    change: Change,
+    reference: &str,
+) -> String {
+    let template = match r.label {
+        Label::Template(t) => t,
+        Label::PerChange(ts) => ts.get(i).copied().unwrap_or("{component}: {change}"),
+        Label::Change => match (r.ops.len(), r.to) {
+            (1, To::Primary) => return change.label(),
+            (1, _) => return format!("{}: {}", c.name, change.label()),
+            _ => return format!("{} {}: {}", op.method(), c.name, change.label()),
+        },
+    };
+    let by = match change {
+        Change::RefBy(by) | Change::FlippedRef(by) => by.id(),
+        _ => "",
+    };
+    template
+        .replace("{component}", &c.name)
+        .replace("{method}", op.method())
+        .replace("{op}", op.title())
+        .replace("{by}", by)
+        .replace("{change}", &change.label())
+        .replace("{ref}", reference)
+}
+
+fn answer<'a>(sent: &'a Sent, c: Option<&'a Component>, change: Option<Change>) -> Answer<'a> {
+    Answer {
+        label: &sent.exchange.label,
+        sent,
+        component: c,
+        change,
+        reference: None,
+    }
+}
+
+fn answers<'a>(sent: &'a [Sent], about: &[(&'a Component, Change)]) -> Vec<Answer<'a>> {
+    sent.iter()
+        .zip(about)
+        .map(|(s, (c, change))| answer(s, Some(c), Some(*change)))
+        .collect()
+}
+
+fn outcome(found: Found, sent: &[Sent]) -> Outcome {
+    let exchanges = crate::checks::exchanges(sent);
+    match found {
+        Found::Failures(failures) => Outcome::from_failures(failures, exchanges),
+        Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
+    }
+}
+
+/// Which cases of `family` could not be made, and why: a token of another
+/// component is no case where the profile gives every other component the
+/// same token (the description's single `<AUTH_TOKEN>` allows it) and
+/// Authorize issued none different.
+fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) -> Option<String> {
+    if family != Family::Token {
+        return None;
+    }
+    let without: Vec<&str> = t
+        .profile
+        .components
+        .iter()
+        .filter(|c| c.requires_auth)
+        .filter(|c| {
+            !cases.iter().any(|k| {
+                k.label.contains(&format!(" {}: ", c.name))
+                    && k.label.ends_with("of another component")
+            })
+        })
+        .map(|c| c.name.as_str())
+        .collect();
+    (!without.is_empty()).then(|| {
+        format!(
+            "no token of another component was sent to {}: every other token the profile gives is the same as its own, and Authorize issued none other",
+            without.join(", ")
+        )
+    })
+}
+
+impl Change {
+    /// The request, the ref it names, and the letter case of its header
+    /// names; `None` where the change cannot be made for `c`.
+    fn apply(self, t: &Target, op: Op, c: &Component) -> Option<Made> {
+        let valid = || t.valid(op, c);
+        let mut reference = c.name.clone();
+        let mut case = HeaderCase::Lower;
+        let request = match self {
+            Change::Nothing => valid(),
+            Change::DropHeader(h) => valid().map(|r| r.remove_header(h)),
+            Change::Header(h, v) => valid().and_then(|r| r.set_header(h, v)),
+            Change::Ref(r) => {
+                reference = r.to_owned();
+                t.valid_with_ref(op, c, r)
+            }
+            Change::RefBy(by) => {
+                reference = by.of(c).to_owned();
+                t.valid_with_ref(op, c, &reference)
+            }
+            Change::FlippedRef(by) => {
+                reference = flipped(by.of(c));
+                if reference == by.of(c) {
+                    return None;
+                }
+                t.valid_with_ref(op, c, &reference)
+            }
+            Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
+            Change::InvalidBody => t.with_invalid_body(op, c)?,
+            Change::NoModelUuid => {
+                let at = t.profile.choices.model_uuid().value;
+                valid().map(|r| r.without_model_uuid(&at))
+            }
+            Change::ModelUuid(m) => {
+                let at = t.profile.choices.model_uuid().value;
+                valid().and_then(|r| r.with_model_uuid(&at, m))
+            }
+            Change::BodyOverLimit => {
+                let limit =
+                    usize::try_from(t.profile.choices.body_limit().value).unwrap_or(usize::MAX / 2);
+                let pad = "x".repeat(limit.saturating_add(6 * 1024).min(16 << 20));
+                valid().map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
+            }
+            Change::HeaderNames(names) => {
+                case = names;
+                valid()
+            }
+            Change::Method(m) => valid().map(|r| r.method(m.clone())),
+            Change::PathWithout(p) => valid().map(|r| r.without_path_prefix(p)),
+        };
+        Some(Made {
+            request,
+            reference,
+            case,
+        })
+    }
+}
+
+/// One request made for a component.
+struct Made {
+    request: Result<Req, component_auth_bindings::Error>,
+    reference: String,
+    case: HeaderCase,
+}
+
+impl Expect {
+    /// Judges one answer; `None` for a judgement of all answers together.
+    fn judge(&self, choices: &Choices, a: &Answer<'_>) -> Option<Result<(), String>> {
+        let sent = a.sent;
+        Some(match self {
+            Expect::Accepted => crate::checks::accepted(sent),
+            Expect::Refused => crate::checks::refused(sent),
+            Expect::ValidationFailed => crate::checks::is_417(sent),
+            Expect::AcceptedUnlessChanged => match a.change {
+                Some(Change::Nothing) => crate::checks::accepted(sent),
+                _ => crate::checks::refused(sent),
+            },
+            Expect::Chosen { key, status } => crate::checks::status_is(sent, &status(choices), key),
+            Expect::Depends { judge, .. } => judge(choices)(sent),
+            Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),
+            Expect::Together { .. } => return None,
+        })
+    }
+
+    /// Judges every answer; `say` words the failure of the answer at an
+    /// index.
+    fn verdict(
+        &self,
+        choices: &Choices,
+        answers: &[Answer<'_>],
+        say: impl Fn(usize, &str) -> String,
+    ) -> Found {
+        let picked = |i: &usize| match self {
+            Expect::When { when, .. } => when(answers[*i].sent),
+            _ => true,
+        };
+        let judged: Vec<usize> = (0..answers.len()).filter(picked).collect();
+        match self {
+            Expect::Together { judge, .. } => judge(answers, choices),
+            Expect::When { none, .. } if judged.is_empty() => {
+                Found::NotApplicable((*none).to_owned())
+            }
+            _ => Found::Failures(
+                judged
+                    .into_iter()
+                    .filter_map(|i| match self.judge(choices, &answers[i]) {
+                        Some(Err(why)) => Some(say(i, &why)),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+        }
+    }
+}
