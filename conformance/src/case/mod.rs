@@ -197,7 +197,9 @@ impl Change {
                 "with header names in Title-Case (X-Client-Id)".to_owned()
             }
             Change::Method(m) => format!("sent with {m}"),
-            Change::PathWithout(p) => format!("sent to a path without `{p}`"),
+            Change::PathWithout(p) => {
+                format!("sent to its path without `{p}` ({{base_url}}/component/{{ref}}/auth)")
+            }
         }
     }
 
