@@ -138,6 +138,10 @@ pub struct Choices {
     /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
     #[serde(default, deserialize_with = "env")]
     pub absent_project_env: Option<String>,
+    /// Does Auth Claims, served with a token bound to a model, carry that
+    /// model's uuid? The model's fields are not shown. Ours: yes.
+    #[serde(default)]
+    pub claims_carry_model_uuid: Option<bool>,
 }
 
 /// Our spec's choices (`spec/README.md`), for what a profile leaves out.
@@ -204,6 +208,9 @@ impl Choices {
     pub fn get_body_validated(&self) -> Chosen<bool> {
         chosen(&self.get_body_validated, true)
     }
+    pub fn claims_carry_model_uuid(&self) -> Chosen<bool> {
+        chosen(&self.claims_carry_model_uuid, true)
+    }
     pub fn body_limit(&self) -> Chosen<u64> {
         chosen(&self.body_limit, ours::BODY_LIMIT)
     }
@@ -231,6 +238,7 @@ impl Choices {
             "get_body_validated" => self.get_body_validated.is_some(),
             "body_limit" => self.body_limit.is_some(),
             "absent_project_env" => self.absent_project_env.is_some(),
+            "claims_carry_model_uuid" => self.claims_carry_model_uuid.is_some(),
             _ => false,
         }
     }
@@ -251,6 +259,7 @@ impl Choices {
         "get_body_validated",
         "body_limit",
         "absent_project_env",
+        "claims_carry_model_uuid",
     ];
 
     /// The choices as a `choices:` block of a profile, every key written,
@@ -311,6 +320,13 @@ impl Choices {
         out += &line("body_limit", b.value.to_string(), b.declared, "65536");
         let e = self.absent_project_env();
         out += &line("absent_project_env", e.value.clone(), e.declared, "dev");
+        let m = self.claims_carry_model_uuid();
+        out += &line(
+            "claims_carry_model_uuid",
+            m.value.to_string(),
+            m.declared,
+            "true",
+        );
         out
     }
 }

@@ -121,6 +121,23 @@ pub async fn observe(
             .and_then(|b| carried::environment(&b))
             .filter(|e| e == "dev" || e == "live");
     }
+    // Whether Auth Claims with a token bound to a model names the model.
+    if let Some(c) = t
+        .components(Op::AuthClaims)
+        .into_iter()
+        .find(|c| c.auth_token.is_some() && c.authorize.is_some())
+    {
+        let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
+        let s = t
+            .send(Probe::new("model", t.valid(Op::AuthClaims, c)))
+            .await;
+        seen.claims_carry_model_uuid = s
+            .raw()
+            .filter(|r| (200..300).contains(&r.status))
+            .and_then(|r| r.json())
+            .zip(model)
+            .map(|(body, model)| carried::holds_string(&body, model));
+    }
     if let Some(c) = t
         .components(Op::AuthClaims)
         .into_iter()

@@ -239,6 +239,11 @@ const MASKED: &[(&str, &[&str], &str)] = &[
         &["missing-credential-401"],
         "the kept-alive requests lack X-Client-Id: answered 401, they carry no request_id to compare",
     ),
+    (
+        "claims-omit-model",
+        &["claims-model-without-uuid"],
+        "with the model named by its fields only (`claims_carry_model_uuid: false`), a model left out cannot be told from one given without its uuid",
+    ),
 ];
 
 /// Does the suite fail on `fault` with `variants` on and `choices`

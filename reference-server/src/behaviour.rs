@@ -411,6 +411,8 @@ pub(crate) enum Codes {
 pub(crate) struct Answer {
     /// Success bodies are `{"status": true, "data": {...}}`.
     pub success_wrapped: bool,
+    /// Auth Claims' `model` without its `uuid` (its field values only).
+    pub model_without_uuid: bool,
     pub codes: Codes,
     pub request_id_form: RequestIdForm,
     /// Every answer repeats its request id as `X-Request-Id`.

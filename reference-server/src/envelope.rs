@@ -255,6 +255,14 @@ fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str)
         Success::Claims(r) => serde_json::to_value(r),
         Success::Authorize(r) => serde_json::to_value(r),
     };
+    let value = value.map(|mut v| {
+        if ctx.answer.model_without_uuid && matches!(success, Success::Claims(_)) {
+            if let Some(model) = v.get_mut("model").and_then(Value::as_object_mut) {
+                model.shift_remove("uuid");
+            }
+        }
+        v
+    });
     let value = value.map(|v| match v {
         Value::Object(mut fields) if ctx.answer.success_wrapped => {
             fields.shift_remove("code");

@@ -185,6 +185,11 @@ variants! {
         changes: "A request without `X-Project-Env` is served as `live`.",
         departs_from: "spec/README.md choice 8: an absent X-Project-Env means `dev`",
         |b| b.project_env.absent = ProjectEnv::Live;
+    ClaimsModelWithoutUuid => "claims-model-without-uuid", "1",
+        allowed_by: "Fields of the model that claimed the authentication: not shown.",
+        changes: "Auth Claims returns the model by its field values only: its `model` has no `uuid`.",
+        departs_from: "spec/README.md choice 2: the model is its uuid and its non-secret field values",
+        |b| b.answer.model_without_uuid = true;
 }
 
 /// Pairs that make two choices for one thing: they cannot be on together.
@@ -266,7 +271,7 @@ mod tests {
         let err = "nope".parse::<Variant>().err().map(|e| e.to_string());
         let err = err.unwrap_or_default();
         assert!(err.starts_with("unknown variant `nope`; valid: missing-credential-401, "));
-        assert!(err.ends_with("env-default-live"), "{err}");
+        assert!(err.ends_with("claims-model-without-uuid"), "{err}");
     }
 
     #[test]

@@ -112,6 +112,11 @@ fn blank_what_the_variant_may_change(variant: Variant, req: &Req, status: u16, s
         }
         Variant::ProjectUuidOnErrorsOnly if !error => blank(seen, &["x-project-uuid"]),
         Variant::EnvDefaultLive if success && env_absent => blank(seen, &["body", "env"]),
+        Variant::ClaimsModelWithoutUuid
+            if success && req.method == Method::GET && seen["body"]["model"].is_object() =>
+        {
+            blank(seen, &["body", "model", "uuid"])
+        }
         Variant::Authorize201 if success && req.method == Method::POST => {
             blank(seen, &["status"]);
             blank(seen, &["body", "code"]);
@@ -182,7 +187,8 @@ fn touches(variant: Variant, req: &Req) -> bool {
         | Variant::CacheHeaders
         | Variant::LeanOtherErrors
         | Variant::ProjectUuidOnErrorsOnly
-        | Variant::EnvDefaultLive => false,
+        | Variant::EnvDefaultLive
+        | Variant::ClaimsModelWithoutUuid => false,
     }
 }
 

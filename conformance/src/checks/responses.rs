@@ -1,10 +1,10 @@
 //! §1 What the service does: responses are JSON, and Auth Claims returns
 //! the model that claimed the authentication.
 
-use serde_json::Value;
-
-use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends, To};
+use crate::carried::holds_string;
+use crate::case::{Answer, CaseCheck, Change, Expect, Found, Label, Sends, To};
 use crate::catalogue::{Check, Level};
+use crate::choices::Choices;
 use crate::target::Op;
 
 pub fn checks() -> Vec<Check> {
@@ -24,15 +24,18 @@ pub fn checks() -> Vec<Check> {
         },
         CaseCheck {
             id: "responses/auth-claims/model".into(),
-            level: Level::Must,
+            // The model's fields are not shown, so whether it is named by
+            // its uuid is the server's choice (ours: spec choice 2).
+            level: Level::Should,
             section: "1",
-            quote: "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
+            quote: "spec choice 2: Auth Claims names the model by its uuid (The read operation returns the model that claimed the authentication (\"Auth Claims\").)",
             title: "Auth Claims returns the model bound to the token sent".into(),
             sends: Sends::each(Op::AuthClaims, To::EachWithTokenAndModel, Change::Nothing)
                 .labelled(Label::Template("{component}")),
-            expects: Expect::Custom {
-                text: "a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string)",
-                judge: holds_model,
+            expects: Expect::Together {
+                text: "where `choices.claims_carry_model_uuid` is true (ours): a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string); where false: a 2xx answer",
+                choice: Some("claims_carry_model_uuid"),
+                judge: claims_the_model,
             },
         },
     ]
@@ -49,13 +52,25 @@ fn json(a: &Answer<'_>) -> Result<(), String> {
     }
 }
 
-fn holds_string(v: &Value, want: &str) -> bool {
-    match v {
-        Value::String(s) => s.eq_ignore_ascii_case(want),
-        Value::Array(items) => items.iter().any(|i| holds_string(i, want)),
-        Value::Object(map) => map.values().any(|i| holds_string(i, want)),
-        _ => false,
-    }
+/// Each answer served, and where the profile (or ours) says the model is
+/// named by its uuid, with the uuid of the component's model in the body.
+fn claims_the_model(answers: &[Answer<'_>], choices: &Choices) -> Found {
+    let named = choices.claims_carry_model_uuid().value;
+    Found::Failures(
+        answers
+            .iter()
+            .filter_map(|a| {
+                let judged = if named {
+                    holds_model(a)
+                } else {
+                    crate::checks::accepted(a.sent)
+                };
+                judged
+                    .err()
+                    .map(|e| format!("{}: {e}", a.sent.exchange.label))
+            })
+            .collect(),
+    )
 }
 
 /// Served, with the model of the component's `authorize` in the body.

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The README's test command on a fresh clone: `cargo test --workspace` with
+# an empty target dir (the crates already downloaded, as on any machine that
+# has built once), split into its build (`--no-run`) and its run, and the run
+# again once built. Also where a cold build spends its time: the sum of every
+# crate's compile time, ours apart, from `--timings`.
+#
+# Usage: benches/test-command.sh   (writes benches/results/test-command.md)
+# Knobs: RUNS (1; a cold build is minutes on 2 cores).
+# shellcheck source=benches/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RUNS="${RUNS:-1}"
+OUT="$RESULTS/test-command.md"
+W="$WORK/test-command"
+
+OURS="client-runtime generator component-auth-bindings generator-expected reference-server conformance yaml-location"
+
+seconds() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$1" "$2"; }
+now() { date +%s.%N; }
+
+LOAD_BEFORE="$(cut -d' ' -f1 /proc/loadavg)"
+rows=()
+for run in $(seq 1 "$RUNS"); do
+    rm -rf "$W"
+    git clone -q "$ROOT" "$W/clone"
+    # The working tree's uncommitted changes too: the numbers are for what is here.
+    git -C "$ROOT" diff HEAD | git -C "$W/clone" apply --allow-empty
+    cd "$W/clone"
+    export CARGO_TARGET_DIR="$W/clone/target"
+    log "run $run: cold build of the tests"
+    t0="$(now)"
+    cargo test --workspace --locked --no-run --timings >"$W/build.log" 2>&1 || die "the build failed: $W/build.log"
+    t1="$(now)"
+    log "run $run: the tests"
+    cargo test --workspace --locked >"$W/test.log" 2>&1 || die "the tests failed: $W/test.log"
+    t2="$(now)"
+    log "run $run: the tests again, built"
+    cargo test --workspace --locked >"$W/test2.log" 2>&1 || die "the tests failed: $W/test2.log"
+    t3="$(now)"
+    split="$(python3 - "$W/clone/target/cargo-timings/cargo-timing.html" "$OURS" <<'EOF'
+import json, re, sys
+text = open(sys.argv[1]).read()
+units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", text, re.S).group(1))
+ours = set(sys.argv[2].split())
+total = sum(u["duration"] for u in units)
+mine = sum(u["duration"] for u in units if u["name"] in ours)
+top = sorted(units, key=lambda u: -u["duration"])[:5]
+print("%d units, %.0f s of compiling: ours %.0f s, dependencies %.0f s; largest: %s" % (
+    len(units), total, mine, total - mine,
+    ", ".join("%s %.1f s" % (u["name"], u["duration"]) for u in top)))
+EOF
+)"
+    rows+=("| $run | $(seconds "$t0" "$t1") s | $(seconds "$t1" "$t2") s | $(seconds "$t0" "$t2") s | $(seconds "$t2" "$t3") s | $split |")
+    cd "$ROOT"
+done
+
+{
+    echo "# The README's test command, cold"
+    echo
+    echo "\`cargo test --workspace --locked\` on a fresh clone with an empty target dir"
+    echo "($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(date -u +%Y-%m-%d), 1-minute load before: $LOAD_BEFORE)."
+    echo
+    echo "| Run | Build (--no-run) | Tests | Cold total | Tests again, built | Where the build spends its time (--timings, summed over units) |"
+    echo "|---|---:|---:|---:|---:|---|"
+    printf '%s\n' "${rows[@]}"
+} >"$OUT"
+cat "$OUT"
