@@ -194,10 +194,10 @@ fn request_bodies_take_the_best_media_type() {
         ("Search", "super::types::SearchBody", "set_form_body"),
         ("Token", "super::types::TokenRequest", "set_form_body"),
         ("FreeForm", "::std::collections::BTreeMap<", "set_form_body"),
-        ("Upload", "::client_runtime::bytes::Bytes>", "set_raw_body"),
+        ("Upload", "rt::bytes::Bytes>", "set_raw_body"),
         (
             "Anything",
-            "::client_runtime::bytes::Bytes>",
+            "rt::bytes::Bytes>",
             "set_raw_body",
         ),
         ("Note", "::std::string::String>", "set_raw_body"),
@@ -206,7 +206,7 @@ fn request_bodies_take_the_best_media_type() {
         ("FormWins", "super::types::TokenRequest", "set_form_body"),
         (
             "BinaryWins",
-            "::client_runtime::bytes::Bytes>",
+            "rt::bytes::Bytes>",
             "set_raw_body",
         ),
     ] {
@@ -268,11 +268,11 @@ fn degraded_schemas_are_values_with_a_warning() {
         "impl ::std::fmt::Display for NameOrId",
         // nullable dropped from parameters, named or not.
         "pub fn limit(mut self, value: i32",
-        "pub fn tool_guid(mut self, value: impl ::std::convert::Into<::std::string::String>",
+        "pub fn tool_guid(mut self, value: impl Into<::std::string::String>",
         "pub fn sort_by(mut self, value: super::types::SortMode",
         "pub fn id(mut self, value: super::types::NameOrId",
         // oneOf [string, array]: the first member that fits.
-        "pub fn tag(mut self, value: impl ::std::convert::Into<::std::string::String>",
+        "pub fn tag(mut self, value: impl Into<::std::string::String>",
     ] {
         assert!(code.contains(&squeeze(needle)), "missing: {needle}");
     }

@@ -27,6 +27,7 @@ mod params;
 mod request;
 mod response;
 mod secret;
+pub mod string_enum;
 mod transport;
 
 pub use auth::{Basic, add_cookie, add_cookie_parameter, set_basic, set_bearer};
@@ -35,14 +36,24 @@ pub use http::{client_builder, install_crypto_provider};
 pub use multipart::{FilePart, Multipart};
 pub use params::{QueryObject, append_query_object, json_text, simple_text};
 pub use request::{
-    Prepared, append_query, insert_header, insert_secret_header, parse_base_url, push_path,
-    set_form_body, set_json_body, set_raw_body,
+    Prepared, append_query, header, insert_header, insert_secret_header, parse_base_url, push_path,
+    query, request, required, secret_header, segment, set_form_body, set_json_body, set_raw_body,
 };
-pub use response::{DecodeResponse, Decoded, RawResponse, decode_json, parse_header};
+pub use response::{
+    AsRaw, DecodeResponse, Decoded, FromHeaders, RawResponse, decode, decode_json, parse_header,
+};
 pub use secret::Secret;
 pub use transport::Transport;
+
+/// What every operation's `build()` and `send()` give: `Error` unless said.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What an operation's `build()` gives: a request to change or send.
+pub type Built<R> = Result<Prepared<R>>;
 
 /// Re-exported so that generated code and its users name one version.
 pub use bytes;
 pub use reqwest;
+pub use reqwest::Method;
+pub use serde;
 pub use serde_json;

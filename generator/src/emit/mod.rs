@@ -28,6 +28,10 @@ pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
             #![doc = #title]
             #![doc = ""]
             #(#![doc = #description])*
+            // An answer's variants hold its decoded body inline.
+            #![allow(clippy::large_enum_variant)]
+
+            use ::client_runtime as rt;
         }
     }))];
     parts.extend(types::parts(api));
@@ -82,7 +86,7 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
 /// Code blocks in it are made inert first ([`markdown`]): spec text never
 /// becomes a doctest.
-fn doc_lines(text: Option<&str>) -> Vec<String> {
+pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
     text.map(|t| {
         let text = t.trim_end().replace("\r\n", "\n");
         let lines = text
