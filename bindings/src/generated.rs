@@ -12,6 +12,7 @@
 //! such choice is listed in spec/README.md.
 
 #![allow(clippy::large_enum_variant)]
+#[cfg(feature = "client")]
 use ::client_runtime as rt;
 
 /// Types of the schemas in the spec.
@@ -109,11 +110,13 @@ pub mod types {
 }
 
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
+#[cfg(feature = "client")]
 pub const SERVER_URL_TEMPLATE: &str = "{base_url}/v2/api";
 
 /// The API's base URL with the server variables filled in.
 ///
 /// The interface version `v2` is a path segment directly after the service's address.
+#[cfg(feature = "client")]
 pub fn server_url(base_url: &str) -> ::std::string::String {
     let mut url = ::std::string::String::new();
     url.push_str(base_url);
@@ -123,6 +126,7 @@ pub fn server_url(base_url: &str) -> ::std::string::String {
 
 /// Values of the header parameters that every operation takes; each
 /// request starts from them and may override them.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Defaults {
     /// `X-Client-Id` (header, required): Client identifier `<CLIENT_ID>`.
@@ -141,6 +145,7 @@ pub struct Defaults {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug)]
 pub struct Client {
     base_url: rt::reqwest::Url,
@@ -148,6 +153,7 @@ pub struct Client {
     defaults: Defaults,
 }
 
+#[cfg(feature = "client")]
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
@@ -234,6 +240,7 @@ impl Client {
 }
 
 /// One request builder per operation.
+#[cfg(feature = "client")]
 pub mod builder {
     use ::client_runtime as rt;
 
@@ -410,6 +417,7 @@ pub mod builder {
 
 /// The names `variant_name()` returns, one constant per variant of
 /// any response enum.
+#[cfg(feature = "client")]
 pub mod variants {
     pub const BAD_REQUEST: &str = "BadRequest";
 
@@ -429,6 +437,7 @@ pub mod variants {
 }
 
 /// The answers of [`Client::auth_claims`]; decoding never fails.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug)]
 pub enum AuthClaimsResponse {
     /// 200: Choice (not shown) - the component and the model that claimed the authentication.
@@ -450,6 +459,8 @@ pub enum AuthClaimsResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+
+#[cfg(feature = "client")]
 rt::impl_response!(
     AuthClaimsResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
     Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
@@ -457,6 +468,7 @@ rt::impl_response!(
 );
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsOkHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -465,6 +477,7 @@ pub struct AuthClaimsOkHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsOkHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -474,6 +487,7 @@ impl rt::FromHeaders for AuthClaimsOkHeaders {
 }
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -482,6 +496,7 @@ pub struct AuthClaimsBadRequestHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -491,6 +506,7 @@ impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -499,6 +515,7 @@ pub struct AuthClaimsUnauthorizedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -508,6 +525,7 @@ impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -516,6 +534,7 @@ pub struct AuthClaimsNotFoundHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -525,6 +544,7 @@ impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsPayloadTooLargeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -533,6 +553,7 @@ pub struct AuthClaimsPayloadTooLargeHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -542,6 +563,7 @@ impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
 }
 
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -550,6 +572,7 @@ pub struct AuthClaimsExpectationFailedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -559,6 +582,7 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 }
 
 /// The answers of [`Client::authorize`]; decoding never fails.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug)]
 pub enum AuthorizeResponse {
     /// 200: Choice (not shown) - the token issued and the model it is bound to.
@@ -580,6 +604,8 @@ pub enum AuthorizeResponse {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+
+#[cfg(feature = "client")]
 rt::impl_response!(
     AuthorizeResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
     Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
@@ -587,6 +613,7 @@ rt::impl_response!(
 );
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeOkHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -595,6 +622,7 @@ pub struct AuthorizeOkHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizeOkHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -604,6 +632,7 @@ impl rt::FromHeaders for AuthorizeOkHeaders {
 }
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -612,6 +641,7 @@ pub struct AuthorizeBadRequestHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizeBadRequestHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -621,6 +651,7 @@ impl rt::FromHeaders for AuthorizeBadRequestHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -629,6 +660,7 @@ pub struct AuthorizeUnauthorizedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -638,6 +670,7 @@ impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -646,6 +679,7 @@ pub struct AuthorizeNotFoundHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizeNotFoundHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -655,6 +689,7 @@ impl rt::FromHeaders for AuthorizeNotFoundHeaders {
 }
 
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizePayloadTooLargeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -663,6 +698,7 @@ pub struct AuthorizePayloadTooLargeHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
@@ -672,6 +708,7 @@ impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
 }
 
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+#[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -680,6 +717,7 @@ pub struct AuthorizeExpectationFailedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
+#[cfg(feature = "client")]
 impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {

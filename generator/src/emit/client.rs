@@ -7,34 +7,37 @@ use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
     Api, ArrayStyle, BodyMedia, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment,
-    SchemeKind, TypeRef, UrlPiece,
+    PathStyle, SchemeKind, TypeRef, UrlPiece,
 };
 use crate::names::Scope;
 
 /// The server URL, the defaults, the `Client`, and the `builder` module with
 /// one request builder per operation.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
     let builders = api
         .operations
         .iter()
         .map(|op| emit(move || builder(api, op)))
         .collect();
     vec![
-        Part::Items(emit(|| client(api))),
+        Part::Items(emit(move || super::gated(client(api), feature))),
         Part::Module {
-            head: emit(|| {
+            head: emit(move || {
                 // The runtime by a short name, where there is code to use it.
                 let uses = (!api.operations.is_empty()).then(|| {
                     quote!(
                         use ::client_runtime as rt;
                     )
                 });
-                quote! {
-                    /// One request builder per operation.
-                    pub mod builder {
-                        #uses
-                    }
-                }
+                super::gated(
+                    quote! {
+                        /// One request builder per operation.
+                        pub mod builder {
+                            #uses
+                        }
+                    },
+                    feature,
+                )
             }),
             items: builders,
         },
@@ -716,7 +719,9 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         .iter()
         .filter_map(|segment| match segment {
             PathSegment::Param(index)
-                if op.params[*index].style == ParamStyle::Scalar && !op.params[*index].secret =>
+                if op.params[*index].style == ParamStyle::Scalar
+                    && !op.params[*index].secret
+                    && op.params[*index].path_style.is_none() =>
             {
                 Some(*index)
             }
@@ -746,7 +751,22 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         PathSegment::Param(index) => {
             let param = &op.params[*index];
             let field = ident(&param.rust_name);
-            text_of(param, quote!(#field), quote!(&#field))
+            let wire = &param.name;
+            // A secret is written as its text.
+            let value = if param.secret {
+                quote!(&#field.expose())
+            } else {
+                quote!(&#field)
+            };
+            match param.path_style {
+                Some(PathStyle::Label { explode }) => {
+                    quote!(&rt::styled_segment(#value, #wire, rt::PathStyle::Label, #explode)?)
+                }
+                Some(PathStyle::Matrix { explode }) => {
+                    quote!(&rt::styled_segment(#value, #wire, rt::PathStyle::Matrix, #explode)?)
+                }
+                None => text_of(param, quote!(#field), quote!(&#field)),
+            }
         }
         PathSegment::Mixed(_) => unreachable!("a mixed segment holds no mixed segment"),
     };

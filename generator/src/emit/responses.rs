@@ -9,12 +9,14 @@ use super::{comment_text, doc, ident, rust_type};
 use crate::model::{Api, Operation, Response, Status, TypeRef};
 
 /// The `variants` constants, then each operation's answers.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
-    let mut parts = vec![Part::Items(emit(|| variant_constants(api)))];
+pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
+    let mut parts = vec![Part::Items(emit(move || {
+        super::gated(variant_constants(api), feature)
+    }))];
     parts.extend(
         api.operations
             .iter()
-            .map(|op| Part::Items(emit(move || operation(op)))),
+            .map(|op| Part::Items(emit(move || super::gated(operation(op), feature)))),
     );
     parts
 }
