@@ -122,16 +122,21 @@ for name in "${NAMES[@]}"; do
     build_ours="cd $(q "$W/ours") && CARGO_TARGET_DIR=$(q "$W/target-ours") cargo build -q -p $ours"
     build_peer="cd $(q "$W/progenitor") && CARGO_TARGET_DIR=$(q "$W/target-peer") cargo build -q -p $peer"
     log "$name: cold builds of the generated crate, median of $RUNS"
+    # One --prepare per command: each cleans only its own crate (cleaning
+    # both would leave ours unbuilt for the incremental runs after).
     hyperfine --runs "$RUNS" --export-json "$W/hf-cold-$name.json" \
-        --prepare "cd $(q "$W/ours") && CARGO_TARGET_DIR=$(q "$W/target-ours") cargo clean -q -p $ours && cd $(q "$W/progenitor") && CARGO_TARGET_DIR=$(q "$W/target-peer") cargo clean -q -p $peer" \
+        --prepare "cd $(q "$W/ours") && CARGO_TARGET_DIR=$(q "$W/target-ours") cargo clean -q -p $ours" \
+        --prepare "cd $(q "$W/progenitor") && CARGO_TARGET_DIR=$(q "$W/target-peer") cargo clean -q -p $peer" \
         "$build_ours" "$build_peer" >&2
     mapfile -t med < <(hyperfine_medians "$W/hf-cold-$name.json")
     cold[ours-$name]="${med[0]}" cold[peer-$name]="${med[1]}"
     mapfile -t cpu < <(cpu_means "$W/hf-cold-$name.json")
     cold_cpu[ours-$name]="${cpu[0]}" cold_cpu[peer-$name]="${cpu[1]}"
     log "$name: incremental rebuilds after touching the generated file, median of $RUNS"
-    hyperfine --runs "$RUNS" --export-json "$W/hf-incr-$name.json" \
-        --prepare "touch $(q "$W/ours/$ours/src/lib.rs") $(q "$W/progenitor/$peer/src/lib.rs")" \
+    # A warm-up run first: the incremental cache of the cold runs' last build.
+    hyperfine --runs "$RUNS" --warmup 1 --export-json "$W/hf-incr-$name.json" \
+        --prepare "touch $(q "$W/ours/$ours/src/lib.rs")" \
+        --prepare "touch $(q "$W/progenitor/$peer/src/lib.rs")" \
         "$build_ours" "$build_peer" >&2
     mapfile -t med < <(hyperfine_medians "$W/hf-incr-$name.json")
     incr[ours-$name]="${med[0]}" incr[peer-$name]="${med[1]}"

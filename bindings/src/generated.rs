@@ -244,7 +244,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims).
+    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
@@ -302,7 +302,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -323,7 +322,7 @@ pub mod builder {
         rt::impl_send!(super::AuthClaimsResponse);
     }
 
-    /// Builds a request for [`Client::authorize`](super::Client::authorize).
+    /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
@@ -391,7 +390,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -436,7 +434,7 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::auth_claims`]; decoding never fails.
+/// The answers of [`Client::auth_claims`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug)]
 pub enum AuthClaimsResponse {
@@ -454,17 +452,15 @@ pub enum AuthClaimsResponse {
     ExpectationFailed(
         rt::Decoded<types::ValidationErrorResponse, AuthClaimsExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 
 #[cfg(feature = "client")]
 rt::impl_response!(
-    AuthClaimsResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
-    Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
-    417u16 => ExpectationFailed by json, _ => Undocumented by raw }
+    AuthClaimsResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
 );
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
@@ -581,7 +577,7 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
     }
 }
 
-/// The answers of [`Client::authorize`]; decoding never fails.
+/// The answers of [`Client::authorize`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug)]
 pub enum AuthorizeResponse {
@@ -599,17 +595,15 @@ pub enum AuthorizeResponse {
     ExpectationFailed(
         rt::Decoded<types::ValidationErrorResponse, AuthorizeExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 
 #[cfg(feature = "client")]
 rt::impl_response!(
-    AuthorizeResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
-    Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
-    417u16 => ExpectationFailed by json, _ => Undocumented by raw }
+    AuthorizeResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
 );
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.

@@ -186,7 +186,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::add_pet`](super::Client::add_pet).
+    /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
@@ -201,7 +201,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -211,7 +210,7 @@ pub mod builder {
         rt::impl_send!(super::AddPetResponse);
     }
 
-    /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes).
+    /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListShapes<'a> {
@@ -219,7 +218,6 @@ pub mod builder {
     }
 
     impl<'a> ListShapes<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::ListShapesResponse> {
             let request = rt::request("GET", &self.client.base_url, &["shapes"])?;
             Ok(rt::Prepared::new(request))
@@ -227,7 +225,7 @@ pub mod builder {
         rt::impl_send!(super::ListShapesResponse);
     }
 
-    /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo).
+    /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetZoo<'a> {
@@ -235,7 +233,6 @@ pub mod builder {
     }
 
     impl<'a> GetZoo<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetZooResponse> {
             let request = rt::request("GET", &self.client.base_url, &["zoo"])?;
             Ok(rt::Prepared::new(request))
@@ -243,7 +240,7 @@ pub mod builder {
         rt::impl_send!(super::GetZooResponse);
     }
 
-    /// Builds a request for [`Client::get_value`](super::Client::get_value).
+    /// Builds a request for [`Client::get_value`](super::Client::get_value): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetValue<'a> {
@@ -251,7 +248,6 @@ pub mod builder {
     }
 
     impl<'a> GetValue<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetValueResponse> {
             let request = rt::request("GET", &self.client.base_url, &["values"])?;
             Ok(rt::Prepared::new(request))
@@ -270,52 +266,42 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::add_pet`]; decoding never fails.
+/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AddPetResponse {
     /// 200: The pet, as stored.
     Ok(rt::Decoded<types::Pet, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(AddPetResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::list_shapes`]; decoding never fails.
+/// The answers of [`Client::list_shapes`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum ListShapesResponse {
     /// 200: Shapes, told apart by their `kind`.
     Ok(rt::Decoded<::std::vec::Vec<types::Shape>, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    ListShapesResponse { 200u16 => Ok by json, _ => Undocumented by raw }
-);
+rt::impl_response!(ListShapesResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::get_zoo`]; decoding never fails.
+/// The answers of [`Client::get_zoo`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetZooResponse {
     /// 200: The zoo.
     Ok(rt::Decoded<types::Zoo, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetZooResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(GetZooResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::get_value`]; decoding never fails.
+/// The answers of [`Client::get_value`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetValueResponse {
     /// 200: A string or a number, untagged.
     Ok(rt::Decoded<types::GetValueOkBody, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetValueResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(GetValueResponse, 200 => Ok json, _ => Undocumented raw);

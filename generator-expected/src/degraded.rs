@@ -171,7 +171,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery).
+    /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetDelivery<'a> {
@@ -214,7 +214,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetDeliveryResponse> {
             let mut request = rt::request(
                 "GET",
@@ -230,7 +229,7 @@ pub mod builder {
         rt::impl_send!(super::GetDeliveryResponse);
     }
 
-    /// Builds a request for [`Client::create_check`](super::Client::create_check).
+    /// Builds a request for [`Client::create_check`](super::Client::create_check): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateCheck<'a> {
@@ -245,7 +244,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::CreateCheckResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["checks"])?;
             let body = rt::required(self.body, "body")?;
@@ -268,30 +266,22 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_delivery`]; decoding never fails.
+/// The answers of [`Client::get_delivery`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetDeliveryResponse {
     /// 200: A delivery.
     Ok(rt::Decoded<types::Delivery, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    GetDeliveryResponse { 200u16 => Ok by json, _ => Undocumented by raw }
-);
+rt::impl_response!(GetDeliveryResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::create_check`]; decoding never fails.
+/// The answers of [`Client::create_check`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum CreateCheckResponse {
     /// 201: Created.
     Created(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    CreateCheckResponse { 201u16 => Created by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(CreateCheckResponse, 201 => Created empty, _ => Undocumented raw);

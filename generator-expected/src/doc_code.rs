@@ -141,7 +141,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_thing`](super::Client::get_thing).
+    /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
@@ -169,7 +169,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let mut request = rt::request(
                 "GET",
@@ -182,7 +181,7 @@ pub mod builder {
         rt::impl_send!(super::GetThingResponse);
     }
 
-    /// Builds a request for [`Client::put_thing`](super::Client::put_thing).
+    /// Builds a request for [`Client::put_thing`](super::Client::put_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutThing<'a> {
@@ -208,7 +207,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::PutThingResponse> {
             let mut request = rt::request(
                 "PUT",
@@ -235,17 +233,15 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_thing`]; decoding never fails.
+/// The answers of [`Client::get_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetThingResponse {
     /// 200: ```
     Ok(rt::Decoded<types::Thing, GetThingOkHeaders>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetThingResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(GetThingResponse, 200 => Ok json, _ => Undocumented raw);
 
 /// The documented headers of the answer: ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -266,16 +262,12 @@ impl rt::FromHeaders for GetThingOkHeaders {
     }
 }
 
-/// The answers of [`Client::put_thing`]; decoding never fails.
+/// The answers of [`Client::put_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum PutThingResponse {
     /// 204: Done.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    PutThingResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(PutThingResponse, 204 => NoContent empty, _ => Undocumented raw);

@@ -261,7 +261,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims).
+    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
@@ -329,7 +329,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -351,7 +350,7 @@ pub mod builder {
         rt::impl_send!(super::AuthClaimsResponse);
     }
 
-    /// Builds a request for [`Client::authorize`](super::Client::authorize).
+    /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
@@ -429,7 +428,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -453,7 +451,7 @@ pub mod builder {
         rt::impl_send!(super::AuthorizeResponse);
     }
 
-    /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token).
+    /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RevokeToken<'a> {
@@ -510,7 +508,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::RevokeTokenResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -557,7 +554,7 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::auth_claims`]; decoding never fails.
+/// The answers of [`Client::auth_claims`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AuthClaimsResponse {
     /// 200: Choice (not shown) - the component and the model that claimed the authentication.
@@ -574,15 +571,13 @@ pub enum AuthClaimsResponse {
     ExpectationFailed(
         rt::Decoded<types::ValidationErrorResponse, AuthClaimsExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    AuthClaimsResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
-    Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
-    417u16 => ExpectationFailed by json, _ => Undocumented by raw }
+    AuthClaimsResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
 );
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
@@ -687,7 +682,7 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
     }
 }
 
-/// The answers of [`Client::authorize`]; decoding never fails.
+/// The answers of [`Client::authorize`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AuthorizeResponse {
     /// 200: Choice (not shown) - the token issued and the model it is bound to.
@@ -704,15 +699,13 @@ pub enum AuthorizeResponse {
     ExpectationFailed(
         rt::Decoded<types::ValidationErrorResponse, AuthorizeExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    AuthorizeResponse { 200u16 => Ok by json, 400u16 => BadRequest by json, 401u16 =>
-    Unauthorized by json, 404u16 => NotFound by json, 413u16 => PayloadTooLarge by json,
-    417u16 => ExpectationFailed by json, _ => Undocumented by raw }
+    AuthorizeResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
 );
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
@@ -817,21 +810,19 @@ impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
     }
 }
 
-/// The answers of [`Client::revoke_token`]; decoding never fails.
+/// The answers of [`Client::revoke_token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum RevokeTokenResponse {
     /// 204: Revoked.
     NoContent(rt::Decoded<(), ()>),
     /// 400: The request is malformed. Choice (not shown): a missing or empty
     BadRequest(rt::Decoded<types::ErrorResponse, RevokeTokenBadRequestHeaders>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    RevokeTokenResponse { 204u16 => NoContent by empty, 400u16 => BadRequest by json, _
-    => Undocumented by raw }
+    RevokeTokenResponse, 204 => NoContent empty, 400 => BadRequest json, _ =>
+    Undocumented raw
 );
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty

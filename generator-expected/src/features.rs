@@ -191,7 +191,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag).
+    /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItemTag<'a> {
@@ -241,7 +241,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetItemTagResponse> {
             let verbose = rt::required(self.verbose, "verbose")?;
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
@@ -264,7 +263,7 @@ pub mod builder {
         rt::impl_send!(super::GetItemTagResponse);
     }
 
-    /// Builds a request for [`Client::create_item`](super::Client::create_item).
+    /// Builds a request for [`Client::create_item`](super::Client::create_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateItem<'a> {
@@ -286,7 +285,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::CreateItemResponse> {
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
             let mut request = rt::request("POST", &self.client.base_url, &["items"])?;
@@ -317,7 +315,7 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_item_tag`]; decoding never fails.
+/// The answers of [`Client::get_item_tag`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetItemTagResponse {
     /// 200: The item.
@@ -328,12 +326,11 @@ pub enum GetItemTagResponse {
     Status499(rt::Decoded<types::GetItemTagStatus499Body, ()>),
     /// Any other status: Anything else.
     Default(rt::Decoded<::client_runtime::serde_json::Value, ()>),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetItemTagResponse { 200u16 => Ok by json, 204u16 => NoContent by empty, 499u16 =>
-    Status499 by json, _ => Default by json }
+    GetItemTagResponse, 200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _
+    => Default json
 );
 
 /// The documented headers of the answer: The item.
@@ -352,16 +349,12 @@ impl rt::FromHeaders for GetItemTagOkHeaders {
     }
 }
 
-/// The answers of [`Client::create_item`]; decoding never fails.
+/// The answers of [`Client::create_item`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum CreateItemResponse {
     /// 201: Created.
     Created(rt::Decoded<::std::vec::Vec<types::Item>, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    CreateItemResponse { 201u16 => Created by json, _ => Undocumented by raw }
-);
+rt::impl_response!(CreateItemResponse, 201 => Created json, _ => Undocumented raw);

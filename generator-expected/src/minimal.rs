@@ -77,7 +77,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_ping`](super::Client::get_ping).
+    /// Builds a request for [`Client::get_ping`](super::Client::get_ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPing<'a> {
@@ -85,7 +85,6 @@ pub mod builder {
     }
 
     impl<'a> GetPing<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetPingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["ping"])?;
             Ok(rt::Prepared::new(request))
@@ -104,14 +103,12 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_ping`]; decoding never fails.
+/// The answers of [`Client::get_ping`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetPingResponse {
     /// 200: Pong.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetPingResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(GetPingResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -160,7 +160,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::upload`](super::Client::upload).
+    /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
@@ -175,7 +175,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["uploads"])?;
             let body = rt::required(self.body.as_ref(), "body")?;
@@ -213,7 +212,7 @@ pub mod builder {
         rt::impl_send!(super::UploadResponse);
     }
 
-    /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar).
+    /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutAvatar<'a> {
@@ -228,7 +227,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::PutAvatarResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["avatars"])?;
             if let Some(body) = &self.body {
@@ -246,7 +244,7 @@ pub mod builder {
         rt::impl_send!(super::PutAvatarResponse);
     }
 
-    /// Builds a request for [`Client::any_parts`](super::Client::any_parts).
+    /// Builds a request for [`Client::any_parts`](super::Client::any_parts): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AnyParts<'a> {
@@ -272,7 +270,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AnyPartsResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = &self.body {
@@ -285,7 +282,7 @@ pub mod builder {
         rt::impl_send!(super::AnyPartsResponse);
     }
 
-    /// Builds a request for [`Client::search`](super::Client::search).
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
@@ -300,7 +297,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             let body = rt::required(self.body, "body")?;
@@ -325,56 +321,42 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::upload`]; decoding never fails.
+/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum UploadResponse {
     /// 201: Stored.
     Created(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    UploadResponse { 201u16 => Created by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(UploadResponse, 201 => Created empty, _ => Undocumented raw);
 
-/// The answers of [`Client::put_avatar`]; decoding never fails.
+/// The answers of [`Client::put_avatar`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum PutAvatarResponse {
     /// 204: Stored.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    PutAvatarResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(PutAvatarResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::any_parts`]; decoding never fails.
+/// The answers of [`Client::any_parts`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AnyPartsResponse {
     /// 204: Stored.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    AnyPartsResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(AnyPartsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::search`]; decoding never fails.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum SearchResponse {
     /// 200: Found.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -106,7 +106,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_item`](super::Client::get_item).
+    /// Builds a request for [`Client::get_item`](super::Client::get_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItem<'a> {
@@ -121,7 +121,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetItemResponse> {
             let request = rt::request(
                 "GET",
@@ -133,7 +132,7 @@ pub mod builder {
         rt::impl_send!(super::GetItemResponse);
     }
 
-    /// Builds a request for [`Client::ping`](super::Client::ping).
+    /// Builds a request for [`Client::ping`](super::Client::ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Ping<'a> {
@@ -141,7 +140,6 @@ pub mod builder {
     }
 
     impl<'a> Ping<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::PingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["ping"])?;
             Ok(rt::Prepared::new(request))
@@ -160,24 +158,20 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_item`]; decoding never fails.
+/// The answers of [`Client::get_item`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetItemResponse {
     /// 200: The item.
     Ok(rt::Decoded<types::Item, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetItemResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(GetItemResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::ping`]; decoding never fails.
+/// The answers of [`Client::ping`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum PingResponse {
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(PingResponse { _ => Undocumented by raw });
+rt::impl_response!(PingResponse, _ => Undocumented raw);

@@ -148,7 +148,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_file`](super::Client::get_file).
+    /// Builds a request for [`Client::get_file`](super::Client::get_file): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetFile<'a> {
@@ -201,7 +201,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetFileResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -238,7 +237,7 @@ pub mod builder {
         rt::impl_send!(super::GetFileResponse);
     }
 
-    /// Builds a request for [`Client::list_things`](super::Client::list_things).
+    /// Builds a request for [`Client::list_things`](super::Client::list_things): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListThings<'a> {
@@ -323,7 +322,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::ListThingsResponse> {
             let major = rt::required(self.major, "major")?;
             let minor = rt::required(self.minor, "minor")?;
@@ -394,7 +392,7 @@ pub mod builder {
         rt::impl_send!(super::ListThingsResponse);
     }
 
-    /// Builds a request for [`Client::locals`](super::Client::locals).
+    /// Builds a request for [`Client::locals`](super::Client::locals): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Locals<'a> {
@@ -451,7 +449,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::LocalsResponse> {
             let request = rt::required(self.request, "request")?;
             let joined = rt::required(self.joined, "joined")?;
@@ -494,40 +491,32 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_file`]; decoding never fails.
+/// The answers of [`Client::get_file`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetFileResponse {
     /// 200: The file.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetFileResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(GetFileResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::list_things`]; decoding never fails.
+/// The answers of [`Client::list_things`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum ListThingsResponse {
     /// 200: The things.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    ListThingsResponse { 200u16 => Ok by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(ListThingsResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::locals`]; decoding never fails.
+/// The answers of [`Client::locals`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum LocalsResponse {
     /// 200: Fine.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(LocalsResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(LocalsResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -104,7 +104,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::label`](super::Client::label).
+    /// Builds a request for [`Client::label`](super::Client::label): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Label<'a> {
@@ -147,7 +147,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::LabelResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -171,7 +170,7 @@ pub mod builder {
         rt::impl_send!(super::LabelResponse);
     }
 
-    /// Builds a request for [`Client::matrix`](super::Client::matrix).
+    /// Builds a request for [`Client::matrix`](super::Client::matrix): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Matrix<'a> {
@@ -214,7 +213,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::MatrixResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -249,30 +247,22 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::label`]; decoding never fails.
+/// The answers of [`Client::label`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum LabelResponse {
     /// 204: done
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    LabelResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(LabelResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::matrix`]; decoding never fails.
+/// The answers of [`Client::matrix`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum MatrixResponse {
     /// 204: done
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    MatrixResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(MatrixResponse, 204 => NoContent empty, _ => Undocumented raw);

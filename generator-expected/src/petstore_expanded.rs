@@ -150,7 +150,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::find_pets`](super::Client::find_pets).
+    /// Builds a request for [`Client::find_pets`](super::Client::find_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPets<'a> {
@@ -172,7 +172,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::FindPetsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["pets"])?;
             if let Some(values) = &self.tags {
@@ -186,7 +185,7 @@ pub mod builder {
         rt::impl_send!(super::FindPetsResponse);
     }
 
-    /// Builds a request for [`Client::add_pet`](super::Client::add_pet).
+    /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
@@ -203,7 +202,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -213,7 +211,7 @@ pub mod builder {
         rt::impl_send!(super::AddPetResponse);
     }
 
-    /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id).
+    /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPetById<'a> {
@@ -228,7 +226,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::FindPetByIdResponse> {
             let request = rt::request(
                 "GET",
@@ -240,7 +237,7 @@ pub mod builder {
         rt::impl_send!(super::FindPetByIdResponse);
     }
 
-    /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet).
+    /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct DeletePet<'a> {
@@ -255,7 +252,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::DeletePetResponse> {
             let request = rt::request(
                 "DELETE",
@@ -280,52 +276,46 @@ pub mod variants {
     pub const OK: &str = "Ok";
 }
 
-/// The answers of [`Client::find_pets`]; decoding never fails.
+/// The answers of [`Client::find_pets`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum FindPetsResponse {
     /// 200: pet response
     Ok(rt::Decoded<::std::vec::Vec<types::Pet>, ()>),
     /// Any other status: unexpected error
     Default(rt::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(FindPetsResponse { 200u16 => Ok by json, _ => Default by json });
+rt::impl_response!(FindPetsResponse, 200 => Ok json, _ => Default json);
 
-/// The answers of [`Client::add_pet`]; decoding never fails.
+/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AddPetResponse {
     /// 200: pet response
     Ok(rt::Decoded<types::Pet, ()>),
     /// Any other status: unexpected error
     Default(rt::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(AddPetResponse { 200u16 => Ok by json, _ => Default by json });
+rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Default json);
 
-/// The answers of [`Client::find_pet_by_id`]; decoding never fails.
+/// The answers of [`Client::find_pet_by_id`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum FindPetByIdResponse {
     /// 200: pet response
     Ok(rt::Decoded<types::Pet, ()>),
     /// Any other status: unexpected error
     Default(rt::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(FindPetByIdResponse { 200u16 => Ok by json, _ => Default by json });
+rt::impl_response!(FindPetByIdResponse, 200 => Ok json, _ => Default json);
 
-/// The answers of [`Client::delete_pet`]; decoding never fails.
+/// The answers of [`Client::delete_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum DeletePetResponse {
     /// 204: pet deleted
     NoContent(rt::Decoded<(), ()>),
     /// Any other status: unexpected error
     Default(rt::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    DeletePetResponse { 204u16 => NoContent by empty, _ => Default by json }
-);
+rt::impl_response!(DeletePetResponse, 204 => NoContent empty, _ => Default json);

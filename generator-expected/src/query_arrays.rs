@@ -93,7 +93,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::search`](super::Client::search).
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
@@ -132,7 +132,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let id = rt::required(self.id, "id")?;
             let mut request = rt::request("GET", &self.client.base_url, &["search"])?;
@@ -176,14 +175,12 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`]; decoding never fails.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum SearchResponse {
     /// 200: ok
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);

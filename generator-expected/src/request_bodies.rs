@@ -191,7 +191,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::search`](super::Client::search).
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
@@ -206,7 +206,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             if let Some(body) = &self.body {
@@ -217,7 +216,7 @@ pub mod builder {
         rt::impl_send!(super::SearchResponse);
     }
 
-    /// Builds a request for [`Client::token`](super::Client::token).
+    /// Builds a request for [`Client::token`](super::Client::token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Token<'a> {
@@ -232,7 +231,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::TokenResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["token"])?;
             let body = rt::required(self.body, "body")?;
@@ -242,7 +240,7 @@ pub mod builder {
         rt::impl_send!(super::TokenResponse);
     }
 
-    /// Builds a request for [`Client::free_form`](super::Client::free_form).
+    /// Builds a request for [`Client::free_form`](super::Client::free_form): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FreeForm<'a> {
@@ -265,7 +263,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::FreeFormResponse> {
             let mut request = rt::request(
                 "POST",
@@ -280,7 +277,7 @@ pub mod builder {
         rt::impl_send!(super::FreeFormResponse);
     }
 
-    /// Builds a request for [`Client::upload`](super::Client::upload).
+    /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
@@ -295,7 +292,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["upload"])?;
             let body = rt::required(self.body, "body")?;
@@ -305,7 +301,7 @@ pub mod builder {
         rt::impl_send!(super::UploadResponse);
     }
 
-    /// Builds a request for [`Client::anything`](super::Client::anything).
+    /// Builds a request for [`Client::anything`](super::Client::anything): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Anything<'a> {
@@ -320,7 +316,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::AnythingResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = self.body {
@@ -331,7 +326,7 @@ pub mod builder {
         rt::impl_send!(super::AnythingResponse);
     }
 
-    /// Builds a request for [`Client::note`](super::Client::note).
+    /// Builds a request for [`Client::note`](super::Client::note): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Note<'a> {
@@ -346,7 +341,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::NoteResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["note"])?;
             let body = rt::required(self.body, "body")?;
@@ -356,7 +350,7 @@ pub mod builder {
         rt::impl_send!(super::NoteResponse);
     }
 
-    /// Builds a request for [`Client::markdown`](super::Client::markdown).
+    /// Builds a request for [`Client::markdown`](super::Client::markdown): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Markdown<'a> {
@@ -371,7 +365,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::MarkdownResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["markdown"])?;
             if let Some(body) = self.body {
@@ -382,7 +375,7 @@ pub mod builder {
         rt::impl_send!(super::MarkdownResponse);
     }
 
-    /// Builds a request for [`Client::json_wins`](super::Client::json_wins).
+    /// Builds a request for [`Client::json_wins`](super::Client::json_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct JsonWins<'a> {
@@ -397,7 +390,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::JsonWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -411,7 +403,7 @@ pub mod builder {
         rt::impl_send!(super::JsonWinsResponse);
     }
 
-    /// Builds a request for [`Client::form_wins`](super::Client::form_wins).
+    /// Builds a request for [`Client::form_wins`](super::Client::form_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FormWins<'a> {
@@ -426,7 +418,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::FormWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -440,7 +431,7 @@ pub mod builder {
         rt::impl_send!(super::FormWinsResponse);
     }
 
-    /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins).
+    /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct BinaryWins<'a> {
@@ -455,7 +446,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::BinaryWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -482,136 +472,102 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`]; decoding never fails.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum SearchResponse {
     /// 200: Found.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::token`]; decoding never fails.
+/// The answers of [`Client::token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum TokenResponse {
     /// 200: A token.
     Ok(rt::Decoded<types::TokenOkBody, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(TokenResponse { 200u16 => Ok by json, _ => Undocumented by raw });
+rt::impl_response!(TokenResponse, 200 => Ok json, _ => Undocumented raw);
 
-/// The answers of [`Client::free_form`]; decoding never fails.
+/// The answers of [`Client::free_form`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum FreeFormResponse {
     /// 204: Taken.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    FreeFormResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(FreeFormResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::upload`]; decoding never fails.
+/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum UploadResponse {
     /// 204: Stored.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    UploadResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(UploadResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::anything`]; decoding never fails.
+/// The answers of [`Client::anything`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum AnythingResponse {
     /// 204: Taken.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    AnythingResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(AnythingResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::note`]; decoding never fails.
+/// The answers of [`Client::note`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum NoteResponse {
     /// 204: Stored.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    NoteResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(NoteResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::markdown`]; decoding never fails.
+/// The answers of [`Client::markdown`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum MarkdownResponse {
     /// 200: Rendered.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(MarkdownResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(MarkdownResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::json_wins`]; decoding never fails.
+/// The answers of [`Client::json_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum JsonWinsResponse {
     /// 204: Taken.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    JsonWinsResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(JsonWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::form_wins`]; decoding never fails.
+/// The answers of [`Client::form_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum FormWinsResponse {
     /// 204: Taken.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    FormWinsResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(FormWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::binary_wins`]; decoding never fails.
+/// The answers of [`Client::binary_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum BinaryWinsResponse {
     /// 204: Taken.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    BinaryWinsResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(BinaryWinsResponse, 204 => NoContent empty, _ => Undocumented raw);

@@ -137,7 +137,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_me`](super::Client::get_me).
+    /// Builds a request for [`Client::get_me`](super::Client::get_me): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetMe<'a> {
@@ -145,7 +145,6 @@ pub mod builder {
     }
 
     impl<'a> GetMe<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetMeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["me"])?;
             let credentials = &self.client.credentials;
@@ -157,7 +156,7 @@ pub mod builder {
         rt::impl_send!(super::GetMeResponse);
     }
 
-    /// Builds a request for [`Client::list_reports`](super::Client::list_reports).
+    /// Builds a request for [`Client::list_reports`](super::Client::list_reports): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListReports<'a> {
@@ -165,7 +164,6 @@ pub mod builder {
     }
 
     impl<'a> ListReports<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::ListReportsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["reports"])?;
             let credentials = &self.client.credentials;
@@ -193,7 +191,7 @@ pub mod builder {
         rt::impl_send!(super::ListReportsResponse);
     }
 
-    /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session).
+    /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RefreshSession<'a> {
@@ -208,7 +206,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::RefreshSessionResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["session"])?;
             rt::query(&mut request, "credentials", self.credentials.as_ref());
@@ -225,7 +222,7 @@ pub mod builder {
         rt::impl_send!(super::RefreshSessionResponse);
     }
 
-    /// Builds a request for [`Client::health`](super::Client::health).
+    /// Builds a request for [`Client::health`](super::Client::health): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Health<'a> {
@@ -233,7 +230,6 @@ pub mod builder {
     }
 
     impl<'a> Health<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::HealthResponse> {
             let request = rt::request("GET", &self.client.base_url, &["health"])?;
             Ok(rt::Prepared::new(request))
@@ -241,7 +237,7 @@ pub mod builder {
         rt::impl_send!(super::HealthResponse);
     }
 
-    /// Builds a request for [`Client::maybe`](super::Client::maybe).
+    /// Builds a request for [`Client::maybe`](super::Client::maybe): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Maybe<'a> {
@@ -249,7 +245,6 @@ pub mod builder {
     }
 
     impl<'a> Maybe<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::MaybeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["maybe"])?;
             let credentials = &self.client.credentials;
@@ -274,66 +269,54 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_me`]; decoding never fails.
+/// The answers of [`Client::get_me`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetMeResponse {
     /// 200: You.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetMeResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(GetMeResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::list_reports`]; decoding never fails.
+/// The answers of [`Client::list_reports`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum ListReportsResponse {
     /// 200: The reports.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    ListReportsResponse { 200u16 => Ok by empty, _ => Undocumented by raw }
-);
+rt::impl_response!(ListReportsResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::refresh_session`]; decoding never fails.
+/// The answers of [`Client::refresh_session`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum RefreshSessionResponse {
     /// 204: Refreshed.
     NoContent(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    RefreshSessionResponse { 204u16 => NoContent by empty, _ => Undocumented by raw }
+    RefreshSessionResponse, 204 => NoContent empty, _ => Undocumented raw
 );
 
-/// The answers of [`Client::health`]; decoding never fails.
+/// The answers of [`Client::health`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum HealthResponse {
     /// 200: Up.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(HealthResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(HealthResponse, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::maybe`]; decoding never fails.
+/// The answers of [`Client::maybe`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum MaybeResponse {
     /// 200: Either.
     Ok(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(MaybeResponse { 200u16 => Ok by empty, _ => Undocumented by raw });
+rt::impl_response!(MaybeResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -143,7 +143,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_order`](super::Client::get_order).
+    /// Builds a request for [`Client::get_order`](super::Client::get_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetOrder<'a> {
@@ -158,7 +158,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetOrderResponse> {
             let request = rt::request(
                 "GET",
@@ -170,7 +169,7 @@ pub mod builder {
         rt::impl_send!(super::GetOrderResponse);
     }
 
-    /// Builds a request for [`Client::put_order`](super::Client::put_order).
+    /// Builds a request for [`Client::put_order`](super::Client::put_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutOrder<'a> {
@@ -192,7 +191,6 @@ pub mod builder {
             self
         }
 
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::PutOrderResponse> {
             let mut request = rt::request(
                 "PUT",
@@ -223,24 +221,21 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_order`]; decoding never fails.
+/// The answers of [`Client::get_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetOrderResponse {
     /// 200: The order.
     Ok(rt::Decoded<types::Order, ()>),
     /// 404: No such order.
     NotFound(rt::Decoded<types::GetOrderNotFoundBody, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetOrderResponse { 200u16 => Ok by json, 404u16 => NotFound by json, _ =>
-    Undocumented by raw }
+    GetOrderResponse, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
 );
 
-/// The answers of [`Client::put_order`]; decoding never fails.
+/// The answers of [`Client::put_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum PutOrderResponse {
     /// 200: The error's shape, by a pointer into another response.
@@ -249,12 +244,10 @@ pub enum PutOrderResponse {
     Created(rt::Decoded<types::Either, ()>),
     /// 202: A property of another schema, by pointer.
     Accepted(rt::Decoded<::std::string::String, ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    PutOrderResponse { 200u16 => Ok by json, 201u16 => Created by json, 202u16 =>
-    Accepted by json, _ => Undocumented by raw }
+    PutOrderResponse, 200 => Ok json, 201 => Created json, 202 => Accepted json, _ =>
+    Undocumented raw
 );

@@ -89,7 +89,7 @@ impl Client {
 pub mod builder {
     use ::client_runtime as rt;
 
-    /// Builds a request for [`Client::get_thing`](super::Client::get_thing).
+    /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
@@ -97,7 +97,6 @@ pub mod builder {
     }
 
     impl<'a> GetThing<'a> {
-        /// Builds the request, to change before [`Client::send`](super::Client::send).
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["things"])?;
             Ok(rt::Prepared::new(request))
@@ -124,7 +123,7 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_thing`]; decoding never fails.
+/// The answers of [`Client::get_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
 pub enum GetThingResponse {
     /// 200: The thing.
@@ -137,14 +136,11 @@ pub enum GetThingResponse {
     ClientError(rt::Decoded<types::Problem, ()>),
     /// 5XX: A server error.
     ServerError(rt::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
     Undocumented(rt::RawResponse),
-    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetThingResponse { 200u16 => Ok by json, 404u16 => NotFound by empty, status if
-    status / 100 == 2u16 => Success by empty, status if status / 100 == 4u16 =>
-    ClientError by json, status if status / 100 == 5u16 => ServerError by empty, _ =>
-    Undocumented by raw }
+    GetThingResponse, 200 => Ok json, 404 => NotFound empty, 200..= 299 => Success empty,
+    400..= 499 => ClientError json, 500..= 599 => ServerError empty, _ => Undocumented
+    raw
 );

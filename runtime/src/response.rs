@@ -136,10 +136,10 @@ pub mod decode {
 
 /// Implements, for an operation's response enum, the inherent `status`,
 /// `raw` and `variant_name` and [`DecodeResponse`]: each arm is a status
-/// pattern (an optional guard), the variant it decodes into, and how its body
-/// is read (a function of [`decode`]). The enum has a `Mismatch { raw,
-/// reason }` variant besides those of the arms; the arms end with one
-/// matching any status.
+/// pattern (exact codes before ranges: the first that matches wins), the
+/// variant it decodes into, and how its body is read (a function of
+/// [`decode`]). The enum has a `Mismatch { raw, reason }` variant besides
+/// those of the arms; the arms end with one matching any status.
 ///
 /// ```
 /// use client_runtime::{Decoded, RawResponse};
@@ -151,11 +151,12 @@ pub mod decode {
 ///     Undocumented(RawResponse),
 ///     Mismatch { raw: RawResponse, reason: String },
 /// }
-/// client_runtime::impl_response!(GetResponse {
-///     200u16 => Ok by json,
-///     status if status / 100 == 4 => ClientError by empty,
-///     _ => Undocumented by raw,
-/// });
+/// client_runtime::impl_response!(
+///     GetResponse,
+///     200 => Ok json,
+///     400..=499 => ClientError empty,
+///     _ => Undocumented raw,
+/// );
 ///
 /// let answer = |status, body: &'static str| RawResponse {
 ///     status,
@@ -170,7 +171,7 @@ pub mod decode {
 /// ```
 #[macro_export]
 macro_rules! impl_response {
-    ($name:ident { $($pattern:pat $(if $guard:expr)? => $variant:ident by $how:ident),+ $(,)? }) => {
+    ($name:ident, $($pattern:pat => $variant:ident $how:ident),+ $(,)?) => {
         impl $name {
             /// The HTTP status of the answer.
             pub fn status(&self) -> u16 {
@@ -195,7 +196,7 @@ macro_rules! impl_response {
         impl $crate::DecodeResponse for $name {
             fn decode(raw: $crate::RawResponse) -> Self {
                 match raw.status {
-                    $($pattern $(if $guard)? => $crate::decode::$how(raw, Self::$variant, |raw, reason| {
+                    $($pattern => $crate::decode::$how(raw, Self::$variant, |raw, reason| {
                         Self::Mismatch { raw, reason }
                     }),)+
                 }

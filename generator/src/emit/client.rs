@@ -635,9 +635,10 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     let types = quote!(super::types::);
     let name = ident(&op.type_name);
     let response = ident(&format!("{}Response", op.type_name));
+    // `build()` is described here, once per builder.
     let builder_doc = format!(
-        " Builds a request for [`Client::{}`](super::Client::{}).",
-        op.method_name, op.method_name
+        " Builds a request for [`Client::{m}`](super::Client::{m}): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).",
+        m = op.method_name
     );
 
     let mut fields = Vec::new();
@@ -952,7 +953,6 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         impl<'a> #name<'a> {
             #(#setters)*
 
-            /// Builds the request, to change before [`Client::send`](super::Client::send).
             pub fn build(self) -> rt::Built<super::#response> {
                 #(#steps)*
                 Ok(rt::Prepared::new(#request))

@@ -61,7 +61,7 @@ fn operation(op: &Operation) -> TokenStream {
     let types = quote!(types::);
     let name = ident(&format!("{}Response", op.type_name));
     let enum_doc = format!(
-        " The answers of [`Client::{}`]; decoding never fails.",
+        " The answers of [`Client::{}`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.",
         op.method_name
     );
     let documented: Vec<&Response> = op.responses.iter().chain(&op.default_response).collect();
@@ -100,21 +100,21 @@ fn operation(op: &Operation) -> TokenStream {
         // Exact codes first, then ranges, then the default: the first
         // matching arm wins.
         arms.push(match response.status {
-            Status::Code(code) => (0, quote!(#code => #variant by #how)),
-            // A guard, not `400..=499`: the exact codes before it overlap.
-            Status::Range(hundreds) => (
-                1,
-                quote!(status if status / 100 == #hundreds => #variant by #how),
-            ),
-            Status::Default => (2, quote!(_ => #variant by #how)),
+            Status::Code(code) => {
+                let code = proc_macro2::Literal::u16_unsuffixed(code);
+                (0, quote!(#code => #variant #how))
+            }
+            Status::Range(hundreds) => {
+                let low = proc_macro2::Literal::u16_unsuffixed(hundreds * 100);
+                let high = proc_macro2::Literal::u16_unsuffixed(hundreds * 100 + 99);
+                (1, quote!(#low..=#high => #variant #how))
+            }
+            Status::Default => (2, quote!(_ => #variant #how)),
         });
     }
     if op.default_response.is_none() {
-        variants.push(quote! {
-            /// A status the spec does not document for this operation.
-            Undocumented(rt::RawResponse),
-        });
-        arms.push((2, quote!(_ => Undocumented by raw)));
+        variants.push(quote!(Undocumented(rt::RawResponse),));
+        arms.push((2, quote!(_ => Undocumented raw)));
     }
     arms.sort_by_key(|(rank, _)| *rank);
     let arms = arms.iter().map(|(_, arm)| arm);
@@ -123,14 +123,13 @@ fn operation(op: &Operation) -> TokenStream {
         #[derive(Clone, Debug)]
         pub enum #name {
             #(#variants)*
-            /// A documented status whose body does not match its schema.
             Mismatch {
                 raw: rt::RawResponse,
                 reason: ::std::string::String,
             },
         }
 
-        rt::impl_response!(#name { #(#arms),* });
+        rt::impl_response!(#name, #(#arms),*);
 
         #(#header_structs)*
     }
