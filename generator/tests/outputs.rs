@@ -191,7 +191,9 @@ fn json_and_yaml_give_the_same_code() {
     ));
     std::fs::create_dir_all(json_path.parent().unwrap()).unwrap();
     std::fs::write(&json_path, serde_json::to_string_pretty(&value).unwrap()).unwrap();
-    let from_json = generator::generate(&json_path).unwrap();
+    let from_json = generator::generate_with_options(&json_path, &options("spec/openapi.yaml"))
+        .unwrap()
+        .code;
     let from_yaml = generate("spec/openapi.yaml");
     let body = |code: &str| code.lines().skip(3).collect::<Vec<_>>().join("\n");
     assert_eq!(body(&from_json), body(&from_yaml));
