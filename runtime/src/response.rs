@@ -193,7 +193,10 @@ macro_rules! impl_response {
             }
         }
 
+        // `#[inline]`: decoding is compiled where an answer is decoded (in
+        // the crate that sends), not for every operation of the API.
         impl $crate::DecodeResponse for $name {
+            #[inline]
             fn decode(raw: $crate::RawResponse) -> Self {
                 match raw.status {
                     $($pattern => $crate::decode::$how(raw, Self::$variant, |raw, reason| {
@@ -202,6 +205,7 @@ macro_rules! impl_response {
                 }
             }
 
+            #[inline]
             fn raw(&self) -> &$crate::RawResponse {
                 match self {
                     $(Self::$variant(variant) => $crate::AsRaw::as_raw(variant),)+
