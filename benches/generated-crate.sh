@@ -4,7 +4,7 @@
 # release build (`cargo build --release` in an empty target dir, whole
 # process, median of RUNS runs), for our `component-auth-bindings` (with its
 # default features, rustls on ring; with native-tls, the system's OpenSSL;
-# and plain HTTP without TLS, as progenitor's crate is: it turns reqwest's
+# and plain HTTP without TLS (`client` alone), as progenitor's crate is: it turns reqwest's
 # default features off) and for
 # the crate cargo-progenitor generates from the copy of the spec with the 417
 # body merged into the 400 one (progenitor refuses the spec itself; see
@@ -45,7 +45,7 @@ count() { # MANIFEST PACKAGE [CARGO FLAGS...]
         sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | grep -vc "^$package v"
 }
 NATIVE=(--no-default-features --features native-tls)
-PLAIN=(--no-default-features)
+PLAIN=(--no-default-features --features client)
 ours_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings)"
 native_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings "${NATIVE[@]}")"
 plain_deps="$(count "$ROOT/Cargo.toml" component-auth-bindings "${PLAIN[@]}")"
@@ -75,7 +75,7 @@ mapfile -t med < <(hyperfine_medians "$W/hf.json")
     echo "| --- | ---: | ---: |"
     echo "| ours: \`component-auth-bindings\`, default features (rustls on ring, no system library) | $ours_deps | $(ms "${med[0]}") |"
     echo "| ours: \`--no-default-features --features native-tls\` (the system's OpenSSL) | $native_deps | $(ms "${med[1]}") |"
-    echo "| ours: \`--no-default-features\` (plain HTTP) | $plain_deps | $(ms "${med[2]}") |"
+    echo "| ours: \`--no-default-features --features client\` (plain HTTP) | $plain_deps | $(ms "${med[2]}") |"
     echo "| progenitor $PROGENITOR_VERSION, from the merged copy of the spec (reqwest without default features: plain HTTP, no TLS) | $peer_deps | $(ms "${med[3]}") |"
     echo
     echo "Each built alone in an empty target dir. Machine: $(machine)."

@@ -2,12 +2,15 @@
 //!
 //! Everything in [`generated`] is written by the generator from
 //! `spec/openapi.yaml`; regenerate with
-//! `cargo run -p generator -- spec/openapi.yaml --out bindings/src/generated.rs`.
+//! `cargo run -p generator -- spec/openapi.yaml --client-feature client --out bindings/src/generated.rs`.
+//! The client (and everything but [`types`]) is compiled with the `client`
+//! feature only (a default one).
 //! A test fails when the checked-in file is stale.
 
 #[rustfmt::skip]
 pub mod generated;
 
+#[cfg(feature = "client")]
 pub use client_runtime::{
     DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport, client_builder,
 };
@@ -15,6 +18,7 @@ pub use generated::*;
 
 /// The HTTP types that requests and answers are made of, for changing a
 /// [`Prepared`] request or reading a [`RawResponse`].
+#[cfg(feature = "client")]
 pub mod http {
     pub use client_runtime::reqwest::header::{HeaderMap, HeaderName, HeaderValue};
     pub use client_runtime::reqwest::{Method, StatusCode, Url};

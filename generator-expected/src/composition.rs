@@ -6,6 +6,9 @@
 //!
 //! allOf merged into one struct; oneOf and anyOf as enums.
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     /// The discriminator is a property of each member, so serde cannot take it out first; untagged.
@@ -24,55 +27,11 @@ pub mod types {
         pub purrs: ::std::option::Option<bool>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum CatPetType {
-        #[serde(rename = "Cat")]
         Cat,
     }
-
-    impl CatPetType {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Cat];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Cat => "Cat",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for CatPetType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for CatPetType {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "Cat" => ::std::result::Result::Ok(Self::Cat),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "Cat"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(CatPetType { Cat = "Cat" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Circle {
@@ -87,55 +46,11 @@ pub mod types {
         pub barks: ::std::option::Option<bool>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum DogPetType {
-        #[serde(rename = "Dog")]
         Dog,
     }
-
-    impl DogPetType {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Dog];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Dog => "Dog",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for DogPetType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for DogPetType {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "Dog" => ::std::result::Result::Ok(Self::Dog),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "Dog"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(DogPetType { Dog = "Dog" });
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(untagged)]
@@ -192,24 +107,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -220,11 +135,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -234,205 +149,110 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `POST /pets`
     pub fn add_pet(&self) -> builder::AddPet<'_> {
-        builder::AddPet::new(self)
+        builder::AddPet {
+            client: self,
+            body: None,
+        }
     }
 
     /// `GET /shapes`
     pub fn list_shapes(&self) -> builder::ListShapes<'_> {
-        builder::ListShapes::new(self)
+        builder::ListShapes {
+            client: self,
+        }
     }
 
     /// `GET /zoo`
     pub fn get_zoo(&self) -> builder::GetZoo<'_> {
-        builder::GetZoo::new(self)
+        builder::GetZoo { client: self }
     }
 
     /// `GET /values`
     pub fn get_value(&self) -> builder::GetValue<'_> {
-        builder::GetValue::new(self)
+        builder::GetValue { client: self }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::add_pet`](super::Client::add_pet).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::NewPet>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::NewPet>,
     }
 
     impl<'a> AddPet<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as JSON.
-        ///
         pub fn body(mut self, value: super::types::NewPet) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AddPetResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["pets"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::AddPetResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AddPetResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AddPetResponse);
     }
 
-    /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes).
+    /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListShapes<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> ListShapes<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::ListShapesResponse> {
+            let request = rt::request("GET", &self.client.base_url, &["shapes"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::ListShapesResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["shapes"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::ListShapesResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::ListShapesResponse);
     }
 
-    /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo).
+    /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetZoo<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> GetZoo<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::GetZooResponse> {
+            let request = rt::request("GET", &self.client.base_url, &["zoo"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetZooResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["zoo"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetZooResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetZooResponse);
     }
 
-    /// Builds a request for [`Client::get_value`](super::Client::get_value).
+    /// Builds a request for [`Client::get_value`](super::Client::get_value): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetValue<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> GetValue<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::GetValueResponse> {
+            let request = rt::request("GET", &self.client.base_url, &["values"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetValueResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["values"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetValueResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetValueResponse);
     }
 }
 
@@ -446,264 +266,42 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::add_pet`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AddPetResponse {
     /// 200: The pet, as stored.
-    Ok(::client_runtime::Decoded<types::Pet, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Pet, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl AddPetResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AddPetResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Pet>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::list_shapes`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::list_shapes`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum ListShapesResponse {
     /// 200: Shapes, told apart by their `kind`.
-    Ok(::client_runtime::Decoded<::std::vec::Vec<types::Shape>, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<::std::vec::Vec<types::Shape>, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(ListShapesResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl ListShapesResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for ListShapesResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<
-                    ::std::vec::Vec<types::Shape>,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::get_zoo`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_zoo`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetZooResponse {
     /// 200: The zoo.
-    Ok(::client_runtime::Decoded<types::Zoo, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Zoo, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(GetZooResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl GetZooResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetZooResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Zoo>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::get_value`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_value`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetValueResponse {
     /// 200: A string or a number, untagged.
-    Ok(::client_runtime::Decoded<types::GetValueOkBody, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::GetValueOkBody, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl GetValueResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetValueResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::GetValueOkBody>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(GetValueResponse, 200 => Ok json, _ => Undocumented raw);

@@ -6,6 +6,9 @@
 //!
 //! Schemas beyond the model, read as any JSON value with a warning, and parameters made to fit (as in GitHub's, nexus's and buildomat's specs).
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -59,155 +62,29 @@ pub mod types {
         }
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SortModeString {
-        #[serde(rename = "name_ascending")]
         NameAscending,
     }
+    ::client_runtime::impl_string_enum!(
+        SortModeString { NameAscending = "name_ascending" }
+    );
 
-    impl SortModeString {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::NameAscending];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::NameAscending => "name_ascending",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for SortModeString {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for SortModeString {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "name_ascending" => ::std::result::Result::Ok(Self::NameAscending),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "name_ascending"),
-                    )
-                }
-            }
-        }
-    }
-
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SortModeString2 {
-        #[serde(rename = "name_descending")]
         NameDescending,
     }
+    ::client_runtime::impl_string_enum!(
+        SortModeString2 { NameDescending = "name_descending" }
+    );
 
-    impl SortModeString2 {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::NameDescending];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::NameDescending => "name_descending",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for SortModeString2 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for SortModeString2 {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "name_descending" => ::std::result::Result::Ok(Self::NameDescending),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "name_descending"),
-                    )
-                }
-            }
-        }
-    }
-
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SortModeString3 {
-        #[serde(rename = "id_ascending")]
         IdAscending,
     }
-
-    impl SortModeString3 {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::IdAscending];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::IdAscending => "id_ascending",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for SortModeString3 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for SortModeString3 {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "id_ascending" => ::std::result::Result::Ok(Self::IdAscending),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "id_ascending"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        SortModeString3 { IdAscending = "id_ascending" }
+    );
 
     pub type ToolGuid = ::std::string::String;
 }
@@ -220,24 +97,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -248,11 +125,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -262,178 +139,118 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `GET /deliveries/{id}`
     pub fn get_delivery(&self) -> builder::GetDelivery<'_> {
-        builder::GetDelivery::new(self)
+        builder::GetDelivery {
+            client: self,
+            id: None,
+            sort_by: None,
+            limit: None,
+            tool_guid: None,
+            tag: None,
+        }
     }
 
     /// `POST /checks`
     pub fn create_check(&self) -> builder::CreateCheck<'_> {
-        builder::CreateCheck::new(self)
+        builder::CreateCheck {
+            client: self,
+            body: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetDelivery<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<super::types::NameOrId>,
-        sort_by: ::std::option::Option<super::types::SortMode>,
-        limit: ::std::option::Option<i32>,
-        tool_guid: ::std::option::Option<::std::string::String>,
-        tag: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<super::types::NameOrId>,
+        pub(super) sort_by: Option<super::types::SortMode>,
+        pub(super) limit: Option<i32>,
+        pub(super) tool_guid: Option<::std::string::String>,
+        pub(super) tag: Option<::std::string::String>,
     }
 
     impl<'a> GetDelivery<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-                sort_by: ::std::option::Option::None,
-                limit: ::std::option::Option::None,
-                tool_guid: ::std::option::Option::None,
-                tag: ::std::option::Option::None,
-            }
-        }
-
         /// `id` (path, required).
         pub fn id(mut self, value: super::types::NameOrId) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
         /// `sort_by` (query, optional).
         pub fn sort_by(mut self, value: super::types::SortMode) -> Self {
-            self.sort_by = ::std::option::Option::Some(value);
+            self.sort_by = Some(value);
             self
         }
 
         /// `limit` (query, optional).
         pub fn limit(mut self, value: i32) -> Self {
-            self.limit = ::std::option::Option::Some(value);
+            self.limit = Some(value);
             self
         }
 
         /// `tool_guid` (query, optional).
-        pub fn tool_guid(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.tool_guid = ::std::option::Option::Some(value.into());
+        pub fn tool_guid(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.tool_guid = Some(value.into());
             self
         }
 
         /// `tag` (query, optional).
-        pub fn tag(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.tag = ::std::option::Option::Some(value.into());
+        pub fn tag(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.tag = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetDeliveryResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["deliveries", &id.to_string()])?;
-            if let ::std::option::Option::Some(value) = &self.sort_by {
-                ::client_runtime::append_query(&mut url, "sort_by", &value.to_string());
-            }
-            if let ::std::option::Option::Some(value) = &self.limit {
-                ::client_runtime::append_query(&mut url, "limit", &value.to_string());
-            }
-            if let ::std::option::Option::Some(value) = &self.tool_guid {
-                ::client_runtime::append_query(&mut url, "tool_guid", value.as_str());
-            }
-            if let ::std::option::Option::Some(value) = &self.tag {
-                ::client_runtime::append_query(&mut url, "tag", value.as_str());
-            }
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::GetDeliveryResponse> {
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["deliveries", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            rt::query(&mut request, "sort_by", self.sort_by.as_ref());
+            rt::query(&mut request, "limit", self.limit.as_ref());
+            rt::query(&mut request, "tool_guid", self.tool_guid.as_ref());
+            rt::query(&mut request, "tag", self.tag.as_ref());
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetDeliveryResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetDeliveryResponse);
     }
 
-    /// Builds a request for [`Client::create_check`](super::Client::create_check).
+    /// Builds a request for [`Client::create_check`](super::Client::create_check): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateCheck<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::client_runtime::serde_json::Value>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<::client_runtime::serde_json::Value>,
     }
 
     impl<'a> CreateCheck<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as JSON.
-        ///
         pub fn body(mut self, value: ::client_runtime::serde_json::Value) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::CreateCheckResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["checks"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::CreateCheckResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["checks"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::CreateCheckResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::CreateCheckResponse);
     }
 }
 
@@ -449,127 +266,22 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_delivery`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_delivery`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetDeliveryResponse {
     /// 200: A delivery.
-    Ok(::client_runtime::Decoded<types::Delivery, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Delivery, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(GetDeliveryResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl GetDeliveryResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetDeliveryResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Delivery>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::create_check`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::create_check`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum CreateCheckResponse {
     /// 201: Created.
-    Created(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Created(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl CreateCheckResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Created(_) => "Created",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for CreateCheckResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            201u16 => {
-                Self::Created(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Created(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(CreateCheckResponse, 201 => Created empty, _ => Undocumented raw);

@@ -10,62 +10,18 @@
 //! panic!("info.description ran as a doctest");
 //! \`\`\`
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     ///    panic!("an enum's description ran as a doctest");
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Kind {
-        #[serde(rename = "a")]
         A,
-        #[serde(rename = "b")]
         B,
     }
-
-    impl Kind {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::A, Self::B];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::A => "a",
-                Self::B => "b",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for Kind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for Kind {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "a" => ::std::result::Result::Ok(Self::A),
-                "b" => ::std::result::Result::Ok(Self::B),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "a, b"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(Kind { A = "a", B = "b" });
 
     /// \`\`\`rust,should_panic
     /// std::process::exit(1);
@@ -105,24 +61,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -133,11 +89,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -147,16 +103,15 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// \`\`\`rust
     /// panic!("summary ran as a doctest");
-    ///
     /// `GET /things/{id}`
     ///
     /// > \`\`\`rust
@@ -165,120 +120,80 @@ impl Client {
     ///
     /// -   panic!("an indented list item ran as a doctest");
     pub fn get_thing(&self) -> builder::GetThing<'_> {
-        builder::GetThing::new(self)
+        builder::GetThing {
+            client: self,
+            id: None,
+            x_trace: None,
+        }
     }
 
     /// `PUT /things/{id}`
     pub fn put_thing(&self) -> builder::PutThing<'_> {
-        builder::PutThing::new(self)
+        builder::PutThing {
+            client: self,
+            id: None,
+            body: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_thing`](super::Client::get_thing).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<::std::string::String>,
-        x_trace: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<::std::string::String>,
+        pub(super) x_trace: Option<::std::string::String>,
     }
 
     impl<'a> GetThing<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-                x_trace: ::std::option::Option::None,
-            }
-        }
-
         /// `id` (path, required).
-        ///
         /// \~\~\~
         /// panic!("a parameter's description ran as a doctest");
         /// \~\~\~
-        pub fn id(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.id = ::std::option::Option::Some(value.into());
+        pub fn id(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.id = Some(value.into());
             self
         }
 
         /// `X-Trace` (header, optional).
-        ///
         /// Before.
         ///
         ///    panic!("a tab-indented block ran as a doctest");
-        pub fn x_trace(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_trace = ::std::option::Option::Some(value.into());
+        pub fn x_trace(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_trace = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetThingResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["things", id.as_str()])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            if let ::std::option::Option::Some(value) = &self.x_trace {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-trace",
-                    value.as_str(),
-                )?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::GetThingResponse> {
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["things", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            rt::header(&mut request, "x-trace", self.x_trace.as_ref())?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetThingResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetThingResponse);
     }
 
-    /// Builds a request for [`Client::put_thing`](super::Client::put_thing).
+    /// Builds a request for [`Client::put_thing`](super::Client::put_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutThing<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<::std::string::String>,
-        body: ::std::option::Option<super::types::Thing>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<::std::string::String>,
+        pub(super) body: Option<super::types::Thing>,
     }
 
     impl<'a> PutThing<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// `id` (path, required).
-        pub fn id(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.id = ::std::option::Option::Some(value.into());
+        pub fn id(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.id = Some(value.into());
             self
         }
 
@@ -288,40 +203,21 @@ pub mod builder {
         ///
         ///    panic!("a request body's description ran as a doctest");
         pub fn body(mut self, value: super::types::Thing) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::PutThingResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["things", id.as_str()])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::PUT,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::PutThingResponse> {
+            let mut request = rt::request(
+                "PUT",
+                &self.client.base_url,
+                &["things", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::PutThingResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::PutThingResponse);
     }
 }
 
@@ -337,70 +233,15 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_thing`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetThingResponse {
     /// 200: ```
-    Ok(::client_runtime::Decoded<types::Thing, GetThingOkHeaders>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Thing, GetThingOkHeaders>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl GetThingResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetThingResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Thing>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: GetThingOkHeaders::from_headers(&raw.headers),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(GetThingResponse, 200 => Ok json, _ => Undocumented raw);
 
 /// The documented headers of the answer: ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -413,70 +254,20 @@ pub struct GetThingOkHeaders {
     pub x_rate: ::std::option::Option<i64>,
 }
 
-impl GetThingOkHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for GetThingOkHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_rate: ::client_runtime::parse_header(headers, "x-rate"),
+            x_rate: rt::parse_header(headers, "x-rate"),
         }
     }
 }
 
-/// The answers of [`Client::put_thing`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::put_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum PutThingResponse {
     /// 204: Done.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl PutThingResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for PutThingResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(PutThingResponse, 204 => NoContent empty, _ => Undocumented raw);

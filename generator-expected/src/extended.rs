@@ -11,6 +11,9 @@
 //! document makes a choice and says so in the element's description; every
 //! such choice is listed in spec/README.md.
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     /// Choice (not shown) - the success body of Auth Claims; `model` is absent when no model has claimed the authentication.
@@ -78,65 +81,15 @@ pub mod types {
     }
 
     /// The environment a request is made in.
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ProjectEnv {
-        #[serde(rename = "dev")]
         Dev,
-        #[serde(rename = "live")]
         Live,
-        #[serde(rename = "staging")]
         Staging,
     }
-
-    impl ProjectEnv {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Dev, Self::Live, Self::Staging];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Dev => "dev",
-                Self::Live => "live",
-                Self::Staging => "staging",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for ProjectEnv {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for ProjectEnv {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "dev" => ::std::result::Result::Ok(Self::Dev),
-                "live" => ::std::result::Result::Ok(Self::Live),
-                "staging" => ::std::result::Result::Ok(Self::Staging),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!(
-                            "`{other}` is not one of: {}", "dev, live, staging"
-                        ),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        ProjectEnv { Dev = "dev", Live = "live", Staging = "staging" }
+    );
 
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -178,28 +131,19 @@ pub fn server_url(base_url: &str) -> ::std::string::String {
 /// request starts from them and may override them.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Defaults {
-    /// `X-Client-Id` (header, required).
-    ///
-    /// Client identifier `<CLIENT_ID>`.
+    /// `X-Client-Id` (header, required): Client identifier `<CLIENT_ID>`.
     pub x_client_id: ::std::option::Option<::std::string::String>,
-    /// `X-Client-Secret` (header, required).
-    ///
-    /// Client secret `<CLIENT_SECRET>`.
-    pub x_client_secret: ::std::option::Option<::client_runtime::Secret>,
+    /// `X-Client-Secret` (header, required): Client secret `<CLIENT_SECRET>`.
+    pub x_client_secret: ::std::option::Option<rt::Secret>,
     /// `X-Auth-Token` (header, optional).
-    ///
     /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
     /// in the schema because the requirement depends on the component.
     /// Choice (not shown): tokens are issued by Authorize; a token sent to a
     /// component that does not require auth is still checked.
-    pub x_auth_token: ::std::option::Option<::client_runtime::Secret>,
-    /// `X-Project-Env` (header, optional).
-    ///
-    /// Selects the environment. Choice (not shown) - absent means `dev`.
+    pub x_auth_token: ::std::option::Option<rt::Secret>,
+    /// `X-Project-Env` (header, optional): Selects the environment. Choice (not shown) - absent means `dev`.
     pub x_project_env: ::std::option::Option<types::ProjectEnv>,
-    /// `X-Request-Trace` (header, optional).
-    ///
-    /// A header added by the fixture.
+    /// `X-Request-Trace` (header, optional): A header added by the fixture.
     pub x_request_trace: ::std::option::Option<::std::string::String>,
 }
 
@@ -207,24 +151,24 @@ pub struct Defaults {
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -235,11 +179,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -249,15 +193,14 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// Auth Claims
-    ///
     /// `GET /component/{ref}/auth`
     ///
     /// Gets the model that claimed the authentication. Choice (not shown): the
@@ -265,11 +208,19 @@ impl Client {
     /// token, the model whose stored auth fields equal the fields in the body;
     /// with neither, `model` is absent.
     pub fn auth_claims(&self) -> builder::AuthClaims<'_> {
-        builder::AuthClaims::new(self)
+        builder::AuthClaims {
+            client: self,
+            ref_: None,
+            x_client_id: self.defaults.x_client_id.clone(),
+            x_client_secret: self.defaults.x_client_secret.clone(),
+            x_auth_token: self.defaults.x_auth_token.clone(),
+            x_project_env: self.defaults.x_project_env,
+            x_request_trace: self.defaults.x_request_trace.clone(),
+            body: None,
+        }
     }
 
     /// Authorize
-    ///
     /// `POST /component/{ref}/auth`
     ///
     /// Requests authorization for a model of the component. Choice (not shown):
@@ -278,110 +229,93 @@ impl Client {
     /// equal the model's stored values issue a new X-Auth-Token bound to that
     /// model.
     pub fn authorize(&self) -> builder::Authorize<'_> {
-        builder::Authorize::new(self)
+        builder::Authorize {
+            client: self,
+            ref_: None,
+            x_client_id: self.defaults.x_client_id.clone(),
+            x_client_secret: self.defaults.x_client_secret.clone(),
+            x_auth_token: self.defaults.x_auth_token.clone(),
+            x_project_env: self.defaults.x_project_env,
+            x_request_trace: self.defaults.x_request_trace.clone(),
+            model_uuid: None,
+            body: None,
+        }
     }
 
     /// Revoke (added by the fixture)
-    ///
     /// `DELETE /component/{ref}/auth/revoke`
     pub fn revoke_token(&self) -> builder::RevokeToken<'_> {
-        builder::RevokeToken::new(self)
+        builder::RevokeToken {
+            client: self,
+            ref_: None,
+            x_client_id: self.defaults.x_client_id.clone(),
+            x_client_secret: self.defaults.x_client_secret.clone(),
+            x_auth_token: self.defaults.x_auth_token.clone(),
+            x_project_env: self.defaults.x_project_env,
+            x_request_trace: self.defaults.x_request_trace.clone(),
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
-        client: &'a super::Client,
-        ref_: ::std::option::Option<::std::string::String>,
-        x_client_id: ::std::option::Option<::std::string::String>,
-        x_client_secret: ::std::option::Option<::client_runtime::Secret>,
-        x_auth_token: ::std::option::Option<::client_runtime::Secret>,
-        x_project_env: ::std::option::Option<super::types::ProjectEnv>,
-        x_request_trace: ::std::option::Option<::std::string::String>,
-        body: ::std::option::Option<super::types::AuthFields>,
+        pub(super) client: &'a super::Client,
+        pub(super) ref_: Option<::std::string::String>,
+        pub(super) x_client_id: Option<::std::string::String>,
+        pub(super) x_client_secret: Option<rt::Secret>,
+        pub(super) x_auth_token: Option<rt::Secret>,
+        pub(super) x_project_env: Option<super::types::ProjectEnv>,
+        pub(super) x_request_trace: Option<::std::string::String>,
+        pub(super) body: Option<super::types::AuthFields>,
     }
 
     impl<'a> AuthClaims<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                ref_: ::std::option::Option::None,
-                x_client_id: client.defaults.x_client_id.clone(),
-                x_client_secret: client.defaults.x_client_secret.clone(),
-                x_auth_token: client.defaults.x_auth_token.clone(),
-                x_project_env: client.defaults.x_project_env,
-                x_request_trace: client.defaults.x_request_trace.clone(),
-                body: ::std::option::Option::None,
-            }
-        }
-
-        /// `ref` (path, required).
-        ///
-        /// Identifies a component by its name, its tag, or its uuid.
-        pub fn ref_(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.ref_ = ::std::option::Option::Some(value.into());
+        /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
+        pub fn ref_(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.ref_ = Some(value.into());
             self
         }
 
-        /// `X-Client-Id` (header, required).
-        ///
-        /// Client identifier `<CLIENT_ID>`.
-        pub fn x_client_id(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_client_id = ::std::option::Option::Some(value.into());
+        /// `X-Client-Id` (header, required): Client identifier `<CLIENT_ID>`.
+        pub fn x_client_id(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_client_id = Some(value.into());
             self
         }
 
-        /// `X-Client-Secret` (header, required).
-        ///
-        /// Client secret `<CLIENT_SECRET>`.
-        pub fn x_client_secret(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_client_secret = ::std::option::Option::Some(value.into());
+        /// `X-Client-Secret` (header, required): Client secret `<CLIENT_SECRET>`.
+        pub fn x_client_secret(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_client_secret = Some(value.into());
             self
         }
 
         /// `X-Auth-Token` (header, optional).
-        ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
         /// in the schema because the requirement depends on the component.
         /// Choice (not shown): tokens are issued by Authorize; a token sent to a
         /// component that does not require auth is still checked.
-        pub fn x_auth_token(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_auth_token = ::std::option::Option::Some(value.into());
+        pub fn x_auth_token(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_auth_token = Some(value.into());
             self
         }
 
-        /// `X-Project-Env` (header, optional).
-        ///
-        /// Selects the environment. Choice (not shown) - absent means `dev`.
+        /// `X-Project-Env` (header, optional): Selects the environment. Choice (not shown) - absent means `dev`.
         pub fn x_project_env(mut self, value: super::types::ProjectEnv) -> Self {
-            self.x_project_env = ::std::option::Option::Some(value);
+            self.x_project_env = Some(value);
             self
         }
 
-        /// `X-Request-Trace` (header, optional).
-        ///
-        /// A header added by the fixture.
+        /// `X-Request-Trace` (header, optional): A header added by the fixture.
         pub fn x_request_trace(
             mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
+            value: impl Into<::std::string::String>,
         ) -> Self {
-            self.x_request_trace = ::std::option::Option::Some(value.into());
+            self.x_request_trace = Some(value.into());
             self
         }
 
@@ -391,186 +325,96 @@ pub mod builder {
         /// Their names, types and constraints differ by component (not shown), so
         /// the schema is a free-form object.
         pub fn body(mut self, value: super::types::AuthFields) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AuthClaimsResponse>,
-            ::client_runtime::Error,
-        > {
-            let ref_ = self
-                .ref_
-                .ok_or(::client_runtime::Error::MissingParameter("ref"))?;
-            let x_client_id = self
-                .x_client_id
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Id"))?;
-            let x_client_secret = self
-                .x_client_secret
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Secret"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["component", ref_.as_str(), "auth"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::client_runtime::insert_header(
-                request.headers_mut(),
-                "x-client-id",
-                x_client_id.as_str(),
+        pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
+            let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
+            let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["component", &rt::segment(self.ref_.as_ref(), "ref")?, "auth"],
             )?;
-            ::client_runtime::insert_secret_header(
-                request.headers_mut(),
-                "x-client-secret",
-                x_client_secret.expose(),
-            )?;
-            if let ::std::option::Option::Some(value) = &self.x_auth_token {
-                ::client_runtime::insert_secret_header(
-                    request.headers_mut(),
-                    "x-auth-token",
-                    value.expose(),
-                )?;
+            rt::header(&mut request, "x-client-id", Some(&x_client_id))?;
+            rt::secret_header(&mut request, "x-client-secret", Some(&x_client_secret))?;
+            rt::secret_header(&mut request, "x-auth-token", self.x_auth_token.as_ref())?;
+            rt::header(&mut request, "x-project-env", self.x_project_env.as_ref())?;
+            rt::header(&mut request, "x-request-trace", self.x_request_trace.as_ref())?;
+            if let Some(body) = &self.body {
+                rt::set_json_body(&mut request, body)?;
             }
-            if let ::std::option::Option::Some(value) = &self.x_project_env {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-project-env",
-                    &value.to_string(),
-                )?;
-            }
-            if let ::std::option::Option::Some(value) = &self.x_request_trace {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-request-trace",
-                    value.as_str(),
-                )?;
-            }
-            if let ::std::option::Option::Some(body) = &self.body {
-                ::client_runtime::set_json_body(&mut request, body)?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AuthClaimsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AuthClaimsResponse);
     }
 
-    /// Builds a request for [`Client::authorize`](super::Client::authorize).
+    /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
-        client: &'a super::Client,
-        ref_: ::std::option::Option<::std::string::String>,
-        x_client_id: ::std::option::Option<::std::string::String>,
-        x_client_secret: ::std::option::Option<::client_runtime::Secret>,
-        x_auth_token: ::std::option::Option<::client_runtime::Secret>,
-        x_project_env: ::std::option::Option<super::types::ProjectEnv>,
-        x_request_trace: ::std::option::Option<::std::string::String>,
-        model_uuid: ::std::option::Option<::std::string::String>,
-        body: ::std::option::Option<super::types::AuthFields>,
+        pub(super) client: &'a super::Client,
+        pub(super) ref_: Option<::std::string::String>,
+        pub(super) x_client_id: Option<::std::string::String>,
+        pub(super) x_client_secret: Option<rt::Secret>,
+        pub(super) x_auth_token: Option<rt::Secret>,
+        pub(super) x_project_env: Option<super::types::ProjectEnv>,
+        pub(super) x_request_trace: Option<::std::string::String>,
+        pub(super) model_uuid: Option<::std::string::String>,
+        pub(super) body: Option<super::types::AuthFields>,
     }
 
     impl<'a> Authorize<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                ref_: ::std::option::Option::None,
-                x_client_id: client.defaults.x_client_id.clone(),
-                x_client_secret: client.defaults.x_client_secret.clone(),
-                x_auth_token: client.defaults.x_auth_token.clone(),
-                x_project_env: client.defaults.x_project_env,
-                x_request_trace: client.defaults.x_request_trace.clone(),
-                model_uuid: ::std::option::Option::None,
-                body: ::std::option::Option::None,
-            }
-        }
-
-        /// `ref` (path, required).
-        ///
-        /// Identifies a component by its name, its tag, or its uuid.
-        pub fn ref_(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.ref_ = ::std::option::Option::Some(value.into());
+        /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
+        pub fn ref_(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.ref_ = Some(value.into());
             self
         }
 
-        /// `X-Client-Id` (header, required).
-        ///
-        /// Client identifier `<CLIENT_ID>`.
-        pub fn x_client_id(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_client_id = ::std::option::Option::Some(value.into());
+        /// `X-Client-Id` (header, required): Client identifier `<CLIENT_ID>`.
+        pub fn x_client_id(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_client_id = Some(value.into());
             self
         }
 
-        /// `X-Client-Secret` (header, required).
-        ///
-        /// Client secret `<CLIENT_SECRET>`.
-        pub fn x_client_secret(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_client_secret = ::std::option::Option::Some(value.into());
+        /// `X-Client-Secret` (header, required): Client secret `<CLIENT_SECRET>`.
+        pub fn x_client_secret(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_client_secret = Some(value.into());
             self
         }
 
         /// `X-Auth-Token` (header, optional).
-        ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
         /// in the schema because the requirement depends on the component.
         /// Choice (not shown): tokens are issued by Authorize; a token sent to a
         /// component that does not require auth is still checked.
-        pub fn x_auth_token(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_auth_token = ::std::option::Option::Some(value.into());
+        pub fn x_auth_token(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_auth_token = Some(value.into());
             self
         }
 
-        /// `X-Project-Env` (header, optional).
-        ///
-        /// Selects the environment. Choice (not shown) - absent means `dev`.
+        /// `X-Project-Env` (header, optional): Selects the environment. Choice (not shown) - absent means `dev`.
         pub fn x_project_env(mut self, value: super::types::ProjectEnv) -> Self {
-            self.x_project_env = ::std::option::Option::Some(value);
+            self.x_project_env = Some(value);
             self
         }
 
-        /// `X-Request-Trace` (header, optional).
-        ///
-        /// A header added by the fixture.
+        /// `X-Request-Trace` (header, optional): A header added by the fixture.
         pub fn x_request_trace(
             mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
+            value: impl Into<::std::string::String>,
         ) -> Self {
-            self.x_request_trace = ::std::option::Option::Some(value.into());
+            self.x_request_trace = Some(value.into());
             self
         }
 
         /// `modelUuid` (query, required).
-        ///
         /// Identifier of the model. Listed as a path parameter of Authorize in the
         /// description, but the documented path has no place for it. Choice: a
         /// required query parameter; its absence fails validation (417).
-        pub fn model_uuid(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.model_uuid = ::std::option::Option::Some(value.into());
+        pub fn model_uuid(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.model_uuid = Some(value.into());
             self
         }
 
@@ -580,244 +424,111 @@ pub mod builder {
         /// Their names, types and constraints differ by component (not shown), so
         /// the schema is a free-form object.
         pub fn body(mut self, value: super::types::AuthFields) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AuthorizeResponse>,
-            ::client_runtime::Error,
-        > {
-            let ref_ = self
-                .ref_
-                .ok_or(::client_runtime::Error::MissingParameter("ref"))?;
-            let x_client_id = self
-                .x_client_id
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Id"))?;
-            let x_client_secret = self
-                .x_client_secret
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Secret"))?;
-            let model_uuid = self
-                .model_uuid
-                .ok_or(::client_runtime::Error::MissingParameter("modelUuid"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["component", ref_.as_str(), "auth"])?;
-            ::client_runtime::append_query(&mut url, "modelUuid", model_uuid.as_str());
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            ::client_runtime::insert_header(
-                request.headers_mut(),
-                "x-client-id",
-                x_client_id.as_str(),
+        pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
+            let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
+            let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
+            let model_uuid = rt::required(self.model_uuid, "modelUuid")?;
+            let mut request = rt::request(
+                "POST",
+                &self.client.base_url,
+                &["component", &rt::segment(self.ref_.as_ref(), "ref")?, "auth"],
             )?;
-            ::client_runtime::insert_secret_header(
-                request.headers_mut(),
-                "x-client-secret",
-                x_client_secret.expose(),
-            )?;
-            if let ::std::option::Option::Some(value) = &self.x_auth_token {
-                ::client_runtime::insert_secret_header(
-                    request.headers_mut(),
-                    "x-auth-token",
-                    value.expose(),
-                )?;
+            rt::query(&mut request, "modelUuid", Some(&model_uuid));
+            rt::header(&mut request, "x-client-id", Some(&x_client_id))?;
+            rt::secret_header(&mut request, "x-client-secret", Some(&x_client_secret))?;
+            rt::secret_header(&mut request, "x-auth-token", self.x_auth_token.as_ref())?;
+            rt::header(&mut request, "x-project-env", self.x_project_env.as_ref())?;
+            rt::header(&mut request, "x-request-trace", self.x_request_trace.as_ref())?;
+            if let Some(body) = &self.body {
+                rt::set_json_body(&mut request, body)?;
             }
-            if let ::std::option::Option::Some(value) = &self.x_project_env {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-project-env",
-                    &value.to_string(),
-                )?;
-            }
-            if let ::std::option::Option::Some(value) = &self.x_request_trace {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-request-trace",
-                    value.as_str(),
-                )?;
-            }
-            if let ::std::option::Option::Some(body) = &self.body {
-                ::client_runtime::set_json_body(&mut request, body)?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AuthorizeResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AuthorizeResponse);
     }
 
-    /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token).
+    /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RevokeToken<'a> {
-        client: &'a super::Client,
-        ref_: ::std::option::Option<::std::string::String>,
-        x_client_id: ::std::option::Option<::std::string::String>,
-        x_client_secret: ::std::option::Option<::client_runtime::Secret>,
-        x_auth_token: ::std::option::Option<::client_runtime::Secret>,
-        x_project_env: ::std::option::Option<super::types::ProjectEnv>,
-        x_request_trace: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) ref_: Option<::std::string::String>,
+        pub(super) x_client_id: Option<::std::string::String>,
+        pub(super) x_client_secret: Option<rt::Secret>,
+        pub(super) x_auth_token: Option<rt::Secret>,
+        pub(super) x_project_env: Option<super::types::ProjectEnv>,
+        pub(super) x_request_trace: Option<::std::string::String>,
     }
 
     impl<'a> RevokeToken<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                ref_: ::std::option::Option::None,
-                x_client_id: client.defaults.x_client_id.clone(),
-                x_client_secret: client.defaults.x_client_secret.clone(),
-                x_auth_token: client.defaults.x_auth_token.clone(),
-                x_project_env: client.defaults.x_project_env,
-                x_request_trace: client.defaults.x_request_trace.clone(),
-            }
-        }
-
-        /// `ref` (path, required).
-        ///
-        /// Identifies a component by its name, its tag, or its uuid.
-        pub fn ref_(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.ref_ = ::std::option::Option::Some(value.into());
+        /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
+        pub fn ref_(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.ref_ = Some(value.into());
             self
         }
 
-        /// `X-Client-Id` (header, required).
-        ///
-        /// Client identifier `<CLIENT_ID>`.
-        pub fn x_client_id(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_client_id = ::std::option::Option::Some(value.into());
+        /// `X-Client-Id` (header, required): Client identifier `<CLIENT_ID>`.
+        pub fn x_client_id(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_client_id = Some(value.into());
             self
         }
 
-        /// `X-Client-Secret` (header, required).
-        ///
-        /// Client secret `<CLIENT_SECRET>`.
-        pub fn x_client_secret(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_client_secret = ::std::option::Option::Some(value.into());
+        /// `X-Client-Secret` (header, required): Client secret `<CLIENT_SECRET>`.
+        pub fn x_client_secret(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_client_secret = Some(value.into());
             self
         }
 
         /// `X-Auth-Token` (header, optional).
-        ///
         /// Token `<AUTH_TOKEN>`. Required if the component requires auth; optional
         /// in the schema because the requirement depends on the component.
         /// Choice (not shown): tokens are issued by Authorize; a token sent to a
         /// component that does not require auth is still checked.
-        pub fn x_auth_token(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_auth_token = ::std::option::Option::Some(value.into());
+        pub fn x_auth_token(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_auth_token = Some(value.into());
             self
         }
 
-        /// `X-Project-Env` (header, optional).
-        ///
-        /// Selects the environment. Choice (not shown) - absent means `dev`.
+        /// `X-Project-Env` (header, optional): Selects the environment. Choice (not shown) - absent means `dev`.
         pub fn x_project_env(mut self, value: super::types::ProjectEnv) -> Self {
-            self.x_project_env = ::std::option::Option::Some(value);
+            self.x_project_env = Some(value);
             self
         }
 
-        /// `X-Request-Trace` (header, optional).
-        ///
-        /// A header added by the fixture.
+        /// `X-Request-Trace` (header, optional): A header added by the fixture.
         pub fn x_request_trace(
             mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
+            value: impl Into<::std::string::String>,
         ) -> Self {
-            self.x_request_trace = ::std::option::Option::Some(value.into());
+            self.x_request_trace = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::RevokeTokenResponse>,
-            ::client_runtime::Error,
-        > {
-            let ref_ = self
-                .ref_
-                .ok_or(::client_runtime::Error::MissingParameter("ref"))?;
-            let x_client_id = self
-                .x_client_id
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Id"))?;
-            let x_client_secret = self
-                .x_client_secret
-                .ok_or(::client_runtime::Error::MissingParameter("X-Client-Secret"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(
-                &mut url,
-                ["component", ref_.as_str(), "auth", "revoke"],
+        pub fn build(self) -> rt::Built<super::RevokeTokenResponse> {
+            let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
+            let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
+            let mut request = rt::request(
+                "DELETE",
+                &self.client.base_url,
+                &[
+                    "component",
+                    &rt::segment(self.ref_.as_ref(), "ref")?,
+                    "auth",
+                    "revoke",
+                ],
             )?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::DELETE,
-                url,
-            );
-            ::client_runtime::insert_header(
-                request.headers_mut(),
-                "x-client-id",
-                x_client_id.as_str(),
-            )?;
-            ::client_runtime::insert_secret_header(
-                request.headers_mut(),
-                "x-client-secret",
-                x_client_secret.expose(),
-            )?;
-            if let ::std::option::Option::Some(value) = &self.x_auth_token {
-                ::client_runtime::insert_secret_header(
-                    request.headers_mut(),
-                    "x-auth-token",
-                    value.expose(),
-                )?;
-            }
-            if let ::std::option::Option::Some(value) = &self.x_project_env {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-project-env",
-                    &value.to_string(),
-                )?;
-            }
-            if let ::std::option::Option::Some(value) = &self.x_request_trace {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-request-trace",
-                    value.as_str(),
-                )?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            rt::header(&mut request, "x-client-id", Some(&x_client_id))?;
+            rt::secret_header(&mut request, "x-client-secret", Some(&x_client_secret))?;
+            rt::secret_header(&mut request, "x-auth-token", self.x_auth_token.as_ref())?;
+            rt::header(&mut request, "x-project-env", self.x_project_env.as_ref())?;
+            rt::header(&mut request, "x-request-trace", self.x_request_trace.as_ref())?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::RevokeTokenResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::RevokeTokenResponse);
     }
 }
 
@@ -843,173 +554,31 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::auth_claims`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::auth_claims`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AuthClaimsResponse {
     /// 200: Choice (not shown) - the component and the model that claimed the authentication.
-    Ok(::client_runtime::Decoded<types::AuthClaimsResult, AuthClaimsOkHeaders>),
+    Ok(rt::Decoded<types::AuthClaimsResult, AuthClaimsOkHeaders>),
     /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthClaimsBadRequestHeaders>,
-    ),
+    BadRequest(rt::Decoded<types::ErrorResponse, AuthClaimsBadRequestHeaders>),
     /// 401: Choice (not shown): an unknown client id, a wrong client secret, a
-    Unauthorized(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthClaimsUnauthorizedHeaders>,
-    ),
+    Unauthorized(rt::Decoded<types::ErrorResponse, AuthClaimsUnauthorizedHeaders>),
     /// 404: Choice (not shown): no component has this name, tag or uuid, no model of
-    NotFound(::client_runtime::Decoded<types::ErrorResponse, AuthClaimsNotFoundHeaders>),
+    NotFound(rt::Decoded<types::ErrorResponse, AuthClaimsNotFoundHeaders>),
     /// 413: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-    PayloadTooLarge(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthClaimsPayloadTooLargeHeaders>,
-    ),
+    PayloadTooLarge(rt::Decoded<types::ErrorResponse, AuthClaimsPayloadTooLargeHeaders>),
     /// 417: Validation of the request failed (described as a conflict). Every
     ExpectationFailed(
-        ::client_runtime::Decoded<
-            types::ValidationErrorResponse,
-            AuthClaimsExpectationFailedHeaders,
-        >,
+        rt::Decoded<types::ValidationErrorResponse, AuthClaimsExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl AuthClaimsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::BadRequest(_) => "BadRequest",
-            Self::Unauthorized(_) => "Unauthorized",
-            Self::NotFound(_) => "NotFound",
-            Self::PayloadTooLarge(_) => "PayloadTooLarge",
-            Self::ExpectationFailed(_) => "ExpectationFailed",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AuthClaimsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::AuthClaimsResult>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: AuthClaimsOkHeaders::from_headers(&raw.headers),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            400u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::BadRequest(::client_runtime::Decoded {
-                            headers: AuthClaimsBadRequestHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            401u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Unauthorized(::client_runtime::Decoded {
-                            headers: AuthClaimsUnauthorizedHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            404u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::NotFound(::client_runtime::Decoded {
-                            headers: AuthClaimsNotFoundHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            413u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::PayloadTooLarge(::client_runtime::Decoded {
-                            headers: AuthClaimsPayloadTooLargeHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            417u16 => {
-                match ::client_runtime::decode_json::<
-                    types::ValidationErrorResponse,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::ExpectationFailed(::client_runtime::Decoded {
-                            headers: AuthClaimsExpectationFailedHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::BadRequest(decoded) => &decoded.raw,
-            Self::Unauthorized(decoded) => &decoded.raw,
-            Self::NotFound(decoded) => &decoded.raw,
-            Self::PayloadTooLarge(decoded) => &decoded.raw,
-            Self::ExpectationFailed(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(
+    AuthClaimsResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
+);
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1020,10 +589,10 @@ pub struct AuthClaimsOkHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsOkHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsOkHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1037,10 +606,10 @@ pub struct AuthClaimsBadRequestHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsBadRequestHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1054,10 +623,10 @@ pub struct AuthClaimsUnauthorizedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsUnauthorizedHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1071,10 +640,10 @@ pub struct AuthClaimsNotFoundHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsNotFoundHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1088,10 +657,10 @@ pub struct AuthClaimsPayloadTooLargeHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsPayloadTooLargeHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1105,181 +674,39 @@ pub struct AuthClaimsExpectationFailedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthClaimsExpectationFailedHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
 
-/// The answers of [`Client::authorize`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::authorize`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AuthorizeResponse {
     /// 200: Choice (not shown) - the token issued and the model it is bound to.
-    Ok(::client_runtime::Decoded<types::AuthorizeResult, AuthorizeOkHeaders>),
+    Ok(rt::Decoded<types::AuthorizeResult, AuthorizeOkHeaders>),
     /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthorizeBadRequestHeaders>,
-    ),
+    BadRequest(rt::Decoded<types::ErrorResponse, AuthorizeBadRequestHeaders>),
     /// 401: Choice (not shown): an unknown client id, a wrong client secret, a
-    Unauthorized(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthorizeUnauthorizedHeaders>,
-    ),
+    Unauthorized(rt::Decoded<types::ErrorResponse, AuthorizeUnauthorizedHeaders>),
     /// 404: Choice (not shown): no component has this name, tag or uuid, no model of
-    NotFound(::client_runtime::Decoded<types::ErrorResponse, AuthorizeNotFoundHeaders>),
+    NotFound(rt::Decoded<types::ErrorResponse, AuthorizeNotFoundHeaders>),
     /// 413: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-    PayloadTooLarge(
-        ::client_runtime::Decoded<types::ErrorResponse, AuthorizePayloadTooLargeHeaders>,
-    ),
+    PayloadTooLarge(rt::Decoded<types::ErrorResponse, AuthorizePayloadTooLargeHeaders>),
     /// 417: Validation of the request failed (described as a conflict). Every
     ExpectationFailed(
-        ::client_runtime::Decoded<
-            types::ValidationErrorResponse,
-            AuthorizeExpectationFailedHeaders,
-        >,
+        rt::Decoded<types::ValidationErrorResponse, AuthorizeExpectationFailedHeaders>,
     ),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl AuthorizeResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::BadRequest(_) => "BadRequest",
-            Self::Unauthorized(_) => "Unauthorized",
-            Self::NotFound(_) => "NotFound",
-            Self::PayloadTooLarge(_) => "PayloadTooLarge",
-            Self::ExpectationFailed(_) => "ExpectationFailed",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AuthorizeResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::AuthorizeResult>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: AuthorizeOkHeaders::from_headers(&raw.headers),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            400u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::BadRequest(::client_runtime::Decoded {
-                            headers: AuthorizeBadRequestHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            401u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Unauthorized(::client_runtime::Decoded {
-                            headers: AuthorizeUnauthorizedHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            404u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::NotFound(::client_runtime::Decoded {
-                            headers: AuthorizeNotFoundHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            413u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::PayloadTooLarge(::client_runtime::Decoded {
-                            headers: AuthorizePayloadTooLargeHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            417u16 => {
-                match ::client_runtime::decode_json::<
-                    types::ValidationErrorResponse,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::ExpectationFailed(::client_runtime::Decoded {
-                            headers: AuthorizeExpectationFailedHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::BadRequest(decoded) => &decoded.raw,
-            Self::Unauthorized(decoded) => &decoded.raw,
-            Self::NotFound(decoded) => &decoded.raw,
-            Self::PayloadTooLarge(decoded) => &decoded.raw,
-            Self::ExpectationFailed(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(
+    AuthorizeResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
+    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
+    => Undocumented raw
+);
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1290,10 +717,10 @@ pub struct AuthorizeOkHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizeOkHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizeOkHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1307,10 +734,10 @@ pub struct AuthorizeBadRequestHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizeBadRequestHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizeBadRequestHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1324,10 +751,10 @@ pub struct AuthorizeUnauthorizedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizeUnauthorizedHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1341,10 +768,10 @@ pub struct AuthorizeNotFoundHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizeNotFoundHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizeNotFoundHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1358,10 +785,10 @@ pub struct AuthorizePayloadTooLargeHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizePayloadTooLargeHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
@@ -1375,93 +802,28 @@ pub struct AuthorizeExpectationFailedHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl AuthorizeExpectationFailedHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }
 
-/// The answers of [`Client::revoke_token`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::revoke_token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum RevokeTokenResponse {
     /// 204: Revoked.
-    NoContent(::client_runtime::Decoded<(), ()>),
+    NoContent(rt::Decoded<(), ()>),
     /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(
-        ::client_runtime::Decoded<types::ErrorResponse, RevokeTokenBadRequestHeaders>,
-    ),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    BadRequest(rt::Decoded<types::ErrorResponse, RevokeTokenBadRequestHeaders>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl RevokeTokenResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::BadRequest(_) => "BadRequest",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for RevokeTokenResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            400u16 => {
-                match ::client_runtime::decode_json::<types::ErrorResponse>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::BadRequest(::client_runtime::Decoded {
-                            headers: RevokeTokenBadRequestHeaders::from_headers(
-                                &raw.headers,
-                            ),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::BadRequest(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(
+    RevokeTokenResponse, 204 => NoContent empty, 400 => BadRequest json, _ =>
+    Undocumented raw
+);
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -1472,10 +834,10 @@ pub struct RevokeTokenBadRequestHeaders {
     pub x_project_uuid: ::std::option::Option<::std::string::String>,
 }
 
-impl RevokeTokenBadRequestHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for RevokeTokenBadRequestHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_project_uuid: ::client_runtime::parse_header(headers, "x-project-uuid"),
+            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
         }
     }
 }

@@ -6,67 +6,20 @@
 //!
 //! Every construct the generator supports, once.
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Color {
-        #[serde(rename = "red")]
         Red,
-        #[serde(rename = "dark-green")]
         DarkGreen,
-        #[serde(rename = "2nd")]
         N2nd,
     }
-
-    impl Color {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Red, Self::DarkGreen, Self::N2nd];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::DarkGreen => "dark-green",
-                Self::N2nd => "2nd",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for Color {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for Color {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "red" => ::std::result::Result::Ok(Self::Red),
-                "dark-green" => ::std::result::Result::Ok(Self::DarkGreen),
-                "2nd" => ::std::result::Result::Ok(Self::N2nd),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!(
-                            "`{other}` is not one of: {}", "red, dark-green, 2nd"
-                        ),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        Color { Red = "red", DarkGreen = "dark-green", N2nd = "2nd" }
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct GetItemTagStatus499Body {
@@ -125,59 +78,14 @@ pub mod types {
         pub kind: ::std::option::Option<ItemOwnerKind>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemOwnerKind {
-        #[serde(rename = "person")]
         Person,
-        #[serde(rename = "team")]
         Team,
     }
-
-    impl ItemOwnerKind {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Person, Self::Team];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Person => "person",
-                Self::Team => "team",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for ItemOwnerKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for ItemOwnerKind {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "person" => ::std::result::Result::Ok(Self::Person),
-                "team" => ::std::result::Result::Ok(Self::Team),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "person, team"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        ItemOwnerKind { Person = "person", Team = "team" }
+    );
 }
 
 /// The URL template of the spec's first server: `{scheme}://{host}/api/v1`.
@@ -199,31 +107,31 @@ pub fn server_url(scheme: &str, host: &str) -> ::std::string::String {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Defaults {
     /// `X-Api-Key` (header, required).
-    pub x_api_key: ::std::option::Option<::client_runtime::Secret>,
+    pub x_api_key: ::std::option::Option<rt::Secret>,
 }
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -234,11 +142,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -248,223 +156,144 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// Read one tag of an item
-    ///
     /// `GET /items/{itemId}/tags/{tag}`
     pub fn get_item_tag(&self) -> builder::GetItemTag<'_> {
-        builder::GetItemTag::new(self)
+        builder::GetItemTag {
+            client: self,
+            item_id: None,
+            tag: None,
+            limit: None,
+            verbose: None,
+            x_api_key: self.defaults.x_api_key.clone(),
+            x_trace: None,
+        }
     }
 
     /// `POST /items`
     pub fn create_item(&self) -> builder::CreateItem<'_> {
-        builder::CreateItem::new(self)
+        builder::CreateItem {
+            client: self,
+            x_api_key: self.defaults.x_api_key.clone(),
+            body: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItemTag<'a> {
-        client: &'a super::Client,
-        item_id: ::std::option::Option<i32>,
-        tag: ::std::option::Option<super::types::Color>,
-        limit: ::std::option::Option<i64>,
-        verbose: ::std::option::Option<bool>,
-        x_api_key: ::std::option::Option<::client_runtime::Secret>,
-        x_trace: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) item_id: Option<i32>,
+        pub(super) tag: Option<super::types::Color>,
+        pub(super) limit: Option<i64>,
+        pub(super) verbose: Option<bool>,
+        pub(super) x_api_key: Option<rt::Secret>,
+        pub(super) x_trace: Option<::std::string::String>,
     }
 
     impl<'a> GetItemTag<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                item_id: ::std::option::Option::None,
-                tag: ::std::option::Option::None,
-                limit: ::std::option::Option::None,
-                verbose: ::std::option::Option::None,
-                x_api_key: client.defaults.x_api_key.clone(),
-                x_trace: ::std::option::Option::None,
-            }
-        }
-
         /// `itemId` (path, required).
         pub fn item_id(mut self, value: i32) -> Self {
-            self.item_id = ::std::option::Option::Some(value);
+            self.item_id = Some(value);
             self
         }
 
         /// `tag` (path, required).
         pub fn tag(mut self, value: super::types::Color) -> Self {
-            self.tag = ::std::option::Option::Some(value);
+            self.tag = Some(value);
             self
         }
 
         /// `limit` (query, optional).
         pub fn limit(mut self, value: i64) -> Self {
-            self.limit = ::std::option::Option::Some(value);
+            self.limit = Some(value);
             self
         }
 
         /// `verbose` (query, required).
         pub fn verbose(mut self, value: bool) -> Self {
-            self.verbose = ::std::option::Option::Some(value);
+            self.verbose = Some(value);
             self
         }
 
         /// `X-Api-Key` (header, required).
-        pub fn x_api_key(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_api_key = ::std::option::Option::Some(value.into());
+        pub fn x_api_key(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_api_key = Some(value.into());
             self
         }
 
         /// `X-Trace` (header, optional).
-        pub fn x_trace(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_trace = ::std::option::Option::Some(value.into());
+        pub fn x_trace(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_trace = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetItemTagResponse>,
-            ::client_runtime::Error,
-        > {
-            let item_id = self
-                .item_id
-                .ok_or(::client_runtime::Error::MissingParameter("itemId"))?;
-            let tag = self.tag.ok_or(::client_runtime::Error::MissingParameter("tag"))?;
-            let verbose = self
-                .verbose
-                .ok_or(::client_runtime::Error::MissingParameter("verbose"))?;
-            let x_api_key = self
-                .x_api_key
-                .ok_or(::client_runtime::Error::MissingParameter("X-Api-Key"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(
-                &mut url,
-                ["items", &item_id.to_string(), "tags", &tag.to_string()],
+        pub fn build(self) -> rt::Built<super::GetItemTagResponse> {
+            let verbose = rt::required(self.verbose, "verbose")?;
+            let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &[
+                    "items",
+                    &rt::segment(self.item_id.as_ref(), "itemId")?,
+                    "tags",
+                    &rt::segment(self.tag.as_ref(), "tag")?,
+                ],
             )?;
-            if let ::std::option::Option::Some(value) = &self.limit {
-                ::client_runtime::append_query(&mut url, "limit", &value.to_string());
-            }
-            ::client_runtime::append_query(&mut url, "verbose", &verbose.to_string());
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::client_runtime::insert_secret_header(
-                request.headers_mut(),
-                "x-api-key",
-                x_api_key.expose(),
-            )?;
-            if let ::std::option::Option::Some(value) = &self.x_trace {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-trace",
-                    value.as_str(),
-                )?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            rt::query(&mut request, "limit", self.limit.as_ref());
+            rt::query(&mut request, "verbose", Some(&verbose));
+            rt::secret_header(&mut request, "x-api-key", Some(&x_api_key))?;
+            rt::header(&mut request, "x-trace", self.x_trace.as_ref())?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetItemTagResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetItemTagResponse);
     }
 
-    /// Builds a request for [`Client::create_item`](super::Client::create_item).
+    /// Builds a request for [`Client::create_item`](super::Client::create_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateItem<'a> {
-        client: &'a super::Client,
-        x_api_key: ::std::option::Option<::client_runtime::Secret>,
-        body: ::std::option::Option<super::types::Item>,
+        pub(super) client: &'a super::Client,
+        pub(super) x_api_key: Option<rt::Secret>,
+        pub(super) body: Option<super::types::Item>,
     }
 
     impl<'a> CreateItem<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                x_api_key: client.defaults.x_api_key.clone(),
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// `X-Api-Key` (header, required).
-        pub fn x_api_key(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.x_api_key = ::std::option::Option::Some(value.into());
+        pub fn x_api_key(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.x_api_key = Some(value.into());
             self
         }
 
         /// The request body (required), sent as JSON.
-        ///
         pub fn body(mut self, value: super::types::Item) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::CreateItemResponse>,
-            ::client_runtime::Error,
-        > {
-            let x_api_key = self
-                .x_api_key
-                .ok_or(::client_runtime::Error::MissingParameter("X-Api-Key"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["items"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            ::client_runtime::insert_secret_header(
-                request.headers_mut(),
-                "x-api-key",
-                x_api_key.expose(),
-            )?;
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::CreateItemResponse> {
+            let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
+            let mut request = rt::request("POST", &self.client.base_url, &["items"])?;
+            rt::secret_header(&mut request, "x-api-key", Some(&x_api_key))?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::CreateItemResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::CreateItemResponse);
     }
 }
 
@@ -486,112 +315,23 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_item_tag`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_item_tag`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetItemTagResponse {
     /// 200: The item.
-    Ok(::client_runtime::Decoded<types::Item, GetItemTagOkHeaders>),
+    Ok(rt::Decoded<types::Item, GetItemTagOkHeaders>),
     /// 204: Nothing to show.
-    NoContent(::client_runtime::Decoded<(), ()>),
+    NoContent(rt::Decoded<(), ()>),
     /// 499: A status with no standard reason.
-    Status499(::client_runtime::Decoded<types::GetItemTagStatus499Body, ()>),
+    Status499(rt::Decoded<types::GetItemTagStatus499Body, ()>),
     /// Any other status: Anything else.
-    Default(::client_runtime::Decoded<::client_runtime::serde_json::Value, ()>),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Default(rt::Decoded<::client_runtime::serde_json::Value, ()>),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl GetItemTagResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::NoContent(_) => "NoContent",
-            Self::Status499(_) => "Status499",
-            Self::Default(_) => "Default",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetItemTagResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Item>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: GetItemTagOkHeaders::from_headers(&raw.headers),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            499u16 => {
-                match ::client_runtime::decode_json::<
-                    types::GetItemTagStatus499Body,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Status499(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => {
-                match ::client_runtime::decode_json::<
-                    ::client_runtime::serde_json::Value,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Default(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Status499(decoded) => &decoded.raw,
-            Self::Default(decoded) => &decoded.raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(
+    GetItemTagResponse, 200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _
+    => Default json
+);
 
 /// The documented headers of the answer: The item.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -601,77 +341,20 @@ pub struct GetItemTagOkHeaders {
     pub x_rate_remaining: ::std::option::Option<i64>,
 }
 
-impl GetItemTagOkHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for GetItemTagOkHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_rate_remaining: ::client_runtime::parse_header(headers, "x-rate-remaining"),
+            x_rate_remaining: rt::parse_header(headers, "x-rate-remaining"),
         }
     }
 }
 
-/// The answers of [`Client::create_item`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::create_item`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum CreateItemResponse {
     /// 201: Created.
-    Created(::client_runtime::Decoded<::std::vec::Vec<types::Item>, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Created(rt::Decoded<::std::vec::Vec<types::Item>, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl CreateItemResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Created(_) => "Created",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for CreateItemResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            201u16 => {
-                match ::client_runtime::decode_json::<
-                    ::std::vec::Vec<types::Item>,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Created(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Created(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(CreateItemResponse, 201 => Created json, _ => Undocumented raw);

@@ -7,106 +7,31 @@
 //! Bidi \u{202e} override
 //! carriage return and a bell \u{7}.
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(transparent)]
     pub struct List(pub ::std::vec::Vec<List>);
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum MU00b2 {
-        #[serde(rename = "m²")]
         MU00b2,
-        #[serde(rename = "m³")]
         MU00b3,
-        #[serde(rename = "①")]
         U2460,
-        #[serde(rename = "١abc")]
         U0661Abc,
-        #[serde(rename = "")]
         Value,
-        #[serde(rename = "Self")]
         Self_,
-        #[serde(rename = "a-b")]
         AB,
-        #[serde(rename = "a_b")]
         AB2,
-        #[serde(rename = "A B")]
         AB3,
     }
-
-    impl MU00b2 {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[
-            Self::MU00b2,
-            Self::MU00b3,
-            Self::U2460,
-            Self::U0661Abc,
-            Self::Value,
-            Self::Self_,
-            Self::AB,
-            Self::AB2,
-            Self::AB3,
-        ];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::MU00b2 => "m²",
-                Self::MU00b3 => "m³",
-                Self::U2460 => "①",
-                Self::U0661Abc => "١abc",
-                Self::Value => "",
-                Self::Self_ => "Self",
-                Self::AB => "a-b",
-                Self::AB2 => "a_b",
-                Self::AB3 => "A B",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for MU00b2 {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for MU00b2 {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "m²" => ::std::result::Result::Ok(Self::MU00b2),
-                "m³" => ::std::result::Result::Ok(Self::MU00b3),
-                "①" => ::std::result::Result::Ok(Self::U2460),
-                "١abc" => ::std::result::Result::Ok(Self::U0661Abc),
-                "" => ::std::result::Result::Ok(Self::Value),
-                "Self" => ::std::result::Result::Ok(Self::Self_),
-                "a-b" => ::std::result::Result::Ok(Self::AB),
-                "a_b" => ::std::result::Result::Ok(Self::AB2),
-                "A B" => ::std::result::Result::Ok(Self::AB3),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!(
-                            "`{other}` is not one of: {}",
-                            "m², m³, ①, ١abc, , Self, a-b, a_b, A B"
-                        ),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        MU00b2 { MU00b2 = "m²", MU00b3 = "m³", U2460 = "①", U0661Abc = "١abc", Value
+        = "", Self_ = "Self", AB = "a-b", AB2 = "a_b", AB3 = "A B" }
+    );
 
     /// A recursive node.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -175,24 +100,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -203,11 +128,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -217,10 +142,10 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
@@ -230,234 +155,140 @@ impl Client {
     /// line two
     /// line three \u{2066}isolate\u{2069}
     pub fn send_2(&self) -> builder::Send<'_> {
-        builder::Send::new(self)
+        builder::Send {
+            client: self,
+            u2460: None,
+            u0661_abc: None,
+            client_2: None,
+            url: None,
+            x_url: None,
+            x_url_2: None,
+        }
     }
 
     /// `POST /new`
     pub fn new_2(&self) -> builder::New2<'_> {
-        builder::New2::new(self)
+        builder::New2 {
+            client: self,
+            body: None,
+        }
     }
 
     /// `GET /new2`
     pub fn new_3(&self) -> builder::New3<'_> {
-        builder::New3::new(self)
+        builder::New3 { client: self }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::send_2`](super::Client::send_2).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::send_2`](super::Client::send_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Send<'a> {
-        client: &'a super::Client,
-        u2460: ::std::option::Option<::std::string::String>,
-        u0661_abc: ::std::option::Option<super::types::MU00b2>,
-        client_2: ::std::option::Option<::std::string::String>,
-        url: ::std::option::Option<i64>,
-        x_url: ::std::option::Option<::std::string::String>,
-        x_url_2: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) u2460: Option<::std::string::String>,
+        pub(super) u0661_abc: Option<super::types::MU00b2>,
+        pub(super) client_2: Option<::std::string::String>,
+        pub(super) url: Option<i64>,
+        pub(super) x_url: Option<::std::string::String>,
+        pub(super) x_url_2: Option<::std::string::String>,
     }
 
     impl<'a> Send<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                u2460: ::std::option::Option::None,
-                u0661_abc: ::std::option::Option::None,
-                client_2: ::std::option::Option::None,
-                url: ::std::option::Option::None,
-                x_url: ::std::option::Option::None,
-                x_url_2: ::std::option::Option::None,
-            }
-        }
-
         /// `①` (path, required).
-        pub fn u2460(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.u2460 = ::std::option::Option::Some(value.into());
+        pub fn u2460(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.u2460 = Some(value.into());
             self
         }
 
         /// `١abc` (query, optional).
         pub fn u0661_abc(mut self, value: super::types::MU00b2) -> Self {
-            self.u0661_abc = ::std::option::Option::Some(value);
+            self.u0661_abc = Some(value);
             self
         }
 
         /// `client` (query, optional).
-        pub fn client_2(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.client_2 = ::std::option::Option::Some(value.into());
+        pub fn client_2(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.client_2 = Some(value.into());
             self
         }
 
         /// `url` (query, required).
         pub fn url(mut self, value: i64) -> Self {
-            self.url = ::std::option::Option::Some(value);
+            self.url = Some(value);
             self
         }
 
         /// `X-Url` (header, optional).
-        pub fn x_url(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_url = ::std::option::Option::Some(value.into());
+        pub fn x_url(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_url = Some(value.into());
             self
         }
 
         /// `x_url` (query, optional).
-        pub fn x_url_2(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_url_2 = ::std::option::Option::Some(value.into());
+        pub fn x_url_2(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_url_2 = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::SendResponse>,
-            ::client_runtime::Error,
-        > {
-            let u2460 = self
-                .u2460
-                .ok_or(::client_runtime::Error::MissingParameter("①"))?;
-            let url = self.url.ok_or(::client_runtime::Error::MissingParameter("url"))?;
-            let mut url_2 = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url_2, ["m²", u2460.as_str()])?;
-            if let ::std::option::Option::Some(value) = &self.u0661_abc {
-                ::client_runtime::append_query(&mut url_2, "١abc", &value.to_string());
-            }
-            if let ::std::option::Option::Some(value) = &self.client_2 {
-                ::client_runtime::append_query(&mut url_2, "client", value.as_str());
-            }
-            ::client_runtime::append_query(&mut url_2, "url", &url.to_string());
-            if let ::std::option::Option::Some(value) = &self.x_url_2 {
-                ::client_runtime::append_query(&mut url_2, "x_url", value.as_str());
-            }
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url_2,
-            );
-            if let ::std::option::Option::Some(value) = &self.x_url {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-url",
-                    value.as_str(),
-                )?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::SendResponse> {
+            let url = rt::required(self.url, "url")?;
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["m²", &rt::segment(self.u2460.as_ref(), "①")?],
+            )?;
+            rt::query(&mut request, "١abc", self.u0661_abc.as_ref());
+            rt::query(&mut request, "client", self.client_2.as_ref());
+            rt::query(&mut request, "url", Some(&url));
+            rt::query(&mut request, "x_url", self.x_url_2.as_ref());
+            rt::header(&mut request, "x-url", self.x_url.as_ref())?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::SendResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::SendResponse);
     }
 
-    /// Builds a request for [`Client::new_2`](super::Client::new_2).
+    /// Builds a request for [`Client::new_2`](super::Client::new_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New2<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::Pet2>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::Pet2>,
     }
 
     impl<'a> New2<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as JSON.
-        ///
         pub fn body(mut self, value: super::types::Pet2) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::New2Response>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["new"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = &self.body {
-                ::client_runtime::set_json_body(&mut request, body)?;
+        pub fn build(self) -> rt::Built<super::New2Response> {
+            let mut request = rt::request("POST", &self.client.base_url, &["new"])?;
+            if let Some(body) = &self.body {
+                rt::set_json_body(&mut request, body)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::New2Response, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::New2Response);
     }
 
-    /// Builds a request for [`Client::new_3`](super::Client::new_3).
+    /// Builds a request for [`Client::new_3`](super::Client::new_3): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New3<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> New3<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::New3Response> {
+            let request = rt::request("GET", &self.client.base_url, &["new2"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::New3Response>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["new2"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::New3Response, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::New3Response);
     }
 }
 
@@ -475,92 +306,22 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::send_2`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::send_2`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum SendResponse {
     /// 200: ok \u{202e}
-    Ok(::client_runtime::Decoded<types::Node, SendOkHeaders>),
+    Ok(rt::Decoded<types::Node, SendOkHeaders>),
     /// 4XX: client error
-    ClientError(::client_runtime::Decoded<(), ()>),
+    ClientError(rt::Decoded<(), ()>),
     /// 404: not found
-    NotFound(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NotFound(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl SendResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::ClientError(_) => "ClientError",
-            Self::NotFound(_) => "NotFound",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for SendResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Node>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: SendOkHeaders::from_headers(&raw.headers),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            404u16 => {
-                Self::NotFound(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            status if status / 100 == 4u16 => {
-                Self::ClientError(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::ClientError(decoded) => &decoded.raw,
-            Self::NotFound(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(
+    SendResponse, 200 => Ok json, 404 => NotFound empty, 400..= 499 => ClientError empty,
+    _ => Undocumented raw
+);
 
 /// The documented headers of the answer: ok \u{202e}
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -573,141 +334,31 @@ pub struct SendOkHeaders {
     pub x_a_2: ::std::option::Option<::std::string::String>,
 }
 
-impl SendOkHeaders {
-    pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+impl rt::FromHeaders for SendOkHeaders {
+    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
-            x_a: ::client_runtime::parse_header(headers, "x-a"),
-            x_a_2: ::client_runtime::parse_header(headers, "x_a"),
+            x_a: rt::parse_header(headers, "x-a"),
+            x_a_2: rt::parse_header(headers, "x_a"),
         }
     }
 }
 
-/// The answers of [`Client::new_2`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::new_2`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum New2Response {
     /// 200: ok
-    Ok(::client_runtime::Decoded<types::Pet, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Pet, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(New2Response, 200 => Ok json, _ => Undocumented raw);
 
-impl New2Response {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for New2Response {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Pet>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::new_3`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::new_3`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum New3Response {
     /// 200: ok
-    Ok(::client_runtime::Decoded<types::List, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::List, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl New3Response {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for New3Response {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::List>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(New3Response, 200 => Ok json, _ => Undocumented raw);

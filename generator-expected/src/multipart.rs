@@ -5,6 +5,9 @@
 //! Multipart (version 1).
 //!
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -15,59 +18,12 @@ pub mod types {
         pub caption: ::std::option::Option<::std::string::String>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Kind {
-        #[serde(rename = "photo")]
         Photo,
-        #[serde(rename = "video")]
         Video,
     }
-
-    impl Kind {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Photo, Self::Video];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Photo => "photo",
-                Self::Video => "video",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for Kind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for Kind {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "photo" => ::std::result::Result::Ok(Self::Photo),
-                "video" => ::std::result::Result::Ok(Self::Video),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "photo, video"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(Kind { Photo = "photo", Video = "video" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Meta {
@@ -118,24 +74,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -146,11 +102,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -160,185 +116,140 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `POST /uploads`
     pub fn upload(&self) -> builder::Upload<'_> {
-        builder::Upload::new(self)
+        builder::Upload {
+            client: self,
+            body: None,
+        }
     }
 
     /// `PUT /avatars`
     pub fn put_avatar(&self) -> builder::PutAvatar<'_> {
-        builder::PutAvatar::new(self)
+        builder::PutAvatar {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /anything`
     pub fn any_parts(&self) -> builder::AnyParts<'_> {
-        builder::AnyParts::new(self)
+        builder::AnyParts {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /search`
     pub fn search(&self) -> builder::Search<'_> {
-        builder::Search::new(self)
+        builder::Search {
+            client: self,
+            body: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::upload`](super::Client::upload).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::UploadBody>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::UploadBody>,
     }
 
     impl<'a> Upload<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as `multipart/form-data`: a part per field, files as file parts.
-        ///
         pub fn body(mut self, value: super::types::UploadBody) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::UploadResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["uploads"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .as_ref()
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            let mut form = ::client_runtime::Multipart::new();
+        pub fn build(self) -> rt::Built<super::UploadResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["uploads"])?;
+            let body = rt::required(self.body.as_ref(), "body")?;
+            let mut form = rt::Multipart::new();
             form.text("title", &body.title);
-            if let ::std::option::Option::Some(item) = &body.count {
+            if let Some(item) = &body.count {
                 form.text("count", &::std::string::ToString::to_string(item));
             }
-            if let ::std::option::Option::Some(item) = &body.public {
+            if let Some(item) = &body.public {
                 form.text("public", &::std::string::ToString::to_string(item));
             }
-            if let ::std::option::Option::Some(item) = &body.kind {
+            if let Some(item) = &body.kind {
                 form.text("kind", &::std::string::ToString::to_string(item));
             }
-            if let ::std::option::Option::Some(values) = &body.labels {
+            if let Some(values) = &body.labels {
                 for item in values {
                     form.text("labels", item);
                 }
             }
             form.file("file", &body.file);
-            if let ::std::option::Option::Some(values) = &body.attachments {
+            if let Some(values) = &body.attachments {
                 for item in values {
                     form.file("attachments", item);
                 }
             }
-            if let ::std::option::Option::Some(item) = &body.meta {
+            if let Some(item) = &body.meta {
                 form.json("meta", item)?;
             }
-            if let ::std::option::Option::Some(item) = &body.thumbnail {
+            if let Some(item) = &body.thumbnail {
                 form.file("thumbnail", item);
             }
             form.set_body(&mut request)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::UploadResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::UploadResponse);
     }
 
-    /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar).
+    /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutAvatar<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::Avatar>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::Avatar>,
     }
 
     impl<'a> PutAvatar<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
-        ///
         pub fn body(mut self, value: super::types::Avatar) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::PutAvatarResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["avatars"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::PUT,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = &self.body {
-                let mut form = ::client_runtime::Multipart::new();
-                if let ::std::option::Option::Some(item) = &body.image {
+        pub fn build(self) -> rt::Built<super::PutAvatarResponse> {
+            let mut request = rt::request("PUT", &self.client.base_url, &["avatars"])?;
+            if let Some(body) = &self.body {
+                let mut form = rt::Multipart::new();
+                if let Some(item) = &body.image {
                     form.file("image", item);
                 }
-                if let ::std::option::Option::Some(item) = &body.caption {
+                if let Some(item) = &body.caption {
                     form.text("caption", item);
                 }
                 form.set_body(&mut request)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::PutAvatarResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::PutAvatarResponse);
     }
 
-    /// Builds a request for [`Client::any_parts`](super::Client::any_parts).
+    /// Builds a request for [`Client::any_parts`](super::Client::any_parts): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AnyParts<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<
             ::client_runtime::serde_json::Map<
                 ::std::string::String,
                 ::client_runtime::serde_json::Value,
@@ -347,15 +258,7 @@ pub mod builder {
     }
 
     impl<'a> AnyParts<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
-        ///
         pub fn body(
             mut self,
             value: ::client_runtime::serde_json::Map<
@@ -363,94 +266,44 @@ pub mod builder {
                 ::client_runtime::serde_json::Value,
             >,
         ) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AnyPartsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["anything"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = &self.body {
-                let mut form = ::client_runtime::Multipart::new();
+        pub fn build(self) -> rt::Built<super::AnyPartsResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
+            if let Some(body) = &self.body {
+                let mut form = rt::Multipart::new();
                 form.fields(body)?;
                 form.set_body(&mut request)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AnyPartsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AnyPartsResponse);
     }
 
-    /// Builds a request for [`Client::search`](super::Client::search).
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::SearchBody>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::SearchBody>,
     }
 
     impl<'a> Search<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
-        ///
         pub fn body(mut self, value: super::types::SearchBody) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::SearchResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["search"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_form_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::SearchResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_form_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::SearchResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::SearchResponse);
     }
 }
 
@@ -468,242 +321,42 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::upload`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum UploadResponse {
     /// 201: Stored.
-    Created(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Created(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(UploadResponse, 201 => Created empty, _ => Undocumented raw);
 
-impl UploadResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Created(_) => "Created",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for UploadResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            201u16 => {
-                Self::Created(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Created(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::put_avatar`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::put_avatar`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum PutAvatarResponse {
     /// 204: Stored.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(PutAvatarResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl PutAvatarResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for PutAvatarResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::any_parts`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::any_parts`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AnyPartsResponse {
     /// 204: Stored.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(AnyPartsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl AnyPartsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AnyPartsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::search`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum SearchResponse {
     /// 200: Found.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl SearchResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for SearchResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -5,6 +5,9 @@
 //! OpenAPI 3.1 (version 1).
 //!
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -21,55 +24,11 @@ pub mod types {
         pub anything: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemKind {
-        #[serde(rename = "item")]
         Item,
     }
-
-    impl ItemKind {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Item];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Item => "item",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for ItemKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for ItemKind {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "item" => ::std::result::Result::Ok(Self::Item),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "item"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(ItemKind { Item = "item" });
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -80,24 +39,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -108,11 +67,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -122,113 +81,70 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `GET /items/{id}`
     pub fn get_item(&self) -> builder::GetItem<'_> {
-        builder::GetItem::new(self)
+        builder::GetItem {
+            client: self,
+            id: None,
+        }
     }
 
     /// `GET /ping`
     pub fn ping(&self) -> builder::Ping<'_> {
-        builder::Ping::new(self)
+        builder::Ping { client: self }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_item`](super::Client::get_item).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_item`](super::Client::get_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItem<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<i64>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<i64>,
     }
 
     impl<'a> GetItem<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-            }
-        }
-
         /// `id` (path, required).
         pub fn id(mut self, value: i64) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetItemResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["items", &id.to_string()])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::GetItemResponse> {
+            let request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["items", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetItemResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetItemResponse);
     }
 
-    /// Builds a request for [`Client::ping`](super::Client::ping).
+    /// Builds a request for [`Client::ping`](super::Client::ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Ping<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> Ping<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::PingResponse> {
+            let request = rt::request("GET", &self.client.base_url, &["ping"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::PingResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["ping"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::PingResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::PingResponse);
     }
 }
 
@@ -242,114 +158,20 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_item`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_item`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetItemResponse {
     /// 200: The item.
-    Ok(::client_runtime::Decoded<types::Item, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::Item, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(GetItemResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl GetItemResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetItemResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Item>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::ping`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::ping`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum PingResponse {
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl PingResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for PingResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        Self::Undocumented(raw)
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(PingResponse, _ => Undocumented raw);

@@ -5,61 +5,17 @@
 //! Parameters (version 1).
 //!
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Color {
-        #[serde(rename = "red")]
         Red,
-        #[serde(rename = "green")]
         Green,
     }
-
-    impl Color {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Red, Self::Green];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for Color {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for Color {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "red" => ::std::result::Result::Ok(Self::Red),
-                "green" => ::std::result::Result::Ok(Self::Green),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "red, green"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(Color { Red = "red", Green = "green" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct Filter {
@@ -93,24 +49,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -121,11 +77,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -135,78 +91,98 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `GET /files/{id}.json`
     pub fn get_file(&self) -> builder::GetFile<'_> {
-        builder::GetFile::new(self)
+        builder::GetFile {
+            client: self,
+            id: None,
+            ids: None,
+            piped: None,
+            spaced: None,
+            repeated: None,
+            tags: None,
+        }
     }
 
     /// `GET /v{major}.{minor}/things`
     pub fn list_things(&self) -> builder::ListThings<'_> {
-        builder::ListThings::new(self)
+        builder::ListThings {
+            client: self,
+            major: None,
+            minor: None,
+            filter: None,
+            page: None,
+            range: None,
+            where_: None,
+            x_tags: None,
+            x_page: None,
+            session: None,
+            prefs: None,
+            x_raw: None,
+        }
     }
 
     /// `GET /locals/{url}`
     pub fn locals(&self) -> builder::Locals<'_> {
-        builder::Locals::new(self)
+        builder::Locals {
+            client: self,
+            url: None,
+            request: None,
+            joined: None,
+            item: None,
+            values: None,
+            value: None,
+            form: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_file`](super::Client::get_file).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_file`](super::Client::get_file): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetFile<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<i64>,
-        ids: ::std::option::Option<::std::vec::Vec<i64>>,
-        piped: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        spaced: ::std::option::Option<::std::vec::Vec<super::types::Color>>,
-        repeated: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        tags: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<i64>,
+        pub(super) ids: Option<::std::vec::Vec<i64>>,
+        pub(super) piped: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) spaced: Option<::std::vec::Vec<super::types::Color>>,
+        pub(super) repeated: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) tags: Option<::std::string::String>,
     }
 
     impl<'a> GetFile<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-                ids: ::std::option::Option::None,
-                piped: ::std::option::Option::None,
-                spaced: ::std::option::Option::None,
-                repeated: ::std::option::Option::None,
-                tags: ::std::option::Option::None,
-            }
-        }
-
         /// `id` (path, required).
         pub fn id(mut self, value: i64) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
         /// `ids` (query, required).
         pub fn ids(mut self, value: ::std::vec::Vec<i64>) -> Self {
-            self.ids = ::std::option::Option::Some(value);
+            self.ids = Some(value);
             self
         }
 
         /// `piped` (query, required).
         pub fn piped(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.piped = ::std::option::Option::Some(value);
+            self.piped = Some(value);
             self
         }
 
         /// `spaced` (query, optional).
         pub fn spaced(mut self, value: ::std::vec::Vec<super::types::Color>) -> Self {
-            self.spaced = ::std::option::Option::Some(value);
+            self.spaced = Some(value);
             self
         }
 
@@ -215,253 +191,175 @@ pub mod builder {
             mut self,
             value: ::std::vec::Vec<::std::string::String>,
         ) -> Self {
-            self.repeated = ::std::option::Option::Some(value);
+            self.repeated = Some(value);
             self
         }
 
-        /// `tags` (query, optional).
-        ///
-        /// A string that a careless spec gave `items`.
-        pub fn tags(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.tags = ::std::option::Option::Some(value.into());
+        /// `tags` (query, optional): A string that a careless spec gave `items`.
+        pub fn tags(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.tags = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetFileResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let ids = self.ids.ok_or(::client_runtime::Error::MissingParameter("ids"))?;
-            let piped = self
-                .piped
-                .ok_or(::client_runtime::Error::MissingParameter("piped"))?;
-            let repeated = self
-                .repeated
-                .ok_or(::client_runtime::Error::MissingParameter("repeated"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(
-                &mut url,
-                ["files", &[&id.to_string(), ".json"].concat()],
+        pub fn build(self) -> rt::Built<super::GetFileResponse> {
+            let id = rt::required(self.id, "id")?;
+            let ids = rt::required(self.ids, "ids")?;
+            let piped = rt::required(self.piped, "piped")?;
+            let repeated = rt::required(self.repeated, "repeated")?;
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["files", &[&id.to_string(), ".json"].concat()],
             )?;
             let joined: ::std::vec::Vec<::std::string::String> = ids
                 .iter()
                 .map(::std::string::ToString::to_string)
                 .collect();
-            ::client_runtime::append_query(&mut url, "ids", &joined.join(","));
+            rt::append_query(request.url_mut(), "ids", &joined.join(","));
             let joined: ::std::vec::Vec<::std::string::String> = piped
                 .iter()
                 .map(::std::string::ToString::to_string)
                 .collect();
-            ::client_runtime::append_query(&mut url, "piped", &joined.join("|"));
-            if let ::std::option::Option::Some(values) = &self.spaced {
+            rt::append_query(request.url_mut(), "piped", &joined.join("|"));
+            if let Some(values) = &self.spaced {
                 let joined: ::std::vec::Vec<::std::string::String> = values
                     .iter()
                     .map(::std::string::ToString::to_string)
                     .collect();
-                ::client_runtime::append_query(&mut url, "spaced", &joined.join(" "));
+                rt::append_query(request.url_mut(), "spaced", &joined.join(" "));
             }
             for item in repeated.iter() {
-                ::client_runtime::append_query(&mut url, "repeated", item.as_str());
+                rt::append_query(request.url_mut(), "repeated", item.as_str());
             }
-            if let ::std::option::Option::Some(value) = &self.tags {
-                ::client_runtime::append_query(&mut url, "tags", value.as_str());
-            }
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            rt::query(&mut request, "tags", self.tags.as_ref());
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetFileResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetFileResponse);
     }
 
-    /// Builds a request for [`Client::list_things`](super::Client::list_things).
+    /// Builds a request for [`Client::list_things`](super::Client::list_things): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListThings<'a> {
-        client: &'a super::Client,
-        major: ::std::option::Option<i64>,
-        minor: ::std::option::Option<i64>,
-        filter: ::std::option::Option<super::types::Filter>,
-        page: ::std::option::Option<super::types::Page>,
-        range: ::std::option::Option<super::types::Page>,
-        where_: ::std::option::Option<super::types::Filter>,
-        x_tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        x_page: ::std::option::Option<super::types::Page>,
-        session: ::std::option::Option<::client_runtime::Secret>,
-        prefs: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        x_raw: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) major: Option<i64>,
+        pub(super) minor: Option<i64>,
+        pub(super) filter: Option<super::types::Filter>,
+        pub(super) page: Option<super::types::Page>,
+        pub(super) range: Option<super::types::Page>,
+        pub(super) where_: Option<super::types::Filter>,
+        pub(super) x_tags: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) x_page: Option<super::types::Page>,
+        pub(super) session: Option<rt::Secret>,
+        pub(super) prefs: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) x_raw: Option<::std::string::String>,
     }
 
     impl<'a> ListThings<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                major: ::std::option::Option::None,
-                minor: ::std::option::Option::None,
-                filter: ::std::option::Option::None,
-                page: ::std::option::Option::None,
-                range: ::std::option::Option::None,
-                where_: ::std::option::Option::None,
-                x_tags: ::std::option::Option::None,
-                x_page: ::std::option::Option::None,
-                session: ::std::option::Option::None,
-                prefs: ::std::option::Option::None,
-                x_raw: ::std::option::Option::None,
-            }
-        }
-
         /// `major` (path, required).
         pub fn major(mut self, value: i64) -> Self {
-            self.major = ::std::option::Option::Some(value);
+            self.major = Some(value);
             self
         }
 
         /// `minor` (path, required).
         pub fn minor(mut self, value: i64) -> Self {
-            self.minor = ::std::option::Option::Some(value);
+            self.minor = Some(value);
             self
         }
 
         /// `filter` (query, optional).
         pub fn filter(mut self, value: super::types::Filter) -> Self {
-            self.filter = ::std::option::Option::Some(value);
+            self.filter = Some(value);
             self
         }
 
         /// `page` (query, required).
         pub fn page(mut self, value: super::types::Page) -> Self {
-            self.page = ::std::option::Option::Some(value);
+            self.page = Some(value);
             self
         }
 
         /// `range` (query, optional).
         pub fn range(mut self, value: super::types::Page) -> Self {
-            self.range = ::std::option::Option::Some(value);
+            self.range = Some(value);
             self
         }
 
         /// `where` (query, optional).
         pub fn where_(mut self, value: super::types::Filter) -> Self {
-            self.where_ = ::std::option::Option::Some(value);
+            self.where_ = Some(value);
             self
         }
 
         /// `X-Tags` (header, optional).
         pub fn x_tags(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.x_tags = ::std::option::Option::Some(value);
+            self.x_tags = Some(value);
             self
         }
 
         /// `X-Page` (header, required).
         pub fn x_page(mut self, value: super::types::Page) -> Self {
-            self.x_page = ::std::option::Option::Some(value);
+            self.x_page = Some(value);
             self
         }
 
         /// `session` (cookie, required).
-        pub fn session(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::Secret>,
-        ) -> Self {
-            self.session = ::std::option::Option::Some(value.into());
+        pub fn session(mut self, value: impl Into<rt::Secret>) -> Self {
+            self.session = Some(value.into());
             self
         }
 
         /// `prefs` (cookie, optional).
         pub fn prefs(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.prefs = ::std::option::Option::Some(value);
+            self.prefs = Some(value);
             self
         }
 
         /// `X-Raw` (header, optional).
-        pub fn x_raw(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.x_raw = ::std::option::Option::Some(value.into());
+        pub fn x_raw(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.x_raw = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::ListThingsResponse>,
-            ::client_runtime::Error,
-        > {
-            let major = self
-                .major
-                .ok_or(::client_runtime::Error::MissingParameter("major"))?;
-            let minor = self
-                .minor
-                .ok_or(::client_runtime::Error::MissingParameter("minor"))?;
-            let page = self
-                .page
-                .ok_or(::client_runtime::Error::MissingParameter("page"))?;
-            let x_page = self
-                .x_page
-                .ok_or(::client_runtime::Error::MissingParameter("X-Page"))?;
-            let session = self
-                .session
-                .ok_or(::client_runtime::Error::MissingParameter("session"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(
-                &mut url,
-                [&["v", &major.to_string(), ".", &minor.to_string()].concat(), "things"],
+        pub fn build(self) -> rt::Built<super::ListThingsResponse> {
+            let major = rt::required(self.major, "major")?;
+            let minor = rt::required(self.minor, "minor")?;
+            let page = rt::required(self.page, "page")?;
+            let x_page = rt::required(self.x_page, "X-Page")?;
+            let session = rt::required(self.session, "session")?;
+            let mut request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &[&["v", &major.to_string(), ".", &minor.to_string()].concat(), "things"],
             )?;
-            if let ::std::option::Option::Some(value) = &self.filter {
-                ::client_runtime::append_query_object(
-                    &mut url,
+            if let Some(value) = &self.filter {
+                rt::append_query_object(
+                    request.url_mut(),
                     "filter",
                     value,
-                    ::client_runtime::QueryObject::DeepObject,
+                    rt::QueryObject::DeepObject,
                 )?;
             }
-            ::client_runtime::append_query_object(
-                &mut url,
+            rt::append_query_object(
+                request.url_mut(),
                 "page",
                 &page,
-                ::client_runtime::QueryObject::Exploded,
+                rt::QueryObject::Exploded,
             )?;
-            if let ::std::option::Option::Some(value) = &self.range {
-                ::client_runtime::append_query_object(
-                    &mut url,
+            if let Some(value) = &self.range {
+                rt::append_query_object(
+                    request.url_mut(),
                     "range",
                     value,
-                    ::client_runtime::QueryObject::Joined,
+                    rt::QueryObject::Joined,
                 )?;
             }
-            if let ::std::option::Option::Some(value) = &self.where_ {
-                ::client_runtime::append_query(
-                    &mut url,
-                    "where",
-                    &::client_runtime::json_text(value)?,
-                );
+            if let Some(value) = &self.where_ {
+                rt::append_query(request.url_mut(), "where", &rt::json_text(value)?);
             }
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            if let ::std::option::Option::Some(value) = &self.x_tags {
-                ::client_runtime::insert_header(
+            if let Some(value) = &self.x_tags {
+                rt::insert_header(
                     request.headers_mut(),
                     "x-tags",
                     &value
@@ -471,21 +369,15 @@ pub mod builder {
                         .join(","),
                 )?;
             }
-            ::client_runtime::insert_header(
+            rt::insert_header(
                 request.headers_mut(),
                 "x-page",
-                &::client_runtime::simple_text(&x_page, true)?,
+                &rt::simple_text(&x_page, true)?,
             )?;
-            if let ::std::option::Option::Some(value) = &self.x_raw {
-                ::client_runtime::insert_header(
-                    request.headers_mut(),
-                    "x-raw",
-                    value.as_str(),
-                )?;
-            }
-            ::client_runtime::add_cookie(request.headers_mut(), "session", &session)?;
-            if let ::std::option::Option::Some(value) = &self.prefs {
-                ::client_runtime::add_cookie_parameter(
+            rt::header(&mut request, "x-raw", self.x_raw.as_ref())?;
+            rt::add_cookie(request.headers_mut(), "session", &session)?;
+            if let Some(value) = &self.prefs {
+                rt::add_cookie_parameter(
                     request.headers_mut(),
                     "prefs",
                     &value
@@ -495,163 +387,97 @@ pub mod builder {
                         .join(","),
                 )?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::ListThingsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::ListThingsResponse);
     }
 
-    /// Builds a request for [`Client::locals`](super::Client::locals).
+    /// Builds a request for [`Client::locals`](super::Client::locals): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Locals<'a> {
-        client: &'a super::Client,
-        url: ::std::option::Option<::std::string::String>,
-        request: ::std::option::Option<::std::string::String>,
-        joined: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        item: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        values: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        value: ::std::option::Option<::std::string::String>,
-        form: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) url: Option<::std::string::String>,
+        pub(super) request: Option<::std::string::String>,
+        pub(super) joined: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) item: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) values: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) value: Option<::std::string::String>,
+        pub(super) form: Option<::std::string::String>,
     }
 
     impl<'a> Locals<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                url: ::std::option::Option::None,
-                request: ::std::option::Option::None,
-                joined: ::std::option::Option::None,
-                item: ::std::option::Option::None,
-                values: ::std::option::Option::None,
-                value: ::std::option::Option::None,
-                form: ::std::option::Option::None,
-            }
-        }
-
         /// `url` (path, required).
-        pub fn url(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.url = ::std::option::Option::Some(value.into());
+        pub fn url(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.url = Some(value.into());
             self
         }
 
         /// `request` (query, required).
-        pub fn request(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.request = ::std::option::Option::Some(value.into());
+        pub fn request(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.request = Some(value.into());
             self
         }
 
         /// `joined` (query, required).
         pub fn joined(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.joined = ::std::option::Option::Some(value);
+            self.joined = Some(value);
             self
         }
 
         /// `item` (query, optional).
         pub fn item(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.item = ::std::option::Option::Some(value);
+            self.item = Some(value);
             self
         }
 
         /// `values` (query, optional).
         pub fn values(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.values = ::std::option::Option::Some(value);
+            self.values = Some(value);
             self
         }
 
         /// `value` (query, optional).
-        pub fn value(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.value = ::std::option::Option::Some(value.into());
+        pub fn value(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.value = Some(value.into());
             self
         }
 
         /// `form` (header, optional).
-        pub fn form(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.form = ::std::option::Option::Some(value.into());
+        pub fn form(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.form = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::LocalsResponse>,
-            ::client_runtime::Error,
-        > {
-            let url = self.url.ok_or(::client_runtime::Error::MissingParameter("url"))?;
-            let request = self
-                .request
-                .ok_or(::client_runtime::Error::MissingParameter("request"))?;
-            let joined = self
-                .joined
-                .ok_or(::client_runtime::Error::MissingParameter("joined"))?;
-            let mut url_2 = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url_2, ["locals", url.as_str()])?;
-            ::client_runtime::append_query(&mut url_2, "request", request.as_str());
+        pub fn build(self) -> rt::Built<super::LocalsResponse> {
+            let request = rt::required(self.request, "request")?;
+            let joined = rt::required(self.joined, "joined")?;
+            let mut request_2 = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["locals", &rt::segment(self.url.as_ref(), "url")?],
+            )?;
+            rt::query(&mut request_2, "request", Some(&request));
             let joined_2: ::std::vec::Vec<::std::string::String> = joined
                 .iter()
                 .map(::std::string::ToString::to_string)
                 .collect();
-            ::client_runtime::append_query(&mut url_2, "joined", &joined_2.join(","));
-            if let ::std::option::Option::Some(values_2) = &self.item {
+            rt::append_query(request_2.url_mut(), "joined", &joined_2.join(","));
+            if let Some(values_2) = &self.item {
                 for item_2 in values_2.iter() {
-                    ::client_runtime::append_query(&mut url_2, "item", item_2.as_str());
+                    rt::append_query(request_2.url_mut(), "item", item_2.as_str());
                 }
             }
-            if let ::std::option::Option::Some(values_2) = &self.values {
+            if let Some(values_2) = &self.values {
                 for item_2 in values_2.iter() {
-                    ::client_runtime::append_query(
-                        &mut url_2,
-                        "values",
-                        item_2.as_str(),
-                    );
+                    rt::append_query(request_2.url_mut(), "values", item_2.as_str());
                 }
             }
-            if let ::std::option::Option::Some(value_2) = &self.value {
-                ::client_runtime::append_query(&mut url_2, "value", value_2.as_str());
-            }
-            let mut request_2 = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url_2,
-            );
-            if let ::std::option::Option::Some(value_2) = &self.form {
-                ::client_runtime::insert_header(
-                    request_2.headers_mut(),
-                    "form",
-                    value_2.as_str(),
-                )?;
-            }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request_2))
+            rt::query(&mut request_2, "value", self.value.as_ref());
+            rt::header(&mut request_2, "form", self.form.as_ref())?;
+            Ok(rt::Prepared::new(request_2))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::LocalsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::LocalsResponse);
     }
 }
 
@@ -665,182 +491,32 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_file`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_file`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetFileResponse {
     /// 200: The file.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(GetFileResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl GetFileResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetFileResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::list_things`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::list_things`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum ListThingsResponse {
     /// 200: The things.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(ListThingsResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl ListThingsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for ListThingsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::locals`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::locals`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum LocalsResponse {
     /// 200: Fine.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl LocalsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for LocalsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(LocalsResponse, 200 => Ok empty, _ => Undocumented raw);

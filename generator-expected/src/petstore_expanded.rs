@@ -6,6 +6,9 @@
 //!
 //! A sample API that uses a petstore as an example to demonstrate features in the OpenAPI 3.0 specification
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -49,24 +52,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -77,11 +80,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -91,10 +94,10 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
@@ -105,259 +108,159 @@ impl Client {
     ///
     /// Sed tempus felis lobortis leo pulvinar rutrum. Nam mattis velit nisl, eu condimentum ligula luctus nec. Phasellus semper velit eget aliquet faucibus. In a mattis elit. Phasellus vel urna viverra, condimentum lorem id, rhoncus nibh. Ut pellentesque posuere elementum. Sed a varius odio. Morbi rhoncus ligula libero, vel eleifend nunc tristique vitae. Fusce et sem dui. Aenean nec scelerisque tortor. Fusce malesuada accumsan magna vel tempus. Quisque mollis felis eu dolor tristique, sit amet auctor felis gravida. Sed libero lorem, molestie sed nisl in, accumsan tempor nisi. Fusce sollicitudin massa ut lacinia mattis. Sed vel eleifend lorem. Pellentesque vitae felis pretium, pulvinar elit eu, euismod sapien.
     pub fn find_pets(&self) -> builder::FindPets<'_> {
-        builder::FindPets::new(self)
+        builder::FindPets {
+            client: self,
+            tags: None,
+            limit: None,
+        }
     }
 
     /// `POST /pets`
     ///
     /// Creates a new pet in the store. Duplicates are allowed
     pub fn add_pet(&self) -> builder::AddPet<'_> {
-        builder::AddPet::new(self)
+        builder::AddPet {
+            client: self,
+            body: None,
+        }
     }
 
     /// `GET /pets/{id}`
     ///
     /// Returns a user based on a single ID, if the user does not have access to the pet
     pub fn find_pet_by_id(&self) -> builder::FindPetById<'_> {
-        builder::FindPetById::new(self)
+        builder::FindPetById {
+            client: self,
+            id: None,
+        }
     }
 
     /// `DELETE /pets/{id}`
     ///
     /// deletes a single pet based on the ID supplied
     pub fn delete_pet(&self) -> builder::DeletePet<'_> {
-        builder::DeletePet::new(self)
+        builder::DeletePet {
+            client: self,
+            id: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::find_pets`](super::Client::find_pets).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::find_pets`](super::Client::find_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPets<'a> {
-        client: &'a super::Client,
-        tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        limit: ::std::option::Option<i32>,
+        pub(super) client: &'a super::Client,
+        pub(super) tags: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) limit: Option<i32>,
     }
 
     impl<'a> FindPets<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                tags: ::std::option::Option::None,
-                limit: ::std::option::Option::None,
-            }
-        }
-
-        /// `tags` (query, optional).
-        ///
-        /// tags to filter by
+        /// `tags` (query, optional): tags to filter by
         pub fn tags(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.tags = ::std::option::Option::Some(value);
+            self.tags = Some(value);
             self
         }
 
-        /// `limit` (query, optional).
-        ///
-        /// maximum number of results to return
+        /// `limit` (query, optional): maximum number of results to return
         pub fn limit(mut self, value: i32) -> Self {
-            self.limit = ::std::option::Option::Some(value);
+            self.limit = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::FindPetsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["pets"])?;
-            if let ::std::option::Option::Some(values) = &self.tags {
+        pub fn build(self) -> rt::Built<super::FindPetsResponse> {
+            let mut request = rt::request("GET", &self.client.base_url, &["pets"])?;
+            if let Some(values) = &self.tags {
                 for item in values.iter() {
-                    ::client_runtime::append_query(&mut url, "tags", item.as_str());
+                    rt::append_query(request.url_mut(), "tags", item.as_str());
                 }
             }
-            if let ::std::option::Option::Some(value) = &self.limit {
-                ::client_runtime::append_query(&mut url, "limit", &value.to_string());
-            }
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            rt::query(&mut request, "limit", self.limit.as_ref());
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::FindPetsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::FindPetsResponse);
     }
 
-    /// Builds a request for [`Client::add_pet`](super::Client::add_pet).
+    /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::NewPet>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::NewPet>,
     }
 
     impl<'a> AddPet<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as JSON.
         ///
         /// Pet to add to the store
         pub fn body(mut self, value: super::types::NewPet) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AddPetResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["pets"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::AddPetResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AddPetResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AddPetResponse);
     }
 
-    /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id).
+    /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPetById<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<i64>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<i64>,
     }
 
     impl<'a> FindPetById<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-            }
-        }
-
-        /// `id` (path, required).
-        ///
-        /// ID of pet to fetch
+        /// `id` (path, required): ID of pet to fetch
         pub fn id(mut self, value: i64) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::FindPetByIdResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["pets", &id.to_string()])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::FindPetByIdResponse> {
+            let request = rt::request(
+                "GET",
+                &self.client.base_url,
+                &["pets", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::FindPetByIdResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::FindPetByIdResponse);
     }
 
-    /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet).
+    /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct DeletePet<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<i64>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<i64>,
     }
 
     impl<'a> DeletePet<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-            }
-        }
-
-        /// `id` (path, required).
-        ///
-        /// ID of pet to delete
+        /// `id` (path, required): ID of pet to delete
         pub fn id(mut self, value: i64) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::DeletePetResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["pets", &id.to_string()])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::DELETE,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::DeletePetResponse> {
+            let request = rt::request(
+                "DELETE",
+                &self.client.base_url,
+                &["pets", &rt::segment(self.id.as_ref(), "id")?],
+            )?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::DeletePetResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::DeletePetResponse);
     }
 }
 
@@ -373,303 +276,46 @@ pub mod variants {
     pub const OK: &str = "Ok";
 }
 
-/// The answers of [`Client::find_pets`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::find_pets`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum FindPetsResponse {
     /// 200: pet response
-    Ok(::client_runtime::Decoded<::std::vec::Vec<types::Pet>, ()>),
+    Ok(rt::Decoded<::std::vec::Vec<types::Pet>, ()>),
     /// Any other status: unexpected error
-    Default(::client_runtime::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Default(rt::Decoded<types::Error, ()>),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(FindPetsResponse, 200 => Ok json, _ => Default json);
 
-impl FindPetsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Default(_) => "Default",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for FindPetsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<
-                    ::std::vec::Vec<types::Pet>,
-                >(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => {
-                match ::client_runtime::decode_json::<types::Error>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Default(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Default(decoded) => &decoded.raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::add_pet`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AddPetResponse {
     /// 200: pet response
-    Ok(::client_runtime::Decoded<types::Pet, ()>),
+    Ok(rt::Decoded<types::Pet, ()>),
     /// Any other status: unexpected error
-    Default(::client_runtime::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Default(rt::Decoded<types::Error, ()>),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Default json);
 
-impl AddPetResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Default(_) => "Default",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AddPetResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Pet>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => {
-                match ::client_runtime::decode_json::<types::Error>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Default(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Default(decoded) => &decoded.raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::find_pet_by_id`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::find_pet_by_id`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum FindPetByIdResponse {
     /// 200: pet response
-    Ok(::client_runtime::Decoded<types::Pet, ()>),
+    Ok(rt::Decoded<types::Pet, ()>),
     /// Any other status: unexpected error
-    Default(::client_runtime::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Default(rt::Decoded<types::Error, ()>),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(FindPetByIdResponse, 200 => Ok json, _ => Default json);
 
-impl FindPetByIdResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Default(_) => "Default",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for FindPetByIdResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::Pet>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => {
-                match ::client_runtime::decode_json::<types::Error>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Default(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Default(decoded) => &decoded.raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::delete_pet`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::delete_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum DeletePetResponse {
     /// 204: pet deleted
-    NoContent(::client_runtime::Decoded<(), ()>),
+    NoContent(rt::Decoded<(), ()>),
     /// Any other status: unexpected error
-    Default(::client_runtime::Decoded<types::Error, ()>),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Default(rt::Decoded<types::Error, ()>),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl DeletePetResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Default(_) => "Default",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for DeletePetResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => {
-                match ::client_runtime::decode_json::<types::Error>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Default(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Default(decoded) => &decoded.raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(DeletePetResponse, 204 => NoContent empty, _ => Default json);

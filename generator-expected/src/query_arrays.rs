@@ -5,61 +5,19 @@
 //! Query arrays (version 1).
 //!
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SearchColorItem {
-        #[serde(rename = "red")]
         Red,
-        #[serde(rename = "green")]
         Green,
     }
-
-    impl SearchColorItem {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Red, Self::Green];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Red => "red",
-                Self::Green => "green",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for SearchColorItem {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for SearchColorItem {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "red" => ::std::result::Result::Ok(Self::Red),
-                "green" => ::std::result::Result::Ok(Self::Green),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "red, green"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(
+        SearchColorItem { Red = "red", Green = "green" }
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -70,24 +28,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -98,11 +56,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -112,56 +70,50 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `GET /search`
     pub fn search(&self) -> builder::Search<'_> {
-        builder::Search::new(self)
+        builder::Search {
+            client: self,
+            id: None,
+            tag: None,
+            color: None,
+            word: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::search`](super::Client::search).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
-        client: &'a super::Client,
-        id: ::std::option::Option<::std::vec::Vec<i64>>,
-        tag: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-        color: ::std::option::Option<::std::vec::Vec<super::types::SearchColorItem>>,
-        word: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) client: &'a super::Client,
+        pub(super) id: Option<::std::vec::Vec<i64>>,
+        pub(super) tag: Option<::std::vec::Vec<::std::string::String>>,
+        pub(super) color: Option<::std::vec::Vec<super::types::SearchColorItem>>,
+        pub(super) word: Option<::std::vec::Vec<::std::string::String>>,
     }
 
     impl<'a> Search<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                id: ::std::option::Option::None,
-                tag: ::std::option::Option::None,
-                color: ::std::option::Option::None,
-                word: ::std::option::Option::None,
-            }
-        }
-
-        /// `id` (query, required).
-        ///
-        /// form, explode (the default): ?id=1&id=2
+        /// `id` (query, required): form, explode (the default): ?id=1&id=2
         pub fn id(mut self, value: ::std::vec::Vec<i64>) -> Self {
-            self.id = ::std::option::Option::Some(value);
+            self.id = Some(value);
             self
         }
 
-        /// `tag` (query, optional).
-        ///
-        /// form, no explode: ?tag=a,b
+        /// `tag` (query, optional): form, no explode: ?tag=a,b
         pub fn tag(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.tag = ::std::option::Option::Some(value);
+            self.tag = Some(value);
             self
         }
 
@@ -170,66 +122,46 @@ pub mod builder {
             mut self,
             value: ::std::vec::Vec<super::types::SearchColorItem>,
         ) -> Self {
-            self.color = ::std::option::Option::Some(value);
+            self.color = Some(value);
             self
         }
 
         /// `word` (query, optional).
         pub fn word(mut self, value: ::std::vec::Vec<::std::string::String>) -> Self {
-            self.word = ::std::option::Option::Some(value);
+            self.word = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::SearchResponse>,
-            ::client_runtime::Error,
-        > {
-            let id = self.id.ok_or(::client_runtime::Error::MissingParameter("id"))?;
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["search"])?;
+        pub fn build(self) -> rt::Built<super::SearchResponse> {
+            let id = rt::required(self.id, "id")?;
+            let mut request = rt::request("GET", &self.client.base_url, &["search"])?;
             for item in id.iter() {
-                ::client_runtime::append_query(&mut url, "id", &item.to_string());
+                rt::append_query(request.url_mut(), "id", &item.to_string());
             }
-            if let ::std::option::Option::Some(values) = &self.tag {
+            if let Some(values) = &self.tag {
                 let joined: ::std::vec::Vec<::std::string::String> = values
                     .iter()
                     .map(::std::string::ToString::to_string)
                     .collect();
-                ::client_runtime::append_query(&mut url, "tag", &joined.join(","));
+                rt::append_query(request.url_mut(), "tag", &joined.join(","));
             }
-            if let ::std::option::Option::Some(values) = &self.color {
+            if let Some(values) = &self.color {
                 let joined: ::std::vec::Vec<::std::string::String> = values
                     .iter()
                     .map(::std::string::ToString::to_string)
                     .collect();
-                ::client_runtime::append_query(&mut url, "color", &joined.join("|"));
+                rt::append_query(request.url_mut(), "color", &joined.join("|"));
             }
-            if let ::std::option::Option::Some(values) = &self.word {
+            if let Some(values) = &self.word {
                 let joined: ::std::vec::Vec<::std::string::String> = values
                     .iter()
                     .map(::std::string::ToString::to_string)
                     .collect();
-                ::client_runtime::append_query(&mut url, "word", &joined.join(" "));
+                rt::append_query(request.url_mut(), "word", &joined.join(" "));
             }
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::SearchResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::SearchResponse);
     }
 }
 
@@ -243,62 +175,12 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum SearchResponse {
     /// 200: ok
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl SearchResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for SearchResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);

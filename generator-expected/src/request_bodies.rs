@@ -6,6 +6,9 @@
 //!
 //! Request bodies in every media type the generator sends: JSON, forms, bytes and text, and which one wins where an operation offers several.
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -22,59 +25,12 @@ pub mod types {
         pub order: ::std::option::Option<SearchBodyOrder>,
     }
 
-    #[derive(
-        Clone,
-        Copy,
-        Debug,
-        PartialEq,
-        Eq,
-        Hash,
-        PartialOrd,
-        Ord,
-        ::serde::Serialize,
-        ::serde::Deserialize
-    )]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SearchBodyOrder {
-        #[serde(rename = "asc")]
         Asc,
-        #[serde(rename = "desc")]
         Desc,
     }
-
-    impl SearchBodyOrder {
-        /// Every value, in the order the spec lists them.
-        pub const ALL: &'static [Self] = &[Self::Asc, Self::Desc];
-
-        /// The value as it is sent.
-        pub const fn as_str(&self) -> &'static str {
-            match self {
-                Self::Asc => "asc",
-                Self::Desc => "desc",
-            }
-        }
-    }
-
-    impl ::std::fmt::Display for SearchBodyOrder {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.write_str(self.as_str())
-        }
-    }
-
-    impl ::std::str::FromStr for SearchBodyOrder {
-        type Err = ::std::string::String;
-
-        fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-            match value {
-                "asc" => ::std::result::Result::Ok(Self::Asc),
-                "desc" => ::std::result::Result::Ok(Self::Desc),
-                other => {
-                    ::std::result::Result::Err(
-                        ::std::format!("`{other}` is not one of: {}", "asc, desc"),
-                    )
-                }
-            }
-        }
-    }
+    ::client_runtime::impl_string_enum!(SearchBodyOrder { Asc = "asc", Desc = "desc" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     pub struct TokenOkBody {
@@ -100,24 +56,24 @@ pub struct Defaults {}
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
 }
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -128,11 +84,11 @@ impl Client {
         self
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -142,195 +98,160 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// A form, as in the USPTO example.
-    ///
     /// `POST /search`
     pub fn search(&self) -> builder::Search<'_> {
-        builder::Search::new(self)
+        builder::Search {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /token`
     pub fn token(&self) -> builder::Token<'_> {
-        builder::Token::new(self)
+        builder::Token {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /free-form`
     pub fn free_form(&self) -> builder::FreeForm<'_> {
-        builder::FreeForm::new(self)
+        builder::FreeForm {
+            client: self,
+            body: None,
+        }
     }
 
     /// `PUT /upload`
     pub fn upload(&self) -> builder::Upload<'_> {
-        builder::Upload::new(self)
+        builder::Upload {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /anything`
     pub fn anything(&self) -> builder::Anything<'_> {
-        builder::Anything::new(self)
+        builder::Anything {
+            client: self,
+            body: None,
+        }
     }
 
     /// `PUT /note`
     pub fn note(&self) -> builder::Note<'_> {
-        builder::Note::new(self)
+        builder::Note {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /markdown`
     pub fn markdown(&self) -> builder::Markdown<'_> {
-        builder::Markdown::new(self)
+        builder::Markdown {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /json-wins`
     pub fn json_wins(&self) -> builder::JsonWins<'_> {
-        builder::JsonWins::new(self)
+        builder::JsonWins {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /form-wins`
     pub fn form_wins(&self) -> builder::FormWins<'_> {
-        builder::FormWins::new(self)
+        builder::FormWins {
+            client: self,
+            body: None,
+        }
     }
 
     /// `POST /binary-wins`
     pub fn binary_wins(&self) -> builder::BinaryWins<'_> {
-        builder::BinaryWins::new(self)
+        builder::BinaryWins {
+            client: self,
+            body: None,
+        }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::search`](super::Client::search).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::SearchBody>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::SearchBody>,
     }
 
     impl<'a> Search<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
-        ///
         pub fn body(mut self, value: super::types::SearchBody) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::SearchResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["search"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = &self.body {
-                ::client_runtime::set_form_body(&mut request, body)?;
+        pub fn build(self) -> rt::Built<super::SearchResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
+            if let Some(body) = &self.body {
+                rt::set_form_body(&mut request, body)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::SearchResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::SearchResponse);
     }
 
-    /// Builds a request for [`Client::token`](super::Client::token).
+    /// Builds a request for [`Client::token`](super::Client::token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Token<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::TokenRequest>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::TokenRequest>,
     }
 
     impl<'a> Token<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
-        ///
         pub fn body(mut self, value: super::types::TokenRequest) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::TokenResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["token"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_form_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::TokenResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["token"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_form_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::TokenResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::TokenResponse);
     }
 
-    /// Builds a request for [`Client::free_form`](super::Client::free_form).
+    /// Builds a request for [`Client::free_form`](super::Client::free_form): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FreeForm<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
     }
 
     impl<'a> FreeForm<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
-        ///
         pub fn body(
             mut self,
             value: ::std::collections::BTreeMap<
@@ -338,441 +259,204 @@ pub mod builder {
                 ::std::string::String,
             >,
         ) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::FreeFormResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["free-form"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = &self.body {
-                ::client_runtime::set_form_body(&mut request, body)?;
+        pub fn build(self) -> rt::Built<super::FreeFormResponse> {
+            let mut request = rt::request(
+                "POST",
+                &self.client.base_url,
+                &["free-form"],
+            )?;
+            if let Some(body) = &self.body {
+                rt::set_form_body(&mut request, body)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::FreeFormResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::FreeFormResponse);
     }
 
-    /// Builds a request for [`Client::upload`](super::Client::upload).
+    /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::client_runtime::bytes::Bytes>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<rt::bytes::Bytes>,
     }
 
     impl<'a> Upload<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as it is with `Content-Type: application/octet-stream`.
-        ///
-        pub fn body(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::bytes::Bytes>,
-        ) -> Self {
-            self.body = ::std::option::Option::Some(value.into());
+        pub fn body(mut self, value: impl Into<rt::bytes::Bytes>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::UploadResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["upload"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::PUT,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_raw_body(
-                &mut request,
-                body,
-                "application/octet-stream",
-            )?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::UploadResponse> {
+            let mut request = rt::request("PUT", &self.client.base_url, &["upload"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_raw_body(&mut request, body, "application/octet-stream")?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::UploadResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::UploadResponse);
     }
 
-    /// Builds a request for [`Client::anything`](super::Client::anything).
+    /// Builds a request for [`Client::anything`](super::Client::anything): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Anything<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::client_runtime::bytes::Bytes>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<rt::bytes::Bytes>,
     }
 
     impl<'a> Anything<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as it is with `Content-Type: application/octet-stream`.
-        ///
-        pub fn body(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::bytes::Bytes>,
-        ) -> Self {
-            self.body = ::std::option::Option::Some(value.into());
+        pub fn body(mut self, value: impl Into<rt::bytes::Bytes>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::AnythingResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["anything"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = self.body {
-                ::client_runtime::set_raw_body(
-                    &mut request,
-                    body,
-                    "application/octet-stream",
-                )?;
+        pub fn build(self) -> rt::Built<super::AnythingResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
+            if let Some(body) = self.body {
+                rt::set_raw_body(&mut request, body, "application/octet-stream")?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::AnythingResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::AnythingResponse);
     }
 
-    /// Builds a request for [`Client::note`](super::Client::note).
+    /// Builds a request for [`Client::note`](super::Client::note): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Note<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<::std::string::String>,
     }
 
     impl<'a> Note<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as it is with `Content-Type: text/plain; charset=utf-8`.
-        ///
-        pub fn body(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.body = ::std::option::Option::Some(value.into());
+        pub fn body(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::NoteResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["note"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::PUT,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_raw_body(
-                &mut request,
-                body,
-                "text/plain; charset=utf-8",
-            )?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::NoteResponse> {
+            let mut request = rt::request("PUT", &self.client.base_url, &["note"])?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_raw_body(&mut request, body, "text/plain; charset=utf-8")?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::NoteResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::NoteResponse);
     }
 
-    /// Builds a request for [`Client::markdown`](super::Client::markdown).
+    /// Builds a request for [`Client::markdown`](super::Client::markdown): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Markdown<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<::std::string::String>,
     }
 
     impl<'a> Markdown<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (optional), sent as it is with `Content-Type: text/x-markdown`.
-        ///
-        pub fn body(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.body = ::std::option::Option::Some(value.into());
+        pub fn body(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::MarkdownResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["markdown"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            if let ::std::option::Option::Some(body) = self.body {
-                ::client_runtime::set_raw_body(&mut request, body, "text/x-markdown")?;
+        pub fn build(self) -> rt::Built<super::MarkdownResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["markdown"])?;
+            if let Some(body) = self.body {
+                rt::set_raw_body(&mut request, body, "text/x-markdown")?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::MarkdownResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::MarkdownResponse);
     }
 
-    /// Builds a request for [`Client::json_wins`](super::Client::json_wins).
+    /// Builds a request for [`Client::json_wins`](super::Client::json_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct JsonWins<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::TokenRequest>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::TokenRequest>,
     }
 
     impl<'a> JsonWins<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as JSON.
-        ///
         pub fn body(mut self, value: super::types::TokenRequest) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::JsonWinsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["json-wins"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_json_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::JsonWinsResponse> {
+            let mut request = rt::request(
+                "POST",
+                &self.client.base_url,
+                &["json-wins"],
+            )?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_json_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::JsonWinsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::JsonWinsResponse);
     }
 
-    /// Builds a request for [`Client::form_wins`](super::Client::form_wins).
+    /// Builds a request for [`Client::form_wins`](super::Client::form_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FormWins<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<super::types::TokenRequest>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<super::types::TokenRequest>,
     }
 
     impl<'a> FormWins<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
-        ///
         pub fn body(mut self, value: super::types::TokenRequest) -> Self {
-            self.body = ::std::option::Option::Some(value);
+            self.body = Some(value);
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::FormWinsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["form-wins"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_form_body(&mut request, &body)?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::FormWinsResponse> {
+            let mut request = rt::request(
+                "POST",
+                &self.client.base_url,
+                &["form-wins"],
+            )?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_form_body(&mut request, &body)?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::FormWinsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::FormWinsResponse);
     }
 
-    /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins).
+    /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct BinaryWins<'a> {
-        client: &'a super::Client,
-        body: ::std::option::Option<::client_runtime::bytes::Bytes>,
+        pub(super) client: &'a super::Client,
+        pub(super) body: Option<rt::bytes::Bytes>,
     }
 
     impl<'a> BinaryWins<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                body: ::std::option::Option::None,
-            }
-        }
-
         /// The request body (required), sent as it is with `Content-Type: image/png`.
-        ///
-        pub fn body(
-            mut self,
-            value: impl ::std::convert::Into<::client_runtime::bytes::Bytes>,
-        ) -> Self {
-            self.body = ::std::option::Option::Some(value.into());
+        pub fn body(mut self, value: impl Into<rt::bytes::Bytes>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::BinaryWinsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["binary-wins"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
-            let body = self
-                .body
-                .ok_or(::client_runtime::Error::MissingParameter("body"))?;
-            ::client_runtime::set_raw_body(&mut request, body, "image/png")?;
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+        pub fn build(self) -> rt::Built<super::BinaryWinsResponse> {
+            let mut request = rt::request(
+                "POST",
+                &self.client.base_url,
+                &["binary-wins"],
+            )?;
+            let body = rt::required(self.body, "body")?;
+            rt::set_raw_body(&mut request, body, "image/png")?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::BinaryWinsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::BinaryWinsResponse);
     }
 }
 
@@ -788,607 +472,102 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum SearchResponse {
     /// 200: Found.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl SearchResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for SearchResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::token`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum TokenResponse {
     /// 200: A token.
-    Ok(::client_runtime::Decoded<types::TokenOkBody, ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<types::TokenOkBody, ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(TokenResponse, 200 => Ok json, _ => Undocumented raw);
 
-impl TokenResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for TokenResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                match ::client_runtime::decode_json::<types::TokenOkBody>(&raw) {
-                    ::std::result::Result::Ok(body) => {
-                        Self::Ok(::client_runtime::Decoded {
-                            headers: (),
-                            body,
-                            raw,
-                        })
-                    }
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::free_form`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::free_form`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum FreeFormResponse {
     /// 204: Taken.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(FreeFormResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl FreeFormResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for FreeFormResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::upload`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum UploadResponse {
     /// 204: Stored.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(UploadResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl UploadResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for UploadResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::anything`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::anything`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum AnythingResponse {
     /// 204: Taken.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(AnythingResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl AnythingResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for AnythingResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::note`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::note`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum NoteResponse {
     /// 204: Stored.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(NoteResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl NoteResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for NoteResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::markdown`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::markdown`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum MarkdownResponse {
     /// 200: Rendered.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(MarkdownResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl MarkdownResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for MarkdownResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::json_wins`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::json_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum JsonWinsResponse {
     /// 204: Taken.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(JsonWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl JsonWinsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for JsonWinsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::form_wins`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::form_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum FormWinsResponse {
     /// 204: Taken.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(FormWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
 
-impl FormWinsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for FormWinsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::binary_wins`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::binary_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum BinaryWinsResponse {
     /// 204: Taken.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl BinaryWinsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for BinaryWinsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(BinaryWinsResponse, 204 => NoContent empty, _ => Undocumented raw);

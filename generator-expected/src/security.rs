@@ -5,6 +5,9 @@
 //! Security (version 1).
 //!
 
+#![allow(clippy::large_enum_variant)]
+use ::client_runtime as rt;
+
 /// Types of the schemas in the spec.
 pub mod types {}
 /// Values of the header parameters that every operation takes; each
@@ -20,25 +23,25 @@ pub struct Credentials {
     /// `bearerAuth`: a token, sent as `Authorization: Bearer …`.
     ///
     /// A token from the console.
-    pub bearer_auth: ::std::option::Option<::client_runtime::Secret>,
+    pub bearer_auth: ::std::option::Option<rt::Secret>,
     /// `basicAuth`: a user name and password, sent as `Authorization: Basic …`.
-    pub basic_auth: ::std::option::Option<::client_runtime::Basic>,
+    pub basic_auth: ::std::option::Option<rt::Basic>,
     /// `apiKey`: an API key, sent in the header `X-API-Key`.
-    pub api_key: ::std::option::Option<::client_runtime::Secret>,
+    pub api_key: ::std::option::Option<rt::Secret>,
     /// `appId`: an API key, sent in the query `app_id`.
-    pub app_id: ::std::option::Option<::client_runtime::Secret>,
+    pub app_id: ::std::option::Option<rt::Secret>,
     /// `sessionCookie`: an API key, sent in a cookie `session`.
-    pub session_cookie: ::std::option::Option<::client_runtime::Secret>,
+    pub session_cookie: ::std::option::Option<rt::Secret>,
     /// `oauth`: a token, sent as `Authorization: Bearer …`.
-    pub oauth: ::std::option::Option<::client_runtime::Secret>,
+    pub oauth: ::std::option::Option<rt::Secret>,
 }
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[derive(Clone, Debug)]
 pub struct Client {
-    base_url: ::client_runtime::reqwest::Url,
-    transport: ::client_runtime::Transport,
+    base_url: rt::reqwest::Url,
+    transport: rt::Transport,
     defaults: Defaults,
     credentials: Credentials,
 }
@@ -46,17 +49,17 @@ pub struct Client {
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
     /// are appended to (see [`server_url`] where the spec names one).
-    pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+    pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
-            base_url: ::client_runtime::parse_base_url(base_url)?,
-            transport: ::client_runtime::Transport::default(),
+            base_url: rt::parse_base_url(base_url)?,
+            transport: rt::Transport::default(),
             defaults: Defaults::default(),
             credentials: Credentials::default(),
         })
     }
 
     /// Sends requests with `transport` (time-out, body cap, HTTP client).
-    pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+    pub fn with_transport(mut self, transport: rt::Transport) -> Self {
         self.transport = transport;
         self
     }
@@ -78,11 +81,11 @@ impl Client {
         &self.credentials
     }
 
-    pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+    pub fn base_url(&self) -> &rt::reqwest::Url {
         &self.base_url
     }
 
-    pub fn transport(&self) -> &::client_runtime::Transport {
+    pub fn transport(&self) -> &rt::Transport {
         &self.transport
     }
 
@@ -92,308 +95,165 @@ impl Client {
 
     /// Sends a prepared request, possibly changed after it was built, and
     /// decodes the answer with its operation's decoder.
-    pub async fn send<R: ::client_runtime::DecodeResponse>(
+    pub async fn send<R: rt::DecodeResponse>(
         &self,
-        prepared: ::client_runtime::Prepared<R>,
-    ) -> ::std::result::Result<R, ::client_runtime::Error> {
+        prepared: rt::Prepared<R>,
+    ) -> ::std::result::Result<R, rt::Error> {
         self.transport.execute(prepared).await
     }
 
     /// `GET /me`
     pub fn get_me(&self) -> builder::GetMe<'_> {
-        builder::GetMe::new(self)
+        builder::GetMe { client: self }
     }
 
     /// `GET /reports`
     pub fn list_reports(&self) -> builder::ListReports<'_> {
-        builder::ListReports::new(self)
+        builder::ListReports {
+            client: self,
+        }
     }
 
     /// `POST /session`
     pub fn refresh_session(&self) -> builder::RefreshSession<'_> {
-        builder::RefreshSession::new(self)
+        builder::RefreshSession {
+            client: self,
+            credentials: None,
+        }
     }
 
     /// `GET /health`
     pub fn health(&self) -> builder::Health<'_> {
-        builder::Health::new(self)
+        builder::Health { client: self }
     }
 
     /// `GET /maybe`
     pub fn maybe(&self) -> builder::Maybe<'_> {
-        builder::Maybe::new(self)
+        builder::Maybe { client: self }
     }
 }
 
 /// One request builder per operation.
 pub mod builder {
-    /// Builds a request for [`Client::get_me`](super::Client::get_me).
+    use ::client_runtime as rt;
+
+    /// Builds a request for [`Client::get_me`](super::Client::get_me): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetMe<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> GetMe<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
-        }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::GetMeResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["me"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
+        pub fn build(self) -> rt::Built<super::GetMeResponse> {
+            let mut request = rt::request("GET", &self.client.base_url, &["me"])?;
             let credentials = &self.client.credentials;
-            if let ::std::option::Option::Some(bearer_auth_credential) = &credentials
-                .bearer_auth
-            {
-                ::client_runtime::set_bearer(
-                    request.headers_mut(),
-                    bearer_auth_credential,
-                )?;
+            if let Some(bearer_auth_credential) = &credentials.bearer_auth {
+                rt::set_bearer(request.headers_mut(), bearer_auth_credential)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::GetMeResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::GetMeResponse);
     }
 
-    /// Builds a request for [`Client::list_reports`](super::Client::list_reports).
+    /// Builds a request for [`Client::list_reports`](super::Client::list_reports): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListReports<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> ListReports<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
-        }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::ListReportsResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["reports"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
+        pub fn build(self) -> rt::Built<super::ListReportsResponse> {
+            let mut request = rt::request("GET", &self.client.base_url, &["reports"])?;
             let credentials = &self.client.credentials;
-            if let (
-                ::std::option::Option::Some(api_key_credential),
-                ::std::option::Option::Some(app_id_credential),
-            ) = (&credentials.api_key, &credentials.app_id) {
-                ::client_runtime::insert_secret_header(
+            if let (Some(api_key_credential), Some(app_id_credential)) = (
+                &credentials.api_key,
+                &credentials.app_id,
+            ) {
+                rt::insert_secret_header(
                     request.headers_mut(),
                     "x-api-key",
                     api_key_credential.expose(),
                 )?;
-                ::client_runtime::append_query(
+                rt::append_query(
                     request.url_mut(),
                     "app_id",
                     app_id_credential.expose(),
                 );
-            } else if let ::std::option::Option::Some(basic_auth_credential) = &credentials
-                .basic_auth
-            {
-                ::client_runtime::set_basic(
-                    request.headers_mut(),
-                    basic_auth_credential,
-                )?;
-            } else if let ::std::option::Option::Some(oauth_credential) = &credentials
-                .oauth
-            {
-                ::client_runtime::set_bearer(request.headers_mut(), oauth_credential)?;
+            } else if let Some(basic_auth_credential) = &credentials.basic_auth {
+                rt::set_basic(request.headers_mut(), basic_auth_credential)?;
+            } else if let Some(oauth_credential) = &credentials.oauth {
+                rt::set_bearer(request.headers_mut(), oauth_credential)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::ListReportsResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::ListReportsResponse);
     }
 
-    /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session).
+    /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RefreshSession<'a> {
-        client: &'a super::Client,
-        credentials: ::std::option::Option<::std::string::String>,
+        pub(super) client: &'a super::Client,
+        pub(super) credentials: Option<::std::string::String>,
     }
 
     impl<'a> RefreshSession<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self {
-                client,
-                credentials: ::std::option::Option::None,
-            }
-        }
-
         /// `credentials` (query, optional).
-        pub fn credentials(
-            mut self,
-            value: impl ::std::convert::Into<::std::string::String>,
-        ) -> Self {
-            self.credentials = ::std::option::Option::Some(value.into());
+        pub fn credentials(mut self, value: impl Into<::std::string::String>) -> Self {
+            self.credentials = Some(value.into());
             self
         }
 
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::RefreshSessionResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["session"])?;
-            if let ::std::option::Option::Some(value) = &self.credentials {
-                ::client_runtime::append_query(&mut url, "credentials", value.as_str());
-            }
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::POST,
-                url,
-            );
+        pub fn build(self) -> rt::Built<super::RefreshSessionResponse> {
+            let mut request = rt::request("POST", &self.client.base_url, &["session"])?;
+            rt::query(&mut request, "credentials", self.credentials.as_ref());
             let credentials_2 = &self.client.credentials;
-            if let ::std::option::Option::Some(session_cookie_credential) = &credentials_2
-                .session_cookie
-            {
-                ::client_runtime::add_cookie(
+            if let Some(session_cookie_credential) = &credentials_2.session_cookie {
+                rt::add_cookie(
                     request.headers_mut(),
                     "session",
                     session_cookie_credential,
                 )?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<
-            super::RefreshSessionResponse,
-            ::client_runtime::Error,
-        > {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::RefreshSessionResponse);
     }
 
-    /// Builds a request for [`Client::health`](super::Client::health).
+    /// Builds a request for [`Client::health`](super::Client::health): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Health<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> Health<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
+        pub fn build(self) -> rt::Built<super::HealthResponse> {
+            let request = rt::request("GET", &self.client.base_url, &["health"])?;
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::HealthResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["health"])?;
-            let request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
-        }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::HealthResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::HealthResponse);
     }
 
-    /// Builds a request for [`Client::maybe`](super::Client::maybe).
+    /// Builds a request for [`Client::maybe`](super::Client::maybe): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
     #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Maybe<'a> {
-        client: &'a super::Client,
+        pub(super) client: &'a super::Client,
     }
 
     impl<'a> Maybe<'a> {
-        pub fn new(client: &'a super::Client) -> Self {
-            Self { client }
-        }
-
-        /// Builds the request without sending it, so that it can be
-        /// changed first; send it with [`Client::send`](super::Client::send).
-        pub fn build(
-            self,
-        ) -> ::std::result::Result<
-            ::client_runtime::Prepared<super::MaybeResponse>,
-            ::client_runtime::Error,
-        > {
-            let mut url = self.client.base_url.clone();
-            ::client_runtime::push_path(&mut url, ["maybe"])?;
-            let mut request = ::client_runtime::reqwest::Request::new(
-                ::client_runtime::reqwest::Method::GET,
-                url,
-            );
+        pub fn build(self) -> rt::Built<super::MaybeResponse> {
+            let mut request = rt::request("GET", &self.client.base_url, &["maybe"])?;
             let credentials = &self.client.credentials;
-            if let ::std::option::Option::Some(bearer_auth_credential) = &credentials
-                .bearer_auth
-            {
-                ::client_runtime::set_bearer(
-                    request.headers_mut(),
-                    bearer_auth_credential,
-                )?;
+            if let Some(bearer_auth_credential) = &credentials.bearer_auth {
+                rt::set_bearer(request.headers_mut(), bearer_auth_credential)?;
             }
-            ::std::result::Result::Ok(::client_runtime::Prepared::new(request))
+            Ok(rt::Prepared::new(request))
         }
-
-        /// Builds and sends the request, and decodes the answer.
-        pub async fn send(
-            self,
-        ) -> ::std::result::Result<super::MaybeResponse, ::client_runtime::Error> {
-            let client = self.client;
-            let prepared = self.build()?;
-            client.send(prepared).await
-        }
+        rt::impl_send!(super::MaybeResponse);
     }
 }
 
@@ -409,302 +269,54 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_me`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::get_me`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum GetMeResponse {
     /// 200: You.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(GetMeResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl GetMeResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for GetMeResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::list_reports`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::list_reports`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum ListReportsResponse {
     /// 200: The reports.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(ListReportsResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl ListReportsResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for ListReportsResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::refresh_session`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::refresh_session`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum RefreshSessionResponse {
     /// 204: Refreshed.
-    NoContent(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    NoContent(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(
+    RefreshSessionResponse, 204 => NoContent empty, _ => Undocumented raw
+);
 
-impl RefreshSessionResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::NoContent(_) => "NoContent",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for RefreshSessionResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            204u16 => {
-                Self::NoContent(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::NoContent(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::health`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::health`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum HealthResponse {
     /// 200: Up.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
+rt::impl_response!(HealthResponse, 200 => Ok empty, _ => Undocumented raw);
 
-impl HealthResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for HealthResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
-
-/// The answers of [`Client::maybe`].
-///
-/// Decoding never fails: an answer that does not match the spec keeps
-/// its raw status, headers and bytes.
+/// The answers of [`Client::maybe`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
 #[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
 pub enum MaybeResponse {
     /// 200: Either.
-    Ok(::client_runtime::Decoded<(), ()>),
-    /// A status the spec does not document for this operation.
-    Undocumented(::client_runtime::RawResponse),
-    /// A documented status whose body does not match its schema.
-    Mismatch { raw: ::client_runtime::RawResponse, reason: ::std::string::String },
+    Ok(rt::Decoded<(), ()>),
+    Undocumented(rt::RawResponse),
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-
-impl MaybeResponse {
-    /// The HTTP status of the answer.
-    pub fn status(&self) -> u16 {
-        ::client_runtime::DecodeResponse::raw(self).status
-    }
-
-    /// The answer as it arrived.
-    pub fn raw(&self) -> &::client_runtime::RawResponse {
-        ::client_runtime::DecodeResponse::raw(self)
-    }
-
-    /// The name of the variant the answer decoded as: one of the
-    /// constants of [`variants`], to compare without a typo.
-    pub fn variant_name(&self) -> &'static str {
-        match self {
-            Self::Ok(_) => "Ok",
-            Self::Undocumented(_) => "Undocumented",
-            Self::Mismatch { .. } => "Mismatch",
-        }
-    }
-}
-
-impl ::client_runtime::DecodeResponse for MaybeResponse {
-    fn decode(raw: ::client_runtime::RawResponse) -> Self {
-        match raw.status {
-            200u16 => {
-                Self::Ok(::client_runtime::Decoded {
-                    headers: (),
-                    body: (),
-                    raw,
-                })
-            }
-            _ => Self::Undocumented(raw),
-        }
-    }
-
-    fn raw(&self) -> &::client_runtime::RawResponse {
-        match self {
-            Self::Ok(decoded) => &decoded.raw,
-            Self::Undocumented(raw) => raw,
-            Self::Mismatch { raw, .. } => raw,
-        }
-    }
-}
+rt::impl_response!(MaybeResponse, 200 => Ok empty, _ => Undocumented raw);

@@ -244,3 +244,40 @@ async fn credentials_are_applied_as_each_operation_asks() {
     let debug = format!("{:?}", all.get_me().build().unwrap().request());
     assert!(!debug.contains("tok-1"), "{debug}");
 }
+
+/// Path parameters in `style: label` and `matrix`, of every shape, exploded
+/// or not: each segment as OpenAPI 3.0's style table writes it.
+#[test]
+fn label_and_matrix_path_parameters_follow_the_style_table() {
+    use generator_expected::path_styles::{Client, types::Point};
+    let client = Client::new("http://127.0.0.1:9/api").unwrap();
+    let point = Point { x: 1, y: 2 };
+    let label = client
+        .label()
+        .id(5)
+        .ids(vec!["a".into(), "b".into()])
+        .idsx(vec!["a".into(), "b".into()])
+        .point(point.clone())
+        .pointx(point.clone())
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(
+        label.url().path(),
+        "/api/label/.5/.a,b/.a.b/.x,1,y,2/.x=1.y=2"
+    );
+    let matrix = client
+        .matrix()
+        .id("blue")
+        .ids(vec![3, 4])
+        .idsx(vec![3, 4])
+        .point(point.clone())
+        .pointx(point)
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(
+        matrix.url().path(),
+        "/api/matrix/;id=blue/;ids=3,4/;idsx=3;idsx=4/;point=x,1,y,2/;x=1;y=2"
+    );
+}

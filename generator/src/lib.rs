@@ -38,6 +38,16 @@ pub struct Generated {
     pub warnings: Vec<Diagnostic>,
 }
 
+/// Choices about the output that the spec does not make.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// A cargo feature of the crate the code goes into: everything but the
+    /// types (the client, its builders, the response enums) is compiled
+    /// only with it, so that a crate can use the types without an HTTP
+    /// client. `None`: everything always.
+    pub client_feature: Option<String>,
+}
+
 /// Generates the bindings for the spec at `path`.
 pub fn generate(path: &Path) -> Result<String, Diagnostic> {
     generate_with_warnings(path).map(|generated| generated.code)
@@ -45,9 +55,14 @@ pub fn generate(path: &Path) -> Result<String, Diagnostic> {
 
 /// Generates the bindings for the spec at `path`, with the warnings.
 pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
+    generate_with_options(path, &Options::default())
+}
+
+/// [`generate_with_warnings`] with [`Options`].
+pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostic> {
     guarded(path, || {
         let source = load::Source::read(path)?;
-        generate_source_with_warnings(&source)
+        generate_source_with_options(&source, options)
     })
 }
 
@@ -120,6 +135,14 @@ pub fn generate_source(source: &load::Source) -> Result<String, Diagnostic> {
 
 /// [`generate_source`] with the warnings.
 pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated, Diagnostic> {
+    generate_source_with_options(source, &Options::default())
+}
+
+/// [`generate_source_with_warnings`] with [`Options`].
+pub fn generate_source_with_options(
+    source: &load::Source,
+    options: &Options,
+) -> Result<Generated, Diagnostic> {
     let (api, lowered) =
         lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
     let mut warnings = source.warnings.clone();
@@ -132,7 +155,7 @@ pub fn generate_source_with_warnings(source: &load::Source) -> Result<Generated,
         let placed = std::thread::Builder::new()
             .name("warnings".into())
             .spawn_scoped(scope, || source.diagnose_all(warnings));
-        let code = emit::emit(&api, &header);
+        let code = emit::emit(&api, &header, options.client_feature.as_deref());
         let warnings = match placed {
             Ok(handle) => handle
                 .join()

@@ -26,11 +26,18 @@ struct Cli {
     /// Compare FILE with what would be generated; exit 1 with a diff when stale.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
+    /// Compile the client (and everything but the types) only with the
+    /// cargo feature NAME of the crate the code goes into.
+    #[arg(long, value_name = "NAME")]
+    client_feature: Option<String>,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let code = match generator::generate_with_warnings(&cli.spec) {
+    let options = generator::Options {
+        client_feature: cli.client_feature.clone(),
+    };
+    let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
             eprintln!("{diagnostic}");
             return ExitCode::from(2);
@@ -52,8 +59,13 @@ fn main() -> ExitCode {
                     cli.spec.display()
                 );
                 eprint!("{}", generator::diff::short(&existing, &code, 40));
+                let feature = cli
+                    .client_feature
+                    .as_ref()
+                    .map(|name| format!(" --client-feature {name}"))
+                    .unwrap_or_default();
                 eprintln!(
-                    "help: cargo run -p generator -- {} --out {}",
+                    "help: cargo run -p generator -- {}{feature} --out {}",
                     cli.spec.display(),
                     path.display()
                 );

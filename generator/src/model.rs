@@ -119,6 +119,19 @@ pub struct Param {
     pub description: Option<String>,
     /// How the value is written.
     pub style: ParamStyle,
+    /// A path parameter in `style: label` or `matrix`: its segment starts
+    /// with `.` or `;name=` (the value's shape written by the runtime).
+    pub path_style: Option<PathStyle>,
+}
+
+/// The path styles beside `simple`, with their `explode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStyle {
+    /// `.v`; arrays `.a,b` (`.a.b` exploded); objects `.k,v` (`.k=v`).
+    Label { explode: bool },
+    /// `;name=v`; arrays `;name=a,b` (`;name=a;name=b` exploded); objects
+    /// `;name=k,v` (`;k=v`).
+    Matrix { explode: bool },
 }
 
 /// How a parameter's value is written on the wire.

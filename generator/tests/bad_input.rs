@@ -242,7 +242,13 @@ fn a_byte_order_mark_is_not_a_second_document() {
 
 #[test]
 fn check_tells_fresh_from_stale() {
-    let fresh = run(&["spec/openapi.yaml", "--check", "bindings/src/generated.rs"]);
+    let fresh = run(&[
+        "spec/openapi.yaml",
+        "--client-feature",
+        "client",
+        "--check",
+        "bindings/src/generated.rs",
+    ]);
     assert_eq!(
         fresh.status.code(),
         Some(0),

@@ -672,7 +672,7 @@ fn cargo_check(dir: &Path, name: &str) -> std::process::Output {
         dir.join("Cargo.toml"),
         format!(
             "[package]\nname = {name:?}\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\nclient-runtime = {{ path = {runtime:?}, default-features = false }}\n\
+             [dependencies]\nclient-runtime = {{ path = {runtime:?}, default-features = false, features = [\"client\"] }}\n\
              serde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\n[workspace]\n",
             runtime = runtime.display().to_string()
         ),
@@ -750,7 +750,8 @@ fn the_checks_catch_duplicates() {
 
 /// Every parameter shape a spec can give, generated and compiled: each
 /// location (query, header, path, cookie) × style (`form`,
-/// `spaceDelimited`, `pipeDelimited`, `deepObject`; `simple`) × `explode`
+/// `spaceDelimited`, `pipeDelimited`, `deepObject`; `simple`; in the path
+/// also `label` and `matrix`) × `explode`
 /// (absent, true, false) × required or not × type (string, integer,
 /// number, boolean, an enum, arrays of strings and integers, an object,
 /// a free-form object, a nullable string, `content` as JSON). Each is
@@ -780,7 +781,7 @@ fn every_parameter_shape_generates_and_compiles() {
         ),
         ("header", &["simple"][..]),
         ("cookie", &["form"][..]),
-        ("path", &["simple"][..]),
+        ("path", &["simple", "label", "matrix"][..]),
     ] {
         for style in styles {
             for explode in explodes {

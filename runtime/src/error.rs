@@ -9,6 +9,8 @@ pub enum Error {
     MissingParameter(&'static str),
     #[error("the value for header `{name}` is not a valid HTTP header value")]
     InvalidHeader { name: String },
+    #[error("`{method}` is not an HTTP method")]
+    InvalidMethod { method: String },
     #[error("`{url}` cannot be used as a base URL: {reason}")]
     BaseUrl { url: String, reason: String },
     #[error("could not encode the request body as JSON: {0}")]

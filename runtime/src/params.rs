@@ -135,6 +135,74 @@ pub fn simple_text<T: Serialize>(value: &T, explode: bool) -> Result<String, Err
     })
 }
 
+/// The path styles that prefix their segment (`simple` is [`simple_text`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathStyle {
+    /// `style: label`: `.v`.
+    Label,
+    /// `style: matrix`: `;name=v`.
+    Matrix,
+}
+
+/// A path parameter's segment in `style: label` or `matrix`, as OpenAPI
+/// 3.0's style table writes it: label `.v`, arrays `.a,b` (`.a.b`
+/// exploded), objects `.k,v` (`.k=v` exploded); matrix `;name=v`, arrays
+/// `;name=a,b` (`;name=a;name=b` exploded), objects `;name=k,v` (`;k=v`
+/// exploded). A property that is `null` (an unset option) is left out.
+pub fn styled_segment<T: Serialize>(
+    value: &T,
+    name: &str,
+    style: PathStyle,
+    explode: bool,
+) -> Result<String, Error> {
+    let value = to_value(value)?;
+    let pairs = |map: &serde_json::Map<String, Value>| -> Vec<(String, String)> {
+        map.iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| (k.clone(), text(v)))
+            .collect()
+    };
+    Ok(match (style, &value) {
+        (PathStyle::Label, Value::Array(items)) => {
+            let items: Vec<String> = items.iter().map(text).collect();
+            format!(".{}", items.join(if explode { "." } else { "," }))
+        }
+        (PathStyle::Label, Value::Object(map)) => {
+            let pairs = pairs(map);
+            let written: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| {
+                    if explode {
+                        format!("{k}={v}")
+                    } else {
+                        format!("{k},{v}")
+                    }
+                })
+                .collect();
+            format!(".{}", written.join(if explode { "." } else { "," }))
+        }
+        (PathStyle::Label, other) => format!(".{}", text(other)),
+        (PathStyle::Matrix, Value::Array(items)) if explode => items
+            .iter()
+            .map(|item| format!(";{name}={}", text(item)))
+            .collect(),
+        (PathStyle::Matrix, Value::Array(items)) => {
+            let items: Vec<String> = items.iter().map(text).collect();
+            format!(";{name}={}", items.join(","))
+        }
+        (PathStyle::Matrix, Value::Object(map)) if explode => pairs(map)
+            .iter()
+            .map(|(k, v)| format!(";{k}={v}"))
+            .collect(),
+        (PathStyle::Matrix, Value::Object(map)) => {
+            let written: Vec<String> = pairs(map).iter().map(|(k, v)| format!("{k},{v}")).collect();
+            format!(";{name}={}", written.join(","))
+        }
+        (PathStyle::Matrix, Value::String(s)) if s.is_empty() => format!(";{name}"),
+        (PathStyle::Matrix, other) => format!(";{name}={}", text(other)),
+    })
+}
+
 /// A value as JSON text, for a parameter whose `content` is JSON.
 pub fn json_text<T: Serialize>(value: &T) -> Result<String, Error> {
     serde_json::to_string(value).map_err(Error::Encode)
@@ -214,6 +282,32 @@ mod tests {
         );
         assert_eq!(simple_text(&json!([1, 2]), false).unwrap(), "1,2");
         assert_eq!(json_text(&json!({"a": [1]})).unwrap(), r#"{"a":[1]}"#);
+    }
+
+    #[test]
+    fn label_and_matrix_follow_the_style_table() {
+        use PathStyle::{Label, Matrix};
+        let blue = json!("blue");
+        let colours = json!(["blue", "black", "brown"]);
+        let rgb = json!({"B": 150, "G": 200, "R": 100});
+        let seg = |v: &Value, style, explode| styled_segment(v, "color", style, explode).unwrap();
+        assert_eq!(seg(&blue, Label, false), ".blue");
+        assert_eq!(seg(&blue, Label, true), ".blue");
+        assert_eq!(seg(&colours, Label, false), ".blue,black,brown");
+        assert_eq!(seg(&colours, Label, true), ".blue.black.brown");
+        assert_eq!(seg(&rgb, Label, false), ".B,150,G,200,R,100");
+        assert_eq!(seg(&rgb, Label, true), ".B=150.G=200.R=100");
+        assert_eq!(seg(&blue, Matrix, false), ";color=blue");
+        assert_eq!(seg(&blue, Matrix, true), ";color=blue");
+        assert_eq!(seg(&colours, Matrix, false), ";color=blue,black,brown");
+        assert_eq!(
+            seg(&colours, Matrix, true),
+            ";color=blue;color=black;color=brown"
+        );
+        assert_eq!(seg(&rgb, Matrix, false), ";color=B,150,G,200,R,100");
+        assert_eq!(seg(&rgb, Matrix, true), ";B=150;G=200;R=100");
+        assert_eq!(seg(&json!(""), Matrix, false), ";color");
+        assert_eq!(seg(&json!(5), Label, false), ".5");
     }
 
     #[test]

@@ -92,6 +92,18 @@ impl<R: DecodeResponse> Prepared<R> {
     }
 }
 
+/// The `send` of an operation's request builder, whose `build()` gives a
+/// [`Prepared`] request for the answers `$response`, sent by its client.
+#[macro_export]
+macro_rules! impl_send {
+    ($response:ty) => {
+        /// Builds and sends the request, and decodes the answer.
+        pub async fn send(self) -> $crate::Result<$response> {
+            self.client.send(self.build()?).await
+        }
+    };
+}
+
 /// Parses the URL that operation paths are appended to.
 pub fn parse_base_url(base_url: &str) -> Result<Url, Error> {
     let invalid = |reason: String| Error::BaseUrl {
@@ -122,9 +134,72 @@ pub fn push_path<'a>(
     Ok(())
 }
 
+/// A request for `method` (`"GET"`, ...) to `base` with the path `segments` appended (each
+/// percent-encoded as one segment): where every operation's `build()` starts.
+pub fn request(method: &str, base: &Url, segments: &[&str]) -> Result<reqwest::Request, Error> {
+    let method = Method::from_bytes(method.as_bytes()).map_err(|_| Error::InvalidMethod {
+        method: method.to_owned(),
+    })?;
+    let mut url = base.clone();
+    push_path(&mut url, segments.iter().copied())?;
+    Ok(reqwest::Request::new(method, url))
+}
+
+/// A required path parameter that prints as one string, as its segment, or
+/// the error naming it.
+pub fn segment<T: std::fmt::Display + ?Sized>(
+    value: Option<&T>,
+    name: &'static str,
+) -> Result<String, Error> {
+    required(value, name).map(ToString::to_string)
+}
+
+/// The value of a required parameter, or the error naming it.
+pub fn required<T>(value: Option<T>, name: &'static str) -> Result<T, Error> {
+    value.ok_or(Error::MissingParameter(name))
+}
+
 /// Appends `name=value` to the query, percent-encoded.
 pub fn append_query(url: &mut Url, name: &str, value: &str) {
     url.query_pairs_mut().append_pair(name, value);
+}
+
+/// Appends `name=value` to the query of `request` when there is a value
+/// (a parameter that prints as one string), percent-encoded.
+pub fn query<T: std::fmt::Display + ?Sized>(
+    request: &mut reqwest::Request,
+    name: &str,
+    value: Option<&T>,
+) {
+    if let Some(value) = value {
+        append_query(request.url_mut(), name, &value.to_string());
+    }
+}
+
+/// Sets the header `name` (lower case) of `request` when there is a value
+/// (a parameter that prints as one string).
+pub fn header<T: std::fmt::Display + ?Sized>(
+    request: &mut reqwest::Request,
+    name: &'static str,
+    value: Option<&T>,
+) -> Result<(), Error> {
+    match value {
+        Some(value) => insert_header(request.headers_mut(), name, &value.to_string()),
+        None => Ok(()),
+    }
+}
+
+/// Sets the header `name` (lower case) of `request` to a secret when there
+/// is one, marked sensitive.
+pub fn secret_header(
+    request: &mut reqwest::Request,
+    name: &'static str,
+    value: Option<&crate::Secret>,
+) -> Result<(), Error> {
+    match value {
+        Some(value) => insert_secret_header(request.headers_mut(), name, value.expose()),
+        None => Ok(()),
+    }
 }
 
 /// Inserts a header, naming it in the error when the value cannot be sent.

@@ -59,3 +59,159 @@ pub fn decode_json<T: DeserializeOwned>(raw: &RawResponse) -> Result<T, String> 
 pub fn parse_header<T: FromStr>(headers: &HeaderMap, name: &str) -> Option<T> {
     headers.get(name)?.to_str().ok()?.parse().ok()
 }
+
+/// A response's documented headers, read from the answer's header map
+/// (each `None` when absent or unparseable); `()` when none are documented.
+pub trait FromHeaders {
+    fn from_headers(headers: &HeaderMap) -> Self;
+}
+
+impl FromHeaders for () {
+    fn from_headers(_: &HeaderMap) -> Self {}
+}
+
+/// What every variant of a response enum holds: the raw answer, decoded or not.
+pub trait AsRaw {
+    fn as_raw(&self) -> &RawResponse;
+}
+
+impl AsRaw for RawResponse {
+    fn as_raw(&self) -> &RawResponse {
+        self
+    }
+}
+
+impl<T, H> AsRaw for Decoded<T, H> {
+    fn as_raw(&self) -> &RawResponse {
+        &self.raw
+    }
+}
+
+/// How a documented status is decoded, one function per kind of body,
+/// named in [`impl_response!`](crate::impl_response): each gets the raw
+/// answer, the variant to build, and the `Mismatch` variant for a body
+/// that does not match.
+pub mod decode {
+    use super::{Decoded, FromHeaders, RawResponse, decode_json};
+    use serde::de::DeserializeOwned;
+
+    /// A JSON body, decoded into its schema's type.
+    pub fn json<T: DeserializeOwned, H: FromHeaders, R>(
+        raw: RawResponse,
+        ok: fn(Decoded<T, H>) -> R,
+        mismatch: fn(RawResponse, String) -> R,
+    ) -> R {
+        match decode_json(&raw) {
+            Ok(body) => ok(Decoded {
+                headers: H::from_headers(&raw.headers),
+                body,
+                raw,
+            }),
+            Err(reason) => mismatch(raw, reason),
+        }
+    }
+
+    /// No documented body: whatever came is kept in `raw` only.
+    pub fn empty<H: FromHeaders, R>(
+        raw: RawResponse,
+        ok: fn(Decoded<(), H>) -> R,
+        _mismatch: fn(RawResponse, String) -> R,
+    ) -> R {
+        ok(Decoded {
+            headers: H::from_headers(&raw.headers),
+            body: (),
+            raw,
+        })
+    }
+
+    /// An undocumented status: the answer as it is.
+    pub fn raw<R>(
+        raw: RawResponse,
+        ok: fn(RawResponse) -> R,
+        _mismatch: fn(RawResponse, String) -> R,
+    ) -> R {
+        ok(raw)
+    }
+}
+
+/// Implements, for an operation's response enum, the inherent `status`,
+/// `raw` and `variant_name` and [`DecodeResponse`]: each arm is a status
+/// pattern (exact codes before ranges: the first that matches wins), the
+/// variant it decodes into, and how its body is read (a function of
+/// [`decode`]). The enum has a `Mismatch { raw, reason }` variant besides
+/// those of the arms; the arms end with one matching any status.
+///
+/// ```
+/// use client_runtime::{Decoded, RawResponse};
+///
+/// #[derive(Clone, Debug)]
+/// pub enum GetResponse {
+///     Ok(Decoded<Vec<u32>, ()>),
+///     ClientError(Decoded<(), ()>),
+///     Undocumented(RawResponse),
+///     Mismatch { raw: RawResponse, reason: String },
+/// }
+/// client_runtime::impl_response!(
+///     GetResponse,
+///     200 => Ok json,
+///     400..=499 => ClientError empty,
+///     _ => Undocumented raw,
+/// );
+///
+/// let answer = |status, body: &'static str| RawResponse {
+///     status,
+///     headers: Default::default(),
+///     body: body.into(),
+/// };
+/// use client_runtime::DecodeResponse;
+/// assert!(matches!(GetResponse::decode(answer(200, "[1]")), GetResponse::Ok(d) if d.body == [1]));
+/// assert_eq!(GetResponse::decode(answer(200, "{")).variant_name(), "Mismatch");
+/// assert_eq!(GetResponse::decode(answer(404, "")).variant_name(), "ClientError");
+/// assert_eq!(GetResponse::decode(answer(500, "")).status(), 500);
+/// ```
+#[macro_export]
+macro_rules! impl_response {
+    ($name:ident, $($pattern:pat => $variant:ident $how:ident),+ $(,)?) => {
+        impl $name {
+            /// The HTTP status of the answer.
+            pub fn status(&self) -> u16 {
+                $crate::DecodeResponse::raw(self).status
+            }
+
+            /// The answer as it arrived.
+            pub fn raw(&self) -> &$crate::RawResponse {
+                $crate::DecodeResponse::raw(self)
+            }
+
+            /// The name of the variant the answer decoded as: one of the
+            /// constants of the module `variants`, to compare without a typo.
+            pub fn variant_name(&self) -> &'static str {
+                match self {
+                    $(Self::$variant(_) => ::std::stringify!($variant),)+
+                    Self::Mismatch { .. } => "Mismatch",
+                }
+            }
+        }
+
+        // `#[inline]`: decoding is compiled where an answer is decoded (in
+        // the crate that sends), not for every operation of the API.
+        impl $crate::DecodeResponse for $name {
+            #[inline]
+            fn decode(raw: $crate::RawResponse) -> Self {
+                match raw.status {
+                    $($pattern => $crate::decode::$how(raw, Self::$variant, |raw, reason| {
+                        Self::Mismatch { raw, reason }
+                    }),)+
+                }
+            }
+
+            #[inline]
+            fn raw(&self) -> &$crate::RawResponse {
+                match self {
+                    $(Self::$variant(variant) => $crate::AsRaw::as_raw(variant),)+
+                    Self::Mismatch { raw, .. } => raw,
+                }
+            }
+        }
+    };
+}

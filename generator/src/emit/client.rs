@@ -7,26 +7,37 @@ use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
     Api, ArrayStyle, BodyMedia, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment,
-    SchemeKind, TypeRef, UrlPiece,
+    PathStyle, SchemeKind, TypeRef, UrlPiece,
 };
 use crate::names::Scope;
 
 /// The server URL, the defaults, the `Client`, and the `builder` module with
 /// one request builder per operation.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
     let builders = api
         .operations
         .iter()
         .map(|op| emit(move || builder(api, op)))
         .collect();
     vec![
-        Part::Items(emit(|| client(api))),
+        Part::Items(emit(move || super::gated(client(api), feature))),
         Part::Module {
-            head: emit(|| {
-                quote! {
-                    /// One request builder per operation.
-                    pub mod builder {}
-                }
+            head: emit(move || {
+                // The runtime by a short name, where there is code to use it.
+                let uses = (!api.operations.is_empty()).then(|| {
+                    quote!(
+                        use ::client_runtime as rt;
+                    )
+                });
+                super::gated(
+                    quote! {
+                        /// One request builder per operation.
+                        pub mod builder {
+                            #uses
+                        }
+                    },
+                    feature,
+                )
             }),
             items: builders,
         },
@@ -61,8 +72,8 @@ fn credentials(api: &Api) -> TokenStream {
             quote! { #[doc = ""] #lines }
         });
         let ty = match scheme.kind {
-            SchemeKind::Basic => quote!(::client_runtime::Basic),
-            _ => quote!(::client_runtime::Secret),
+            SchemeKind::Basic => quote!(rt::Basic),
+            _ => quote!(rt::Secret),
         };
         quote! { #[doc = #head] #description pub #name: ::std::option::Option<#ty>, }
     });
@@ -103,36 +114,43 @@ fn authenticate(api: &Api, op: &Operation, locals: &Locals) -> TokenStream {
             .iter()
             .map(|&i| locals.schemes[i].clone())
             .collect();
-        let applies = alternative.iter().zip(&held).map(|(&i, held)| {
-            match &api.security[i].kind {
-                SchemeKind::ApiKey { location: Location::Query, name } => quote! {
-                    ::client_runtime::append_query(#request.url_mut(), #name, #held.expose());
+        let applies = alternative
+            .iter()
+            .zip(&held)
+            .map(|(&i, held)| match &api.security[i].kind {
+                SchemeKind::ApiKey {
+                    location: Location::Query,
+                    name,
+                } => quote! {
+                    rt::append_query(#request.url_mut(), #name, #held.expose());
                 },
-                SchemeKind::ApiKey { location: Location::Cookie, name } => quote! {
-                    ::client_runtime::add_cookie(#request.headers_mut(), #name, #held)?;
+                SchemeKind::ApiKey {
+                    location: Location::Cookie,
+                    name,
+                } => quote! {
+                    rt::add_cookie(#request.headers_mut(), #name, #held)?;
                 },
                 SchemeKind::ApiKey { name, .. } => {
                     let wire = name.to_ascii_lowercase();
                     quote! {
-                        ::client_runtime::insert_secret_header(#request.headers_mut(), #wire, #held.expose())?;
+                        rt::insert_secret_header(#request.headers_mut(), #wire, #held.expose())?;
                     }
                 }
                 SchemeKind::Bearer => quote! {
-                    ::client_runtime::set_bearer(#request.headers_mut(), #held)?;
+                    rt::set_bearer(#request.headers_mut(), #held)?;
                 },
                 SchemeKind::Basic => quote! {
-                    ::client_runtime::set_basic(#request.headers_mut(), #held)?;
+                    rt::set_basic(#request.headers_mut(), #held)?;
                 },
-            }
-        });
+            });
         branches.push(match (&held[..], &names[..]) {
             ([held], [name]) => quote! {
-                if let ::std::option::Option::Some(#held) = &#credentials.#name {
+                if let Some(#held) = &#credentials.#name {
                     #(#applies)*
                 }
             },
             _ => quote! {
-                if let (#(::std::option::Option::Some(#held),)*) = (#(&#credentials.#names,)*) {
+                if let (#(Some(#held),)*) = (#(&#credentials.#names,)*) {
                     #(#applies)*
                 }
             },
@@ -172,10 +190,11 @@ fn client(api: &Api) -> TokenStream {
         let doc = operation_doc(op);
         let method = ident(&op.method_name);
         let builder = ident(&op.type_name);
+        let inits = builder_inits(api, op);
         quote! {
             #doc
             pub fn #method(&self) -> builder::#builder<'_> {
-                builder::#builder::new(self)
+                builder::#builder { client: self, #(#inits)* }
             }
         }
     });
@@ -188,8 +207,8 @@ fn client(api: &Api) -> TokenStream {
         /// values every request starts from.
         #[derive(Clone, Debug)]
         pub struct Client {
-            base_url: ::client_runtime::reqwest::Url,
-            transport: ::client_runtime::Transport,
+            base_url: rt::reqwest::Url,
+            transport: rt::Transport,
             defaults: Defaults,
             #credentials_field
         }
@@ -197,17 +216,17 @@ fn client(api: &Api) -> TokenStream {
         impl Client {
             /// A client for the API at `base_url`, the URL that operation paths
             /// are appended to (see [`server_url`] where the spec names one).
-            pub fn new(base_url: &str) -> ::std::result::Result<Self, ::client_runtime::Error> {
+            pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
                 ::std::result::Result::Ok(Self {
-                    base_url: ::client_runtime::parse_base_url(base_url)?,
-                    transport: ::client_runtime::Transport::default(),
+                    base_url: rt::parse_base_url(base_url)?,
+                    transport: rt::Transport::default(),
                     defaults: Defaults::default(),
                     #credentials_init
                 })
             }
 
             /// Sends requests with `transport` (time-out, body cap, HTTP client).
-            pub fn with_transport(mut self, transport: ::client_runtime::Transport) -> Self {
+            pub fn with_transport(mut self, transport: rt::Transport) -> Self {
                 self.transport = transport;
                 self
             }
@@ -220,11 +239,11 @@ fn client(api: &Api) -> TokenStream {
 
             #credentials_methods
 
-            pub fn base_url(&self) -> &::client_runtime::reqwest::Url {
+            pub fn base_url(&self) -> &rt::reqwest::Url {
                 &self.base_url
             }
 
-            pub fn transport(&self) -> &::client_runtime::Transport {
+            pub fn transport(&self) -> &rt::Transport {
                 &self.transport
             }
 
@@ -234,10 +253,10 @@ fn client(api: &Api) -> TokenStream {
 
             /// Sends a prepared request, possibly changed after it was built, and
             /// decodes the answer with its operation's decoder.
-            pub async fn send<R: ::client_runtime::DecodeResponse>(
+            pub async fn send<R: rt::DecodeResponse>(
                 &self,
-                prepared: ::client_runtime::Prepared<R>,
-            ) -> ::std::result::Result<R, ::client_runtime::Error> {
+                prepared: rt::Prepared<R>,
+            ) -> ::std::result::Result<R, rt::Error> {
                 self.transport.execute(prepared).await
             }
 
@@ -250,9 +269,9 @@ fn operation_doc(op: &Operation) -> TokenStream {
     let summary = doc(op.summary.as_deref());
     let description = doc(op.description.as_deref());
     let route = comment_text(&format!(" `{} {}`", op.http_method, op.path_template));
-    let separator = (op.summary.is_some()).then(|| quote!(#[doc = ""]));
+    // The route ends the summary's paragraph.
     let before_description = op.description.is_some().then(|| quote!(#[doc = ""]));
-    quote! { #summary #separator #[doc = #route] #before_description #description }
+    quote! { #summary #[doc = #route] #before_description #description }
 }
 
 /// `server_url()` from the first entry of `servers`, one argument a variable.
@@ -324,19 +343,29 @@ fn param_doc(param: &Param) -> TokenStream {
     } else {
         "optional"
     };
-    let head = comment_text(&format!(" `{}` ({location}, {required}).", param.name));
-    // A blank doc line only between the head and a description.
-    let description = param.description.as_deref().map(|text| {
-        let lines = doc(Some(text));
-        quote! { #[doc = ""] #lines }
-    });
-    quote! { #[doc = #head] #description }
+    let head = comment_text(&format!(" `{}` ({location}, {required})", param.name));
+    // A one-line description goes on the head's line; a longer one
+    // continues its paragraph.
+    match &super::doc_lines(param.description.as_deref())[..] {
+        [] => {
+            let head = format!("{head}.");
+            quote! { #[doc = #head] }
+        }
+        [line] => {
+            let head = format!("{head}:{line}");
+            quote! { #[doc = #head] }
+        }
+        lines => {
+            let head = format!("{head}.");
+            quote! { #[doc = #head] #(#[doc = #lines])* }
+        }
+    }
 }
 
 /// How a parameter's value is held: secrets in `Secret`, the rest as typed.
 fn stored_type(param: &Param, types: &TokenStream) -> TokenStream {
     if param.secret {
-        quote!(::client_runtime::Secret)
+        quote!(rt::Secret)
     } else {
         rust_type(&param.ty, types)
     }
@@ -371,7 +400,6 @@ fn as_str(param: &Param, var: TokenStream) -> TokenStream {
 /// `build()` binds as locals of their own names) are taken first, so no
 /// parameter's name can shadow or be shadowed by one.
 struct Locals {
-    url: Ident,
     request: Ident,
     item: Ident,
     values: Ident,
@@ -392,7 +420,6 @@ impl Locals {
         }
         let mut local = |name: &str| ident(&scope.claim(name));
         Self {
-            url: local("url"),
             request: local("request"),
             item: local("item"),
             values: local("values"),
@@ -419,7 +446,10 @@ fn append_array(
     locals: &Locals,
 ) -> TokenStream {
     let Locals {
-        url, item, joined, ..
+        request,
+        item,
+        joined,
+        ..
     } = locals;
     let wire = &param.name;
     let item_is_string = matches!(&param.ty, TypeRef::Array(item) if **item == TypeRef::String);
@@ -432,7 +462,7 @@ fn append_array(
             };
             quote! {
                 for #item in #values.iter() {
-                    ::client_runtime::append_query(&mut #url, #wire, #value);
+                    rt::append_query(#request.url_mut(), #wire, #value);
                 }
             }
         }
@@ -441,7 +471,7 @@ fn append_array(
             quote! {
                 let #joined: ::std::vec::Vec<::std::string::String> =
                     #values.iter().map(::std::string::ToString::to_string).collect();
-                ::client_runtime::append_query(&mut #url, #wire, &#joined.join(#separator));
+                rt::append_query(#request.url_mut(), #wire, &#joined.join(#separator));
             }
         }
     }
@@ -463,9 +493,9 @@ fn text_of(param: &Param, var: TokenStream, by_ref: TokenStream) -> TokenStream 
         }
         ParamStyle::Object(style) => {
             let explode = style == ObjectStyle::Exploded;
-            quote!(&::client_runtime::simple_text(#by_ref, #explode)?)
+            quote!(&rt::simple_text(#by_ref, #explode)?)
         }
-        ParamStyle::Json => quote!(&::client_runtime::json_text(#by_ref)?),
+        ParamStyle::Json => quote!(&rt::json_text(#by_ref)?),
     }
 }
 
@@ -476,12 +506,12 @@ fn append_query(
     by_ref: TokenStream,
     locals: &Locals,
 ) -> TokenStream {
-    let url = &locals.url;
+    let request = &locals.request;
     let wire = &param.name;
     match param.style {
         ParamStyle::Scalar => {
             let as_text = as_str(param, var);
-            quote!(::client_runtime::append_query(&mut #url, #wire, #as_text);)
+            quote!(rt::append_query(#request.url_mut(), #wire, #as_text);)
         }
         ParamStyle::Array(style) => append_array(param, style, var, locals),
         ParamStyle::Object(style) => {
@@ -490,10 +520,10 @@ fn append_query(
                 ObjectStyle::Exploded => "Exploded",
                 ObjectStyle::Joined => "Joined",
             });
-            quote!(::client_runtime::append_query_object(&mut #url, #wire, #by_ref, ::client_runtime::QueryObject::#style)?;)
+            quote!(rt::append_query_object(#request.url_mut(), #wire, #by_ref, rt::QueryObject::#style)?;)
         }
         ParamStyle::Json => {
-            quote!(::client_runtime::append_query(&mut #url, #wire, &::client_runtime::json_text(#by_ref)?);)
+            quote!(rt::append_query(#request.url_mut(), #wire, &rt::json_text(#by_ref)?);)
         }
     }
 }
@@ -550,7 +580,7 @@ fn multipart_parts(api: &Api, ty: &TypeRef, body: TokenStream, locals: &Locals) 
                 };
                 let each = part(inner, wire, quote!(#held));
                 quote! {
-                    if let ::std::option::Option::Some(#held) = &#body.#name {
+                    if let Some(#held) = &#body.#name {
                         #each
                     }
                 }
@@ -577,48 +607,63 @@ fn struct_fields<'a>(
     }
 }
 
+/// The fields of an operation's builder as the client starts it: header
+/// parameters from the client's defaults, the rest unset.
+fn builder_inits(api: &Api, op: &Operation) -> Vec<TokenStream> {
+    let mut inits: Vec<_> = op
+        .params
+        .iter()
+        .map(|param| {
+            let field = ident(&param.rust_name);
+            let shared = api.shared_headers.iter().any(|p| p.name == param.name);
+            if shared && !param.secret && is_copy(api, &param.ty) {
+                quote!(#field: self.defaults.#field,)
+            } else if shared {
+                quote!(#field: self.defaults.#field.clone(),)
+            } else {
+                quote!(#field: None,)
+            }
+        })
+        .collect();
+    if op.body.is_some() {
+        inits.push(quote!(body: None,));
+    }
+    inits
+}
+
 fn builder(api: &Api, op: &Operation) -> TokenStream {
     let types = quote!(super::types::);
     let name = ident(&op.type_name);
     let response = ident(&format!("{}Response", op.type_name));
+    // `build()` is described here, once per builder.
     let builder_doc = format!(
-        " Builds a request for [`Client::{}`](super::Client::{}).",
-        op.method_name, op.method_name
+        " Builds a request for [`Client::{m}`](super::Client::{m}): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).",
+        m = op.method_name
     );
 
     let mut fields = Vec::new();
-    let mut inits = Vec::new();
     let mut setters = Vec::new();
     for param in &op.params {
         let field = ident(&param.rust_name);
         let ty = stored_type(param, &types);
-        fields.push(quote!(#field: ::std::option::Option<#ty>,));
-        let shared = api.shared_headers.iter().any(|p| p.name == param.name);
-        inits.push(if shared && !param.secret && is_copy(api, &param.ty) {
-            quote!(#field: client.defaults.#field,)
-        } else if shared {
-            quote!(#field: client.defaults.#field.clone(),)
-        } else {
-            quote!(#field: ::std::option::Option::None,)
-        });
+        fields.push(quote!(pub(super) #field: Option<#ty>,));
         let param_doc = param_doc(param);
         let (arg_ty, value) = if param.secret || param.ty == TypeRef::String {
-            (quote!(impl ::std::convert::Into<#ty>), quote!(value.into()))
+            (quote!(impl Into<#ty>), quote!(value.into()))
         } else {
             (ty.clone(), quote!(value))
         };
         setters.push(quote! {
             #param_doc
             pub fn #field(mut self, value: #arg_ty) -> Self {
-                self.#field = ::std::option::Option::Some(#value);
+                self.#field = Some(#value);
                 self
             }
         });
     }
     if let Some(body) = &op.body {
         let ty = body_type(&body.media, &types);
-        fields.push(quote!(body: ::std::option::Option<#ty>,));
-        inits.push(quote!(body: ::std::option::Option::None,));
+        fields.push(quote!(pub(super) body: Option<#ty>,));
         let required = if body.required {
             "required"
         } else {
@@ -644,15 +689,15 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
                 (ty.clone(), quote!(value))
             }
             BodyMedia::Binary { .. } | BodyMedia::Text { .. } => {
-                (quote!(impl ::std::convert::Into<#ty>), quote!(value.into()))
+                (quote!(impl Into<#ty>), quote!(value.into()))
             }
         };
+        let description = (!description.is_empty()).then(|| quote!(#[doc = ""] #description));
         setters.push(quote! {
             #[doc = #head]
-            #[doc = ""]
             #description
             pub fn body(mut self, value: #arg_ty) -> Self {
-                self.body = ::std::option::Option::Some(#value);
+                self.body = Some(#value);
                 self
             }
         });
@@ -661,7 +706,6 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     // build(): required values first, then the URL, then headers and body.
     let locals = Locals::new(api, op);
     let Locals {
-        url,
         request,
         values,
         value,
@@ -669,19 +713,61 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         ..
     } = &locals;
     let mut steps = Vec::new();
-    for param in op.params.iter().filter(|p| p.required) {
+    // A path parameter that prints as one string and is a whole segment is
+    // checked and written where the path is built.
+    let whole_segments: Vec<usize> = op
+        .path
+        .iter()
+        .filter_map(|segment| match segment {
+            PathSegment::Param(index)
+                if op.params[*index].style == ParamStyle::Scalar
+                    && !op.params[*index].secret
+                    && op.params[*index].path_style.is_none() =>
+            {
+                Some(*index)
+            }
+            _ => None,
+        })
+        .collect();
+    for (_, param) in op
+        .params
+        .iter()
+        .enumerate()
+        .filter(|(index, p)| p.required && !whole_segments.contains(index))
+    {
         let field = ident(&param.rust_name);
         let wire = &param.name;
         steps.push(quote! {
-            let #field = self.#field.ok_or(::client_runtime::Error::MissingParameter(#wire))?;
+            let #field = rt::required(self.#field, #wire)?;
         });
     }
     let piece = |segment: &PathSegment| match segment {
         PathSegment::Literal(literal) => quote!(#literal),
+        PathSegment::Param(index) if whole_segments.contains(index) => {
+            let param = &op.params[*index];
+            let field = ident(&param.rust_name);
+            let wire = &param.name;
+            quote!(&rt::segment(self.#field.as_ref(), #wire)?)
+        }
         PathSegment::Param(index) => {
             let param = &op.params[*index];
             let field = ident(&param.rust_name);
-            text_of(param, quote!(#field), quote!(&#field))
+            let wire = &param.name;
+            // A secret is written as its text.
+            let value = if param.secret {
+                quote!(&#field.expose())
+            } else {
+                quote!(&#field)
+            };
+            match param.path_style {
+                Some(PathStyle::Label { explode }) => {
+                    quote!(&rt::styled_segment(#value, #wire, rt::PathStyle::Label, #explode)?)
+                }
+                Some(PathStyle::Matrix { explode }) => {
+                    quote!(&rt::styled_segment(#value, #wire, rt::PathStyle::Matrix, #explode)?)
+                }
+                None => text_of(param, quote!(#field), quote!(&#field)),
+            }
         }
         PathSegment::Mixed(_) => unreachable!("a mixed segment holds no mixed segment"),
     };
@@ -693,13 +779,40 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
         segment => piece(segment),
     });
+    let method = op.http_method.as_str();
+    let authenticate = authenticate(api, op, &locals);
+    let writes_request = op.body.is_some()
+        || !authenticate.is_empty()
+        || op.params.iter().any(|p| p.location != Location::Path);
+    let request_mut = writes_request.then(|| quote!(mut));
     steps.push(quote! {
-        let mut #url = self.client.base_url.clone();
-        ::client_runtime::push_path(&mut #url, [#(#segments),*])?;
+        let #request_mut #request = rt::request(#method, &self.client.base_url, &[#(#segments),*])?;
     });
+    // One value that prints as one string, in the query or a header: one
+    // call of the runtime, given the value or `None`.
+    let scalar = |param: &Param| {
+        let field = ident(&param.rust_name);
+        let value = if param.required {
+            quote!(Some(&#field))
+        } else {
+            quote!(self.#field.as_ref())
+        };
+        let wire = match param.location {
+            Location::Header => param.name.to_ascii_lowercase(),
+            _ => param.name.clone(),
+        };
+        match (param.location, param.secret) {
+            (Location::Header, true) => quote!(rt::secret_header(&mut #request, #wire, #value)?;),
+            (Location::Header, false) => quote!(rt::header(&mut #request, #wire, #value)?;),
+            _ => quote!(rt::query(&mut #request, #wire, #value);),
+        }
+    };
+    let is_scalar = |param: &Param| param.style == ParamStyle::Scalar;
     for param in op.params.iter().filter(|p| p.location == Location::Query) {
         let field = ident(&param.rust_name);
-        if param.required {
+        if is_scalar(param) && !param.secret {
+            steps.push(scalar(param));
+        } else if param.required {
             steps.push(append_query(
                 param,
                 quote!(#field),
@@ -714,31 +827,23 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             };
             let append = append_query(param, quote!(#held), quote!(#held), &locals);
             steps.push(quote! {
-                if let ::std::option::Option::Some(#held) = &self.#field {
+                if let Some(#held) = &self.#field {
                     #append
                 }
             });
         }
     }
-    let method = ident(&op.http_method);
-    let authenticate = authenticate(api, op, &locals);
-    let writes_request = op.body.is_some()
-        || !authenticate.is_empty()
-        || op
-            .params
-            .iter()
-            .any(|p| matches!(p.location, Location::Header | Location::Cookie));
-    let request_mut = writes_request.then(|| quote!(mut));
-    steps.push(quote! {
-        let #request_mut #request = ::client_runtime::reqwest::Request::new(::client_runtime::reqwest::Method::#method, #url);
-    });
     for param in op.params.iter().filter(|p| p.location == Location::Header) {
+        if is_scalar(param) {
+            steps.push(scalar(param));
+            continue;
+        }
         let field = ident(&param.rust_name);
         let wire = param.name.to_ascii_lowercase();
         let insert = if param.secret {
-            quote!(::client_runtime::insert_secret_header)
+            quote!(rt::insert_secret_header)
         } else {
-            quote!(::client_runtime::insert_header)
+            quote!(rt::insert_header)
         };
         if param.required {
             let as_text = text_of(param, quote!(#field), quote!(&#field));
@@ -746,7 +851,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         } else {
             let as_text = text_of(param, quote!(#value), quote!(#value));
             steps.push(quote! {
-                if let ::std::option::Option::Some(#value) = &self.#field {
+                if let Some(#value) = &self.#field {
                     #insert(#request.headers_mut(), #wire, #as_text)?;
                 }
             });
@@ -758,10 +863,10 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         // A secret (`format: password`) is added as one, marked sensitive.
         let add = |var: TokenStream, by_ref: TokenStream| {
             if param.secret {
-                quote!(::client_runtime::add_cookie(#request.headers_mut(), #wire, #by_ref)?;)
+                quote!(rt::add_cookie(#request.headers_mut(), #wire, #by_ref)?;)
             } else {
                 let as_text = text_of(param, var, by_ref);
-                quote!(::client_runtime::add_cookie_parameter(#request.headers_mut(), #wire, #as_text)?;)
+                quote!(rt::add_cookie_parameter(#request.headers_mut(), #wire, #as_text)?;)
             }
         };
         if param.required {
@@ -769,7 +874,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         } else {
             let add = add(quote!(#value), quote!(#value));
             steps.push(quote! {
-                if let ::std::option::Option::Some(#value) = &self.#field {
+                if let Some(#value) = &self.#field {
                     #add
                 }
             });
@@ -781,19 +886,19 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         // are handed over.
         let set = |held: TokenStream| match &body.media {
             BodyMedia::Json(_) => {
-                quote!(::client_runtime::set_json_body(&mut #request, #held)?;)
+                quote!(rt::set_json_body(&mut #request, #held)?;)
             }
             BodyMedia::Form(_) => {
-                quote!(::client_runtime::set_form_body(&mut #request, #held)?;)
+                quote!(rt::set_form_body(&mut #request, #held)?;)
             }
             BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
-                quote!(::client_runtime::set_raw_body(&mut #request, #held, #content_type)?;)
+                quote!(rt::set_raw_body(&mut #request, #held, #content_type)?;)
             }
             BodyMedia::Multipart(ty) => {
                 let form = &locals.form;
                 let parts = multipart_parts(api, ty, held, &locals);
                 quote! {
-                    let mut #form = ::client_runtime::Multipart::new();
+                    let mut #form = rt::Multipart::new();
                     #parts
                     #form.set_body(&mut #request)?;
                 }
@@ -806,7 +911,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         if body.required && matches!(body.media, BodyMedia::Multipart(_)) {
             let set = set(quote!(#body_local));
             steps.push(quote! {
-                let #body_local = self.body.as_ref().ok_or(::client_runtime::Error::MissingParameter("body"))?;
+                let #body_local = rt::required(self.body.as_ref(), "body")?;
                 #set
             });
         } else if body.required {
@@ -816,20 +921,20 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
                 set(quote!(&#body_local))
             };
             steps.push(quote! {
-                let #body_local = self.body.ok_or(::client_runtime::Error::MissingParameter("body"))?;
+                let #body_local = rt::required(self.body, "body")?;
                 #set
             });
         } else if by_value {
             let set = set(quote!(#body_local));
             steps.push(quote! {
-                if let ::std::option::Option::Some(#body_local) = self.body {
+                if let Some(#body_local) = self.body {
                     #set
                 }
             });
         } else {
             let set = set(quote!(#body_local));
             steps.push(quote! {
-                if let ::std::option::Option::Some(#body_local) = &self.body {
+                if let Some(#body_local) = &self.body {
                     #set
                 }
             });
@@ -841,33 +946,19 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         #[derive(Clone, Debug)]
         #[must_use = "a request builder does nothing until it is built or sent"]
         pub struct #name<'a> {
-            client: &'a super::Client,
+            pub(super) client: &'a super::Client,
             #(#fields)*
         }
 
         impl<'a> #name<'a> {
-            pub fn new(client: &'a super::Client) -> Self {
-                Self {
-                    client,
-                    #(#inits)*
-                }
-            }
-
             #(#setters)*
 
-            /// Builds the request without sending it, so that it can be
-            /// changed first; send it with [`Client::send`](super::Client::send).
-            pub fn build(self) -> ::std::result::Result<::client_runtime::Prepared<super::#response>, ::client_runtime::Error> {
+            pub fn build(self) -> rt::Built<super::#response> {
                 #(#steps)*
-                ::std::result::Result::Ok(::client_runtime::Prepared::new(#request))
+                Ok(rt::Prepared::new(#request))
             }
 
-            /// Builds and sends the request, and decodes the answer.
-            pub async fn send(self) -> ::std::result::Result<super::#response, ::client_runtime::Error> {
-                let client = self.client;
-                let prepared = self.build()?;
-                client.send(prepared).await
-            }
+            rt::impl_send!(super::#response);
         }
     }
 }
@@ -878,7 +969,7 @@ fn body_type(media: &BodyMedia, types: &TokenStream) -> TokenStream {
         BodyMedia::Json(ty) | BodyMedia::Form(ty) | BodyMedia::Multipart(ty) => {
             rust_type(ty, types)
         }
-        BodyMedia::Binary { .. } => quote!(::client_runtime::bytes::Bytes),
+        BodyMedia::Binary { .. } => quote!(rt::bytes::Bytes),
         BodyMedia::Text { .. } => quote!(::std::string::String),
     }
 }

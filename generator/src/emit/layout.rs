@@ -82,12 +82,18 @@ pub(crate) fn format(parts: &[Part<'_>]) -> Result<String, syn::Error> {
                     out.push_str(&head);
                     continue;
                 }
-                // `pub mod name {}` opens, the items follow, and it closes.
-                let open = head
-                    .strip_suffix("{}\n")
-                    .expect("an empty module prints as `{}`");
-                out.push_str(open);
-                out.push_str("{\n");
+                // `pub mod name {}` (or with its `use` lines) opens, the
+                // items follow, and it closes.
+                match head.strip_suffix("{}\n") {
+                    Some(open) => {
+                        out.push_str(open);
+                        out.push_str("{\n");
+                    }
+                    None => out.push_str(
+                        head.strip_suffix("}\n")
+                            .expect("a module prints ending in `}`"),
+                    ),
+                }
                 for _ in items {
                     out.push_str(&texts.next().expect("one text per job"));
                 }

@@ -16,23 +16,30 @@ use quote::quote;
 
 use crate::model::{Api, TypeRef};
 
-/// Emits the whole file. `header` is the comment placed above the code.
-pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
+/// Emits the whole file. `header` is the comment placed above the code;
+/// with `client_feature`, all but the types is compiled only with that
+/// cargo feature.
+pub fn emit(api: &Api, header: &str, client_feature: Option<&str>) -> Result<String, syn::Error> {
     let title = one_line(&markdown::inert_line(&format!(
         " {} (version {}).",
         api.title, api.version
     )));
     let description = doc_lines(api.description.as_deref());
-    let mut parts = vec![layout::Part::Items(layout::emit(|| {
-        quote! {
+    let mut parts = vec![layout::Part::Items(layout::emit(move || {
+        let code = quote! {
             #![doc = #title]
             #![doc = ""]
             #(#![doc = #description])*
-        }
+            // An answer's variants hold its decoded body inline.
+            #![allow(clippy::large_enum_variant)]
+
+            use ::client_runtime as rt;
+        };
+        gated(code, client_feature)
     }))];
     parts.extend(types::parts(api));
-    parts.extend(client::parts(api));
-    parts.extend(responses::parts(api));
+    parts.extend(client::parts(api, client_feature));
+    parts.extend(responses::parts(api, client_feature));
     Ok(format!(
         "{header}\n{}",
         space_items(&layout::format(&parts)?)
@@ -73,6 +80,46 @@ fn space_items(code: &str) -> String {
     out
 }
 
+/// `tokens`' items, each compiled only with the cargo feature `feature`
+/// (after its doc comment), when there is one; inner attributes are left
+/// as they are.
+pub(crate) fn gated(tokens: TokenStream, feature: Option<&str>) -> TokenStream {
+    use syn::parse::Parser;
+    let Some(feature) = feature else {
+        return tokens;
+    };
+    let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else {
+        // Not items: left for the formatter to report.
+        return tokens;
+    };
+    let cfg = || syn::Attribute::parse_outer.parse2(quote!(#[cfg(feature = #feature)]));
+    for item in &mut file.items {
+        let attrs = match item {
+            syn::Item::Const(i) => &mut i.attrs,
+            syn::Item::Enum(i) => &mut i.attrs,
+            syn::Item::Fn(i) => &mut i.attrs,
+            syn::Item::Impl(i) => &mut i.attrs,
+            syn::Item::Macro(i) => &mut i.attrs,
+            syn::Item::Mod(i) => &mut i.attrs,
+            syn::Item::Struct(i) => &mut i.attrs,
+            syn::Item::Type(i) => &mut i.attrs,
+            syn::Item::Use(i) => &mut i.attrs,
+            _ => continue,
+        };
+        let after_docs = attrs
+            .iter()
+            .position(|a| !a.path().is_ident("doc"))
+            .unwrap_or(attrs.len());
+        let Ok(cfg) = cfg() else {
+            return tokens;
+        };
+        for (offset, attr) in cfg.into_iter().enumerate() {
+            attrs.insert(after_docs + offset, attr);
+        }
+    }
+    quote!(#file)
+}
+
 pub(crate) fn ident(name: &str) -> Ident {
     Ident::new(name, Span::call_site())
 }
@@ -82,7 +129,7 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
 /// Code blocks in it are made inert first ([`markdown`]): spec text never
 /// becomes a doctest.
-fn doc_lines(text: Option<&str>) -> Vec<String> {
+pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
     text.map(|t| {
         let text = t.trim_end().replace("\r\n", "\n");
         let lines = text

@@ -9,12 +9,14 @@ use super::{comment_text, doc, ident, rust_type};
 use crate::model::{Api, Operation, Response, Status, TypeRef};
 
 /// The `variants` constants, then each operation's answers.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
-    let mut parts = vec![Part::Items(emit(|| variant_constants(api)))];
+pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
+    let mut parts = vec![Part::Items(emit(move || {
+        super::gated(variant_constants(api), feature)
+    }))];
     parts.extend(
         api.operations
             .iter()
-            .map(|op| Part::Items(emit(move || operation(op)))),
+            .map(|op| Part::Items(emit(move || super::gated(operation(op), feature)))),
     );
     parts
 }
@@ -52,16 +54,20 @@ fn headers_name(op: &Operation, response: &Response) -> String {
     format!("{}{}Headers", op.type_name, response.variant)
 }
 
+/// The enum of an operation's answers; its decoder and accessors come from
+/// the runtime's `impl_response!`, given each variant's status pattern and
+/// how its body is read.
 fn operation(op: &Operation) -> TokenStream {
     let types = quote!(types::);
     let name = ident(&format!("{}Response", op.type_name));
-    let enum_doc = format!(" The answers of [`Client::{}`].", op.method_name);
+    let enum_doc = format!(
+        " The answers of [`Client::{}`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.",
+        op.method_name
+    );
     let documented: Vec<&Response> = op.responses.iter().chain(&op.default_response).collect();
 
     let mut variants = Vec::new();
     let mut arms = Vec::new();
-    let mut raws = Vec::new();
-    let mut names = Vec::new();
     let mut header_structs = Vec::new();
     for response in &documented {
         let variant = ident(&response.variant);
@@ -75,121 +81,55 @@ fn operation(op: &Operation) -> TokenStream {
             Some(ty) => rust_type(ty, &types),
             None => quote!(()),
         };
-        let (headers_ty, headers_value) = if response.headers.is_empty() {
-            (quote!(()), quote!(()))
+        let headers_ty = if response.headers.is_empty() {
+            quote!(())
         } else {
             let headers = ident(&headers_name(op, response));
             header_structs.push(header_struct(&headers, response));
-            (
-                quote!(#headers),
-                quote!(#headers::from_headers(&raw.headers)),
-            )
+            quote!(#headers)
         };
         variants.push(quote! {
             #[doc = #status]
-            #variant(::client_runtime::Decoded<#body_ty, #headers_ty>),
+            #variant(rt::Decoded<#body_ty, #headers_ty>),
         });
-        let decode = match &response.body {
-            Some(_) => quote! {
-                match ::client_runtime::decode_json::<#body_ty>(&raw) {
-                    ::std::result::Result::Ok(body) => Self::#variant(::client_runtime::Decoded {
-                        headers: #headers_value,
-                        body,
-                        raw,
-                    }),
-                    ::std::result::Result::Err(reason) => Self::Mismatch { raw, reason },
-                }
-            },
-            None => quote! {
-                Self::#variant(::client_runtime::Decoded { headers: #headers_value, body: (), raw })
-            },
-        };
+        let how = ident(if response.body.is_some() {
+            "json"
+        } else {
+            "empty"
+        });
         // Exact codes first, then ranges, then the default: the first
         // matching arm wins.
         arms.push(match response.status {
-            Status::Code(code) => (0, quote!(#code), decode),
-            // A guard, not `400..=499`: the exact codes before it overlap.
-            Status::Range(hundreds) => (1, quote!(status if status / 100 == #hundreds), decode),
-            Status::Default => (2, quote!(_), decode),
-        });
-        raws.push(quote!(Self::#variant(decoded) => &decoded.raw,));
-        let variant_name = response.variant.as_str();
-        names.push(quote!(Self::#variant(_) => #variant_name,));
-    }
-    let undocumented = op.default_response.is_none();
-    if undocumented {
-        variants.push(quote! {
-            /// A status the spec does not document for this operation.
-            Undocumented(::client_runtime::RawResponse),
-        });
-        arms.push((2, quote!(_), quote!(Self::Undocumented(raw))));
-        raws.push(quote!(Self::Undocumented(raw) => raw,));
-        names.push(quote!(Self::Undocumented(_) => "Undocumented",));
-    }
-
-    arms.sort_by_key(|(rank, _, _)| *rank);
-    let decode_body = if let [(2, _, only)] = &arms[..] {
-        // Only the catch-all: no `match` (one arm would draw a lint).
-        only.clone()
-    } else {
-        let arms = arms
-            .iter()
-            .map(|(_, pattern, body)| quote!(#pattern => #body,));
-        quote! {
-            match raw.status {
-                #(#arms)*
+            Status::Code(code) => {
+                let code = proc_macro2::Literal::u16_unsuffixed(code);
+                (0, quote!(#code => #variant #how))
             }
-        }
-    };
+            Status::Range(hundreds) => {
+                let low = proc_macro2::Literal::u16_unsuffixed(hundreds * 100);
+                let high = proc_macro2::Literal::u16_unsuffixed(hundreds * 100 + 99);
+                (1, quote!(#low..=#high => #variant #how))
+            }
+            Status::Default => (2, quote!(_ => #variant #how)),
+        });
+    }
+    if op.default_response.is_none() {
+        variants.push(quote!(Undocumented(rt::RawResponse),));
+        arms.push((2, quote!(_ => Undocumented raw)));
+    }
+    arms.sort_by_key(|(rank, _)| *rank);
+    let arms = arms.iter().map(|(_, arm)| arm);
     quote! {
         #[doc = #enum_doc]
-        ///
-        /// Decoding never fails: an answer that does not match the spec keeps
-        /// its raw status, headers and bytes.
         #[derive(Clone, Debug)]
-        #[allow(clippy::large_enum_variant)]
         pub enum #name {
             #(#variants)*
-            /// A documented status whose body does not match its schema.
             Mismatch {
-                raw: ::client_runtime::RawResponse,
+                raw: rt::RawResponse,
                 reason: ::std::string::String,
             },
         }
 
-        impl #name {
-            /// The HTTP status of the answer.
-            pub fn status(&self) -> u16 {
-                ::client_runtime::DecodeResponse::raw(self).status
-            }
-
-            /// The answer as it arrived.
-            pub fn raw(&self) -> &::client_runtime::RawResponse {
-                ::client_runtime::DecodeResponse::raw(self)
-            }
-
-            /// The name of the variant the answer decoded as: one of the
-            /// constants of [`variants`], to compare without a typo.
-            pub fn variant_name(&self) -> &'static str {
-                match self {
-                    #(#names)*
-                    Self::Mismatch { .. } => "Mismatch",
-                }
-            }
-        }
-
-        impl ::client_runtime::DecodeResponse for #name {
-            fn decode(raw: ::client_runtime::RawResponse) -> Self {
-                #decode_body
-            }
-
-            fn raw(&self) -> &::client_runtime::RawResponse {
-                match self {
-                    #(#raws)*
-                    Self::Mismatch { raw, .. } => raw,
-                }
-            }
-        }
+        rt::impl_response!(#name, #(#arms),*);
 
         #(#header_structs)*
     }
@@ -214,7 +154,7 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
     let parses = response.headers.iter().map(|header| {
         let field = ident(&header.rust_name);
         let wire = header.name.to_ascii_lowercase();
-        quote!(#field: ::client_runtime::parse_header(headers, #wire),)
+        quote!(#field: rt::parse_header(headers, #wire),)
     });
     let struct_doc = format!(
         " The documented headers of the answer: {}",
@@ -227,8 +167,8 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
             #(#fields)*
         }
 
-        impl #name {
-            pub fn from_headers(headers: &::client_runtime::reqwest::header::HeaderMap) -> Self {
+        impl rt::FromHeaders for #name {
+            fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
                 Self {
                     #(#parses)*
                 }

@@ -158,6 +158,9 @@ fn structure(
     }
 }
 
+/// A string enum: the enum and its wire names; `ALL`, `as_str`, `Display`,
+/// `FromStr` and serde come from the runtime's `impl_string_enum!`, written
+/// once there rather than in every enum.
 fn enumeration(
     name: &str,
     description: Option<&str>,
@@ -167,42 +170,14 @@ fn enumeration(
     let name = ident(name);
     let idents: Vec<_> = variants.iter().map(|(_, v)| ident(v)).collect();
     let wires: Vec<_> = variants.iter().map(|(w, _)| w.as_str()).collect();
-    let expected = wires.join(", ");
     quote! {
         #doc
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name {
-            #( #[serde(rename = #wires)] #idents, )*
+            #( #idents, )*
         }
 
-        impl #name {
-            /// Every value, in the order the spec lists them.
-            pub const ALL: &'static [Self] = &[#(Self::#idents),*];
-
-            /// The value as it is sent.
-            pub const fn as_str(&self) -> &'static str {
-                match self {
-                    #( Self::#idents => #wires, )*
-                }
-            }
-        }
-
-        impl ::std::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl ::std::str::FromStr for #name {
-            type Err = ::std::string::String;
-
-            fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-                match value {
-                    #( #wires => ::std::result::Result::Ok(Self::#idents), )*
-                    other => ::std::result::Result::Err(::std::format!("`{other}` is not one of: {}", #expected)),
-                }
-            }
-        }
+        ::client_runtime::impl_string_enum!(#name { #( #idents = #wires ),* });
     }
 }
 

@@ -21,8 +21,8 @@ use openapiv3::{
 use crate::error::{LowerError, Pointer};
 use crate::model::{
     Api, ArrayStyle, Body, BodyMedia, Field, Location, ObjectStyle, Operation, Param, ParamStyle,
-    PathSegment, Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status, TypeDef,
-    TypeRef, UrlPiece, Variant,
+    PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status,
+    TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 

@@ -6,8 +6,12 @@ impl<'a> Lowerer<'a> {
     pub(super) fn operations(&mut self) -> Result<Vec<Operation>> {
         let mut operations = Vec::new();
         let mut methods_scope = Scope::new(CLIENT_METHODS);
-        // A builder named `New` would have a constructor named like its type.
-        let mut types_scope = Scope::new(&["New"]);
+        // A builder named `New` would have a constructor named like its type;
+        // builders use the prelude's names (`Option`, `Some`, `Into`, ...),
+        // which a builder of that name would shadow.
+        let mut types_scope = Scope::new(&[
+            "New", "Option", "Some", "None", "Result", "Ok", "Err", "String", "Into", "Vec", "Box",
+        ]);
         for (path, item) in &self.doc.paths.paths {
             let at = Pointer::root().join("paths").join(path);
             let item = match item {

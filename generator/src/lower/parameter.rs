@@ -15,6 +15,20 @@ impl<'a> Lowerer<'a> {
             doc.components.as_ref().map(|c| &c.parameters)
         })?;
         let at = &at;
+        let path_style = match param {
+            Parameter::Path {
+                parameter_data,
+                style,
+            } => {
+                let explode = parameter_data.explode.unwrap_or(false);
+                match style {
+                    openapiv3::PathStyle::Label => Some(PathStyle::Label { explode }),
+                    openapiv3::PathStyle::Matrix => Some(PathStyle::Matrix { explode }),
+                    openapiv3::PathStyle::Simple => None,
+                }
+            }
+            _ => None,
+        };
         let (data, location, query_style) = match param {
             Parameter::Path { parameter_data, .. } => (parameter_data, Location::Path, None),
             Parameter::Query {
@@ -62,6 +76,7 @@ impl<'a> Lowerer<'a> {
             ty,
             description: data.description.clone(),
             style,
+            path_style,
         })
     }
 
