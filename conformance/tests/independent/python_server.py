@@ -488,6 +488,9 @@ def main():
     if "no-keep-alive" in variants:
         Handler.protocol_version = "HTTP/1.0"
     Handler.state = State(variants)
+    # socketserver listens with a backlog of 5: a client opening 16
+    # connections at once would wait a second for a SYN to be re-sent.
+    ThreadingHTTPServer.request_queue_size = 128
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     host, port = server.server_address[:2]
