@@ -2,8 +2,10 @@
 # The README's test command on a fresh clone: `cargo test --workspace` with
 # an empty target dir (the crates already downloaded, as on any machine that
 # has built once), split into its build (`--no-run`) and its run, and the run
-# again once built. Also where a cold build spends its time: the sum of every
-# crate's compile time, ours apart, from `--timings`.
+# again once built; then with the dependencies built and our crates cold (what
+# a CI cache of the dependencies, such as rust-cache, leaves: our crates
+# cleaned, the rest kept). Also where a cold build spends its time: the sum
+# of every crate's compile time, ours apart, from `--timings`.
 #
 # Usage: benches/test-command.sh   (writes benches/results/test-command.md)
 # Knobs: RUNS (1; a cold build is minutes on 2 cores).
@@ -38,6 +40,11 @@ for run in $(seq 1 "$RUNS"); do
     log "run $run: the tests again, built"
     cargo test --workspace --locked >"$W/test2.log" 2>&1 || die "the tests failed: $W/test2.log"
     t3="$(now)"
+    log "run $run: the tests with the dependencies built, our crates cleaned"
+    # shellcheck disable=SC2086
+    cargo clean --quiet $(printf -- '-p %s ' $OURS) 2>/dev/null
+    cargo test --workspace --locked >"$W/test3.log" 2>&1 || die "the tests failed: $W/test3.log"
+    t4="$(now)"
     split="$(python3 - "$W/clone/target/cargo-timings/cargo-timing.html" "$OURS" <<'EOF'
 import json, re, sys
 text = open(sys.argv[1]).read()
@@ -51,7 +58,7 @@ print("%d units, %.0f s of compiling: ours %.0f s, dependencies %.0f s; largest:
     ", ".join("%s %.1f s" % (u["name"], u["duration"]) for u in top)))
 EOF
 )"
-    rows+=("| $run | $(seconds "$t0" "$t1") s | $(seconds "$t1" "$t2") s | $(seconds "$t0" "$t2") s | $(seconds "$t2" "$t3") s | $split |")
+    rows+=("| $run | $(seconds "$t0" "$t1") s | $(seconds "$t1" "$t2") s | $(seconds "$t0" "$t2") s | $(seconds "$t2" "$t3") s | $(seconds "$t3" "$t4") s | $split |")
     cd "$ROOT"
 done
 
@@ -61,8 +68,8 @@ done
     echo "\`cargo test --workspace --locked\` on a fresh clone with an empty target dir"
     echo "($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(date -u +%Y-%m-%d), 1-minute load before: $LOAD_BEFORE)."
     echo
-    echo "| Run | Build (--no-run) | Tests | Cold total | Tests again, built | Where the build spends its time (--timings, summed over units) |"
-    echo "|---|---:|---:|---:|---:|---|"
+    echo "| Run | Build (--no-run) | Tests | Cold total | Tests again, built | Dependencies built, our crates cold: build and tests | Where the cold build spends its time (--timings, summed over units) |"
+    echo "|---|---:|---:|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
 } >"$OUT"
 cat "$OUT"
