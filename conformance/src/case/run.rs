@@ -109,8 +109,14 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
 }
 
 /// Words a failure as `label: why`.
+/// A failed answer's line: its label, why, and the command that sends its
+/// request again (secrets as the profile's variables).
 fn by_label<'a>(answers: &'a [Answer<'_>]) -> impl Fn(usize, &str) -> String + 'a {
-    move |i, why| format!("{}: {why}", answers[i].label)
+    move |i, why| {
+        let a = &answers[i];
+        let again = crate::checks::answers::reproduce(&a.sent.exchange);
+        format!("{}: {why}{again}", a.label)
+    }
 }
 
 /// Every request of `r`, in order: per operation, per component, per change.

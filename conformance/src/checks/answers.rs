@@ -107,7 +107,7 @@ pub(crate) fn judge_every_answer(checks: &[Check], outcomes: &mut [Outcome]) {
 }
 
 /// `\n    reproduce: curl …` when the exchange has its command.
-fn reproduce(ex: &Exchange) -> String {
+pub(crate) fn reproduce(ex: &Exchange) -> String {
     ex.curl
         .as_ref()
         .map_or(String::new(), |c| format!("\n    reproduce: {c}"))
