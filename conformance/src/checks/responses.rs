@@ -65,9 +65,10 @@ fn claims_the_model(answers: &[Answer<'_>], choices: &Choices) -> Found {
                 } else {
                     crate::checks::accepted(a.sent)
                 };
-                judged
-                    .err()
-                    .map(|e| format!("{}: {e}", a.sent.exchange.label))
+                judged.err().map(|e| {
+                    let again = crate::checks::answers::reproduce(&a.sent.exchange);
+                    format!("{}: {e}{again}", a.sent.exchange.label)
+                })
             })
             .collect(),
     )
