@@ -78,11 +78,7 @@ done
 
 # --- tools -------------------------------------------------------------------
 need_apt hyperfine hyperfine
-PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
-if [ ! -x "$PROGENITOR" ]; then
-    log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
-    nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
-fi
+need_progenitor
 log "building the generator (release)"
 cargo build --release -p generator
 GENERATOR="$CARGO_TARGET_DIR/release/generator"

@@ -41,11 +41,7 @@ for name in "${NAMES[@]}"; do
 done
 
 need_apt hyperfine hyperfine
-PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
-if [ ! -x "$PROGENITOR" ]; then
-    log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
-    nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
-fi
+need_progenitor
 log "building the generator (release)"
 cargo build -q --release -p generator
 GENERATOR="$CARGO_TARGET_DIR/release/generator"

@@ -22,11 +22,7 @@ mkdir -p "$W"
 
 need_apt hyperfine hyperfine
 need_venv pyyaml
-PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
-if [ ! -x "$PROGENITOR" ]; then
-    log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
-    nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
-fi
+need_progenitor
 
 MERGED="$WORK/generator/openapi-417-merged-into-400.yaml"
 [ -f "$MERGED" ] || bash "$ROOT/benches/generator.sh" >&2

@@ -25,12 +25,7 @@ mkdir -p "$W"
 need_apt hyperfine hyperfine
 need_venv pyyaml
 
-PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
-if [ ! -x "$PROGENITOR" ]; then
-    # Compiles for several minutes on 2 cores; nice keeps the machine usable.
-    log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
-    nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
-fi
+need_progenitor
 # cargo-progenitor has no --version of its own; cargo's record of installs has it.
 progenitor_version="$(cargo install --list --root "$TOOLS/cargo" | awk '/^cargo-progenitor v/ {sub(/^v/, "", $2); sub(/:$/, "", $2); print $2}')"
 

@@ -182,3 +182,14 @@ TOML
         printf '\n[parameters]\n"path.ref" = "%s"\n' "$2" >>"$1"
     fi
 }
+
+# need_progenitor: cargo-progenitor $PROGENITOR_VERSION (crates.io) under
+# target/bench-tools/cargo, installed when missing; sets PROGENITOR.
+PROGENITOR="$TOOLS/cargo/bin/cargo-progenitor"
+need_progenitor() {
+    if [ ! -x "$PROGENITOR" ]; then
+        # Compiles for several minutes on 2 cores; nice keeps the machine usable.
+        log "installing cargo-progenitor $PROGENITOR_VERSION (crates.io) into $TOOLS/cargo"
+        nice cargo install --locked --root "$TOOLS/cargo" --version "$PROGENITOR_VERSION" cargo-progenitor
+    fi
+}

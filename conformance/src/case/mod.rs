@@ -402,6 +402,23 @@ pub enum Found {
     NotApplicable(String),
 }
 
+/// Each answer's `request_id` (a string in its JSON body), by its label.
+pub fn request_ids<'a>(answers: &[Answer<'a>]) -> Vec<(&'a str, String)> {
+    answers
+        .iter()
+        .filter_map(|a| {
+            let id = a
+                .sent
+                .raw()?
+                .json()?
+                .get("request_id")?
+                .as_str()?
+                .to_owned();
+            Some((a.label, id))
+        })
+        .collect()
+}
+
 /// `answers` in runs of one component each, in order.
 pub fn per_component<'a, 'b>(answers: &'b [Answer<'a>]) -> Vec<&'b [Answer<'a>]> {
     let mut out = Vec::new();

@@ -392,19 +392,7 @@ fn code_equals_status(a: &Answer<'_>) -> Result<(), String> {
 }
 
 fn request_ids(answers: &[Answer<'_>], _: &Choices) -> Found {
-    let ids: Vec<(&str, String)> = answers
-        .iter()
-        .filter_map(|a| {
-            let id = a
-                .sent
-                .raw()?
-                .json()?
-                .get("request_id")?
-                .as_str()?
-                .to_owned();
-            Some((a.label, id))
-        })
-        .collect();
+    let ids = crate::case::request_ids(answers);
     if ids.is_empty() {
         return Found::NotApplicable("no probe answer carried a request_id".into());
     }

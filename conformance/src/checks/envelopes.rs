@@ -342,19 +342,7 @@ fn same_project_uuid(answers: &[Answer<'_>], _: &Choices) -> Found {
 }
 
 fn distinct_request_ids(answers: &[Answer<'_>], _: &Choices) -> Found {
-    let ids: Vec<(&str, String)> = answers
-        .iter()
-        .filter_map(|a| {
-            let id = a
-                .sent
-                .raw()?
-                .json()?
-                .get("request_id")?
-                .as_str()?
-                .to_owned();
-            Some((a.label, id))
-        })
-        .collect();
+    let ids = crate::case::request_ids(answers);
     if ids.len() < 2 {
         return Found::NotApplicable("fewer than two answers carried a request_id".into());
     }
