@@ -187,10 +187,19 @@ pub async fn observe(
         let refused_at = |len: usize| {
             let c = c.clone();
             async move {
-                let pad = "x".repeat(len.saturating_sub(10));
-                let r = t
-                    .valid(Op::Authorize, &c)
-                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()));
+                // A body of `len` bytes as sent: where modelUuid travels in
+                // the body, the padding is shorter by what it adds.
+                let body = |pad: usize| {
+                    let pad = "x".repeat(pad);
+                    t.valid(Op::Authorize, &c)
+                        .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
+                };
+                let pad = len.saturating_sub(10);
+                let extra = body(pad)
+                    .ok()
+                    .and_then(|r| r.body_len())
+                    .map_or(0, |sent| sent.saturating_sub(len));
+                let r = body(pad.saturating_sub(extra));
                 let sent = t.send(Probe::new("size", r)).await;
                 match sent.status() {
                     None => Some(None),

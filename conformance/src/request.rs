@@ -119,6 +119,16 @@ impl Req {
         }
     }
 
+    /// The length of the body as it will be sent (a `modelUuid` carried in
+    /// the body included); `None` without a body held in memory.
+    pub fn body_len(&self) -> Option<usize> {
+        let request = match self {
+            Req::Claims(p) => p.request(),
+            Req::Authorize(p, _) => p.request(),
+        };
+        request.body()?.as_bytes().map(<[u8]>::len)
+    }
+
     /// The request with no `modelUuid`, wherever `at` says it travels.
     pub fn without_model_uuid(self, at: &ModelUuidAt) -> Self {
         match at {

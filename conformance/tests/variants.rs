@@ -217,7 +217,21 @@ async fn all_compatible_variants_pass_with_their_observed_choices() {
         Some(false),
         "{seen:?}"
     );
+    assert_eq!(seen.claims_carry_model_uuid, Some(false), "{seen:?}");
     record_then_ci(&variants, &seen.to_yaml(), "all-compatible").await;
+}
+
+/// Where `modelUuid` travels in the body, the body limit seen is the
+/// server's, to the byte: the bodies sent count the field it adds.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_body_limit_is_seen_to_the_byte_with_model_uuid_in_the_body() {
+    let seen = observed(&[Variant::ModelUuidBody]).await;
+    assert_eq!(
+        seen.model_uuid.as_ref().map(ToString::to_string).as_deref(),
+        Some("body:modelUuid"),
+        "{seen:?}"
+    );
+    assert_eq!(seen.body_limit, Some(64 * 1024), "{seen:?}");
 }
 
 /// Faults a variant makes unobservable, with the variants that hide them
