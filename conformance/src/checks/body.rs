@@ -17,7 +17,7 @@ const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter"
 const GET_BODY: &str = "spec choice 17: a GET body is validated like Authorize's (Body: the fields configured in the component's settings auth section.)";
 
 /// A body that is not JSON.
-const MALFORMED: &str = "{\"email\": \"ada@example.com\", ";
+const MALFORMED: &str = "{\"field\": \"value\", ";
 
 /// Auth Claims carries a body the server may not read at all (the profile's
 /// `choices.get_body_validated`): then the GET is judged served whatever
