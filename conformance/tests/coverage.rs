@@ -164,10 +164,10 @@ async fn accept_records_nothing_a_failed_check_made() {
         let group = id.trim_start_matches("snapshots/");
         let file = snapshots.join(format!("{}.snap", group.replace('/', "__")));
         if failed.contains(group) {
-            assert_eq!(r["status"], "skipped", "{id}");
+            assert_eq!(r["status"], "not_applicable", "{id}");
         }
         match r["status"].as_str() {
-            Some("skipped") => {
+            Some("not_applicable") => {
                 not_recorded += 1;
                 assert!(!file.exists(), "{} was recorded", file.display());
             }
@@ -197,6 +197,34 @@ async fn accept_records_nothing_a_failed_check_made() {
         not_recorded >= failed_with_snapshots,
         "{not_recorded} < {failed_with_snapshots}"
     );
+
+    // Then CI against what was recorded, as a team adopts the gate: the
+    // failed checks fail on their own, and their snapshots, never recorded,
+    // are not compared (a failure a baseline knows must not come back as a
+    // missing snapshot).
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"));
+    cmd.arg("--profile")
+        .arg(dir.join("profile.yaml"))
+        .arg("--snapshots")
+        .arg(&snapshots)
+        .arg("--json")
+        .arg(&json)
+        .env("CI", "true");
+    let out = tokio::task::spawn_blocking(move || cmd.output())
+        .await
+        .expect("join")
+        .expect("the binary runs");
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("report")).expect("json");
+    let snapshot_failures: Vec<&str> = report["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["section"] == "snapshots" && r["status"] == "failed")
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert!(snapshot_failures.is_empty(), "{snapshot_failures:?}");
     let _ = std::fs::remove_dir_all(&dir);
     server.shutdown().await;
 }

@@ -134,10 +134,10 @@ impl CheckResult {
             ),
             SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
             SnapshotOutcome::NotRecorded => (
-                Status::Skipped,
+                Status::NotApplicable,
                 None,
                 Some(format!(
-                    "not recorded: the check `{}` failed, so its exchanges are no reference",
+                    "not recorded nor compared: the check `{}` failed, so its exchanges are no reference",
                     s.group
                 )),
             ),
