@@ -606,8 +606,8 @@ const EXTERNS: [&str; 2] = ["client_runtime", "serde"];
 
 /// The `--extern` arguments for [`EXTERNS`] from the test binary's `deps`
 /// folder: for each crate, the newest of its rlibs there with which a probe
-/// (a serde derive, a use of the runtime) compiles, as a folder can hold
-/// builds with other features.
+/// (a serde derive, a use of the runtime's client) compiles, as a folder can
+/// hold builds with other features.
 fn built_dependencies(dir: &Path) -> Option<Vec<String>> {
     let deps = std::env::current_exe().ok()?.parent()?.to_owned();
     let mut candidates: Vec<Vec<(std::time::SystemTime, PathBuf)>> = Vec::new();
@@ -629,7 +629,10 @@ fn built_dependencies(dir: &Path) -> Option<Vec<String>> {
     std::fs::create_dir_all(probe_dir.join("src")).ok()?;
     std::fs::write(
         probe_dir.join("src/lib.rs"),
-        "#![deny(warnings)]\n#[derive(::serde::Serialize, ::serde::Deserialize)]\npub struct P(::client_runtime::serde_json::Value);\n",
+        // `set_bearer` is behind the runtime's `client` feature: a runtime
+        // built without it (`cargo build -p reference-server` leaves one)
+        // is newer than the right one but cannot compile generated clients.
+        "#![deny(warnings)]\n#[derive(::serde::Serialize, ::serde::Deserialize)]\npub struct P(::client_runtime::serde_json::Value);\npub use ::client_runtime::set_bearer;\n",
     )
     .ok()?;
     let [runtimes, serdes] = &candidates[..] else {

@@ -1,7 +1,7 @@
 //! The caps that keep memory bounded under load, and the added latency: raw
 //! connections on loopback, held open or half-sent on purpose.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

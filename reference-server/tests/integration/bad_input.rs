@@ -1,7 +1,7 @@
 //! Hostile or broken requests: envelopes every time, never a panic, never a
 //! connection left hanging.
 
-mod common;
+use crate::common;
 
 use common::*;
 use reference_server::BODY_LIMIT;

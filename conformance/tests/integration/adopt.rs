@@ -11,9 +11,9 @@ use std::time::Duration;
 use reference_server::{Fault, Server, ServerOptions};
 
 const BIN: &str = env!("CARGO_BIN_EXE_conformance");
-const PROFILE: &str = include_str!("../profiles/reference.yaml");
-const DESCRIPTION: &str = include_str!("../../spec/interface-description.md");
-const OPENAPI: &str = include_str!("../../spec/openapi.yaml");
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
+const DESCRIPTION: &str = include_str!("../../../spec/interface-description.md");
+const OPENAPI: &str = include_str!("../../../spec/openapi.yaml");
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("conformance-adopt-{}-{name}", std::process::id()));

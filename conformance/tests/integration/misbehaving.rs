@@ -14,7 +14,7 @@ use conformance::target::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
-const PROFILE: &str = include_str!("../profiles/reference.yaml");
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
 
 #[derive(Clone, Copy, Debug)]
 enum Misbehaviour {

@@ -163,7 +163,8 @@ fn a_broken_fixture_exits_2_naming_file_line_and_key() {
     let dir = std::env::temp_dir().join(format!("reference-server-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
     let path = dir.join("broken.yaml");
-    let text = include_str!("../fixtures/default.yaml").replacen("tag: catalog", "tag: users", 1);
+    let text =
+        include_str!("../../fixtures/default.yaml").replacen("tag: catalog", "tag: users", 1);
     std::fs::write(&path, &text).unwrap_or_else(|e| panic!("{e}"));
     let output = Command::new(BIN)
         .args(["--port", "0", "--fixture"])

@@ -2,7 +2,7 @@
 
 use reference_server::{Fixture, FixtureError};
 
-const DEFAULT: &str = include_str!("../fixtures/default.yaml");
+const DEFAULT: &str = include_str!("../../fixtures/default.yaml");
 
 /// The default fixture with one piece replaced (which must be there).
 fn broken(from: &str, to: &str) -> String {

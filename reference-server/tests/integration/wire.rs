@@ -3,7 +3,7 @@
 //! `Host`, a transfer coding the server does not implement, and the heads
 //! too large for hyper, which it answers itself.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! The correct server over real HTTP: every status path, in the order the
 //! checks run, and the success bodies.
 
-mod common;
+use crate::common;
 
 use common::*;
 use reqwest::Method;

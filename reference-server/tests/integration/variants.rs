@@ -4,7 +4,7 @@
 //! alone or with every variant it does not conflict with, answers every
 //! probe in a way the description allows.
 
-mod common;
+use crate::common;
 
 use common::probes::{corpus, padded, variant_probe};
 use common::*;
@@ -566,7 +566,7 @@ async fn each_variant_answers_as_its_table_says() {
 /// changes, and its `--list-variants` block a line per variant.
 #[test]
 fn the_readme_lists_every_variant() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     for variant in Variant::ALL {
         let row = format!("| `{}` | {} | ", variant.name(), variant.section());
         assert!(readme.contains(&row), "no README row starts {row}");

@@ -16,7 +16,7 @@ use hyper_util::rt::TokioIo;
 use std::convert::Infallible;
 use tokio::net::TcpListener;
 
-const PROFILE: &str = include_str!("../profiles/reference.yaml");
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
 
 fn profile(base_url: String) -> Profile {
     let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None).expect("profile");

@@ -24,7 +24,7 @@ use conformance::profile::Profile;
 use conformance::runner::{RunOptions, run};
 use reference_server::{Fault, Server, ServerOptions, Variant};
 
-const PROFILE: &str = include_str!("../profiles/reference.yaml");
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
 
 /// The shipped profile's text without its `choices:` block (the rest of
 /// the file ends before it), pointed at `base_url`, plus `extra`.

@@ -6,7 +6,7 @@
 //! root, speaking HTTP/1.1 by hand: reqwest's TLS features would be
 //! unified into the whole workspace's reqwest under `cargo test --workspace`.
 
-mod common;
+use crate::common;
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;

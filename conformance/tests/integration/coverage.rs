@@ -44,7 +44,7 @@ components:
     ),
     (
         "the shipped profile",
-        include_str!("../profiles/reference.yaml"),
+        include_str!("../../profiles/reference.yaml"),
     ),
 ];
 

@@ -1,8 +1,6 @@
 //! Shared by the integration tests: start a server in-process, describe a
 //! request as data, send it, and read the answer as JSON from the bytes.
 
-#![allow(dead_code)] // each test binary uses its own part of this module
-
 pub mod probes;
 
 use reference_server::{Fault, RunningServer, Server, ServerOptions, Variant};

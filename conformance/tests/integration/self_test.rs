@@ -15,7 +15,7 @@ use conformance::runner::{RunOptions, run};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use reference_server::{Fault, Server, ServerOptions};
 
-const PROFILE: &str = include_str!("../profiles/reference.yaml");
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
 
 fn profile(base_url: String) -> Profile {
     let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None)

@@ -2,7 +2,7 @@
 //! its rule. The probe table is an exhaustive `match`: a new fault does not
 //! compile until it has a probe.
 
-mod common;
+use crate::common;
 
 use common::probes::fault_probe as probe;
 use common::*;

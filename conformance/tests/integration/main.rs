@@ -1,0 +1,16 @@
+//! The conformance crate's integration tests, one binary: each module was a
+//! test binary of its own, and on two cores the links of ten binaries
+//! (each with the client, the server and tokio) cost more than their tests,
+//! and the binaries ran one after another where their tests can overlap
+//! (one waiting on a slow server while another runs the suite).
+
+mod adopt;
+mod cli;
+mod coverage;
+mod independent;
+mod misbehaving;
+mod profile_errors;
+mod real_targets;
+mod self_test;
+mod source;
+mod variants;
