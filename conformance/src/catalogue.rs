@@ -13,6 +13,7 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use crate::exchange::Exchange;
+use crate::generate::Judged;
 use crate::needs::Need;
 
 pub use crate::level::Level;
@@ -26,6 +27,9 @@ pub struct Run {
     run: Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>,
     needs: Vec<Need>,
     choice: Option<&'static str>,
+    /// The generated cases it reads (a run sends only the cases some
+    /// selected check reads).
+    judged: Judged,
 }
 
 impl Run {
@@ -38,6 +42,22 @@ impl Run {
             run: Arc::new(move |t| Box::pin(run(t))),
             needs: Vec::new(),
             choice: None,
+            judged: Judged::default(),
+        }
+    }
+
+    /// The check reads these generated cases from the run's context.
+    pub fn reads_generated(mut self, judged: Judged) -> Self {
+        self.judged = judged;
+        self
+    }
+
+    /// The generated cases the check reads, where it will run against
+    /// `profile` (a check skipped for an unmet need reads none).
+    pub fn generated_read(&self, profile: &crate::profile::Profile) -> Judged {
+        match crate::needs::unmet(&self.needs, profile) {
+            Some(_) => Judged::default(),
+            None => self.judged.clone(),
         }
     }
 

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use tokio::sync::OnceCell;
 
-use crate::generate::{Generated, Generation};
+use crate::generate::{Generated, Generation, Judged};
 use crate::target::{Probe, Sent, Target};
 
 /// What every check of one run shares.
@@ -16,15 +16,18 @@ use crate::target::{Probe, Sent, Target};
 pub struct RunContext {
     target: Arc<Target>,
     generation: Generation,
+    /// The generated cases the run's checks read: only those are made.
+    judged: Judged,
     probes: OnceCell<Vec<Sent>>,
     generated: OnceCell<Generated>,
 }
 
 impl RunContext {
-    pub fn new(target: Arc<Target>, generation: Generation) -> Self {
+    pub fn new(target: Arc<Target>, generation: Generation, judged: Judged) -> Self {
         RunContext {
             target,
             generation,
+            judged,
             probes: OnceCell::new(),
             generated: OnceCell::new(),
         }
@@ -42,7 +45,7 @@ impl RunContext {
     /// The generated cases and property findings, made once per run.
     pub async fn generated(&self) -> &Generated {
         self.generated
-            .get_or_init(|| Generated::run(&self.target, self.generation))
+            .get_or_init(|| Generated::run(&self.target, self.generation, &self.judged))
             .await
     }
 

@@ -11,7 +11,7 @@ use crate::checks::catalogue;
 use crate::connect::Connect;
 use crate::context::RunContext;
 use crate::exchange::Exchange;
-use crate::generate::Generation;
+use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
 use crate::profile::Profile;
 use crate::report::{CheckResult, Pace, Report};
@@ -99,7 +99,10 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     preflight(&target).await?;
     target.learn_volatile().await;
 
-    let context = Arc::new(RunContext::new(target.clone(), options.generation));
+    let judged = checks.iter().fold(Judged::default(), |all, c| {
+        all.union(&c.run.generated_read(&target.profile))
+    });
+    let context = Arc::new(RunContext::new(target.clone(), options.generation, judged));
     let handles: Vec<_> = checks
         .iter()
         .map(|c| tokio::spawn(c.run.start(context.clone())))

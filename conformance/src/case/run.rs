@@ -9,7 +9,7 @@ use super::{Answer, Case, Change, Expect, Found, Label, Requests, Sends, To, fli
 use crate::catalogue::{Outcome, Run};
 use crate::choices::Choices;
 use crate::context::RunContext;
-use crate::generate::Family;
+use crate::generate::{Family, Judged};
 use crate::profile::Component;
 use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
 
@@ -19,7 +19,13 @@ impl Case {
     pub fn run(self) -> Run {
         let needs = self.sends.needs();
         let choice = self.expects.choice();
-        let run = Run::new(move |t| judge(t, self.clone())).needs(&needs);
+        let reads = match self.sends {
+            Sends::Generated(family) => Judged::family(family),
+            _ => Judged::default(),
+        };
+        let run = Run::new(move |t| judge(t, self.clone()))
+            .needs(&needs)
+            .reads_generated(reads);
         match choice {
             Some(key) => run.choice(key),
             None => run,

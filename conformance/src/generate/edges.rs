@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::bodies::{Change, Fields, OTHER_TYPES, same_type};
 use super::curl::{self, Derived, Placeholder};
-use super::{Case, Family};
+use super::{Case, Family, Judged};
 use crate::profile::Component;
 use crate::target::{Op, Probe, Req, Target};
 
@@ -38,18 +38,24 @@ impl Pending {
     }
 }
 
-/// Every edge case, sent concurrently, answers in a fixed order.
-pub async fn all(t: &Arc<Target>) -> Vec<Case> {
+/// Every edge case of the families `judged` names, sent concurrently,
+/// answers in a fixed order.
+pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
     let mut pending = Vec::new();
     credentials(t, &mut pending);
-    tokens(t, &mut pending).await;
+    // Another component's token may be issued by Authorize: a request of
+    // its own, made only where the family is judged.
+    if judged.judges(Family::Token) {
+        tokens(t, &mut pending).await;
+    }
     project_env(t, &mut pending);
     refs(t, &mut pending);
     whole_bodies(t, &mut pending);
     media_types(t, &mut pending);
     field_changes(t, &mut pending);
-    // A request the bindings could not build tests nothing: left out.
-    pending.retain(|p| p.req.is_ok());
+    // A request the bindings could not build tests nothing: left out; so
+    // is a family no selected check judges.
+    pending.retain(|p| p.req.is_ok() && judged.judges(p.family));
 
     let secrets = curl::placeholders(&t.profile);
     let extra = t.curl_headers();

@@ -75,6 +75,19 @@ pub enum Family {
 }
 
 impl Family {
+    pub const ALL: [Family; 10] = [
+        Family::Secret,
+        Family::ClientId,
+        Family::Token,
+        Family::ProjectEnv,
+        Family::Ref,
+        Family::UuidForm,
+        Family::OddRef,
+        Family::WholeBody,
+        Family::MediaType,
+        Family::Fields,
+    ];
+
     /// What the generated cases of this family are, in words (the
     /// catalogue's *sends* of the check that judges them).
     pub fn describe(self) -> &'static str {
@@ -142,6 +155,57 @@ pub struct Finding {
     pub after_cases: u32,
 }
 
+/// The generated cases a run's selected checks judge: a run makes and sends
+/// only those, so `--only near-miss/x-client-id` sends the client id's near
+/// misses, not every family and property body.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Judged {
+    families: Vec<Family>,
+    /// The property bodies (several changes at once, shrunk on failure).
+    properties: bool,
+}
+
+impl Judged {
+    /// The cases of one family.
+    pub fn family(family: Family) -> Self {
+        Judged {
+            families: vec![family],
+            properties: false,
+        }
+    }
+
+    /// Every family and the property bodies (the invariants judge them all).
+    pub fn everything() -> Self {
+        Judged {
+            families: Family::ALL.to_vec(),
+            properties: true,
+        }
+    }
+
+    /// What either judges.
+    pub fn union(mut self, other: &Judged) -> Self {
+        for f in &other.families {
+            if !self.families.contains(f) {
+                self.families.push(*f);
+            }
+        }
+        self.properties |= other.properties;
+        self
+    }
+
+    pub fn judges(&self, family: Family) -> bool {
+        self.families.contains(&family)
+    }
+
+    pub fn judges_properties(&self) -> bool {
+        self.properties
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.families.is_empty() && !self.properties
+    }
+}
+
 /// Everything generated in one run.
 #[derive(Debug, Default)]
 pub struct Generated {
@@ -154,11 +218,14 @@ pub struct Generated {
 }
 
 impl Generated {
-    /// Sends every edge case and runs the properties side by side (a
-    /// property's cases go one after the other; against a slow server the
-    /// edge cases fill the time in between), once the target has answered
-    /// one valid request.
-    pub async fn run(t: &Arc<Target>, generation: Generation) -> Generated {
+    /// Sends the edge cases of the families `judged` names and runs the
+    /// properties (if judged) side by side (a property's cases go one after
+    /// the other; against a slow server the edge cases fill the time in
+    /// between), once the target has answered one valid request.
+    pub async fn run(t: &Arc<Target>, generation: Generation, judged: &Judged) -> Generated {
+        if judged.is_empty() {
+            return Generated::default();
+        }
         if let Some(c) = t.primary(crate::target::Op::AuthClaims) {
             let label = "a valid request, before the generated ones";
             let valid = crate::target::Probe::new(label, t.valid(crate::target::Op::AuthClaims, c));
@@ -173,7 +240,13 @@ impl Generated {
                 };
             }
         }
-        let (edges, findings) = tokio::join!(edges::all(t), bodies::run(t, generation));
+        let properties = async {
+            match judged.judges_properties() {
+                true => bodies::run(t, generation).await,
+                false => Vec::new(),
+            }
+        };
+        let (edges, findings) = tokio::join!(edges::all(t, judged), properties);
         Generated {
             edges,
             findings,

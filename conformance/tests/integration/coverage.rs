@@ -228,3 +228,60 @@ async fn accept_records_nothing_a_failed_check_made() {
     let _ = std::fs::remove_dir_all(&dir);
     server.shutdown().await;
 }
+
+/// Requests a run sent beyond those of its checks' own exchanges: what it
+/// sends to learn about the target, and any generated case no selected check
+/// reads.
+fn unread_requests(report: &conformance::report::Report) -> usize {
+    let sent: usize = report.latency.iter().map(|l| l.stats.requests).sum();
+    let read: usize = report
+        .results
+        .iter()
+        .filter_map(|r| r.latency.as_ref())
+        .map(|l| l.requests)
+        .sum();
+    sent - read
+}
+
+/// `--only` a check that reads one family of generated cases sends that
+/// family alone: beyond what any run sends to learn about the target, one
+/// valid request before the generated ones, and not the other families or
+/// the property bodies (hundreds of requests) no selected check reads.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_run_sends_only_the_generated_cases_its_checks_read() {
+    let server = Server::start(ServerOptions::default())
+        .await
+        .expect("server");
+    let mut profile =
+        Profile::from_yaml_str(PROFILES[2].1, "reference.yaml", &|_| None).expect("profile");
+    profile.base_url = server.base_url();
+    let only = |ids: &[&str]| RunOptions {
+        only: ids.iter().map(|s| (*s).to_owned()).collect(),
+        ..RunOptions::default()
+    };
+    let plain = run(profile.clone(), &only(&["http"])).await.expect("run");
+    let one_family = run(profile.clone(), &only(&["near-miss/x-client-id"]))
+        .await
+        .expect("run");
+    let everything = run(
+        profile.clone(),
+        &only(&["near-miss/x-client-id", "invariants"]),
+    )
+    .await
+    .expect("run");
+    server.shutdown().await;
+    for report in [&plain, &one_family, &everything] {
+        assert_eq!(report.exit_code(), 0, "the correct server passes");
+    }
+    assert_eq!(
+        unread_requests(&one_family),
+        unread_requests(&plain) + 1,
+        "a family no selected check reads was sent"
+    );
+    // The invariants read every family: the client id's near misses are
+    // then a few of the many sent.
+    assert!(
+        unread_requests(&everything) > unread_requests(&one_family),
+        "the invariants read every generated case"
+    );
+}
