@@ -29,6 +29,15 @@ async fn run_against(fault: Option<Fault>, snapshots: bool) -> Report {
 }
 
 async fn run_seeded(fault: Option<Fault>, snapshots: bool, generation: Generation) -> Report {
+    run_only(fault, snapshots, generation, Vec::new()).await
+}
+
+async fn run_only(
+    fault: Option<Fault>,
+    snapshots: bool,
+    generation: Generation,
+    only: Vec<String>,
+) -> Report {
     let server = Server::start(ServerOptions {
         fault,
         ..ServerOptions::default()
@@ -42,6 +51,7 @@ async fn run_seeded(fault: Option<Fault>, snapshots: bool, generation: Generatio
             update: SnapshotUpdate::Ci,
         }),
         generation,
+        only,
         ..RunOptions::default()
     };
     let report = run(profile(server.base_url()), &options)
@@ -97,7 +107,13 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
             let slots = slots.clone();
             tokio::spawn(async move {
                 let _slot = slots.acquire_owned().await.expect("open");
-                (f, run_against(Some(f), false).await)
+                // Fewer property bodies than a default run (32): a fault
+                // caught with 8 is caught with more.
+                let generation = Generation {
+                    cases: 8,
+                    ..Generation::default()
+                };
+                (f, run_seeded(Some(f), false, generation).await)
             })
         })
         .collect();
@@ -158,8 +174,10 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
     );
 }
 
-/// No false alarm hides behind one seed: the correct server passes every
-/// rule check, generated cases included, under twenty other seeds.
+/// No false alarm hides behind one seed: the correct server passes under
+/// twenty other seeds. The seed draws the property bodies, which only the
+/// invariants read (and the checks over every answer judge): the rest of
+/// the suite sends the same requests whatever the seed, and is left out.
 #[tokio::test(flavor = "multi_thread")]
 async fn the_reference_server_passes_under_twenty_seeds() {
     let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
@@ -170,7 +188,8 @@ async fn the_reference_server_passes_under_twenty_seeds() {
                 let _slot = slots.acquire_owned().await.expect("open");
                 let seed = i.wrapping_mul(0x9E37_79B9_7F4A_7C15);
                 let generation = Generation { seed, cases: 32 };
-                (seed, run_seeded(None, false, generation).await)
+                let only = vec!["invariants".to_owned(), "answers".to_owned()];
+                (seed, run_only(None, false, generation, only).await)
             })
         })
         .collect();
