@@ -39,6 +39,10 @@ pub struct Connect {
     /// Connect directly whatever the proxy variables say (the embedded
     /// server, on loopback in this process).
     pub no_proxy: bool,
+    /// The target is an `http://` URL reached directly: no TLS is ever
+    /// spoken, so the clients do not load the platform's roots (each client
+    /// would read and parse every certificate of the system store).
+    pub plain_http: bool,
     /// Sent with every request (`--header`); their values are treated as
     /// secrets: never recorded, and scrubbed from whatever the server echoes.
     pub headers: HeaderMap,
@@ -50,6 +54,7 @@ impl fmt::Debug for Connect {
             .field("ca_certs", &self.ca_certs.len())
             .field("identity", &self.identity.is_some())
             .field("no_proxy", &self.no_proxy)
+            .field("plain_http", &self.plain_http)
             .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .finish()
     }
@@ -171,7 +176,9 @@ impl Connect {
         let mut b = client_builder()
             .connect_timeout(limits.timeout)
             .default_headers(self.headers.clone());
-        if !self.ca_certs.is_empty() {
+        if self.plain_http {
+            b = b.tls_certs_only(self.ca_certs.iter().cloned());
+        } else if !self.ca_certs.is_empty() {
             b = b.tls_certs_merge(self.ca_certs.iter().cloned());
         }
         if let Some(identity) = &self.identity {

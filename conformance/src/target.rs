@@ -32,6 +32,10 @@ pub struct Target {
     scrub: Scrubber,
     /// What `scrub` was made from: the profile's secrets and `--header`s.
     secrets: Vec<String>,
+    /// How a reproduction writes the profile's secrets (as its variables)
+    /// and the `--header`s; made once, used for every request sent.
+    curl_secrets: Vec<crate::curl::Placeholder>,
+    curl_headers: String,
     /// Tokens the server issued in a success (an X-Auth-Token is a secret
     /// wherever it is echoed), learnt as answers come.
     issued: std::sync::Mutex<Vec<String>>,
@@ -58,6 +62,9 @@ impl Target {
         if is_loopback(&profile.base_url) {
             connect.no_proxy = true;
         }
+        // Through a proxy the scheme of the proxy's own URL decides; directly,
+        // an http:// target never needs a root.
+        connect.plain_http = connect.no_proxy && profile.base_url.starts_with("http://");
         let defaults = Defaults {
             x_client_id: Some(profile.client_id.clone()),
             x_client_secret: Some(profile.client_secret.clone()),
@@ -97,6 +104,15 @@ impl Target {
         let mut secrets = profile.secrets();
         secrets.extend(connect.header_values());
         let scrub = Scrubber::new(secrets.clone(), profile.secret_fields());
+        let curl_secrets = crate::curl::placeholders(&profile);
+        let curl_headers = connect
+            .headers
+            .keys()
+            .map(|name| {
+                let var = crate::profile::shell_name(&format!("header_{name}"));
+                format!(" -H '{name}: '\"${{{var}}}\"")
+            })
+            .collect();
         Ok(Self {
             profile,
             client,
@@ -107,6 +123,8 @@ impl Target {
             connect,
             scrub,
             secrets,
+            curl_secrets,
+            curl_headers,
             issued: std::sync::Mutex::new(Vec::new()),
             gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
             bulk: std::sync::Arc::new(tokio::sync::Semaphore::new(
@@ -123,15 +141,13 @@ impl Target {
     /// The `--header`s as `curl` arguments, each value a shell variable
     /// (`-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}"`): a reproduction
     /// sends what the runner sent, without showing the value.
-    pub(crate) fn curl_headers(&self) -> String {
-        self.connect
-            .headers
-            .keys()
-            .map(|name| {
-                let var = crate::profile::shell_name(&format!("header_{name}"));
-                format!(" -H '{name}: '\"${{{var}}}\"")
-            })
-            .collect()
+    pub(crate) fn curl_headers(&self) -> &str {
+        &self.curl_headers
+    }
+
+    /// The profile's secrets as a reproduction writes them.
+    pub(crate) fn curl_secrets(&self) -> &[crate::curl::Placeholder] {
+        &self.curl_secrets
     }
 
     /// What a record keeps of an answer: the profile's extra headers and
@@ -187,8 +203,7 @@ impl Target {
     /// variables, the `--header`s as theirs; a body over 4 KiB is sent from
     /// a file the command names, so the line stays readable.
     fn curl(&self, req: &Req) -> String {
-        let mut line = crate::curl::render(req, &crate::curl::placeholders(&self.profile), &[])
-            + &self.curl_headers();
+        let mut line = crate::curl::render(req, &self.curl_secrets, &[]) + &self.curl_headers;
         if line.len() > 4096 {
             if let Some(at) = line.find(" --data-binary ") {
                 let bytes = req

@@ -222,7 +222,7 @@ fn property(
     };
     let mut runner = TestRunner::new_with_rng(config, rng(generation.seed, op, component));
     let strategy = proptest::collection::vec(change_strategy(fields.0.len()), 1..=3);
-    let secrets = curl::placeholders(&t.profile);
+    let secrets = t.curl_secrets();
     let ran = Mutex::new((0u32, None::<u32>));
     // A case the target did not answer at all (time-out, reset) ends the
     // property: shrinking it would wait for a time-out per step.
@@ -232,7 +232,7 @@ fn property(
         let label = format!("{} {}: {}", op.method(), c.name, words.join(", "));
         let req = t.valid(op, c).map(|r| r.raw_body(fields.with(changes)));
         let curl = match &req {
-            Ok(r) => curl::render(r, &secrets, &[]) + &t.curl_headers(),
+            Ok(r) => curl::render(r, secrets, &[]) + t.curl_headers(),
             Err(e) => format!("(the request could not be built: {e})"),
         };
         let sent = handle.block_on(t.send(Probe::new(label.clone(), req)));

@@ -57,11 +57,11 @@ pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
     // is a family no selected check judges.
     pending.retain(|p| p.req.is_ok() && judged.judges(p.family));
 
-    let secrets = curl::placeholders(&t.profile);
+    let secrets = t.curl_secrets();
     let extra = t.curl_headers();
     let curls: Vec<String> = pending
         .iter()
-        .map(|p| p.prelude.clone().unwrap_or_default() + &render(p, &secrets) + &extra)
+        .map(|p| p.prelude.clone().unwrap_or_default() + &render(p, secrets) + extra)
         .collect();
     let mut probes = Vec::new();
     let mut references = Vec::new();
@@ -101,7 +101,7 @@ fn render(p: &Pending, secrets: &[Placeholder]) -> String {
 /// `token`: the reproduction of a request that sends an issued token
 /// starts with them.
 fn obtain_token(t: &Target, req: &Req, var: &str, what: &str) -> String {
-    let command = curl::render(req, &curl::placeholders(&t.profile), &[]) + &t.curl_headers();
+    let command = curl::render(req, t.curl_secrets(), &[]) + t.curl_headers();
     format!(
         "# {var}: the token {what} issues\n{var}=\"$({command} | sed -n 's/.*\"token\" *: *\"\\([^\"]*\\)\".*/\\1/p')\"\n"
     )
