@@ -1,3 +1,4 @@
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::{DecodeResponse, Error, Prepared, RawResponse, client_builder};
@@ -9,7 +10,10 @@ use crate::{DecodeResponse, Error, Prepared, RawResponse, client_builder};
 /// exhaust the caller. Both are settings, not constants.
 #[derive(Clone, Debug)]
 pub struct Transport {
-    http: reqwest::Client,
+    /// Shared by clones. A default transport builds its client on first
+    /// use: a generated `Client::new` whose transport is replaced before it
+    /// sends (`with_transport`) never reads the platform's roots.
+    http: Arc<OnceLock<reqwest::Client>>,
     timeout: Duration,
     max_body_bytes: usize,
 }
@@ -20,8 +24,11 @@ impl Default for Transport {
     /// the client itself needs no setting that could fail to build; should
     /// the platform's roots fail to load, HTTPS fails per request instead.
     fn default() -> Self {
-        let http = client_builder().build().unwrap_or_else(|_| without_roots());
-        Self::with_client(http, Self::DEFAULT_TIMEOUT, Self::DEFAULT_MAX_BODY_BYTES)
+        Self {
+            http: Arc::new(OnceLock::new()),
+            timeout: Self::DEFAULT_TIMEOUT,
+            max_body_bytes: Self::DEFAULT_MAX_BODY_BYTES,
+        }
     }
 }
 
@@ -59,7 +66,7 @@ impl Transport {
     /// start it from [`client_builder`] to keep redirects off.
     pub fn with_client(http: reqwest::Client, timeout: Duration, max_body_bytes: usize) -> Self {
         Self {
-            http,
+            http: Arc::new(OnceLock::from(http)),
             timeout,
             max_body_bytes,
         }
@@ -79,11 +86,10 @@ impl Transport {
         // reqwest's per-request time-out runs from connecting until the
         // last byte of the body, so a slow drip is cut off too.
         *request.timeout_mut() = Some(self.timeout);
-        let mut response = self
+        let http = self
             .http
-            .execute(request)
-            .await
-            .map_err(Error::from_reqwest)?;
+            .get_or_init(|| client_builder().build().unwrap_or_else(|_| without_roots()));
+        let mut response = http.execute(request).await.map_err(Error::from_reqwest)?;
         let status = response.status().as_u16();
         let headers = std::mem::take(response.headers_mut());
         let mut body = Vec::new();
@@ -105,5 +111,22 @@ impl Transport {
     /// Sends a prepared request and decodes the answer with its operation's decoder.
     pub async fn execute<R: DecodeResponse>(&self, prepared: Prepared<R>) -> Result<R, Error> {
         self.fetch(prepared.into_request()).await.map(R::decode)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_default_transport_builds_its_client_once_for_all_its_clones() {
+        let first = Transport::default();
+        let second = first.clone();
+        assert!(first.http.get().is_none(), "built before any use");
+        let built = first
+            .http
+            .get_or_init(|| client_builder().build().unwrap_or_else(|_| without_roots()));
+        let seen = second.http.get().expect("the clone sees the built client");
+        assert!(std::ptr::eq(built, seen));
     }
 }
