@@ -110,6 +110,14 @@ pub fn render(req: &Req, secrets: &[Placeholder], derived: &[Derived]) -> String
 /// Single-quotes `text` for the shell, with each secret spliced in as
 /// `'"$VAR"'`.
 fn substitute(text: &str, secrets: &[Placeholder]) -> String {
+    // Most headers and bodies hold no secret (every request is rendered).
+    if !secrets.iter().any(|p| text.contains(p.value.as_str())) {
+        return if text.is_empty() {
+            "''".to_owned()
+        } else {
+            quote(text)
+        };
+    }
     let mut pieces = vec![(text.to_owned(), false)];
     for p in secrets {
         let mut next = Vec::new();
