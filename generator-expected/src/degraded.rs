@@ -44,46 +44,15 @@ pub mod types {
     }
 
     /// Sort modes, one single-value enum each (as in nexus).
-    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
-    #[serde(untagged)]
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SortMode {
-        String(SortModeString),
-        String2(SortModeString2),
-        String3(SortModeString3),
-    }
-
-    impl ::std::fmt::Display for SortMode {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match self {
-                Self::String(value) => ::std::fmt::Display::fmt(value, f),
-                Self::String2(value) => ::std::fmt::Display::fmt(value, f),
-                Self::String3(value) => ::std::fmt::Display::fmt(value, f),
-            }
-        }
-    }
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum SortModeString {
         NameAscending,
-    }
-    ::client_runtime::impl_string_enum!(
-        SortModeString { NameAscending = "name_ascending" }
-    );
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum SortModeString2 {
         NameDescending,
-    }
-    ::client_runtime::impl_string_enum!(
-        SortModeString2 { NameDescending = "name_descending" }
-    );
-
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-    pub enum SortModeString3 {
         IdAscending,
     }
     ::client_runtime::impl_string_enum!(
-        SortModeString3 { IdAscending = "id_ascending" }
+        SortMode { NameAscending = "name_ascending", NameDescending = "name_descending",
+        IdAscending = "id_ascending" }
     );
 
     pub type ToolGuid = ::std::string::String;

@@ -20,14 +20,15 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, Field, Location, ObjectStyle, Operation, Param, ParamStyle,
-    PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status,
-    TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
+    ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme,
+    Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 
 mod body;
 mod merge;
+mod one_of;
 mod operation;
 mod parameter;
 mod reference;
