@@ -29,6 +29,16 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn inline(&mut self, schema: &Schema, at: &Pointer, hint: &str) -> Result<TypeRef> {
+        // An inline schema's `title` names its type, as its author wrote it
+        // (the same schema under one title in several places is one type);
+        // a named schema keeps its name.
+        let titled = match &schema.schema_data.title {
+            Some(title) if self.exact.as_deref() != Some(hint) && !title.trim().is_empty() => {
+                Some(pascal(title))
+            }
+            _ => None,
+        };
+        let hint = titled.as_deref().unwrap_or(hint);
         let description = schema.schema_data.description.clone();
         let ty = match &schema.schema_kind {
             SchemaKind::Type(Type::String(s)) if !s.enumeration.is_empty() => {
