@@ -266,42 +266,33 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum AddPetResponse {
-    /// 200: The pet, as stored.
-    Ok(rt::Decoded<types::Pet, ()>),
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::list_shapes`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum ListShapesResponse {
-    /// 200: Shapes, told apart by their `kind`.
-    Ok(rt::Decoded<::std::vec::Vec<types::Shape>, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(ListShapesResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::add_pet`]:
+/// - `Ok` (200): The pet, as stored.
+pub type AddPetResponse = OkAnswers<types::Pet>;
 
-/// The answers of [`Client::get_zoo`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum GetZooResponse {
-    /// 200: The zoo.
-    Ok(rt::Decoded<types::Zoo, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(GetZooResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::list_shapes`]:
+/// - `Ok` (200): Shapes, told apart by their `kind`.
+pub type ListShapesResponse = OkAnswers<::std::vec::Vec<types::Shape>>;
 
-/// The answers of [`Client::get_value`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum GetValueResponse {
-    /// 200: A string or a number, untagged.
-    Ok(rt::Decoded<types::GetValueOkBody, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(GetValueResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::get_zoo`]:
+/// - `Ok` (200): The zoo.
+pub type GetZooResponse = OkAnswers<types::Zoo>;
+
+/// The answers of [`Client::get_value`]:
+/// - `Ok` (200): A string or a number, untagged.
+pub type GetValueResponse = OkAnswers<types::GetValueOkBody>;

@@ -235,22 +235,37 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_delivery`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetDeliveryResponse {
-    /// 200: A delivery.
-    Ok(rt::Decoded<types::Delivery, ()>),
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetDeliveryResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::create_check`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::get_delivery`]:
+/// - `Ok` (200): A delivery.
+pub type GetDeliveryResponse = OkAnswers<types::Delivery>;
+
+/// The answers of the operations that document 201: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreateCheckResponse {
-    /// 201: Created.
+pub enum CreatedAnswers {
+    /// Status 201.
     Created(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(CreateCheckResponse, 201 => Created empty, _ => Undocumented raw);
+rt::impl_response!(CreatedAnswers, 201 => Created empty, _ => Undocumented raw);
+
+/// The answers of [`Client::create_check`]:
+/// - `Created` (201): Created.
+pub type CreateCheckResponse = CreatedAnswers;

@@ -294,53 +294,78 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetOrderResponse {
-    /// 200: The order.
-    Ok(rt::Decoded<types::Order, ()>),
-    /// 404: No such order.
-    NotFound(rt::Decoded<types::GetOrderNotFoundBody, ()>),
+pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// Status 404.
+    NotFound(rt::Decoded<NotFoundBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetOrderResponse, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned]
+    OkNotFoundAnswers < OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _
+    => Undocumented raw
 );
 
-/// The answers of [`Client::put_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::get_order`]:
+/// - `Ok` (200): The order.
+/// - `NotFound` (404): No such order.
+pub type GetOrderResponse = OkNotFoundAnswers<types::Order, types::GetOrderNotFoundBody>;
+
+/// The answers of the operations that document 200, 201 and 202: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum PutOrderResponse {
-    /// 200: The error's shape, by a pointer into another response.
-    Ok(rt::Decoded<types::NotFound, ()>),
-    /// 201: An object with constraints on which properties go together.
-    Created(rt::Decoded<types::Either, ()>),
-    /// 202: A property of another schema, by pointer.
-    Accepted(rt::Decoded<::std::string::String, ()>),
+pub enum OkCreatedAcceptedAnswers<OkBody, CreatedBody, AcceptedBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// Status 201.
+    Created(rt::Decoded<CreatedBody, ()>),
+    /// Status 202.
+    Accepted(rt::Decoded<AcceptedBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    PutOrderResponse, 200 => Ok json, 201 => Created json, 202 => Accepted json, _ =>
+    [OkBody : rt::DeserializeOwned, CreatedBody : rt::DeserializeOwned, AcceptedBody :
+    rt::DeserializeOwned] OkCreatedAcceptedAnswers < OkBody, CreatedBody, AcceptedBody >,
+    200 => Ok json, 201 => Created json, 202 => Accepted json, _ => Undocumented raw
+);
+
+/// The answers of [`Client::put_order`]:
+/// - `Ok` (200): The error's shape, by a pointer into another response.
+/// - `Created` (201): An object with constraints on which properties go together.
+/// - `Accepted` (202): A property of another schema, by pointer.
+pub type PutOrderResponse = OkCreatedAcceptedAnswers<
+    types::NotFound,
+    types::Either,
+    ::std::string::String,
+>;
+
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
+#[derive(Clone, Debug)]
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
+    Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
+    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
+}
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
-/// The answers of [`Client::close_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum CloseOrderResponse {
-    /// 200: Whether the order was closed already.
-    Ok(rt::Decoded<types::Receipt, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(CloseOrderResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::close_order`]:
+/// - `Ok` (200): Whether the order was closed already.
+pub type CloseOrderResponse = OkAnswers<types::Receipt>;
 
-/// The answers of [`Client::open_order`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum OpenOrderResponse {
-    /// 200: Whether the order was open already.
-    Ok(rt::Decoded<types::Receipt, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(OpenOrderResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::open_order`]:
+/// - `Ok` (200): Whether the order was open already.
+pub type OpenOrderResponse = OkAnswers<types::Receipt>;

@@ -344,32 +344,29 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::draw`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum DrawResponse {
-    /// 200: The shape as the server read it.
-    Ok(rt::Decoded<types::Shape, ()>),
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(DrawResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::evaluate`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum EvaluateResponse {
-    /// 200: The digest of the expression.
-    Ok(rt::Decoded<types::Digest, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(EvaluateResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::draw`]:
+/// - `Ok` (200): The shape as the server read it.
+pub type DrawResponse = OkAnswers<types::Shape>;
 
-/// The answers of [`Client::get_board`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum GetBoardResponse {
-    /// 200: The shapes that are not folded, and the rest.
-    Ok(rt::Decoded<types::Board, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(GetBoardResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::evaluate`]:
+/// - `Ok` (200): The digest of the expression.
+pub type EvaluateResponse = OkAnswers<types::Digest>;
+
+/// The answers of [`Client::get_board`]:
+/// - `Ok` (200): The shapes that are not folded, and the rest.
+pub type GetBoardResponse = OkAnswers<types::Board>;

@@ -159,7 +159,7 @@ fn additions_to_the_spec_show_up_in_the_output() {
         ("the added operation", "pub fn revoke_token(&self)"),
         (
             "the added operation's answers",
-            "pub enum RevokeTokenResponse",
+            "pub type RevokeTokenResponse",
         ),
         ("the added header", "pub fn x_request_trace("),
         ("the added header on the wire", "\"x-request-trace\""),
