@@ -302,6 +302,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -390,6 +391,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;

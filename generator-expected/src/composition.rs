@@ -201,6 +201,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -218,6 +219,7 @@ pub mod builder {
     }
 
     impl<'a> ListShapes<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListShapesResponse> {
             let request = rt::request("GET", &self.client.base_url, &["shapes"])?;
             Ok(rt::Prepared::new(request))
@@ -233,6 +235,7 @@ pub mod builder {
     }
 
     impl<'a> GetZoo<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetZooResponse> {
             let request = rt::request("GET", &self.client.base_url, &["zoo"])?;
             Ok(rt::Prepared::new(request))
@@ -248,6 +251,7 @@ pub mod builder {
     }
 
     impl<'a> GetValue<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetValueResponse> {
             let request = rt::request("GET", &self.client.base_url, &["values"])?;
             Ok(rt::Prepared::new(request))

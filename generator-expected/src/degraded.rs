@@ -183,6 +183,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetDeliveryResponse> {
             let mut request = rt::request(
                 "GET",
@@ -213,6 +214,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::CreateCheckResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["checks"])?;
             let body = rt::required(self.body, "body")?;

@@ -169,6 +169,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let mut request = rt::request(
                 "GET",
@@ -207,6 +208,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::PutThingResponse> {
             let mut request = rt::request(
                 "PUT",

@@ -329,6 +329,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -428,6 +429,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -508,6 +510,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::RevokeTokenResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;

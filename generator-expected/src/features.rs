@@ -241,6 +241,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetItemTagResponse> {
             let verbose = rt::required(self.verbose, "verbose")?;
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
@@ -285,6 +286,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::CreateItemResponse> {
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
             let mut request = rt::request("POST", &self.client.base_url, &["items"])?;

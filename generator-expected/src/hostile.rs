@@ -234,6 +234,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SendResponse> {
             let url = rt::required(self.url, "url")?;
             let mut request = rt::request(
@@ -266,6 +267,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::New2Response> {
             let mut request = rt::request("POST", &self.client.base_url, &["new"])?;
             if let Some(body) = &self.body {
@@ -284,6 +286,7 @@ pub mod builder {
     }
 
     impl<'a> New3<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::New3Response> {
             let request = rt::request("GET", &self.client.base_url, &["new2"])?;
             Ok(rt::Prepared::new(request))

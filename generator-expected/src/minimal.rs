@@ -85,6 +85,7 @@ pub mod builder {
     }
 
     impl<'a> GetPing<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetPingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["ping"])?;
             Ok(rt::Prepared::new(request))

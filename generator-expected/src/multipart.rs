@@ -175,6 +175,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["uploads"])?;
             let body = rt::required(self.body.as_ref(), "body")?;
@@ -227,6 +228,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::PutAvatarResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["avatars"])?;
             if let Some(body) = &self.body {
@@ -270,6 +272,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AnyPartsResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = &self.body {
@@ -297,6 +300,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             let body = rt::required(self.body, "body")?;

@@ -121,6 +121,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetItemResponse> {
             let request = rt::request(
                 "GET",
@@ -140,6 +141,7 @@ pub mod builder {
     }
 
     impl<'a> Ping<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::PingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["ping"])?;
             Ok(rt::Prepared::new(request))

@@ -201,6 +201,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetFileResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -322,6 +323,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListThingsResponse> {
             let major = rt::required(self.major, "major")?;
             let minor = rt::required(self.minor, "minor")?;
@@ -449,6 +451,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::LocalsResponse> {
             let request = rt::required(self.request, "request")?;
             let joined = rt::required(self.joined, "joined")?;

@@ -147,6 +147,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::LabelResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -213,6 +214,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::MatrixResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;

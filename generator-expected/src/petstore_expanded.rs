@@ -172,6 +172,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FindPetsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["pets"])?;
             if let Some(values) = &self.tags {
@@ -202,6 +203,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -226,6 +228,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FindPetByIdResponse> {
             let request = rt::request(
                 "GET",
@@ -252,6 +255,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::DeletePetResponse> {
             let request = rt::request(
                 "DELETE",

@@ -132,6 +132,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let id = rt::required(self.id, "id")?;
             let mut request = rt::request("GET", &self.client.base_url, &["search"])?;

@@ -206,6 +206,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             if let Some(body) = &self.body {
@@ -231,6 +232,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::TokenResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["token"])?;
             let body = rt::required(self.body, "body")?;
@@ -263,6 +265,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FreeFormResponse> {
             let mut request = rt::request(
                 "POST",
@@ -292,6 +295,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["upload"])?;
             let body = rt::required(self.body, "body")?;
@@ -316,6 +320,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AnythingResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = self.body {
@@ -341,6 +346,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::NoteResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["note"])?;
             let body = rt::required(self.body, "body")?;
@@ -365,6 +371,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::MarkdownResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["markdown"])?;
             if let Some(body) = self.body {
@@ -390,6 +397,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::JsonWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -418,6 +426,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FormWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -446,6 +455,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::BinaryWinsResponse> {
             let mut request = rt::request(
                 "POST",

@@ -145,6 +145,7 @@ pub mod builder {
     }
 
     impl<'a> GetMe<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetMeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["me"])?;
             let credentials = &self.client.credentials;
@@ -164,6 +165,7 @@ pub mod builder {
     }
 
     impl<'a> ListReports<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListReportsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["reports"])?;
             let credentials = &self.client.credentials;
@@ -206,6 +208,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::RefreshSessionResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["session"])?;
             rt::query(&mut request, "credentials", self.credentials.as_ref());
@@ -230,6 +233,7 @@ pub mod builder {
     }
 
     impl<'a> Health<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::HealthResponse> {
             let request = rt::request("GET", &self.client.base_url, &["health"])?;
             Ok(rt::Prepared::new(request))
@@ -245,6 +249,7 @@ pub mod builder {
     }
 
     impl<'a> Maybe<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::MaybeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["maybe"])?;
             let credentials = &self.client.credentials;

@@ -179,6 +179,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetOrderResponse> {
             let request = rt::request(
                 "GET",
@@ -212,6 +213,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::PutOrderResponse> {
             let mut request = rt::request(
                 "PUT",
@@ -240,6 +242,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::CloseOrderResponse> {
             let request = rt::request(
                 "POST",
@@ -266,6 +269,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::OpenOrderResponse> {
             let request = rt::request(
                 "POST",

@@ -97,6 +97,7 @@ pub mod builder {
     }
 
     impl<'a> GetThing<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["things"])?;
             Ok(rt::Prepared::new(request))

@@ -281,6 +281,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::DrawResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["shapes"])?;
             let body = rt::required(self.body, "body")?;
@@ -305,6 +306,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::EvaluateResponse> {
             let mut request = rt::request(
                 "POST",
@@ -326,6 +328,7 @@ pub mod builder {
     }
 
     impl<'a> GetBoard<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetBoardResponse> {
             let request = rt::request("GET", &self.client.base_url, &["board"])?;
             Ok(rt::Prepared::new(request))
