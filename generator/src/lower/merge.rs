@@ -15,7 +15,7 @@ impl<'a> Lowerer<'a> {
     ) -> Result<TypeRef> {
         let at = at.join("allOf");
         if let [only] = members {
-            return self.schema(only, &at.join(0), hint);
+            return self.schema(only, &member_at(only, &at, 0), hint);
         }
         // Members that only annotate (a description, `nullable`) say
         // nothing about the type.
@@ -33,14 +33,14 @@ impl<'a> Lowerer<'a> {
         // given by reference (an enum, say) or else the first.
         let objects = typed
             .iter()
-            .filter(|(i, m)| self.is_object_schema(m, &at.join(i)))
+            .filter(|(i, m)| self.is_object_schema(m, &member_at(m, &at, *i)))
             .count();
         if !typed.is_empty() && (typed.len() == 1 || objects == 0) {
             let (i, member) = typed
                 .iter()
                 .find(|(_, m)| matches!(m, ReferenceOr::Reference { .. }))
                 .unwrap_or(&typed[0]);
-            let ty = self.schema(member, &at.join(i), hint)?;
+            let ty = self.schema(member, &member_at(member, &at, *i), hint)?;
             return Ok(match ty {
                 TypeRef::Optional(_) => ty,
                 ty if nullable => TypeRef::Optional(Box::new(ty)),
@@ -180,3 +180,20 @@ impl<'a> Lowerer<'a> {
 /// How deep `allOf` may nest (through references) before it is refused as
 /// circular.
 pub(super) const MAX_ALL_OF_DEPTH: usize = 32;
+
+/// Where the `i`th member of the `allOf` at `at` is written: the schema
+/// itself for the keywords the normaliser moved from beside `allOf` into a
+/// member of their own (an `allOf: []` beside `required` has no member 0).
+fn member_at(member: &ReferenceOr<Schema>, at: &Pointer, i: usize) -> Pointer {
+    match member {
+        ReferenceOr::Item(schema)
+            if schema
+                .schema_data
+                .extensions
+                .contains_key(crate::normalize::SIBLINGS) =>
+        {
+            at.parent()
+        }
+        _ => at.join(i),
+    }
+}
