@@ -335,6 +335,8 @@ async fn a_tagged_one_of_carries_its_tag_both_ways() {
             fill_color: None
         }
     );
+    let read: Shape = serde_json::from_str(r#"{"kind": "point", "radius": 1}"#).unwrap();
+    assert_eq!(read, Shape::Point);
     // An unknown tag, no tag, or a member's required property missing.
     for bad in [
         r#"{"kind": "square"}"#,

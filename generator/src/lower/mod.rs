@@ -6,8 +6,8 @@
 //!
 //! One `Lowerer` walks the document; its methods are split by concept, one
 //! file each: `server`, `security`, `operation` (and path segments),
-//! `parameter`, `body`, `response`, `schema`, `merge` (`allOf`) and
-//! `reference` (`$ref`s of every kind).
+//! `parameter`, `body`, `response`, `schema`, `one_of` (`oneOf`/`anyOf`),
+//! `merge` (`allOf`) and `reference` (`$ref`s of every kind).
 
 use std::collections::{BTreeMap, BTreeSet};
 

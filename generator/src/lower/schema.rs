@@ -34,7 +34,9 @@ impl<'a> Lowerer<'a> {
         // a named schema keeps its name.
         let titled = match &schema.schema_data.title {
             Some(title) if self.exact.as_deref() != Some(hint) && !title.trim().is_empty() => {
-                Some(pascal(title))
+                // Never the name of the named schema being lowered, which
+                // `define` gives to that schema alone.
+                Some(pascal(title)).filter(|name| self.exact.as_ref() != Some(name))
             }
             _ => None,
         };
