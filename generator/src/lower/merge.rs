@@ -49,14 +49,20 @@ impl<'a> Lowerer<'a> {
         }
         let mut merged = ObjectType::default();
         let mut origins = BTreeMap::new();
+        // The merged properties are lowered one level deeper too: a property
+        // that is again the `allOf` of a schema on the way (a schema that
+        // extends itself in one of its properties) is counted, and refused
+        // at the limit, rather than merged anew forever.
         self.all_of_depth += 1;
-        let result = self.merge(members, &at, &mut merged, &mut origins);
+        let result = self
+            .merge(members, &at, &mut merged, &mut origins)
+            .and_then(|()| {
+                let description = schema.schema_data.description.clone();
+                // The merge is written nowhere: point at the schema itself.
+                self.object(&merged, &at.parent(), hint, description, &origins)
+            });
         self.all_of_depth -= 1;
-        result?;
-        let description = schema.schema_data.description.clone();
-        // The merge is written nowhere: point at the schema itself.
-        let schema_at = at.parent();
-        self.object(&merged, &schema_at, hint, description, &origins)
+        result
     }
 
     /// Whether `member` (followed through references) is an object, or
