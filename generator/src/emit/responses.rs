@@ -1,5 +1,7 @@
-//! Per operation: an enum of its answers, one variant per documented status,
-//! with a struct for each response's documented headers.
+//! Operations' answers: an enum per shape of answers (one variant per
+//! documented status), shared by the operations of that shape and generic in
+//! their types; per operation, an alias naming it with the operation's types,
+//! and a struct for each response's documented headers.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -19,16 +21,14 @@ pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>>
     let mut names = crate::names::Scope::default();
     for op in &api.operations {
         let shape = Shape::of(op);
-        let first = !shapes.iter().any(|(s, _)| *s == shape);
-        if first {
-            let name = names.claim(&shape.name());
-            shapes.push((shape.clone(), name));
-        }
-        let name = shapes
-            .iter()
-            .find(|(s, _)| *s == shape)
-            .map(|(_, n)| n.clone());
-        let name = name.unwrap_or_default();
+        let (name, first) = match shapes.iter().find(|(s, _)| *s == shape) {
+            Some((_, name)) => (name.clone(), false),
+            None => {
+                let name = names.claim(&shape.name());
+                shapes.push((shape.clone(), name.clone()));
+                (name, true)
+            }
+        };
         parts.push(Part::Items(emit(move || {
             let declared = first.then(|| shape.declare(&name));
             let operation = operation(op, &shape, &name);
@@ -90,6 +90,19 @@ struct Arm {
     headers: bool,
 }
 
+impl Arm {
+    /// The type parameter of its documented body (`OkBody`), if any.
+    fn body_param(&self) -> Option<Ident> {
+        self.body.then(|| ident(&format!("{}Body", self.variant)))
+    }
+
+    /// The type parameter of its documented headers (`OkHeaders`), if any.
+    fn headers_param(&self) -> Option<Ident> {
+        self.headers
+            .then(|| ident(&format!("{}Headers", self.variant)))
+    }
+}
+
 impl Shape {
     fn of(op: &Operation) -> Self {
         let mut arms: Vec<Arm> = op
@@ -121,16 +134,11 @@ impl Shape {
     /// The type parameters: one per documented body (`OkBody`), one per
     /// response with documented headers (`OkHeaders`).
     fn params(&self) -> Vec<Ident> {
-        let mut params = Vec::new();
-        for arm in &self.arms {
-            if arm.body {
-                params.push(ident(&format!("{}Body", arm.variant)));
-            }
-            if arm.headers {
-                params.push(ident(&format!("{}Headers", arm.variant)));
-            }
-        }
-        params
+        self.arms
+            .iter()
+            .flat_map(|arm| [arm.body_param(), arm.headers_param()])
+            .flatten()
+            .collect()
     }
 
     /// The enum, and its decoder and accessors from the runtime's
@@ -148,19 +156,19 @@ impl Shape {
                 Status::Range(hundreds) => format!(" A status {hundreds}XX."),
                 Status::Default => " Any other status.".to_owned(),
             };
-            let body = if arm.body {
-                let param = ident(&format!("{}Body", arm.variant));
-                bounds.push(quote!(#param: rt::DeserializeOwned));
-                quote!(#param)
-            } else {
-                quote!(())
+            let body = match arm.body_param() {
+                Some(param) => {
+                    bounds.push(quote!(#param: rt::DeserializeOwned));
+                    quote!(#param)
+                }
+                None => quote!(()),
             };
-            let headers = if arm.headers {
-                let param = ident(&format!("{}Headers", arm.variant));
-                bounds.push(quote!(#param: rt::FromHeaders));
-                quote!(#param)
-            } else {
-                quote!(())
+            let headers = match arm.headers_param() {
+                Some(param) => {
+                    bounds.push(quote!(#param: rt::FromHeaders));
+                    quote!(#param)
+                }
+                None => quote!(()),
             };
             variants.push(quote! {
                 #[doc = #status]
