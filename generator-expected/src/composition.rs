@@ -201,6 +201,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -218,6 +219,7 @@ pub mod builder {
     }
 
     impl<'a> ListShapes<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListShapesResponse> {
             let request = rt::request("GET", &self.client.base_url, &["shapes"])?;
             Ok(rt::Prepared::new(request))
@@ -233,6 +235,7 @@ pub mod builder {
     }
 
     impl<'a> GetZoo<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetZooResponse> {
             let request = rt::request("GET", &self.client.base_url, &["zoo"])?;
             Ok(rt::Prepared::new(request))
@@ -248,6 +251,7 @@ pub mod builder {
     }
 
     impl<'a> GetValue<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetValueResponse> {
             let request = rt::request("GET", &self.client.base_url, &["values"])?;
             Ok(rt::Prepared::new(request))
@@ -266,42 +270,33 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum AddPetResponse {
-    /// 200: The pet, as stored.
-    Ok(rt::Decoded<types::Pet, ()>),
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::list_shapes`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum ListShapesResponse {
-    /// 200: Shapes, told apart by their `kind`.
-    Ok(rt::Decoded<::std::vec::Vec<types::Shape>, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(ListShapesResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::add_pet`]:
+/// - `Ok` (200): The pet, as stored.
+pub type AddPetResponse = OkAnswers<types::Pet>;
 
-/// The answers of [`Client::get_zoo`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum GetZooResponse {
-    /// 200: The zoo.
-    Ok(rt::Decoded<types::Zoo, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(GetZooResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::list_shapes`]:
+/// - `Ok` (200): Shapes, told apart by their `kind`.
+pub type ListShapesResponse = OkAnswers<::std::vec::Vec<types::Shape>>;
 
-/// The answers of [`Client::get_value`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum GetValueResponse {
-    /// 200: A string or a number, untagged.
-    Ok(rt::Decoded<types::GetValueOkBody, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(GetValueResponse, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::get_zoo`]:
+/// - `Ok` (200): The zoo.
+pub type GetZooResponse = OkAnswers<types::Zoo>;
+
+/// The answers of [`Client::get_value`]:
+/// - `Ok` (200): A string or a number, untagged.
+pub type GetValueResponse = OkAnswers<types::GetValueOkBody>;

@@ -169,6 +169,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let mut request = rt::request(
                 "GET",
@@ -207,6 +208,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::PutThingResponse> {
             let mut request = rt::request(
                 "PUT",
@@ -233,15 +235,24 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetThingResponse {
-    /// 200: ```
-    Ok(rt::Decoded<types::Thing, GetThingOkHeaders>),
+pub enum OkAnswers<OkBody, OkHeaders> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, OkHeaders>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetThingResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders] OkAnswers < OkBody,
+    OkHeaders >, 200 => Ok json, _ => Undocumented raw
+);
+
+/// The answers of [`Client::get_thing`]:
+/// - `Ok` (200): ```
+pub type GetThingResponse = OkAnswers<types::Thing, GetThingOkHeaders>;
 
 /// The documented headers of the answer: ```
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -262,12 +273,18 @@ impl rt::FromHeaders for GetThingOkHeaders {
     }
 }
 
-/// The answers of [`Client::put_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum PutThingResponse {
-    /// 204: Done.
+pub enum NoContentAnswers {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(PutThingResponse, 204 => NoContent empty, _ => Undocumented raw);
+rt::impl_response!(NoContentAnswers, 204 => NoContent empty, _ => Undocumented raw);
+
+/// The answers of [`Client::put_thing`]:
+/// - `NoContent` (204): Done.
+pub type PutThingResponse = NoContentAnswers;

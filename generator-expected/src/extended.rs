@@ -329,6 +329,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthClaimsResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -428,6 +429,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AuthorizeResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -508,6 +510,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::RevokeTokenResponse> {
             let x_client_id = rt::required(self.x_client_id, "X-Client-Id")?;
             let x_client_secret = rt::required(self.x_client_secret, "X-Client-Secret")?;
@@ -554,31 +557,75 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::auth_claims`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200, 400, 401, 404, 413 and 417: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum AuthClaimsResponse {
-    /// 200: Choice (not shown) - the component and the model that claimed the authentication.
-    Ok(rt::Decoded<types::AuthClaimsResult, AuthClaimsOkHeaders>),
-    /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(rt::Decoded<types::ErrorResponse, AuthClaimsBadRequestHeaders>),
-    /// 401: Choice (not shown): an unknown client id, a wrong client secret, a
-    Unauthorized(rt::Decoded<types::ErrorResponse, AuthClaimsUnauthorizedHeaders>),
-    /// 404: Choice (not shown): no component has this name, tag or uuid, no model of
-    NotFound(rt::Decoded<types::ErrorResponse, AuthClaimsNotFoundHeaders>),
-    /// 413: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-    PayloadTooLarge(rt::Decoded<types::ErrorResponse, AuthClaimsPayloadTooLargeHeaders>),
-    /// 417: Validation of the request failed (described as a conflict). Every
-    ExpectationFailed(
-        rt::Decoded<types::ValidationErrorResponse, AuthClaimsExpectationFailedHeaders>,
-    ),
+pub enum OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+    OkBody,
+    OkHeaders,
+    BadRequestBody,
+    BadRequestHeaders,
+    UnauthorizedBody,
+    UnauthorizedHeaders,
+    NotFoundBody,
+    NotFoundHeaders,
+    PayloadTooLargeBody,
+    PayloadTooLargeHeaders,
+    ExpectationFailedBody,
+    ExpectationFailedHeaders,
+> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, OkHeaders>),
+    /// Status 400.
+    BadRequest(rt::Decoded<BadRequestBody, BadRequestHeaders>),
+    /// Status 401.
+    Unauthorized(rt::Decoded<UnauthorizedBody, UnauthorizedHeaders>),
+    /// Status 404.
+    NotFound(rt::Decoded<NotFoundBody, NotFoundHeaders>),
+    /// Status 413.
+    PayloadTooLarge(rt::Decoded<PayloadTooLargeBody, PayloadTooLargeHeaders>),
+    /// Status 417.
+    ExpectationFailed(rt::Decoded<ExpectationFailedBody, ExpectationFailedHeaders>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    AuthClaimsResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
-    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
-    => Undocumented raw
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, BadRequestBody :
+    rt::DeserializeOwned, BadRequestHeaders : rt::FromHeaders, UnauthorizedBody :
+    rt::DeserializeOwned, UnauthorizedHeaders : rt::FromHeaders, NotFoundBody :
+    rt::DeserializeOwned, NotFoundHeaders : rt::FromHeaders, PayloadTooLargeBody :
+    rt::DeserializeOwned, PayloadTooLargeHeaders : rt::FromHeaders, ExpectationFailedBody
+    : rt::DeserializeOwned, ExpectationFailedHeaders : rt::FromHeaders]
+    OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers < OkBody,
+    OkHeaders, BadRequestBody, BadRequestHeaders, UnauthorizedBody, UnauthorizedHeaders,
+    NotFoundBody, NotFoundHeaders, PayloadTooLargeBody, PayloadTooLargeHeaders,
+    ExpectationFailedBody, ExpectationFailedHeaders >, 200 => Ok json, 400 => BadRequest
+    json, 401 => Unauthorized json, 404 => NotFound json, 413 => PayloadTooLarge json,
+    417 => ExpectationFailed json, _ => Undocumented raw
 );
+
+/// The answers of [`Client::auth_claims`]:
+/// - `Ok` (200): Choice (not shown) - the component and the model that claimed the authentication.
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+    types::AuthClaimsResult,
+    AuthClaimsOkHeaders,
+    types::ErrorResponse,
+    AuthClaimsBadRequestHeaders,
+    types::ErrorResponse,
+    AuthClaimsUnauthorizedHeaders,
+    types::ErrorResponse,
+    AuthClaimsNotFoundHeaders,
+    types::ErrorResponse,
+    AuthClaimsPayloadTooLargeHeaders,
+    types::ValidationErrorResponse,
+    AuthClaimsExpectationFailedHeaders,
+>;
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -682,31 +729,27 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
     }
 }
 
-/// The answers of [`Client::authorize`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum AuthorizeResponse {
-    /// 200: Choice (not shown) - the token issued and the model it is bound to.
-    Ok(rt::Decoded<types::AuthorizeResult, AuthorizeOkHeaders>),
-    /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(rt::Decoded<types::ErrorResponse, AuthorizeBadRequestHeaders>),
-    /// 401: Choice (not shown): an unknown client id, a wrong client secret, a
-    Unauthorized(rt::Decoded<types::ErrorResponse, AuthorizeUnauthorizedHeaders>),
-    /// 404: Choice (not shown): no component has this name, tag or uuid, no model of
-    NotFound(rt::Decoded<types::ErrorResponse, AuthorizeNotFoundHeaders>),
-    /// 413: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-    PayloadTooLarge(rt::Decoded<types::ErrorResponse, AuthorizePayloadTooLargeHeaders>),
-    /// 417: Validation of the request failed (described as a conflict). Every
-    ExpectationFailed(
-        rt::Decoded<types::ValidationErrorResponse, AuthorizeExpectationFailedHeaders>,
-    ),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(
-    AuthorizeResponse, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized json,
-    404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed json, _
-    => Undocumented raw
-);
+/// The answers of [`Client::authorize`]:
+/// - `Ok` (200): Choice (not shown) - the token issued and the model it is bound to.
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+    types::AuthorizeResult,
+    AuthorizeOkHeaders,
+    types::ErrorResponse,
+    AuthorizeBadRequestHeaders,
+    types::ErrorResponse,
+    AuthorizeUnauthorizedHeaders,
+    types::ErrorResponse,
+    AuthorizeNotFoundHeaders,
+    types::ErrorResponse,
+    AuthorizePayloadTooLargeHeaders,
+    types::ValidationErrorResponse,
+    AuthorizeExpectationFailedHeaders,
+>;
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -810,20 +853,31 @@ impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
     }
 }
 
-/// The answers of [`Client::revoke_token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 204 and 400: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum RevokeTokenResponse {
-    /// 204: Revoked.
+pub enum NoContentBadRequestAnswers<BadRequestBody, BadRequestHeaders> {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
-    /// 400: The request is malformed. Choice (not shown): a missing or empty
-    BadRequest(rt::Decoded<types::ErrorResponse, RevokeTokenBadRequestHeaders>),
+    /// Status 400.
+    BadRequest(rt::Decoded<BadRequestBody, BadRequestHeaders>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    RevokeTokenResponse, 204 => NoContent empty, 400 => BadRequest json, _ =>
-    Undocumented raw
+    [BadRequestBody : rt::DeserializeOwned, BadRequestHeaders : rt::FromHeaders]
+    NoContentBadRequestAnswers < BadRequestBody, BadRequestHeaders >, 204 => NoContent
+    empty, 400 => BadRequest json, _ => Undocumented raw
 );
+
+/// The answers of [`Client::revoke_token`]:
+/// - `NoContent` (204): Revoked.
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
+pub type RevokeTokenResponse = NoContentBadRequestAnswers<
+    types::ErrorResponse,
+    RevokeTokenBadRequestHeaders,
+>;
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
 #[derive(Clone, Debug, Default, PartialEq)]

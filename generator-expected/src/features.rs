@@ -241,6 +241,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetItemTagResponse> {
             let verbose = rt::required(self.verbose, "verbose")?;
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
@@ -285,6 +286,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::CreateItemResponse> {
             let x_api_key = rt::required(self.x_api_key, "X-Api-Key")?;
             let mut request = rt::request("POST", &self.client.base_url, &["items"])?;
@@ -315,23 +317,43 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_item_tag`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200, 204, 499 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetItemTagResponse {
-    /// 200: The item.
-    Ok(rt::Decoded<types::Item, GetItemTagOkHeaders>),
-    /// 204: Nothing to show.
+pub enum OkNoContentStatus499DefaultAnswers<
+    OkBody,
+    OkHeaders,
+    Status499Body,
+    DefaultBody,
+> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, OkHeaders>),
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
-    /// 499: A status with no standard reason.
-    Status499(rt::Decoded<types::GetItemTagStatus499Body, ()>),
-    /// Any other status: Anything else.
-    Default(rt::Decoded<::client_runtime::serde_json::Value, ()>),
+    /// Status 499.
+    Status499(rt::Decoded<Status499Body, ()>),
+    /// Any other status.
+    Default(rt::Decoded<DefaultBody, ()>),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetItemTagResponse, 200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _
-    => Default json
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, Status499Body :
+    rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned]
+    OkNoContentStatus499DefaultAnswers < OkBody, OkHeaders, Status499Body, DefaultBody >,
+    200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _ => Default json
 );
+
+/// The answers of [`Client::get_item_tag`]:
+/// - `Ok` (200): The item.
+/// - `NoContent` (204): Nothing to show.
+/// - `Status499` (499): A status with no standard reason.
+/// - `Default` (`default`): Anything else.
+pub type GetItemTagResponse = OkNoContentStatus499DefaultAnswers<
+    types::Item,
+    GetItemTagOkHeaders,
+    types::GetItemTagStatus499Body,
+    ::client_runtime::serde_json::Value,
+>;
 
 /// The documented headers of the answer: The item.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -349,12 +371,21 @@ impl rt::FromHeaders for GetItemTagOkHeaders {
     }
 }
 
-/// The answers of [`Client::create_item`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 201: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreateItemResponse {
-    /// 201: Created.
-    Created(rt::Decoded<::std::vec::Vec<types::Item>, ()>),
+pub enum CreatedAnswers<CreatedBody> {
+    /// Status 201.
+    Created(rt::Decoded<CreatedBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(CreateItemResponse, 201 => Created json, _ => Undocumented raw);
+rt::impl_response!(
+    [CreatedBody : rt::DeserializeOwned] CreatedAnswers < CreatedBody >, 201 => Created
+    json, _ => Undocumented raw
+);
+
+/// The answers of [`Client::create_item`]:
+/// - `Created` (201): Created.
+pub type CreateItemResponse = CreatedAnswers<::std::vec::Vec<types::Item>>;

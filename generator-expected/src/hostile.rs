@@ -234,6 +234,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SendResponse> {
             let url = rt::required(self.url, "url")?;
             let mut request = rt::request(
@@ -266,6 +267,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::New2Response> {
             let mut request = rt::request("POST", &self.client.base_url, &["new"])?;
             if let Some(body) = &self.body {
@@ -284,6 +286,7 @@ pub mod builder {
     }
 
     impl<'a> New3<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::New3Response> {
             let request = rt::request("GET", &self.client.base_url, &["new2"])?;
             Ok(rt::Prepared::new(request))
@@ -306,22 +309,31 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::send_2`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200, 404 and 4XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum SendResponse {
-    /// 200: ok \u{202e}
-    Ok(rt::Decoded<types::Node, SendOkHeaders>),
-    /// 4XX: client error
-    ClientError(rt::Decoded<(), ()>),
-    /// 404: not found
+pub enum OkNotFoundClientErrorAnswers<OkBody, OkHeaders> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, OkHeaders>),
+    /// Status 404.
     NotFound(rt::Decoded<(), ()>),
+    /// A status 4XX.
+    ClientError(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    SendResponse, 200 => Ok json, 404 => NotFound empty, 400..= 499 => ClientError empty,
-    _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders]
+    OkNotFoundClientErrorAnswers < OkBody, OkHeaders >, 200 => Ok json, 404 => NotFound
+    empty, 400..= 499 => ClientError empty, _ => Undocumented raw
 );
+
+/// The answers of [`Client::send_2`]:
+/// - `Ok` (200): ok \u{202e}
+/// - `NotFound` (404): not found
+/// - `ClientError` (4XX): client error
+pub type SendResponse = OkNotFoundClientErrorAnswers<types::Node, SendOkHeaders>;
 
 /// The documented headers of the answer: ok \u{202e}
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -343,22 +355,25 @@ impl rt::FromHeaders for SendOkHeaders {
     }
 }
 
-/// The answers of [`Client::new_2`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum New2Response {
-    /// 200: ok
-    Ok(rt::Decoded<types::Pet, ()>),
+pub enum OkAnswers<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(New2Response, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::new_3`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum New3Response {
-    /// 200: ok
-    Ok(rt::Decoded<types::List, ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(New3Response, 200 => Ok json, _ => Undocumented raw);
+/// The answers of [`Client::new_2`]:
+/// - `Ok` (200): ok
+pub type New2Response = OkAnswers<types::Pet>;
+
+/// The answers of [`Client::new_3`]:
+/// - `Ok` (200): ok
+pub type New3Response = OkAnswers<types::List>;

@@ -85,6 +85,7 @@ pub mod builder {
     }
 
     impl<'a> GetPing<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetPingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["ping"])?;
             Ok(rt::Prepared::new(request))
@@ -103,12 +104,18 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_ping`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetPingResponse {
-    /// 200: Pong.
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetPingResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
+
+/// The answers of [`Client::get_ping`]:
+/// - `Ok` (200): Pong.
+pub type GetPingResponse = OkAnswers;

@@ -175,6 +175,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["uploads"])?;
             let body = rt::required(self.body.as_ref(), "body")?;
@@ -227,6 +228,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::PutAvatarResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["avatars"])?;
             if let Some(body) = &self.body {
@@ -270,6 +272,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AnyPartsResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = &self.body {
@@ -297,6 +300,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             let body = rt::required(self.body, "body")?;
@@ -321,42 +325,54 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 201: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum UploadResponse {
-    /// 201: Stored.
+pub enum CreatedAnswers {
+    /// Status 201.
     Created(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(UploadResponse, 201 => Created empty, _ => Undocumented raw);
+rt::impl_response!(CreatedAnswers, 201 => Created empty, _ => Undocumented raw);
 
-/// The answers of [`Client::put_avatar`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::upload`]:
+/// - `Created` (201): Stored.
+pub type UploadResponse = CreatedAnswers;
+
+/// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum PutAvatarResponse {
-    /// 204: Stored.
+pub enum NoContentAnswers {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(PutAvatarResponse, 204 => NoContent empty, _ => Undocumented raw);
+rt::impl_response!(NoContentAnswers, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::any_parts`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum AnyPartsResponse {
-    /// 204: Stored.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(AnyPartsResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::put_avatar`]:
+/// - `NoContent` (204): Stored.
+pub type PutAvatarResponse = NoContentAnswers;
 
-/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::any_parts`]:
+/// - `NoContent` (204): Stored.
+pub type AnyPartsResponse = NoContentAnswers;
+
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum SearchResponse {
-    /// 200: Found.
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
+
+/// The answers of [`Client::search`]:
+/// - `Ok` (200): Found.
+pub type SearchResponse = OkAnswers;

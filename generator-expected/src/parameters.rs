@@ -201,6 +201,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetFileResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -322,6 +323,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListThingsResponse> {
             let major = rt::required(self.major, "major")?;
             let minor = rt::required(self.minor, "minor")?;
@@ -449,6 +451,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::LocalsResponse> {
             let request = rt::required(self.request, "request")?;
             let joined = rt::required(self.joined, "joined")?;
@@ -491,32 +494,26 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_file`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetFileResponse {
-    /// 200: The file.
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetFileResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::list_things`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum ListThingsResponse {
-    /// 200: The things.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(ListThingsResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::get_file`]:
+/// - `Ok` (200): The file.
+pub type GetFileResponse = OkAnswers;
 
-/// The answers of [`Client::locals`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum LocalsResponse {
-    /// 200: Fine.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(LocalsResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::list_things`]:
+/// - `Ok` (200): The things.
+pub type ListThingsResponse = OkAnswers;
+
+/// The answers of [`Client::locals`]:
+/// - `Ok` (200): Fine.
+pub type LocalsResponse = OkAnswers;

@@ -147,6 +147,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::LabelResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -213,6 +214,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::MatrixResponse> {
             let id = rt::required(self.id, "id")?;
             let ids = rt::required(self.ids, "ids")?;
@@ -247,22 +249,22 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::label`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum LabelResponse {
-    /// 204: done
+pub enum NoContentAnswers {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(LabelResponse, 204 => NoContent empty, _ => Undocumented raw);
+rt::impl_response!(NoContentAnswers, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::matrix`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum MatrixResponse {
-    /// 204: done
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(MatrixResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::label`]:
+/// - `NoContent` (204): done
+pub type LabelResponse = NoContentAnswers;
+
+/// The answers of [`Client::matrix`]:
+/// - `NoContent` (204): done
+pub type MatrixResponse = NoContentAnswers;

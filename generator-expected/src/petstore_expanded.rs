@@ -172,6 +172,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FindPetsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["pets"])?;
             if let Some(values) = &self.tags {
@@ -202,6 +203,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AddPetResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["pets"])?;
             let body = rt::required(self.body, "body")?;
@@ -226,6 +228,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FindPetByIdResponse> {
             let request = rt::request(
                 "GET",
@@ -252,6 +255,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::DeletePetResponse> {
             let request = rt::request(
                 "DELETE",
@@ -276,46 +280,52 @@ pub mod variants {
     pub const OK: &str = "Ok";
 }
 
-/// The answers of [`Client::find_pets`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum FindPetsResponse {
-    /// 200: pet response
-    Ok(rt::Decoded<::std::vec::Vec<types::Pet>, ()>),
-    /// Any other status: unexpected error
-    Default(rt::Decoded<types::Error, ()>),
+pub enum OkDefaultAnswers<OkBody, DefaultBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// Any other status.
+    Default(rt::Decoded<DefaultBody, ()>),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(FindPetsResponse, 200 => Ok json, _ => Default json);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers
+    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+);
 
-/// The answers of [`Client::add_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum AddPetResponse {
-    /// 200: pet response
-    Ok(rt::Decoded<types::Pet, ()>),
-    /// Any other status: unexpected error
-    Default(rt::Decoded<types::Error, ()>),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(AddPetResponse, 200 => Ok json, _ => Default json);
+/// The answers of [`Client::find_pets`]:
+/// - `Ok` (200): pet response
+/// - `Default` (`default`): unexpected error
+pub type FindPetsResponse = OkDefaultAnswers<::std::vec::Vec<types::Pet>, types::Error>;
 
-/// The answers of [`Client::find_pet_by_id`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum FindPetByIdResponse {
-    /// 200: pet response
-    Ok(rt::Decoded<types::Pet, ()>),
-    /// Any other status: unexpected error
-    Default(rt::Decoded<types::Error, ()>),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(FindPetByIdResponse, 200 => Ok json, _ => Default json);
+/// The answers of [`Client::add_pet`]:
+/// - `Ok` (200): pet response
+/// - `Default` (`default`): unexpected error
+pub type AddPetResponse = OkDefaultAnswers<types::Pet, types::Error>;
 
-/// The answers of [`Client::delete_pet`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::find_pet_by_id`]:
+/// - `Ok` (200): pet response
+/// - `Default` (`default`): unexpected error
+pub type FindPetByIdResponse = OkDefaultAnswers<types::Pet, types::Error>;
+
+/// The answers of the operations that document 204 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum DeletePetResponse {
-    /// 204: pet deleted
+pub enum NoContentDefaultAnswers<DefaultBody> {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
-    /// Any other status: unexpected error
-    Default(rt::Decoded<types::Error, ()>),
+    /// Any other status.
+    Default(rt::Decoded<DefaultBody, ()>),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(DeletePetResponse, 204 => NoContent empty, _ => Default json);
+rt::impl_response!(
+    [DefaultBody : rt::DeserializeOwned] NoContentDefaultAnswers < DefaultBody >, 204 =>
+    NoContent empty, _ => Default json
+);
+
+/// The answers of [`Client::delete_pet`]:
+/// - `NoContent` (204): pet deleted
+/// - `Default` (`default`): unexpected error
+pub type DeletePetResponse = NoContentDefaultAnswers<types::Error>;

@@ -132,6 +132,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let id = rt::required(self.id, "id")?;
             let mut request = rt::request("GET", &self.client.base_url, &["search"])?;
@@ -175,12 +176,18 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum SearchResponse {
-    /// 200: ok
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
+
+/// The answers of [`Client::search`]:
+/// - `Ok` (200): ok
+pub type SearchResponse = OkAnswers;

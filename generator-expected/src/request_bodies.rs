@@ -206,6 +206,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::SearchResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["search"])?;
             if let Some(body) = &self.body {
@@ -231,6 +232,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::TokenResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["token"])?;
             let body = rt::required(self.body, "body")?;
@@ -263,6 +265,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FreeFormResponse> {
             let mut request = rt::request(
                 "POST",
@@ -292,6 +295,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::UploadResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["upload"])?;
             let body = rt::required(self.body, "body")?;
@@ -316,6 +320,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::AnythingResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["anything"])?;
             if let Some(body) = self.body {
@@ -341,6 +346,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::NoteResponse> {
             let mut request = rt::request("PUT", &self.client.base_url, &["note"])?;
             let body = rt::required(self.body, "body")?;
@@ -365,6 +371,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::MarkdownResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["markdown"])?;
             if let Some(body) = self.body {
@@ -390,6 +397,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::JsonWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -418,6 +426,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::FormWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -446,6 +455,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::BinaryWinsResponse> {
             let mut request = rt::request(
                 "POST",
@@ -472,102 +482,81 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::search`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum SearchResponse {
-    /// 200: Found.
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(SearchResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::token`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::search`]:
+/// - `Ok` (200): Found.
+pub type SearchResponse = OkAnswers;
+
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum TokenResponse {
-    /// 200: A token.
-    Ok(rt::Decoded<types::TokenOkBody, ()>),
+pub enum OkAnswers2<OkBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(TokenResponse, 200 => Ok json, _ => Undocumented raw);
+rt::impl_response!(
+    [OkBody : rt::DeserializeOwned] OkAnswers2 < OkBody >, 200 => Ok json, _ =>
+    Undocumented raw
+);
 
-/// The answers of [`Client::free_form`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::token`]:
+/// - `Ok` (200): A token.
+pub type TokenResponse = OkAnswers2<types::TokenOkBody>;
+
+/// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum FreeFormResponse {
-    /// 204: Taken.
+pub enum NoContentAnswers {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(FreeFormResponse, 204 => NoContent empty, _ => Undocumented raw);
+rt::impl_response!(NoContentAnswers, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::upload`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum UploadResponse {
-    /// 204: Stored.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(UploadResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::free_form`]:
+/// - `NoContent` (204): Taken.
+pub type FreeFormResponse = NoContentAnswers;
 
-/// The answers of [`Client::anything`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum AnythingResponse {
-    /// 204: Taken.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(AnythingResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::upload`]:
+/// - `NoContent` (204): Stored.
+pub type UploadResponse = NoContentAnswers;
 
-/// The answers of [`Client::note`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum NoteResponse {
-    /// 204: Stored.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(NoteResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::anything`]:
+/// - `NoContent` (204): Taken.
+pub type AnythingResponse = NoContentAnswers;
 
-/// The answers of [`Client::markdown`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum MarkdownResponse {
-    /// 200: Rendered.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(MarkdownResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::note`]:
+/// - `NoContent` (204): Stored.
+pub type NoteResponse = NoContentAnswers;
 
-/// The answers of [`Client::json_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum JsonWinsResponse {
-    /// 204: Taken.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(JsonWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::markdown`]:
+/// - `Ok` (200): Rendered.
+pub type MarkdownResponse = OkAnswers;
 
-/// The answers of [`Client::form_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum FormWinsResponse {
-    /// 204: Taken.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(FormWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::json_wins`]:
+/// - `NoContent` (204): Taken.
+pub type JsonWinsResponse = NoContentAnswers;
 
-/// The answers of [`Client::binary_wins`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum BinaryWinsResponse {
-    /// 204: Taken.
-    NoContent(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(BinaryWinsResponse, 204 => NoContent empty, _ => Undocumented raw);
+/// The answers of [`Client::form_wins`]:
+/// - `NoContent` (204): Taken.
+pub type FormWinsResponse = NoContentAnswers;
+
+/// The answers of [`Client::binary_wins`]:
+/// - `NoContent` (204): Taken.
+pub type BinaryWinsResponse = NoContentAnswers;

@@ -145,6 +145,7 @@ pub mod builder {
     }
 
     impl<'a> GetMe<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetMeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["me"])?;
             let credentials = &self.client.credentials;
@@ -164,6 +165,7 @@ pub mod builder {
     }
 
     impl<'a> ListReports<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::ListReportsResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["reports"])?;
             let credentials = &self.client.credentials;
@@ -206,6 +208,7 @@ pub mod builder {
             self
         }
 
+        #[inline]
         pub fn build(self) -> rt::Built<super::RefreshSessionResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["session"])?;
             rt::query(&mut request, "credentials", self.credentials.as_ref());
@@ -230,6 +233,7 @@ pub mod builder {
     }
 
     impl<'a> Health<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::HealthResponse> {
             let request = rt::request("GET", &self.client.base_url, &["health"])?;
             Ok(rt::Prepared::new(request))
@@ -245,6 +249,7 @@ pub mod builder {
     }
 
     impl<'a> Maybe<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::MaybeResponse> {
             let mut request = rt::request("GET", &self.client.base_url, &["maybe"])?;
             let credentials = &self.client.credentials;
@@ -269,54 +274,46 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_me`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetMeResponse {
-    /// 200: You.
+pub enum OkAnswers {
+    /// Status 200.
     Ok(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(GetMeResponse, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers, 200 => Ok empty, _ => Undocumented raw);
 
-/// The answers of [`Client::list_reports`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum ListReportsResponse {
-    /// 200: The reports.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(ListReportsResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::get_me`]:
+/// - `Ok` (200): You.
+pub type GetMeResponse = OkAnswers;
 
-/// The answers of [`Client::refresh_session`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of [`Client::list_reports`]:
+/// - `Ok` (200): The reports.
+pub type ListReportsResponse = OkAnswers;
+
+/// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum RefreshSessionResponse {
-    /// 204: Refreshed.
+pub enum NoContentAnswers {
+    /// Status 204.
     NoContent(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(
-    RefreshSessionResponse, 204 => NoContent empty, _ => Undocumented raw
-);
+rt::impl_response!(NoContentAnswers, 204 => NoContent empty, _ => Undocumented raw);
 
-/// The answers of [`Client::health`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum HealthResponse {
-    /// 200: Up.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(HealthResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::refresh_session`]:
+/// - `NoContent` (204): Refreshed.
+pub type RefreshSessionResponse = NoContentAnswers;
 
-/// The answers of [`Client::maybe`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
-#[derive(Clone, Debug)]
-pub enum MaybeResponse {
-    /// 200: Either.
-    Ok(rt::Decoded<(), ()>),
-    Undocumented(rt::RawResponse),
-    Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
-}
-rt::impl_response!(MaybeResponse, 200 => Ok empty, _ => Undocumented raw);
+/// The answers of [`Client::health`]:
+/// - `Ok` (200): Up.
+pub type HealthResponse = OkAnswers;
+
+/// The answers of [`Client::maybe`]:
+/// - `Ok` (200): Either.
+pub type MaybeResponse = OkAnswers;

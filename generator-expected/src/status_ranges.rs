@@ -97,6 +97,7 @@ pub mod builder {
     }
 
     impl<'a> GetThing<'a> {
+        #[inline]
         pub fn build(self) -> rt::Built<super::GetThingResponse> {
             let request = rt::request("GET", &self.client.base_url, &["things"])?;
             Ok(rt::Prepared::new(request))
@@ -123,24 +124,38 @@ pub mod variants {
     pub const UNDOCUMENTED: &str = "Undocumented";
 }
 
-/// The answers of [`Client::get_thing`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.
+/// The answers of the operations that document 200, 404, 2XX, 4XX and 5XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum GetThingResponse {
-    /// 200: The thing.
-    Ok(rt::Decoded<types::GetThingOkBody, ()>),
-    /// 2XX: Any other success, no body.
-    Success(rt::Decoded<(), ()>),
-    /// 404: Not found.
+pub enum OkNotFoundSuccessClientErrorServerErrorAnswers<OkBody, ClientErrorBody> {
+    /// Status 200.
+    Ok(rt::Decoded<OkBody, ()>),
+    /// Status 404.
     NotFound(rt::Decoded<(), ()>),
-    /// 4XX: A client error, with a message.
-    ClientError(rt::Decoded<types::Problem, ()>),
-    /// 5XX: A server error.
+    /// A status 2XX.
+    Success(rt::Decoded<(), ()>),
+    /// A status 4XX.
+    ClientError(rt::Decoded<ClientErrorBody, ()>),
+    /// A status 5XX.
     ServerError(rt::Decoded<(), ()>),
+    /// A status the operation does not document.
     Undocumented(rt::RawResponse),
+    /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    GetThingResponse, 200 => Ok json, 404 => NotFound empty, 200..= 299 => Success empty,
-    400..= 499 => ClientError json, 500..= 599 => ServerError empty, _ => Undocumented
-    raw
+    [OkBody : rt::DeserializeOwned, ClientErrorBody : rt::DeserializeOwned]
+    OkNotFoundSuccessClientErrorServerErrorAnswers < OkBody, ClientErrorBody >, 200 => Ok
+    json, 404 => NotFound empty, 200..= 299 => Success empty, 400..= 499 => ClientError
+    json, 500..= 599 => ServerError empty, _ => Undocumented raw
 );
+
+/// The answers of [`Client::get_thing`]:
+/// - `Ok` (200): The thing.
+/// - `NotFound` (404): Not found.
+/// - `Success` (2XX): Any other success, no body.
+/// - `ClientError` (4XX): A client error, with a message.
+/// - `ServerError` (5XX): A server error.
+pub type GetThingResponse = OkNotFoundSuccessClientErrorServerErrorAnswers<
+    types::GetThingOkBody,
+    types::Problem,
+>;

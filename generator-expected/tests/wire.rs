@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 
 use client_runtime::reqwest::Request;
-use generator_expected::{multipart, parameters, security};
+use generator_expected::{multipart, parameters, security, tagged};
 
 /// A listener that answers one request `204` and gives back its bytes.
 fn one_exchange() -> (String, std::thread::JoinHandle<Vec<u8>>) {
@@ -279,5 +279,122 @@ fn label_and_matrix_path_parameters_follow_the_style_table() {
     assert_eq!(
         matrix.url().path(),
         "/api/matrix/;id=blue/;ids=3,4/;idsx=3;idsx=4/;point=x,1,y,2/;x=1;y=2"
+    );
+}
+
+/// A `oneOf` whose members a constant property tells apart is one enum
+/// tagged by that property: the tag goes out with each variant and is read
+/// back wherever it stands in the object, as with the struct per member it
+/// replaced; over HTTP too, both ways.
+#[tokio::test]
+async fn a_tagged_one_of_carries_its_tag_both_ways() {
+    use client_runtime::{DecodeResponse, RawResponse};
+    use serde_json::json;
+    use tagged::types::{
+        Digest, Expr, ExprLitArity, ExprNotArity, Level, Notice, Shape,
+        ShapePolygonShapeCornersItem as Corner,
+    };
+    let shapes = [
+        (Shape::Point, json!({"kind": "point"})),
+        (
+            Shape::Circle {
+                radius: 1.5,
+                fill_color: Some("red".into()),
+            },
+            json!({"kind": "circle", "radius": 1.5, "fillColor": "red"}),
+        ),
+        (
+            Shape::Circle {
+                radius: 2.0,
+                fill_color: None,
+            },
+            json!({"kind": "circle", "radius": 2.0}),
+        ),
+        (
+            Shape::PolygonShape {
+                corners: vec![Corner { x: 0, y: 1 }],
+                type_: Some("t".into()),
+            },
+            json!({"kind": "polygon-shape", "corners": [{"x": 0, "y": 1}], "type": "t"}),
+        ),
+    ];
+    for (value, wire) in &shapes {
+        assert_eq!(serde_json::to_value(value).unwrap(), *wire);
+        assert_eq!(
+            serde_json::from_value::<Shape>(wire.clone()).unwrap(),
+            *value
+        );
+    }
+    // The tag last, and a property no member declares: read as before.
+    let read: Shape =
+        serde_json::from_str(r#"{"radius": 3, "extra": true, "kind": "circle"}"#).unwrap();
+    assert_eq!(
+        read,
+        Shape::Circle {
+            radius: 3.0,
+            fill_color: None
+        }
+    );
+    let read: Shape = serde_json::from_str(r#"{"kind": "point", "radius": 1}"#).unwrap();
+    assert_eq!(read, Shape::Point);
+    // An unknown tag, no tag, or a member's required property missing.
+    for bad in [
+        r#"{"kind": "square"}"#,
+        r#"{"radius": 1}"#,
+        r#"{"kind": "circle"}"#,
+    ] {
+        assert!(serde_json::from_str::<Shape>(bad).is_err(), "{bad}");
+    }
+    // The discriminator's property is the tag; the other constant stays a field.
+    let expr = Expr::Not {
+        arity: ExprNotArity::Unary,
+        arg: Box::new(Expr::Lit {
+            arity: ExprLitArity::Nullary,
+            value: 7,
+        }),
+    };
+    let wire = json!({"op": "not", "arity": "unary", "arg": {"op": "lit", "arity": "nullary", "value": 7}});
+    assert_eq!(serde_json::to_value(&expr).unwrap(), wire);
+    assert_eq!(serde_json::from_value::<Expr>(wire).unwrap(), expr);
+    // Tag values whose variant names collide are still told apart.
+    assert_eq!(
+        serde_json::from_value::<Notice>(json!({"at": "Self", "note": "n"})).unwrap(),
+        Notice::Self2 { note: "n".into() }
+    );
+    assert_eq!(
+        serde_json::to_value(Notice::Self_).unwrap(),
+        json!({"at": "self"})
+    );
+    // One member: one variant. String enums: one enum of their values.
+    assert_eq!(
+        serde_json::to_value(Digest::Sha256 { value: "ab".into() }).unwrap(),
+        json!({"type": "sha256", "value": "ab"})
+    );
+    assert_eq!(
+        serde_json::from_value::<Level>(json!("mid")).unwrap(),
+        Level::Mid
+    );
+    assert_eq!(Level::High.to_string(), "high");
+
+    let (base, listener) = one_exchange();
+    let client = tagged::Client::new(&base).unwrap();
+    let (circle, circle_wire) = shapes[1].clone();
+    let answer = client.draw().body(circle.clone()).send().await.unwrap();
+    assert!(matches!(answer, tagged::DrawResponse::Undocumented(_)));
+    let received = listener.join().unwrap();
+    let text = String::from_utf8_lossy(&received);
+    let (_, body) = text.split_once("\r\n\r\n").unwrap();
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(body).unwrap(),
+        circle_wire
+    );
+    let answer = tagged::DrawResponse::decode(RawResponse {
+        status: 200,
+        headers: Default::default(),
+        body: circle_wire.to_string().into(),
+    });
+    assert!(
+        matches!(&answer, tagged::DrawResponse::Ok(d) if d.body == circle),
+        "{answer:?}"
     );
 }

@@ -262,8 +262,7 @@ pub enum TypeDef {
     },
     Enum {
         description: Option<String>,
-        /// Wire value and variant name.
-        variants: Vec<(String, String)>,
+        variants: Vec<EnumValue>,
     },
     Alias {
         description: Option<String>,
@@ -284,6 +283,37 @@ pub enum TypeDef {
         tag: Option<String>,
         variants: Vec<Variant>,
     },
+    /// `oneOf` / `anyOf` of inline objects told apart by a required
+    /// property of one constant value each (`type: "a"`, `type: "b"`): one
+    /// enum whose variants hold each member's other properties, the property
+    /// its tag (`#[serde(tag = ...)]`), rather than a struct and a one-value
+    /// enum per member.
+    Tagged {
+        description: Option<String>,
+        /// The property whose value names the variant.
+        tag: String,
+        variants: Vec<TaggedVariant>,
+    },
+}
+
+/// A value of a string enum.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EnumValue {
+    /// The value on the wire.
+    pub wire: String,
+    /// The variant's name.
+    pub name: String,
+    pub description: Option<String>,
+}
+
+/// A member of a [`TypeDef::Tagged`]: its tag value and its other
+/// properties (none: a unit variant).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaggedVariant {
+    pub name: String,
+    pub tag_value: String,
+    pub description: Option<String>,
+    pub fields: Vec<Field>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -49,6 +49,11 @@ pub fn break_cycles(types: &mut BTreeMap<String, TypeDef>) {
                 .iter_mut()
                 .map(|v| box_uses(&mut v.ty, &holds_self))
                 .fold(false, |a, b| a | b),
+            TypeDef::Tagged { variants, .. } => variants
+                .iter_mut()
+                .flat_map(|v| &mut v.fields)
+                .map(|f| box_uses(&mut f.ty, &holds_self))
+                .fold(false, |a, b| a | b),
             TypeDef::Enum { .. } | TypeDef::Alias { .. } => false,
         };
         if changed {
@@ -73,6 +78,11 @@ fn direct(types: &BTreeMap<String, TypeDef>, name: &str) -> Vec<String> {
         Some(TypeDef::OneOf { variants, .. }) => {
             for variant in variants {
                 by_value(&variant.ty, &mut out);
+            }
+        }
+        Some(TypeDef::Tagged { variants, .. }) => {
+            for field in variants.iter().flat_map(|v| &v.fields) {
+                by_value(&field.ty, &mut out);
             }
         }
         Some(TypeDef::Enum { .. }) | None => {}

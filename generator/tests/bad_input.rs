@@ -134,7 +134,7 @@ fn degraded_schemas_warn_on_stderr() {
         .lines()
         .filter(|l| l.starts_with("warning: "))
         .collect();
-    assert_eq!(warnings.len(), 3, "{stderr}");
+    assert_eq!(warnings.len(), 4, "{stderr}");
     assert!(
         warnings.iter().any(|w| w.starts_with(
             "warning: generator/fixtures/degraded.yaml:76: at /components/schemas/Delivery/properties/config: the array has no `items`"
@@ -358,6 +358,22 @@ fn reference_cycles_without_a_type() {
         );
         assert!(stderr.contains("no type is ever given"), "{stderr}");
     }
+}
+
+/// A schema one of whose properties is the `allOf` of the schema itself
+/// and more: each merge holds that property again, so it is refused where
+/// it is written, never merged until the stack overflows (found by the
+/// fuzz test, seed 29).
+#[test]
+fn a_schema_that_extends_itself_in_a_property_is_refused() {
+    let spec = "generator/fixtures/invalid/all-of-itself.yaml";
+    let stderr = fails_with(spec);
+    assert!(
+        stderr.contains(&format!(
+            "{spec}:19: at /components/schemas/Item/properties/parent/allOf: `allOf` refers back to itself"
+        )),
+        "{stderr}"
+    );
 }
 
 /// A message names the node it is about, as written: the `allOf` member a

@@ -70,6 +70,8 @@ pub use response::{
     AsRaw, DecodeResponse, Decoded, FromHeaders, RawResponse, decode, decode_json, parse_header,
 };
 #[cfg(feature = "client")]
+pub use serde::de::DeserializeOwned;
+#[cfg(feature = "client")]
 pub use transport::Transport;
 
 /// What every operation's `build()` and `send()` give: `Error` unless said.

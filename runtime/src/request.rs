@@ -98,6 +98,7 @@ impl<R: DecodeResponse> Prepared<R> {
 macro_rules! impl_send {
     ($response:ty) => {
         /// Builds and sends the request, and decodes the answer.
+        #[inline]
         pub async fn send(self) -> $crate::Result<$response> {
             self.client.send(self.build()?).await
         }

@@ -169,10 +169,17 @@ pub mod decode {
 /// assert_eq!(GetResponse::decode(answer(404, "")).variant_name(), "ClientError");
 /// assert_eq!(GetResponse::decode(answer(500, "")).status(), 500);
 /// ```
+///
+/// An enum generic in its bodies' and headers' types, which operations of
+/// one shape share, is given its parameters with their bounds first:
+/// `impl_response!([B: DeserializeOwned] Answers<B>, 200 => Ok json, ...)`.
 #[macro_export]
 macro_rules! impl_response {
     ($name:ident, $($pattern:pat => $variant:ident $how:ident),+ $(,)?) => {
-        impl $name {
+        $crate::impl_response!([] $name<>, $($pattern => $variant $how),+);
+    };
+    ([$($bounds:tt)*] $name:ident <$($param:ident),*>, $($pattern:pat => $variant:ident $how:ident),+ $(,)?) => {
+        impl<$($bounds)*> $name<$($param),*> {
             /// The HTTP status of the answer.
             pub fn status(&self) -> u16 {
                 $crate::DecodeResponse::raw(self).status
@@ -195,7 +202,7 @@ macro_rules! impl_response {
 
         // `#[inline]`: decoding is compiled where an answer is decoded (in
         // the crate that sends), not for every operation of the API.
-        impl $crate::DecodeResponse for $name {
+        impl<$($bounds)*> $crate::DecodeResponse for $name<$($param),*> {
             #[inline]
             fn decode(raw: $crate::RawResponse) -> Self {
                 match raw.status {

@@ -953,6 +953,10 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         impl<'a> #name<'a> {
             #(#setters)*
 
+            // `#[inline]`, as `send()` is: an operation's request is
+            // compiled in the crate that sends it, for the operations it
+            // calls, not for every operation of the API.
+            #[inline]
             pub fn build(self) -> rt::Built<super::#response> {
                 #(#steps)*
                 Ok(rt::Prepared::new(#request))

@@ -1,23 +1,40 @@
-//! Per operation: an enum of its answers, one variant per documented status,
-//! with a struct for each response's documented headers.
+//! Operations' answers: an enum per shape of answers (one variant per
+//! documented status), shared by the operations of that shape and generic in
+//! their types; per operation, an alias naming it with the operation's types,
+//! and a struct for each response's documented headers.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{Api, Operation, Response, Status, TypeRef};
 
-/// The `variants` constants, then each operation's answers.
+/// The `variants` constants, then each operation's answers: the enum of
+/// their shape where it is first used, the operation's alias of it, and its
+/// header structs.
 pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
     let mut parts = vec![Part::Items(emit(move || {
         super::gated(variant_constants(api), feature)
     }))];
-    parts.extend(
-        api.operations
-            .iter()
-            .map(|op| Part::Items(emit(move || super::gated(operation(op), feature)))),
-    );
+    let mut shapes: Vec<(Shape, String)> = Vec::new();
+    let mut names = crate::names::Scope::default();
+    for op in &api.operations {
+        let shape = Shape::of(op);
+        let (name, first) = match shapes.iter().find(|(s, _)| *s == shape) {
+            Some((_, name)) => (name.clone(), false),
+            None => {
+                let name = names.claim(&shape.name());
+                shapes.push((shape.clone(), name.clone()));
+                (name, true)
+            }
+        };
+        parts.push(Part::Items(emit(move || {
+            let declared = first.then(|| shape.declare(&name));
+            let operation = operation(op, &shape, &name);
+            super::gated(quote! { #declared #operation }, feature)
+        })));
+    }
     parts
 }
 
@@ -54,82 +71,232 @@ fn headers_name(op: &Operation, response: &Response) -> String {
     format!("{}{}Headers", op.type_name, response.variant)
 }
 
-/// The enum of an operation's answers; its decoder and accessors come from
-/// the runtime's `impl_response!`, given each variant's status pattern and
-/// how its body is read.
-fn operation(op: &Operation) -> TokenStream {
-    let types = quote!(types::);
-    let name = ident(&format!("{}Response", op.type_name));
-    let enum_doc = format!(
-        " The answers of [`Client::{}`]: a variant per documented status; `Mismatch` when its body does not match, `Undocumented` for any other status.",
-        op.method_name
-    );
-    let documented: Vec<&Response> = op.responses.iter().chain(&op.default_response).collect();
+/// What an operation's answers enum looks like, its types left out: the
+/// arms (status, variant, whether a body and headers are documented) in the
+/// order they are matched, and whether other statuses are undocumented.
+/// Operations of one shape share one enum, generic in the bodies' and
+/// headers' types; each names it with its own types by an alias.
+#[derive(Clone, PartialEq)]
+struct Shape {
+    arms: Vec<Arm>,
+    undocumented: bool,
+}
 
-    let mut variants = Vec::new();
-    let mut arms = Vec::new();
-    let mut header_structs = Vec::new();
-    for response in &documented {
-        let variant = ident(&response.variant);
-        let first_line = first_line(&response.description);
-        let status = match response.status {
-            Status::Code(code) => format!(" {code}: {first_line}"),
-            Status::Range(hundreds) => format!(" {hundreds}XX: {first_line}"),
-            Status::Default => format!(" Any other status: {first_line}"),
-        };
-        let body_ty = match &response.body {
-            Some(ty) => rust_type(ty, &types),
-            None => quote!(()),
-        };
-        let headers_ty = if response.headers.is_empty() {
-            quote!(())
-        } else {
-            let headers = ident(&headers_name(op, response));
-            header_structs.push(header_struct(&headers, response));
-            quote!(#headers)
-        };
-        variants.push(quote! {
-            #[doc = #status]
-            #variant(rt::Decoded<#body_ty, #headers_ty>),
-        });
-        let how = ident(if response.body.is_some() {
-            "json"
-        } else {
-            "empty"
-        });
+#[derive(Clone, PartialEq)]
+struct Arm {
+    status: Status,
+    variant: String,
+    body: bool,
+    headers: bool,
+}
+
+impl Arm {
+    /// The type parameter of its documented body (`OkBody`), if any.
+    fn body_param(&self) -> Option<Ident> {
+        self.body.then(|| ident(&format!("{}Body", self.variant)))
+    }
+
+    /// The type parameter of its documented headers (`OkHeaders`), if any.
+    fn headers_param(&self) -> Option<Ident> {
+        self.headers
+            .then(|| ident(&format!("{}Headers", self.variant)))
+    }
+}
+
+impl Shape {
+    fn of(op: &Operation) -> Self {
+        let mut arms: Vec<Arm> = op
+            .responses
+            .iter()
+            .chain(&op.default_response)
+            .map(|response| Arm {
+                status: response.status,
+                variant: response.variant.clone(),
+                body: response.body.is_some(),
+                headers: !response.headers.is_empty(),
+            })
+            .collect();
         // Exact codes first, then ranges, then the default: the first
         // matching arm wins.
-        arms.push(match response.status {
-            Status::Code(code) => {
-                let code = proc_macro2::Literal::u16_unsuffixed(code);
-                (0, quote!(#code => #variant #how))
-            }
-            Status::Range(hundreds) => {
-                let low = proc_macro2::Literal::u16_unsuffixed(hundreds * 100);
-                let high = proc_macro2::Literal::u16_unsuffixed(hundreds * 100 + 99);
-                (1, quote!(#low..=#high => #variant #how))
-            }
-            Status::Default => (2, quote!(_ => #variant #how)),
-        });
-    }
-    if op.default_response.is_none() {
-        variants.push(quote!(Undocumented(rt::RawResponse),));
-        arms.push((2, quote!(_ => Undocumented raw)));
-    }
-    arms.sort_by_key(|(rank, _)| *rank);
-    let arms = arms.iter().map(|(_, arm)| arm);
-    quote! {
-        #[doc = #enum_doc]
-        #[derive(Clone, Debug)]
-        pub enum #name {
-            #(#variants)*
-            Mismatch {
-                raw: rt::RawResponse,
-                reason: ::std::string::String,
-            },
+        arms.sort_by_key(|arm| rank(arm.status));
+        Self {
+            arms,
+            undocumented: op.default_response.is_none(),
         }
+    }
 
-        rt::impl_response!(#name, #(#arms),*);
+    /// Its variants' names, joined: `OkClientErrorServerErrorAnswers`.
+    fn name(&self) -> String {
+        let variants: String = self.arms.iter().map(|arm| arm.variant.as_str()).collect();
+        format!("{variants}Answers")
+    }
+
+    /// The type parameters: one per documented body (`OkBody`), one per
+    /// response with documented headers (`OkHeaders`).
+    fn params(&self) -> Vec<Ident> {
+        self.arms
+            .iter()
+            .flat_map(|arm| [arm.body_param(), arm.headers_param()])
+            .flatten()
+            .collect()
+    }
+
+    /// The enum, and its decoder and accessors from the runtime's
+    /// `impl_response!`, given each variant's status pattern and how its
+    /// body is read.
+    fn declare(&self, name: &str) -> TokenStream {
+        let name = ident(name);
+        let mut variants = Vec::new();
+        let mut arms = Vec::new();
+        let mut bounds = Vec::new();
+        for arm in &self.arms {
+            let variant = ident(&arm.variant);
+            let status = match arm.status {
+                Status::Code(code) => format!(" Status {code}."),
+                Status::Range(hundreds) => format!(" A status {hundreds}XX."),
+                Status::Default => " Any other status.".to_owned(),
+            };
+            let body = match arm.body_param() {
+                Some(param) => {
+                    bounds.push(quote!(#param: rt::DeserializeOwned));
+                    quote!(#param)
+                }
+                None => quote!(()),
+            };
+            let headers = match arm.headers_param() {
+                Some(param) => {
+                    bounds.push(quote!(#param: rt::FromHeaders));
+                    quote!(#param)
+                }
+                None => quote!(()),
+            };
+            variants.push(quote! {
+                #[doc = #status]
+                #variant(rt::Decoded<#body, #headers>),
+            });
+            let how = ident(if arm.body { "json" } else { "empty" });
+            arms.push(match arm.status {
+                Status::Code(code) => {
+                    let code = proc_macro2::Literal::u16_unsuffixed(code);
+                    quote!(#code => #variant #how)
+                }
+                Status::Range(hundreds) => {
+                    let low = proc_macro2::Literal::u16_unsuffixed(hundreds * 100);
+                    let high = proc_macro2::Literal::u16_unsuffixed(hundreds * 100 + 99);
+                    quote!(#low..=#high => #variant #how)
+                }
+                Status::Default => quote!(_ => #variant #how),
+            });
+        }
+        if self.undocumented {
+            variants.push(quote! {
+                /// A status the operation does not document.
+                Undocumented(rt::RawResponse),
+            });
+            arms.push(quote!(_ => Undocumented raw));
+        }
+        let params = self.params();
+        let generics = (!params.is_empty()).then(|| quote!(<#(#params),*>));
+        let statuses: Vec<String> = self
+            .arms
+            .iter()
+            .map(|arm| status_text(arm.status))
+            .collect();
+        let enum_doc = comment_text(&format!(
+            " The answers of the operations that document {}: a variant per status, `Mismatch` for a documented status whose body does not match{}. Each such operation names it with its own types (`…Response`).",
+            listed(&statuses),
+            if self.undocumented {
+                ", `Undocumented` for any other status"
+            } else {
+                ""
+            },
+        ));
+        // Not generic: the runtime's macro in its plain form.
+        let decoder = if params.is_empty() {
+            quote!(rt::impl_response!(#name, #(#arms),*);)
+        } else {
+            quote!(rt::impl_response!([#(#bounds),*] #name<#(#params),*>, #(#arms),*);)
+        };
+        quote! {
+            #[doc = #enum_doc]
+            #[derive(Clone, Debug)]
+            pub enum #name #generics {
+                #(#variants)*
+                /// A documented status whose body does not match its schema.
+                Mismatch {
+                    raw: rt::RawResponse,
+                    reason: ::std::string::String,
+                },
+            }
+
+            #decoder
+        }
+    }
+}
+
+/// The order in which statuses are matched.
+fn rank(status: Status) -> u8 {
+    match status {
+        Status::Code(_) => 0,
+        Status::Range(_) => 1,
+        Status::Default => 2,
+    }
+}
+
+fn status_text(status: Status) -> String {
+    match status {
+        Status::Code(code) => code.to_string(),
+        Status::Range(hundreds) => format!("{hundreds}XX"),
+        Status::Default => "`default`".to_owned(),
+    }
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn listed(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// An operation's answers: the enum of its shape with its own bodies' and
+/// headers' types, and its header structs.
+fn operation(op: &Operation, shape: &Shape, shape_name: &str) -> TokenStream {
+    let types = quote!(types::);
+    let name = ident(&format!("{}Response", op.type_name));
+    let mut lines = vec![format!(" The answers of [`Client::{}`]:", op.method_name)];
+    let mut args = Vec::new();
+    let mut header_structs = Vec::new();
+    for arm in &shape.arms {
+        let Some(response) = op
+            .responses
+            .iter()
+            .chain(&op.default_response)
+            .find(|r| r.variant == arm.variant)
+        else {
+            continue;
+        };
+        lines.push(format!(
+            " - `{}` ({}): {}",
+            arm.variant,
+            status_text(arm.status),
+            first_line(&response.description)
+        ));
+        if let Some(body) = &response.body {
+            args.push(rust_type(body, &types));
+        }
+        if arm.headers {
+            let headers = ident(&headers_name(op, response));
+            header_structs.push(header_struct(&headers, response));
+            args.push(quote!(#headers));
+        }
+    }
+    let shape_name = ident(shape_name);
+    let args = (!args.is_empty()).then(|| quote!(<#(#args),*>));
+    quote! {
+        #(#[doc = #lines])*
+        pub type #name = #shape_name #args;
 
         #(#header_structs)*
     }

@@ -5,7 +5,7 @@ use quote::quote;
 
 use super::layout::{Part, emit};
 use super::{doc, ident, rust_type};
-use crate::model::{Api, Field, TypeDef, TypeRef, Variant};
+use crate::model::{Api, EnumValue, Field, TaggedVariant, TypeDef, TypeRef, Variant};
 
 /// The `types` module, one item per named type.
 pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
@@ -59,6 +59,11 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
                 pub struct #name(pub #ty);
             }
         }
+        TypeDef::Tagged {
+            description,
+            tag,
+            variants,
+        } => tagged(name, description.as_deref(), tag, variants),
         TypeDef::OneOf {
             description,
             tag,
@@ -127,28 +132,7 @@ fn structure(
     let default = default.then(|| quote!(Default,));
     let struct_doc = doc(description);
     let name = ident(name);
-    let fields = fields.iter().map(|field| {
-        let doc = doc(field.description.as_deref());
-        let rust_name = ident(&field.rust_name);
-        let wire = &field.name;
-        let rename = (field.rust_name != field.name).then(|| quote!(#[serde(rename = #wire)]));
-        let (ty, skip) = match (&field.ty, field.required) {
-            (TypeRef::Optional(_), true) => (rust_type(&field.ty, &TokenStream::new()), quote!()),
-            (TypeRef::Optional(_), false) => (
-                rust_type(&field.ty, &TokenStream::new()),
-                quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
-            ),
-            (ty, true) => (rust_type(ty, &TokenStream::new()), quote!()),
-            (ty, false) => {
-                let ty = rust_type(ty, &TokenStream::new());
-                (
-                    quote!(::std::option::Option<#ty>),
-                    quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
-                )
-            }
-        };
-        quote! { #doc #rename #skip pub #rust_name: #ty, }
-    });
+    let fields = fields.iter().map(|field| field_tokens(field, quote!(pub)));
     quote! {
         #struct_doc
         #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -158,23 +142,80 @@ fn structure(
     }
 }
 
-/// A string enum: the enum and its wire names; `ALL`, `as_str`, `Display`,
-/// `FromStr` and serde come from the runtime's `impl_string_enum!`, written
-/// once there rather than in every enum.
-fn enumeration(
+/// A field of a struct (`vis`: `pub`) or of an enum's variant (none): an
+/// optional one is `Option`, left out when `None`.
+fn field_tokens(field: &Field, vis: TokenStream) -> TokenStream {
+    let doc = doc(field.description.as_deref());
+    let rust_name = ident(&field.rust_name);
+    let wire = &field.name;
+    let rename = (field.rust_name != field.name).then(|| quote!(#[serde(rename = #wire)]));
+    let (ty, skip) = match (&field.ty, field.required) {
+        (TypeRef::Optional(_), true) => (rust_type(&field.ty, &TokenStream::new()), quote!()),
+        (TypeRef::Optional(_), false) => (
+            rust_type(&field.ty, &TokenStream::new()),
+            quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+        ),
+        (ty, true) => (rust_type(ty, &TokenStream::new()), quote!()),
+        (ty, false) => {
+            let ty = rust_type(ty, &TokenStream::new());
+            (
+                quote!(::std::option::Option<#ty>),
+                quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+            )
+        }
+    };
+    quote! { #doc #rename #skip #vis #rust_name: #ty, }
+}
+
+/// A tagged `oneOf`: serde puts the tag in and takes it out (`#[serde(tag)]`),
+/// each variant holding its member's other properties.
+fn tagged(
     name: &str,
     description: Option<&str>,
-    variants: &[(String, String)],
+    tag: &str,
+    variants: &[TaggedVariant],
 ) -> TokenStream {
     let doc = doc(description);
     let name = ident(name);
-    let idents: Vec<_> = variants.iter().map(|(_, v)| ident(v)).collect();
-    let wires: Vec<_> = variants.iter().map(|(w, _)| w.as_str()).collect();
+    let variants = variants.iter().map(|variant| {
+        let doc = super::doc(variant.description.as_deref());
+        let ident = ident(&variant.name);
+        let value = &variant.tag_value;
+        if variant.fields.is_empty() {
+            return quote! { #doc #[serde(rename = #value)] #ident, };
+        }
+        let fields = variant
+            .fields
+            .iter()
+            .map(|field| field_tokens(field, quote!()));
+        quote! { #doc #[serde(rename = #value)] #ident { #(#fields)* }, }
+    });
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[serde(tag = #tag)]
+        pub enum #name {
+            #(#variants)*
+        }
+    }
+}
+
+/// A string enum: the enum and its wire names; `ALL`, `as_str`, `Display`,
+/// `FromStr` and serde come from the runtime's `impl_string_enum!`, written
+/// once there rather than in every enum.
+fn enumeration(name: &str, description: Option<&str>, variants: &[EnumValue]) -> TokenStream {
+    let doc = doc(description);
+    let name = ident(name);
+    let idents: Vec<_> = variants.iter().map(|v| ident(&v.name)).collect();
+    let docs = variants
+        .iter()
+        .map(|v| super::doc(v.description.as_deref()));
+    let wires: Vec<_> = variants.iter().map(|v| v.wire.as_str()).collect();
     quote! {
         #doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum #name {
-            #( #idents, )*
+            #( #docs #idents, )*
         }
 
         ::client_runtime::impl_string_enum!(#name { #( #idents = #wires ),* });

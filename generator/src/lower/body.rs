@@ -115,7 +115,7 @@ impl<'a> Lowerer<'a> {
             TypeRef::MapOf(_) | TypeRef::Map | TypeRef::Value => true,
             TypeRef::Named(name) => matches!(
                 self.types.get(name),
-                Some(TypeDef::Struct { .. } | TypeDef::OneOf { .. })
+                Some(TypeDef::Struct { .. } | TypeDef::OneOf { .. } | TypeDef::Tagged { .. })
                     | Some(TypeDef::Alias {
                         ty: TypeRef::MapOf(_) | TypeRef::Map,
                         ..

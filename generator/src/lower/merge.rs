@@ -15,7 +15,7 @@ impl<'a> Lowerer<'a> {
     ) -> Result<TypeRef> {
         let at = at.join("allOf");
         if let [only] = members {
-            return self.schema(only, &at.join(0), hint);
+            return self.schema(only, &member_at(only, &at, 0), hint);
         }
         // Members that only annotate (a description, `nullable`) say
         // nothing about the type.
@@ -33,14 +33,14 @@ impl<'a> Lowerer<'a> {
         // given by reference (an enum, say) or else the first.
         let objects = typed
             .iter()
-            .filter(|(i, m)| self.is_object_schema(m, &at.join(i)))
+            .filter(|(i, m)| self.is_object_schema(m, &member_at(m, &at, *i)))
             .count();
         if !typed.is_empty() && (typed.len() == 1 || objects == 0) {
             let (i, member) = typed
                 .iter()
                 .find(|(_, m)| matches!(m, ReferenceOr::Reference { .. }))
                 .unwrap_or(&typed[0]);
-            let ty = self.schema(member, &at.join(i), hint)?;
+            let ty = self.schema(member, &member_at(member, &at, *i), hint)?;
             return Ok(match ty {
                 TypeRef::Optional(_) => ty,
                 ty if nullable => TypeRef::Optional(Box::new(ty)),
@@ -49,14 +49,20 @@ impl<'a> Lowerer<'a> {
         }
         let mut merged = ObjectType::default();
         let mut origins = BTreeMap::new();
+        // The merged properties are lowered one level deeper too: a property
+        // that is again the `allOf` of a schema on the way (a schema that
+        // extends itself in one of its properties) is counted, and refused
+        // at the limit, rather than merged anew forever.
         self.all_of_depth += 1;
-        let result = self.merge(members, &at, &mut merged, &mut origins);
+        let result = self
+            .merge(members, &at, &mut merged, &mut origins)
+            .and_then(|()| {
+                let description = schema.schema_data.description.clone();
+                // The merge is written nowhere: point at the schema itself.
+                self.object(&merged, &at.parent(), hint, description, &origins)
+            });
         self.all_of_depth -= 1;
-        result?;
-        let description = schema.schema_data.description.clone();
-        // The merge is written nowhere: point at the schema itself.
-        let schema_at = at.parent();
-        self.object(&merged, &schema_at, hint, description, &origins)
+        result
     }
 
     /// Whether `member` (followed through references) is an object, or
@@ -180,3 +186,20 @@ impl<'a> Lowerer<'a> {
 /// How deep `allOf` may nest (through references) before it is refused as
 /// circular.
 pub(super) const MAX_ALL_OF_DEPTH: usize = 32;
+
+/// Where the `i`th member of the `allOf` at `at` is written: the schema
+/// itself for the keywords the normaliser moved from beside `allOf` into a
+/// member of their own (an `allOf: []` beside `required` has no member 0).
+fn member_at(member: &ReferenceOr<Schema>, at: &Pointer, i: usize) -> Pointer {
+    match member {
+        ReferenceOr::Item(schema)
+            if schema
+                .schema_data
+                .extensions
+                .contains_key(crate::normalize::SIBLINGS) =>
+        {
+            at.parent()
+        }
+        _ => at.join(i),
+    }
+}

@@ -6,8 +6,8 @@
 //!
 //! One `Lowerer` walks the document; its methods are split by concept, one
 //! file each: `server`, `security`, `operation` (and path segments),
-//! `parameter`, `body`, `response`, `schema`, `merge` (`allOf`) and
-//! `reference` (`$ref`s of every kind).
+//! `parameter`, `body`, `response`, `schema`, `one_of` (`oneOf`/`anyOf`),
+//! `merge` (`allOf`) and `reference` (`$ref`s of every kind).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -20,14 +20,15 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, Field, Location, ObjectStyle, Operation, Param, ParamStyle,
-    PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status,
-    TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
+    ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme,
+    Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 
 mod body;
 mod merge;
+mod one_of;
 mod operation;
 mod parameter;
 mod reference;

@@ -1,4 +1,4 @@
-//! Schemas where they are used: primitives, arrays, objects, enums, `oneOf`/`anyOf`, and the names of the types they need.
+//! Schemas where they are used: primitives, arrays, objects, enums, and the names of the types they need (`oneOf`/`anyOf` in `one_of`).
 
 use super::*;
 
@@ -29,17 +29,29 @@ impl<'a> Lowerer<'a> {
     }
 
     pub(super) fn inline(&mut self, schema: &Schema, at: &Pointer, hint: &str) -> Result<TypeRef> {
+        // An inline schema's `title` names its type, as its author wrote it
+        // (the same schema under one title in several places is one type);
+        // a named schema keeps its name.
+        let titled = match &schema.schema_data.title {
+            Some(title) if self.exact.as_deref() != Some(hint) && !title.trim().is_empty() => {
+                // Never the name of the named schema being lowered, which
+                // `define` gives to that schema alone.
+                Some(pascal(title)).filter(|name| self.exact.as_ref() != Some(name))
+            }
+            _ => None,
+        };
+        let hint = titled.as_deref().unwrap_or(hint);
         let description = schema.schema_data.description.clone();
         let ty = match &schema.schema_kind {
             SchemaKind::Type(Type::String(s)) if !s.enumeration.is_empty() => {
                 let mut variants = Vec::new();
                 let mut scope = Scope::default();
-                for value in s.enumeration.iter().flatten() {
-                    if variants.iter().any(|(w, _): &(String, String)| w == value) {
-                        continue; // a value listed twice is one variant
-                    }
-                    variants.push((value.clone(), scope.claim(&pascal(value))));
-                }
+                push_values(
+                    &mut variants,
+                    &mut scope,
+                    s.enumeration.iter().flatten(),
+                    None,
+                );
                 if variants.is_empty() {
                     // Only `null` listed: nothing but null.
                     TypeRef::Value
@@ -155,6 +167,25 @@ impl<'a> Lowerer<'a> {
                 _ => TypeRef::Map,
             });
         }
+        let fields = self.fields(object, at, hint, origins)?;
+        Ok(self.define(
+            hint,
+            TypeDef::Struct {
+                description,
+                fields,
+            },
+        ))
+    }
+
+    /// The fields of an object's properties, in the spec's order, then those
+    /// required but not declared (any value).
+    pub(super) fn fields(
+        &mut self,
+        object: &ObjectType,
+        at: &Pointer,
+        hint: &str,
+        origins: &BTreeMap<String, Pointer>,
+    ) -> Result<Vec<Field>> {
         let mut fields = Vec::new();
         let mut scope = Scope::default();
         for (name, property) in &object.properties {
@@ -188,116 +219,7 @@ impl<'a> Lowerer<'a> {
                 });
             }
         }
-        Ok(self.define(
-            hint,
-            TypeDef::Struct {
-                description,
-                fields,
-            },
-        ))
-    }
-
-    /// `oneOf` / `anyOf`: an enum with a variant per member; tagged when a
-    /// `discriminator` names the property that tells them apart.
-    pub(super) fn one_of(
-        &mut self,
-        schema: &Schema,
-        members: &[ReferenceOr<Schema>],
-        at: &Pointer,
-        hint: &str,
-        description: Option<String>,
-    ) -> Result<TypeRef> {
-        // The places of 3.1's null members are skipped (the whole is nullable).
-        let members: Vec<(usize, &ReferenceOr<Schema>)> = members
-            .iter()
-            .enumerate()
-            .filter(|(_, m)| {
-                !matches!(m, ReferenceOr::Item(s)
-                    if s.schema_data.extensions.contains_key(crate::normalize::NULL_MEMBER))
-            })
-            .collect();
-        if let [(i, only)] = members[..] {
-            return self.schema(only, &at.join(i), hint);
-        }
-        if members.is_empty() {
-            return Err(LowerError::new(
-                at,
-                "a `oneOf`/`anyOf` without members",
-                "list at least one schema",
-            ));
-        }
-        let discriminator = schema.schema_data.discriminator.as_ref();
-        let mut scope = Scope::default();
-        let mut variants = Vec::new();
-        for (i, member) in members {
-            let member_at = at.join(i);
-            let (name, tag_value) = match member {
-                ReferenceOr::Reference { reference } => {
-                    let schema_name = ref_name(reference, "schemas", &member_at)?;
-                    let tag_value = discriminator.map(|d| {
-                        d.mapping
-                            .iter()
-                            .find(|(_, target)| *target == reference || *target == schema_name)
-                            .map(|(value, _)| value.clone())
-                            .unwrap_or_else(|| schema_name.to_owned())
-                    });
-                    (pascal(schema_name), tag_value)
-                }
-                ReferenceOr::Item(item) => {
-                    let name = match &item.schema_kind {
-                        SchemaKind::Type(Type::String(_)) => "String".to_owned(),
-                        SchemaKind::Type(Type::Integer(_)) => "Integer".to_owned(),
-                        SchemaKind::Type(Type::Number(_)) => "Number".to_owned(),
-                        SchemaKind::Type(Type::Boolean(_)) => "Boolean".to_owned(),
-                        SchemaKind::Type(Type::Array(_)) => "Array".to_owned(),
-                        SchemaKind::Type(Type::Object(_)) => "Object".to_owned(),
-                        _ => format!("Variant{i}"),
-                    };
-                    let name = item.schema_data.title.as_deref().map_or(name, pascal);
-                    (name, None)
-                }
-            };
-            let name = scope.claim(&name);
-            let ty = self.schema(member, &member_at, &format!("{hint}{name}"))?;
-            variants.push(Variant {
-                name,
-                tag_value,
-                ty,
-            });
-        }
-        // Tagged only when every variant has a tag value and is a struct
-        // that does not itself declare the tag (serde takes the tag out
-        // before the variant's fields are read).
-        let tag = discriminator
-            .map(|d| d.property_name.clone())
-            .filter(|tag| {
-                variants.iter().all(|v| {
-                    v.tag_value.is_some()
-                        && match &v.ty {
-                            TypeRef::Named(name) => match self.types.get(name) {
-                                Some(TypeDef::Struct { fields, .. }) => {
-                                    fields.iter().all(|f| f.name != *tag)
-                                }
-                                _ => false,
-                            },
-                            _ => false,
-                        }
-                })
-            });
-        let tagged = tag.is_some();
-        for variant in &mut variants {
-            if !tagged {
-                variant.tag_value = None;
-            }
-        }
-        Ok(self.define(
-            hint,
-            TypeDef::OneOf {
-                description,
-                tag,
-                variants,
-            },
-        ))
+        Ok(fields)
     }
 
     /// Gives `def` a name in the types module: `hint` itself when the
@@ -319,6 +241,26 @@ impl<'a> Lowerer<'a> {
 }
 
 pub(super) const UNSUPPORTED_HINT: &str = "this generator supports objects, arrays, primitives, string enums, free-form objects, `allOf` of objects, `oneOf` and `anyOf`; rewrite the schema with those";
+
+/// Adds a variant per value not yet listed (a value listed twice is one
+/// variant), each with `description`.
+pub(super) fn push_values<'v>(
+    variants: &mut Vec<EnumValue>,
+    scope: &mut Scope,
+    values: impl IntoIterator<Item = &'v String>,
+    description: Option<&str>,
+) {
+    for value in values {
+        if variants.iter().any(|v| v.wire == *value) {
+            continue;
+        }
+        variants.push(EnumValue {
+            wire: value.clone(),
+            name: scope.claim(&pascal(value)),
+            description: description.map(str::to_owned),
+        });
+    }
+}
 
 pub(super) fn any_schema() -> Schema {
     Schema {
