@@ -489,11 +489,11 @@ rt::impl_response!(
 
 /// The answers of [`Client::auth_claims`]:
 /// - `Ok` (200): Choice (not shown) - the component and the model that claimed the authentication.
-/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
-/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
-/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
 pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
     types::AuthClaimsResult,
@@ -529,7 +529,7 @@ impl rt::FromHeaders for AuthClaimsOkHeaders {
     }
 }
 
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsBadRequestHeaders {
@@ -548,7 +548,7 @@ impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsUnauthorizedHeaders {
@@ -567,7 +567,7 @@ impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsNotFoundHeaders {
@@ -605,7 +605,7 @@ impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
     }
 }
 
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsExpectationFailedHeaders {
@@ -626,11 +626,11 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 
 /// The answers of [`Client::authorize`]:
 /// - `Ok` (200): Choice (not shown) - the token issued and the model it is bound to.
-/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
-/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
-/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
 pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
     types::AuthorizeResult,
@@ -666,7 +666,7 @@ impl rt::FromHeaders for AuthorizeOkHeaders {
     }
 }
 
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeBadRequestHeaders {
@@ -685,7 +685,7 @@ impl rt::FromHeaders for AuthorizeBadRequestHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeUnauthorizedHeaders {
@@ -704,7 +704,7 @@ impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeNotFoundHeaders {
@@ -742,7 +742,7 @@ impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
     }
 }
 
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeExpectationFailedHeaders {

@@ -607,11 +607,11 @@ rt::impl_response!(
 
 /// The answers of [`Client::auth_claims`]:
 /// - `Ok` (200): Choice (not shown) - the component and the model that claimed the authentication.
-/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
-/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
-/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
     types::AuthClaimsResult,
     AuthClaimsOkHeaders,
@@ -644,7 +644,7 @@ impl rt::FromHeaders for AuthClaimsOkHeaders {
     }
 }
 
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -661,7 +661,7 @@ impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -678,7 +678,7 @@ impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -712,7 +712,7 @@ impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
     }
 }
 
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthClaimsExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -731,11 +731,11 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 
 /// The answers of [`Client::authorize`]:
 /// - `Ok` (200): Choice (not shown) - the token issued and the model it is bound to.
-/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
-/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a
-/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
+/// - `Unauthorized` (401): Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
+/// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every
+/// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
     types::AuthorizeResult,
     AuthorizeOkHeaders,
@@ -768,7 +768,7 @@ impl rt::FromHeaders for AuthorizeOkHeaders {
     }
 }
 
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -785,7 +785,7 @@ impl rt::FromHeaders for AuthorizeBadRequestHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a
+/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -802,7 +802,7 @@ impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
     }
 }
 
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of
+/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -836,7 +836,7 @@ impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
     }
 }
 
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every
+/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuthorizeExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
@@ -873,13 +873,13 @@ rt::impl_response!(
 
 /// The answers of [`Client::revoke_token`]:
 /// - `NoContent` (204): Revoked.
-/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty
+/// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 pub type RevokeTokenResponse = NoContentBadRequestAnswers<
     types::ErrorResponse,
     RevokeTokenBadRequestHeaders,
 >;
 
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty
+/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct RevokeTokenBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.

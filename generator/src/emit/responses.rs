@@ -281,7 +281,7 @@ fn operation(op: &Operation, shape: &Shape, shape_name: &str) -> TokenStream {
             " - `{}` ({}): {}",
             arm.variant,
             status_text(arm.status),
-            first_line(&response.description)
+            first_paragraph(&response.description)
         ));
         if let Some(body) = &response.body {
             args.push(rust_type(body, &types));
@@ -325,7 +325,7 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
     });
     let struct_doc = format!(
         " The documented headers of the answer: {}",
-        first_line(&response.description)
+        first_paragraph(&response.description)
     );
     quote! {
         #[doc = #struct_doc]
@@ -351,11 +351,18 @@ fn scalar(ty: &TypeRef) -> &TypeRef {
     }
 }
 
-/// The first line of a description, safe for a comment.
-fn first_line(text: &str) -> String {
-    let line = text
-        .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
-        .next()
-        .unwrap_or("");
-    comment_text(line)
+/// The first paragraph of a description on one line, safe for a comment: a
+/// description wrapped over several lines is not cut mid-sentence.
+fn first_paragraph(text: &str) -> String {
+    let mut words: Vec<&str> = Vec::new();
+    for line in text.split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}']) {
+        if line.trim().is_empty() {
+            if words.is_empty() {
+                continue;
+            }
+            break;
+        }
+        words.extend(line.split_whitespace());
+    }
+    comment_text(&words.join(" "))
 }
