@@ -74,7 +74,10 @@ name = "$crate"
 version = "0.1.0"
 edition = "2024"
 [dependencies]
-client-runtime = { path = "$ROOT/runtime" }
+# The transport progenitor's crate has: reqwest without TLS (a TLS stack
+# in the dependencies costs every build of the crate some 30 ms of metadata
+# to load, whatever the generated code).
+client-runtime = { path = "$ROOT/runtime", default-features = false, features = ["client"] }
 serde = { version = "1", features = ["derive"] }
 TOML
     "$GENERATOR" "$spec" --out "$W/ours/$crate/src/lib.rs" 2>"$W/ours-$name.err" ||
@@ -149,6 +152,6 @@ done
         echo "| \`$name.json\` | ${lines[ours-$name]} / ${lines[peer-$name]} ($(ratio2 "${lines[ours-$name]}" "${lines[peer-$name]}")×) | $(( bytes[ours-$name] / 1024 )) KiB / $(( bytes[peer-$name] / 1024 )) KiB | $(ms "${cold[ours-$name]}") / $(ms "${cold[peer-$name]}") ($(ratio2 "${cold[ours-$name]}" "${cold[peer-$name]}")×) | $(ms "${cold_cpu[ours-$name]}") / $(ms "${cold_cpu[peer-$name]}") ($(ratio2 "${cold_cpu[ours-$name]}" "${cold_cpu[peer-$name]}")×) | $(ms "${incr[ours-$name]}") / $(ms "${incr[peer-$name]}") ($(ratio2 "${incr[ours-$name]}" "${incr[peer-$name]}")×) | $(ms "${incr_cpu[ours-$name]}") / $(ms "${incr_cpu[peer-$name]}") ($(ratio2 "${incr_cpu[ours-$name]}" "${incr_cpu[peer-$name]}")×) |"
     done
     echo
-    echo "Cold: \`cargo build\` (debug) of the generated crate after \`cargo clean -p\` of it alone, its dependencies built. Incremental: \`cargo build\` after touching the generated file. Whole \`cargo\` processes, wall time (median) and CPU time (user + system, mean: less moved by other load on the machine); ratios are ours / progenitor's (below 1.0: ours is smaller or faster). Ours: the generator of this commit, with \`client-runtime\` (default features: reqwest with rustls) and \`serde\`; progenitor's: the crate it writes (reqwest without TLS). Machine: $(machine)."
+    echo "Cold: \`cargo build\` (debug) of the generated crate after \`cargo clean -p\` of it alone, its dependencies built. Incremental: \`cargo build\` after touching the generated file. Whole \`cargo\` processes, wall time (median) and CPU time (user + system, mean: less moved by other load on the machine); ratios are ours / progenitor's (below 1.0: ours is smaller or faster). Ours: the generator of this commit, with \`client-runtime\` (feature \`client\` alone: reqwest without TLS, as progenitor's crate has it; with rustls, the default, each build of either would load a TLS stack's metadata too) and \`serde\`; progenitor's: the crate it writes (reqwest without TLS). Machine: $(machine)."
 } >"$OUT"
 cat "$OUT"
