@@ -340,13 +340,13 @@ impl ResponseRecord {
 }
 
 fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
-    match serde_json::from_slice::<Value>(bytes) {
-        Ok(mut v) => {
+    match component_auth_bindings::json::parse(bytes) {
+        Some(mut v) => {
             redact_per_request(&mut v, scrub);
             scrub.json(&mut v);
             v
         }
-        Err(_) => {
+        None => {
             let text = String::from_utf8_lossy(bytes);
             let mut cut: String = text.chars().take(MAX_TEXT).collect();
             if cut.len() < text.len() {

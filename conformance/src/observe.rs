@@ -202,6 +202,9 @@ pub async fn observe(
                 let r = body(pad.saturating_sub(extra));
                 let sent = t.send(Probe::new("size", r)).await;
                 match sent.status() {
+                    // An answer too large to keep (one that echoes the
+                    // body) was no refusal of the request.
+                    None if sent.answered_over_cap => None,
                     None => Some(None),
                     Some(417) => None,
                     Some(st) if (400..500).contains(&st) => Some(Some(st)),

@@ -327,6 +327,9 @@ pub struct Sent {
     pub exchange: Exchange,
     /// `None` when no answer came (the reason is in `exchange.error`).
     pub typed: Option<Typed>,
+    /// The server answered, with a body over the run's cap (`Limits::max_body_bytes`):
+    /// an answer all the same, only not kept.
+    pub answered_over_cap: bool,
 }
 
 impl Sent {

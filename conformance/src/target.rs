@@ -397,6 +397,7 @@ impl Target {
                         curl: None,
                     },
                     typed: None,
+                    answered_over_cap: false,
                 };
             }
         };
@@ -473,8 +474,10 @@ impl Target {
                     curl,
                 },
                 typed: Some(typed),
+                answered_over_cap: false,
             },
             Err(e) => Sent {
+                answered_over_cap: matches!(e, Error::BodyTooLarge { .. }),
                 exchange: Exchange {
                     label,
                     request,
@@ -538,6 +541,7 @@ impl Target {
                     curl: None,
                 },
                 typed: None,
+                answered_over_cap: false,
             }));
         }
         out

@@ -24,6 +24,7 @@
 
 // What the generated types need: always.
 mod file;
+pub mod json;
 mod secret;
 pub mod string_enum;
 

@@ -18,9 +18,10 @@ impl RawResponse {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
-    /// The body parsed as JSON, if it is JSON.
+    /// The body parsed as JSON, if it is JSON, whatever its depth (see
+    /// [`json::parse`](crate::json::parse)).
     pub fn json(&self) -> Option<serde_json::Value> {
-        serde_json::from_slice(&self.body).ok()
+        crate::json::parse(&self.body)
     }
 }
 
