@@ -10,11 +10,11 @@
 #[rustfmt::skip]
 pub mod generated;
 
+pub use client_runtime::json;
 #[cfg(feature = "client")]
 pub use client_runtime::{
     DecodeResponse, Decoded, Error, Prepared, RawResponse, Secret, Transport, client_builder,
 };
-pub use client_runtime::json;
 pub use generated::*;
 
 /// The HTTP types that requests and answers are made of, for changing a

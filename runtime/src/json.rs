@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn json_deeper_than_serde_jsons_limit_is_still_json() {
         let text = nested(300);
-        assert!(serde_json::from_str::<Value>(&text).is_err(), "the limit moved");
+        assert!(
+            serde_json::from_str::<Value>(&text).is_err(),
+            "the limit moved"
+        );
         let value = parse(text.as_bytes()).expect("JSON");
         assert_eq!(value["code"], 417);
         assert_eq!(value["status"], false);

@@ -4,10 +4,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use conformance::observe::observe;
 use conformance::profile::Profile;
 use conformance::report::Status;
 use conformance::runner::{RunOptions, run};
-use http_body_util::Full;
+use conformance::target::Limits;
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
@@ -221,4 +223,67 @@ async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
     assert!(report.summary.passed > 80);
     let _ = std::fs::remove_file(&ca);
     server.shutdown().await;
+}
+
+/// Answers every request as a FastAPI service answers a body its model
+/// refuses: 417 whose `errors` quote the whole input; a body declared over
+/// `limit` bytes, 413.
+async fn echoing_server(limit: usize) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let service = service_fn(move |req: Request<Incoming>| async move {
+                let declared = req
+                    .headers()
+                    .get("content-length")
+                    .and_then(|v| v.to_str().ok()?.parse::<usize>().ok())
+                    .unwrap_or(0);
+                let (status, body) = if declared > limit {
+                    (
+                        413,
+                        serde_json::json!({"code": 413, "message": "too large", "status": false}),
+                    )
+                } else {
+                    let bytes = req.into_body().collect().await.map(|b| b.to_bytes());
+                    let input = String::from_utf8_lossy(&bytes.unwrap_or_default()).into_owned();
+                    let item = serde_json::json!({"msg": "invalid", "input": input});
+                    (
+                        417,
+                        serde_json::json!({"code": 417, "errors": [item], "status": false}),
+                    )
+                };
+                Ok::<_, Infallible>(
+                    Response::builder()
+                        .status(status)
+                        .header("content-type", "application/json")
+                        .header("x-project-uuid", "9f0a4c3e-2b1d-4e6f-8a7b-1c2d3e4f5a6b")
+                        .body(Full::new(Bytes::from(body.to_string())))
+                        .expect("a valid answer"),
+                )
+            });
+            tokio::spawn(http1::Builder::new().serve_connection(TokioIo::new(stream), service));
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// `conformance choices` finds the body limit of a server whose refusals
+/// echo the body: an answer larger than the run's cap is an answer (the
+/// request was taken), not a refusal. It took one for a refusal and printed
+/// a limit just under the cap.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_echoing_answer_over_the_cap_is_no_refusal_of_the_body() {
+    let limit = 100 * 1024;
+    let url = echoing_server(limit).await;
+    let options = RunOptions {
+        limits: Limits {
+            max_body_bytes: 64 * 1024,
+            ..Limits::default()
+        },
+        ..RunOptions::default()
+    };
+    let seen = observe(profile(url), &options).await.expect("observed");
+    assert_eq!(seen.body_limit, Some(limit as u64), "{seen:?}");
+    assert_eq!(seen.body_too_large, Some(413), "{seen:?}");
 }
