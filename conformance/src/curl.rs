@@ -83,6 +83,9 @@ pub fn render(req: &Req, secrets: &[Placeholder], derived: &[Derived]) -> String
             .find(|d| d.header.eq_ignore_ascii_case(name.as_str()))
         {
             Some(d) => format!("\"{}: {}\"", name.as_str(), d.expression),
+            // curl drops a header given as `Name: ` with nothing after it;
+            // `Name;` sends it with an empty value.
+            None if value.is_empty() => quote(&format!("{};", name.as_str())),
             None => {
                 let text = String::from_utf8_lossy(value.as_bytes());
                 substitute(&format!("{}: {text}", name.as_str()), secrets)

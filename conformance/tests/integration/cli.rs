@@ -993,3 +993,56 @@ fn a_reproduction_runs_as_pasted_with_the_profiles_own_variables() {
     }
     rt.block_on(server.shutdown());
 }
+
+/// An empty header is reproduced as curl sends one (`-H 'Name;'`; given
+/// as `Name: ` curl drops it): pasted against a server that takes an empty
+/// X-Project-Env for an absent one, it gets the 200 the run got.
+#[test]
+fn a_reproduction_sends_an_empty_header_as_empty() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions {
+                fault: Some(reference_server::Fault::ProjectEnvEmptyAsAbsent),
+                ..Default::default()
+            },
+        ))
+        .expect("reference server");
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    let profile = shipped.replace(
+        "base_url: http://127.0.0.1:8080",
+        &format!("base_url: {}", server.base_url()),
+    );
+    let dir = scratch("reproduce-empty-header");
+    let path = dir.join("profile.yaml");
+    std::fs::write(&path, profile).expect("write profile");
+    let out = conformance(
+        &[
+            "--profile",
+            path.to_str().expect("utf-8"),
+            "--only",
+            "near-miss/x-project-env",
+        ],
+        &[],
+    );
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let repro = reproduction(&shown, "X-Project-Env `` (empty)");
+    assert!(repro.contains(" -H 'x-project-env;'"), "{repro}");
+    if Command::new("curl").arg("--version").output().is_ok() {
+        let answer = sh(
+            &repro,
+            &[
+                ("CLIENT_SECRET", "demo-secret-7Qx9"),
+                ("AUTH_TOKEN_USERS", "users-token-ada-0001"),
+                ("PASSWORD_USERS", "correct-horse"),
+            ],
+        );
+        assert!(answer.contains("\"code\":200"), "{answer:?}:\n{repro}");
+    }
+    rt.block_on(server.shutdown());
+}
