@@ -14,7 +14,7 @@ use crate::exchange::Exchange;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
 use crate::profile::Profile;
-use crate::report::{CheckResult, Pace, Report};
+use crate::report::{CheckResult, Pace, Report, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
 use crate::target::{Limits, Op, Target, describe_error};
 
@@ -204,9 +204,42 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     )
     .with_pace(pace);
     report.latency = target.latencies.by_operation();
+    report.hints = hints(&checks, &report.results, &target.profile);
     crate::outcomes::judge(&mut report, &target.outcomes.answers());
     crate::budget::judge(&mut report, &target.profile.budgets);
     Ok(report)
+}
+
+/// Where failures may come from a choice the profile left undeclared: the
+/// place of `modelUuid`, which no run can find unaided (`conformance
+/// choices` probes for it).
+fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<String> {
+    if profile.choices.declares("model_uuid") {
+        return Vec::new();
+    }
+    let sends_authorize = |c: &Check| {
+        c.run.needed().iter().any(|n| {
+            matches!(
+                n,
+                Need::Authorize
+                    | Need::InvalidBody
+                    | Need::RequiresAuthWithAuthorize
+                    | Need::TokenWithAuthorize
+                    | Need::NoAuthWithAuthorize
+            )
+        })
+    };
+    let failed = checks
+        .iter()
+        .zip(results)
+        .filter(|(c, r)| r.status == Status::Failed && sends_authorize(c))
+        .count();
+    if failed == 0 {
+        return Vec::new();
+    }
+    vec![format!(
+        "{failed} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`). If the server reads it elsewhere (a header, the body, another name), `conformance choices --profile FILE` finds where: declare it and run again."
+    )]
 }
 
 /// One snapshot per check (or per shared group), first occurrence wins;

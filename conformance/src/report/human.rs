@@ -106,6 +106,9 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
+    for hint in &report.hints {
+        out.push_str(&format!("Hint: {hint}\n"));
+    }
     let unseen = crate::outcomes::unseen_lines(&report.outcomes);
     if !unseen.is_empty() {
         out.push_str(&format!(

@@ -261,6 +261,10 @@ pub struct Report {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
     pub results: Vec<CheckResult>,
+    /// What the user may do about the failures, where the run can tell
+    /// (a choice the profile left undeclared that they may come from).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub hints: Vec<String>,
 }
 
 impl Report {
@@ -282,6 +286,7 @@ impl Report {
             latency: Vec::new(),
             outcomes: Vec::new(),
             results,
+            hints: Vec::new(),
         }
     }
 

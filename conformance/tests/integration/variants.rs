@@ -367,3 +367,36 @@ async fn every_fault_is_still_caught_with_the_variants_on() {
         "faults not caught with the variants on: {missed:?}"
     );
 }
+
+/// A server that reads modelUuid elsewhere fails the checks that send
+/// Authorize until the profile says where; the report says so, and names
+/// the command that finds it. Declared, the hint is gone.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_undeclared_model_uuid_place_is_named_in_a_hint() {
+    let variants = [Variant::ModelUuidHeader];
+    let server = Server::start(ServerOptions {
+        variants: variants.to_vec(),
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("the reference server starts");
+    let base = server.base_url();
+    let mut hints = Vec::new();
+    for extra in [String::new(), needed_choices(&variants)] {
+        let profile = Profile::from_yaml_str(&profile_text(&base, &extra), "p.yaml", &|_| None)
+            .expect("profile");
+        let report = run(profile, &RunOptions::default()).await.expect("run");
+        hints.push((report.exit_code(), report.hints));
+    }
+    server.shutdown().await;
+    let (undeclared, declared) = (&hints[0], &hints[1]);
+    assert_eq!(undeclared.0, 1);
+    assert!(
+        undeclared
+            .1
+            .iter()
+            .any(|h| h.contains("choices.model_uuid") && h.contains("conformance choices")),
+        "{undeclared:?}"
+    );
+    assert_eq!(*declared, (0, Vec::new()));
+}
