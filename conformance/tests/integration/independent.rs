@@ -1,14 +1,16 @@
-//! The gate against servers it was not written with: two independent
+//! The gate against servers it was not written with: three independent
 //! implementations of the interface, written from the description alone
 //! (`tests/independent/python_server.py`, Python's standard library;
-//! `tests/independent/node_server.js`, Node's `node:http`), each making its
+//! `tests/independent/node_server.js`, Node's `node:http`;
+//! `tests/independent/fastapi_server.py`, FastAPI's idioms), each making its
 //! own choices where the description is silent, and some legal variants of
 //! them. Each is run as a new user would: the conformance binary records
 //! snapshots with `--accept`, then runs again with `CI=true` against them.
 //! A correct server passes both (exit 0).
 //!
 //! A test is skipped, saying so, only when `python3` or `node` is not on the
-//! PATH. Every child is killed when its guard drops, and every wait has a
+//! PATH, or FastAPI and uvicorn cannot be imported (`.ci/setup` installs
+//! them). Every child is killed when its guard drops, and every wait has a
 //! time limit, so a failure never leaves a process behind or hangs.
 
 use std::fs::{self, File};
@@ -44,6 +46,8 @@ struct Server {
     secrets: &'static [&'static str],
     /// How every token the server issues begins: none may appear either.
     issued_prefix: &'static str,
+    /// Python modules beyond the standard library the script imports.
+    imports: &'static [&'static str],
 }
 
 const PYTHON: Server = Server {
@@ -53,6 +57,7 @@ const PYTHON: Server = Server {
     url_var: "PYTHON_SERVER_URL",
     secrets: &["py-secret-Zr4u", "ledger-token-py-7781", "open-sesame-1"],
     issued_prefix: "py-issued-",
+    imports: &[],
 };
 
 const NODE: Server = Server {
@@ -66,6 +71,18 @@ const NODE: Server = Server {
         "correct-horse-battery",
     ],
     issued_prefix: "node-issued-",
+    imports: &[],
+};
+
+const FASTAPI: Server = Server {
+    program: "python3",
+    script: "fastapi_server.py",
+    profile: "fastapi.yaml",
+    url_var: "FASTAPI_SERVER_URL",
+    secrets: &["fa-secret-Wq3n", "users-token-fa-5150", "fa-horse-staple"],
+    // It issues no token; the prefix is looked for all the same.
+    issued_prefix: "fa-issued-",
+    imports: &["fastapi", "uvicorn"],
 };
 
 fn independent_dir() -> PathBuf {
@@ -123,6 +140,29 @@ fn on_path(program: &str) -> Result<(), String> {
     {
         Ok(_) => Ok(()),
         Err(e) => Err(format!("`{program}` cannot be started ({e})")),
+    }
+}
+
+/// Why `server` cannot run here, if it cannot: its program is not on the
+/// PATH, or a module it imports is not installed.
+fn available(server: &Server) -> Result<(), String> {
+    on_path(server.program)?;
+    if server.imports.is_empty() {
+        return Ok(());
+    }
+    let imported = Command::new(server.program)
+        .args(["-c", &format!("import {}", server.imports.join(", "))])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    match imported {
+        Ok(s) if s.success() => Ok(()),
+        _ => Err(format!(
+            "{} cannot be imported (`python3 -m pip install {}`)",
+            server.imports.join(" and "),
+            server.imports.join(" ")
+        )),
     }
 }
 
@@ -417,7 +457,7 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
         Edit::NoChoices => label.push_str(", no choices declared"),
         Edit::Observed => label.push_str(", choices as `conformance choices` observed them"),
     }
-    if let Err(why) = on_path(server.program) {
+    if let Err(why) = available(server) {
         println!(
             "SKIPPED {} ({label}): {why}; install it to run this target",
             server.script
@@ -459,7 +499,7 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
 /// run fails (exit 1) with `check` among its failed MUST checks: the gate
 /// still has teeth on a server that made choices other than ours.
 fn fault_caught(server: &Server, fault: &str, check: &str) {
-    if let Err(why) = on_path(server.program) {
+    if let Err(why) = available(server) {
         println!(
             "SKIPPED {} ({fault}): {why}; install it to run this target",
             server.script
@@ -653,4 +693,25 @@ fn node_server_fault_env_case_is_caught() {
 #[test]
 fn node_server_fault_html_405_is_caught() {
     fault_caught(&NODE, "fault-html-405", "answers/errors-are-envelopes");
+}
+
+/// FastAPI's idioms where the description is silent: every validation error
+/// a 417 whose items echo the input (a body nested 300 levels deep comes
+/// back 304 deep: JSON all the same), a 400 for a body that is not JSON, no
+/// body limit of its own.
+#[test]
+fn fastapi_server_as_written() {
+    record_then_ci(&FASTAPI, &[], Edit::AsWritten);
+}
+
+/// Without its choices declared: ours at SHOULD level, warnings only.
+#[test]
+fn fastapi_server_with_choices_undeclared() {
+    record_then_ci(&FASTAPI, &[], Edit::NoChoices);
+}
+
+/// The two commands a team adopts the gate with.
+#[test]
+fn fastapi_server_adopted_in_two_commands() {
+    record_then_ci(&FASTAPI, &[], Edit::Observed);
 }
