@@ -287,6 +287,9 @@ pub(crate) struct Body {
     pub malformed: Refusal,
     /// Auth Claims (GET) neither parses nor validates its body.
     pub ignored_on_get: bool,
+    /// Auth Claims (GET) parses its body but neither validates its fields
+    /// nor finds the claiming model by them.
+    pub fields_unchecked_on_get: bool,
     pub media_type: MediaTypeRule,
     /// A body that is not JSON is taken as absent.
     pub malformed_as_empty: bool,
@@ -305,6 +308,7 @@ impl Default for Body {
             limit: crate::handler::BODY_LIMIT,
             malformed: Refusal::BadRequest,
             ignored_on_get: false,
+            fields_unchecked_on_get: false,
             media_type: MediaTypeRule::Lenient,
             malformed_as_empty: false,
             crash_on_non_object: false,

@@ -266,6 +266,9 @@ async fn process(
         &body
     };
     let mut fields = parse_body(&b.body, &b.validation, headers, body)?;
+    if operation == Operation::AuthClaims && b.body.fields_unchecked_on_get {
+        fields = None;
+    }
 
     let source = b.authorize.model_uuid;
     let model_uuid = match operation {

@@ -155,6 +155,11 @@ variants! {
         changes: "Auth Claims (GET) neither parses nor validates its body: a malformed or invalid one is served, and the claiming model is found by the token only.",
         departs_from: "spec/README.md choices 3 and 17: a GET body is validated (417) and finds the claiming model",
         |b| b.body.ignored_on_get = true;
+    GetBodyFieldsIgnored => "get-body-fields-ignored", "4.1",
+        allowed_by: "Body: the fields configured in the component's settings auth section.",
+        changes: "Auth Claims (GET) parses its body as JSON as Authorize does (one that is not JSON is refused the same way) but neither validates its fields nor finds the claiming model by them, as an app-wide JSON body parser (Express's `express.json()`) does.",
+        departs_from: "spec/README.md choices 3 and 17: a GET body is validated (417) and finds the claiming model",
+        |b| b.body.fields_unchecked_on_get = true;
     TokenIgnoredWhenNotRequired => "token-ignored-when-not-required", "5",
         allowed_by: "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
         changes: "An unknown `X-Auth-Token`, or another component's, sent to a component that does not require auth is ignored, not 401 (its own tokens still name their model).",
@@ -197,6 +202,7 @@ const CONFLICTS: &[(Variant, Variant)] = &[
     (Variant::MissingCredential401, Variant::MissingCredential417),
     (Variant::UnknownModel401, Variant::UnknownModel403),
     (Variant::ModelUuidHeader, Variant::ModelUuidBody),
+    (Variant::GetBodyIgnored, Variant::GetBodyFieldsIgnored),
 ];
 
 impl Variant {

@@ -33,12 +33,21 @@ fn get_417(c: &Choices) -> Judge {
     }
 }
 
+/// A server that does not validate a GET body's fields may still parse it
+/// (Express's app-wide `express.json()` does): a body that is not JSON is
+/// then served (ignored) or refused as Authorize's would be.
+const GET_MALFORMED_EXPECTS: &str = "where `choices.get_body_validated` is true (ours): refused, as Authorize's; where false: a 2xx answer (the body ignored) or that refusal (the body parsed, its fields then ignored)";
+
 fn get_refused(c: &Choices) -> Judge {
     if c.get_body_validated().value {
         refused
     } else {
-        accepted
+        served_or_refused
     }
+}
+
+fn served_or_refused(sent: &crate::target::Sent) -> Result<(), String> {
+    accepted(sent).or_else(|_| refused(sent))
 }
 
 pub fn checks() -> Vec<Check> {
@@ -104,7 +113,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::primary(Op::AuthClaims, Change::Body(MALFORMED)),
             expects: Expect::Depends {
                 key: "get_body_validated",
-                text: GET_BODY_EXPECTS,
+                text: GET_MALFORMED_EXPECTS,
                 judge: get_refused,
             },
         },

@@ -400,3 +400,20 @@ async fn an_undeclared_model_uuid_place_is_named_in_a_hint() {
     );
     assert_eq!(*declared, (0, Vec::new()));
 }
+
+/// A GET body parsed but its fields not checked (an app-wide JSON body
+/// parser, Express's `express.json()`): `conformance choices` sees
+/// `get_body_validated: false`, and a body that is not JSON may then still
+/// be refused. Declared, the run held such a server to serving it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_get_body_parsed_but_not_validated_passes_with_its_observed_choices() {
+    let variants = [Variant::GetBodyFieldsIgnored];
+    let seen = observed(&variants).await;
+    assert_eq!(seen.get_body_validated, Some(false), "{seen:?}");
+    record_then_ci(
+        &variants,
+        &seen.to_yaml(),
+        "get-body-fields-ignored-observed",
+    )
+    .await;
+}

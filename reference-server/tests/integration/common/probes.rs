@@ -145,6 +145,10 @@ pub fn variant_probe(variant: Variant) -> Req {
         Variant::GetBodyIgnored => {
             Req::get("catalog").json(json!({"account": "acme", "pin": "1234"}))
         }
+        // A field of the wrong type in JSON: 417 when the fields are validated.
+        Variant::GetBodyFieldsIgnored => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": "1234"}))
+        }
         Variant::TokenIgnoredWhenNotRequired => Req::get("catalog").token("no-such-token"),
         Variant::BodyLimit16k => Req::get("catalog")
             .header("Content-Type", "application/json")
