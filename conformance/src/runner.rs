@@ -229,16 +229,19 @@ fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<St
             )
         })
     };
-    let failed = checks
+    let failed: Vec<bool> = checks
         .iter()
         .zip(results)
-        .filter(|(c, r)| r.status == Status::Failed && sends_authorize(c))
-        .count();
-    if failed == 0 {
+        .filter(|(_, r)| r.status == Status::Failed)
+        .map(|(c, _)| sends_authorize(c))
+        .collect();
+    let authorize = failed.iter().filter(|&&a| a).count();
+    if authorize == 0 {
         return Vec::new();
     }
     vec![format!(
-        "{failed} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`). If the server reads it elsewhere (a header, the body, another name), `conformance choices --profile FILE` finds where: declare it and run again."
+        "{authorize} of the {} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`). If the server reads it elsewhere (a header, the body, another name), `conformance choices --profile FILE` finds where: declare it and run again.",
+        failed.len()
     )]
 }
 
