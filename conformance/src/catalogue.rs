@@ -8,6 +8,8 @@
 //! prints this table (the README holds it too; a test keeps them in step).
 
 use crate::context::RunContext;
+use crate::phase::Phase;
+use crate::target::{Probe, Sent, Target};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -20,39 +22,77 @@ pub use crate::level::Level;
 
 pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
-/// What a check does: sends its requests to the target and judges the
-/// answers.
+/// The requests a planned check sends, made from the target's profile.
+pub(crate) type PlanFn = Arc<dyn Fn(&Target) -> Vec<Probe> + Send + Sync>;
+/// A planned check's judgement of its answers (in the order planned).
+pub(crate) type JudgeFn = Arc<dyn Fn(&RunContext, Vec<Sent>) -> Outcome + Send + Sync>;
+type ProcedureFn = Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>;
+
+/// How a check runs.
+#[derive(Clone)]
+pub(crate) enum Body {
+    /// Requests planned from the profile: the runner sends each in its
+    /// phase (a read with the reads, a write with the writes), then the
+    /// check judges the answers.
+    Planned { plan: PlanFn, judge: JudgeFn },
+    /// A procedure of its own, run in one phase.
+    Procedure { phase: Phase, run: ProcedureFn },
+}
+
+/// What a check does: sends its requests to the target, each in its
+/// [`Phase`], and judges the answers.
 #[derive(Clone)]
 pub struct Run {
-    run: Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>,
+    pub(crate) body: Body,
     needs: Vec<Need>,
     choice: Option<&'static str>,
-    /// The generated cases it reads (a run sends only the cases some
+    /// The shared cases it reads (a run sends only the cases some
     /// selected check reads).
     judged: Judged,
 }
 
 impl Run {
-    pub fn new<F, Fut>(run: F) -> Self
+    /// A procedure run in `phase`: its requests all belong there (see
+    /// [`Phase`]); in [`Phase::Judge`] it sends nothing.
+    pub fn procedure<F, Fut>(phase: Phase, run: F) -> Self
     where
         F: Fn(Arc<RunContext>) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Outcome> + Send + 'static,
     {
-        Run {
+        Self::with_body(Body::Procedure {
+            phase,
             run: Arc::new(move |t| Box::pin(run(t))),
+        })
+    }
+
+    /// Requests made by `plan`, sent by the runner each in its phase, and
+    /// judged together by `judge`.
+    pub fn planned(
+        plan: impl Fn(&Target) -> Vec<Probe> + Send + Sync + 'static,
+        judge: impl Fn(&RunContext, Vec<Sent>) -> Outcome + Send + Sync + 'static,
+    ) -> Self {
+        Self::with_body(Body::Planned {
+            plan: Arc::new(plan),
+            judge: Arc::new(judge),
+        })
+    }
+
+    fn with_body(body: Body) -> Self {
+        Run {
+            body,
             needs: Vec::new(),
             choice: None,
             judged: Judged::default(),
         }
     }
 
-    /// The check reads these generated cases from the run's context.
+    /// The check reads these shared cases from the run's context.
     pub fn reads_generated(mut self, judged: Judged) -> Self {
         self.judged = judged;
         self
     }
 
-    /// The generated cases the check reads, where it will run against
+    /// The shared cases the check reads, where it will run against
     /// `profile` (a check skipped for an unmet need reads none).
     pub fn generated_read(&self, profile: &crate::profile::Profile) -> Judged {
         match crate::needs::unmet(&self.needs, profile) {
@@ -86,11 +126,16 @@ impl Run {
         &self.needs
     }
 
-    pub(crate) fn start(&self, target: Arc<RunContext>) -> BoxFuture {
-        if let Some(need) = crate::needs::unmet(&self.needs, &target.profile) {
-            return Box::pin(async move { Outcome::skip(need.reason()) });
-        }
-        (self.run)(target)
+    /// The phases the check sends in (none: it only judges).
+    pub fn phases(&self, target: &Target) -> Vec<Phase> {
+        let mut phases = match &self.body {
+            Body::Procedure { phase, .. } => vec![*phase],
+            Body::Planned { plan, .. } => plan(target).iter().map(Probe::phase).collect(),
+        };
+        phases.sort();
+        phases.dedup();
+        phases.retain(|p| *p != Phase::Judge);
+        phases
     }
 }
 
@@ -108,7 +153,7 @@ impl Run {
 ///     title: "a token issued by Authorize claims its model in Auth Claims".into(),
 ///     sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
 ///     expects: "...".into(),
-///     run: Run::new(issued_token).needs(&[Need::Authorize]),
+///     run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
 /// }
 /// ```
 #[derive(Clone)]

@@ -1,35 +1,52 @@
 //! One run's shared state, owned by the runner: the target, the error
 //! probes several checks judge (sent once), and the generated cases (made
-//! once from the run's seed). Checks receive it; nothing in it outlives the
-//! run, and the target itself holds no check's state.
+//! once from the run's seed). The runner sends both phase by phase
+//! ([`crate::phase`]) before any check judges them; checks receive the
+//! context; nothing in it outlives the run, and the target itself holds no
+//! check's state.
 
 use std::ops::Deref;
-use std::sync::Arc;
-
-use tokio::sync::OnceCell;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::generate::{Generated, Generation, Judged};
+use crate::phase::Phase;
 use crate::target::{Probe, Sent, Target};
+
+/// The requests of the error probes, made from the target's profile.
+pub type ProbePlan = fn(&Target) -> Vec<Probe>;
 
 /// What every check of one run shares.
 #[derive(Debug)]
 pub struct RunContext {
     target: Arc<Target>,
     generation: Generation,
-    /// The generated cases the run's checks read: only those are made.
+    /// The shared cases the run's checks read: only those are made.
     judged: Judged,
-    probes: OnceCell<Vec<Sent>>,
-    generated: OnceCell<Generated>,
+    probe_plan: ProbePlan,
+    /// The probes' answers as their phases come back, in the planned order.
+    probe_slots: Mutex<Vec<Option<Sent>>>,
+    /// The generated cases of the phases sent so far.
+    generated_so_far: Mutex<Option<Generated>>,
+    probes: OnceLock<Vec<Sent>>,
+    generated: OnceLock<Generated>,
 }
 
 impl RunContext {
-    pub fn new(target: Arc<Target>, generation: Generation, judged: Judged) -> Self {
+    pub fn new(
+        target: Arc<Target>,
+        generation: Generation,
+        judged: Judged,
+        probe_plan: ProbePlan,
+    ) -> Self {
         RunContext {
             target,
             generation,
             judged,
-            probes: OnceCell::new(),
-            generated: OnceCell::new(),
+            probe_plan,
+            probe_slots: Mutex::new(Vec::new()),
+            generated_so_far: Mutex::new(None),
+            probes: OnceLock::new(),
+            generated: OnceLock::new(),
         }
     }
 
@@ -42,23 +59,87 @@ impl RunContext {
         self.generation
     }
 
-    /// The generated cases and property findings, made once per run.
-    pub async fn generated(&self) -> &Generated {
+    /// Sends the shared requests of `phase`: the probes of its operation,
+    /// and its generated cases. Called by the runner, once per phase, in
+    /// order.
+    pub async fn send_shared(&self, phase: Phase) {
+        let probes = async {
+            if !self.judged.judges_probes() {
+                return;
+            }
+            let planned = (self.probe_plan)(&self.target);
+            let mut slots: Vec<Option<Sent>> = self.take_slots(planned.len());
+            let (mine, at): (Vec<Probe>, Vec<usize>) = planned
+                .into_iter()
+                .enumerate()
+                .filter(|(_, p)| p.phase() == phase)
+                .map(|(i, p)| (p, i))
+                .unzip();
+            let sent = self.target.send_all(mine).await;
+            for (i, s) in at.into_iter().zip(sent) {
+                slots[i] = Some(s);
+            }
+            *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()) = slots;
+        };
+        let unanswered = self
+            .generated_so_far
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_ref()
+            .is_some_and(|g| g.not_run.is_some());
+        let generated = async {
+            match unanswered {
+                // The target did not answer a valid request: nothing more.
+                true => Generated::default(),
+                false => Generated::run(&self.target, self.generation, &self.judged, phase).await,
+            }
+        };
+        let ((), generated) = tokio::join!(probes, generated);
+        let mut so_far = self
+            .generated_so_far
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        *so_far = Some(match so_far.take() {
+            None => generated,
+            Some(earlier) => earlier.merge(generated),
+        });
+    }
+
+    fn take_slots(&self, len: usize) -> Vec<Option<Sent>> {
+        let mut slots =
+            std::mem::take(&mut *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()));
+        slots.resize_with(len, || None);
+        slots
+    }
+
+    /// Every shared request sent: the probes and the generated cases are
+    /// now what the checks judge. Called by the runner after the last
+    /// sending phase.
+    pub fn seal(&self) {
+        let slots = std::mem::take(&mut *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()));
+        let _ = self.probes.set(slots.into_iter().flatten().collect());
+        let generated = self
+            .generated_so_far
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .unwrap_or_default();
+        let _ = self.generated.set(generated);
+    }
+
+    /// The generated cases and property findings of the run (empty before
+    /// [`RunContext::seal`]).
+    pub fn generated(&self) -> &Generated {
+        static NONE: OnceLock<Generated> = OnceLock::new();
         self.generated
-            .get_or_init(|| Generated::run(&self.target, self.generation, &self.judged))
-            .await
+            .get()
+            .unwrap_or_else(|| NONE.get_or_init(Generated::default))
     }
 
-    /// The error probes (`checks::probe_requests`), sent once per run.
-    pub async fn probes(&self, make: impl FnOnce(&Target) -> Vec<Probe>) -> &[Sent] {
-        self.probes
-            .get_or_init(|| async { self.target.send_all(make(&self.target)).await })
-            .await
-    }
-
-    /// Sends every request concurrently; the answers come back in order.
-    pub async fn send_all(&self, probes: Vec<Probe>) -> Vec<Sent> {
-        self.target.send_all(probes).await
+    /// The answers to the error probes, in the planned order (empty before
+    /// [`RunContext::seal`]).
+    pub fn probes(&self) -> &[Sent] {
+        self.probes.get().map_or(&[], Vec::as_slice)
     }
 }
 

@@ -58,6 +58,7 @@ pub mod level;
 pub mod needs;
 pub mod observe;
 pub mod outcomes;
+pub mod phase;
 pub mod profile;
 pub mod report;
 pub mod request;

@@ -95,6 +95,14 @@ macro_rules! both {
 }
 
 impl Req {
+    /// The operation the request is of.
+    pub fn op(&self) -> Op {
+        match self {
+            Req::Claims(..) => Op::AuthClaims,
+            Req::Authorize(..) => Op::Authorize,
+        }
+    }
+
     pub fn remove_header(self, name: &str) -> Self {
         both!(self, p => p.remove_header(name))
     }
@@ -293,6 +301,15 @@ impl Probe {
     pub fn case(mut self, case: Case) -> Self {
         self.case = case;
         self
+    }
+
+    /// The phase the request goes in (one that could not be built is
+    /// never sent: a read).
+    pub fn phase(&self) -> crate::phase::Phase {
+        match &self.request {
+            Ok(req) => crate::phase::Phase::of(req.op()),
+            Err(_) => crate::phase::Phase::Read,
+        }
     }
 }
 

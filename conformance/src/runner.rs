@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use component_auth_bindings::Error;
 
-use crate::catalogue::{Check, Level, Outcome, Verdict, selects};
+use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
 use crate::checks::catalogue;
 use crate::connect::Connect;
 use crate::context::RunContext;
@@ -16,7 +16,8 @@ use crate::needs::{Need, unmet};
 use crate::profile::Profile;
 use crate::report::{CheckResult, Pace, Report, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
-use crate::target::{Limits, Op, Target, describe_error};
+use crate::phase::Phase;
+use crate::target::{Limits, Op, Probe, Sent, Target, describe_error};
 
 /// What to run and how.
 #[derive(Clone, Debug, Default)]
@@ -97,42 +98,41 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
     );
     preflight(&target).await?;
+    // Every component in a known state before any read (see crate::phase).
+    let settled = target.settle().await;
     target.learn_volatile().await;
 
     let judged = checks.iter().fold(Judged::default(), |all, c| {
         all.union(&c.run.generated_read(&target.profile))
     });
-    let context = Arc::new(RunContext::new(target.clone(), options.generation, judged));
-    let handles: Vec<_> = checks
-        .iter()
-        .map(|c| tokio::spawn(c.run.start(context.clone())))
-        .collect();
+    let context = Arc::new(RunContext::new(
+        target.clone(),
+        options.generation,
+        judged,
+        crate::checks::probe_requests,
+    ));
     let deadline = options
         .deadline
         .map(|d| tokio::time::Instant::from_std(started + d));
-    let mut outcomes = Vec::with_capacity(checks.len());
-    for handle in handles {
-        let abort = handle.abort_handle();
-        let joined = match deadline {
-            Some(at) => tokio::time::timeout_at(at, handle).await,
-            None => Ok(handle.await),
-        };
-        outcomes.push(match joined {
-            Ok(Ok(outcome)) => outcome,
-            Ok(Err(e)) => Outcome::fail(format!("the check itself failed: {e}"), Vec::new()),
-            Err(_) => {
-                abort.abort();
-                Outcome::fail(
-                    format!(
-                        "the run's deadline ({} ms) passed before this check finished",
-                        options.deadline.unwrap_or_default().as_millis()
-                    ),
-                    Vec::new(),
-                )
-            }
-        });
+    let late = || {
+        Outcome::fail(
+            format!(
+                "the run's deadline ({} ms) passed before this check finished",
+                options.deadline.unwrap_or_default().as_millis()
+            ),
+            Vec::new(),
+        )
+    };
+    let mut schedule = Schedule::new(&checks, &target);
+    for phase in [Phase::Read, Phase::Write] {
+        schedule.send(phase, &context, deadline, late).await;
     }
-
+    if schedule.has(Phase::Verify) {
+        target.settle().await;
+        schedule.send(Phase::Verify, &context, deadline, late).await;
+    }
+    context.seal();
+    let mut outcomes = schedule.judge(&context, deadline, late).await;
     // A token the server issued is a secret too, wherever it was echoed.
     let scrub = target.final_scrubber();
     for o in &mut outcomes {
@@ -189,6 +189,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         }
     }
     let pace = Pace {
+        settled,
         timeout_ms: options.limits.timeout.as_millis(),
         deadline_ms: options.deadline.map(|d| d.as_millis()),
         concurrency: options.limits.concurrency,
@@ -208,6 +209,198 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     crate::outcomes::judge(&mut report, &target.outcomes.answers());
     crate::budget::judge(&mut report, &target.profile.budgets);
     Ok(report)
+}
+
+/// Where each selected check stands while the run goes through its phases
+/// ([`crate::phase`]): its planned requests and their answers so far, or
+/// its outcome once known.
+struct Schedule {
+    checks: Vec<Check>,
+    slots: Vec<Slot>,
+}
+
+enum Slot {
+    /// Planned requests, each sent in its phase; the answers in order.
+    Planned {
+        probes: Vec<Option<Probe>>,
+        sent: Vec<Option<Sent>>,
+    },
+    /// A procedure, run in its phase.
+    Procedure(Phase),
+    Done(Outcome),
+}
+
+impl Schedule {
+    fn new(checks: &[Check], target: &Target) -> Self {
+        let slots = checks
+            .iter()
+            .map(|c| {
+                if let Some(need) = unmet(c.run.needed(), &target.profile) {
+                    return Slot::Done(Outcome::skip(need.reason()));
+                }
+                match &c.run.body {
+                    Body::Planned { plan, .. } => {
+                        let probes: Vec<Option<Probe>> = plan(target).into_iter().map(Some).collect();
+                        let sent = probes.iter().map(|_| None).collect();
+                        Slot::Planned { probes, sent }
+                    }
+                    Body::Procedure { phase, .. } => Slot::Procedure(*phase),
+                }
+            })
+            .collect();
+        Schedule {
+            checks: checks.to_vec(),
+            slots,
+        }
+    }
+
+    /// Whether a check runs a procedure in `phase`.
+    fn has(&self, phase: Phase) -> bool {
+        self.slots
+            .iter()
+            .any(|s| matches!(s, Slot::Procedure(p) if *p == phase))
+    }
+
+    /// Sends every request of `phase`, all at once (those of
+    /// [`Phase::Verify`] one check at a time), with the shared ones.
+    async fn send(
+        &mut self,
+        phase: Phase,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) {
+        if deadline.is_some_and(|at| tokio::time::Instant::now() >= at) {
+            return self.give_up(late);
+        }
+        let mut tasks: Vec<(usize, Task)> = Vec::new();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            match slot {
+                Slot::Planned { probes, .. } => {
+                    let (mine, at): (Vec<Probe>, Vec<usize>) = probes
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(_, p)| p.as_ref().is_some_and(|p| p.phase() == phase))
+                        .filter_map(|(j, p)| p.take().map(|p| (p, j)))
+                        .unzip();
+                    if mine.is_empty() {
+                        continue;
+                    }
+                    let target = context.target().clone();
+                    let handle = tokio::spawn(async move { target.send_all(mine).await });
+                    tasks.push((i, Task::Sent(at, handle)));
+                }
+                Slot::Procedure(p) if *p == phase => {
+                    let Body::Procedure { run, .. } = &self.checks[i].run.body else {
+                        continue;
+                    };
+                    let future = run(context.clone());
+                    if phase == Phase::Verify {
+                        // Alone: its later requests read what it wrote.
+                        let outcome = within(deadline, tokio::spawn(future)).await;
+                        *slot = Slot::Done(match outcome {
+                            Some(Ok(outcome)) => outcome,
+                            Some(Err(e)) => Outcome::fail(e, Vec::new()),
+                            None => late(),
+                        });
+                        continue;
+                    }
+                    tasks.push((i, Task::Ran(tokio::spawn(future))));
+                }
+                _ => {}
+            }
+        }
+        let shared = {
+            let context = context.clone();
+            tokio::spawn(async move { context.send_shared(phase).await })
+        };
+        for (i, task) in tasks {
+            match task {
+                Task::Sent(at, handle) => match within(deadline, handle).await {
+                    Some(Ok(answers)) => {
+                        if let Slot::Planned { sent, .. } = &mut self.slots[i] {
+                            for (j, s) in at.into_iter().zip(answers) {
+                                sent[j] = Some(s);
+                            }
+                        }
+                    }
+                    Some(Err(e)) => self.slots[i] = Slot::Done(Outcome::fail(e, Vec::new())),
+                    None => self.slots[i] = Slot::Done(late()),
+                },
+                Task::Ran(handle) => {
+                    let outcome = within(deadline, handle).await.map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
+                    self.slots[i] = Slot::Done(outcome.unwrap_or_else(&late));
+                }
+            }
+        }
+        if within(deadline, shared).await.is_none() {
+            self.give_up(late);
+        }
+    }
+
+    /// Every check not yet judged fails for the deadline.
+    fn give_up(&mut self, late: impl Fn() -> Outcome) {
+        for slot in &mut self.slots {
+            if !matches!(slot, Slot::Done(_)) {
+                *slot = Slot::Done(late());
+            }
+        }
+    }
+
+    /// Judges every check whose answers are in, runs the procedures that
+    /// only judge; the outcomes in catalogue order.
+    async fn judge(
+        self,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) -> Vec<Outcome> {
+        let mut out = Vec::with_capacity(self.slots.len());
+        for (check, slot) in self.checks.iter().zip(self.slots) {
+            out.push(match (slot, &check.run.body) {
+                (Slot::Done(outcome), _) => outcome,
+                (Slot::Planned { sent, .. }, Body::Planned { judge, .. }) => {
+                    match sent.into_iter().collect::<Option<Vec<Sent>>>() {
+                        Some(sent) => judge(context, sent),
+                        None => late(),
+                    }
+                }
+                (Slot::Procedure(_), Body::Procedure { run, .. }) => {
+                    match within(deadline, tokio::spawn(run(context.clone()))).await {
+                        Some(Ok(outcome)) => outcome,
+                        Some(Err(e)) => Outcome::fail(e, Vec::new()),
+                        None => late(),
+                    }
+                }
+                _ => Outcome::fail("the check's run and its slot disagree (a bug of the runner)", Vec::new()),
+            });
+        }
+        out
+    }
+}
+
+/// A task of a phase: planned requests sent (the positions of their
+/// answers), or a procedure run.
+enum Task {
+    Sent(Vec<usize>, tokio::task::JoinHandle<Vec<Sent>>),
+    Ran(tokio::task::JoinHandle<Outcome>),
+}
+
+/// The task's result, `Err` with why if it failed; `None` when the
+/// deadline passed first (the task is then aborted).
+async fn within<T>(
+    deadline: Option<tokio::time::Instant>,
+    handle: tokio::task::JoinHandle<T>,
+) -> Option<Result<T, String>> {
+    let abort = handle.abort_handle();
+    let joined = match deadline {
+        Some(at) => tokio::time::timeout_at(at, handle).await.ok(),
+        None => Some(handle.await),
+    };
+    if joined.is_none() {
+        abort.abort();
+    }
+    joined.map(|r| r.map_err(|e| format!("the check itself failed: {e}")))
 }
 
 /// Where failures may come from a choice the profile left undeclared: the

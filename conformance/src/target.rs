@@ -48,6 +48,9 @@ pub struct Target {
     /// Body paths whose values changed between two identical requests,
     /// found before the checks run ([`crate::volatile`]).
     volatile: std::sync::OnceLock<Vec<String>>,
+    /// The token each component's settling Authorize issued, by the
+    /// component's index ([`Target::settle`]).
+    settled: std::sync::Mutex<Vec<Option<String>>>,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub(crate) latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
@@ -133,6 +136,7 @@ impl Target {
             pacer: limits.rate.and_then(Pacer::new),
             retried: std::sync::atomic::AtomicUsize::new(0),
             volatile: std::sync::OnceLock::new(),
+            settled: Default::default(),
             latencies: Default::default(),
             outcomes: Default::default(),
         })
@@ -159,27 +163,82 @@ impl Target {
         }
     }
 
+    /// Puts every component that can take Authorize in a known state: one
+    /// valid Authorize (the profile's model) in each environment a valid
+    /// request of the run names ([`crate::phase::SETTLED_ENVS`]), all at
+    /// once. Whatever an earlier run left behind, the reads that follow see
+    /// the same claims. Keeps the token each component was issued (the
+    /// first request's, in the profile's own environment). Returns how many
+    /// requests it sent; their answers are judged by no check.
+    pub async fn settle(self: &std::sync::Arc<Self>) -> usize {
+        let mut probes = Vec::new();
+        let mut whose = Vec::new();
+        for (i, c) in self.profile.components.iter().enumerate() {
+            if c.authorize.is_none() {
+                continue;
+            }
+            let own = self.profile.project_env.map(|e| e.as_str());
+            probes.push(Probe::new("settle", self.valid(Op::Authorize, c)));
+            whose.push(i);
+            for env in crate::phase::SETTLED_ENVS {
+                if env == own {
+                    continue;
+                }
+                let req = self.valid(Op::Authorize, c).and_then(|r| match env {
+                    Some(env) => r.set_header("X-Project-Env", env),
+                    None => Ok(r.remove_header("X-Project-Env")),
+                });
+                probes.push(Probe::new("settle", req));
+                whose.push(usize::MAX);
+            }
+        }
+        let count = probes.len();
+        let sent = self.send_all(probes).await;
+        let mut settled = vec![None; self.profile.components.len()];
+        for (i, s) in whose.into_iter().zip(&sent) {
+            if let Some(slot) = settled.get_mut(i) {
+                *slot = s
+                    .raw()
+                    .filter(|r| (200..300).contains(&r.status))
+                    .and_then(|r| r.json())
+                    .and_then(|b| crate::carried::issued_token(&b));
+            }
+        }
+        *self.settled.lock().unwrap_or_else(|p| p.into_inner()) = settled;
+        count
+    }
+
+    /// The token the `i`th component's settling Authorize issued, if any.
+    pub fn settled_token(&self, i: usize) -> Option<String> {
+        let settled = self.settled.lock().unwrap_or_else(|p| p.into_inner());
+        settled.get(i).cloned().flatten()
+    }
+
     /// Learns which body values change between identical requests: sends
     /// a valid request of each operation and one refusal, twice each, and
-    /// keeps the paths whose values differ. Called once, before the checks.
+    /// keeps the paths whose values differ. The reads of a round go before
+    /// its write, so a value a write changes (the time of a claim, a
+    /// count) differs between the rounds too. Called once, before the
+    /// checks.
     pub async fn learn_volatile(self: &std::sync::Arc<Self>) {
-        let mut probes = Vec::new();
+        let retried_before = self.retried();
+        let mut sent = Vec::new();
         for _ in 0..2 {
-            for op in Op::BOTH {
-                if let Some(c) = self.primary(op) {
-                    probes.push(Probe::new("volatile", self.valid(op, c)));
-                }
-            }
+            let mut reads = Vec::new();
             if let Some(c) = self.primary(Op::AuthClaims) {
-                probes.push(Probe::new(
+                reads.push(Probe::new("volatile", self.valid(Op::AuthClaims, c)));
+                reads.push(Probe::new(
                     "volatile",
                     self.valid(Op::AuthClaims, c)
                         .map(|r| r.remove_header("X-Client-Id")),
                 ));
             }
+            sent.extend(self.send_all(reads).await);
+            if let Some(c) = self.primary(Op::Authorize) {
+                let write = Probe::new("volatile", self.valid(Op::Authorize, c));
+                sent.push(self.send(write).await);
+            }
         }
-        let retried_before = self.retried();
-        let sent = self.send_all(probes).await;
         // The run's retry count is its checks' requests, as reported.
         self.retried
             .store(retried_before, std::sync::atomic::Ordering::Relaxed);

@@ -29,6 +29,12 @@ pub(crate) struct Behaviour {
     pub validation: Validation,
     /// Auth Claims leaves the model out of every answer.
     pub claims_omit_model: bool,
+    /// A successful Authorize records its model as the one claiming the
+    /// component in that environment; Auth Claims returns the recorded
+    /// model (none before the first Authorize), whatever token or body it
+    /// carries. Off: the claiming model is found from the request
+    /// (spec/README.md choice 3).
+    pub claims_recorded: bool,
     pub authorize: AuthorizeRules,
     pub answer: Answer,
 }

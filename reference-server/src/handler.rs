@@ -62,6 +62,9 @@ pub(crate) struct App {
     /// and one fault's change.
     pub behaviour: Behaviour,
     pub tokens: TokenStore,
+    /// The model each successful Authorize recorded, by component index
+    /// and environment (variant `records-claims`).
+    claims: std::sync::Mutex<std::collections::HashMap<(usize, ProjectEnv), usize>>,
     pub limits: Limits,
     /// Request ids made so far, for the opaque form (`req-N`).
     request_ids: AtomicU64,
@@ -79,6 +82,7 @@ impl App {
             fixture,
             behaviour: Behaviour::new(fault, variants),
             tokens,
+            claims: Default::default(),
             limits,
             request_ids: AtomicU64::new(0),
         }
@@ -93,6 +97,18 @@ impl App {
                 format!("req-{n}")
             }
         }
+    }
+
+    /// Records `model` as the one claiming `component` in `env`.
+    fn record_claim(&self, component: usize, env: ProjectEnv, model: usize) {
+        let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+        claims.insert((component, env), model);
+    }
+
+    /// The model recorded as claiming `component` in `env`, if any.
+    fn recorded_claim(&self, component: usize, env: ProjectEnv) -> Option<usize> {
+        let claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+        claims.get(&(component, env)).copied()
     }
 
     /// The one id every answer repeats under [`RequestIds::Nil`].
@@ -738,6 +754,9 @@ fn authorize(
     ) {
         return Err(Failure::unauthorized("the fields do not match the model's"));
     }
+    if view.app.behaviour.claims_recorded {
+        view.app.record_claim(view.index, view.env, model);
+    }
     let token = view.app.tokens.issue(Binding {
         component: view.index,
         model,
@@ -767,6 +786,10 @@ fn auth_claims(
             })?),
             (None, None) => None,
         };
+    let model = match view.app.behaviour.claims_recorded {
+        true => view.app.recorded_claim(view.index, view.env),
+        false => model,
+    };
     let model = model.filter(|_| !view.app.behaviour.claims_omit_model);
     Ok(Success::Claims(AuthClaimsResult {
         code: 200,

@@ -195,6 +195,11 @@ variants! {
         changes: "Auth Claims returns the model by its field values only: its `model` has no `uuid`.",
         departs_from: "spec/README.md choice 2: the model is its uuid and its non-secret field values",
         |b| b.answer.model_without_uuid = true;
+    RecordsClaims => "records-claims", "3",
+        allowed_by: "States and transitions: not shown.",
+        changes: "A successful Authorize makes its model the one Auth Claims returns for that component in that environment, whatever token or body Auth Claims carries; before any Authorize, Auth Claims names no model.",
+        departs_from: "spec/README.md choice 3: Auth Claims returns the token's model, else the model the body's fields claim, else none",
+        |b| b.claims_recorded = true;
 }
 
 /// Pairs that make two choices for one thing: they cannot be on together.
@@ -277,7 +282,7 @@ mod tests {
         let err = "nope".parse::<Variant>().err().map(|e| e.to_string());
         let err = err.unwrap_or_default();
         assert!(err.starts_with("unknown variant `nope`; valid: missing-credential-401, "));
-        assert!(err.ends_with("claims-model-without-uuid"), "{err}");
+        assert!(err.ends_with("records-claims"), "{err}");
     }
 
     #[test]

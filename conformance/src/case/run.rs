@@ -11,21 +11,39 @@ use crate::choices::Choices;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged};
 use crate::profile::Component;
+use crate::phase::Phase;
 use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
 
 impl Case {
-    /// The check's run: the requests sent (concurrently, but for a
-    /// sequence), the answers judged.
+    /// The check's run: declared requests are planned (the runner sends
+    /// each in its phase, then they are judged); a sequence is a procedure
+    /// of the phase its operations make it; the shared probes and
+    /// generated cases are judged once the runner has sent them.
     pub fn run(self) -> Run {
         let needs = self.sends.needs();
         let choice = self.expects.choice();
         let reads = match self.sends {
             Sends::Generated(family) => Judged::family(family),
+            Sends::ErrorProbes { .. } => Judged::probes(),
             _ => Judged::default(),
         };
-        let run = Run::new(move |t| judge(t, self.clone()))
-            .needs(&needs)
-            .reads_generated(reads);
+        let run = match &self.sends {
+            Sends::Requests(r) => {
+                let (requests, judged, expects) = (r.clone(), r.clone(), self.expects);
+                Run::planned(
+                    move |t| plan(t, &requests).into_iter().map(|(p, _)| p).collect(),
+                    move |t, sent| judge_planned(t, &judged, expects, sent),
+                )
+            }
+            Sends::InTurn(steps) => {
+                let phase = Phase::of_sequence(steps.iter().map(|s| s.op));
+                Run::procedure(phase, move |t| judge(t, self.clone()))
+            }
+            Sends::ErrorProbes { .. } | Sends::Generated(_) => {
+                Run::procedure(Phase::Judge, move |t| judge(t, self.clone()))
+            }
+        };
+        let run = run.needs(&needs).reads_generated(reads);
         match choice {
             Some(key) => run.choice(key),
             None => run,
@@ -37,17 +55,23 @@ impl Case {
 /// judges them.
 const PROBES_GROUP: &str = "errors/probes";
 
+/// Judges the answers to a planned check's requests (planned again: the
+/// plan is a pure function of the profile, so the same).
+fn judge_planned(t: &RunContext, r: &Requests, expects: Expect, sent: Vec<Sent>) -> Outcome {
+    let planned = plan(t, r);
+    let about: Vec<_> = planned.into_iter().map(|(_, about)| about).collect();
+    let answers = answers(&sent, &about);
+    let found = expects.verdict(&t.profile.choices, &answers, by_label(&answers));
+    outcome(found, &sent)
+}
+
 async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
     let choices = &t.profile.choices;
     match &case.sends {
-        Sends::Requests(r) => {
-            let planned = plan(&t, r);
-            let (probes, about): (Vec<Probe>, Vec<_>) = planned.into_iter().unzip();
-            let sent = t.send_all(probes).await;
-            let answers = answers(&sent, &about);
-            let found = case.expects.verdict(choices, &answers, by_label(&answers));
-            outcome(found, &sent)
-        }
+        Sends::Requests(_) => Outcome::fail(
+            "a planned check was run as a procedure (a bug of the runner)",
+            Vec::new(),
+        ),
         Sends::InTurn(steps) => {
             let session = match t.keep_alive_session() {
                 Ok(session) => session,
@@ -76,14 +100,14 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             outcome(found, &sent)
         }
         Sends::ErrorProbes { .. } => {
-            let all = crate::checks::probes(&t).await;
+            let all = t.probes();
             let answers: Vec<Answer<'_>> = all.iter().map(|s| answer(s, None, None)).collect();
             let found = case.expects.verdict(choices, &answers, by_label(&answers));
             outcome(found, all).in_group(PROBES_GROUP)
         }
         Sends::Generated(family) => {
             let family = *family;
-            let generated = t.generated().await;
+            let generated = t.generated();
             // A target that does not answer a valid request fails: a skip
             // here would let a run go green on a server too slow to judge.
             if let Some(why) = &generated.not_run {

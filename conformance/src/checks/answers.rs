@@ -13,6 +13,7 @@
 
 use crate::catalogue::{Check, Level, Outcome, Run, Verdict};
 use crate::exchange::Exchange;
+use crate::phase::Phase;
 
 pub(crate) const ENVELOPES: &str = "answers/errors-are-envelopes";
 pub(crate) const NO_5XX: &str = "answers/no-server-errors";
@@ -27,7 +28,7 @@ pub fn checks() -> Vec<Check> {
             title: "every error answer of the run, whichever check provoked it, is an error envelope".into(),
             sends: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
             expects: "every 4xx/5xx answer: a JSON body, Content-Type application/json, X-Project-Uuid; on 400 the 7.1 shape, on 417 the 7.2 shape".into(),
-            run: Run::new(|_| async { Outcome::pass(Vec::new()) }),
+            run: Run::procedure(Phase::Judge, |_| async { Outcome::pass(Vec::new()) }),
         },
         Check {
             id: NO_5XX.into(),
@@ -37,7 +38,7 @@ pub fn checks() -> Vec<Check> {
             title: "no answer of the run is a 5xx".into(),
             sends: "nothing of its own: it judges the answers of every other check".into(),
             expects: "no 5xx answer, except a 503 with Retry-After (a server shedding load)".into(),
-            run: Run::new(|_| async { Outcome::pass(Vec::new()) }),
+            run: Run::procedure(Phase::Judge, |_| async { Outcome::pass(Vec::new()) }),
         },
     ]
 }

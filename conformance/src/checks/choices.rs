@@ -17,6 +17,7 @@ use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends,
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::choices::{Choices, Chosen};
 use crate::needs::Need;
+use crate::phase::Phase;
 
 use crate::checks::{
     UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, accepted, judge_all, refused,
@@ -217,7 +218,7 @@ pub fn checks() -> Vec<Check> {
             title: "a token issued by Authorize claims its model in Auth Claims".into(),
             sends: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
             expects: "Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid".into(),
-            run: Run::new(issued_token).needs(&[Need::Authorize]),
+            run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
         },
         CaseCheck {
             id: "choices/code-equals-status".into(),

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Outcome, Run};
 use crate::generate::{Judged, describe, invariants, listed};
+use crate::phase::Phase;
 
 /// What every invariant check sends.
 const SENDS: &str = "every generated request: near misses of each credential, X-Project-Env and ref; odd refs; whole bodies that are not a JSON object of fields; JSON media type spellings; every single change of every field of each valid_body; and bodies of several changes drawn from --seed, --cases per component and operation";
@@ -30,14 +31,15 @@ pub fn checks() -> Vec<Check> {
             title: inv.title.into(),
             sends: SENDS.into(),
             expects: inv.expects.into(),
-            run: Run::new(move |t| judge(t, index)).reads_generated(Judged::everything()),
+            run: Run::procedure(Phase::Judge, move |t| judge(t, index))
+                .reads_generated(Judged::everything()),
         })
         .collect()
 }
 
 async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
     let inv = &invariants::ALL[index];
-    let generated = t.generated().await;
+    let generated = t.generated();
     // A target that does not answer a valid request fails: a skip here
     // would let a run go green on a server too slow to judge.
     if let Some(why) = &generated.not_run {

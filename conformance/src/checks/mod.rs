@@ -17,9 +17,7 @@
 //! `choices.rs`, which judge the typed variants the bindings decode.
 
 use crate::catalogue::{Check, Outcome};
-use crate::context::RunContext;
 use crate::exchange::Exchange;
-use std::sync::Arc;
 
 use crate::target::{Op, Probe, Sent, Target};
 
@@ -141,17 +139,13 @@ pub(crate) fn exchanges(sent: &[Sent]) -> Vec<Exchange> {
     sent.iter().map(|s| s.exchange.clone()).collect()
 }
 
-/// The error probes several checks judge (envelopes, choices), sent once
-/// per run and shared through the run's context.
-pub(crate) async fn probes(t: &Arc<RunContext>) -> &[Sent] {
-    t.probes(probe_requests).await
-}
-
 /// The error probes, in words: what [`probe_requests`] sends.
 pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
 
-/// The requests of the error probes.
-fn probe_requests(t: &Target) -> Vec<Probe> {
+/// The requests of the error probes, sent once per run (each in its phase)
+/// and shared through the run's context by the checks that judge them
+/// (envelopes, choices).
+pub fn probe_requests(t: &Target) -> Vec<Probe> {
     let mut reqs = Vec::new();
     if let Some(c) = t.primary(Op::AuthClaims) {
         let v = || t.valid(Op::AuthClaims, c);

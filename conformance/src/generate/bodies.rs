@@ -171,12 +171,12 @@ fn change_strategy(n_fields: usize) -> BoxedStrategy<Change> {
     .boxed()
 }
 
-/// Runs the property for every component that has a `valid_body`, on each
-/// operation; a failure for each that fails.
-pub async fn run(t: &Arc<Target>, generation: Generation) -> Vec<Finding> {
+/// Runs the property for every component that has a `valid_body`, on
+/// `op`; a failure for each that fails.
+pub async fn run(t: &Arc<Target>, generation: Generation, op: Op) -> Vec<Finding> {
     let handle = tokio::runtime::Handle::current();
     let mut tasks = Vec::new();
-    for op in Op::BOTH {
+    {
         for (i, c) in t.profile.components.iter().enumerate() {
             if c.authorize.is_none() || (op == Op::Authorize && t.components(op).is_empty()) {
                 continue;
@@ -242,6 +242,7 @@ fn property(
             curl,
             sent,
             reference: None,
+            position: 0,
         }
     };
     let result = runner.run(&strategy, |changes| {

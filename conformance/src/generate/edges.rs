@@ -38,15 +38,14 @@ impl Pending {
     }
 }
 
-/// Every edge case of the families `judged` names, sent concurrently,
-/// answers in a fixed order.
-pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
+/// Every edge case of the families `judged` names whose request is of
+/// `op`, sent concurrently, answers in a fixed order; each case knows its
+/// position among the cases of every operation.
+pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
     let mut pending = Vec::new();
     credentials(t, &mut pending);
-    // Another component's token may be issued by Authorize: a request of
-    // its own, made only where the family is judged.
     if judged.judges(Family::Token) {
-        tokens(t, &mut pending).await;
+        tokens(t, &mut pending);
     }
     project_env(t, &mut pending);
     refs(t, &mut pending);
@@ -56,21 +55,26 @@ pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
     // A request the bindings could not build tests nothing: left out; so
     // is a family no selected check judges.
     pending.retain(|p| p.req.is_ok() && judged.judges(p.family));
+    let pending: Vec<(usize, Pending)> = pending
+        .into_iter()
+        .enumerate()
+        .filter(|(_, p)| matches!(&p.req, Ok(r) if r.op() == op))
+        .collect();
 
     let secrets = t.curl_secrets();
     let extra = t.curl_headers();
     let curls: Vec<String> = pending
         .iter()
-        .map(|p| p.prelude.clone().unwrap_or_default() + &render(p, secrets) + extra)
+        .map(|(_, p)| p.prelude.clone().unwrap_or_default() + &render(p, secrets) + extra)
         .collect();
     let mut probes = Vec::new();
     let mut references = Vec::new();
     let mut meta = Vec::new();
-    for p in pending {
+    for (position, p) in pending {
         if let Some(r) = p.reference {
             references.push(Probe::new(format!("{} (as written)", p.label), r));
         }
-        meta.push((p.family, p.label.clone()));
+        meta.push((p.family, p.label.clone(), position));
         probes.push(Probe::new(p.label, p.req));
     }
     let sent = t.send_all(probes).await;
@@ -78,7 +82,7 @@ pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
     meta.into_iter()
         .zip(sent)
         .zip(curls)
-        .map(|(((family, label), sent), curl)| Case {
+        .map(|(((family, label, position), sent), curl)| Case {
             family,
             label,
             curl,
@@ -86,6 +90,7 @@ pub async fn all(t: &Arc<Target>, judged: &Judged) -> Vec<Case> {
             reference: (family == Family::UuidForm)
                 .then(|| reference_answers.next())
                 .flatten(),
+            position,
         })
         .collect()
 }
@@ -204,7 +209,7 @@ fn credentials(t: &Target, out: &mut Vec<Pending>) {
 
 /// X-Auth-Token where the component requires auth: empty, near misses of
 /// its own token, and a token of another component.
-async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
+fn tokens(t: &Target, out: &mut Vec<Pending>) {
     for (i, c) in t.profile.components.iter().enumerate() {
         let (true, Some(token)) = (c.requires_auth, &c.auth_token) else {
             continue;
@@ -220,7 +225,7 @@ async fn tokens(t: &Arc<Target>, out: &mut Vec<Pending>) {
                 .map(|m| (m.what.to_owned(), m.value, m.shell, None))
                 .collect();
         variants.push(("empty".to_owned(), String::new(), String::new(), None));
-        if let Some(foreign) = foreign_token(t, i).await {
+        if let Some(foreign) = foreign_token(t, i) {
             variants.push((
                 "of another component".to_owned(),
                 foreign.value,
@@ -260,12 +265,13 @@ struct ForeignToken {
 }
 
 /// A token valid for another component than the `i`th: from the profile,
-/// else issued by Authorize on another component (read wherever the
-/// success body puts it). A token equal to the component's own is no
-/// "other component's token" (a profile may give one token to several
-/// components, as the description's single `<AUTH_TOKEN>` allows): it is
-/// passed over, and with no other, the case is not made.
-async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<ForeignToken> {
+/// else the one Authorize issued to another component when the run settled
+/// the state ([`crate::phase`]; read wherever the success body puts it). A
+/// token equal to the component's own is no "other component's token" (a
+/// profile may give one token to several components, as the description's
+/// single `<AUTH_TOKEN>` allows): it is passed over, and with no other, the
+/// case is not made.
+fn foreign_token(t: &Target, i: usize) -> Option<ForeignToken> {
     let own = t.profile.components[i]
         .auth_token
         .as_ref()
@@ -293,31 +299,23 @@ async fn foreign_token(t: &Arc<Target>, i: usize) -> Option<ForeignToken> {
             });
         }
     }
-    for (_, other) in others {
-        if other.authorize.is_none() {
+    for (j, other) in others {
+        let Some(token) = t
+            .settled_token(j)
+            .filter(|token| Some(token.as_str()) != own.as_deref())
+        else {
             continue;
-        }
-        let label = format!("Authorize {} for a token of its own", other.name);
-        let req = t.valid(Op::Authorize, other);
+        };
         let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
-        let prelude = req
-            .as_ref()
+        let prelude = t
+            .valid(Op::Authorize, other)
             .ok()
-            .map(|req| obtain_token(t, req, &var, &format!("an Authorize of {}", other.name)));
-        let sent = t.send(Probe::new(label, req)).await;
-        let issued = sent
-            .raw()
-            .filter(|r| (200..300).contains(&r.status))
-            .and_then(|r| r.json())
-            .and_then(|body| crate::carried::issued_token(&body))
-            .filter(|token| Some(token.as_str()) != own.as_deref());
-        if let Some(token) = issued {
-            return Some(ForeignToken {
-                value: token,
-                shell: format!("${{{var}}}"),
-                prelude,
-            });
-        }
+            .map(|req| obtain_token(t, &req, &var, &format!("an Authorize of {}", other.name)));
+        return Some(ForeignToken {
+            value: token,
+            shell: format!("${{{var}}}"),
+            prelude,
+        });
     }
     None
 }

@@ -24,7 +24,8 @@ pub mod invariants;
 
 use std::sync::Arc;
 
-use crate::target::{Sent, Target};
+use crate::phase::Phase;
+use crate::target::{Op, Sent, Target};
 
 /// How many generated cases, from which seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -143,6 +144,9 @@ pub struct Case {
     /// For [`Family::UuidForm`]: the same request with the uuid as written
     /// in the profile, to compare with.
     pub reference: Option<Sent>,
+    /// Where the case stands among every edge case made for the run (the
+    /// order of the report, whatever phase sent it).
+    pub position: usize,
 }
 
 /// A property that failed: its minimal case after shrinking.
@@ -163,6 +167,8 @@ pub struct Judged {
     families: Vec<Family>,
     /// The property bodies (several changes at once, shrunk on failure).
     properties: bool,
+    /// The error probes several checks judge (`checks::probe_requests`).
+    probes: bool,
 }
 
 impl Judged {
@@ -170,7 +176,7 @@ impl Judged {
     pub fn family(family: Family) -> Self {
         Judged {
             families: vec![family],
-            properties: false,
+            ..Judged::default()
         }
     }
 
@@ -179,6 +185,15 @@ impl Judged {
         Judged {
             families: Family::ALL.to_vec(),
             properties: true,
+            probes: false,
+        }
+    }
+
+    /// The error probes.
+    pub fn probes() -> Self {
+        Judged {
+            probes: true,
+            ..Judged::default()
         }
     }
 
@@ -190,6 +205,7 @@ impl Judged {
             }
         }
         self.properties |= other.properties;
+        self.probes |= other.probes;
         self
     }
 
@@ -201,6 +217,11 @@ impl Judged {
         self.properties
     }
 
+    pub fn judges_probes(&self) -> bool {
+        self.probes
+    }
+
+    /// Nothing to generate (the probes are no generated case).
     pub fn is_empty(&self) -> bool {
         self.families.is_empty() && !self.properties
     }
@@ -218,17 +239,29 @@ pub struct Generated {
 }
 
 impl Generated {
-    /// Sends the edge cases of the families `judged` names and runs the
-    /// properties (if judged) side by side (a property's cases go one after
-    /// the other; against a slow server the edge cases fill the time in
-    /// between), once the target has answered one valid request.
-    pub async fn run(t: &Arc<Target>, generation: Generation, judged: &Judged) -> Generated {
+    /// Sends the edge cases of the families `judged` names whose requests
+    /// go in `phase` (see [`crate::phase`]), and runs the properties of
+    /// that phase's operation (if judged) side by side (a property's cases
+    /// go one after the other; against a slow server the edge cases fill
+    /// the time in between). The first phase sends a valid request first:
+    /// unanswered, nothing is generated ([`Generated::not_run`]).
+    pub async fn run(
+        t: &Arc<Target>,
+        generation: Generation,
+        judged: &Judged,
+        phase: Phase,
+    ) -> Generated {
         if judged.is_empty() {
             return Generated::default();
         }
-        if let Some(c) = t.primary(crate::target::Op::AuthClaims) {
+        let op = match phase {
+            Phase::Read => Op::AuthClaims,
+            Phase::Write => Op::Authorize,
+            Phase::Verify | Phase::Judge => return Generated::default(),
+        };
+        if let (Phase::Read, Some(c)) = (phase, t.primary(Op::AuthClaims)) {
             let label = "a valid request, before the generated ones";
-            let valid = crate::target::Probe::new(label, t.valid(crate::target::Op::AuthClaims, c));
+            let valid = crate::target::Probe::new(label, t.valid(Op::AuthClaims, c));
             let sent = t.send(valid).await;
             if sent.typed.is_none() {
                 return Generated {
@@ -242,16 +275,29 @@ impl Generated {
         }
         let properties = async {
             match judged.judges_properties() {
-                true => bodies::run(t, generation).await,
+                true => bodies::run(t, generation, op).await,
                 false => Vec::new(),
             }
         };
-        let (edges, findings) = tokio::join!(edges::all(t, judged), properties);
+        let (edges, findings) = tokio::join!(edges::all(t, judged, op), properties);
         Generated {
             edges,
             findings,
             not_run: None,
         }
+    }
+
+    /// The cases of two phases as one run's: the edges in the order they
+    /// were made, the findings in the order of their operations.
+    pub fn merge(mut self, later: Generated) -> Generated {
+        if self.not_run.is_some() {
+            return self;
+        }
+        self.edges.extend(later.edges);
+        self.edges.sort_by_key(|c| c.position);
+        self.findings.extend(later.findings);
+        self.not_run = later.not_run;
+        self
     }
 
     /// The cases of one family.

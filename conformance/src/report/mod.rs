@@ -202,6 +202,9 @@ impl Summary {
 /// How the run talked to the target, as the report states it.
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Pace {
+    /// Authorize requests that put the components in a known state before
+    /// the checks (see `crate::phase`).
+    pub settled: usize,
     /// Per-request time-out (connect to last byte).
     pub timeout_ms: u128,
     /// The whole run's deadline, when one was set (`--deadline`).

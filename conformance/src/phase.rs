@@ -1,0 +1,81 @@
+//! The interface is stateful: a successful Authorize may change what Auth
+//! Claims returns for its component ("States and transitions: not shown"
+//! leaves any such change open), and may issue tokens. So a run is
+//! scheduled, never raced: no verdict and no snapshot depends on which of
+//! two concurrent requests lands first.
+//!
+//! A run goes through the phases in order, with full concurrency inside
+//! each:
+//!
+//! 1. **settle**: one valid Authorize per component that can take one, in
+//!    each environment a request of the run names (none, `dev`, `live`):
+//!    every component is put in a known state, whatever an earlier run
+//!    against the same server left behind;
+//! 2. [`Phase::Read`]: every Auth Claims request, all judged in that one
+//!    settled state (the same component by name, tag and uuid compares
+//!    answers taken in the same state);
+//! 3. [`Phase::Write`]: every Authorize request, valid or not (a faulty
+//!    server may take a request it must refuse);
+//! 4. settle again, then [`Phase::Verify`]: the sequences that read what
+//!    their own write claimed, one at a time;
+//! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
+//!    sent for all of them (the error probes, the generated cases).
+
+use crate::target::Op;
+
+/// When a check's requests go.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Phase {
+    /// Requests that change nothing another request observes: Auth Claims.
+    Read,
+    /// Requests that may change what others observe: Authorize.
+    Write,
+    /// A sequence whose later requests read what its earlier ones wrote:
+    /// alone, after every write, in a state settled again.
+    Verify,
+    /// Nothing sent: a judgement of what the run sent for every check.
+    Judge,
+}
+
+impl Phase {
+    /// The phase a request of `op` goes in: a write wherever it may change
+    /// state, whatever it is expected to be answered.
+    pub fn of(op: Op) -> Phase {
+        match op {
+            Op::AuthClaims => Phase::Read,
+            Op::Authorize => Phase::Write,
+        }
+    }
+
+    /// The phase of a sequence of requests sent in turn: reads only, with
+    /// the reads; any write, alone after the writes (its later requests may
+    /// read what it wrote).
+    pub fn of_sequence(ops: impl IntoIterator<Item = Op>) -> Phase {
+        match ops.into_iter().any(|op| Phase::of(op) == Phase::Write) {
+            true => Phase::Verify,
+            false => Phase::Read,
+        }
+    }
+
+    /// The phases that send, in the order a run goes through them.
+    pub const SENDING: [Phase; 3] = [Phase::Read, Phase::Write, Phase::Verify];
+}
+
+/// The environments a settle authorizes in: every value of X-Project-Env a
+/// valid request of the run names (a near miss is refused, so changes
+/// nothing). `None`: the header left out (the server's default).
+pub const SETTLED_ENVS: [Option<&str>; 3] = [None, Some("dev"), Some("live")];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_go_after_reads_and_sequences_with_a_write_after_both() {
+        assert_eq!(Phase::of(Op::AuthClaims), Phase::Read);
+        assert_eq!(Phase::of(Op::Authorize), Phase::Write);
+        assert_eq!(Phase::of_sequence([Op::AuthClaims, Op::AuthClaims]), Phase::Read);
+        assert_eq!(Phase::of_sequence([Op::AuthClaims, Op::Authorize]), Phase::Verify);
+        assert!(Phase::Read < Phase::Write && Phase::Write < Phase::Verify);
+    }
+}
