@@ -193,7 +193,11 @@ impl Target {
             }
         }
         let count = probes.len();
+        let retried_before = self.retried();
         let sent = self.send_all(probes).await;
+        // The run's retry count is its checks' requests, as reported.
+        self.retried
+            .store(retried_before, std::sync::atomic::Ordering::Relaxed);
         let mut settled = vec![None; self.profile.components.len()];
         for (i, s) in whose.into_iter().zip(&sent) {
             if let Some(slot) = settled.get_mut(i) {

@@ -238,6 +238,12 @@ impl Pace {
                 self.retried
             ));
         }
+        if self.settled > 0 {
+            line.push_str(&format!(
+                "\nState: {} Authorize requests put the components in a known state first; then every read, then every write, then what a write claimed (one at a time)",
+                self.settled
+            ));
+        }
         line
     }
 }

@@ -138,7 +138,10 @@ pub fn variant_probe(variant: Variant) -> Req {
         | Variant::ProjectUuidOnErrorsOnly
         | Variant::EnvDefaultLive => Req::get("catalog"),
         // The auth fields claim a model (spec/README.md choice 3).
-        Variant::ClaimsModelWithoutUuid => Req::get("catalog").json(acme()),
+        // A fresh server: no Authorize has recorded a claim yet.
+        Variant::ClaimsModelWithoutUuid | Variant::RecordsClaims => {
+            Req::get("catalog").json(acme())
+        }
         Variant::OpaqueRequestId | Variant::LeanOtherErrors => Req::get("no-such-component"),
         Variant::CaseInsensitiveRefs => Req::get("CATALOG"),
         // A field of the wrong type: 417 when the body is validated.
