@@ -52,7 +52,11 @@ enum Command {
     /// 1 when some cannot, 2 for a bad profile.
     CheckProfile {
         /// The profile (YAML).
-        file: PathBuf,
+        #[arg(long = "profile", value_name = "FILE", required_unless_present = "file")]
+        profile: Option<PathBuf>,
+        /// The profile, given without `--profile` (kept for older scripts).
+        #[arg(value_name = "FILE", conflicts_with = "profile", hide = true)]
+        file: Option<PathBuf>,
         /// Only these checks: ids, id prefixes or sections.
         #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
         only: Vec<String>,
@@ -65,10 +69,13 @@ enum Command {
     /// and print it as a `choices:` block to paste into its profile. A run
     /// then holds the server to those choices at MUST level.
     Choices {
-        /// The profile (YAML). Default: the embedded reference server and
-        /// its shipped profile.
+        /// The profile (YAML) of the server to ask.
         #[arg(long, value_name = "FILE")]
         profile: Option<PathBuf>,
+        /// Ask the built-in reference server, started in-process, with its
+        /// shipped profile (what no `--profile` means outside CI).
+        #[arg(long, conflicts_with = "profile")]
+        embedded: bool,
     },
     /// What changed between two runs (their `--json` reports): regressions,
     /// fixes, checks added or removed, snapshot changes, latency. Exit 1 on
@@ -94,10 +101,16 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Target profile (YAML). Default: start the reference server in-process
-    /// and use the shipped profile.
+    /// Target profile (YAML): the server to test. Without it (and outside
+    /// CI) the built-in reference server is started in-process with the
+    /// shipped profile; under `CI=true` a run without it is refused
+    /// (exit 2): pass `--embedded` to mean the built-in server.
     #[arg(long, value_name = "FILE")]
     profile: Option<PathBuf>,
+    /// Test the built-in reference server, started in-process on an
+    /// ephemeral port of 127.0.0.1, with the shipped profile and snapshots.
+    #[arg(long, conflicts_with = "profile")]
+    embedded: bool,
     /// Snapshot folder. Default: `snapshots/` beside the profile.
     #[arg(long, value_name = "DIR")]
     snapshots: Option<PathBuf>,
@@ -218,10 +231,21 @@ fn main() -> ExitCode {
             );
             return ExitCode::SUCCESS;
         }
-        Some(Command::CheckProfile { file, only, skip }) => {
+        Some(Command::CheckProfile {
+            profile,
+            file,
+            only,
+            skip,
+        }) => {
+            let Some(file) = profile.or(file) else {
+                return fail("check-profile needs the profile: --profile FILE");
+            };
             return check_profile(&file, only, skip);
         }
-        Some(Command::Choices { profile }) => {
+        Some(Command::Choices { profile, embedded }) => {
+            if let Err(code) = target_given(profile.is_some(), embedded) {
+                return code;
+            }
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -263,12 +287,27 @@ fn main() -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
     };
+    if let Err(code) = target_given(cli.run.profile.is_some(), cli.run.embedded) {
+        return code;
+    }
     runtime.block_on(run_cli(cli.run))
 }
 
 fn fail(message: &str) -> ExitCode {
     eprintln!("error: {message}");
     ExitCode::from(2)
+}
+
+/// Under CI a run names its target: a forgotten `--profile` would test the
+/// built-in reference server and pass on nothing of the user's. Outside
+/// CI no `--profile` means the built-in server, as `--embedded` does.
+fn target_given(profile: bool, embedded: bool) -> Result<(), ExitCode> {
+    if profile || embedded || !SnapshotUpdate::ci_from_env() {
+        return Ok(());
+    }
+    Err(fail(
+        "CI is set and no --profile names the server to test: this would test the built-in reference server, not yours. Pass --profile FILE (your server's profile), or --embedded if you mean the built-in reference server",
+    ))
 }
 
 async fn run_cli(args: RunArgs) -> ExitCode {
@@ -341,6 +380,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }),
     };
     let result = run(profile, &options).await;
+    let embedded = server.is_some();
     if let Some(server) = server {
         server.shutdown().await;
     }
@@ -348,6 +388,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
+    if embedded {
+        // The first line says what was tested, whoever reads the report.
+        report.target = format!("the embedded reference server, {}", report.target);
+    }
     if let Some(baseline) = &baseline {
         conformance::baseline::apply(&mut report, baseline, Date::today());
     }

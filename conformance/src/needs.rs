@@ -25,12 +25,10 @@ pub enum Need {
     NoAuth,
     /// A component with `requires_auth: false` and an `authorize` section.
     NoAuthWithAuthorize,
-    /// A component whose name needs percent-encoding in a path.
-    EncodedName,
 }
 
 impl Need {
-    pub const ALL: [Need; 8] = [
+    pub const ALL: [Need; 7] = [
         Need::Authorize,
         Need::InvalidBody,
         Need::RequiresAuth,
@@ -38,7 +36,6 @@ impl Need {
         Need::TokenWithAuthorize,
         Need::NoAuth,
         Need::NoAuthWithAuthorize,
-        Need::EncodedName,
     ];
 
     /// `Authorize` for checks of the Authorize operation, nothing otherwise.
@@ -68,7 +65,6 @@ impl Need {
             Need::TokenWithAuthorize => c.auth_token.is_some() && c.authorize.is_some(),
             Need::NoAuth => !c.requires_auth,
             Need::NoAuthWithAuthorize => !c.requires_auth && c.authorize.is_some(),
-            Need::EncodedName => needs_encoding(&c.name),
         }
     }
 
@@ -88,7 +84,6 @@ impl Need {
             Need::NoAuthWithAuthorize => {
                 "no component in the profile does without auth and has an `authorize` section"
             }
-            Need::EncodedName => "no component name in the profile needs percent-encoding",
         }
     }
 
@@ -114,9 +109,6 @@ impl Need {
             Need::NoAuthWithAuthorize => {
                 "give a component with `requires_auth: false` an `authorize` section"
             }
-            Need::EncodedName => {
-                "add a component whose name has a space or a non-ASCII letter (e.g. `Café Menü`)"
-            }
         }
     }
 }
@@ -128,7 +120,42 @@ pub fn unmet(needs: &[Need], profile: &Profile) -> Option<Need> {
 
 /// `true` when `name` changes under percent-encoding of a path segment.
 pub fn needs_encoding(name: &str) -> bool {
-    !name
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"-._~".contains(&b))
+    !name.bytes().all(unreserved)
+}
+
+/// An unreserved byte of RFC 3986 (section 2.3): A-Z a-z 0-9 - . _ ~.
+fn unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~".contains(&b)
+}
+
+/// `name` as a path segment with every byte percent-encoded that needs it,
+/// and its first unreserved character too (`Users` -> `%55sers`): RFC 3986
+/// section 2.3 makes the two spellings the same name, so every name, plain
+/// or not, tests that the server decodes what it is sent.
+pub fn percent_encoded(name: &str) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for b in name.bytes() {
+        if unreserved(b) && !first {
+            out.push(char::from(b));
+        } else {
+            first &= !unreserved(b);
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_has_a_percent_encoded_spelling() {
+        assert_eq!(percent_encoded("Users"), "%55sers");
+        assert_eq!(percent_encoded("cafe-menu"), "%63afe-menu");
+        assert_eq!(percent_encoded("Café Menü"), "%43af%C3%A9%20Men%C3%BC");
+        assert_eq!(percent_encoded("-"), "%2D");
+        assert!(!needs_encoding("Users") && needs_encoding("Café Menü"));
+    }
 }

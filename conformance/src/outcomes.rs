@@ -21,6 +21,7 @@ use component_auth_bindings::RawResponse;
 use serde::{Deserialize, Serialize};
 
 use crate::catalogue::Level;
+use crate::choices::{Choices, Chosen};
 use crate::envelope::{is_json_media_type, shape_400, shape_417};
 use crate::latency::operation_key;
 use crate::report::{CheckResult, Report, Status};
@@ -124,6 +125,62 @@ const DESCRIBED: &[(&str, &str, &str, bool, Matcher)] = &[
     ),
 ];
 
+/// The statuses the server chose for `op` beyond the description's: each
+/// choice of status that applies to `op` (the profile's where it declares
+/// one, else ours), then the other statuses our spec documents (from the
+/// built-in `spec/openapi.yaml`), each once, with where it comes from.
+fn chosen_statuses(op: Op, choices: &Choices) -> Vec<(u16, String)> {
+    let rows: &[(&str, fn(&Choices) -> Chosen<u16>, bool)] = &[
+        ("auth_claims_success", Choices::auth_claims_success, op == Op::AuthClaims),
+        ("authorize_success", Choices::authorize_success, op == Op::Authorize),
+        ("missing_credential", Choices::missing_credential, true),
+        ("wrong_credential", Choices::wrong_credential, true),
+        ("bad_project_env", Choices::bad_project_env, true),
+        ("unknown_ref", Choices::unknown_ref, true),
+        ("unknown_model", Choices::unknown_model, op == Op::Authorize),
+        (
+            "malformed_body",
+            Choices::malformed_body,
+            op == Op::Authorize || choices.get_body_validated().value,
+        ),
+        ("body_too_large", Choices::body_too_large, true),
+    ];
+    fn add(out: &mut Vec<(u16, String)>, status: u16, by: String) {
+        match out.iter_mut().find(|(s, _)| *s == status) {
+            Some((_, known)) if !known.contains(&by) => known.push_str(&format!("; {by}")),
+            Some(_) => {}
+            None => out.push((status, by)),
+        }
+    }
+    let mut out: Vec<(u16, String)> = Vec::new();
+    let mut ours_replaced = Vec::new();
+    for (key, chosen, applies) in rows {
+        if !applies {
+            continue;
+        }
+        let c = chosen(choices);
+        let ours = chosen(&Choices::default()).value;
+        if c.declared {
+            add(&mut out, c.value, format!("the profile's `choices.{key}`"));
+            if c.value != ours {
+                ours_replaced.push(ours);
+            }
+        } else {
+            add(&mut out, c.value, OUR_CHOICE.to_owned());
+        }
+    }
+    // Our spec's other statuses (405, 503, ...), unless a declared choice
+    // replaced ours by another.
+    for status in spec_statuses(op) {
+        if out.iter().all(|(s, _)| *s != status) && !ours_replaced.contains(&status) {
+            add(&mut out, status, OUR_CHOICE.to_owned());
+        }
+    }
+    out
+}
+
+const OUR_CHOICE: &str = "spec/openapi.yaml (our choice)";
+
 /// The statuses our spec documents for `op` beyond the description's
 /// (from the built-in `spec/openapi.yaml`), in its order.
 fn spec_statuses(op: Op) -> Vec<u16> {
@@ -145,30 +202,42 @@ fn spec_statuses(op: Op) -> Vec<u16> {
         .unwrap_or_default()
 }
 
-/// Every documented outcome of the operations the run sent requests to.
-pub fn coverage(answers: &[Answer]) -> Vec<OutcomeSeen> {
+/// Every documented outcome of the operations the run sent requests to,
+/// as the profile's choices make them: a status it declares in place of
+/// ours, and no 417 required of an Auth Claims whose body the server does
+/// not validate (`choices.get_body_validated: false`) and which no chosen
+/// refusal answers with 417.
+pub fn coverage(answers: &[Answer], choices: &Choices) -> Vec<OutcomeSeen> {
     let mut out = Vec::new();
     for op in Op::BOTH {
         let of_op: Vec<&Answer> = answers.iter().filter(|a| a.op == op).collect();
         if of_op.is_empty() {
             continue;
         }
+        let statuses = chosen_statuses(op, choices);
         for (id, outcome, by, required, matches) in DESCRIBED {
+            let (required, by) = match *id {
+                "417-7.2" if !validation_possible(op, choices, &statuses) => (
+                    false,
+                    format!("{by}; the profile declares `choices.get_body_validated: false`"),
+                ),
+                _ => (*required, (*by).to_owned()),
+            };
             out.push(OutcomeSeen {
                 operation: operation_key(op).to_owned(),
                 id: (*id).to_owned(),
                 outcome: (*outcome).to_owned(),
-                documented_by: (*by).to_owned(),
-                required: *required,
+                documented_by: by,
+                required,
                 seen: of_op.iter().filter(|a| matches(a)).count(),
             });
         }
-        for status in spec_statuses(op) {
+        for (status, by) in statuses {
             out.push(OutcomeSeen {
                 operation: operation_key(op).to_owned(),
                 id: status.to_string(),
                 outcome: format!("HTTP {status}"),
-                documented_by: "spec/openapi.yaml (our choice)".to_owned(),
+                documented_by: by,
                 required: false,
                 seen: of_op.iter().filter(|a| a.status == status).count(),
             });
@@ -177,10 +246,19 @@ pub fn coverage(answers: &[Answer]) -> Vec<OutcomeSeen> {
     out
 }
 
+/// Whether a request of `op` can fail validation with a 417: Authorize
+/// always can; Auth Claims where its body is validated (ours), or where a
+/// chosen refusal is a 417.
+fn validation_possible(op: Op, choices: &Choices, statuses: &[(u16, String)]) -> bool {
+    op == Op::Authorize
+        || choices.get_body_validated().value
+        || statuses.iter().any(|(s, by)| *s == 417 && !by.contains(OUR_CHOICE))
+}
+
 /// Puts the outcome coverage in `report`; under `--strict`, a required
 /// outcome never seen becomes a failed result.
-pub fn judge(report: &mut Report, answers: &[Answer]) {
-    report.outcomes = coverage(answers);
+pub fn judge(report: &mut Report, answers: &[Answer], choices: &Choices) {
+    report.outcomes = coverage(answers, choices);
     if !report.strict {
         return;
     }
@@ -253,7 +331,7 @@ mod tests {
             answer(Op::AuthClaims, 401),
             answer(Op::AuthClaims, 401),
         ];
-        let all = coverage(&answers);
+        let all = coverage(&answers, &Choices::default());
         assert!(
             all.iter().all(|o| o.operation == "auth_claims"),
             "no Authorize sent"
@@ -272,7 +350,7 @@ mod tests {
             Vec::new(),
             std::time::Duration::ZERO,
         );
-        judge(&mut report, &answers);
+        judge(&mut report, &answers, &Choices::default());
         let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
         // The 400 is not required; our choices (404, 413) are not either.
         assert_eq!(failed, ["outcomes/auth_claims/417-7.2"]);
@@ -283,10 +361,40 @@ mod tests {
             Vec::new(),
             std::time::Duration::ZERO,
         );
-        judge(&mut lenient, &answers);
-        assert_eq!(lenient.exit_code(), 0);
+        judge(&mut lenient, &answers, &Choices::default());
+        assert_eq!(lenient.failed().count(), 0, "not --strict: listed, not failed");
         assert!(unseen_lines(&lenient.outcomes).contains(
             &"auth_claims: 400 in the 7.1 shape (§7 rule 2 (when a 400 is given: not shown); not required)".to_owned()
         ));
+    }
+
+    /// A declared choice replaces ours in what the run expects: a server
+    /// that chose 201 is not told it never gave our 200, and an Auth Claims
+    /// whose body is not validated is not required to give a 417.
+    #[test]
+    fn declared_choices_replace_ours() {
+        let choices: Choices =
+            serde_yaml::from_str("authorize_success: 201\nget_body_validated: false")
+                .expect("choices");
+        let answers = [answer(Op::AuthClaims, 200), answer(Op::Authorize, 201)];
+        let all = coverage(&answers, &choices);
+        let find = |op: &str, id: &str| all.iter().find(|o| o.operation == op && o.id == id);
+        let created = find("authorize", "201").expect("201 listed");
+        assert_eq!(created.seen, 1);
+        assert!(created.documented_by.contains("choices.authorize_success"));
+        assert!(find("authorize", "200").is_none(), "our 200 still listed");
+        assert!(!find("auth_claims", "417-7.2").expect("listed").required);
+        assert!(find("authorize", "417-7.2").expect("listed").required);
+        let mut report = Report::new(
+            "t".into(),
+            true,
+            crate::generate::Generation::default(),
+            Vec::new(),
+            std::time::Duration::ZERO,
+        );
+        judge(&mut report, &answers, &choices);
+        let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
+        assert!(failed.contains(&"outcomes/authorize/417-7.2"), "{failed:?}");
+        assert!(!failed.contains(&"outcomes/auth_claims/417-7.2"), "{failed:?}");
     }
 }

@@ -206,7 +206,11 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     .with_pace(pace);
     report.latency = target.latencies.by_operation();
     report.hints = hints(&checks, &report.results, &target.profile);
-    crate::outcomes::judge(&mut report, &target.outcomes.answers());
+    crate::outcomes::judge(
+        &mut report,
+        &target.outcomes.answers(),
+        &target.profile.choices,
+    );
     crate::budget::judge(&mut report, &target.profile.budgets);
     Ok(report)
 }

@@ -22,7 +22,7 @@ mod run;
 
 use crate::choices::{Choices, Chosen};
 use crate::generate::Family;
-use crate::needs::{Need, needs_encoding};
+use crate::needs::Need;
 use crate::profile::Component;
 use crate::target::{Case as HeaderCase, Op, Sent};
 
@@ -43,8 +43,6 @@ pub enum To {
     /// Every component with an `auth_token` and an `authorize` section
     /// (a token bound to a model).
     EachWithTokenAndModel,
-    /// Every component whose name needs percent-encoding in a path.
-    EachWithEncodedName,
     /// Every component whose name or tag has a letter (its case can flip).
     EachWithLetters,
 }
@@ -60,7 +58,6 @@ impl To {
                 .as_ref()
                 .is_some_and(|a| a.invalid_body.is_some()),
             To::EachWithTokenAndModel => c.auth_token.is_some() && c.authorize.is_some(),
-            To::EachWithEncodedName => needs_encoding(&c.name),
             To::EachWithLetters => flipped(&c.name) != c.name || flipped(&c.tag) != c.tag,
         }
     }
@@ -77,9 +74,6 @@ impl To {
             To::EachWithTokenAndModel => {
                 " with the profile's auth_token to each component that has one and an `authorize.model_uuid`"
             }
-            To::EachWithEncodedName => {
-                " to each component whose name has characters outside A-Z a-z 0-9 - . _ ~, the name percent-encoded as one path segment"
-            }
             To::EachWithLetters => " to each component whose name or tag has a letter",
         }
     }
@@ -92,7 +86,6 @@ impl To {
             (To::EachWithoutAuth, Op::Authorize) => Some(Need::NoAuthWithAuthorize),
             (To::EachWithInvalidBody, _) => Some(Need::InvalidBody),
             (To::EachWithTokenAndModel, _) => Some(Need::TokenWithAuthorize),
-            (To::EachWithEncodedName, _) => Some(Need::EncodedName),
             _ => None,
         }
     }
@@ -152,6 +145,10 @@ pub enum Change {
     /// The component's name or tag in flipped letter case as ref; no
     /// request where that changes nothing.
     FlippedRef(By),
+    /// The component's name percent-encoded as the path segment, its first
+    /// unreserved character too (`%55sers`): the same name (RFC 3986
+    /// section 2.3).
+    PercentEncodedName,
     /// The body replaced by these bytes.
     Body(&'static str),
     /// The body replaced by the component's `invalid_body`.
@@ -182,6 +179,7 @@ impl Change {
             Change::FlippedRef(by) => {
                 format!("with its {} in flipped letter case as ref", by.id())
             }
+            Change::PercentEncodedName => "with its name percent-encoded as ref: every character outside A-Z a-z 0-9 - . _ ~, and the first inside (`Users` as `%55sers`)".to_owned(),
             Change::Body(b) => format!("whose body is `{b}`"),
             Change::InvalidBody => "carrying its `invalid_body`".to_owned(),
             Change::NoModelUuid => "without modelUuid anywhere".to_owned(),

@@ -285,6 +285,10 @@ impl Change {
                 }
                 t.valid_with_ref(op, c, &reference)
             }
+            Change::PercentEncodedName => {
+                reference = crate::needs::percent_encoded(&c.name);
+                valid().map(|r| r.with_encoded_ref(&reference))
+            }
             Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
             Change::InvalidBody => t.with_invalid_body(op, c)?,
             Change::NoModelUuid => {

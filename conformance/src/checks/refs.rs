@@ -63,9 +63,9 @@ pub fn checks() -> Vec<Check> {
             level: Level::Must,
             section: "4.1",
             quote: "ref | string | yes | Component name, tag or uuid.",
-            title: "a name that needs percent-encoding in a path is found".into(),
-            sends: Sends::each(Op::AuthClaims, To::EachWithEncodedName, Change::Nothing)
-                .labelled(Label::Template("name `{component}`")),
+            title: "a name sent percent-encoded is found".into(),
+            sends: Sends::each(Op::AuthClaims, To::Each, Change::PercentEncodedName)
+                .labelled(Label::Template("name `{component}` as `{ref}`")),
             expects: Expect::Accepted,
         },
         CaseCheck {

@@ -154,6 +154,9 @@ pub fn render(report: &Report, style: Style) -> String {
             report.summary.warned
         ));
     }
+    if report.judged_no_must() {
+        out.push_str("No MUST check ran: this run proves nothing a release gate needs, so it is not green (select MUST checks, or see what the profile lacks with `conformance check-profile --profile FILE`)\n");
+    }
     out.push_str(&report.last_line());
     out.push('\n');
     out

@@ -174,6 +174,9 @@ pub struct Summary {
     pub not_applicable: usize,
     /// Failures the `--baseline` lists as known (not gating).
     pub known: usize,
+    /// MUST checks (and snapshots) that ran and were judged: passed,
+    /// failed or known. None: the run proved nothing a gate needs.
+    pub must_judged: usize,
 }
 
 impl Summary {
@@ -181,6 +184,11 @@ impl Summary {
     pub fn of(results: &[CheckResult]) -> Self {
         let mut summary = Summary::default();
         for r in results {
+            if r.level == Level::Must
+                && matches!(r.status, Status::Passed | Status::Failed | Status::Known)
+            {
+                summary.must_judged += 1;
+            }
             match r.status {
                 Status::Passed => summary.passed += 1,
                 Status::Failed => summary.failed += 1,
@@ -311,14 +319,22 @@ impl Report {
     }
 
     /// 0 when nothing gating failed, 1 otherwise; under `--strict` a
-    /// skipped MUST check gates too (a run cannot go green by skipping).
+    /// skipped MUST check gates too (a run cannot go green by skipping),
+    /// and a run in which no MUST check was judged is never green (it
+    /// proved nothing a release gate needs).
     pub fn exit_code(&self) -> i32 {
         let gaps = self.strict && self.summary.skipped_must > 0;
-        if self.summary.failed == 0 && !gaps {
+        if self.summary.failed == 0 && !gaps && !self.judged_no_must() {
             0
         } else {
             1
         }
+    }
+
+    /// No MUST check was judged (all skipped, not applicable, or none
+    /// selected): the run cannot be green.
+    pub fn judged_no_must(&self) -> bool {
+        self.summary.must_judged == 0
     }
 
     /// `N passed, N failed, N skipped (K MUST)`: the last line printed. A

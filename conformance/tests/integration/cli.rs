@@ -1046,3 +1046,46 @@ fn a_reproduction_sends_an_empty_header_as_empty() {
     }
     rt.block_on(server.shutdown());
 }
+
+/// Under CI a run names its target: a forgotten `--profile` is refused
+/// (exit 2, one line naming both ways out), for a run and for `choices`,
+/// and nothing is tested; `--embedded` says the built-in server is meant,
+/// and the report's first line says so.
+#[test]
+fn under_ci_a_run_without_a_profile_is_refused_not_green() {
+    for args in [&["--no-snapshots"][..], &["choices"][..]] {
+        let o = conformance(args, &[("CI", "true")]);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(err.contains("--profile FILE") && err.contains("--embedded"), "{err}");
+        assert!(stdout(&o).is_empty(), "{args:?} printed a run");
+    }
+    let o = conformance(
+        &["--embedded", "--no-snapshots", "--only", "refs"],
+        &[("CI", "true")],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let out = stdout(&o);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("Conformance of the embedded reference server, http://127.0.0.1:"),
+        "{first}"
+    );
+    let o = conformance(&["--embedded", "--profile", "x.yaml"], &[]);
+    assert_eq!(o.status.code(), Some(2), "both --embedded and --profile");
+}
+
+/// A run in which no MUST check was judged proves nothing a gate needs:
+/// not green, and it says why.
+#[test]
+fn a_run_that_judged_no_must_check_is_not_green() {
+    let o = conformance(
+        &["--no-snapshots", "--only", "http/method-not-allowed"],
+        &[],
+    );
+    let out = stdout(&o);
+    assert!(out.contains("PASS  SHOULD http/method-not-allowed"), "{out}");
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(out.contains("No MUST check ran"), "{out}");
+}
