@@ -304,6 +304,7 @@ impl Outcome {
 pub const SECTIONS: &[(&str, &str)] = &[
     ("1", "What the service does"),
     ("2", "Resources and their fields"),
+    ("3", "States and transitions"),
     ("4", "Endpoints"),
     ("4.1", "Auth Claims"),
     ("4.2", "Authorize"),

@@ -142,6 +142,23 @@ pub struct Choices {
     /// model's uuid? The model's fields are not shown. Ours: yes.
     #[serde(default)]
     pub claims_carry_model_uuid: Option<bool>,
+    /// Does a successful Authorize issue a token (anywhere in its body)?
+    /// Ours: yes (choice 5).
+    #[serde(default)]
+    pub issues_token: Option<bool>,
+    /// After a successful Authorize, does Auth Claims (with the token it
+    /// issued, where it issued one) return that model? A server that
+    /// records claims does; so does ours, through the token. Ours: yes.
+    #[serde(default)]
+    pub authorize_claims: Option<bool>,
+    /// The shape of success bodies: `spec` (our AuthClaimsResult and
+    /// AuthorizeResult, with X-Project-Uuid) or `other` (the server's own;
+    /// the description does not show one). Ours: `spec`.
+    #[serde(default, deserialize_with = "shape")]
+    pub success_shape: Option<String>,
+    /// Is every `request_id` a uuid? Ours: yes (choice 12).
+    #[serde(default)]
+    pub request_id_uuid: Option<bool>,
 }
 
 /// Our spec's choices (`spec/README.md`), for what a profile leaves out.
@@ -156,6 +173,7 @@ pub mod ours {
     pub const SUCCESS: u16 = 200;
     pub const BODY_LIMIT: u64 = 64 * 1024;
     pub const ABSENT_PROJECT_ENV: &str = "dev";
+    pub const SUCCESS_SHAPE: &str = "spec";
 }
 
 fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
@@ -211,6 +229,18 @@ impl Choices {
     pub fn claims_carry_model_uuid(&self) -> Chosen<bool> {
         chosen(&self.claims_carry_model_uuid, true)
     }
+    pub fn issues_token(&self) -> Chosen<bool> {
+        chosen(&self.issues_token, true)
+    }
+    pub fn authorize_claims(&self) -> Chosen<bool> {
+        chosen(&self.authorize_claims, true)
+    }
+    pub fn success_shape(&self) -> Chosen<String> {
+        chosen(&self.success_shape, ours::SUCCESS_SHAPE.to_owned())
+    }
+    pub fn request_id_uuid(&self) -> Chosen<bool> {
+        chosen(&self.request_id_uuid, true)
+    }
     pub fn body_limit(&self) -> Chosen<u64> {
         chosen(&self.body_limit, ours::BODY_LIMIT)
     }
@@ -239,6 +269,10 @@ impl Choices {
             "body_limit" => self.body_limit.is_some(),
             "absent_project_env" => self.absent_project_env.is_some(),
             "claims_carry_model_uuid" => self.claims_carry_model_uuid.is_some(),
+            "issues_token" => self.issues_token.is_some(),
+            "authorize_claims" => self.authorize_claims.is_some(),
+            "success_shape" => self.success_shape.is_some(),
+            "request_id_uuid" => self.request_id_uuid.is_some(),
             _ => false,
         }
     }
@@ -260,6 +294,10 @@ impl Choices {
         "body_limit",
         "absent_project_env",
         "claims_carry_model_uuid",
+        "issues_token",
+        "authorize_claims",
+        "success_shape",
+        "request_id_uuid",
     ];
 
     /// The choices as a `choices:` block of a profile, every key written,
@@ -327,6 +365,15 @@ impl Choices {
             m.declared,
             "true",
         );
+        for (key, c) in [
+            ("issues_token", self.issues_token()),
+            ("authorize_claims", self.authorize_claims()),
+            ("request_id_uuid", self.request_id_uuid()),
+        ] {
+            out += &line(key, c.value.to_string(), c.declared, "true");
+        }
+        let s = self.success_shape();
+        out += &line("success_shape", s.value, s.declared, ours::SUCCESS_SHAPE);
         out
     }
 }
@@ -358,6 +405,16 @@ fn refusal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
 
 fn success<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
     status_in(d, 200..300, "a success status")
+}
+
+fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    match text.as_str() {
+        "spec" | "other" => Ok(Some(text)),
+        _ => Err(serde::de::Error::custom(format!(
+            "`{text}` is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
+        ))),
+    }
 }
 
 fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

@@ -87,6 +87,7 @@ pub async fn observe(
             .map(|c| t.valid(Op::AuthClaims, c).and_then(change))
     };
     let refusal = |s: &Sent| s.status().filter(|st| (400..500).contains(st));
+    let mut refusals = Vec::new();
 
     if let Some(r) = claims(Ok) {
         seen.auth_claims_success = t
@@ -96,17 +97,59 @@ pub async fn observe(
             .filter(|s| (200..300).contains(s));
     }
     if let Some(r) = claims(|r| Ok(r.remove_header("X-Client-Secret"))) {
-        seen.missing_credential = refusal(&t.send(Probe::new("missing", r)).await);
+        let missing = t.send(Probe::new("missing", r)).await;
+        seen.missing_credential = refusal(&missing);
+        refusals.push(missing);
+    }
+    // The form of request_id: the first refusal that carries one.
+    seen.request_id_uuid = refusals.iter().find_map(|s| {
+        let body = s.raw()?.json()?;
+        body.get("request_id")?.as_str().map(crate::profile::is_uuid)
+    });
+    // What a successful Authorize does: a token issued, the shape of the
+    // success bodies, and whether Auth Claims then returns that model.
+    if let (Some(c), true) = (t.primary(Op::Authorize), seen.model_uuid.is_some()) {
+        let first = t
+            .send(Probe::new("authorize", t.valid(Op::Authorize, c)))
+            .await;
+        if is_2xx(&first) {
+            let token = first
+                .raw()
+                .and_then(|r| r.json())
+                .and_then(|b| carried::issued_token(&b));
+            seen.issues_token = Some(token.is_some());
+            let req = match token {
+                Some(token) => t.claims_with_token(c, component_auth_bindings::Secret::new(token)),
+                None => t.valid(Op::AuthClaims, c),
+            };
+            let second = t.send(Probe::new("claims", req)).await;
+            if is_2xx(&second) {
+                let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
+                seen.authorize_claims = second
+                    .raw()
+                    .and_then(|r| r.json())
+                    .zip(model)
+                    .map(|(body, model)| carried::holds_string(&body, model));
+                let spec = [&first, &second].iter().all(|s| in_spec_shape(s));
+                seen.success_shape = Some(if spec { "spec" } else { "other" }.to_owned());
+            }
+        }
     }
     if let Some(r) = claims(|r| r.set_header("X-Client-Secret", crate::checks::WRONG_SECRET)) {
-        seen.wrong_credential = refusal(&t.send(Probe::new("wrong", r)).await);
+        let wrong = t.send(Probe::new("wrong", r)).await;
+        seen.wrong_credential = refusal(&wrong);
+        refusals.push(wrong);
     }
     if let Some(r) = claims(|r| r.set_header("X-Project-Env", "staging")) {
-        seen.bad_project_env = refusal(&t.send(Probe::new("env", r)).await);
+        let env = t.send(Probe::new("env", r)).await;
+        seen.bad_project_env = refusal(&env);
+        refusals.push(env);
     }
     if let Some(c) = t.primary(Op::AuthClaims) {
         let r = t.valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
-        seen.unknown_ref = refusal(&t.send(Probe::new("ref", r)).await);
+        let unknown = t.send(Probe::new("ref", r)).await;
+        seen.unknown_ref = refusal(&unknown);
+        refusals.push(unknown);
         let absent = t
             .send(Probe::new(
                 "env absent",
@@ -239,6 +282,20 @@ pub async fn observe(
         }
     }
     Ok(seen)
+}
+
+/// A success decoded as the spec's result type, with X-Project-Uuid.
+fn in_spec_shape(s: &Sent) -> bool {
+    use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse};
+    match &s.typed {
+        Some(crate::target::Typed::Claims(AuthClaimsResponse::Ok(d))) => {
+            d.headers.x_project_uuid.is_some()
+        }
+        Some(crate::target::Typed::Authorize(AuthorizeResponse::Ok(d))) => {
+            d.headers.x_project_uuid.is_some()
+        }
+        _ => false,
+    }
 }
 
 fn is_2xx(s: &Sent) -> bool {

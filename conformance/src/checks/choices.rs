@@ -170,9 +170,10 @@ pub fn checks() -> Vec<Check> {
             title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
             sends: Sends::both(To::Each, Change::Nothing)
                 .labelled(Label::Template("{method} {component}")),
-            expects: Expect::Custom {
-                text: "each answer decodes as `Ok` and its X-Project-Uuid header is present",
-                judge: success_shape,
+            expects: Expect::Together {
+                text: "where `choices.success_shape` is `spec` (ours): each answer decodes as the spec's result type (`Ok`) and its X-Project-Uuid header is present; where `other` (a shape of the server's own, which the description allows): not applicable",
+                choice: Some("success_shape"),
+                judge: success_shapes,
             },
         }
         .into(),
@@ -217,8 +218,10 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 5: tokens are issued by Authorize",
             title: "a token issued by Authorize claims its model in Auth Claims".into(),
             sends: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
-            expects: "Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid".into(),
-            run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
+            expects: "where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into(),
+            run: Run::procedure(Phase::Verify, issued_token)
+                .needs(&[Need::Authorize])
+                .choice("issues_token"),
         },
         CaseCheck {
             id: "choices/code-equals-status".into(),
@@ -241,8 +244,8 @@ pub fn checks() -> Vec<Check> {
             title: "request_id is a fresh uuid".into(),
             sends: Sends::error_probes(),
             expects: Expect::Together {
-                text: "every `request_id` is a uuid, and no two are equal",
-                choice: None,
+                text: "no two `request_id` values are equal, and where `choices.request_id_uuid` is true (ours) each is a uuid",
+                choice: Some("request_id_uuid"),
                 judge: request_ids,
             },
         }
@@ -280,6 +283,35 @@ pub fn checks() -> Vec<Check> {
     out
 }
 
+/// Each answer in the spec's shape, unless the profile declares a shape
+/// of the server's own.
+fn success_shapes(answers: &[Answer<'_>], choices: &Choices) -> Found {
+    let shape = choices.success_shape();
+    if shape.value != crate::choices::ours::SUCCESS_SHAPE {
+        return Found::NotApplicable(
+            "the profile declares success bodies of the server's own shape (`choices.success_shape: other`)".into(),
+        );
+    }
+    Found::Failures(
+        answers
+            .iter()
+            .filter_map(|a| {
+                success_shape(a).err().map(|why| {
+                    format!(
+                        "{}: {why}{}",
+                        a.label,
+                        if shape.declared {
+                            ""
+                        } else {
+                            " (a shape of the server's own is allowed: declare `choices.success_shape: other`)"
+                        }
+                    )
+                })
+            })
+            .collect(),
+    )
+}
+
 fn success_shape(a: &Answer<'_>) -> Result<(), String> {
     match &a.sent.typed {
         Some(Typed::Claims(AuthClaimsResponse::Ok(d))) if d.headers.x_project_uuid.is_some() => {
@@ -289,7 +321,13 @@ fn success_shape(a: &Answer<'_>) -> Result<(), String> {
             Ok(())
         }
         Some(Typed::Claims(AuthClaimsResponse::Mismatch { reason, .. }))
-        | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(reason.clone()),
+        | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(format!(
+            "the body is not the spec's {} ({reason})",
+            match a.sent.typed {
+                Some(Typed::Claims(_)) => "AuthClaimsResult",
+                _ => "AuthorizeResult",
+            }
+        )),
         Some(t) if t.variant() == variants::OK => Err("no X-Project-Uuid".to_owned()),
         _ => Err(a.sent.summary()),
     }
@@ -331,6 +369,12 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
     let Some(c) = t.primary(Op::Authorize) else {
         return Outcome::skip(Need::Authorize.reason());
     };
+    if !t.profile.choices.issues_token().value {
+        return Outcome::not_applicable(
+            "the profile declares that Authorize issues no token (`choices.issues_token: false`)",
+            Vec::new(),
+        );
+    }
     let first = t
         .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
         .await;
@@ -340,7 +384,14 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
         .and_then(|r| r.json())
         .and_then(|b| crate::carried::issued_token(&b));
     let Some(token) = token else {
-        let why = format!("Authorize issued no token: {}", first.summary());
+        let why = format!(
+            "Authorize issued no token: {}{}",
+            first.summary(),
+            match t.profile.choices.issues_token().declared {
+                true => "",
+                false => " (a server that issues none is allowed: declare `choices.issues_token: false`)",
+            }
+        );
         return Outcome::fail(why, vec![first.exchange]);
     };
     let want = c
@@ -392,15 +443,19 @@ fn code_equals_status(a: &Answer<'_>) -> Result<(), String> {
     }
 }
 
-fn request_ids(answers: &[Answer<'_>], _: &Choices) -> Found {
+fn request_ids(answers: &[Answer<'_>], choices: &Choices) -> Found {
     let ids = crate::case::request_ids(answers);
     if ids.is_empty() {
         return Found::NotApplicable("no probe answer carried a request_id".into());
     }
+    let uuid = choices.request_id_uuid();
     let mut failures: Vec<String> = ids
         .iter()
-        .filter(|(_, id)| !is_uuid(id))
-        .map(|(l, _)| format!("{l}: request_id is not a uuid"))
+        .filter(|(_, id)| uuid.value && !is_uuid(id))
+        .map(|(l, _)| match uuid.declared {
+            true => format!("{l}: request_id is not a uuid"),
+            false => format!("{l}: request_id is not a uuid (another form is allowed: declare `choices.request_id_uuid: false`)"),
+        })
         .collect();
     let mut seen = std::collections::HashSet::new();
     for (l, id) in &ids {

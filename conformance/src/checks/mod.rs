@@ -34,6 +34,7 @@ mod prefix;
 mod project_env;
 mod refs;
 mod responses;
+mod state;
 
 /// Every check, in catalogue order.
 pub fn catalogue() -> Vec<Check> {
@@ -50,6 +51,7 @@ pub fn catalogue() -> Vec<Check> {
     all.extend(connections::checks());
     all.extend(invariants::checks());
     all.extend(choices::checks());
+    all.extend(state::checks());
     all.extend(answers::checks());
     all
 }

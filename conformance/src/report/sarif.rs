@@ -47,6 +47,12 @@ fn choice_node(key: &str) -> Vec<&'static str> {
             vec!["components", "parameters", "XProjectEnv"]
         }
         "token_checked_when_not_required" => vec!["components", "parameters", "XAuthToken"],
+        "issues_token" => vec!["components", "schemas", "AuthorizeResult"],
+        "authorize_claims" | "claims_carry_model_uuid" => {
+            vec!["components", "schemas", "AuthClaimsResult"]
+        }
+        "success_shape" => op("post", &["responses", "200"]),
+        "request_id_uuid" => vec!["components", "schemas", "ErrorResponse"],
         _ => vec!["paths", OPERATIONS_PATH],
     }
 }
