@@ -43,6 +43,8 @@ Its choices where the description is silent:
 - another method on the path: 405 JSON with `Allow`; any other path: 404 JSON.
 
 Variants (`fault-...` are bugs, not choices):
+- `model-query`: modelUuid in the query parameter `modelUuid` (where our
+  spec has it); the body then holds the auth fields only.
 - `fault-tag-forgets-claim`: Auth Claims for a ref given by its tag ignores
   the recorded claim (answers `claim: null`).
 - `fault-secret-suffix`: a client secret with anything appended is taken.
@@ -76,6 +78,7 @@ DEFAULT_ENV = "dev"
 UUID_RE = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
 VARIANTS = {
+    "model-query": "modelUuid in the query parameter `modelUuid`, not in the body",
     "fault-tag-forgets-claim": "Auth Claims by tag ignores the recorded claim (a bug)",
     "fault-secret-suffix": "a client secret with anything appended is taken (a bug)",
 }
@@ -344,15 +347,17 @@ def create_app(variants: set[str]) -> Flask:
             raise Invalid([{"field": "", "in": "body", "reason": "must be a JSON object"}])
         items: list[dict[str, str]] = []
         model = None
-        model_uuid = body.get("modelUuid")
+        in_query = "model-query" in variants
+        where = "query" if in_query else "body"
+        model_uuid = request.args.get("modelUuid") if in_query else body.get("modelUuid")
         if model_uuid is None:
-            items.append({"field": "modelUuid", "in": "body", "reason": "is required"})
+            items.append({"field": "modelUuid", "in": where, "reason": "is required"})
         elif not isinstance(model_uuid, str):
-            items.append({"field": "modelUuid", "in": "body", "reason": "must be a string"})
+            items.append({"field": "modelUuid", "in": where, "reason": "must be a string"})
         else:
             model = next((m for m in component.models if m.uuid == model_uuid.lower()), None)
             if model is None:
-                items.append({"field": "modelUuid", "in": "body", "reason": "is not a model of this component"})
+                items.append({"field": "modelUuid", "in": where, "reason": "is not a model of this component"})
         for name, rule in component.auth_fields.items():
             if name not in body:
                 if rule.required:
@@ -367,7 +372,7 @@ def create_app(variants: set[str]) -> Flask:
             if problem:
                 items.append({"field": name, "in": "body", "reason": problem})
         for name in body:
-            if name != "modelUuid" and name not in component.auth_fields:
+            if (in_query or name != "modelUuid") and name not in component.auth_fields:
                 items.append({"field": name, "in": "body", "reason": "is not a field of this component"})
         if items:
             raise Invalid(items)
