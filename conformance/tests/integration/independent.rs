@@ -1,16 +1,17 @@
-//! The gate against servers it was not written with: three independent
+//! The gate against servers it was not written with: four independent
 //! implementations of the interface, written from the description alone
 //! (`tests/independent/python_server.py`, Python's standard library;
 //! `tests/independent/node_server.js`, Node's `node:http`;
-//! `tests/independent/fastapi_server.py`, FastAPI's idioms), each making its
-//! own choices where the description is silent, and some legal variants of
-//! them. Each is run as a new user would: the conformance binary records
+//! `tests/independent/fastapi_server.py`, FastAPI's idioms;
+//! `tests/independent/flask_server.py`, Flask's, and stateful: it records
+//! the model each Authorize claims), each making its own choices where the
+//! description is silent, and some legal variants of them. Each is run as a new user would: the conformance binary records
 //! snapshots with `--accept`, then runs again with `CI=true` against them.
 //! A correct server passes both (exit 0).
 //!
 //! A test is skipped, saying so, only when `python3` or `node` is not on the
-//! PATH, or FastAPI and uvicorn cannot be imported (`.ci/setup` installs
-//! them). Every child is killed when its guard drops, and every wait has a
+//! PATH, or FastAPI and uvicorn, or Flask, cannot be imported (`.ci/setup`
+//! installs them); under `CI=true` a Flask test fails instead. Every child is killed when its guard drops, and every wait has a
 //! time limit, so a failure never leaves a process behind or hangs.
 
 use std::fs::{self, File};
@@ -48,6 +49,9 @@ struct Server {
     issued_prefix: &'static str,
     /// Python modules beyond the standard library the script imports.
     imports: &'static [&'static str],
+    /// Under `CI=true`, a test of this server fails where it cannot run,
+    /// instead of being skipped (`.ci/setup` installs what it needs).
+    required_in_ci: bool,
 }
 
 const PYTHON: Server = Server {
@@ -58,6 +62,7 @@ const PYTHON: Server = Server {
     secrets: &["py-secret-Zr4u", "ledger-token-py-7781", "open-sesame-1"],
     issued_prefix: "py-issued-",
     imports: &[],
+    required_in_ci: false,
 };
 
 const NODE: Server = Server {
@@ -72,6 +77,7 @@ const NODE: Server = Server {
     ],
     issued_prefix: "node-issued-",
     imports: &[],
+    required_in_ci: false,
 };
 
 const FASTAPI: Server = Server {
@@ -83,6 +89,22 @@ const FASTAPI: Server = Server {
     // It issues no token; the prefix is looked for all the same.
     issued_prefix: "fa-issued-",
     imports: &["fastapi", "uvicorn"],
+    required_in_ci: false,
+};
+
+const FLASK: Server = Server {
+    program: "python3",
+    script: "flask_server.py",
+    profile: "flask.yaml",
+    url_var: "FLASK_SERVER_URL",
+    secrets: &[
+        "fl-secret-Hm7t",
+        "vault-token-fl-3141",
+        "fl-analytical-engine",
+    ],
+    issued_prefix: "fl-issued-",
+    imports: &["flask"],
+    required_in_ci: true,
 };
 
 fn independent_dir() -> PathBuf {
@@ -166,6 +188,30 @@ fn available(server: &Server) -> Result<(), String> {
     }
 }
 
+/// Whether the tests run as CI runs them (`CI` set, and not `false` or `0`).
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
+}
+
+/// `true` when the case `label` of `server` cannot run here: skipped, saying
+/// so; under `CI=true` a server `required_in_ci` fails the test instead.
+fn unavailable(server: &Server, label: &str) -> bool {
+    let Err(why) = available(server) else {
+        return false;
+    };
+    if server.required_in_ci && in_ci() {
+        panic!(
+            "{} ({label}) cannot run under CI=true: {why}; `.ci/setup` installs it",
+            server.script
+        );
+    }
+    println!(
+        "SKIPPED {} ({label}): {why}; install it to run this target",
+        server.script
+    );
+    true
+}
+
 /// Starts `server` with `variants` on an ephemeral port; its guard and its
 /// base URL (read from the first line it prints).
 fn start(server: &Server, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
@@ -246,6 +292,22 @@ fn conformance(
     logs: &Path,
 ) -> Run {
     let name = if ci { "ci" } else { "accept" };
+    conformance_named(server, profile, url, snapshots, ci, logs, name, &[])
+}
+
+/// As [`conformance`], its output and reports named after `name` (in
+/// `logs`: `NAME.out`, `NAME.json`, `NAME.xml`), with `extra` arguments.
+#[allow(clippy::too_many_arguments)]
+fn conformance_named(
+    server: &Server,
+    profile: &Path,
+    url: &str,
+    snapshots: &Path,
+    ci: bool,
+    logs: &Path,
+    name: &str,
+    extra: &[&str],
+) -> Run {
     let out_path = logs.join(format!("{name}.out"));
     let out = File::create(&out_path).expect("run log");
     let err = out.try_clone().expect("run log");
@@ -259,6 +321,7 @@ fn conformance(
         .arg(logs.join(format!("{name}.json")))
         .arg("--junit")
         .arg(logs.join(format!("{name}.xml")))
+        .args(extra)
         .env(server.url_var, url)
         .env("NO_COLOR", "1")
         .env_remove("CI")
@@ -457,11 +520,7 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
         Edit::NoChoices => label.push_str(", no choices declared"),
         Edit::Observed => label.push_str(", choices as `conformance choices` observed them"),
     }
-    if let Err(why) = available(server) {
-        println!(
-            "SKIPPED {} ({label}): {why}; install it to run this target",
-            server.script
-        );
+    if unavailable(server, &label) {
         return;
     }
     let dir = TempDir::new(&format!("{}-{label}", server.program));
@@ -499,11 +558,7 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
 /// run fails (exit 1) with `check` among its failed MUST checks: the gate
 /// still has teeth on a server that made choices other than ours.
 fn fault_caught(server: &Server, fault: &str, check: &str) {
-    if let Err(why) = available(server) {
-        println!(
-            "SKIPPED {} ({fault}): {why}; install it to run this target",
-            server.script
-        );
+    if unavailable(server, fault) {
         return;
     }
     let dir = TempDir::new(&format!("{}-{fault}", server.program));
@@ -714,4 +769,261 @@ fn fastapi_server_with_choices_undeclared() {
 #[test]
 fn fastapi_server_adopted_in_two_commands() {
     record_then_ci(&FASTAPI, &[], Edit::Observed);
+}
+
+// --- the Flask server (stateful) ------------------------------------------------
+
+/// Flask's idioms where the description is silent (modelUuid in the JSON
+/// body, 401 for a missing credential and 403 for a wrong one, 417 for an
+/// unknown model or X-Project-Env, Authorize 201, a token checked where none
+/// is required, a GET body not read), and state: each Authorize records its
+/// model as the one Auth Claims returns for that component and environment,
+/// and issues a token that stays valid.
+#[test]
+fn flask_server_as_written() {
+    record_then_ci(&FLASK, &[], Edit::AsWritten);
+}
+
+/// No `choices:` (modelUuid in the query, where ours is): each of the
+/// server's other choices differs from ours and may only warn.
+#[test]
+fn flask_server_with_choices_undeclared() {
+    record_then_ci(&FLASK, &["model-query"], Edit::NoChoices);
+}
+
+/// modelUuid in the query; the other choices as written.
+#[test]
+fn flask_server_model_uuid_in_query() {
+    record_then_ci(
+        &FLASK,
+        &["model-query"],
+        Edit::Set(&[("model_uuid", "query")]),
+    );
+}
+
+/// The two commands a team adopts the gate with.
+#[test]
+fn flask_server_adopted_in_two_commands() {
+    record_then_ci(&FLASK, &[], Edit::Observed);
+}
+
+/// Auth Claims that forgets the recorded claim for a ref given by its tag
+/// (`claim: null` by tag, the model by name and uuid).
+#[test]
+fn flask_server_fault_tag_forgets_claim_is_caught() {
+    fault_caught(&FLASK, "fault-tag-forgets-claim", "refs/same-component");
+}
+
+/// A client secret compared as a prefix: anything appended is taken.
+#[test]
+fn flask_server_fault_secret_suffix_is_caught() {
+    fault_caught(&FLASK, "fault-secret-suffix", "near-miss/x-client-secret");
+}
+
+/// Concurrency levels of the determinism test, and runs at each.
+const CONCURRENCIES: [&str; 3] = ["1", "16", "64"];
+const RUNS_EACH: usize = 3;
+
+/// A `--json` report without what measures time or names the concurrency
+/// (the one setting the runs differ in): `duration_ms` and `latency` at any
+/// depth, `pace.concurrency`. Everything else (each check's status, what it
+/// expected and saw, the outcomes seen and how often, the settle count)
+/// must not depend on how many requests were in flight.
+fn without_timings(report: &serde_json::Value) -> serde_json::Value {
+    use serde_json::Value;
+    fn strip(v: &Value, top: bool) -> Value {
+        match v {
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .filter(|(k, _)| !matches!(k.as_str(), "duration_ms" | "latency"))
+                    .map(|(k, x)| {
+                        let x = match (top, k.as_str(), x) {
+                            (true, "pace", Value::Object(pace)) => {
+                                let mut pace = pace.clone();
+                                pace.remove("concurrency");
+                                Value::Object(pace)
+                            }
+                            _ => strip(x, false),
+                        };
+                        (k.clone(), x)
+                    })
+                    .collect(),
+            ),
+            Value::Array(items) => Value::Array(items.iter().map(|x| strip(x, false)).collect()),
+            _ => v.clone(),
+        }
+    }
+    strip(report, true)
+}
+
+/// Where `b` differs from `a`: JSON paths, an array item named by its `id`
+/// (a check) or its `operation` and `id` (an outcome) where it has one.
+fn report_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
+    use serde_json::Value;
+    fn name(item: &Value, index: usize) -> String {
+        let field = |k: &str| item.get(k).and_then(Value::as_str);
+        match (field("operation"), field("id")) {
+            (Some(op), Some(id)) => format!("[{op} {id}]"),
+            (None, Some(id)) => format!("[{id}]"),
+            _ => format!("[{index}]"),
+        }
+    }
+    fn walk(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                for (k, va) in x {
+                    match y.get(k) {
+                        Some(vb) => walk(va, vb, &format!("{path}/{k}"), out),
+                        None => out.push(format!("{path}/{k}: only in the first")),
+                    }
+                }
+                for k in y.keys().filter(|k| !x.contains_key(*k)) {
+                    out.push(format!("{path}/{k}: only in this run"));
+                }
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                if x.len() != y.len() {
+                    out.push(format!("{path}: {} items, then {}", x.len(), y.len()));
+                }
+                for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                    walk(va, vb, &format!("{path}{}", name(va, i)), out);
+                }
+            }
+            _ if a != b => {
+                let show = |v: &Value| {
+                    let t = v.to_string();
+                    match t.char_indices().nth(300) {
+                        Some((i, _)) => format!("{}…", &t[..i]),
+                        None => t,
+                    }
+                };
+                out.push(format!("{path}: {} then {}", show(a), show(b)));
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(a, b, "", &mut out);
+    out
+}
+
+/// Every file under `dir` with its bytes.
+fn files_under(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
+    let mut files = std::collections::BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        if path.is_dir() {
+            for entry in fs::read_dir(&path).expect("read a folder").flatten() {
+                pending.push(entry.path());
+            }
+        } else {
+            files.insert(path.clone(), fs::read(&path).unwrap_or_default());
+        }
+    }
+    files
+}
+
+/// Determinism at any concurrency against a server with state: one Flask
+/// process, never restarted, recorded once, then run as CI at concurrency
+/// 1, 16 and 64, several times each. Every run exits 0, leaves the
+/// snapshots as recorded, and writes a `--json` report byte-identical to
+/// the first run's once timings are removed: no verdict, snapshot or count
+/// depends on which of two concurrent requests landed first, nor on what
+/// earlier runs left recorded in the server.
+#[test]
+fn flask_server_deterministic_at_any_concurrency() {
+    let label = "determinism at concurrency 1, 16, 64";
+    if unavailable(&FLASK, label) {
+        return;
+    }
+    let dir = TempDir::new("flask-determinism");
+    let snapshots = dir.0.join("snapshots");
+    let profile = independent_dir().join(FLASK.profile);
+    let (mut server, url) = start(&FLASK, &[], &dir.0);
+    let accept = conformance(&FLASK, &profile, &url, &snapshots, false, &dir.0);
+    assert!(
+        accept.passed(),
+        "flask_server.py: --accept {}\n{}",
+        accept.describe(),
+        accept.output
+    );
+    let recorded = files_under(&snapshots);
+    assert!(!recorded.is_empty(), "--accept recorded no snapshot");
+
+    let mut first: Option<(String, Vec<u8>, serde_json::Value)> = None;
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for concurrency in CONCURRENCIES {
+        for round in 1..=RUNS_EACH {
+            let name = format!("ci-concurrency-{concurrency}-run-{round}");
+            let run = conformance_named(
+                &FLASK,
+                &profile,
+                &url,
+                &snapshots,
+                true,
+                &dir.0,
+                &name,
+                &["--concurrency", concurrency],
+            );
+            runs += 1;
+            if !run.passed() {
+                failures.push(format!("{name}: {}\n{}", run.describe(), run.output));
+            }
+            let path = dir.0.join(format!("{name}.json"));
+            let report: serde_json::Value = match fs::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    failures.push(format!("{name}: no JSON report ({e})"));
+                    continue;
+                }
+            };
+            let stripped = without_timings(&report);
+            let bytes = serde_json::to_vec_pretty(&stripped).expect("serialise a report");
+            match &first {
+                None => first = Some((name, bytes, stripped)),
+                Some((first_name, first_bytes, first_report)) if *first_bytes != bytes => {
+                    let differences = report_differences(first_report, &stripped);
+                    failures.push(format!(
+                        "{name}: its report differs from {first_name}'s ({} place(s)):\n  {}",
+                        differences.len(),
+                        differences.join("\n  ")
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    let after = files_under(&snapshots);
+    if after != recorded {
+        let changed: Vec<String> = recorded
+            .keys()
+            .chain(after.keys())
+            .filter(|p| recorded.get(*p) != after.get(*p))
+            .map(|p| p.display().to_string())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        failures.push(format!(
+            "CI runs changed the recorded snapshots: {}",
+            changed.join(", ")
+        ));
+    }
+    assert!(
+        server.0.try_wait().ok().flatten().is_none(),
+        "the Flask server ended during the runs; its stderr: {}",
+        fs::read_to_string(dir.0.join("server.stderr")).unwrap_or_default()
+    );
+    let leaked = leaks(&FLASK, &dir.0);
+    assert!(leaked.is_empty(), "secrets written: {}", leaked.join(", "));
+    assert_eq!(runs, CONCURRENCIES.len() * RUNS_EACH);
+    assert!(
+        failures.is_empty(),
+        "{} of {runs} CI runs against one Flask server were not the first run's:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
 }
