@@ -132,8 +132,9 @@ pub struct Choices {
     /// Ours: yes.
     #[serde(default)]
     pub get_body_validated: Option<bool>,
-    /// The largest body accepted, in bytes. Ours: 65536.
-    #[serde(default)]
+    /// The largest body accepted, in bytes, or `none` (no limit: written
+    /// [`NO_BODY_LIMIT`]). Ours: 65536.
+    #[serde(default, deserialize_with = "limit")]
     pub body_limit: Option<u64>,
     /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
     #[serde(default, deserialize_with = "env")]
@@ -159,7 +160,18 @@ pub struct Choices {
     /// Is every `request_id` a uuid? Ours: yes (choice 12).
     #[serde(default)]
     pub request_id_uuid: Option<bool>,
+    /// Does an error body's `code` equal the HTTP status (not a service
+    /// code of the server's own)? Ours: yes (choice 11).
+    #[serde(default)]
+    pub code_is_status: Option<bool>,
+    /// The items of a 417's `errors`: `spec` ({field, rule, message},
+    /// choice 13) or `other` (the server's own). Ours: `spec`.
+    #[serde(default, deserialize_with = "shape")]
+    pub validation_items: Option<String>,
 }
+
+/// `body_limit: none`: the server refuses no body for its size.
+pub const NO_BODY_LIMIT: u64 = u64::MAX;
 
 /// Our spec's choices (`spec/README.md`), for what a profile leaves out.
 pub mod ours {
@@ -241,6 +253,12 @@ impl Choices {
     pub fn request_id_uuid(&self) -> Chosen<bool> {
         chosen(&self.request_id_uuid, true)
     }
+    pub fn code_is_status(&self) -> Chosen<bool> {
+        chosen(&self.code_is_status, true)
+    }
+    pub fn validation_items(&self) -> Chosen<String> {
+        chosen(&self.validation_items, ours::SUCCESS_SHAPE.to_owned())
+    }
     pub fn body_limit(&self) -> Chosen<u64> {
         chosen(&self.body_limit, ours::BODY_LIMIT)
     }
@@ -273,6 +291,8 @@ impl Choices {
             "authorize_claims" => self.authorize_claims.is_some(),
             "success_shape" => self.success_shape.is_some(),
             "request_id_uuid" => self.request_id_uuid.is_some(),
+            "code_is_status" => self.code_is_status.is_some(),
+            "validation_items" => self.validation_items.is_some(),
             _ => false,
         }
     }
@@ -298,6 +318,8 @@ impl Choices {
         "authorize_claims",
         "success_shape",
         "request_id_uuid",
+        "code_is_status",
+        "validation_items",
     ];
 
     /// The choices as a `choices:` block of a profile, every key written,
@@ -355,7 +377,11 @@ impl Choices {
             "true",
         );
         let b = self.body_limit();
-        out += &line("body_limit", b.value.to_string(), b.declared, "65536");
+        let limit = match b.value {
+            NO_BODY_LIMIT => "none".to_owned(),
+            n => n.to_string(),
+        };
+        out += &line("body_limit", limit, b.declared, "65536");
         let e = self.absent_project_env();
         out += &line("absent_project_env", e.value.clone(), e.declared, "dev");
         let m = self.claims_carry_model_uuid();
@@ -369,11 +395,14 @@ impl Choices {
             ("issues_token", self.issues_token()),
             ("authorize_claims", self.authorize_claims()),
             ("request_id_uuid", self.request_id_uuid()),
+            ("code_is_status", self.code_is_status()),
         ] {
             out += &line(key, c.value.to_string(), c.declared, "true");
         }
         let s = self.success_shape();
         out += &line("success_shape", s.value, s.declared, ours::SUCCESS_SHAPE);
+        let v = self.validation_items();
+        out += &line("validation_items", v.value, v.declared, ours::SUCCESS_SHAPE);
         out
     }
 }
@@ -405,6 +434,22 @@ fn refusal<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
 
 fn success<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
     status_in(d, 200..300, "a success status")
+}
+
+fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Limit {
+        Bytes(u64),
+        Word(String),
+    }
+    match Limit::deserialize(d)? {
+        Limit::Bytes(n) => Ok(Some(n)),
+        Limit::Word(w) if w == "none" => Ok(Some(NO_BODY_LIMIT)),
+        Limit::Word(w) => Err(serde::de::Error::custom(format!(
+            "`{w}` is not a body limit: write a number of bytes, or `none`"
+        ))),
+    }
 }
 
 fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {

@@ -116,7 +116,8 @@ impl RunContext {
     /// now what the checks judge. Called by the runner after the last
     /// sending phase.
     pub fn seal(&self) {
-        let slots = std::mem::take(&mut *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()));
+        let slots =
+            std::mem::take(&mut *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()));
         let _ = self.probes.set(slots.into_iter().flatten().collect());
         let generated = self
             .generated_so_far

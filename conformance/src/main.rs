@@ -52,7 +52,11 @@ enum Command {
     /// 1 when some cannot, 2 for a bad profile.
     CheckProfile {
         /// The profile (YAML).
-        #[arg(long = "profile", value_name = "FILE", required_unless_present = "file")]
+        #[arg(
+            long = "profile",
+            value_name = "FILE",
+            required_unless_present = "file"
+        )]
         profile: Option<PathBuf>,
         /// The profile, given without `--profile` (kept for older scripts).
         #[arg(value_name = "FILE", conflicts_with = "profile", hide = true)]

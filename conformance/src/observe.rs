@@ -101,11 +101,23 @@ pub async fn observe(
         seen.missing_credential = refusal(&missing);
         refusals.push(missing);
     }
-    // The form of request_id: the first refusal that carries one.
+    // The form of request_id: the first refusal that carries one; codes:
+    // each refusal's `code` its status, or not.
     seen.request_id_uuid = refusals.iter().find_map(|s| {
         let body = s.raw()?.json()?;
-        body.get("request_id")?.as_str().map(crate::profile::is_uuid)
+        body.get("request_id")?
+            .as_str()
+            .map(crate::profile::is_uuid)
     });
+    let codes: Vec<bool> = refusals
+        .iter()
+        .filter_map(|s| {
+            let raw = s.raw()?;
+            let code = raw.json()?.get("code")?.as_u64()?;
+            Some(code == u64::from(raw.status))
+        })
+        .collect();
+    seen.code_is_status = (!codes.is_empty()).then(|| codes.iter().all(|&same| same));
     // What a successful Authorize does: a token issued, the shape of the
     // success bodies, and whether Auth Claims then returns that model.
     if let (Some(c), true) = (t.primary(Op::Authorize), seen.model_uuid.is_some()) {
@@ -220,6 +232,23 @@ pub async fn observe(
             .valid(Op::Authorize, c)
             .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
         seen.malformed_body = refusal(&t.send(Probe::new("malformed", r)).await);
+        // The items of a 417: the spec's, or the server's own.
+        let invalid = t
+            .components(Op::Authorize)
+            .into_iter()
+            .find_map(|c| t.with_invalid_body(Op::Authorize, c));
+        if let Some(r) = invalid {
+            let s = t.send(Probe::new("invalid", r)).await;
+            if s.status() == Some(417) {
+                let spec = matches!(
+                    s.typed,
+                    Some(crate::target::Typed::Authorize(
+                        component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
+                    ))
+                );
+                seen.validation_items = Some(if spec { "spec" } else { "other" }.to_owned());
+            }
+        }
         // The body limit: a JSON body of growing size until one is refused
         // other than by validation (417), then halves between the largest
         // taken and the smallest refused, to the byte.
@@ -279,6 +308,9 @@ pub async fn observe(
             }
             seen.body_too_large = status;
             seen.body_limit = Some(taken as u64);
+        } else if taken > 0 {
+            // The largest size tried was taken: no limit this run can find.
+            seen.body_limit = Some(crate::choices::NO_BODY_LIMIT);
         }
     }
     Ok(seen)

@@ -130,9 +130,18 @@ const DESCRIBED: &[(&str, &str, &str, bool, Matcher)] = &[
 /// one, else ours), then the other statuses our spec documents (from the
 /// built-in `spec/openapi.yaml`), each once, with where it comes from.
 fn chosen_statuses(op: Op, choices: &Choices) -> Vec<(u16, String)> {
-    let rows: &[(&str, fn(&Choices) -> Chosen<u16>, bool)] = &[
-        ("auth_claims_success", Choices::auth_claims_success, op == Op::AuthClaims),
-        ("authorize_success", Choices::authorize_success, op == Op::Authorize),
+    type Row = (&'static str, fn(&Choices) -> Chosen<u16>, bool);
+    let rows: &[Row] = &[
+        (
+            "auth_claims_success",
+            Choices::auth_claims_success,
+            op == Op::AuthClaims,
+        ),
+        (
+            "authorize_success",
+            Choices::authorize_success,
+            op == Op::Authorize,
+        ),
         ("missing_credential", Choices::missing_credential, true),
         ("wrong_credential", Choices::wrong_credential, true),
         ("bad_project_env", Choices::bad_project_env, true),
@@ -252,7 +261,9 @@ pub fn coverage(answers: &[Answer], choices: &Choices) -> Vec<OutcomeSeen> {
 fn validation_possible(op: Op, choices: &Choices, statuses: &[(u16, String)]) -> bool {
     op == Op::Authorize
         || choices.get_body_validated().value
-        || statuses.iter().any(|(s, by)| *s == 417 && !by.contains(OUR_CHOICE))
+        || statuses
+            .iter()
+            .any(|(s, by)| *s == 417 && !by.contains(OUR_CHOICE))
 }
 
 /// Puts the outcome coverage in `report`; under `--strict`, a required
@@ -362,7 +373,11 @@ mod tests {
             std::time::Duration::ZERO,
         );
         judge(&mut lenient, &answers, &Choices::default());
-        assert_eq!(lenient.failed().count(), 0, "not --strict: listed, not failed");
+        assert_eq!(
+            lenient.failed().count(),
+            0,
+            "not --strict: listed, not failed"
+        );
         assert!(unseen_lines(&lenient.outcomes).contains(
             &"auth_claims: 400 in the 7.1 shape (§7 rule 2 (when a 400 is given: not shown); not required)".to_owned()
         ));
@@ -395,6 +410,9 @@ mod tests {
         judge(&mut report, &answers, &choices);
         let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
         assert!(failed.contains(&"outcomes/authorize/417-7.2"), "{failed:?}");
-        assert!(!failed.contains(&"outcomes/auth_claims/417-7.2"), "{failed:?}");
+        assert!(
+            !failed.contains(&"outcomes/auth_claims/417-7.2"),
+            "{failed:?}"
+        );
     }
 }

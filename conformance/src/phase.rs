@@ -74,8 +74,14 @@ mod tests {
     fn writes_go_after_reads_and_sequences_with_a_write_after_both() {
         assert_eq!(Phase::of(Op::AuthClaims), Phase::Read);
         assert_eq!(Phase::of(Op::Authorize), Phase::Write);
-        assert_eq!(Phase::of_sequence([Op::AuthClaims, Op::AuthClaims]), Phase::Read);
-        assert_eq!(Phase::of_sequence([Op::AuthClaims, Op::Authorize]), Phase::Verify);
+        assert_eq!(
+            Phase::of_sequence([Op::AuthClaims, Op::AuthClaims]),
+            Phase::Read
+        );
+        assert_eq!(
+            Phase::of_sequence([Op::AuthClaims, Op::Authorize]),
+            Phase::Verify
+        );
         assert!(Phase::Read < Phase::Write && Phase::Write < Phase::Verify);
     }
 }

@@ -13,10 +13,10 @@ use crate::context::RunContext;
 use crate::exchange::Exchange;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
+use crate::phase::Phase;
 use crate::profile::Profile;
 use crate::report::{CheckResult, Pace, Report, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
-use crate::phase::Phase;
 use crate::target::{Limits, Op, Probe, Sent, Target, describe_error};
 
 /// What to run and how.
@@ -244,7 +244,8 @@ impl Schedule {
                 }
                 match &c.run.body {
                     Body::Planned { plan, .. } => {
-                        let probes: Vec<Option<Probe>> = plan(target).into_iter().map(Some).collect();
+                        let probes: Vec<Option<Probe>> =
+                            plan(target).into_iter().map(Some).collect();
                         let sent = probes.iter().map(|_| None).collect();
                         Slot::Planned { probes, sent }
                     }
@@ -332,7 +333,9 @@ impl Schedule {
                     None => self.slots[i] = Slot::Done(late()),
                 },
                 Task::Ran(handle) => {
-                    let outcome = within(deadline, handle).await.map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
+                    let outcome = within(deadline, handle)
+                        .await
+                        .map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
                     self.slots[i] = Slot::Done(outcome.unwrap_or_else(&late));
                 }
             }
@@ -376,7 +379,10 @@ impl Schedule {
                         None => late(),
                     }
                 }
-                _ => Outcome::fail("the check's run and its slot disagree (a bug of the runner)", Vec::new()),
+                _ => Outcome::fail(
+                    "the check's run and its slot disagree (a bug of the runner)",
+                    Vec::new(),
+                ),
             });
         }
         out

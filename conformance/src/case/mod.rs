@@ -451,10 +451,13 @@ pub enum Expect {
     ValidationFailed,
     /// The unchanged requests a 2xx, the changed ones a refusal.
     AcceptedUnlessChanged,
-    /// The status the profile declares for the choice `key`, else ours.
+    /// The status the profile declares for the choice `key`, else ours;
+    /// not applicable where `unless` gives a reason (the profile declares
+    /// that the case cannot arise).
     Chosen {
         key: &'static str,
         status: fn(&Choices) -> Chosen<u16>,
+        unless: fn(&Choices) -> Option<&'static str>,
     },
     /// A judgement of the profile's choice `key` (a GET body ignored, a
     /// token checked), described in words.
@@ -498,7 +501,7 @@ impl Expect {
                 crate::checks::ACCEPTED,
                 crate::envelope::REFUSED
             ),
-            Expect::Chosen { key, status } => format!(
+            Expect::Chosen { key, status, .. } => format!(
                 "the status the profile declares as `choices.{key}`; where it declares none, ours: {}",
                 status(&Choices::default()).value
             ),

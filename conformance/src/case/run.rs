@@ -10,8 +10,8 @@ use crate::catalogue::{Outcome, Run};
 use crate::choices::Choices;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged};
-use crate::profile::Component;
 use crate::phase::Phase;
+use crate::profile::Component;
 use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
 
 impl Case {
@@ -299,6 +299,12 @@ impl Change {
                 let at = t.profile.choices.model_uuid().value;
                 valid().and_then(|r| r.with_model_uuid(&at, m))
             }
+            // No limit declared: nothing is over it.
+            Change::BodyOverLimit
+                if t.profile.choices.body_limit().value == crate::choices::NO_BODY_LIMIT =>
+            {
+                return None;
+            }
             Change::BodyOverLimit => {
                 let limit =
                     usize::try_from(t.profile.choices.body_limit().value).unwrap_or(usize::MAX / 2);
@@ -339,7 +345,9 @@ impl Expect {
                 Some(Change::Nothing) => crate::checks::accepted(sent),
                 _ => crate::checks::refused(sent),
             },
-            Expect::Chosen { key, status } => crate::checks::status_is(sent, &status(choices), key),
+            Expect::Chosen { key, status, .. } => {
+                crate::checks::status_is(sent, &status(choices), key)
+            }
             Expect::Depends { judge, .. } => judge(choices)(sent),
             Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),
             Expect::Together { .. } => return None,
@@ -360,6 +368,9 @@ impl Expect {
         };
         let judged: Vec<usize> = (0..answers.len()).filter(picked).collect();
         match self {
+            Expect::Chosen { unless, .. } if unless(choices).is_some() => {
+                Found::NotApplicable(unless(choices).unwrap_or_default().to_owned())
+            }
             Expect::Together { judge, .. } => judge(answers, choices),
             Expect::When { none, .. } if judged.is_empty() => {
                 Found::NotApplicable((*none).to_owned())

@@ -39,6 +39,12 @@ struct StatusChoice {
     op: Op,
     change: Change,
     chosen: fn(&Choices) -> Chosen<u16>,
+    /// Why the case cannot arise for a profile (not applicable), if ever.
+    unless: fn(&Choices) -> Option<&'static str>,
+}
+
+fn always(_: &Choices) -> Option<&'static str> {
+    None
 }
 
 const STATUS_CHOICES: &[StatusChoice] = &[
@@ -50,6 +56,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::AuthClaims,
         change: Change::DropHeader("X-Client-Secret"),
         chosen: Choices::missing_credential,
+        unless: always,
     },
     StatusChoice {
         key: "wrong_credential",
@@ -59,6 +66,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::AuthClaims,
         change: Change::Header("X-Client-Secret", WRONG_SECRET),
         chosen: Choices::wrong_credential,
+        unless: always,
     },
     StatusChoice {
         key: "unknown_ref",
@@ -68,6 +76,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::AuthClaims,
         change: Change::Ref(UNKNOWN_REF),
         chosen: Choices::unknown_ref,
+        unless: always,
     },
     StatusChoice {
         key: "bad_project_env",
@@ -77,6 +86,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::AuthClaims,
         change: Change::Header("X-Project-Env", "staging"),
         chosen: Choices::bad_project_env,
+        unless: always,
     },
     StatusChoice {
         key: "unknown_model",
@@ -86,6 +96,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::Authorize,
         change: Change::ModelUuid(UNKNOWN_UUID),
         chosen: Choices::unknown_model,
+        unless: always,
     },
     StatusChoice {
         key: "malformed_body",
@@ -95,6 +106,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::Authorize,
         change: Change::Body("{\"email\": "),
         chosen: Choices::malformed_body,
+        unless: always,
     },
     StatusChoice {
         key: "body_too_large",
@@ -104,6 +116,10 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         op: Op::Authorize,
         change: Change::BodyOverLimit,
         chosen: Choices::body_too_large,
+        unless: |c| {
+            (c.body_limit().value == crate::choices::NO_BODY_LIMIT)
+                .then_some("the profile declares no body limit (`choices.body_limit: none`)")
+        },
     },
 ];
 
@@ -118,6 +134,7 @@ fn status_check(row: &'static StatusChoice) -> Check {
         expects: Expect::Chosen {
             key: row.key,
             status: row.chosen,
+            unless: row.unless,
         },
     }
     .into()
@@ -156,6 +173,7 @@ pub fn checks() -> Vec<Check> {
                 expects: Expect::Chosen {
                     key,
                     status: chosen,
+                    unless: always,
                 },
             }
             .into(),
@@ -230,9 +248,10 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choice 11: `code` equals the HTTP status of the answer",
             title: "an error body's code equals the status".into(),
             sends: Sends::error_probes(),
-            expects: Expect::Custom {
-                text: "every error body's `code` equals its HTTP status",
-                judge: code_equals_status,
+            expects: Expect::Together {
+                text: "where `choices.code_is_status` is true (ours): every error body's `code` equals its HTTP status; where false (service codes of the server's own): not applicable",
+                choice: Some("code_is_status"),
+                judge: codes_equal_statuses,
             },
         }
         .into(),
@@ -257,11 +276,10 @@ pub fn checks() -> Vec<Check> {
             quote: "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
             title: "417 bodies decode with the spec's error items".into(),
             sends: Sends::ErrorProbes { needs: &[Need::Authorize] },
-            expects: Expect::When {
-                when: |s| s.status() == Some(417),
-                none: "the target answered none of the probes with 417",
-                text: "every 417 decodes as `ExpectationFailed`; the one without modelUuid lists {field: modelUuid, rule: required}",
-                judge: validation_items,
+            expects: Expect::Together {
+                text: "where `choices.validation_items` is `spec` (ours): every 417 decodes as `ExpectationFailed`, and the one without modelUuid lists {field: modelUuid, rule: required}; not applicable where the probes gave no 417, or where the profile declares items of the server's own (`other`)",
+                choice: Some("validation_items"),
+                judge: validation_items_all,
             },
         }
         .into(),
@@ -274,7 +292,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
                 .labelled(Label::Template("{component}")),
             expects: Expect::Custom {
-                text: "a 405 answer whose body has the 7.1 shape",
+                text: "a 405 answer that is an error answer of the description: a JSON body, Content-Type: application/json, X-Project-Uuid",
                 judge: method_not_allowed,
             },
         }
@@ -322,11 +340,14 @@ fn success_shape(a: &Answer<'_>) -> Result<(), String> {
         }
         Some(Typed::Claims(AuthClaimsResponse::Mismatch { reason, .. }))
         | Some(Typed::Authorize(AuthorizeResponse::Mismatch { reason, .. })) => Err(format!(
-            "the body is not the spec's {} ({reason})",
+            "the body is not the spec's {} ({})",
             match a.sent.typed {
                 Some(Typed::Claims(_)) => "AuthClaimsResult",
                 _ => "AuthorizeResult",
-            }
+            },
+            // Where in the body the decoder stopped moves with the body's
+            // volatile values: the reason alone stays the same run to run.
+            reason.split(" at line ").next().unwrap_or(reason)
         )),
         Some(t) if t.variant() == variants::OK => Err("no X-Project-Uuid".to_owned()),
         _ => Err(a.sent.summary()),
@@ -389,7 +410,8 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
             first.summary(),
             match t.profile.choices.issues_token().declared {
                 true => "",
-                false => " (a server that issues none is allowed: declare `choices.issues_token: false`)",
+                false =>
+                    " (a server that issues none is allowed: declare `choices.issues_token: false`)",
             }
         );
         return Outcome::fail(why, vec![first.exchange]);
@@ -422,6 +444,66 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
         ("Authorize".to_owned(), first, Ok(())),
         ("Auth Claims".to_owned(), second, v),
     ])
+}
+
+/// Each answer's `code` its status, unless the profile declares service
+/// codes of the server's own.
+fn codes_equal_statuses(answers: &[Answer<'_>], choices: &Choices) -> Found {
+    let chosen = choices.code_is_status();
+    if !chosen.value {
+        return Found::NotApplicable(
+            "the profile declares codes of the server's own (`choices.code_is_status: false`)"
+                .into(),
+        );
+    }
+    let allowed = match chosen.declared {
+        true => "",
+        false => {
+            " (codes of the server's own are allowed: declare `choices.code_is_status: false`)"
+        }
+    };
+    Found::Failures(
+        answers
+            .iter()
+            .filter_map(|a| {
+                let why = code_equals_status(a).err()?;
+                Some(format!("{}: {why}{allowed}", a.label))
+            })
+            .collect(),
+    )
+}
+
+/// Every 417 with the spec's items, unless the profile declares its own.
+fn validation_items_all(answers: &[Answer<'_>], choices: &Choices) -> Found {
+    let chosen = choices.validation_items();
+    if chosen.value != crate::choices::ours::SUCCESS_SHAPE {
+        return Found::NotApplicable(
+            "the profile declares 417 items of the server's own (`choices.validation_items: other`)"
+                .into(),
+        );
+    }
+    let judged: Vec<&Answer<'_>> = answers
+        .iter()
+        .filter(|a| a.sent.status() == Some(417))
+        .collect();
+    if judged.is_empty() {
+        return Found::NotApplicable("the target answered none of the probes with 417".into());
+    }
+    let allowed = match chosen.declared {
+        true => "",
+        false => {
+            " (items of the server's own are allowed: declare `choices.validation_items: other`)"
+        }
+    };
+    Found::Failures(
+        judged
+            .into_iter()
+            .filter_map(|a| {
+                let why = validation_items(a).err()?;
+                Some(format!("{}: {why}{allowed}", a.label))
+            })
+            .collect(),
+    )
 }
 
 fn code_equals_status(a: &Answer<'_>) -> Result<(), String> {
@@ -485,11 +567,16 @@ fn validation_items(a: &Answer<'_>) -> Result<(), String> {
     Ok(())
 }
 
+/// 405 (RFC 9110), as an error answer of the description: JSON, saying
+/// so, with X-Project-Uuid (the 7.1 shape is the 400's only).
 fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
     match a.sent.raw() {
-        Some(r) if r.status == 405 && crate::envelope::shape_400(r.json().as_ref()).is_empty() => {
-            Ok(())
-        }
+        Some(r) if r.status == 405 && crate::envelope::error_problems(r).is_empty() => Ok(()),
+        Some(r) if r.status == 405 => Err(format!(
+            "{} ({})",
+            a.sent.summary(),
+            crate::envelope::error_problems(r).join("; ")
+        )),
         _ => Err(a.sent.summary()),
     }
 }

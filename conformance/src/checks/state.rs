@@ -75,9 +75,7 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
             cases.push((label, first, Err(why)));
             continue;
         };
-        let token = body
-            .as_ref()
-            .and_then(|b| crate::carried::issued_token(b));
+        let token = body.as_ref().and_then(crate::carried::issued_token);
         let (with, req) = match token {
             Some(token) => (
                 "with the issued token",

@@ -1058,7 +1058,10 @@ fn under_ci_a_run_without_a_profile_is_refused_not_green() {
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stdout(&o));
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(err.lines().count(), 1, "{err}");
-        assert!(err.contains("--profile FILE") && err.contains("--embedded"), "{err}");
+        assert!(
+            err.contains("--profile FILE") && err.contains("--embedded"),
+            "{err}"
+        );
         assert!(stdout(&o).is_empty(), "{args:?} printed a run");
     }
     let o = conformance(
@@ -1085,7 +1088,10 @@ fn a_run_that_judged_no_must_check_is_not_green() {
         &[],
     );
     let out = stdout(&o);
-    assert!(out.contains("PASS  SHOULD http/method-not-allowed"), "{out}");
+    assert!(
+        out.contains("PASS  SHOULD http/method-not-allowed"),
+        "{out}"
+    );
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("No MUST check ran"), "{out}");
 }
