@@ -85,17 +85,14 @@ fn unsupported_construct() {
     insta::assert_snapshot!(stderr);
     let stderr = fails_with("generator/fixtures/invalid/unsupported-3-1-keyword.yaml");
     assert!(
-        stderr.contains("unsupported-3-1-keyword.yaml:7:"),
+        stderr.contains("unsupported-3-1-keyword.yaml:8:"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("`prefixItems` is not supported"),
+        stderr.contains("a list of several types beside `oneOf`"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains("/components/schemas/Pair/prefixItems"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("/components/schemas/Pair/type"), "{stderr}");
 }
 
 /// A request body is sent as JSON, a form, multipart, bytes or text; any
@@ -156,16 +153,56 @@ fn nothing_is_dropped_in_silence() {
         stderr.contains("`200 ` is not a response status"),
         "{stderr}"
     );
-    let stderr = fails_with("generator/fixtures/invalid/misspelt-keyword.yaml");
-    assert!(stderr.contains("misspelt-keyword.yaml:8:"), "{stderr}");
-    assert!(
-        stderr.contains("/components/schemas/Pet/propertes"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("did you mean `properties`?"), "{stderr}");
     let stderr = fails_with("generator/fixtures/invalid/ref-not-a-string.yaml");
     assert!(stderr.contains("ref-not-a-string.yaml:9:"), "{stderr}");
     assert!(stderr.contains("`$ref` must be a string"), "{stderr}");
+}
+
+/// A misspelt keyword that shapes the type is ignored with a warning that
+/// says the type is read without it (a real document should not lose its
+/// whole client to one typo); `--strict` refuses it, at the same place.
+#[test]
+fn a_misspelt_keyword_warns_and_strict_refuses_it() {
+    let spec = "generator/fixtures/invalid/misspelt-keyword.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: {spec}:8: at /components/schemas/Pet/propertes: `propertes` is not a schema keyword; it is ignored, so the type is read without it"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `properties`?"), "{stderr}");
+    // In a 3.1 document too, and the message does not call it 3.0.
+    let typo = scratch(
+        "typo-3-1.yaml",
+        b"openapi: 3.1.0\ninfo: { title: t, version: '1' }\ncomponents:\n  schemas:\n    Pet:\n      type: object\n      additional_properties: false\n",
+    );
+    let output = run(&[&typo]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("typo-3-1.yaml:7: at /components/schemas/Pet/additional_properties:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `additionalProperties`?"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("3.0"), "{stderr}");
+
+    let output = run(&[spec, "--strict"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {spec}:8: at /components/schemas/Pet/propertes: `propertes` is not a schema keyword"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--strict"), "{stderr}");
 }
 
 /// A scratch file under `target/`, for inputs too big or odd to check in.
