@@ -487,3 +487,64 @@ fn bent_rules_warn_and_generate() {
         "{code}"
     );
 }
+
+/// A split document's bad references are refused at the `$ref`, in the
+/// file that writes it; a defect inside another file is named in that
+/// file, at its own line and pointer.
+#[test]
+fn split_documents_name_the_file_of_each_defect() {
+    let dir = "generator/fixtures/invalid/split";
+    let at_ref = "/paths/~1a/get/responses/200/content/application~1json/schema/$ref";
+    for (spec, place, text) in [
+        (
+            "url.yaml",
+            format!("url.yaml:12: at {at_ref}"),
+            "is a URL, and this generator reads no network",
+        ),
+        (
+            "outside.yaml",
+            format!("outside.yaml:12: at {at_ref}"),
+            "outside the folder of the spec",
+        ),
+        (
+            "missing.yaml",
+            format!("missing.yaml:12: at {at_ref}"),
+            "which cannot be read",
+        ),
+        (
+            "dangling-fragment.yaml",
+            format!("dangling-fragment.yaml:12: at {at_ref}"),
+            "points to nothing in generator/fixtures/invalid/split/parts/schemas.yaml",
+        ),
+        // A cycle of references with no type, across two files.
+        (
+            "cycle.yaml",
+            "parts/b.yaml:1: at /$ref".to_owned(),
+            "defined only by references that lead back to it",
+        ),
+        (
+            "bad-in-part.yaml",
+            "parts/schemas.yaml:7: at /Bad/properties/odd".to_owned(),
+            "`not` is not supported",
+        ),
+        (
+            "path-cycle.yaml",
+            "parts/path-b.yaml:1: at /$ref".to_owned(),
+            "is part of a cycle of references",
+        ),
+    ] {
+        // Not `fails_with`: the message may name another file of the spec.
+        let output = run(&[&format!("{dir}/{spec}")]);
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{spec}: {stderr}");
+        assert!(output.stdout.is_empty(), "{spec}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.matches("error: ").count(), 1, "{stderr}");
+        assert!(stderr.contains("help: "), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {dir}/{place}: ")),
+            "{spec}: {stderr}"
+        );
+        assert!(stderr.contains(text), "{spec}: {stderr}");
+    }
+}
