@@ -220,6 +220,7 @@ fn request_bodies_take_the_best_media_type() {
         ("Token", "super::types::TokenRequest", "set_form_body"),
         ("FreeForm", "::std::collections::BTreeMap<", "set_form_body"),
         ("Upload", "rt::bytes::Bytes>", "set_raw_body"),
+        ("UploadCertificate", "rt::bytes::Bytes>", "set_raw_body"),
         ("Anything", "rt::bytes::Bytes>", "set_raw_body"),
         ("Note", "::std::string::String>", "set_raw_body"),
         ("Markdown", "::std::string::String>", "set_raw_body"),
@@ -237,6 +238,7 @@ fn request_bodies_take_the_best_media_type() {
     }
     for (builder, content_type) in [
         ("Upload", "\"application/octet-stream\""),
+        ("UploadCertificate", "\"application/x-x509-ca-cert\""),
         // A wildcard is sent as the most general type of its kind.
         ("Anything", "\"application/octet-stream\""),
         ("Note", "\"text/plain; charset=utf-8\""),
