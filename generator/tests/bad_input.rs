@@ -59,16 +59,58 @@ fn not_openapi_3() {
     );
 }
 
+/// A defect confined to one operation warns, at its node, with a defined
+/// fallback, and `--strict` refuses it: a path parameter its template does
+/// not name is left out; a security requirement naming an undeclared
+/// scheme ignores that scheme; an operationId given twice names both
+/// places.
 #[test]
-fn path_parameter_missing_from_its_template() {
-    let stderr = fails_with("generator/fixtures/invalid/path-param-not-in-template.yaml");
+fn defects_of_one_operation_warn() {
+    let spec = "generator/fixtures/invalid/path-param-not-in-template.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("path-param-not-in-template.yaml:12:"),
+        stderr.starts_with(&format!("warning: {spec}:12: at /paths/~1component~1{{ref}}~1auth/post/parameters/1: the path parameter `modelUuid` does not appear in the path template `/component/{{ref}}/auth`; it is left out")),
         "{stderr}"
     );
-    assert!(stderr.contains("/post/parameters/1"), "{stderr}");
-    assert!(stderr.contains("`modelUuid`"), "{stderr}");
-    insta::assert_snapshot!(stderr);
+    let code = String::from_utf8(output.stdout).unwrap();
+    assert!(code.contains("/// `ref` (path, required)."), "{code}");
+    assert!(!code.contains("model_uuid"), "{code}");
+    let stderr = fails_with_any_args(&[spec, "--strict"]);
+    assert!(
+        stderr.contains(&format!("{spec}:12: at /paths/")),
+        "{stderr}"
+    );
+
+    let text = "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      operationId: fetch\n      security:\n        - key: []\n          missing: []\n      responses: { '204': { description: ok } }\n  /b:\n    get:\n      operationId: fetch\n      responses: { '204': { description: ok } }\ncomponents:\n  securitySchemes:\n    key: { type: apiKey, in: header, name: X-Key }\n";
+    let file = scratch("one-operation.yaml", text.as_bytes());
+    let output = run(&[&file]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {file}:9: at /paths/~1a/get/security/0/missing: the security requirement names `missing`, which is not declared; it is ignored")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("warning: {file}:13: at /paths/~1b/get/operationId: the operationId `fetch` is given again (first at /paths/~1a/get/operationId)")),
+        "{stderr}"
+    );
+    let code = String::from_utf8(output.stdout).unwrap();
+    // The declared scheme is still applied to the first operation.
+    assert!(code.contains("X-Key"), "{code}");
+    assert!(code.contains("pub fn fetch(&self)") && code.contains("pub fn fetch_2(&self)"));
+}
+
+/// Exit 2 with one message, no output, no panic.
+fn fails_with_any_args(args: &[&str]) -> String {
+    let output = run(args);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
 }
 
 #[test]
