@@ -306,6 +306,16 @@ impl Bundler {
                 }
             }
         }
+        if let Some(info) = doc.get_mut("info").and_then(Value::as_object_mut) {
+            self.texts(info, 0, &root.join("info"))?;
+        }
+        if let Some(Value::Array(tags)) = doc.get_mut("tags") {
+            for (i, tag) in tags.iter_mut().enumerate() {
+                if let Some(tag) = tag.as_object_mut() {
+                    self.texts(tag, 0, &root.join("tags").join(i))?;
+                }
+            }
+        }
         if let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) {
             for (path, item) in paths.iter_mut() {
                 let at = root.join("paths").join(path);
@@ -316,68 +326,41 @@ impl Bundler {
     }
 
     /// A path item at `bundle_at` in the bundle, written at `at` in `file`;
-    /// a `$ref` (and a chain of them) is replaced by a copy of its target.
+    /// a `$ref` (and a chain of them) is replaced by a copy of its target,
+    /// and so is an operation given as a `$ref` (not in the specification,
+    /// but how some split documents keep one operation a file).
     fn path_item(
         &mut self,
         item: &mut Value,
-        mut file: usize,
+        file: usize,
         at: &Pointer,
         bundle_at: &Pointer,
     ) -> Result<()> {
-        let mut at = at.clone();
-        let mut seen = BTreeSet::new();
-        while let Some(reference) = item.get("$ref").and_then(Value::as_str).map(str::to_owned) {
-            let ref_at = at.join("$ref");
-            let (target_file, target) = self.target(&reference, file, &ref_at)?;
-            if !seen.insert((target_file, target.to_string())) {
-                return Err(self.diagnostic(
-                    file,
-                    &ref_at,
-                    format!(
-                        "the path item reference `{reference}` is part of a cycle of references"
-                    ),
-                    "point the `$ref` at a path item written out",
-                ));
-            }
-            let node = self.node_at(target_file, &target, &reference, file, &ref_at)?;
-            let Value::Object(mut node) = node else {
-                return Err(self.diagnostic(
-                    file,
-                    &ref_at,
-                    format!("the reference `{reference}` does not point to a path item"),
-                    "point the `$ref` at a mapping of operations",
-                ));
-            };
-            // `summary` and `description` beside the `$ref` win over the target's.
-            if let Value::Object(beside) = std::mem::take(item) {
-                for (key, value) in beside {
-                    if key != "$ref" {
-                        node.insert(key, value);
-                    }
-                }
-            }
-            *item = Value::Object(node);
-            self.origins.copies.push(Origin {
-                at: bundle_at.clone(),
-                file: target_file,
-                from: target.clone(),
-            });
-            file = target_file;
-            at = target;
-        }
+        let (file, at) = self.inline(item, file, at, bundle_at, "path item")?;
         let Some(map) = item.as_object_mut() else {
             return Ok(());
         };
+        self.texts(map, file, &at)?;
         if let Some(Value::Array(params)) = map.get_mut("parameters") {
             for (i, param) in params.iter_mut().enumerate() {
                 self.node(Kind::Parameter, param, file, &at.join("parameters").join(i))?;
             }
         }
         for method in METHODS {
-            let Some(operation) = map.get_mut(*method).and_then(Value::as_object_mut) else {
+            let Some(operation) = map.get_mut(*method) else {
                 continue;
             };
-            let at = at.join(method);
+            let (file, at) = self.inline(
+                operation,
+                file,
+                &at.join(method),
+                &bundle_at.join(method),
+                "operation",
+            )?;
+            let Some(operation) = operation.as_object_mut() else {
+                continue;
+            };
+            self.texts(operation, file, &at)?;
             if let Some(Value::Array(params)) = operation.get_mut("parameters") {
                 for (i, param) in params.iter_mut().enumerate() {
                     self.node(Kind::Parameter, param, file, &at.join("parameters").join(i))?;
@@ -400,6 +383,34 @@ impl Bundler {
         Ok(())
     }
 
+    /// A `description` or `summary` given as a `$ref` to text elsewhere
+    /// (a convention of documentation tools): the text put in its place.
+    fn texts(&mut self, map: &mut Map<String, Value>, file: usize, at: &Pointer) -> Result<()> {
+        for key in ["description", "summary"] {
+            let Some(reference) = map
+                .get(key)
+                .and_then(|text| text.get("$ref"))
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+            else {
+                continue;
+            };
+            let ref_at = at.join(key).join("$ref");
+            let (target_file, target) = self.target(&reference, file, &ref_at)?;
+            let text = self.node_at(target_file, &target, &reference, file, &ref_at)?;
+            if !text.is_string() {
+                return Err(self.diagnostic(
+                    file,
+                    &ref_at,
+                    format!("the `{key}` reference `{reference}` does not point to text"),
+                    format!("point the `$ref` at a string, or write the {key} out"),
+                ));
+            }
+            map.insert(key.into(), text);
+        }
+        Ok(())
+    }
+
     /// A node of `kind` written at `at` in `file`: its `$ref` (if it is
     /// one) rewritten, and every `$ref` below it.
     fn node(&mut self, kind: Kind, value: &mut Value, file: usize, at: &Pointer) -> Result<()> {
@@ -414,6 +425,7 @@ impl Bundler {
             map.insert("$ref".into(), Value::String(local));
             return Ok(());
         }
+        self.texts(map, file, at)?;
         if matches!(kind, Kind::Parameter | Kind::Header)
             && let Some(schema) = map.get_mut("schema")
         {
@@ -444,6 +456,7 @@ impl Bundler {
                     let local = self.reference(Kind::Schema, &reference, file, &at.join("$ref"))?;
                     map.insert("$ref".into(), Value::String(local));
                 }
+                self.texts(map, file, at)?;
                 for (key, child) in map.iter_mut() {
                     let key = key.as_str();
                     if key == "$ref" || DATA_KEYWORDS.contains(&key) || key.starts_with("x-") {
@@ -472,6 +485,59 @@ impl Bundler {
             }
             _ => Ok(()),
         }
+    }
+
+    /// `item` (at `bundle_at` in the bundle, written at `at` in `file`)
+    /// replaced by a copy of what its `$ref` points to, through any chain;
+    /// gives where the copy is written.
+    fn inline(
+        &mut self,
+        item: &mut Value,
+        mut file: usize,
+        at: &Pointer,
+        bundle_at: &Pointer,
+        what: &str,
+    ) -> Result<(usize, Pointer)> {
+        let mut at = at.clone();
+        let mut seen = BTreeSet::new();
+        while let Some(reference) = item.get("$ref").and_then(Value::as_str).map(str::to_owned) {
+            let ref_at = at.join("$ref");
+            let (target_file, target) = self.target(&reference, file, &ref_at)?;
+            if !seen.insert((target_file, target.to_string())) {
+                return Err(self.diagnostic(
+                    file,
+                    &ref_at,
+                    format!("the {what} reference `{reference}` is part of a cycle of references"),
+                    format!("point the `$ref` at a {what} written out"),
+                ));
+            }
+            let node = self.node_at(target_file, &target, &reference, file, &ref_at)?;
+            let Value::Object(mut node) = node else {
+                return Err(self.diagnostic(
+                    file,
+                    &ref_at,
+                    format!("the reference `{reference}` does not point to a {what}"),
+                    format!("point the `$ref` at a {what}, a mapping"),
+                ));
+            };
+            // `summary` and `description` beside the `$ref` win over the target's.
+            if let Value::Object(beside) = std::mem::take(item) {
+                for (key, value) in beside {
+                    if key != "$ref" {
+                        node.insert(key, value);
+                    }
+                }
+            }
+            *item = Value::Object(node);
+            self.origins.copies.push(Origin {
+                at: bundle_at.clone(),
+                file: target_file,
+                from: target.clone(),
+            });
+            file = target_file;
+            at = target;
+        }
+        Ok((file, at))
     }
 
     /// A discriminator's `mapping` values that are references (not bare
