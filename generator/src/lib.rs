@@ -22,6 +22,7 @@ pub mod model;
 pub mod names;
 pub mod normalize;
 pub mod recursion;
+pub mod resolve;
 
 use std::path::Path;
 
@@ -46,6 +47,11 @@ pub struct Options {
     /// only with it, so that a crate can use the types without an HTTP
     /// client. `None`: everything always.
     pub client_feature: Option<String>,
+    /// Refuse the document at its first warning (`--strict`): for teams
+    /// that want their own spec held to the letter. Default: off, since a
+    /// defect confined to one node of a real document (a misspelt
+    /// keyword, an undeclared scheme) should not cost the whole client.
+    pub strict: bool,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -147,7 +153,7 @@ pub fn generate_source_with_options(
         lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
     let mut warnings = source.warnings.clone();
     warnings.extend(lowered);
-    let header = header(&source.path, &source.text, &api);
+    let header = header(&source.path, &source.origins, &api);
     // Placing warnings reads the whole text once more; it needs nothing
     // from the code, so it runs beside emitting, not after it.
     let spare = warnings.clone();
@@ -165,6 +171,14 @@ pub fn generate_source_with_options(
         };
         (warnings, code)
     });
+    if options.strict
+        && let Some(first) = warnings.first().cloned()
+    {
+        return Err(Diagnostic {
+            hint: format!("{} (refused because of --strict)", first.hint),
+            ..first
+        });
+    }
     let code = code.map_err(|e| Diagnostic {
         file: source.path.clone(),
         line: None,
@@ -175,13 +189,27 @@ pub fn generate_source_with_options(
     Ok(Generated { code, warnings })
 }
 
-/// The comment on top of the output: what it was made from, and the spec's hash.
-fn header(path: &Path, text: &str, api: &model::Api) -> String {
+/// The comment on top of the output: what it was made from, and the spec's
+/// hash (of every file it was read from, in the order read).
+fn header(path: &Path, origins: &resolve::Origins, api: &model::Api) -> String {
     let file = path
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let hash = Sha256::digest(text.as_bytes());
+    let folder = resolve::normal(path.parent().unwrap_or(Path::new("")));
+    let mut hasher = Sha256::new();
+    for (i, read) in origins.files.iter().enumerate() {
+        if i > 0 {
+            // Another file: its path from the spec's folder (the same
+            // however the spec was named) and its text.
+            let relative = read.path.strip_prefix(&folder).unwrap_or(&read.path);
+            hasher.update(b"\0");
+            hasher.update(relative.to_string_lossy().as_bytes());
+            hasher.update(b"\0");
+        }
+        hasher.update(read.text.as_bytes());
+    }
+    let hash = hasher.finalize();
     let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
     // Spec text in a `//` comment: one line, nothing that could end it.
     let described = emit::one_line(&format!("{file} (\"{}\" {})", api.title, api.version));

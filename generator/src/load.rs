@@ -9,12 +9,17 @@ use openapiv3::OpenAPI;
 
 use crate::error::{Diagnostic, LowerError, Pointer};
 use crate::normalize;
+use crate::resolve::{self, Origins};
 
-/// A parsed document and the text it came from (kept to find lines later).
+/// A parsed document (bundled from every file it refers to) and the files
+/// it came from (kept to find lines later).
 pub struct Source {
     pub path: std::path::PathBuf,
-    pub text: String,
     pub document: OpenAPI,
+    /// Every file read, and where each node of the bundle was written.
+    pub origins: Origins,
+    /// Nodes normalising moved: (now, where written), undone in messages.
+    pub moves: Vec<(Pointer, Pointer)>,
     /// What reading ignored (a keyword no vocabulary knows), placed by
     /// [`Source::diagnose_all`] with the lowering's own warnings.
     pub warnings: Vec<LowerError>,
@@ -30,47 +35,93 @@ pub const MAX_BYTES: u64 = 8 * 1024 * 1024;
 /// serde_yaml itself allows. Real specs nest about 20 deep.
 pub const MAX_DEPTH: usize = 128;
 
-impl Source {
-    pub fn read(path: &Path) -> Result<Self, Diagnostic> {
-        use std::io::Read;
-        let cannot_read = |e: std::io::Error| Diagnostic {
-            file: path.to_owned(),
-            line: None,
-            pointer: String::new(),
-            message: format!("cannot read the file: {e}"),
-            hint: "check the path and its permissions".into(),
-        };
-        // Bounded: `/dev/zero` or a huge file ends at the limit, not in memory.
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|file| file.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-            .map_err(cannot_read)?;
-        if bytes.len() as u64 > MAX_BYTES {
-            return Err(Diagnostic {
-                file: path.to_owned(),
-                line: None,
-                pointer: String::new(),
-                message: format!(
-                    "the file is larger than {} MiB, the most this generator reads",
-                    MAX_BYTES / (1024 * 1024)
-                ),
-                hint: "split the spec, or check that the path names a spec".into(),
-            });
-        }
-        let text = String::from_utf8(bytes).map_err(|e| Diagnostic {
+/// The text of the file at `path`, at most [`MAX_BYTES`] of UTF-8.
+pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
+    use std::io::Read;
+    let cannot_read = |e: std::io::Error| Diagnostic {
+        file: path.to_owned(),
+        line: None,
+        pointer: String::new(),
+        message: format!("cannot read the file: {e}"),
+        hint: "check the path and its permissions".into(),
+    };
+    // Bounded: `/dev/zero` or a huge file ends at the limit, not in memory.
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| file.take(MAX_BYTES + 1).read_to_end(&mut bytes))
+        .map_err(cannot_read)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(Diagnostic {
             file: path.to_owned(),
             line: None,
             pointer: String::new(),
             message: format!(
-                "the file is not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
+                "the file is larger than {} MiB, the most this generator reads",
+                MAX_BYTES / (1024 * 1024)
             ),
-            hint: "save the spec as UTF-8 YAML or JSON".into(),
-        })?;
+            hint: "split the spec, or check that the path names a spec".into(),
+        });
+    }
+    String::from_utf8(bytes).map_err(|e| Diagnostic {
+        file: path.to_owned(),
+        line: None,
+        pointer: String::new(),
+        message: format!(
+            "the file is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        ),
+        hint: "save the spec as UTF-8 YAML or JSON".into(),
+    })
+}
+
+/// The text of a file (named `path` in messages) as a JSON tree: bounded in
+/// size and depth, every key of a mapping unique.
+pub fn parse_tree(path: &Path, text: &str) -> Result<serde_json::Value, Diagnostic> {
+    let diagnostic = |line, message: String, hint: &str| Diagnostic {
+        file: path.to_owned(),
+        line,
+        pointer: String::new(),
+        message,
+        hint: hint.into(),
+    };
+    if text.len() as u64 > MAX_BYTES {
+        return Err(diagnostic(
+            None,
+            format!(
+                "the document is larger than {} MiB, the most this generator reads",
+                MAX_BYTES / (1024 * 1024)
+            ),
+            "split the spec",
+        ));
+    }
+    // A byte-order mark is not part of the document.
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if let Some(line) = too_deep(body, MAX_DEPTH) {
+        return Err(diagnostic(
+            Some(line),
+            format!("the document nests deeper than {MAX_DEPTH} levels"),
+            "flatten the document: name deep schemas under `components/schemas`",
+        ));
+    }
+    read_tree(body).map_err(|(line, message)| {
+        let hint = if message.contains(TWICE) {
+            "keep one of the two: a key names one value"
+        } else {
+            "fix the syntax at that line"
+        };
+        diagnostic(line, message, hint)
+    })
+}
+
+impl Source {
+    pub fn read(path: &Path) -> Result<Self, Diagnostic> {
+        let text = read_text(path)?;
         Self::parse(path, text)
     }
 
     pub fn parse(path: &Path, text: String) -> Result<Self, Diagnostic> {
+        let value = parse_tree(path, &text)?;
+        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let diagnostic = |line, pointer: &Pointer, message: String, hint: &str| Diagnostic {
             file: path.to_owned(),
             line,
@@ -82,35 +133,6 @@ impl Source {
             message,
             hint: hint.into(),
         };
-        if text.len() as u64 > MAX_BYTES {
-            return Err(diagnostic(
-                None,
-                &Pointer::root(),
-                format!(
-                    "the document is larger than {} MiB, the most this generator reads",
-                    MAX_BYTES / (1024 * 1024)
-                ),
-                "split the spec",
-            ));
-        }
-        // A byte-order mark is not part of the document.
-        let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
-        if let Some(line) = too_deep(body, MAX_DEPTH) {
-            return Err(diagnostic(
-                Some(line),
-                &Pointer::root(),
-                format!("the document nests deeper than {MAX_DEPTH} levels"),
-                "flatten the document: name deep schemas under `components/schemas`",
-            ));
-        }
-        let mut value = read_tree(body).map_err(|(line, message)| {
-            let hint = if message.contains(TWICE) {
-                "keep one of the two: a key names one value"
-            } else {
-                "fix the syntax at that line"
-            };
-            diagnostic(line, &Pointer::root(), message, hint)
-        })?;
         let version = value
             .get("openapi")
             .and_then(|v| v.as_str().map(str::to_owned));
@@ -142,52 +164,82 @@ impl Source {
                 ));
             }
         };
-        let warnings = normalize::normalize(&mut value, version)
-            .map_err(|e| diagnostic(locate(body, &e.pointer), &e.pointer, e.message, &e.hint))?;
-        let document: OpenAPI = serde_path_to_error::deserialize(value).map_err(|e| {
+        let (mut value, origins) = resolve::bundle(path, text, value)?;
+        let mut source = Self {
+            path: path.to_owned(),
+            document: OpenAPI::default(),
+            origins,
+            moves: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let normalized =
+            normalize::normalize(&mut value, version).map_err(|e| source.diagnose(e))?;
+        source.warnings = normalized.warnings;
+        source.moves = normalized.moves;
+        source.document = serde_path_to_error::deserialize(value).map_err(|e| {
             let at = path_to_pointer(e.path());
             let message = format!(
                 "not a valid OpenAPI 3 document: {}",
                 strip_location(&e.inner().to_string())
             );
-            diagnostic(
-                locate(body, &at),
+            source.diagnose(LowerError::new(
                 &at,
                 message,
                 "compare the node with the OpenAPI 3.0.3 specification",
-            )
+            ))
         })?;
-        Ok(Self {
-            path: path.to_owned(),
-            text,
-            document,
-            warnings,
-        })
+        Ok(source)
     }
 
-    /// Places a lowering error in this file.
+    /// The root file's text.
+    pub fn text(&self) -> &str {
+        &self.origins.files[0].text
+    }
+
+    /// Places a lowering error in the file where its node is written.
     pub fn diagnose(&self, error: LowerError) -> Diagnostic {
         self.diagnose_all(vec![error])
             .pop()
             .expect("one in, one out")
     }
 
-    /// Places many lowering errors (warnings) in this file, reading the text
-    /// for lines once: a large spec can warn thousands of times.
+    /// Places many lowering errors (warnings), each in the file where its
+    /// node is written, reading each file's text for lines once: a large
+    /// spec can warn thousands of times.
     pub fn diagnose_all(&self, errors: Vec<LowerError>) -> Vec<Diagnostic> {
         if errors.is_empty() {
             return Vec::new();
         }
-        let lines = yaml_location::Lines::of_paths(
-            &locatable(&self.text),
-            errors.iter().map(|error| error.pointer.segments()),
-        );
+        let placed: Vec<(usize, Pointer)> = errors
+            .iter()
+            .map(|error| {
+                self.origins
+                    .place(&normalize::moved(&self.moves, &error.pointer))
+            })
+            .collect();
+        let mut lines = std::collections::BTreeMap::new();
+        for (file, _) in &placed {
+            lines.entry(*file).or_insert_with(|| {
+                yaml_location::Lines::of_paths(
+                    &locatable(&self.origins.files[*file].text),
+                    placed
+                        .iter()
+                        .filter(|(f, _)| f == file)
+                        .map(|(_, pointer)| pointer.segments()),
+                )
+            });
+        }
         errors
             .into_iter()
-            .map(|error| Diagnostic {
-                file: self.path.clone(),
-                line: lines.line(error.pointer.segments()),
-                pointer: error.pointer.to_string(),
+            .zip(placed)
+            .map(|(error, (file, pointer))| Diagnostic {
+                file: self.origins.files[file].path.clone(),
+                line: lines[&file].line(pointer.segments()),
+                pointer: if pointer.segments().is_empty() {
+                    String::new()
+                } else {
+                    pointer.to_string()
+                },
                 message: error.message,
                 hint: error.hint,
             })

@@ -30,12 +30,16 @@ struct Cli {
     /// cargo feature NAME of the crate the code goes into.
     #[arg(long, value_name = "NAME")]
     client_feature: Option<String>,
+    /// Refuse the spec at its first warning, as an error (exit code 2).
+    #[arg(long)]
+    strict: bool,
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let options = generator::Options {
         client_feature: cli.client_feature.clone(),
+        strict: cli.strict,
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {

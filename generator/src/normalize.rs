@@ -120,9 +120,10 @@ const ANNOTATIONS_31: &[&str] = &[
     "contentEncoding",
 ];
 
-/// JSON Schema 2020-12 keywords that this generator does not express.
-const UNSUPPORTED_31: &[&str] = &[
-    "prefixItems",
+/// JSON Schema 2020-12 keywords that only validate, or say more than a
+/// Rust type can: dropped with a warning at their pointer (the value is
+/// still read, just not checked as strictly).
+const VALIDATION_ONLY: &[&str] = &[
     "unevaluatedProperties",
     "unevaluatedItems",
     "if",
@@ -130,16 +131,17 @@ const UNSUPPORTED_31: &[&str] = &[
     "else",
     "dependentRequired",
     "dependentSchemas",
-    "patternProperties",
     "contains",
     "minContains",
     "maxContains",
     "contentSchema",
-    "$defs",
-    "$dynamicRef",
-    "$dynamicAnchor",
     "$vocabulary",
+    "$dynamicAnchor",
 ];
+
+/// Containers of schemas that are only reached by `$ref`: references into
+/// them were copied under `components/schemas` by [`crate::resolve`].
+const CONTAINERS: &[&str] = &["$defs", "definitions"];
 
 /// Keywords whose values are data, not schemas or references.
 const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "const"];
@@ -147,11 +149,58 @@ const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "cons
 /// Checks and converts `doc` in place.
 /// Gives the warnings: what was ignored (a keyword no schema vocabulary
 /// knows, and not a misspelling of one).
-pub fn normalize(doc: &mut Value, version: Version) -> Result<Vec<LowerError>> {
+pub fn normalize(doc: &mut Value, version: Version) -> Result<Normalized> {
+    let walker = Walker {
+        version,
+        warnings: Default::default(),
+        moves: Default::default(),
+    };
+    match walk(doc, &walker) {
+        Ok(()) => Ok(Normalized {
+            warnings: walker.warnings.into_inner(),
+            moves: walker.moves.into_inner(),
+        }),
+        Err(mut e) => {
+            e.pointer = moved(&walker.moves.borrow(), &e.pointer);
+            Err(e)
+        }
+    }
+}
+
+/// What normalising gives beside the document.
+#[derive(Debug, Default)]
+pub struct Normalized {
+    /// What was ignored, each at the pointer where it is written.
+    pub warnings: Vec<LowerError>,
+    /// Nodes moved: (where it is now, where it is written); read by
+    /// [`moved`].
+    pub moves: Vec<(Pointer, Pointer)>,
+}
+
+/// Where the node now at `at` is written: the move with the longest prefix
+/// of `at` undone.
+pub fn moved(moves: &[(Pointer, Pointer)], at: &Pointer) -> Pointer {
+    let segments = at.segments();
+    moves
+        .iter()
+        .filter(|(now, _)| segments.starts_with(now.segments()))
+        .max_by_key(|(now, _)| now.segments().len())
+        .map_or_else(
+            || at.clone(),
+            |(now, from)| {
+                segments[now.segments().len()..]
+                    .iter()
+                    .fold(from.clone(), |pointer, segment| pointer.join(segment))
+            },
+        )
+}
+
+fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
+    let version = walker.version;
     check_refs(doc, &Pointer::root())?;
     let root = Pointer::root();
     let Some(map) = doc.as_object_mut() else {
-        return Ok(Vec::new());
+        return Ok(());
     };
     if version == Version::V31 {
         map.insert("openapi".into(), Value::String("3.0.3".into()));
@@ -168,10 +217,6 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<Vec<LowerError>> {
             }
         }
     }
-    let walker = Walker {
-        version,
-        warnings: Default::default(),
-    };
     if let Some(components) = map.get_mut("components").and_then(Value::as_object_mut) {
         let at = root.join("components");
         if version == Version::V31 {
@@ -198,7 +243,7 @@ pub fn normalize(doc: &mut Value, version: Version) -> Result<Vec<LowerError>> {
             walker.path_item(item, &at.join(path))?;
         }
     }
-    Ok(walker.warnings.into_inner())
+    Ok(())
 }
 
 /// Every `$ref` outside data must be a string.
@@ -253,6 +298,9 @@ struct Walker {
     version: Version,
     /// What was ignored, each with its node.
     warnings: std::cell::RefCell<Vec<LowerError>>,
+    /// Nodes moved to where `openapiv3` reads them (`prefixItems` into
+    /// `items`): (now, written).
+    moves: std::cell::RefCell<Vec<(Pointer, Pointer)>>,
 }
 
 const METHODS: &[&str] = &[
@@ -374,42 +422,31 @@ impl Walker {
             }
             self.convert_31(map, at)?;
         }
-        let mut ignored = Vec::new();
-        for key in map.keys() {
-            if !KEYWORDS_30.contains(&key.as_str()) && !key.starts_with("x-") {
-                let unsupported = UNSUPPORTED_31.contains(&key.as_str());
-                let known = suggestion(key);
-                // Not a keyword of any vocabulary this generator reads, or
-                // a misspelling of one that only validates (`min_items`):
-                // ignored, as JSON Schema ignores unknown keywords. A
-                // misspelt keyword that shapes the type is an error, since
-                // ignoring it would change the type in silence.
-                if !unsupported && known.is_none_or(|k| !STRUCTURAL.contains(&k)) {
-                    ignored.push((key.clone(), known));
-                    continue;
-                }
-                let what = if unsupported {
-                    format!("the JSON Schema keyword `{key}` is not supported by this generator")
-                } else {
-                    format!("`{key}` is not a schema keyword of OpenAPI 3.0")
-                };
-                let hint = match known {
-                    Some(known) => format!("did you mean `{known}`?"),
-                    None => "remove it, or prefix it with `x-` if it is an extension".into(),
-                };
-                return Err(LowerError::new(&at.join(key), what, hint));
-            }
-        }
+        self.json_schema_2020(map, at);
+        // Not a keyword of any vocabulary this generator reads, or a
+        // misspelling of one (`min_items`, `additional_properties`):
+        // ignored with a warning, as JSON Schema ignores unknown keywords
+        // (`--strict` refuses it). A misspelt keyword that shapes the type
+        // says so in its warning, since the type is not what was meant.
+        let ignored: Vec<(String, Option<&str>)> = map
+            .keys()
+            .filter(|key| !KEYWORDS_30.contains(&key.as_str()) && !key.starts_with("x-"))
+            .map(|key| (key.clone(), suggestion(key)))
+            .collect();
         for (key, known) in ignored {
             let hint = match known {
                 Some(known) => format!("did you mean `{known}`?"),
                 None => "remove it, or prefix it with `x-` if it is an extension".into(),
             };
-            self.warnings.borrow_mut().push(LowerError::new(
-                &at.join(&key),
-                format!("`{key}` is not a schema keyword; it is ignored"),
-                hint,
-            ));
+            let message = match known {
+                Some(known) if STRUCTURAL.contains(&known) => format!(
+                    "`{key}` is not a schema keyword; it is ignored, so the type is read without it"
+                ),
+                _ => format!("`{key}` is not a schema keyword; it is ignored"),
+            };
+            self.warnings
+                .borrow_mut()
+                .push(LowerError::new(&at.join(&key), message, hint));
             map.remove(&key);
         }
         self.drop_object_constraints(map, at);
@@ -505,6 +542,108 @@ impl Walker {
         }
     }
 
+    /// JSON Schema 2020-12 keywords beyond OpenAPI 3.0's schema, in a
+    /// document of either version: containers of `$ref` targets dropped;
+    /// `prefixItems` read as the `items` they all fit (one schema when
+    /// they are the same, else `anyOf` them); `patternProperties` as the
+    /// values of a map; `$dynamicRef` as any value; keywords that only
+    /// validate dropped. All but the first with a warning.
+    fn json_schema_2020(&self, map: &mut Map<String, Value>, at: &Pointer) {
+        for key in CONTAINERS {
+            map.remove(*key);
+        }
+        if let Some(Value::Array(members)) = map.remove("prefixItems") {
+            // Each distinct member once, with where it is written.
+            let mut kinds: Vec<(Value, Pointer)> = Vec::new();
+            let rest = map
+                .remove("items")
+                .filter(|items| items != &Value::Bool(false))
+                .map(|items| (items, at.join("items")));
+            let written = members
+                .into_iter()
+                .enumerate()
+                .map(|(i, member)| (member, at.join("prefixItems").join(i)));
+            for (member, from) in written.chain(rest) {
+                let member = if member == Value::Bool(true) {
+                    Value::Object(Map::new())
+                } else {
+                    member
+                };
+                if !kinds.iter().any(|(kind, _)| *kind == member) {
+                    kinds.push((member, from));
+                }
+            }
+            let mut moves = self.moves.borrow_mut();
+            let items = match <[(Value, Pointer); 1]>::try_from(kinds) {
+                Ok([(one, from)]) => {
+                    moves.push((at.join("items"), from));
+                    one
+                }
+                Err(kinds) if kinds.is_empty() => Value::Object(Map::new()),
+                Err(kinds) => {
+                    let kinds: Vec<Value> = kinds
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (kind, from))| {
+                            moves.push((at.join("items").join("anyOf").join(i), from));
+                            kind
+                        })
+                        .collect();
+                    self.warnings.borrow_mut().push(LowerError::new(
+                        &at.join("prefixItems"),
+                        "a tuple of different types is read as a list whose items are any of them",
+                        "check the positions in your code if they matter",
+                    ));
+                    serde_json::json!({ "anyOf": kinds })
+                }
+            };
+            map.insert("items".into(), items);
+            map.entry("type")
+                .or_insert_with(|| Value::String("array".into()));
+        }
+        if let Some(patterns) = map.remove("patternProperties") {
+            let values: Vec<(&String, &Value)> = patterns
+                .as_object()
+                .map(|p| p.iter().collect())
+                .unwrap_or_default();
+            if !map.contains_key("additionalProperties") {
+                let value = match <[(&String, &Value); 1]>::try_from(values) {
+                    Ok([(pattern, one)]) => {
+                        self.moves.borrow_mut().push((
+                            at.join("additionalProperties"),
+                            at.join("patternProperties").join(pattern),
+                        ));
+                        one.clone()
+                    }
+                    Err(_) => Value::Object(Map::new()),
+                };
+                map.insert("additionalProperties".into(), value);
+            }
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join("patternProperties"),
+                "the names of the properties are not checked against their patterns",
+                "check the names in your code if they matter",
+            ));
+        }
+        if map.remove("$dynamicRef").is_some() {
+            map.clear();
+            self.warnings.borrow_mut().push(LowerError::new(
+                at,
+                "`$dynamicRef` is read as any JSON value",
+                "give the schema a `$ref` to a named schema for a typed value",
+            ));
+        }
+        for key in VALIDATION_ONLY {
+            if map.remove(*key).is_some() {
+                self.warnings.borrow_mut().push(LowerError::new(
+                    &at.join(key),
+                    format!("`{key}` is not checked by the generated code; it is ignored"),
+                    "check it in your code if it matters",
+                ));
+            }
+        }
+    }
+
     /// JSON Schema 2020-12 (OpenAPI 3.1) → the OpenAPI 3.0 schema shape.
     fn convert_31(&self, map: &mut Map<String, Value>, at: &Pointer) -> Result<()> {
         // A string with a media type and no encoding is that file's bytes:
@@ -533,17 +672,23 @@ impl Walker {
                     map.insert("type".into(), rest[0].clone());
                 }
                 _ => {
-                    return Err(LowerError::new(
-                        &at.join("type"),
-                        format!(
-                            "a list of several types ({}) is not supported by this generator",
-                            rest.iter()
-                                .map(Value::to_string)
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                        "give the schema one type (and `null`), or use `oneOf` with one schema per type",
-                    ));
+                    map.remove("type");
+                    if let Err(e) = one_of_types(map, rest) {
+                        return Err(LowerError::new(
+                            &at.join("type"),
+                            e,
+                            "give the schema one type (and `null`), or use `oneOf` with one schema per type",
+                        ));
+                    }
+                    // Each member is made of this schema's keywords.
+                    let members = map
+                        .get("oneOf")
+                        .and_then(Value::as_array)
+                        .map_or(0, Vec::len);
+                    let mut moves = self.moves.borrow_mut();
+                    for i in 0..members {
+                        moves.push((at.join("oneOf").join(i), at.clone()));
+                    }
                 }
             }
             if nullable {
@@ -578,6 +723,80 @@ impl Walker {
         }
         Ok(())
     }
+}
+
+/// `type: [integer, string]`: a `oneOf` with one member per type, each
+/// taking the keywords that apply to its type (and the `enum` values of
+/// it); what applies to every type (`description`) stays.
+fn one_of_types(
+    map: &mut Map<String, Value>,
+    types: Vec<Value>,
+) -> std::result::Result<(), String> {
+    if map.contains_key("oneOf") || map.contains_key("anyOf") {
+        return Err(
+            "a list of several types beside `oneOf` or `anyOf` is not supported by this generator"
+                .into(),
+        );
+    }
+    let applies = |ty: &str, key: &str| match key {
+        "minLength" | "maxLength" | "pattern" => ty == "string",
+        "format" => matches!(ty, "string" | "integer" | "number"),
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" | "multipleOf" => {
+            matches!(ty, "integer" | "number")
+        }
+        "items" | "prefixItems" | "minItems" | "maxItems" | "uniqueItems" => ty == "array",
+        "properties"
+        | "required"
+        | "additionalProperties"
+        | "minProperties"
+        | "maxProperties"
+        | "patternProperties"
+        | "propertyNames" => ty == "object",
+        _ => false,
+    };
+    let fits = |ty: &str, value: &Value| match ty {
+        "string" => value.is_string(),
+        "integer" => value.is_i64() || value.is_u64(),
+        "number" => value.is_number(),
+        "boolean" => value.is_boolean(),
+        "array" => value.is_array(),
+        "object" => value.is_object(),
+        _ => false,
+    };
+    let mut members = Vec::new();
+    for ty in &types {
+        let Some(ty) = ty.as_str() else {
+            return Err(format!("`type` lists {ty}, which is not a type name"));
+        };
+        let mut member = Map::new();
+        member.insert("type".into(), Value::String(ty.into()));
+        for (key, value) in map.iter() {
+            if applies(ty, key) {
+                member.insert(key.clone(), value.clone());
+            }
+        }
+        if let Some(Value::Array(values)) = map.get("enum") {
+            let values: Vec<Value> = values.iter().filter(|v| fits(ty, v)).cloned().collect();
+            if values.is_empty() {
+                continue;
+            }
+            member.insert("enum".into(), Value::Array(values));
+        }
+        members.push(Value::Object(member));
+    }
+    let keys: Vec<String> = map.keys().cloned().collect();
+    for key in keys {
+        if key == "enum"
+            || types
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|ty| applies(ty, &key))
+        {
+            map.remove(&key);
+        }
+    }
+    map.insert("oneOf".into(), Value::Array(members));
+    Ok(())
 }
 
 /// Every `{$recursiveRef: "#"}` under `value` made a `$ref` to `target`.
@@ -794,7 +1013,12 @@ mod tests {
                 }
             }}}
         });
-        assert!(normalize(&mut doc, Version::V31).unwrap().is_empty());
+        assert!(
+            normalize(&mut doc, Version::V31)
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
         let props = &doc["components"]["schemas"]["A"]["properties"];
         assert_eq!(
             props["a"],

@@ -59,16 +59,58 @@ fn not_openapi_3() {
     );
 }
 
+/// A defect confined to one operation warns, at its node, with a defined
+/// fallback, and `--strict` refuses it: a path parameter its template does
+/// not name is left out; a security requirement naming an undeclared
+/// scheme ignores that scheme; an operationId given twice names both
+/// places.
 #[test]
-fn path_parameter_missing_from_its_template() {
-    let stderr = fails_with("generator/fixtures/invalid/path-param-not-in-template.yaml");
+fn defects_of_one_operation_warn() {
+    let spec = "generator/fixtures/invalid/path-param-not-in-template.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(
-        stderr.contains("path-param-not-in-template.yaml:12:"),
+        stderr.starts_with(&format!("warning: {spec}:12: at /paths/~1component~1{{ref}}~1auth/post/parameters/1: the path parameter `modelUuid` does not appear in the path template `/component/{{ref}}/auth`; it is left out")),
         "{stderr}"
     );
-    assert!(stderr.contains("/post/parameters/1"), "{stderr}");
-    assert!(stderr.contains("`modelUuid`"), "{stderr}");
-    insta::assert_snapshot!(stderr);
+    let code = String::from_utf8(output.stdout).unwrap();
+    assert!(code.contains("/// `ref` (path, required)."), "{code}");
+    assert!(!code.contains("model_uuid"), "{code}");
+    let stderr = fails_with_any_args(&[spec, "--strict"]);
+    assert!(
+        stderr.contains(&format!("{spec}:12: at /paths/")),
+        "{stderr}"
+    );
+
+    let text = "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a:\n    get:\n      operationId: fetch\n      security:\n        - key: []\n          missing: []\n      responses: { '204': { description: ok } }\n  /b:\n    get:\n      operationId: fetch\n      responses: { '204': { description: ok } }\ncomponents:\n  securitySchemes:\n    key: { type: apiKey, in: header, name: X-Key }\n";
+    let file = scratch("one-operation.yaml", text.as_bytes());
+    let output = run(&[&file]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {file}:9: at /paths/~1a/get/security/0/missing: the security requirement names `missing`, which is not declared; it is ignored")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("warning: {file}:13: at /paths/~1b/get/operationId: the operationId `fetch` is given again (first at /paths/~1a/get/operationId)")),
+        "{stderr}"
+    );
+    let code = String::from_utf8(output.stdout).unwrap();
+    // The declared scheme is still applied to the first operation.
+    assert!(code.contains("X-Key"), "{code}");
+    assert!(code.contains("pub fn fetch(&self)") && code.contains("pub fn fetch_2(&self)"));
+}
+
+/// Exit 2 with one message, no output, no panic.
+fn fails_with_any_args(args: &[&str]) -> String {
+    let output = run(args);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    stderr
 }
 
 #[test]
@@ -85,17 +127,14 @@ fn unsupported_construct() {
     insta::assert_snapshot!(stderr);
     let stderr = fails_with("generator/fixtures/invalid/unsupported-3-1-keyword.yaml");
     assert!(
-        stderr.contains("unsupported-3-1-keyword.yaml:7:"),
+        stderr.contains("unsupported-3-1-keyword.yaml:8:"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("`prefixItems` is not supported"),
+        stderr.contains("a list of several types beside `oneOf`"),
         "{stderr}"
     );
-    assert!(
-        stderr.contains("/components/schemas/Pair/prefixItems"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("/components/schemas/Pair/type"), "{stderr}");
 }
 
 /// A request body is sent as JSON, a form, multipart, bytes or text; any
@@ -156,16 +195,56 @@ fn nothing_is_dropped_in_silence() {
         stderr.contains("`200 ` is not a response status"),
         "{stderr}"
     );
-    let stderr = fails_with("generator/fixtures/invalid/misspelt-keyword.yaml");
-    assert!(stderr.contains("misspelt-keyword.yaml:8:"), "{stderr}");
-    assert!(
-        stderr.contains("/components/schemas/Pet/propertes"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("did you mean `properties`?"), "{stderr}");
     let stderr = fails_with("generator/fixtures/invalid/ref-not-a-string.yaml");
     assert!(stderr.contains("ref-not-a-string.yaml:9:"), "{stderr}");
     assert!(stderr.contains("`$ref` must be a string"), "{stderr}");
+}
+
+/// A misspelt keyword that shapes the type is ignored with a warning that
+/// says the type is read without it (a real document should not lose its
+/// whole client to one typo); `--strict` refuses it, at the same place.
+#[test]
+fn a_misspelt_keyword_warns_and_strict_refuses_it() {
+    let spec = "generator/fixtures/invalid/misspelt-keyword.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: {spec}:8: at /components/schemas/Pet/propertes: `propertes` is not a schema keyword; it is ignored, so the type is read without it"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("did you mean `properties`?"), "{stderr}");
+    // In a 3.1 document too, and the message does not call it 3.0.
+    let typo = scratch(
+        "typo-3-1.yaml",
+        b"openapi: 3.1.0\ninfo: { title: t, version: '1' }\ncomponents:\n  schemas:\n    Pet:\n      type: object\n      additional_properties: false\n",
+    );
+    let output = run(&[&typo]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("typo-3-1.yaml:7: at /components/schemas/Pet/additional_properties:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("did you mean `additionalProperties`?"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("3.0"), "{stderr}");
+
+    let output = run(&[spec, "--strict"]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {spec}:8: at /components/schemas/Pet/propertes: `propertes` is not a schema keyword"
+        )),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--strict"), "{stderr}");
 }
 
 /// A scratch file under `target/`, for inputs too big or odd to check in.
@@ -449,4 +528,65 @@ fn bent_rules_warn_and_generate() {
         squeezed.contains("pubany:::std::option::Option<::std::vec::Vec<Filter>>"),
         "{code}"
     );
+}
+
+/// A split document's bad references are refused at the `$ref`, in the
+/// file that writes it; a defect inside another file is named in that
+/// file, at its own line and pointer.
+#[test]
+fn split_documents_name_the_file_of_each_defect() {
+    let dir = "generator/fixtures/invalid/split";
+    let at_ref = "/paths/~1a/get/responses/200/content/application~1json/schema/$ref";
+    for (spec, place, text) in [
+        (
+            "url.yaml",
+            format!("url.yaml:12: at {at_ref}"),
+            "is a URL, and this generator reads no network",
+        ),
+        (
+            "outside.yaml",
+            format!("outside.yaml:12: at {at_ref}"),
+            "outside the folder of the spec",
+        ),
+        (
+            "missing.yaml",
+            format!("missing.yaml:12: at {at_ref}"),
+            "which cannot be read",
+        ),
+        (
+            "dangling-fragment.yaml",
+            format!("dangling-fragment.yaml:12: at {at_ref}"),
+            "points to nothing in generator/fixtures/invalid/split/parts/schemas.yaml",
+        ),
+        // A cycle of references with no type, across two files.
+        (
+            "cycle.yaml",
+            "parts/b.yaml:1: at /$ref".to_owned(),
+            "defined only by references that lead back to it",
+        ),
+        (
+            "bad-in-part.yaml",
+            "parts/schemas.yaml:7: at /Bad/properties/odd".to_owned(),
+            "`not` is not supported",
+        ),
+        (
+            "path-cycle.yaml",
+            "parts/path-b.yaml:1: at /$ref".to_owned(),
+            "is part of a cycle of references",
+        ),
+    ] {
+        // Not `fails_with`: the message may name another file of the spec.
+        let output = run(&[&format!("{dir}/{spec}")]);
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(2), "{spec}: {stderr}");
+        assert!(output.stdout.is_empty(), "{spec}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_eq!(stderr.matches("error: ").count(), 1, "{stderr}");
+        assert!(stderr.contains("help: "), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("error: {dir}/{place}: ")),
+            "{spec}: {stderr}"
+        );
+        assert!(stderr.contains(text), "{spec}: {stderr}");
+    }
 }

@@ -409,7 +409,9 @@ struct Accepted {
 /// Whether the spec was accepted (`Ok(Some)`) or cleanly refused.
 fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
     let text = serde_json::to_string_pretty(doc).unwrap();
-    let path = Path::new("fuzzed.json");
+    // Beside the fixtures, so that the split fixture's references to its
+    // other files resolve (the file itself is never written).
+    let path = &root().join("generator/fixtures/fuzzed.json");
     let fail = |why: String| {
         let file = root().join("target/fuzz-failure.json");
         let _ = std::fs::create_dir_all(file.parent().unwrap());
@@ -460,6 +462,12 @@ fn located(doc: &Value, diagnostic: &generator::Diagnostic) -> Result<(), String
     if diagnostic.pointer.is_empty() {
         return Ok(());
     }
+    // A node of another file of a split document: in that file.
+    let other: Option<Value> = (!diagnostic.file.ends_with("fuzzed.json"))
+        .then(|| std::fs::read_to_string(&diagnostic.file).ok())
+        .flatten()
+        .and_then(|text| serde_yaml::from_str(&text).ok());
+    let doc = other.as_ref().unwrap_or(doc);
     if doc.pointer(&diagnostic.pointer).is_none() {
         return Err(format!(
             "names `{}`, which is not in the document",

@@ -42,7 +42,7 @@ fn fixtures() -> Vec<String> {
 
 /// Fixtures that exist to be read with warnings (their own test names
 /// each); every other fixture gives none.
-const WARNED: &[&str] = &["degraded.yaml", "shapes.yaml"];
+const WARNED: &[&str] = &["degraded.yaml", "json_schema_2020.yaml", "shapes.yaml"];
 
 /// Every output in `generator-expected/src/` has its fixture: none is left
 /// behind when a fixture is renamed or removed.
@@ -64,6 +64,7 @@ fn every_expected_output_has_a_fixture() {
 fn options(spec: &str) -> generator::Options {
     generator::Options {
         client_feature: (spec == "spec/openapi.yaml").then(|| "client".to_owned()),
+        ..Default::default()
     }
 }
 
@@ -219,6 +220,7 @@ fn request_bodies_take_the_best_media_type() {
         ("Token", "super::types::TokenRequest", "set_form_body"),
         ("FreeForm", "::std::collections::BTreeMap<", "set_form_body"),
         ("Upload", "rt::bytes::Bytes>", "set_raw_body"),
+        ("UploadCertificate", "rt::bytes::Bytes>", "set_raw_body"),
         ("Anything", "rt::bytes::Bytes>", "set_raw_body"),
         ("Note", "::std::string::String>", "set_raw_body"),
         ("Markdown", "::std::string::String>", "set_raw_body"),
@@ -236,6 +238,7 @@ fn request_bodies_take_the_best_media_type() {
     }
     for (builder, content_type) in [
         ("Upload", "\"application/octet-stream\""),
+        ("UploadCertificate", "\"application/x-x509-ca-cert\""),
         // A wildcard is sent as the most general type of its kind.
         ("Anything", "\"application/octet-stream\""),
         ("Note", "\"text/plain; charset=utf-8\""),
@@ -337,4 +340,114 @@ fn options_are_single_and_defaults_derived() {
     assert!(code.contains(&squeeze(
         "#[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)] pub struct Order"
     )));
+}
+
+/// A split document reads as one: a schema reached from several files is
+/// one type, two schemas of the same name in two files are two, a `$ref`
+/// into a schema's inside is a type of its own; and the header's hash
+/// covers every file, so a change in a referenced file changes it.
+#[test]
+fn split_documents_read_as_one() {
+    let code = generate("generator/fixtures/split.yaml");
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let squeezed = squeeze(&code);
+    for (needle, times) in [
+        ("pub struct User {", 1),
+        ("pub struct Address {", 1),
+        ("pub struct Error {", 1),
+        ("pub struct Error2 {", 1),
+        ("pub struct PetAllOf0 {", 1),
+        ("pub enum Tag {", 1),
+        (
+            "pub friends: ::std::option::Option<::std::vec::Vec<User>>",
+            1,
+        ),
+        ("pub fn list_users(&self)", 1),
+        ("pub fn create_user(&self)", 1),
+        ("pub fn get_user(&self)", 1),
+    ] {
+        assert_eq!(
+            squeezed.matches(&squeeze(needle)).count(),
+            times,
+            "`{needle}` in the split fixture's output"
+        );
+    }
+    // The same document with one referenced file changed: another hash.
+    let copy = root().join(format!("target/split-copy-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&copy);
+    copy_dir(
+        &root().join("generator/fixtures/split"),
+        &copy.join("split"),
+    );
+    std::fs::copy(
+        root().join("generator/fixtures/split.yaml"),
+        copy.join("split.yaml"),
+    )
+    .unwrap();
+    let hash = |code: &str| code.lines().nth(1).unwrap().to_owned();
+    let same = generator::generate(&copy.join("split.yaml")).unwrap();
+    assert_eq!(hash(&same), hash(&code), "the copy hashes as the original");
+    let address = copy.join("split/schemas/Address.json");
+    let text = std::fs::read_to_string(&address).unwrap();
+    std::fs::write(&address, text.replace("city", "town")).unwrap();
+    let changed = generator::generate(&copy.join("split.yaml")).unwrap();
+    assert_ne!(hash(&changed), hash(&code));
+    assert!(changed.contains("pub town:"));
+    std::fs::remove_dir_all(&copy).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// JSON Schema 2020-12: a pair of one type is a `Vec` of it, a tuple of
+/// several a `Vec` of any of them, a type list an untagged enum, `$defs`
+/// reached by `$ref` named types; what only validates warns at its node.
+#[test]
+fn json_schema_2020_keywords_are_read() {
+    let generated =
+        generator::generate_with_warnings(&root().join("generator/fixtures/json_schema_2020.yaml"))
+            .unwrap();
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub at: ::std::vec::Vec<Coordinate>,",
+        "pub type Coordinate = f64;",
+        "pub id: PointId,",
+        "pub enum PointId { Integer(i64), String(::std::string::String), }",
+        "pub label: ::std::option::Option<Label>,",
+        "pub entry: ::std::option::Option<::std::vec::Vec<PointEntryItem>>,",
+        "pub counts: ::std::option::Option<::std::collections::BTreeMap<::std::string::String, i64>",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    let warned: Vec<(Option<usize>, &str)> = generated
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.pointer.as_str()))
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            (Some(23), "/components/schemas/Point/unevaluatedProperties"),
+            (Some(24), "/components/schemas/Point/dependentRequired"),
+            (
+                Some(47),
+                "/components/schemas/Point/properties/entry/prefixItems"
+            ),
+            (
+                Some(52),
+                "/components/schemas/Point/properties/counts/patternProperties"
+            ),
+        ]
+    );
 }

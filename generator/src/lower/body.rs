@@ -127,7 +127,9 @@ impl<'a> Lowerer<'a> {
 }
 
 /// What a request body's media type is sent as, in order of preference;
-/// `None` when it cannot be sent (XML, `multipart/mixed`, ...).
+/// `None` when it cannot be sent (XML, `multipart/mixed`, ...). Every
+/// other media type is bytes: what a body is is said by its type, not by
+/// a list of the types this generator has met.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) enum MediaKind {
     Json,
@@ -153,13 +155,15 @@ pub(super) fn media_kind(media: &str) -> Option<MediaKind> {
         Some(MediaKind::Multipart)
     } else if top == "text" {
         Some(MediaKind::Text)
-    } else if matches!(top, "*" | "image" | "audio" | "video" | "font")
-        || (top == "application"
-            && matches!(sub, "octet-stream" | "*" | "pdf" | "zip" | "gzip" | "x-tar"))
-    {
-        Some(MediaKind::Binary)
-    } else {
+    } else if top == "multipart" || sub == "xml" || sub.ends_with("+xml") {
+        // A structure this generator cannot write (XML, other multiparts):
+        // sending the schema's value as bytes would not be what it says.
         None
+    } else {
+        // Anything else is a file's bytes, sent with its content type:
+        // `application/pdf`, `image/png`, `application/pkix-cert`,
+        // `application/x-pem-file`, a vendor's own `application/vnd.x`.
+        Some(MediaKind::Binary)
     }
 }
 

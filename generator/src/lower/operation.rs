@@ -12,6 +12,9 @@ impl<'a> Lowerer<'a> {
         let mut types_scope = Scope::new(&[
             "New", "Option", "Some", "None", "Result", "Ok", "Err", "String", "Into", "Vec", "Box",
         ]);
+        // Where each operationId was first given, to name both when one is
+        // given again.
+        let mut ids: BTreeMap<&str, Pointer> = BTreeMap::new();
         for (path, item) in &self.doc.paths.paths {
             let at = Pointer::root().join("paths").join(path);
             let item = match item {
@@ -30,6 +33,23 @@ impl<'a> Lowerer<'a> {
                     .operation_id
                     .clone()
                     .unwrap_or_else(|| format!("{method} {path}"));
+                if let Some(id) = operation.operation_id.as_deref() {
+                    match ids.get(id) {
+                        Some(first) => {
+                            let message = format!(
+                                "the operationId `{id}` is given again (first at {first}); this operation's method takes another name"
+                            );
+                            self.warn(
+                                &at.join("operationId"),
+                                message,
+                                "give every operation an operationId of its own",
+                            );
+                        }
+                        None => {
+                            ids.insert(id, at.join("operationId"));
+                        }
+                    }
+                }
                 let method_name = methods_scope.claim(&snake(&id));
                 let type_name = types_scope.claim(&pascal(&id));
                 let lowered =
@@ -84,6 +104,29 @@ impl<'a> Lowerer<'a> {
                     params.push(lowered);
                     pointers.push(param_at);
                 }
+            }
+        }
+        // A path parameter the template does not name cannot be sent: it is
+        // left out with a warning (a defect of one operation, which should
+        // not cost the rest of the client).
+        let named = template_names(path);
+        let mut index = 0;
+        while index < params.len() {
+            let param = &params[index];
+            if param.location == Location::Path && !named.contains(param.name.as_str()) {
+                let message = format!(
+                    "the path parameter `{}` does not appear in the path template `{path}`; it is left out",
+                    param.name
+                );
+                let hint = format!(
+                    "put `{{{}}}` in the path, or carry the value elsewhere (e.g. `in: query`)",
+                    param.name
+                );
+                self.warn(&pointers[index], message, hint);
+                params.remove(index);
+                pointers.remove(index);
+            } else {
+                index += 1;
             }
         }
         let mut scope = Scope::new(BUILDER_NAMES);
@@ -248,6 +291,20 @@ pub(super) fn path_segments(
         }
     }
     Ok(segments)
+}
+
+/// The names of the `{variables}` of a path template.
+fn template_names(path: &str) -> BTreeSet<&str> {
+    let mut names = BTreeSet::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        names.insert(&rest[open + 1..open + close]);
+        rest = &rest[open + close + 1..];
+    }
+    names
 }
 
 /// Header parameters that every operation takes, with the same type.

@@ -96,7 +96,7 @@ impl<'a> Lowerer<'a> {
 
     /// The operation's `security` (else the document's): alternatives of
     /// schemes the client applies; one naming a scheme it does not apply is
-    /// left out, one naming a scheme that is not declared is an error.
+    /// left out, and a scheme that is not declared is ignored with a warning.
     pub(super) fn operation_security(
         &mut self,
         operation: &SpecOperation,
@@ -123,13 +123,15 @@ impl<'a> Lowerer<'a> {
                     Some(index) => schemes.push(index),
                     None if declared(name) => continue 'requirements,
                     None => {
-                        return Err(LowerError::new(
+                        // An undeclared scheme cannot be applied: it is
+                        // ignored, and the rest of the requirement kept.
+                        self.warn(
                             &at.join(i).join(name),
                             format!(
-                                "the security requirement names `{name}`, which is not declared"
+                                "the security requirement names `{name}`, which is not declared; it is ignored"
                             ),
                             format!("declare `{name}` under `components/securitySchemes`"),
-                        ));
+                        );
                     }
                 }
             }
