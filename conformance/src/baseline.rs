@@ -350,8 +350,12 @@ pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
          # whose check passes, whose date has passed or whose requirement changed\n\
          # fails the run. `requirement` is written for you: leave it.\n",
     );
+    // Only what gates the run: a SHOULD warning (outside --strict) needs
+    // no exception, so it gets no entry to fill in or delete.
+    let gates = |r: &&CheckResult| r.level == Level::Must || report.strict;
     let failing = report.results.iter().filter(|r| {
-        matches!(r.status, Status::Failed | Status::Warned | Status::Known)
+        matches!(r.status, Status::Failed | Status::Known)
+            && gates(r)
             && !r.id.starts_with("baseline/")
     });
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());

@@ -29,6 +29,8 @@ pub struct RunContext {
     generated_so_far: Mutex<Option<Generated>>,
     probes: OnceLock<Vec<Sent>>,
     generated: OnceLock<Generated>,
+    /// One lock per component, for a write and the reads of what it wrote.
+    alone: Vec<tokio::sync::Mutex<()>>,
 }
 
 impl RunContext {
@@ -39,7 +41,6 @@ impl RunContext {
         probe_plan: ProbePlan,
     ) -> Self {
         RunContext {
-            target,
             generation,
             judged,
             probe_plan,
@@ -47,7 +48,27 @@ impl RunContext {
             generated_so_far: Mutex::new(None),
             probes: OnceLock::new(),
             generated: OnceLock::new(),
+            alone: target
+                .profile
+                .components
+                .iter()
+                .map(|_| Default::default())
+                .collect(),
+            target,
         }
+    }
+
+    /// Holds the component named `name` alone until the guard is dropped:
+    /// no other check's write to it lands between a write and the read of
+    /// what it wrote (a token it issued; [`crate::phase`]).
+    pub async fn alone(&self, name: &str) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        let i = self
+            .target
+            .profile
+            .components
+            .iter()
+            .position(|c| c.name == name)?;
+        Some(self.alone.get(i)?.lock().await)
     }
 
     pub fn target(&self) -> &Arc<Target> {

@@ -42,28 +42,9 @@ pub async fn observe(
     let t = &target;
     let mut seen = Choices::default();
 
-    // Where modelUuid travels: the first place Authorize serves.
-    if let Some(c) = t.primary(Op::Authorize) {
-        let model = c
-            .authorize
-            .as_ref()
-            .map(|a| a.model_uuid.clone())
-            .unwrap_or_default();
-        for place in MODEL_UUID_PLACES {
-            let Ok(at) = place.parse::<ModelUuidAt>() else {
-                continue;
-            };
-            let req = t.valid(Op::Authorize, c).and_then(|r| {
-                r.without_model_uuid(&ModelUuidAt::default())
-                    .with_model_uuid(&at, &model)
-            });
-            let sent = t.send(Probe::new("modelUuid", req)).await;
-            if is_2xx(&sent) {
-                seen.model_uuid = Some(at);
-                seen.authorize_success = sent.status();
-                break;
-            }
-        }
+    if let Some((at, status)) = model_uuid_place(t).await {
+        seen.model_uuid = Some(at);
+        seen.authorize_success = status;
     }
     // Target::valid reads the place from the profile: give it what was seen.
     let target = Arc::new(
@@ -314,6 +295,29 @@ pub async fn observe(
         }
     }
     Ok(seen)
+}
+
+/// Where modelUuid travels: the first place (of [`MODEL_UUID_PLACES`]) a
+/// valid Authorize is served with it, and the status it was served with.
+/// `target`'s profile must not declare the place (its valid Authorize puts
+/// it in ours, the query).
+pub async fn model_uuid_place(target: &Target) -> Option<(ModelUuidAt, Option<u16>)> {
+    let c = target.primary(Op::Authorize)?;
+    let model = c.authorize.as_ref().map(|a| a.model_uuid.clone())?;
+    for place in MODEL_UUID_PLACES {
+        let Ok(at) = place.parse::<ModelUuidAt>() else {
+            continue;
+        };
+        let req = target.valid(Op::Authorize, c).and_then(|r| {
+            r.without_model_uuid(&ModelUuidAt::default())
+                .with_model_uuid(&at, &model)
+        });
+        let sent = target.send(Probe::new("modelUuid", req)).await;
+        if is_2xx(&sent) {
+            return Some((at, sent.status()));
+        }
+    }
+    None
 }
 
 /// A success decoded as the spec's result type, with X-Project-Uuid.

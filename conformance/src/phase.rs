@@ -17,7 +17,12 @@
 //! 3. [`Phase::Write`]: every Authorize request, valid or not (a faulty
 //!    server may take a request it must refuse);
 //! 4. settle again, then [`Phase::Verify`]: the sequences that read what
-//!    their own write claimed, one at a time;
+//!    their own write claimed. Every write they send that can succeed is
+//!    the settle's own request (the profile's model and body), so the state
+//!    stays the settled one whichever lands first; a write and the read of
+//!    the token it issued hold their component alone
+//!    ([`crate::context::RunContext::alone`]), so a server that revokes a
+//!    token when it issues the next cannot fail them;
 //! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
 //!    sent for all of them (the error probes, the generated cases).
 
@@ -31,7 +36,7 @@ pub enum Phase {
     /// Requests that may change what others observe: Authorize.
     Write,
     /// A sequence whose later requests read what its earlier ones wrote:
-    /// alone, after every write, in a state settled again.
+    /// after every write, in a state settled again.
     Verify,
     /// Nothing sent: a judgement of what the run sent for every check.
     Judge,

@@ -94,10 +94,25 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         return Err(RunError::NothingSelected);
     }
     let described = profile.to_string();
-    let target = Arc::new(
+    let mut target = Arc::new(
         Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
     );
     preflight(&target).await?;
+    // No valid Authorize can be sent without knowing where modelUuid
+    // travels: undeclared, the run looks first (as `conformance choices`
+    // does), sends it there, and says so.
+    if !target.profile.choices.declares("model_uuid") {
+        if let Some((at, _)) = crate::observe::model_uuid_place(&target).await {
+            if at != crate::choices::ModelUuidAt::default() {
+                let mut profile = target.profile.clone();
+                profile.choices.observed_model_uuid = Some(at);
+                target = Arc::new(
+                    Target::new(profile, options.limits, options.connect.clone())
+                        .map_err(RunError::Client)?,
+                );
+            }
+        }
+    }
     // Every component in a known state before any read (see crate::phase).
     let settled = target.settle().await;
     target.learn_volatile().await;
@@ -206,6 +221,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     .with_pace(pace);
     report.latency = target.latencies.by_operation();
     report.hints = hints(&checks, &report.results, &target.profile);
+    report.undeclared = undeclared(&checks, &outcomes, &report.results, &target.profile);
     crate::outcomes::judge(
         &mut report,
         &target.outcomes.answers(),
@@ -266,8 +282,9 @@ impl Schedule {
             .any(|s| matches!(s, Slot::Procedure(p) if *p == phase))
     }
 
-    /// Sends every request of `phase`, all at once (those of
-    /// [`Phase::Verify`] one check at a time), with the shared ones.
+    /// Sends every request of `phase`, all at once, with the shared ones
+    /// (in [`Phase::Verify`] a check's write and the read of what it wrote
+    /// hold their component alone: [`RunContext::alone`]).
     async fn send(
         &mut self,
         phase: Phase,
@@ -299,18 +316,7 @@ impl Schedule {
                     let Body::Procedure { run, .. } = &self.checks[i].run.body else {
                         continue;
                     };
-                    let future = run(context.clone());
-                    if phase == Phase::Verify {
-                        // Alone: its later requests read what it wrote.
-                        let outcome = within(deadline, tokio::spawn(future)).await;
-                        *slot = Slot::Done(match outcome {
-                            Some(Ok(outcome)) => outcome,
-                            Some(Err(e)) => Outcome::fail(e, Vec::new()),
-                            None => late(),
-                        });
-                        continue;
-                    }
-                    tasks.push((i, Task::Ran(tokio::spawn(future))));
+                    tasks.push((i, Task::Ran(tokio::spawn(run(context.clone())))));
                 }
                 _ => {}
             }
@@ -413,11 +419,76 @@ async fn within<T>(
     joined.map(|r| r.map_err(|e| format!("the check itself failed: {e}")))
 }
 
+/// The choices the profile leaves undeclared that this run saw the server
+/// make otherwise than ours, as `key: value` lines of a `choices:` block:
+/// where modelUuid was found, and for each check of an undeclared choice
+/// that warned, the value its answers show (a status as answered; a yes/no
+/// or a shape, the other one than ours).
+fn undeclared(
+    checks: &[Check],
+    outcomes: &[Outcome],
+    results: &[CheckResult],
+    profile: &Profile,
+) -> Vec<String> {
+    let choices = &profile.choices;
+    let mut lines: Vec<(&str, String)> = Vec::new();
+    if let (false, Some(at)) = (
+        choices.declares("model_uuid"),
+        choices.observed_model_uuid.as_ref(),
+    ) {
+        lines.push(("model_uuid", format!("model_uuid: \"{at}\"")));
+    }
+    for ((c, o), r) in checks.iter().zip(outcomes).zip(results) {
+        let Some(key) = c.run.chosen_by() else {
+            continue;
+        };
+        let warned =
+            r.level == Level::Should && matches!(r.status, Status::Warned | Status::Failed);
+        if !warned || choices.declares(key) || lines.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let status = || {
+            o.exchanges
+                .iter()
+                .find_map(|e| e.response.as_ref().map(|r| r.status))
+        };
+        let value = match key {
+            "missing_credential"
+            | "wrong_credential"
+            | "bad_project_env"
+            | "unknown_ref"
+            | "unknown_model"
+            | "malformed_body"
+            | "body_too_large"
+            | "auth_claims_success"
+            | "authorize_success" => status().map(|s| s.to_string()),
+            "absent_project_env" => Some(
+                match choices.absent_project_env().value.as_str() {
+                    "dev" => "live",
+                    _ => "dev",
+                }
+                .to_owned(),
+            ),
+            "success_shape" | "validation_items" => Some("other".to_owned()),
+            "body_limit" => None,
+            _ => Some("false".to_owned()),
+        };
+        lines.push((
+            key,
+            match value {
+                Some(v) => format!("{key}: {v}"),
+                None => format!("# {key}: (the run cannot tell: see `conformance choices`)"),
+            },
+        ));
+    }
+    lines.into_iter().map(|(_, line)| line).collect()
+}
+
 /// Where failures may come from a choice the profile left undeclared: the
 /// place of `modelUuid`, which no run can find unaided (`conformance
 /// choices` probes for it).
 fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<String> {
-    if profile.choices.declares("model_uuid") {
+    if profile.choices.declares("model_uuid") || profile.choices.observed_model_uuid.is_some() {
         return Vec::new();
     }
     let sends_authorize = |c: &Check| {
@@ -443,7 +514,7 @@ fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<St
         return Vec::new();
     }
     vec![format!(
-        "{authorize} of the {} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`). If the server reads it elsewhere (a header, the body, another name), `conformance choices --profile FILE` finds where: declare it and run again.",
+        "{authorize} of the {} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`, and no place the run tried was served). If the server reads it elsewhere, declare where (`choices.model_uuid: \"header:NAME\"`, `\"body:FIELD\"`, `\"query:NAME\"`) and run again.",
         failed.len()
     )]
 }

@@ -51,6 +51,9 @@ pub struct Target {
     /// The token each component's settling Authorize issued, by the
     /// component's index ([`Target::settle`]).
     settled: std::sync::Mutex<Vec<Option<String>>>,
+    /// The first settling Authorize's answer, for [`Target::learn_volatile`]
+    /// to compare its own with.
+    settle_answer: std::sync::Mutex<Option<Sent>>,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub(crate) latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
@@ -137,6 +140,7 @@ impl Target {
             retried: std::sync::atomic::AtomicUsize::new(0),
             volatile: std::sync::OnceLock::new(),
             settled: Default::default(),
+            settle_answer: Default::default(),
             latencies: Default::default(),
             outcomes: Default::default(),
         })
@@ -198,8 +202,17 @@ impl Target {
         // The run's retry count is its checks' requests, as reported.
         self.retried
             .store(retried_before, std::sync::atomic::Ordering::Relaxed);
+        let primary = self.primary(Op::Authorize).and_then(|p| {
+            self.profile
+                .components
+                .iter()
+                .position(|c| std::ptr::eq(c, p))
+        });
         let mut settled = vec![None; self.profile.components.len()];
         for (i, s) in whose.into_iter().zip(&sent) {
+            if Some(i) == primary {
+                *self.settle_answer.lock().unwrap_or_else(|p| p.into_inner()) = Some(s.clone());
+            }
             if let Some(slot) = settled.get_mut(i) {
                 *slot = s
                     .raw()
@@ -226,8 +239,7 @@ impl Target {
     /// checks.
     pub async fn learn_volatile(self: &std::sync::Arc<Self>) {
         let retried_before = self.retried();
-        let mut sent = Vec::new();
-        for _ in 0..2 {
+        let reads = || {
             let mut reads = Vec::new();
             if let Some(c) = self.primary(Op::AuthClaims) {
                 reads.push(Probe::new("volatile", self.valid(Op::AuthClaims, c)));
@@ -237,18 +249,33 @@ impl Target {
                         .map(|r| r.remove_header("X-Client-Id")),
                 ));
             }
-            sent.extend(self.send_all(reads).await);
-            if let Some(c) = self.primary(Op::Authorize) {
-                let write = Probe::new("volatile", self.valid(Op::Authorize, c));
-                sent.push(self.send(write).await);
+            reads
+        };
+        // Reads, the write the settle already sent once, reads again: a
+        // value a write changes differs between the two rounds of reads.
+        let mut first = self.send_all(reads()).await;
+        let mut second = Vec::new();
+        if let Some(c) = self.primary(Op::Authorize) {
+            let earlier = self
+                .settle_answer
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .take();
+            let write = Probe::new("volatile", self.valid(Op::Authorize, c));
+            let again = self.send(write).await;
+            if let Some(earlier) = earlier {
+                first.push(earlier);
+                second.push(again);
             }
         }
+        let mut reads_again = self.send_all(reads()).await;
+        reads_again.append(&mut second);
+        let second = reads_again;
         // The run's retry count is its checks' requests, as reported.
         self.retried
             .store(retried_before, std::sync::atomic::Ordering::Relaxed);
-        let (first, second) = sent.split_at(sent.len() / 2);
         let mut paths = Vec::new();
-        for (a, b) in first.iter().zip(second) {
+        for (a, b) in first.iter().zip(&second) {
             // The records, whose known per-request keys are already
             // placeholders: only what they do not name is learnt here.
             let body = |s: &Sent| s.exchange.response.as_ref().and_then(|r| r.body.clone());

@@ -396,6 +396,7 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
             Vec::new(),
         );
     }
+    let _alone = t.alone(&c.name).await;
     let first = t
         .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
         .await;

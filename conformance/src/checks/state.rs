@@ -63,6 +63,7 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
             continue;
         };
         let label = format!("Authorize {}", c.name);
+        let _alone = t.alone(&c.name).await;
         let first = t
             .send(Probe::new(label.clone(), t.valid(Op::Authorize, c)))
             .await;

@@ -109,6 +109,12 @@ pub fn render(report: &Report, style: Style) -> String {
     for hint in &report.hints {
         out.push_str(&format!("Hint: {hint}\n"));
     }
+    if !report.undeclared.is_empty() {
+        out.push_str("Choices the profile does not declare, as this run saw the server make them otherwise than ours (each warned once). Paste into the profile to hold the server to them at MUST level (`conformance choices --profile FILE` observes every choice):\nchoices:\n");
+        for line in &report.undeclared {
+            out.push_str(&format!("  {line}\n"));
+        }
+    }
     let unseen = crate::outcomes::unseen_lines(&report.outcomes);
     if !unseen.is_empty() {
         out.push_str(&format!(

@@ -282,6 +282,11 @@ pub struct Report {
     /// (a choice the profile left undeclared that they may come from).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<String>,
+    /// The choices the profile does not declare that this run saw the
+    /// server make otherwise than ours, as lines of a `choices:` block to
+    /// paste (`key: value`, a comment where the run cannot tell the value).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub undeclared: Vec<String>,
 }
 
 impl Report {
@@ -304,6 +309,7 @@ impl Report {
             outcomes: Vec::new(),
             results,
             hints: Vec::new(),
+            undeclared: Vec::new(),
         }
     }
 

@@ -81,6 +81,7 @@ fn default_run_passes_and_writes_reports_without_secrets() {
     let json = dir.join("report.json");
     let o = conformance(
         &[
+            "--embedded",
             "--junit",
             junit.to_str().expect("utf-8"),
             "--json",
@@ -138,6 +139,7 @@ fn the_environment_cannot_turn_a_changed_snapshot_green() {
     std::fs::write(&file, &tampered).expect("write");
     let o = conformance(
         &[
+            "--embedded",
             "--snapshots",
             dir.to_str().expect("utf-8"),
             "--only",
@@ -166,13 +168,22 @@ fn accept_records_and_a_second_run_shows_no_difference() {
     let d = dir.to_str().expect("utf-8");
     // In CI, a missing snapshot fails.
     let o = conformance(
-        &["--snapshots", d, "--only", "headers/letter-case"],
+        &[
+            "--embedded",
+            "--snapshots",
+            d,
+            "--only",
+            "headers/letter-case",
+        ],
         &[("CI", "1")],
     );
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(stdout(&o).contains("no stored snapshot"));
     // --accept records them, and does not fail on them.
-    let o = conformance(&["--snapshots", d, "--accept"], &[("CI", "1")]);
+    let o = conformance(
+        &["--embedded", "--snapshots", d, "--accept"],
+        &[("CI", "1")],
+    );
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     let first = read_all(&dir);
     // One snapshot per stored one of the shipped profile: the same checks
@@ -190,7 +201,7 @@ fn accept_records_and_a_second_run_shows_no_difference() {
         first,
         "a second run against the same server differs"
     );
-    let o = conformance(&["--snapshots", d], &[("CI", "1")]);
+    let o = conformance(&["--embedded", "--snapshots", d], &[("CI", "1")]);
     assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
     // The shipped snapshots are what this run records.
     let shipped = read_all(Path::new(SHIPPED));

@@ -824,105 +824,6 @@ fn flask_server_fault_secret_suffix_is_caught() {
 const CONCURRENCIES: [&str; 3] = ["1", "16", "64"];
 const RUNS_EACH: usize = 3;
 
-/// A `--json` report without what measures time or names the concurrency
-/// (the one setting the runs differ in): `duration_ms` and `latency` at any
-/// depth, `pace.concurrency`. Everything else (each check's status, what it
-/// expected and saw, the outcomes seen and how often, the settle count)
-/// must not depend on how many requests were in flight.
-fn without_timings(report: &serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    fn strip(v: &Value, top: bool) -> Value {
-        match v {
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .filter(|(k, _)| !matches!(k.as_str(), "duration_ms" | "latency"))
-                    .map(|(k, x)| {
-                        let x = match (top, k.as_str(), x) {
-                            (true, "pace", Value::Object(pace)) => {
-                                let mut pace = pace.clone();
-                                pace.remove("concurrency");
-                                Value::Object(pace)
-                            }
-                            _ => strip(x, false),
-                        };
-                        (k.clone(), x)
-                    })
-                    .collect(),
-            ),
-            Value::Array(items) => Value::Array(items.iter().map(|x| strip(x, false)).collect()),
-            _ => v.clone(),
-        }
-    }
-    strip(report, true)
-}
-
-/// Where `b` differs from `a`: JSON paths, an array item named by its `id`
-/// (a check) or its `operation` and `id` (an outcome) where it has one.
-fn report_differences(a: &serde_json::Value, b: &serde_json::Value) -> Vec<String> {
-    use serde_json::Value;
-    fn name(item: &Value, index: usize) -> String {
-        let field = |k: &str| item.get(k).and_then(Value::as_str);
-        match (field("operation"), field("id")) {
-            (Some(op), Some(id)) => format!("[{op} {id}]"),
-            (None, Some(id)) => format!("[{id}]"),
-            _ => format!("[{index}]"),
-        }
-    }
-    fn walk(a: &Value, b: &Value, path: &str, out: &mut Vec<String>) {
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                for (k, va) in x {
-                    match y.get(k) {
-                        Some(vb) => walk(va, vb, &format!("{path}/{k}"), out),
-                        None => out.push(format!("{path}/{k}: only in the first")),
-                    }
-                }
-                for k in y.keys().filter(|k| !x.contains_key(*k)) {
-                    out.push(format!("{path}/{k}: only in this run"));
-                }
-            }
-            (Value::Array(x), Value::Array(y)) => {
-                if x.len() != y.len() {
-                    out.push(format!("{path}: {} items, then {}", x.len(), y.len()));
-                }
-                for (i, (va, vb)) in x.iter().zip(y).enumerate() {
-                    walk(va, vb, &format!("{path}{}", name(va, i)), out);
-                }
-            }
-            _ if a != b => {
-                let show = |v: &Value| {
-                    let t = v.to_string();
-                    match t.char_indices().nth(300) {
-                        Some((i, _)) => format!("{}…", &t[..i]),
-                        None => t,
-                    }
-                };
-                out.push(format!("{path}: {} then {}", show(a), show(b)));
-            }
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(a, b, "", &mut out);
-    out
-}
-
-/// Every file under `dir` with its bytes.
-fn files_under(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(path) = pending.pop() {
-        if path.is_dir() {
-            for entry in fs::read_dir(&path).expect("read a folder").flatten() {
-                pending.push(entry.path());
-            }
-        } else {
-            files.insert(path.clone(), fs::read(&path).unwrap_or_default());
-        }
-    }
-    files
-}
-
 /// Determinism at any concurrency against a server with state: one Flask
 /// process, never restarted, recorded once, then run as CI at concurrency
 /// 1, 16 and 64, several times each. Every run exits 0, leaves the
@@ -947,12 +848,11 @@ fn flask_server_deterministic_at_any_concurrency() {
         accept.describe(),
         accept.output
     );
-    let recorded = files_under(&snapshots);
+    let recorded = crate::determinism::files_under(&snapshots);
     assert!(!recorded.is_empty(), "--accept recorded no snapshot");
 
-    let mut first: Option<(String, Vec<u8>, serde_json::Value)> = None;
     let mut failures = Vec::new();
-    let mut runs = 0;
+    let mut reports = Vec::new();
     for concurrency in CONCURRENCIES {
         for round in 1..=RUNS_EACH {
             let name = format!("ci-concurrency-{concurrency}-run-{round}");
@@ -966,38 +866,15 @@ fn flask_server_deterministic_at_any_concurrency() {
                 &name,
                 &["--concurrency", concurrency],
             );
-            runs += 1;
             if !run.passed() {
                 failures.push(format!("{name}: {}\n{}", run.describe(), run.output));
             }
-            let path = dir.0.join(format!("{name}.json"));
-            let report: serde_json::Value = match fs::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()))
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    failures.push(format!("{name}: no JSON report ({e})"));
-                    continue;
-                }
-            };
-            let stripped = without_timings(&report);
-            let bytes = serde_json::to_vec_pretty(&stripped).expect("serialise a report");
-            match &first {
-                None => first = Some((name, bytes, stripped)),
-                Some((first_name, first_bytes, first_report)) if *first_bytes != bytes => {
-                    let differences = report_differences(first_report, &stripped);
-                    failures.push(format!(
-                        "{name}: its report differs from {first_name}'s ({} place(s)):\n  {}",
-                        differences.len(),
-                        differences.join("\n  ")
-                    ));
-                }
-                Some(_) => {}
-            }
+            reports.push((name.clone(), dir.0.join(format!("{name}.json"))));
         }
     }
-    let after = files_under(&snapshots);
+    let runs = reports.len();
+    failures.extend(crate::determinism::differing_reports(&reports));
+    let after = crate::determinism::files_under(&snapshots);
     if after != recorded {
         let changed: Vec<String> = recorded
             .keys()

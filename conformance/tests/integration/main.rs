@@ -7,6 +7,7 @@
 mod adopt;
 mod cli;
 mod coverage;
+mod determinism;
 mod independent;
 mod misbehaving;
 mod profile_errors;
