@@ -368,11 +368,13 @@ async fn every_fault_is_still_caught_with_the_variants_on() {
     );
 }
 
-/// A server that reads modelUuid elsewhere fails the checks that send
-/// Authorize until the profile says where; the report says so, and names
-/// the command that finds it. Declared, the hint is gone.
+/// A server that reads modelUuid in a header passes with nothing declared:
+/// the run looks for the place first (as `conformance choices` does), sends
+/// it there, warns, and ends with the block that declares it; declared, the
+/// block is gone. Where no place is served (here: a model no server has),
+/// the failures come with a hint that names the choice.
 #[tokio::test(flavor = "multi_thread")]
-async fn an_undeclared_model_uuid_place_is_named_in_a_hint() {
+async fn an_undeclared_model_uuid_place_is_found_and_declared_in_the_block() {
     let variants = [Variant::ModelUuidHeader];
     let server = Server::start(ServerOptions {
         variants: variants.to_vec(),
@@ -381,24 +383,43 @@ async fn an_undeclared_model_uuid_place_is_named_in_a_hint() {
     .await
     .expect("the reference server starts");
     let base = server.base_url();
-    let mut hints = Vec::new();
-    for extra in [String::new(), needed_choices(&variants)] {
-        let profile = Profile::from_yaml_str(&profile_text(&base, &extra), "p.yaml", &|_| None)
-            .expect("profile");
+    let mut reports = Vec::new();
+    let unknown_model = profile_text(&base, "").replace(
+        "model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01",
+        "model_uuid: 00000000-0000-4000-8000-00000000beef",
+    );
+    for text in [
+        profile_text(&base, ""),
+        profile_text(&base, &needed_choices(&variants)),
+        unknown_model,
+    ] {
+        let profile = Profile::from_yaml_str(&text, "p.yaml", &|_| None).expect("profile");
         let report = run(profile, &RunOptions::default()).await.expect("run");
-        hints.push((report.exit_code(), report.hints));
+        reports.push(report);
     }
     server.shutdown().await;
-    let (undeclared, declared) = (&hints[0], &hints[1]);
-    assert_eq!(undeclared.0, 1);
+    let (undeclared, declared, nowhere) = (&reports[0], &reports[1], &reports[2]);
+    let failed: Vec<&str> = undeclared.failed().map(|r| r.id.as_str()).collect();
+    assert_eq!(undeclared.exit_code(), 0, "failed: {failed:?}");
     assert!(
         undeclared
-            .1
-            .iter()
-            .any(|h| h.contains("choices.model_uuid") && h.contains("conformance choices")),
-        "{undeclared:?}"
+            .undeclared
+            .contains(&"model_uuid: \"header:X-Model-Uuid\"".to_owned()),
+        "{:?}",
+        undeclared.undeclared
     );
-    assert_eq!(*declared, (0, Vec::new()));
+    assert!(undeclared.hints.is_empty(), "{:?}", undeclared.hints);
+    assert_eq!(declared.exit_code(), 0);
+    assert!(declared.undeclared.is_empty(), "{:?}", declared.undeclared);
+    assert_eq!(nowhere.exit_code(), 1);
+    assert!(
+        nowhere
+            .hints
+            .iter()
+            .any(|h| h.contains("choices.model_uuid")),
+        "{:?}",
+        nowhere.hints
+    );
 }
 
 /// A GET body parsed but its fields not checked (an app-wide JSON body

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# Flaky verdicts: the share of CI runs against a correct server whose verdict
+# differs from the first run's, at several concurrencies. The interface is
+# stateful (a successful Authorize may change what Auth Claims returns), so a
+# runner that races its own writes against its reads gives another verdict
+# run to run; a gate that flakes gets switched off.
+#
+# Each correct server is started once and never restarted (a staging server
+# keeps what earlier runs left): the reference server as shipped, its
+# `records-claims` variant (Authorize makes its model the one Auth Claims
+# returns), and the independent Flask server, which records claims too.
+# For each: `--accept` once, then `CI=true` RUNS times at each concurrency.
+# A run differs when its exit code, its failed checks, or its `--json`
+# report without timings differ from the first CI run's.
+#
+# Usage: benches/flaky.sh      (RUNS=10 CONCURRENCIES="1 16 64"; writes
+#                                benches/results/flaky.md)
+# shellcheck source=benches/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+RUNS="${RUNS:-10}"
+read -r -a CONCURRENCIES <<<"${CONCURRENCIES:-1 16 64}"
+OUT="$RESULTS/flaky.md"
+W="$WORK/flaky"
+rm -rf "$W"
+mkdir -p "$W"
+
+warn_if_busy
+log "building conformance and reference-server (release)"
+cargo build --release -p conformance -p reference-server
+CONFORMANCE="$CARGO_TARGET_DIR/release/conformance"
+SERVER="$CARGO_TARGET_DIR/release/reference-server"
+export NO_COLOR=1
+unset CI
+
+# verdict JSON: the report without timings, as one line (what must not vary).
+verdict() {
+    python3 -c '
+import json, sys
+def strip(v, top):
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if k in ("duration_ms", "latency"):
+                continue
+            if top and k == "pace":
+                x = {pk: pv for pk, pv in x.items() if pk != "concurrency"}
+            out[k] = strip(x, False)
+        return out
+    if isinstance(v, list):
+        return [strip(x, False) for x in v]
+    return v
+print(json.dumps(strip(json.load(open(sys.argv[1])), True), sort_keys=True))
+' "$1"
+}
+
+# measure NAME PROFILE: record once, then the CI runs; appends a table row.
+rows=()
+total_runs=0
+total_differed=0
+measure() {
+    local name="$1" profile="$2" dir="$W/$1"
+    mkdir -p "$dir"
+    "$CONFORMANCE" --profile "$profile" --snapshots "$dir/snapshots" --accept >"$dir/accept.log" 2>&1 ||
+        die "$name: --accept failed (see $dir/accept.log)"
+    local first="" differed=0 runs=0 c i code
+    for c in "${CONCURRENCIES[@]}"; do
+        for ((i = 1; i <= RUNS; i++)); do
+            set +e
+            CI=true "$CONFORMANCE" --profile "$profile" --snapshots "$dir/snapshots" \
+                --concurrency "$c" --json "$dir/run.json" >"$dir/run.log" 2>&1
+            code=$?
+            set -e
+            local this
+            this="exit $code $(verdict "$dir/run.json")"
+            runs=$((runs + 1))
+            if [ -z "$first" ]; then
+                first="$this"
+            elif [ "$this" != "$first" ]; then
+                differed=$((differed + 1))
+                cp "$dir/run.log" "$dir/differed-$c-$i.log"
+            fi
+        done
+    done
+    log "$name: $differed of $runs runs differed"
+    total_runs=$((total_runs + runs))
+    total_differed=$((total_differed + differed))
+    rows+=("| $name | $runs | $differed | $(python3 -c 'import sys; print("%.1f%%" % (100.0 * int(sys.argv[1]) / int(sys.argv[2])))' "$differed" "$runs") | $(echo "$first" | cut -c1-6) |")
+}
+
+# reference SERVER-ARGS...: starts the reference server, writes its profile.
+reference() {
+    "$SERVER" --port 0 --quiet "$@" >"$W/server.stdout" 2>/dev/null &
+    SERVER_PID=$!
+    PIDS+=("$SERVER_PID")
+    local line
+    line="$(wait_for_line "$W/server.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$SERVER_PID")"
+    sed "s#^base_url: .*#base_url: http://127.0.0.1:${line##*:}#" conformance/profiles/reference.yaml >"$W/profile.yaml"
+}
+
+reference
+measure "reference server" "$W/profile.yaml"
+stop "$SERVER_PID"
+
+reference --variant records-claims
+measure "reference server \`--variant records-claims\`" "$W/profile.yaml"
+stop "$SERVER_PID"
+
+if python3 -c 'import flask' 2>/dev/null; then
+    python3 conformance/tests/independent/flask_server.py --port 0 >"$W/flask.stdout" 2>/dev/null &
+    FLASK_PID=$!
+    PIDS+=("$FLASK_PID")
+    line="$(wait_for_line "$W/flask.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$FLASK_PID")"
+    export FLASK_SERVER_URL="http://127.0.0.1:${line##*:}"
+    measure "independent Flask server (records claims)" conformance/tests/independent/flask.yaml
+    stop "$FLASK_PID"
+else
+    log "Flask is not installed: its row is left out (bash .ci/setup installs it)"
+fi
+
+{
+    echo "### Flaky verdicts: CI runs whose verdict differed from the first"
+    echo
+    echo "Each server started once and never restarted; \`--accept\` once, then \`CI=true\` $RUNS times at each of \`--concurrency\` ${CONCURRENCIES[*]}. A run differs when its exit code or its \`--json\` report (timings removed) differs from the first CI run's."
+    echo
+    echo "| Correct server | CI runs | differed | share | first verdict |"
+    echo "| --- | ---: | ---: | ---: | --- |"
+    printf '%s\n' "${rows[@]}"
+    echo "| **all** | $total_runs | $total_differed | $(python3 -c 'import sys; print("%.1f%%" % (100.0 * int(sys.argv[1]) / max(1, int(sys.argv[2]))))' "$total_differed" "$total_runs") | |"
+    echo
+    echo "Machine: $(machine)."
+} >"$OUT"
+cat "$OUT"
