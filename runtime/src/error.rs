@@ -40,6 +40,18 @@ pub enum Error {
 }
 
 impl Error {
+    /// As [`Error::from_reqwest`], naming `url`'s address when reqwest's
+    /// error does not carry it (an error while reading the body).
+    pub(crate) fn from_reqwest_at(error: reqwest::Error, url: &reqwest::Url) -> Self {
+        if error.url().is_some() {
+            return Self::from_reqwest(error);
+        }
+        match origin(url) {
+            Some(origin) => Self::from_reqwest(error.with_url(origin)),
+            None => Self::from_reqwest(error),
+        }
+    }
+
     pub(crate) fn from_reqwest(error: reqwest::Error) -> Self {
         // A connect that times out is a connect error: the target cannot
         // be reached, which is not the same as a slow answer.
@@ -167,8 +179,8 @@ fn cause(error: &reqwest::Error) -> String {
             if let Some(tls) = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
                 return tls_cause(tls);
             }
-            if let Some(words) = io_cause(io.kind()) {
-                return words.to_owned();
+            if let Some(words) = io_cause(io) {
+                return words;
             }
         }
         let text = s.to_string();
@@ -190,19 +202,25 @@ fn cause(error: &reqwest::Error) -> String {
     }
 }
 
-fn io_cause(kind: std::io::ErrorKind) -> Option<&'static str> {
+fn io_cause(io: &std::io::Error) -> Option<String> {
     use std::io::ErrorKind as K;
-    Some(match kind {
+    let words = match io.kind() {
         K::ConnectionRefused => "connection refused",
         K::ConnectionReset => "connection reset by the server",
         K::ConnectionAborted => "connection aborted",
         K::TimedOut => "timed out",
-        K::UnexpectedEof | K::BrokenPipe | K::NotConnected => "connection closed by the server",
         K::HostUnreachable => "host unreachable",
         K::NetworkUnreachable => "network unreachable",
         K::AddrNotAvailable => "address not available",
+        // hyper's own words say what was missing ("end of file before
+        // message length reached").
+        K::UnexpectedEof | K::BrokenPipe | K::NotConnected if io.raw_os_error().is_none() => {
+            return Some(format!("connection closed by the server: {io}"));
+        }
+        K::UnexpectedEof | K::BrokenPipe | K::NotConnected => "connection closed by the server",
         _ => return None,
-    })
+    };
+    Some(words.to_owned())
 }
 
 /// Which certificate problem, or which alert, in words; rustls's own words
