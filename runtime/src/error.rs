@@ -173,8 +173,10 @@ fn cause(error: &reqwest::Error) -> String {
             return tls_cause(tls);
         }
         if let Some(io) = s.downcast_ref::<std::io::Error>() {
-            // A TLS error travels inside an io::Error, whose `source()`
-            // skips it: look inside.
+            // A TLS error travels inside an io::Error, itself sometimes
+            // inside another, and an io::Error's `source()` skips what it
+            // wraps: look inside.
+            let io = innermost_io(io);
             #[cfg(feature = "rustls")]
             if let Some(tls) = io.get_ref().and_then(|e| e.downcast_ref::<rustls::Error>()) {
                 return tls_cause(tls);
@@ -200,6 +202,17 @@ fn cause(error: &reqwest::Error) -> String {
     } else {
         text
     }
+}
+
+/// The io::Error an io::Error wraps, however deep.
+fn innermost_io(mut io: &std::io::Error) -> &std::io::Error {
+    while let Some(inner) = io
+        .get_ref()
+        .and_then(|e| e.downcast_ref::<std::io::Error>())
+    {
+        io = inner;
+    }
+    io
 }
 
 fn io_cause(io: &std::io::Error) -> Option<String> {
@@ -244,6 +257,10 @@ fn tls_cause(error: &rustls::Error) -> String {
                 C::BadEncoding => "could not be parsed",
                 C::InvalidPurpose | C::InvalidPurposeContext { .. } => {
                     "is not for a TLS server (its extended key usage)"
+                }
+                // webpki's reasons travel as `Other`: say the common one.
+                C::Other(other) if format!("{other:?}").contains("CaUsedAsEndEntity") => {
+                    "is a CA certificate (CA:TRUE) used as the server's own; sign a server certificate with that CA"
                 }
                 _ => "was refused",
             };
