@@ -372,7 +372,7 @@ mod tests {
         let server = std::thread::spawn(move || {
             // Unread request bytes in the receive buffer when the socket
             // closes: the kernel answers with a reset (RST), not a FIN.
-            let (mut stream, _) = listener.accept().expect("accept");
+            let (stream, _) = listener.accept().expect("accept");
             std::thread::sleep(Duration::from_millis(200));
             drop::<TcpStream>(stream);
         });
