@@ -99,10 +99,17 @@ pub(crate) fn retry_after(typed: &Typed) -> Option<Duration> {
     Some(Duration::from_secs(secs)).filter(|d| *d <= MAX_RETRY_AFTER)
 }
 
-/// A transport error in words, with its causes (reqwest hides the useful
-/// part in the source chain).
+/// A transport error in words. A connection error names the address and
+/// the cause (`could not connect to 127.0.0.1:8080: connection refused`;
+/// reset, timed out, which certificate problem); the bindings' `Display`
+/// says it whole (host and port only: never a password of the URL). Other
+/// errors get their causes appended (reqwest hides the useful part in the
+/// source chain).
 pub fn describe_error(e: &Error) -> String {
     let mut text = e.to_string();
+    if matches!(e, Error::Connect(_) | Error::Transport(_)) {
+        return text;
+    }
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
         let part = s.to_string();
@@ -113,4 +120,44 @@ pub fn describe_error(e: &Error) -> String {
         source = s.source();
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use component_auth_bindings::Transport;
+
+    use super::*;
+
+    /// The runner's words for a refused connect to a closed port of
+    /// 127.0.0.1, with a password in the URL that must not show.
+    #[test]
+    fn a_refused_connection_names_the_address_and_connection_refused() {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let transport = Transport::new(Duration::from_secs(5), 1024).expect("a transport");
+        let url = format!("http://ops:pa55word@127.0.0.1:{port}/v1/components?ref=x");
+        let request = reqwest::Request::new(reqwest::Method::GET, url.parse().expect("a URL"));
+        let e = runtime
+            .block_on(transport.fetch(request))
+            .expect_err("nothing listens there");
+        let text = describe_error(&e);
+        assert!(text.contains(&format!("127.0.0.1:{port}")), "{text}");
+        assert!(text.contains("connection refused"), "{text}");
+        assert!(
+            !text.contains("pa55word") && !text.contains("ops:"),
+            "{text}"
+        );
+        assert_eq!(
+            text,
+            format!("could not connect to 127.0.0.1:{port}: connection refused")
+        );
+    }
 }

@@ -52,7 +52,7 @@ mod transport;
 #[cfg(feature = "client")]
 pub use auth::{Basic, add_cookie, add_cookie_parameter, set_basic, set_bearer};
 #[cfg(feature = "client")]
-pub use error::Error;
+pub use error::{ConnectError, Error};
 #[cfg(feature = "client")]
 pub use http::{client_builder, install_crypto_provider};
 #[cfg(feature = "client")]

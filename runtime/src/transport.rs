@@ -89,11 +89,13 @@ impl Transport {
         let http = self
             .http
             .get_or_init(|| client_builder().build().unwrap_or_else(|_| without_roots()));
-        let mut response = http.execute(request).await.map_err(Error::from_reqwest)?;
+        let url = request.url().clone();
+        let failed = |e| Error::from_reqwest_at(e, &url);
+        let mut response = http.execute(request).await.map_err(failed)?;
         let status = response.status().as_u16();
         let headers = std::mem::take(response.headers_mut());
         let mut body = Vec::new();
-        while let Some(chunk) = response.chunk().await.map_err(Error::from_reqwest)? {
+        while let Some(chunk) = response.chunk().await.map_err(failed)? {
             if body.len() + chunk.len() > self.max_body_bytes {
                 return Err(Error::BodyTooLarge {
                     limit: self.max_body_bytes,

@@ -704,35 +704,87 @@ fn check_profile_says_what_cannot_run_and_what_to_add() {
 
 #[test]
 fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../docs/ci-example.yml"
-    ))
-    .expect("docs/ci-example.yml");
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let read = |path: &str| {
+        std::fs::read_to_string(format!("{root}/{path}")).unwrap_or_else(|e| panic!("{path}: {e}"))
+    };
+    let text = read("docs/ci-example.yml");
     let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("valid YAML");
     let steps = yaml["jobs"]["conformance"]["steps"]
         .as_sequence()
         .expect("steps");
     let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
     assert!(
-        runs.iter()
-            .any(|r| r.contains("cargo install --locked --git") && r.contains("--tag")),
-        "the runner is installed at a pinned tag"
-    );
-    assert!(
         !runs
             .iter()
-            .any(|r| r.contains("cargo run") || r.contains("-p conformance")),
-        "the server's repository has no copy of this workspace"
+            .any(|r| r.contains("cargo ") || r.contains("-p conformance")),
+        "the server's repository has no copy of this workspace, and the runner is not compiled"
     );
-    let help = stdout(&conformance(&["--help"], &[]));
-    let words = runs
+
+    // The gate is this repository's action, pinned to a release tag, with
+    // the same version as its input.
+    let gate = steps
         .iter()
-        .filter(|r| r.trim_start().starts_with("conformance"))
-        .flat_map(|r| r.split_whitespace());
-    for flag in words.filter(|w| w.starts_with("--")) {
+        .find(|s| {
+            s["uses"]
+                .as_str()
+                .is_some_and(|u| u.contains("/component-auth-conformance@"))
+        })
+        .expect("a step uses the action");
+    let pinned = gate["uses"].as_str().unwrap().rsplit('@').next().unwrap();
+    let is_tag = |v: &str| {
+        v.strip_prefix('v').is_some_and(|rest| {
+            rest.split('.').count() == 3 && rest.split('.').all(|n| n.parse::<u32>().is_ok())
+        })
+    };
+    assert!(
+        is_tag(pinned),
+        "the action is pinned to a release tag: {pinned}"
+    );
+    assert_eq!(gate["with"]["version"].as_str(), Some(pinned));
+
+    // Every input given is one the action declares; the profile is given.
+    let action: serde_yaml::Value = serde_yaml::from_str(&read("action.yml")).expect("action.yml");
+    let inputs = action["inputs"].as_mapping().expect("inputs");
+    let given = gate["with"].as_mapping().expect("with");
+    for key in given.keys() {
+        assert!(
+            inputs.contains_key(key),
+            "{key:?} is not an input of action.yml"
+        );
+    }
+    assert!(
+        given.contains_key("profile"),
+        "the example names its profile"
+    );
+
+    // The flags the action's gate step passes are flags of conformance, and
+    // its check-profile takes the profile as it is written.
+    let help = stdout(&conformance(&["--help"], &[]));
+    let script = read(".github/action/run.sh");
+    let flags: Vec<&str> = script
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .collect();
+    for flag in [
+        "--profile",
+        "--baseline",
+        "--junit",
+        "--sarif",
+        "--html",
+        "--strict",
+    ] {
+        assert!(flags.contains(&flag), "run.sh passes no {flag}");
+    }
+    for flag in flags {
         assert!(help.contains(flag), "{flag} is not a flag of conformance");
     }
+    assert!(script.contains(r#"conformance check-profile "$profile""#));
+    let check = conformance(&["check-profile", "--help"], &[]);
+    assert!(
+        stdout(&check).contains("<FILE>"),
+        "check-profile takes the profile"
+    );
 }
 
 /// A forwarding HTTP proxy that stands in front of `upstream` whatever host
