@@ -575,10 +575,10 @@ async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
     match t.reach(t.valid(Op::AuthClaims, c)).await {
         Err(e) if unreachable(&e) => {
             let mut reason = t.scrubber().text(&describe_error(&e));
-            if reason.contains("certificate") {
-                reason.push_str(
-                    " (the server's certificate is not trusted: give its CA with --ca-cert)",
-                );
+            // Only an unknown issuer is cured by a CA: an expired
+            // certificate or a wrong name is the server's to fix.
+            if reason.contains("is not a known certificate authority") {
+                reason.push_str(" (give its CA with --ca-cert)");
             }
             Err(RunError::Unreachable {
                 url: t.scrubber().text(&t.profile.base_url),
