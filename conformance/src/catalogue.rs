@@ -178,6 +178,12 @@ impl Check {
     /// The check's level for `profile`: MUST where it judges a choice the
     /// profile declares, else its own.
     pub fn level_for(&self, profile: &crate::profile::Profile) -> Level {
+        let declared_fields = Need::DeclaredFields;
+        if self.run.needs.contains(&declared_fields) && !declared_fields.met_by(profile) {
+            // Declaring the fields adds these checks; leaving them out is
+            // no gap in what a MUST run proves.
+            return Level::Should;
+        }
         match self.run.choice {
             Some(key) if profile.choices.declares(key) => Level::Must,
             _ => self.level,

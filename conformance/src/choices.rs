@@ -173,6 +173,10 @@ pub struct Choices {
     /// choice 13) or `other` (the server's own). Ours: `spec`.
     #[serde(default, deserialize_with = "shape")]
     pub validation_items: Option<String>,
+    /// A body field the component's settings do not define: `refused`
+    /// (417, choice 13's `unknown_field`) or `ignored`. Ours: `refused`.
+    #[serde(default, deserialize_with = "unknown")]
+    pub unknown_fields: Option<String>,
 }
 
 /// `body_limit: none`: the server refuses no body for its size.
@@ -191,6 +195,7 @@ pub mod ours {
     pub const BODY_LIMIT: u64 = 64 * 1024;
     pub const ABSENT_PROJECT_ENV: &str = "dev";
     pub const SUCCESS_SHAPE: &str = "spec";
+    pub const UNKNOWN_FIELDS: &str = "refused";
 }
 
 fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
@@ -262,6 +267,9 @@ impl Choices {
     pub fn code_is_status(&self) -> Chosen<bool> {
         chosen(&self.code_is_status, true)
     }
+    pub fn unknown_fields(&self) -> Chosen<String> {
+        chosen(&self.unknown_fields, ours::UNKNOWN_FIELDS.to_owned())
+    }
     pub fn validation_items(&self) -> Chosen<String> {
         chosen(&self.validation_items, ours::SUCCESS_SHAPE.to_owned())
     }
@@ -299,6 +307,7 @@ impl Choices {
             "request_id_uuid" => self.request_id_uuid.is_some(),
             "code_is_status" => self.code_is_status.is_some(),
             "validation_items" => self.validation_items.is_some(),
+            "unknown_fields" => self.unknown_fields.is_some(),
             _ => false,
         }
     }
@@ -326,6 +335,7 @@ impl Choices {
         "request_id_uuid",
         "code_is_status",
         "validation_items",
+        "unknown_fields",
     ];
 
     /// The choices as a `choices:` block of a profile, every key written,
@@ -409,6 +419,8 @@ impl Choices {
         out += &line("success_shape", s.value, s.declared, ours::SUCCESS_SHAPE);
         let v = self.validation_items();
         out += &line("validation_items", v.value, v.declared, ours::SUCCESS_SHAPE);
+        let u = self.unknown_fields();
+        out += &line("unknown_fields", u.value, u.declared, ours::UNKNOWN_FIELDS);
         out
     }
 }
@@ -454,6 +466,16 @@ fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
         Limit::Word(w) if w == "none" => Ok(Some(NO_BODY_LIMIT)),
         Limit::Word(w) => Err(serde::de::Error::custom(format!(
             "`{w}` is not a body limit: write a number of bytes, or `none`"
+        ))),
+    }
+}
+
+fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let text = String::deserialize(d)?;
+    match text.as_str() {
+        "refused" | "ignored" => Ok(Some(text)),
+        _ => Err(serde::de::Error::custom(format!(
+            "`{text}` is neither `refused` (417) nor `ignored`"
         ))),
     }
 }

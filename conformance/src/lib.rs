@@ -51,6 +51,7 @@ pub mod description;
 pub mod diff;
 pub mod envelope;
 pub mod exchange;
+pub mod fields;
 pub mod generate;
 pub mod input;
 pub mod latency;

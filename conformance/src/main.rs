@@ -536,7 +536,7 @@ fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode 
     if plan.runnable.is_empty() && plan.skipped.is_empty() {
         return fail("--only/--skip selected no check (see `conformance list`)");
     }
-    let must = |c: &&conformance::catalogue::Check| c.level == Level::Must;
+    let must = |c: &&conformance::catalogue::Check| c.level_for(&profile) == Level::Must;
     let skipped_must = plan.skipped.iter().map(|(c, _)| c).filter(must).count();
     println!("Profile {}: {profile}", file.display());
     println!(

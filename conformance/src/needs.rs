@@ -25,10 +25,14 @@ pub enum Need {
     NoAuth,
     /// A component with `requires_auth: false` and an `authorize` section.
     NoAuthWithAuthorize,
+    /// A component that declares its `fields` and has an `authorize`
+    /// section. Unmet, the checks that need it are SHOULD checks skipped:
+    /// declaring the fields is an addition, not a gap.
+    DeclaredFields,
 }
 
 impl Need {
-    pub const ALL: [Need; 7] = [
+    pub const ALL: [Need; 8] = [
         Need::Authorize,
         Need::InvalidBody,
         Need::RequiresAuth,
@@ -36,6 +40,7 @@ impl Need {
         Need::TokenWithAuthorize,
         Need::NoAuth,
         Need::NoAuthWithAuthorize,
+        Need::DeclaredFields,
     ];
 
     /// `Authorize` for checks of the Authorize operation, nothing otherwise.
@@ -65,6 +70,7 @@ impl Need {
             Need::TokenWithAuthorize => c.auth_token.is_some() && c.authorize.is_some(),
             Need::NoAuth => !c.requires_auth,
             Need::NoAuthWithAuthorize => !c.requires_auth && c.authorize.is_some(),
+            Need::DeclaredFields => c.fields.is_some() && c.authorize.is_some(),
         }
     }
 
@@ -83,6 +89,9 @@ impl Need {
             Need::NoAuth => "every component in the profile requires auth",
             Need::NoAuthWithAuthorize => {
                 "no component in the profile does without auth and has an `authorize` section"
+            }
+            Need::DeclaredFields => {
+                "no component in the profile declares its auth settings (`fields`) and has an `authorize` section"
             }
         }
     }
@@ -108,6 +117,9 @@ impl Need {
             Need::NoAuth => "add a component with `requires_auth: false`",
             Need::NoAuthWithAuthorize => {
                 "give a component with `requires_auth: false` an `authorize` section"
+            }
+            Need::DeclaredFields => {
+                "declare a component's auth settings under `fields:` (type, required, lengths, bounds, enum, pattern, secret): every generated body then has a known verdict, 417 or not"
             }
         }
     }

@@ -230,6 +230,19 @@ pub async fn observe(
                 seen.validation_items = Some(if spec { "spec" } else { "other" }.to_owned());
             }
         }
+        // A field the settings do not define, beside the valid ones.
+        if let Some(valid) = c.authorize.as_ref().map(|a| a.valid_body.clone()) {
+            let mut body = valid;
+            body.insert("conformance_unknown".to_owned(), serde_json::json!(1));
+            let bytes = serde_json::to_vec(&body).unwrap_or_default();
+            let r = t.valid(Op::Authorize, &c).map(|r| r.raw_body(bytes));
+            let s = t.send(Probe::new("unknown field", r)).await;
+            seen.unknown_fields = match s.status() {
+                Some(417) => Some("refused".to_owned()),
+                Some(st) if (200..300).contains(&st) => Some("ignored".to_owned()),
+                _ => None,
+            };
+        }
         // The body limit: a JSON body of growing size until one is refused
         // other than by validation (417), then halves between the largest
         // taken and the smallest refused, to the byte.

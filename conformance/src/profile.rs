@@ -96,8 +96,11 @@ pub struct Component {
     pub auth_token: Option<Secret>,
     pub authorize: Option<Authorize>,
     /// Body fields whose values are secrets (any letter case); default
-    /// [`SECRET_FIELD_NAMES`].
+    /// [`SECRET_FIELD_NAMES`], and every declared field marked `secret`.
     pub secret_fields: Vec<String>,
+    /// The component's auth settings, where the profile declares them
+    /// ([`crate::fields`]): generated bodies then have a known verdict.
+    pub fields: Option<crate::fields::Fields>,
 }
 
 impl fmt::Debug for Component {
@@ -834,6 +837,8 @@ struct RawComponentFields {
     authorize: Option<RawAuthorize>,
     #[serde(default)]
     secret_fields: Option<Vec<String>>,
+    #[serde(default)]
+    fields: Option<crate::fields::Fields>,
 }
 
 struct RawComponent(Component);
@@ -848,6 +853,36 @@ impl<'de> Deserialize<'de> for RawComponent {
                 raw.name.0
             )));
         }
+        if let (Some(fields), Some(a)) = (&raw.fields, &raw.authorize) {
+            let broken = fields.broken_by(&a.valid_body.0);
+            if !broken.is_empty() {
+                return Err(serde::de::Error::custom(format!(
+                    "component `{}`: `authorize.valid_body` does not keep its declared `fields`: {}",
+                    raw.name.0,
+                    broken.join("; ")
+                )));
+            }
+            if let Some(invalid) = &a.invalid_body {
+                if fields.judge(&serde_json::Value::Object(invalid.0.clone())).keeps()
+                    && fields.broken_by(&invalid.0).is_empty()
+                {
+                    return Err(serde::de::Error::custom(format!(
+                        "component `{}`: `authorize.invalid_body` keeps every declared field's settings: it would not fail validation",
+                        raw.name.0
+                    )));
+                }
+            }
+        }
+        let mut secret_fields = raw
+            .secret_fields
+            .unwrap_or_else(|| SECRET_FIELD_NAMES.iter().map(|s| (*s).to_owned()).collect());
+        if let Some(fields) = &raw.fields {
+            for name in fields.secret_names() {
+                if !secret_fields.iter().any(|s| s.eq_ignore_ascii_case(name)) {
+                    secret_fields.push(name.to_owned());
+                }
+            }
+        }
         Ok(RawComponent(Component {
             name: raw.name.0,
             tag: raw.tag.0,
@@ -859,9 +894,8 @@ impl<'de> Deserialize<'de> for RawComponent {
                 valid_body: a.valid_body.0,
                 invalid_body: a.invalid_body.map(|b| b.0),
             }),
-            secret_fields: raw
-                .secret_fields
-                .unwrap_or_else(|| SECRET_FIELD_NAMES.iter().map(|s| (*s).to_owned()).collect()),
+            secret_fields,
+            fields: raw.fields,
         }))
     }
 }

@@ -306,6 +306,11 @@ pub(crate) struct Body {
     pub crash_on_non_bmp: bool,
     /// A number that is not an i64 crashes the handler.
     pub crash_on_non_i64: bool,
+    /// The first JSON value is read and whatever follows it ignored (a
+    /// streaming decoder that stops after one value).
+    pub trailing_bytes_accepted: bool,
+    /// A UTF-8 byte-order mark before the JSON is skipped.
+    pub bom_ignored: bool,
 }
 
 impl Default for Body {
@@ -320,6 +325,8 @@ impl Default for Body {
             crash_on_non_object: false,
             crash_on_non_bmp: false,
             crash_on_non_i64: false,
+            trailing_bytes_accepted: false,
+            bom_ignored: false,
         }
     }
 }
@@ -348,6 +355,8 @@ pub(crate) struct Validation {
     pub unknown_field_400: bool,
     /// A failed validation with a field of the wrong type is answered 400.
     pub wrong_type_400: bool,
+    /// How the body's fields are read against the settings.
+    pub fields: crate::validate::FieldRules,
 }
 
 impl Default for Validation {
@@ -358,6 +367,7 @@ impl Default for Validation {
             answered_400: false,
             unknown_field_400: false,
             wrong_type_400: false,
+            fields: Default::default(),
         }
     }
 }

@@ -302,6 +302,30 @@ faults! {
     WrongTypeAnswered400 => "wrong-type-answered-400", "7.2",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
         |b| b.validation.wrong_type_400 = true;
+    /// Field names are matched ignoring letter case (`EMAIL` taken for
+    /// `email`), as Go's `encoding/json` does by default.
+    FieldNamesIgnoreCase => "field-names-ignore-case", "7.2",
+        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        |b| b.validation.fields.names_ignore_case = true;
+    /// A value of another type is coerced, not refused (`true` and `"1234"`
+    /// taken for integers), as loose code does.
+    TypesCoerced => "types-coerced", "7.2",
+        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        |b| b.validation.fields.types_coerced = true;
+    /// A field's `minimum` and `maximum` are not enforced.
+    BoundsNotEnforced => "bounds-not-enforced", "7.2",
+        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        |b| b.validation.fields.bounds_unchecked = true;
+    /// A value equal to a field's `maximum` is refused (417): the bound is
+    /// taken as exclusive, an off-by-one.
+    MaximumExclusive => "maximum-exclusive", "2",
+        "The body carries the fields configured in the auth section of the component's settings.",
+        |b| b.validation.fields.maximum_exclusive = true;
+    /// A JSON value followed by other bytes is read as that value, as a
+    /// streaming decoder that reads one value and stops does.
+    TrailingBytesAccepted => "trailing-bytes-accepted", "4.2",
+        "Body: the fields configured in the component's settings auth section, sent as JSON.",
+        |b| b.body.trailing_bytes_accepted = true;
     /// `Content-Type: application/json; charset=utf-8` is refused: the
     /// header is compared whole.
     JsonCharsetRefused => "json-charset-refused", "4.2",

@@ -95,6 +95,38 @@ pub struct FieldSetting {
     /// shown in a model returned to the client.
     #[serde(default)]
     pub secret: bool,
+    /// Integers only: the smallest value allowed.
+    #[serde(default)]
+    pub minimum: Option<i64>,
+    /// Integers only: the largest value allowed.
+    #[serde(default)]
+    pub maximum: Option<i64>,
+    /// Strings only: a regular expression the value must match.
+    #[serde(default, deserialize_with = "pattern")]
+    pub pattern: Option<Pattern>,
+    /// The only values allowed (`enum`).
+    #[serde(default, rename = "enum")]
+    pub allowed: Option<Vec<Value>>,
+}
+
+/// A field's `pattern`: its text and the compiled expression.
+#[derive(Clone)]
+pub struct Pattern {
+    pub source: String,
+    pub regex: regex_lite::Regex,
+}
+
+impl fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
+
+fn pattern<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D::Error> {
+    let source = String::deserialize(d)?;
+    regex_lite::Regex::new(&source)
+        .map(|regex| Some(Pattern { source, regex }))
+        .map_err(|e| serde::de::Error::custom(format!("`pattern` is not a regular expression: {e}")))
 }
 
 /// The JSON type an auth field must have.

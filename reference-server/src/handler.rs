@@ -315,7 +315,11 @@ async fn process(
     }
     let validate_body = operation == Operation::Authorize || fields.is_some();
     if validate_body && b.validation.check_fields {
-        errors.extend(validate::fields(&component.settings, fields.as_ref()));
+        errors.extend(validate::fields_with(
+            &component.settings,
+            fields.as_ref(),
+            b.validation.fields,
+        ));
     }
     if !errors.is_empty() {
         return Err(validation_failure(&b.validation, errors));
@@ -586,7 +590,15 @@ fn parse_body(
     // serde_json refuses nesting deeper than 128 levels with an error, not
     // a stack overflow. Its messages give a position, never the input; a
     // repeated key (refused at any depth) is named by its path.
-    let value = match json::from_str(text) {
+    let text = match rules.bom_ignored {
+        true => text.strip_prefix('\u{feff}').unwrap_or(text),
+        false => text,
+    };
+    let parsed = match rules.trailing_bytes_accepted {
+        true => json::first_value(text),
+        false => json::from_str(text),
+    };
+    let value = match parsed {
         Ok(value) => value,
         Err(_) if lenient => return Ok(None),
         Err(e) if e.classify() == serde_json::error::Category::Data => {

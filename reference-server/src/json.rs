@@ -22,6 +22,13 @@ pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
     Ok(value)
 }
 
+/// The first JSON value of `text`, whatever follows it (the fault
+/// `trailing-bytes-accepted`: a streaming decoder that reads one value).
+pub(crate) fn first_value(text: &str) -> Result<Value, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    Node { at: None }.deserialize(&mut de)
+}
+
 /// Where a value sits: the chain of keys and indices up to the root,
 /// borrowed from the stack, so nothing is allocated unless a key repeats.
 #[derive(Clone, Copy)]

@@ -20,6 +20,25 @@ pub mod rule {
     pub const MAX_LENGTH: &str = "max_length";
     pub const UNKNOWN_FIELD: &str = "unknown_field";
     pub const FORMAT: &str = "format";
+    pub const MINIMUM: &str = "minimum";
+    pub const MAXIMUM: &str = "maximum";
+    pub const PATTERN: &str = "pattern";
+    pub const ENUM: &str = "enum";
+}
+
+/// How fields are read: correctly, or with a fault's or a variant's change.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FieldRules {
+    /// A field is found under any letter case of its name (fault).
+    pub names_ignore_case: bool,
+    /// `true` and `"1234"` taken for integers, numbers for strings (fault).
+    pub types_coerced: bool,
+    /// `minimum` and `maximum` not enforced (fault).
+    pub bounds_unchecked: bool,
+    /// Fields the settings do not define are ignored (variant).
+    pub unknown_ignored: bool,
+    /// A value equal to `maximum` is refused (fault).
+    pub maximum_exclusive: bool,
 }
 
 /// The name of Authorize's query parameter (spec/README.md choice 1).
@@ -88,10 +107,29 @@ pub(crate) fn model_uuid(value: Option<&str>, source: ModelUuidSource) -> Option
 /// Checks body fields against the settings; `None` is an absent body, which
 /// fails every required field.
 pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<ValidationError> {
+    fields_with(settings, body, FieldRules::default())
+}
+
+/// [`fields`], read as `rules` say.
+pub(crate) fn fields_with(
+    settings: &Settings,
+    body: Option<&Map<String, Value>>,
+    rules: FieldRules,
+) -> Vec<ValidationError> {
     let mut out = Vec::new();
+    let find = |name: &str| -> Option<&Value> {
+        let body = body?;
+        match rules.names_ignore_case {
+            false => body.get(name),
+            true => body
+                .iter()
+                .find(|(k, _)| k.eq_ignore_ascii_case(name))
+                .map(|(_, v)| v),
+        }
+    };
     for setting in &settings.auth {
         let name = setting.name.as_str();
-        let Some(value) = body.and_then(|b| b.get(name)) else {
+        let Some(value) = find(name) else {
             if setting.required {
                 out.push(failure(
                     name,
@@ -101,9 +139,14 @@ pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<Val
             }
             continue;
         };
+        let coerced = rules.types_coerced;
         let type_ok = match setting.kind {
-            FieldType::String => value.is_string(),
-            FieldType::Integer => value.is_i64() || value.is_u64(),
+            FieldType::String => value.is_string() || (coerced && value.is_number()),
+            FieldType::Integer => {
+                value.is_i64()
+                    || value.is_u64()
+                    || (coerced && (value.is_boolean() || value.as_str().is_some_and(|s| s.parse::<i64>().is_ok())))
+            }
             FieldType::Boolean => value.is_boolean(),
         };
         if !type_ok {
@@ -114,7 +157,40 @@ pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<Val
             ));
             continue;
         }
-        if let Some(text) = value.as_str() {
+        if let (Some(n), false) = (value.as_i64(), rules.bounds_unchecked) {
+            if let Some(min) = setting.minimum.filter(|min| n < *min) {
+                out.push(failure(
+                    name,
+                    rule::MINIMUM,
+                    format!("`{name}` must be at least {min}"),
+                ));
+            }
+            let over = |max: &i64| n > *max || (rules.maximum_exclusive && n == *max);
+            if let Some(max) = setting.maximum.filter(over) {
+                out.push(failure(
+                    name,
+                    rule::MAXIMUM,
+                    format!("`{name}` must be at most {max}"),
+                ));
+            }
+        }
+        if let Some(allowed) = &setting.allowed {
+            if !allowed.contains(value) {
+                out.push(failure(
+                    name,
+                    rule::ENUM,
+                    format!("`{name}` must be one of its allowed values"),
+                ));
+            }
+        }
+        if let (Some(text), FieldType::String) = (value.as_str(), setting.kind) {
+            if let Some(p) = setting.pattern.as_ref().filter(|p| !p.regex.is_match(text)) {
+                out.push(failure(
+                    name,
+                    rule::PATTERN,
+                    format!("`{name}` must match the pattern `{}`", p.source),
+                ));
+            }
             let chars = text.chars().count();
             if let Some(min) = setting.min_length.filter(|min| chars < *min) {
                 out.push(failure(
@@ -133,7 +209,11 @@ pub fn fields(settings: &Settings, body: Option<&Map<String, Value>>) -> Vec<Val
         }
     }
     for name in body.into_iter().flat_map(|b| b.keys()) {
-        if !settings.auth.iter().any(|s| s.name == *name) {
+        let defined = settings.auth.iter().any(|s| match rules.names_ignore_case {
+            false => s.name == *name,
+            true => s.name.eq_ignore_ascii_case(name),
+        });
+        if !defined && !rules.unknown_ignored {
             out.push(failure(
                 name,
                 rule::UNKNOWN_FIELD,

@@ -200,6 +200,16 @@ variants! {
         changes: "A successful Authorize makes its model the one Auth Claims returns for that component in that environment, whatever token or body Auth Claims carries; before any Authorize, Auth Claims names no model.",
         departs_from: "spec/README.md choice 3: Auth Claims returns the token's model, else the model the body's fields claim, else none",
         |b| b.claims_recorded = true;
+    UnknownFieldsIgnored => "unknown-fields-ignored", "2",
+        allowed_by: "Their names, types and constraints are defined by that configuration and are not shown.",
+        changes: "A body field the component's auth settings do not define is ignored, not refused with 417.",
+        departs_from: "spec/README.md choice 13: a field the settings do not define fails validation (`unknown_field`, 417)",
+        |b| b.validation.fields.unknown_ignored = true;
+    BomIgnored => "bom-ignored", "4.2",
+        allowed_by: "Body: the fields configured in the component's settings auth section, sent as JSON.",
+        changes: "A UTF-8 byte-order mark before a JSON body is skipped (RFC 8259 section 8.1 lets a parser ignore one), not refused with 400.",
+        departs_from: "spec/README.md choice 10: a body that is not JSON is 400",
+        |b| b.body.bom_ignored = true;
 }
 
 /// Pairs that make two choices for one thing: they cannot be on together.
@@ -282,7 +292,7 @@ mod tests {
         let err = "nope".parse::<Variant>().err().map(|e| e.to_string());
         let err = err.unwrap_or_default();
         assert!(err.starts_with("unknown variant `nope`; valid: missing-credential-401, "));
-        assert!(err.ends_with("records-claims"), "{err}");
+        assert!(err.ends_with("bom-ignored"), "{err}");
     }
 
     #[test]

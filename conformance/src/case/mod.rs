@@ -58,7 +58,7 @@ impl To {
                 .as_ref()
                 .is_some_and(|a| a.invalid_body.is_some()),
             To::EachWithTokenAndModel => c.auth_token.is_some() && c.authorize.is_some(),
-            To::EachWithLetters => flipped(&c.name) != c.name || flipped(&c.tag) != c.tag,
+            To::EachWithLetters => flip_case(&c.name) != c.name || flip_case(&c.tag) != c.tag,
         }
     }
 
@@ -120,7 +120,7 @@ impl By {
 }
 
 /// `s` with every letter's case flipped (`Users` -> `uSERS`).
-fn flipped(s: &str) -> String {
+pub fn flip_case(s: &str) -> String {
     s.chars()
         .map(|c| {
             if c.is_lowercase() {
@@ -151,6 +151,9 @@ pub enum Change {
     PercentEncodedName,
     /// The body replaced by these bytes.
     Body(&'static str),
+    /// The component's valid body, as JSON text, with these bytes before
+    /// and after it (`{valid} junk`, `{valid}{valid}`: not one JSON text).
+    AroundValidBody(&'static str, &'static str),
     /// The body replaced by the component's `invalid_body`.
     InvalidBody,
     /// `modelUuid` left out, wherever the profile says it travels.
@@ -181,6 +184,15 @@ impl Change {
             }
             Change::PercentEncodedName => "with its name percent-encoded as ref: every character outside A-Z a-z 0-9 - . _ ~, and the first inside (`Users` as `%55sers`)".to_owned(),
             Change::Body(b) => format!("whose body is `{b}`"),
+            Change::AroundValidBody("", after) => {
+                format!("whose body is its valid body followed by `{after}`")
+            }
+            Change::AroundValidBody(before, "") => {
+                format!("whose body is `{before}` followed by its valid body")
+            }
+            Change::AroundValidBody(before, after) => {
+                format!("whose body is its valid body between `{before}` and `{after}`")
+            }
             Change::InvalidBody => "carrying its `invalid_body`".to_owned(),
             Change::NoModelUuid => "without modelUuid anywhere".to_owned(),
             Change::ModelUuid(m) => format!("whose modelUuid is `{m}`"),

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{Answer, Case, Change, Expect, Found, Label, Requests, Sends, To, flipped};
+use super::{Answer, Case, Change, Expect, Found, Label, Requests, Sends, To, flip_case};
 use crate::catalogue::{Outcome, Run};
 use crate::choices::Choices;
 use crate::context::RunContext;
@@ -279,7 +279,7 @@ impl Change {
                 t.valid_with_ref(op, c, &reference)
             }
             Change::FlippedRef(by) => {
-                reference = flipped(by.of(c));
+                reference = flip_case(by.of(c));
                 if reference == by.of(c) {
                     return None;
                 }
@@ -290,6 +290,11 @@ impl Change {
                 valid().map(|r| r.with_encoded_ref(&reference))
             }
             Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
+            Change::AroundValidBody(before, after) => {
+                let body = serde_json::to_string(&c.authorize.as_ref()?.valid_body).ok()?;
+                let after = after.replace("{valid}", &body);
+                valid().map(|r| r.raw_body(format!("{before}{body}{after}").into_bytes()))
+            }
             Change::InvalidBody => t.with_invalid_body(op, c)?,
             Change::NoModelUuid => {
                 let at = t.profile.choices.model_uuid().value;

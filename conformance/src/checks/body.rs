@@ -92,6 +92,19 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::Refused,
         },
         CaseCheck {
+            id: "body/authorize/one-json-text".into(),
+            level: Level::Must,
+            section: "4.2",
+            quote: AS_JSON,
+            title: "Authorize: a body that is not one JSON text (RFC 8259) is refused as malformed JSON is".into(),
+            sends: Sends::each_changed(Op::Authorize, To::Primary, NOT_ONE_JSON_TEXT),
+            expects: Expect::Together {
+                text: "each a refusal (the description's error answer), with the status the profile declares as `choices.malformed_body` where it declares one; a leading byte-order mark (RFC 8259 8.1), repeated names (section 4) and a lone surrogate escape (section 8.2) are left to the parser: not sent",
+                choice: Some("malformed_body"),
+                judge: refused_as_malformed,
+            },
+        },
+        CaseCheck {
             id: "body/auth-claims/invalid-fields".into(),
             level: Level::Should,
             section: "4.1",
@@ -119,6 +132,42 @@ pub fn checks() -> Vec<Check> {
         },
     ];
     checks.into_iter().map(Check::from).collect()
+}
+
+/// Bodies that are not one JSON text (RFC 8259 section 2: a JSON text is
+/// one value with optional whitespace around it): a value followed by other
+/// bytes, two values, a comment, NaN and Infinity, single quotes.
+const NOT_ONE_JSON_TEXT: &[Change] = &[
+    Change::AroundValidBody("", " junk"),
+    Change::AroundValidBody("", "{valid}"),
+    Change::AroundValidBody("", " // a comment"),
+    Change::AroundValidBody("/* a comment */ ", ""),
+    Change::Body("{\"conformance\": NaN}"),
+    Change::Body("{\"conformance\": Infinity}"),
+    Change::Body("{'conformance': 'single quotes'}"),
+];
+
+/// Each answer a refusal, with the declared `malformed_body` status where
+/// the profile declares one.
+fn refused_as_malformed(answers: &[Answer<'_>], choices: &Choices) -> crate::case::Found {
+    let chosen = choices.malformed_body();
+    crate::case::Found::Failures(
+        answers
+            .iter()
+            .filter_map(|a| {
+                let why = match refused(a.sent) {
+                    Err(why) => why,
+                    Ok(()) if chosen.declared && a.sent.status() != Some(chosen.value) => format!(
+                        "{} where the profile's `choices.malformed_body` is {}",
+                        a.sent.summary(),
+                        chosen.value
+                    ),
+                    Ok(()) => return None,
+                };
+                Some(format!("{}: {why}", a.label))
+            })
+            .collect(),
+    )
 }
 
 fn status_417(a: &Answer<'_>) -> Result<(), String> {

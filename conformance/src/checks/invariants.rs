@@ -51,15 +51,12 @@ async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
         .filter_map(|case| (inv.judge)(case.family, &case.sent).map(|why| describe(case, &why)))
         .collect();
     let seed = t.generation().seed;
-    for finding in &generated.findings {
-        if let Some((_, why)) = finding.broken.iter().find(|(id, _)| *id == inv.id) {
-            let why = format!(
-                "{why} (a generated body, shrunk; found after {} cases with --seed {seed})",
-                finding.after_cases
-            );
-            failures.push(describe(&finding.case, &why));
-        }
-    }
+    failures.extend(
+        generated
+            .findings
+            .iter()
+            .filter_map(|f| f.failure(inv.id, seed)),
+    );
     // A redirect breaks no invariant of an answer, being none: it fails
     // every invariant check (the runner does the same for every other check).
     if failures.is_empty() {

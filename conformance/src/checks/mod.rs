@@ -27,6 +27,7 @@ mod body;
 mod choices;
 mod connections;
 mod envelopes;
+mod fields;
 mod headers;
 mod invariants;
 mod near_miss;
@@ -50,6 +51,7 @@ pub fn catalogue() -> Vec<Check> {
     all.extend(near_miss::checks());
     all.extend(connections::checks());
     all.extend(invariants::checks());
+    all.extend(fields::checks());
     all.extend(choices::checks());
     all.extend(state::checks());
     all.extend(answers::checks());

@@ -1,8 +1,12 @@
 //! Bodies generated from each `valid_body`, property-based: several changes
 //! at once (a field set to another value of its type or of another type,
-//! left out, an unknown field added), drawn by proptest from the run's seed.
-//! The property is the invariants; a body that breaks one is shrunk by
-//! proptest to the fewest, simplest changes that still break it.
+//! left out, its name in another letter case, an unknown field added),
+//! drawn by proptest from the run's seed. The property is the invariants;
+//! where the component declares its `fields` ([`crate::fields`]) it is also
+//! the oracle: a body that breaks a declared setting fails validation (417
+//! in the 7.2 shape), one that keeps them all does not (no 417). A body
+//! that breaks either is shrunk by proptest to the fewest, simplest changes
+//! that still break it.
 //!
 //! Bodies are written as JSON text, not built as `serde_json::Value`, so
 //! that numbers no `Value` holds (`18446744073709551616`, `1e400`) can be
@@ -14,9 +18,15 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner};
 use serde_json::Value;
 
+use std::borrow::Cow;
+
 use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
+use crate::fields::{Field, FieldType, Fields as Declared};
 use crate::target::{Op, Probe, Target};
+
+/// A value as JSON text.
+pub type Lit = Cow<'static, str>;
 
 /// Strings: simple first, so shrinking ends on the simplest that fails.
 pub const STRINGS: &[&str] = &[
@@ -67,17 +77,20 @@ pub fn same_type(value: &Value) -> &'static [&'static str] {
     }
 }
 
-/// A body's fields as (name, JSON text), in `valid_body`'s order.
+/// A body's fields as (name, JSON text), in `valid_body`'s order, then the
+/// declared fields it leaves out (absent until a change sets them).
 #[derive(Clone, Debug)]
-pub struct Fields(Vec<(String, String)>);
+pub struct Fields(Vec<(String, Option<String>)>);
 
 /// One change to a body.
 #[derive(Clone, Debug)]
 pub enum Change {
     /// The `i`th field set to this JSON text.
-    Set(usize, &'static str),
+    Set(usize, Lit),
     /// The `i`th field left out.
     Drop(usize),
+    /// The `i`th field's name in flipped letter case (`email` -> `EMAIL`).
+    Rename(usize),
     /// An unknown field added with this value.
     Add(&'static str),
 }
@@ -86,30 +99,62 @@ impl Fields {
     pub fn of(body: &serde_json::Map<String, Value>) -> Self {
         Fields(
             body.iter()
-                .map(|(k, v)| (k.clone(), v.to_string()))
+                .map(|(k, v)| (k.clone(), Some(v.to_string())))
                 .collect(),
         )
+    }
+
+    /// `body`'s fields, then the declared ones it leaves out.
+    pub fn with_declared(body: &serde_json::Map<String, Value>, declared: &Declared) -> Self {
+        let mut fields = Self::of(body);
+        for f in &declared.0 {
+            if !body.contains_key(&f.name) {
+                fields.0.push((f.name.clone(), None));
+            }
+        }
+        fields
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn name(&self, i: usize) -> Option<&str> {
+        self.0.get(i).map(|f| f.0.as_str())
     }
 
     /// The body as JSON text, with `changes` applied in order. Each added
     /// field has a key of its own (`conformance_unknown`, then `_2`, ...):
     /// the body stays a JSON object with distinct keys.
     pub fn with(&self, changes: &[Change]) -> String {
-        let mut fields: Vec<Option<(String, String)>> = self.0.iter().cloned().map(Some).collect();
+        let mut fields: Vec<Option<(String, String)>> = self
+            .0
+            .iter()
+            .map(|(k, v)| v.clone().map(|v| (k.clone(), v)))
+            .collect();
         let mut added = 0;
         for change in changes {
-            match *change {
+            match change {
                 Change::Set(i, lit) => {
-                    if let Some(Some(f)) = fields.get_mut(i) {
-                        f.1 = lit.to_owned();
+                    if let (Some(slot), Some((name, _))) = (fields.get_mut(*i), self.0.get(*i)) {
+                        *slot = Some((name.clone(), lit.to_string()));
                     }
                 }
                 Change::Drop(i) => {
-                    if let Some(f) = fields.get_mut(i) {
+                    if let Some(f) = fields.get_mut(*i) {
                         *f = None;
                     }
                 }
-                Change::Add(lit) => {
+                Change::Rename(i) => {
+                    if let Some(Some(f)) = fields.get_mut(*i) {
+                        f.0 = crate::case::flip_case(&f.0);
+                    }
+                }
+                &Change::Add(lit) => {
                     added += 1;
                     let key = if added == 1 {
                         UNKNOWN.to_owned()
@@ -130,7 +175,7 @@ impl Fields {
 
     /// A change in words.
     pub fn describe(&self, change: &Change) -> String {
-        let name = |i: usize| self.0.get(i).map_or("?", |f| f.0.as_str());
+        let name = |i: usize| self.name(i).unwrap_or("?");
         let short = |lit: &str| {
             if lit.len() > 24 {
                 format!("{}… ({} bytes)", &lit[..12], lit.len())
@@ -141,6 +186,11 @@ impl Fields {
         match change {
             Change::Set(i, lit) => format!("`{}` set to {}", name(*i), short(lit)),
             Change::Drop(i) => format!("`{}` left out", name(*i)),
+            Change::Rename(i) => format!(
+                "`{}` sent as `{}`",
+                name(*i),
+                crate::case::flip_case(name(*i))
+            ),
             Change::Add(lit) => format!("an unknown field: {}", short(lit)),
         }
     }
@@ -157,16 +207,98 @@ fn all_literals() -> Vec<&'static str> {
         .collect()
 }
 
-fn change_strategy(n_fields: usize) -> BoxedStrategy<Change> {
-    let lits = all_literals();
-    if n_fields == 0 {
-        return proptest::sample::select(lits).prop_map(Change::Add).boxed();
+/// The values a change may set field `i` to: every literal where nothing
+/// is declared; where the field is declared, the values its settings make
+/// interesting (at and beyond each bound, in and out of `enum` and
+/// `pattern`, the edges of its type) and a value of every other type.
+fn field_literals(fields: &Fields, declared: Option<&Declared>) -> Vec<Vec<Lit>> {
+    (0..fields.len())
+        .map(|i| {
+            let field = declared.and_then(|d| fields.name(i).and_then(|n| d.get(n)));
+            match field {
+                Some(f) => declared_literals(f),
+                None => all_literals().into_iter().map(Cow::Borrowed).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The values worth sending for a declared field, simplest first.
+pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
+    let mut out: Vec<String> = Vec::new();
+    let text = |s: &str| Value::String(s.to_owned()).to_string();
+    match f.kind {
+        FieldType::String => {
+            let min = f.min_length.unwrap_or(0);
+            let max = f.max_length.unwrap_or(min.max(8));
+            for n in [min, min.saturating_sub(1), max, max + 1] {
+                let n = usize::try_from(n).unwrap_or(0).min(4096);
+                out.push(text(&"a".repeat(n)));
+            }
+            for candidate in ["", "a", "Z", "0", "-", "a b", "é", "aaaaaaaa"] {
+                out.push(text(candidate));
+            }
+            for v in f.allowed.iter().flatten() {
+                out.push(v.to_string());
+                if let Some(s) = v.as_str() {
+                    out.push(text(&crate::case::flip_case(s)));
+                }
+            }
+            out.push(text("conformance-not-listed"));
+            out.extend(STRINGS.iter().map(|s| (*s).to_owned()));
+        }
+        FieldType::Integer | FieldType::Number => {
+            let mut edges = Vec::new();
+            for bound in [f.minimum, f.maximum].into_iter().flatten() {
+                edges.extend([bound, bound - 1.0, bound + 1.0]);
+            }
+            if let (Some(a), Some(b)) = (f.minimum, f.maximum) {
+                edges.push(((a + b) / 2.0).floor());
+            }
+            for e in edges {
+                if e.fract() == 0.0 && e.abs() < 9.0e15 {
+                    out.push(format!("{}", e as i64));
+                } else {
+                    out.push(format!("{e}"));
+                }
+            }
+            if let Some(m) = f.minimum.or(f.maximum) {
+                out.push(format!("{}", m + 0.5));
+                if m.fract() == 0.0 && m.abs() < 9.0e15 {
+                    out.push(format!("{}.0", m as i64));
+                }
+            }
+            for v in f.allowed.iter().flatten() {
+                out.push(v.to_string());
+            }
+            out.extend(NUMBERS.iter().map(|s| (*s).to_owned()));
+        }
+        FieldType::Boolean => {
+            out.extend(["true", "false", "0", "1", r#""true""#].map(str::to_owned));
+        }
     }
+    out.extend(OTHER_TYPES.iter().map(|s| (*s).to_owned()));
+    let mut seen = std::collections::HashSet::new();
+    out.into_iter()
+        .filter(|l| seen.insert(l.clone()))
+        .map(Cow::Owned)
+        .collect()
+}
+
+fn change_strategy(lits: Vec<Vec<Lit>>) -> BoxedStrategy<Change> {
+    let n_fields = lits.len();
+    let generic = all_literals();
+    if n_fields == 0 {
+        return proptest::sample::select(generic).prop_map(Change::Add).boxed();
+    }
+    let set = (0..n_fields).prop_flat_map(move |i| {
+        proptest::sample::select(lits[i].clone()).prop_map(move |lit| Change::Set(i, lit))
+    });
     prop_oneof![
-        4 => (0..n_fields, proptest::sample::select(lits.clone()))
-            .prop_map(|(i, lit)| Change::Set(i, lit)),
+        4 => set,
         1 => (0..n_fields).prop_map(Change::Drop),
-        1 => proptest::sample::select(lits).prop_map(Change::Add),
+        1 => (0..n_fields).prop_map(Change::Rename),
+        1 => proptest::sample::select(generic).prop_map(Change::Add),
     ]
     .boxed()
 }
@@ -213,7 +345,21 @@ fn property(
     generation: Generation,
 ) -> Option<Finding> {
     let c = &t.profile.components[component];
-    let fields = Fields::of(&c.authorize.as_ref()?.valid_body);
+    let valid = &c.authorize.as_ref()?.valid_body;
+    let declared = c.fields.as_ref();
+    let fields = match declared {
+        Some(d) => Fields::with_declared(valid, d),
+        None => Fields::of(valid),
+    };
+    // Every answer judged by the invariants, and by the oracle where the
+    // component declares its fields.
+    let judge = |body: &str, sent: &crate::target::Sent| {
+        let mut broken = invariants::broken(Family::Fields, sent);
+        if let Some(d) = declared {
+            broken.extend(super::oracle::judge(d, op, body, sent, &t.profile.choices));
+        }
+        broken
+    };
     let config = Config {
         cases: generation.cases,
         failure_persistence: None,
@@ -221,7 +367,8 @@ fn property(
         ..Config::default()
     };
     let mut runner = TestRunner::new_with_rng(config, rng(generation.seed, op, component));
-    let strategy = proptest::collection::vec(change_strategy(fields.0.len()), 1..=3);
+    let strategy =
+        proptest::collection::vec(change_strategy(field_literals(&fields, declared)), 1..=3);
     let secrets = t.curl_secrets();
     let ran = Mutex::new((0u32, None::<u32>));
     // A case the target did not answer at all (time-out, reset) ends the
@@ -243,6 +390,7 @@ fn property(
             sent,
             reference: None,
             position: 0,
+            oracle: Vec::new(),
         }
     };
     let result = runner.run(&strategy, |changes| {
@@ -259,7 +407,7 @@ fn property(
             *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
             return Err(TestCaseError::fail(why));
         }
-        let broken = invariants::broken(Family::Fields, &case.sent);
+        let broken = judge(&fields.with(&changes), &case.sent);
         let mut ran = ran.lock().unwrap_or_else(|e| e.into_inner());
         ran.0 += 1;
         if broken.is_empty() {
@@ -276,7 +424,7 @@ fn property(
             // own answer (unless the target stopped answering).
             let stuck = unanswered.into_inner().unwrap_or_else(|e| e.into_inner());
             let case = stuck.unwrap_or_else(|| send(&minimal));
-            let broken = invariants::broken(Family::Fields, &case.sent);
+            let broken = judge(&fields.with(&minimal), &case.sent);
             Some(Finding {
                 case,
                 broken,
@@ -298,7 +446,7 @@ mod tests {
         let f = Fields::of(body.as_object().unwrap());
         assert_eq!(f.with(&[]), r#"{"a":"x","b":1}"#);
         assert_eq!(
-            f.with(&[Change::Set(1, "18446744073709551616"), Change::Drop(0)]),
+            f.with(&[Change::Set(1, "18446744073709551616".into()), Change::Drop(0)]),
             r#"{"b":18446744073709551616}"#
         );
         assert_eq!(
@@ -320,12 +468,39 @@ mod tests {
         let draw = |seed| {
             let mut runner =
                 TestRunner::new_with_rng(Config::default(), rng(seed, Op::Authorize, 1));
-            let s = proptest::collection::vec(change_strategy(2), 1..=3);
+            let body = serde_json::json!({"a": "x", "b": 1});
+            let f = Fields::of(body.as_object().expect("object"));
+            let s = proptest::collection::vec(change_strategy(field_literals(&f, None)), 1..=3);
             (0..20)
                 .map(|_| format!("{:?}", s.new_tree(&mut runner).map(|t| t.current()).ok()))
                 .collect::<Vec<_>>()
         };
         assert_eq!(draw(7), draw(7));
         assert_ne!(draw(7), draw(8));
+    }
+
+    /// A declared field's values reach every bound, from both sides, and
+    /// a field the valid body leaves out can be set.
+    #[test]
+    fn declared_fields_give_their_edges() {
+        let declared: Declared = serde_yaml::from_str(
+            "pin: {type: integer, minimum: 1000, maximum: 9999}\nname: {type: string, min_length: 3, max_length: 5}\ncurrency: {type: string, enum: [EUR]}",
+        )
+        .expect("fields");
+        let body = serde_json::json!({"pin": 1234, "name": "abc"});
+        let f = Fields::with_declared(body.as_object().expect("object"), &declared);
+        assert_eq!(f.len(), 3, "currency is declared, not in the body");
+        let lits = field_literals(&f, Some(&declared));
+        for want in ["999", "1000", "9999", "10000", "1000.5", "1000.0"] {
+            assert!(lits[0].iter().any(|l| l == want), "pin: {want} in {:?}", lits[0]);
+        }
+        for want in [r#""aa""#, r#""aaa""#, r#""aaaaa""#, r#""aaaaaa""#] {
+            assert!(lits[1].iter().any(|l| l == want), "name: {want}");
+        }
+        assert!(lits[2].iter().any(|l| l == r#""EUR""#) && lits[2].iter().any(|l| l == r#""eur""#));
+        assert_eq!(
+            f.with(&[Change::Set(2, r#""EUR""#.into()), Change::Rename(0)]),
+            r#"{"PIN":1234,"name":"abc","currency":"EUR"}"#
+        );
     }
 }

@@ -23,6 +23,9 @@ struct Pending {
     /// Shell lines the reproduction runs first: how to obtain a value the
     /// run made (a token Authorize issued).
     prelude: Option<String>,
+    /// Its component's declared fields and the body sent: the oracle
+    /// judges the answer ([`super::oracle`]).
+    judged_body: Option<(crate::fields::Fields, String)>,
 }
 
 impl Pending {
@@ -34,6 +37,7 @@ impl Pending {
             derived: Vec::new(),
             reference: None,
             prelude: None,
+            judged_body: None,
         }
     }
 }
@@ -74,7 +78,7 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
         if let Some(r) = p.reference {
             references.push(Probe::new(format!("{} (as written)", p.label), r));
         }
-        meta.push((p.family, p.label.clone(), position));
+        meta.push((p.family, p.label.clone(), position, p.judged_body.clone()));
         probes.push(Probe::new(p.label, p.req));
     }
     let sent = t.send_all(probes).await;
@@ -82,15 +86,24 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
     meta.into_iter()
         .zip(sent)
         .zip(curls)
-        .map(|(((family, label, position), sent), curl)| Case {
-            family,
-            label,
-            curl,
-            sent,
-            reference: (family == Family::UuidForm)
-                .then(|| reference_answers.next())
-                .flatten(),
-            position,
+        .map(|(((family, label, position, body), sent), curl)| {
+            let oracle = match &body {
+                Some((declared, body)) => {
+                    super::oracle::judge(declared, op, body, &sent, &t.profile.choices)
+                }
+                None => Vec::new(),
+            };
+            Case {
+                family,
+                label,
+                curl,
+                sent,
+                reference: (family == Family::UuidForm)
+                    .then(|| reference_answers.next())
+                    .flatten(),
+                position,
+                oracle,
+            }
         })
         .collect()
 }
@@ -498,13 +511,17 @@ fn field_changes(t: &Target, out: &mut Vec<Pending>) {
     for op in Op::BOTH {
         for c in t.components(op) {
             let Some(a) = &c.authorize else { continue };
+            if let Some(declared) = &c.fields {
+                declared_field_changes(t, op, c, declared, out);
+                continue;
+            }
             let fields = Fields::of(&a.valid_body);
             for (i, value) in a.valid_body.values().enumerate() {
                 let other_types = OTHER_TYPES.iter().filter(|lit| !same_kind(value, lit));
                 let mut changes: Vec<Change> = same_type(value)
                     .iter()
                     .chain(other_types)
-                    .map(|lit| Change::Set(i, lit))
+                    .map(|lit| Change::Set(i, std::borrow::Cow::Borrowed(*lit)))
                     .collect();
                 changes.push(Change::Drop(i));
                 for change in changes {
@@ -524,6 +541,43 @@ fn field_changes(t: &Target, out: &mut Vec<Pending>) {
                     .map(|r| r.raw_body(fields.with(std::slice::from_ref(&change)))),
             ));
         }
+    }
+}
+
+/// Every single change of every declared field: each value its settings
+/// make worth sending, left out, its name in another letter case; and one
+/// unknown field added. Each answer is judged by the oracle too.
+fn declared_field_changes(
+    t: &Target,
+    op: Op,
+    c: &Component,
+    declared: &crate::fields::Fields,
+    out: &mut Vec<Pending>,
+) {
+    let Some(a) = &c.authorize else { return };
+    let fields = Fields::with_declared(&a.valid_body, declared);
+    let mut changes = Vec::new();
+    for i in 0..fields.len() {
+        let Some(field) = fields.name(i).and_then(|n| declared.get(n)) else {
+            continue;
+        };
+        changes.extend(
+            super::bodies::declared_literals(field)
+                .into_iter()
+                .map(|lit| Change::Set(i, lit)),
+        );
+        changes.extend([Change::Drop(i), Change::Rename(i)]);
+    }
+    changes.push(Change::Add(OTHER_TYPES[1]));
+    for change in changes {
+        let body = fields.with(std::slice::from_ref(&change));
+        let mut p = Pending::new(
+            Family::Fields,
+            format!("{} {}: {}", op.method(), c.name, fields.describe(&change)),
+            t.valid(op, c).map(|r| r.raw_body(body.clone())),
+        );
+        p.judged_body = Some((declared.clone(), body));
+        out.push(p);
     }
 }
 

@@ -21,6 +21,7 @@ pub mod bodies;
 pub use crate::curl;
 pub mod edges;
 pub mod invariants;
+pub mod oracle;
 
 use std::sync::Arc;
 
@@ -147,16 +148,32 @@ pub struct Case {
     /// Where the case stands among every edge case made for the run (the
     /// order of the report, whatever phase sent it).
     pub position: usize,
+    /// What its answer broke of the oracle of its component's declared
+    /// fields ([`oracle`]), by id: empty where nothing is declared.
+    pub oracle: Vec<(&'static str, String)>,
 }
 
 /// A property that failed: its minimal case after shrinking.
 #[derive(Clone, Debug)]
 pub struct Finding {
     pub case: Case,
-    /// What the shrunk case broke, by invariant id.
+    /// What the shrunk case broke, by invariant id (or [`oracle`] id).
     pub broken: Vec<(&'static str, String)>,
     /// How many cases ran before the failure.
     pub after_cases: u32,
+}
+
+impl Finding {
+    /// The failure line of what the shrunk case broke of `id`, with how
+    /// it was found and the command that sends it again.
+    pub fn failure(&self, id: &str, seed: u64) -> Option<String> {
+        let (_, why) = self.broken.iter().find(|(b, _)| *b == id)?;
+        let why = format!(
+            "{why} (a generated body, shrunk; found after {} cases with --seed {seed})",
+            self.after_cases
+        );
+        Some(describe(&self.case, &why))
+    }
 }
 
 /// The generated cases a run's selected checks judge: a run makes and sends
@@ -186,6 +203,14 @@ impl Judged {
             families: Family::ALL.to_vec(),
             properties: true,
             probes: false,
+        }
+    }
+
+    /// The property bodies alone.
+    pub fn properties() -> Self {
+        Judged {
+            properties: true,
+            ..Judged::default()
         }
     }
 

@@ -53,6 +53,7 @@ fn choice_node(key: &str) -> Vec<&'static str> {
         }
         "success_shape" => op("post", &["responses", "200"]),
         "request_id_uuid" => vec!["components", "schemas", "ErrorResponse"],
+        "unknown_fields" => vec!["components", "schemas", "ValidationError"],
         _ => vec!["paths", OPERATIONS_PATH],
     }
 }

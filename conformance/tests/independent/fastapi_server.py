@@ -131,6 +131,19 @@ def json_safe(value: Any) -> Any:
     return value
 
 
+def refuse_non_json_numbers(value: Any) -> None:
+    """Python's json (what Starlette parses bodies with) takes NaN and
+    Infinity, which RFC 8259 does not: such a body is malformed JSON."""
+    if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+        raise ApiError(400, "Malformed JSON body")
+    if isinstance(value, dict):
+        for v in value.values():
+            refuse_non_json_numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            refuse_non_json_numbers(v)
+
+
 @app.exception_handler(RequestValidationError)
 async def on_validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
     errors = exc.errors()
@@ -195,6 +208,7 @@ async def auth_claims(
 ):
     component = authenticate(ref, x_client_id, x_client_secret, x_auth_token)
     if payload is not None:
+        refuse_non_json_numbers(payload)
         validate_auth_fields(component, payload)
     return {
         "status": True,
@@ -217,6 +231,7 @@ async def authorize(
     x_project_env: ProjectEnv = None,
 ):
     component = authenticate(ref, x_client_id, x_client_secret, x_auth_token)
+    refuse_non_json_numbers(payload)
     if model_uuid.lower() != component.model_uuid:
         raise ApiError(404, "Model not found for this component")
     validate_auth_fields(component, payload)

@@ -66,6 +66,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from flask import Blueprint, Flask, abort, g, jsonify, request
+from flask.json.provider import DefaultJSONProvider
 from werkzeug.exceptions import HTTPException
 from werkzeug.serving import make_server
 
@@ -247,8 +248,20 @@ def error_response(status: int, reason: int, message: str, headers: dict[str, st
 # --- the app -----------------------------------------------------------------------------------
 
 
+class StrictJSON(DefaultJSONProvider):
+    """Python's json takes NaN and Infinity, which RFC 8259 does not: a body
+    holding them is refused as any body that is not JSON (400)."""
+
+    def loads(self, s: str | bytes, **kwargs: Any) -> Any:
+        def refuse(constant: str) -> Any:
+            raise ValueError(f"{constant} is not JSON")
+
+        return super().loads(s, parse_constant=refuse, **kwargs)
+
+
 def create_app(variants: set[str]) -> Flask:
     app = Flask(__name__)
+    app.json = StrictJSON(app)
     app.config["MAX_CONTENT_LENGTH"] = BODY_LIMIT
     app.json.sort_keys = True
     app.json.ensure_ascii = False

@@ -258,6 +258,11 @@ const MASKED: &[(&str, &[&str], &str)] = &[
         &["claims-model-without-uuid"],
         "with the model named by its fields only (`claims_carry_model_uuid: false`), a model left out cannot be told from one given without its uuid",
     ),
+    (
+        "unknown-field-answered-400",
+        &["unknown-fields-ignored"],
+        "with fields the settings do not define ignored, no unknown field fails validation: there is no 417 left to answer 400",
+    ),
 ];
 
 /// Does the suite fail on `fault` with `variants` on and `choices`

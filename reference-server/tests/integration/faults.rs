@@ -154,7 +154,7 @@ fn touches(fault: Fault, req: &Req) -> bool {
     let known = is_uuid || is_name || is_tag;
     let known_tokens = [ADA_TOKEN, CATALOG_TOKEN];
     let settings: &[&str] = match reference {
-        "users" | "Users" | USERS_UUID => &["email", "password"],
+        "users" | "Users" | USERS_UUID => &["email", "password", "locale"],
         "catalog" | "Catalog" | CATALOG_UUID => &["account", "pin"],
         _ => &["table", "vip"],
     };
@@ -274,6 +274,37 @@ fn touches(fault: Fault, req: &Req) -> bool {
         }
         // Request ids are masked in what is compared.
         Fault::RequestIdPerConnection => false,
+        // A key that differs from a setting's name only in letter case.
+        Fault::FieldNamesIgnoreCase => fields.is_some_and(|f| {
+            f.keys().any(|k| {
+                !settings.contains(&k.as_str())
+                    && settings.iter().any(|s| s.eq_ignore_ascii_case(k))
+            })
+        }),
+        // A boolean or a string where an integer is declared.
+        Fault::TypesCoerced => fields.is_some_and(|f| {
+            f.iter()
+                .any(|(k, v)| matches!(k.as_str(), "pin" | "table") && (v.is_boolean() || v.is_string()))
+        }),
+        Fault::BoundsNotEnforced => fields.is_some_and(|f| {
+            f.iter().any(|(k, v)| match (k.as_str(), v.as_i64()) {
+                ("pin", Some(n)) => !(0..=9999).contains(&n),
+                ("table", Some(n)) => !(1..=99).contains(&n),
+                _ => false,
+            })
+        }),
+        Fault::MaximumExclusive => fields.is_some_and(|f| {
+            f.iter().any(|(k, v)| match (k.as_str(), v.as_i64()) {
+                ("pin", Some(n)) => n == 9999,
+                ("table", Some(n)) => n == 99,
+                _ => false,
+            })
+        }),
+        // Bytes after a JSON value.
+        Fault::TrailingBytesAccepted => body.is_some_and(|b| {
+            let mut values = serde_json::Deserializer::from_slice(b).into_iter::<Value>();
+            values.next().is_some_and(|v| v.is_ok()) && body_json.is_none()
+        }),
     }
 }
 

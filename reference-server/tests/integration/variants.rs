@@ -187,6 +187,18 @@ fn touches(variant: Variant, req: &Req) -> bool {
                 && header("X-Auth-Token").is_some_and(|t| !t.is_empty() && t != CATALOG_TOKEN)
         }
         Variant::BodyLimit16k => body.is_some_and(|b| b.len() > SMALL_BODY_LIMIT),
+        // A JSON object with a key no setting of the probed component defines.
+        Variant::UnknownFieldsIgnored => body.is_some_and(|b| {
+            serde_json::from_slice::<Value>(b).ok().is_some_and(|v| {
+                v.as_object().is_some_and(|o| {
+                    let known = [
+                        "email", "password", "locale", "account", "pin", "table", "vip",
+                    ];
+                    o.keys().any(|k| !known.contains(&k.as_str()))
+                })
+            })
+        }),
+        Variant::BomIgnored => body.is_some_and(|b| b.starts_with("\u{feff}".as_bytes())),
         // Shape variants: judged by blanking what they may change.
         Variant::Authorize201
         | Variant::WrappedSuccess

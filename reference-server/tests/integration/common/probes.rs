@@ -104,6 +104,21 @@ pub fn fault_probe(fault: Fault) -> Req {
         Fault::WrongTypeAnswered400 => {
             Req::get("catalog").json(json!({"account": "acme", "pin": true}))
         }
+        // Required `account` only under another letter case: 417 when names
+        // are matched exactly.
+        Fault::FieldNamesIgnoreCase => {
+            Req::get("catalog").json(json!({"ACCOUNT": "acme", "pin": 1234}))
+        }
+        Fault::TypesCoerced => Req::get("catalog").json(json!({"account": "acme", "pin": true})),
+        Fault::MaximumExclusive => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": 9999}))
+        }
+        Fault::BoundsNotEnforced => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": 10000}))
+        }
+        Fault::TrailingBytesAccepted => Req::get("catalog")
+            .header("Content-Type", "application/json")
+            .body("{\"account\": \"acme\", \"pin\": 1234} junk"),
         Fault::JsonCharsetRefused => Req::get("catalog")
             .json(acme.clone())
             .header("Content-Type", "application/json; charset=utf-8"),
@@ -138,6 +153,12 @@ pub fn variant_probe(variant: Variant) -> Req {
         | Variant::ProjectUuidOnErrorsOnly
         | Variant::EnvDefaultLive => Req::get("catalog"),
         // The auth fields claim a model (spec/README.md choice 3).
+        Variant::UnknownFieldsIgnored => {
+            Req::get("catalog").json(json!({"account": "acme", "pin": 1234, "note": "x"}))
+        }
+        Variant::BomIgnored => Req::get("catalog")
+            .header("Content-Type", "application/json")
+            .body("\u{feff}{\"account\": \"acme\", \"pin\": 1234}"),
         // A fresh server: no Authorize has recorded a claim yet.
         Variant::ClaimsModelWithoutUuid | Variant::RecordsClaims => {
             Req::get("catalog").json(acme())
