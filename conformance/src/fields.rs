@@ -176,7 +176,10 @@ impl RawField {
                 let mut judgement = Judgement::default();
                 field.judge_value(v, &mut judgement);
                 if let Some(why) = judgement.breaks.first() {
-                    return Err(format!("`enum` value {} does not keep the field's own settings: {why}", i + 1));
+                    return Err(format!(
+                        "`enum` value {} does not keep the field's own settings: {why}",
+                        i + 1
+                    ));
                 }
             }
         }
@@ -184,6 +187,19 @@ impl RawField {
             allowed: self.allowed,
             ..field
         })
+    }
+}
+
+/// A field read and checked where it is written (so an error has its
+/// line); its name is set by the map that holds it.
+struct CheckedField(Field);
+
+impl<'de> Deserialize<'de> for CheckedField {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        RawField::deserialize(d)?
+            .checked(String::new())
+            .map(CheckedField)
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -199,17 +215,19 @@ impl<'de> Deserialize<'de> for Fields {
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a mapping of field names to {type, required, min_length, max_length, pattern, minimum, maximum, enum, secret}")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Fields, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Fields, A::Error> {
                 let mut fields: Vec<Field> = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
-                    let raw: RawField = map.next_value()?;
+                    let CheckedField(field) = map.next_value()?;
                     if fields.iter().any(|f| f.name == name) {
-                        return Err(serde::de::Error::custom(format!("`{name}` is declared twice")));
+                        return Err(serde::de::Error::custom(format!(
+                            "`{name}` is declared twice"
+                        )));
                     }
-                    let field = raw.checked(name.clone()).map_err(|why| {
-                        serde::de::Error::custom(format!("field `{name}`: {why}"))
-                    })?;
-                    fields.push(field);
+                    fields.push(Field { name, ..field });
                 }
                 if fields.is_empty() {
                     return Err(serde::de::Error::custom("`fields` declares no field"));
@@ -290,7 +308,11 @@ impl Fields {
     pub fn broken_by(&self, body: &serde_json::Map<String, Value>) -> Vec<String> {
         let j = self.judge(&Value::Object(body.clone()));
         let mut out = j.breaks;
-        out.extend(j.unknown.iter().map(|k| format!("{k} is not a declared field")));
+        out.extend(
+            j.unknown
+                .iter()
+                .map(|k| format!("{k} is not a declared field")),
+        );
         out
     }
 
@@ -305,7 +327,9 @@ impl Field {
         let name = &self.name;
         let kind = self.kind.as_str();
         match (self.kind, value) {
-            (_, Value::Null) => j.breaks.push(format!("`{name}` is null where a {kind} is declared")),
+            (_, Value::Null) => j
+                .breaks
+                .push(format!("`{name}` is null where a {kind} is declared")),
             (FieldType::String, Value::String(s)) => self.judge_string(s, j),
             (FieldType::Boolean, Value::Bool(_)) => {}
             (FieldType::Integer | FieldType::Number, Value::Number(n)) => {
@@ -329,7 +353,8 @@ impl Field {
                 }
                 if let Some(min) = self.minimum {
                     if v < min {
-                        j.breaks.push(format!("`{name}` is under its minimum {min}"));
+                        j.breaks
+                            .push(format!("`{name}` is under its minimum {min}"));
                     }
                 }
                 if let Some(max) = self.maximum {
@@ -349,7 +374,8 @@ impl Field {
                 _ => a == value,
             };
             if !allowed.iter().any(same) && !matches!(value, Value::Null) {
-                j.breaks.push(format!("`{name}` is not one of its `enum` values"));
+                j.breaks
+                    .push(format!("`{name}` is not one of its `enum` values"));
             }
         }
     }
@@ -380,7 +406,8 @@ impl Field {
         }
         if let Some(p) = &self.pattern {
             if !p.matches(s) {
-                j.breaks.push(format!("`{name}` does not match its pattern"));
+                j.breaks
+                    .push(format!("`{name}` does not match its pattern"));
             }
         }
     }
@@ -451,14 +478,14 @@ remember: {type: boolean}
             (json!({"username": "Ada"}), "pattern"),
             (json!({"currency": "GBP"}), "enum"),
             (json!({"remember": 1}), "a number where a boolean"),
-            (json!({"username": "DROP", "USERNAME": "ada_l"}), "another letter case"),
+            (
+                json!({"username": "DROP", "USERNAME": "ada_l"}),
+                "another letter case",
+            ),
             (json!({"pin": "DROP"}), "required and missing"),
         ] {
             let j = broken(patch.clone());
-            assert!(
-                j.breaks.iter().any(|b| b.contains(why)),
-                "{patch}: {j:?}"
-            );
+            assert!(j.breaks.iter().any(|b| b.contains(why)), "{patch}: {j:?}");
         }
     }
 
@@ -490,16 +517,27 @@ remember: {type: boolean}
     #[test]
     fn impossible_declarations_are_refused() {
         for (yaml, why) in [
-            ("a: {type: string, min_length: 5, max_length: 2}", "over `max_length`"),
-            ("a: {type: integer, minimum: 9, maximum: 1}", "over `maximum`"),
+            (
+                "a: {type: string, min_length: 5, max_length: 2}",
+                "over `max_length`",
+            ),
+            (
+                "a: {type: integer, minimum: 9, maximum: 1}",
+                "over `maximum`",
+            ),
             ("a: {type: integer, min_length: 1}", "does not apply"),
-            ("a: {type: string, pattern: \"(\"}", "not a regular expression"),
+            (
+                "a: {type: string, pattern: \"(\"}",
+                "not a regular expression",
+            ),
             ("a: {type: string, enum: []}", "no value"),
             ("a: {type: integer, enum: [x]}", "does not keep"),
             ("a: {type: text}", "unknown variant"),
             ("a: {type: string, max: 3}", "unknown field"),
         ] {
-            let e = serde_yaml::from_str::<Fields>(yaml).err().map(|e| e.to_string());
+            let e = serde_yaml::from_str::<Fields>(yaml)
+                .err()
+                .map(|e| e.to_string());
             assert!(e.as_deref().unwrap_or("").contains(why), "{yaml}: {e:?}");
         }
     }

@@ -545,6 +545,23 @@ fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode 
         plan.runnable.len(),
         plan.skipped.len()
     );
+    let declared: Vec<String> = profile
+        .components
+        .iter()
+        .filter_map(|c| {
+            Some(format!(
+                "{} ({} fields)",
+                c.name,
+                c.fields.as_ref()?.0.len()
+            ))
+        })
+        .collect();
+    if !declared.is_empty() {
+        println!(
+            "Declared auth settings: {}: every generated body of theirs has a known verdict (fields/*)",
+            declared.join(", ")
+        );
+    }
     let mut needs: Vec<_> = plan.skipped.iter().map(|(_, n)| *n).collect();
     needs.sort();
     needs.dedup();

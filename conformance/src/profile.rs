@@ -863,7 +863,9 @@ impl<'de> Deserialize<'de> for RawComponent {
                 )));
             }
             if let Some(invalid) = &a.invalid_body {
-                if fields.judge(&serde_json::Value::Object(invalid.0.clone())).keeps()
+                if fields
+                    .judge(&serde_json::Value::Object(invalid.0.clone()))
+                    .keeps()
                     && fields.broken_by(&invalid.0).is_empty()
                 {
                     return Err(serde::de::Error::custom(format!(

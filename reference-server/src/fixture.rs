@@ -126,7 +126,9 @@ fn pattern<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D:
     let source = String::deserialize(d)?;
     regex_lite::Regex::new(&source)
         .map(|regex| Some(Pattern { source, regex }))
-        .map_err(|e| serde::de::Error::custom(format!("`pattern` is not a regular expression: {e}")))
+        .map_err(|e| {
+            serde::de::Error::custom(format!("`pattern` is not a regular expression: {e}"))
+        })
 }
 
 /// The JSON type an auth field must have.

@@ -145,7 +145,9 @@ pub(crate) fn fields_with(
             FieldType::Integer => {
                 value.is_i64()
                     || value.is_u64()
-                    || (coerced && (value.is_boolean() || value.as_str().is_some_and(|s| s.parse::<i64>().is_ok())))
+                    || (coerced
+                        && (value.is_boolean()
+                            || value.as_str().is_some_and(|s| s.parse::<i64>().is_ok())))
             }
             FieldType::Boolean => value.is_boolean(),
         };

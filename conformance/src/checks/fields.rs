@@ -97,7 +97,12 @@ async fn judge(t: Arc<RunContext>, id: &'static str) -> Outcome {
             Some(describe(case, why))
         })
         .collect();
-    failures.extend(generated.findings.iter().filter_map(|f| f.failure(id, seed)));
+    failures.extend(
+        generated
+            .findings
+            .iter()
+            .filter_map(|f| f.failure(id, seed)),
+    );
     // A redirect is no answer to judge: it fails the check (as it fails
     // every invariant), never a pass.
     if failures.is_empty() {

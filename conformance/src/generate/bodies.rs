@@ -289,7 +289,9 @@ fn change_strategy(lits: Vec<Vec<Lit>>) -> BoxedStrategy<Change> {
     let n_fields = lits.len();
     let generic = all_literals();
     if n_fields == 0 {
-        return proptest::sample::select(generic).prop_map(Change::Add).boxed();
+        return proptest::sample::select(generic)
+            .prop_map(Change::Add)
+            .boxed();
     }
     let set = (0..n_fields).prop_flat_map(move |i| {
         proptest::sample::select(lits[i].clone()).prop_map(move |lit| Change::Set(i, lit))
@@ -446,7 +448,10 @@ mod tests {
         let f = Fields::of(body.as_object().unwrap());
         assert_eq!(f.with(&[]), r#"{"a":"x","b":1}"#);
         assert_eq!(
-            f.with(&[Change::Set(1, "18446744073709551616".into()), Change::Drop(0)]),
+            f.with(&[
+                Change::Set(1, "18446744073709551616".into()),
+                Change::Drop(0)
+            ]),
             r#"{"b":18446744073709551616}"#
         );
         assert_eq!(
@@ -492,7 +497,11 @@ mod tests {
         assert_eq!(f.len(), 3, "currency is declared, not in the body");
         let lits = field_literals(&f, Some(&declared));
         for want in ["999", "1000", "9999", "10000", "1000.5", "1000.0"] {
-            assert!(lits[0].iter().any(|l| l == want), "pin: {want} in {:?}", lits[0]);
+            assert!(
+                lits[0].iter().any(|l| l == want),
+                "pin: {want} in {:?}",
+                lits[0]
+            );
         }
         for want in [r#""aa""#, r#""aaa""#, r#""aaaaa""#, r#""aaaaaa""#] {
             assert!(lits[1].iter().any(|l| l == want), "name: {want}");

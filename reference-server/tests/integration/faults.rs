@@ -283,8 +283,9 @@ fn touches(fault: Fault, req: &Req) -> bool {
         }),
         // A boolean or a string where an integer is declared.
         Fault::TypesCoerced => fields.is_some_and(|f| {
-            f.iter()
-                .any(|(k, v)| matches!(k.as_str(), "pin" | "table") && (v.is_boolean() || v.is_string()))
+            f.iter().any(|(k, v)| {
+                matches!(k.as_str(), "pin" | "table") && (v.is_boolean() || v.is_string())
+            })
         }),
         Fault::BoundsNotEnforced => fields.is_some_and(|f| {
             f.iter().any(|(k, v)| match (k.as_str(), v.as_i64()) {
