@@ -767,7 +767,7 @@ fn authorize(
         env: view.env,
         model: view.model(model),
         status: true,
-        token,
+        token: token.into(),
     }))
 }
 
