@@ -96,13 +96,29 @@ fn default_run_passes_and_writes_reports_without_secrets() {
         stdout(&o),
         String::from_utf8_lossy(&o.stderr)
     );
+    // Checks and snapshot assertions counted apart, in the JSON's numbers.
     let last = last_line(&o);
-    let numbers: Vec<&str> = last.split(", ").collect();
-    assert!(
-        numbers.len() == 3 && numbers[1] == "0 failed" && numbers[2] == "0 skipped",
+    let (checks, snapshots) = last.split_once("; ").expect("two parts");
+    let json_text = std::fs::read_to_string(&json).expect("json written");
+    let summary: serde_json::Value = serde_json::from_str::<serde_json::Value>(&json_text)
+        .expect("json parses")["summary"]
+        .clone();
+    let (c, s) = (&summary["checks"], &summary["snapshots"]);
+    assert_eq!(
+        checks,
+        format!("{} checks: {} passed, 0 failed, 0 skipped", c["total"], c["passed"]),
         "{last}"
     );
-    assert!(numbers[0].ends_with(" passed"));
+    assert_eq!(
+        snapshots,
+        format!("{} snapshots: {} passed, 0 failed", s["total"], s["passed"]),
+        "{last}"
+    );
+    assert!(c["total"].as_u64().unwrap() > 80 && s["total"].as_u64().unwrap() > 50);
+    assert_eq!(
+        summary["passed"].as_u64(),
+        Some(c["passed"].as_u64().unwrap() + s["passed"].as_u64().unwrap())
+    );
 
     let junit = std::fs::read_to_string(&junit).expect("junit written");
     assert!(
@@ -779,10 +795,10 @@ fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
     for flag in flags {
         assert!(help.contains(flag), "{flag} is not a flag of conformance");
     }
-    assert!(script.contains(r#"conformance check-profile "$profile""#));
+    assert!(script.contains(r#"conformance check-profile --profile "$profile""#));
     let check = conformance(&["check-profile", "--help"], &[]);
     assert!(
-        stdout(&check).contains("<FILE>"),
+        stdout(&check).contains("--profile <FILE>"),
         "check-profile takes the profile"
     );
 }
