@@ -225,7 +225,8 @@ fn ratio(l: &LatencyChange) -> String {
 impl Changes {
     /// The first line: counts of each kind of change.
     pub fn headline(&self) -> String {
-        let n = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let n =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         [
             n(self.regressions.len(), "regression", "regressions"),
             n(self.fixes.len(), "fix", "fixes"),

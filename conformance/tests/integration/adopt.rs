@@ -237,7 +237,11 @@ fn a_baseline_adopts_a_failing_server_and_cannot_rot() {
     assert!(
         stdout(&worse).starts_with(&format!(
             "{failed} {}, ",
-            if failed == 1 { "regression" } else { "regressions" }
+            if failed == 1 {
+                "regression"
+            } else {
+                "regressions"
+            }
         )),
         "{}",
         stdout(&worse)

@@ -106,7 +106,10 @@ fn default_run_passes_and_writes_reports_without_secrets() {
     let (c, s) = (&summary["checks"], &summary["snapshots"]);
     assert_eq!(
         checks,
-        format!("{} checks: {} passed, 0 failed, 0 skipped", c["total"], c["passed"]),
+        format!(
+            "{} checks: {} passed, 0 failed, 0 skipped",
+            c["total"], c["passed"]
+        ),
         "{last}"
     );
     assert_eq!(
