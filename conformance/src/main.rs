@@ -387,6 +387,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         None => None,
     };
 
+    let profile_name = args
+        .profile
+        .as_ref()
+        .map_or(SHIPPED_PROFILE_NAME.to_owned(), |p| p.display().to_string());
     let (profile, default_snapshots, server) = match &args.profile {
         Some(path) => match Profile::from_path(path) {
             Ok(p) => (p, snapshots_beside(path), None),
@@ -429,6 +433,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             update,
         }),
     };
+    let definitions = conformance::curl::definitions(&profile, &profile_name);
     let result = run(profile, &options).await;
     let embedded = server.is_some();
     if let Some(server) = server {
@@ -445,6 +450,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(baseline) = &baseline {
         conformance::baseline::apply(&mut report, baseline, Date::today());
     }
+    report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
         let text = conformance::baseline::write(&report, baseline.as_ref());
         if let Err(e) = std::fs::write(path, text) {

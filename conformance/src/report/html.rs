@@ -173,6 +173,14 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</ul>\n");
     }
+    if !report.reproduction_variables.is_empty() {
+        out.push_str("<p class=\"meta\">The reproductions read variables whose values are in the profile (not printed here); define them before pasting one:</p>\n<pre class=\"repro\">");
+        for d in &report.reproduction_variables {
+            out.push_str(&esc(&d.line()));
+            out.push('\n');
+        }
+        out.push_str("</pre>\n");
+    }
     if !report.latency.is_empty() {
         out.push_str(
             "<table class=\"latency\"><caption>Latency per operation (every request of the run)</caption>\n\

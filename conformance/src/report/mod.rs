@@ -377,6 +377,11 @@ pub struct Report {
     /// paste (`key: value`, a comment where the run cannot tell the value).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undeclared: Vec<String>,
+    /// The variables this report's reproductions read that the profile
+    /// does not take from the environment: each to `export` before pasting
+    /// one, with where its value is (never the value).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reproduction_variables: Vec<crate::curl::Definition>,
 }
 
 impl Report {
@@ -400,7 +405,26 @@ impl Report {
             results,
             hints: Vec::new(),
             undeclared: Vec::new(),
+            reproduction_variables: Vec::new(),
         }
+    }
+
+    /// Keeps of `definitions` those a reproduction in this report reads
+    /// (`${VARIABLE}`), for the report to print how to define them.
+    pub fn define_reproduction_variables(&mut self, definitions: Vec<crate::curl::Definition>) {
+        let texts: Vec<&str> = self
+            .results
+            .iter()
+            .filter_map(|r| r.actual.as_deref())
+            .filter(|a| a.contains("curl "))
+            .collect();
+        self.reproduction_variables = definitions
+            .into_iter()
+            .filter(|d| {
+                let used = format!("${{{}}}", d.variable);
+                texts.iter().any(|t| t.contains(&used))
+            })
+            .collect();
     }
 
     /// Counts the results again, after they were changed (a baseline

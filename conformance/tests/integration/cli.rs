@@ -1076,6 +1076,138 @@ fn a_reproduction_runs_as_pasted_with_the_profiles_own_variables() {
     rt.block_on(server.shutdown());
 }
 
+/// The value `key` (as a report's `export` line names it) holds in the
+/// profile `yaml`: `client_secret`, `components[0].auth_token`,
+/// `components[1].authorize.valid_body.pin`, `base_url (its password)`.
+fn value_at(yaml: &serde_yaml::Value, key: &str) -> String {
+    if key == "base_url (its password)" {
+        let url = reqwest::Url::parse(yaml["base_url"].as_str().expect("base_url")).expect("url");
+        return url.password().expect("a password").to_owned();
+    }
+    let mut at = yaml;
+    for part in key.split('.') {
+        at = match part.split_once('[') {
+            Some((name, index)) => {
+                &at[name][index.trim_end_matches(']').parse::<usize>().expect("index")]
+            }
+            None => &at[part],
+        };
+    }
+    match at {
+        serde_yaml::Value::String(s) => s.clone(),
+        serde_yaml::Value::Number(n) => n.to_string(),
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+/// Every kind of secret a profile may write out itself (the client secret,
+/// a component's token, a string and a number among the body fields, the
+/// password in `base_url`) becomes a variable in the reproductions, and the
+/// report prints the `export` line for each with the key that holds its
+/// value, never the value. Defined from the keys the report names, every
+/// reproduction pasted into `sh -u` (an undefined variable is an error)
+/// gets the status the run got.
+#[test]
+fn every_variable_a_reproduction_reads_is_defined_or_named() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions {
+                fault: Some(reference_server::Fault::SuccessBodyNotJson),
+                ..Default::default()
+            },
+        ))
+        .expect("reference server");
+    let port = server.addr().port();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    let text = shipped.replace(
+        "base_url: http://127.0.0.1:8080",
+        &format!("base_url: http://gateway:gw-pass-5521@127.0.0.1:{port}"),
+    );
+    let dir = scratch("defined");
+    let path = dir.join("profile.yaml");
+    std::fs::write(&path, &text).expect("write profile");
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
+    let out = conformance(
+        &[
+            "--profile",
+            path.to_str().expect("utf-8"),
+            "--no-snapshots",
+            "--only",
+            "responses/json",
+        ],
+        &[],
+    );
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    for secret in [
+        "demo-secret-7Qx9",
+        "users-token-ada-0001",
+        "correct-horse",
+        "gw-pass-5521",
+    ] {
+        assert!(!shown.contains(secret), "a secret is printed:\n{shown}");
+    }
+    // The export lines: variable, and the key that holds its value.
+    let mut env: Vec<(String, String)> = Vec::new();
+    let file = format!(" in {}", path.display());
+    for line in shown
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("export "))
+    {
+        let (variable, rest) = line.split_once("=...   # the value of `").expect(line);
+        let (key, tail) = rest.split_once('`').expect(line);
+        assert_eq!(tail, file, "{line}");
+        env.push((variable.to_owned(), value_at(&yaml, key)));
+    }
+    let names: Vec<&str> = env.iter().map(|(v, _)| v.as_str()).collect();
+    for kind in [
+        "CLIENT_SECRET",
+        "AUTH_TOKEN_USERS",
+        "PASSWORD_USERS",
+        "PIN_CATALOG",
+        "BASE_URL_PASSWORD",
+    ] {
+        assert!(names.contains(&kind), "no export line for {kind}:\n{shown}");
+    }
+    // Every reproduction, with the status its answer line names.
+    let lines: Vec<&str> = shown.lines().collect();
+    let mut pasted = 0;
+    let curl_runs = Command::new("curl").arg("--version").output().is_ok();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(command) = line.trim_start().strip_prefix("reproduce: ") else {
+            continue;
+        };
+        assert!(command.starts_with("curl "), "{command}");
+        for var in command.split("${").skip(1) {
+            let var = var.split('}').next().expect("a name");
+            assert!(
+                names.contains(&var),
+                "`{var}` is neither the profile's nor defined by an export line: {command}"
+            );
+        }
+        let status = lines[i - 1]
+            .split("HTTP ")
+            .nth(1)
+            .map(|s| &s[..3])
+            .expect("the answer's status");
+        if curl_runs {
+            let script = format!("{command} -o /dev/null -w '%{{http_code}}'");
+            let env: Vec<(&str, &str)> =
+                env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let got = sh(&format!("set -u\n{script}"), &env);
+            assert_eq!(got, status, "pasted, it answered {got:?}:\n{command}");
+        }
+        pasted += 1;
+    }
+    assert!(pasted >= 4, "{shown}");
+    rt.block_on(server.shutdown());
+}
+
 /// An empty header is reproduced as curl sends one (`-H 'Name;'`; given
 /// as `Name: ` curl drops it): pasted against a server that takes an empty
 /// X-Project-Env for an absent one, it gets the 200 the run got.
