@@ -320,6 +320,107 @@ fn the_readme_holds_the_catalogue() {
     );
 }
 
+/// The numbers before `word` in `text` (`99 checks`, `63 faults`).
+fn numbers_before(text: &str, word: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].trim_end_matches(' ');
+        let digits: String = before
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !digits.is_empty() {
+            out.push(digits.parse().expect("a number"));
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out
+}
+
+/// The numbers the README states that the tools print: the last line of
+/// a run (checks and snapshots), the catalogue's size, `coverage`'s
+/// statements, the reference server's faults and legal variants.
+#[test]
+fn readme_numbers_are_the_tools() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let run = conformance(&["--embedded"], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    let last = last_line(&run);
+    assert!(
+        readme.contains(&format!("`{last}`")),
+        "the README does not quote the run's last line `{last}`"
+    );
+    let (checks, snapshots) = last.split_once("; ").expect("checks; snapshots");
+    let count = |part: &str| part.split(' ').next().unwrap().parse::<usize>().unwrap();
+    let (checks, snapshots) = (count(checks), count(snapshots));
+    assert_eq!(checks, conformance::checks::catalogue().len());
+    for n in numbers_before(&flat, " checks") {
+        assert_eq!(
+            n, checks,
+            "the README says {n} checks; the tool runs {checks}"
+        );
+    }
+    assert!(flat.contains(&format!("{checks} checks and {snapshots} snapshots")));
+    let coverage = stdout(&conformance(&["coverage"], &[]));
+    let line = coverage.lines().last().expect("a summary");
+    let numbers: Vec<&str> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let [all, enforced, none] = numbers[..] else {
+        panic!("coverage's last line: {line}");
+    };
+    let sentence = format!(
+        "{all} statements of requirements in the description: {enforced} enforced by a check, {none} by none"
+    );
+    assert!(
+        flat.contains(&sentence),
+        "the README does not say {sentence:?} (coverage: {line})"
+    );
+    let faults = reference_server::Fault::ALL.len();
+    let variants = reference_server::Variant::ALL.len();
+    for phrase in [
+        format!("has {faults} faults"),
+        format!("Each of its {faults} faults"),
+        format!("{variants} legal variants"),
+    ] {
+        assert!(flat.contains(&phrase), "the README does not say {phrase:?}");
+    }
+    for (word, n) in [
+        ("--list-faults`;", faults),
+        (" legal variants", variants),
+        ("--list-variants`;", variants),
+    ] {
+        let stated = if word.starts_with("--") {
+            readme
+                .split(word)
+                .skip(1)
+                .map(|r| {
+                    r.trim_start()
+                        .split(')')
+                        .next()
+                        .unwrap()
+                        .parse::<usize>()
+                        .unwrap()
+                })
+                .collect()
+        } else {
+            numbers_before(&readme, word)
+        };
+        assert!(!stated.is_empty(), "the README states no number of{word}");
+        for s in stated {
+            assert_eq!(s, n, "the README says {s} for `{word}`; the tool has {n}");
+        }
+    }
+}
+
 /// Every test the README's "What the project promises" names exists: a
 /// promise never points at a test that was renamed or removed.
 #[test]
