@@ -44,7 +44,7 @@ set +e
 "$CONFORMANCE" --profile "$W/profile.yaml" --no-snapshots >"$W/ours.log" 2>&1
 ours_status=$?
 set -e
-ours_summary="$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$W/ours.log" | tail -1 || true)"
+ours_summary="$(grep -E '^[0-9]+ checks?: [0-9]+ passed, [0-9]+ failed' "$W/ours.log" | tail -1 || true)"
 requests="$(grep -oE 'Requests: [^;]*' "$W/ours.log" | head -1 || true)"
 log "conformance exited $ours_status: $ours_summary"
 

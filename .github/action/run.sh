@@ -52,8 +52,8 @@ if [ -n "${CONFORMANCE_ARGS:-}" ]; then
 fi
 
 if is_true "${CONFORMANCE_CHECK_PROFILE:-true}"; then
-    echo "run.sh: conformance check-profile $profile" >&2
-    conformance check-profile "$profile"
+    echo "run.sh: conformance check-profile --profile $profile" >&2
+    conformance check-profile --profile "$profile"
 fi
 
 echo "run.sh: conformance ${args[*]}" >&2

@@ -61,6 +61,46 @@ pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
 
 pub(crate) use crate::profile::shell_name;
 
+/// A variable a reproduction reads that the profile does not take from the
+/// environment: the report prints `export VARIABLE=...` and where the value
+/// is, never the value, so that a reproduction runs as pasted once it is set.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Definition {
+    pub variable: String,
+    /// The profile's key that holds the value, and the file.
+    pub location: String,
+}
+
+impl Definition {
+    /// `export PIN_CATALOG=...   # the value of components[1]... in FILE`
+    pub fn line(&self) -> String {
+        format!(
+            "export {}=...   # the value of {}",
+            self.variable, self.location
+        )
+    }
+}
+
+/// The variables reproductions may read whose values the profile holds
+/// itself (`file` names it): those read from `${VAR}` are the user's own.
+pub fn definitions(profile: &Profile, file: &str) -> Vec<Definition> {
+    let all = profile.secret_values();
+    let mut out = placeholders(profile)
+        .into_iter()
+        .filter_map(|p| {
+            let s = all
+                .iter()
+                .find(|s| s.value == p.value && s.variable == p.variable)?;
+            (!s.from_env).then(|| Definition {
+                variable: p.variable,
+                location: format!("`{}` in {file}", s.key),
+            })
+        })
+        .collect::<Vec<_>>();
+    out.sort_by(|a, b| a.variable.cmp(&b.variable));
+    out
+}
+
 /// A header value the command must write as a shell expression rather than
 /// literally: a near miss of a secret (`"${CLIENT_SECRET}x"`).
 #[derive(Clone, Debug)]
@@ -72,10 +112,12 @@ pub struct Derived {
 /// `req` as a one-line `curl` command.
 pub fn render(req: &Req, secrets: &[Placeholder], derived: &[Derived]) -> String {
     let request = req.request();
+    // The URL through the secrets too: a password in `base_url` is
+    // written as its variable, not redacted (the command would send that).
     let mut out = format!(
         "curl -sS -X {} {}",
         request.method(),
-        quote(request.url().as_str())
+        substitute(request.url().as_str(), secrets)
     );
     for (name, value) in request.headers() {
         let shown = match derived

@@ -225,15 +225,17 @@ fn ratio(l: &LatencyChange) -> String {
 impl Changes {
     /// The first line: counts of each kind of change.
     pub fn headline(&self) -> String {
-        format!(
-            "{} regressions, {} fixes, {} other changes, {} added, {} removed, {} snapshot changes",
-            self.regressions.len(),
-            self.fixes.len(),
-            self.changed.len(),
-            self.added.len(),
-            self.removed.len(),
-            self.snapshots.len()
-        )
+        let n =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        [
+            n(self.regressions.len(), "regression", "regressions"),
+            n(self.fixes.len(), "fix", "fixes"),
+            n(self.changed.len(), "other change", "other changes"),
+            format!("{} added", self.added.len()),
+            format!("{} removed", self.removed.len()),
+            n(self.snapshots.len(), "snapshot change", "snapshot changes"),
+        ]
+        .join(", ")
     }
 
     /// For a terminal or a CI log.
@@ -252,8 +254,9 @@ impl Changes {
                     c.id,
                     c.title
                 ));
+                // Whole: a reproduction is its comment line and its curl.
                 if let Some(actual) = &c.actual {
-                    for line in actual.lines().take(6) {
+                    for line in actual.lines() {
                         out.push_str(&format!("      {line}\n"));
                     }
                 }
@@ -431,7 +434,7 @@ mod tests {
         assert_eq!(c.removed[0].id, "gone");
         let text = c.text();
         assert!(text.starts_with(
-            "2 regressions, 1 fixes, 2 other changes, 1 added, 1 removed, 1 snapshot changes\n"
+            "2 regressions, 1 fix, 2 other changes, 1 added, 1 removed, 1 snapshot change\n"
         ));
         assert!(text.contains("auth_claims  4 ms -> 6 ms +50%"), "{text}");
         assert!(

@@ -26,7 +26,8 @@
 //! - [`exchange`]: the normalised record of one request and answer;
 //!   [`volatile`]: values that change between identical requests;
 //! - [`runner`]: selects, runs concurrently, collects; [`observe`]: the
-//!   server's choices, asked for (`conformance choices`);
+//!   server's choices, asked for (`conformance choices`); [`init`]: a
+//!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
 //! - [`report`]: human, JUnit, JSON, SARIF and HTML output; [`baseline`],
 //!   [`diff`], [`coverage`], [`outcomes`], [`budget`], [`latency`]: adopting
@@ -53,6 +54,7 @@ pub mod envelope;
 pub mod exchange;
 pub mod fields;
 pub mod generate;
+pub mod init;
 pub mod input;
 pub mod latency;
 pub mod level;

@@ -68,6 +68,13 @@ enum Command {
         #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
         skip: Vec<String>,
     },
+    /// Start gating your server: write a profile (secrets as `${VAR}`s),
+    /// observe the server's choices and paste them in, say what the profile
+    /// lets run (check-profile), and write a CI workflow that uses this
+    /// repository's action. Asks on a terminal for what the flags leave out.
+    /// Exit 0 when every MUST check can run, 1 when some cannot, 2 for a
+    /// bad answer or a server that cannot be reached.
+    Init(InitArgs),
     /// Ask the server what it chose where the description is silent
     /// (statuses of refusals and successes, where modelUuid travels, ...)
     /// and print it as a `choices:` block to paste into its profile. A run
@@ -101,6 +108,44 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+}
+
+#[derive(Args)]
+struct InitArgs {
+    /// The server's URL (with any path prefix before /v2/api).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The X-Client-Id the runner sends.
+    #[arg(long, value_name = "ID")]
+    client_id: Option<String>,
+    /// The environment variable that holds the client secret.
+    #[arg(long, value_name = "VAR")]
+    client_secret_env: Option<String>,
+    /// A component, as a YAML mapping (repeatable): `{name: Users, tag:
+    /// users, uuid: UUID, requires_auth: true, token_env: USERS_TOKEN,
+    /// model_uuid: UUID, valid_body: {email: a@example.com, password:
+    /// "${USERS_PASSWORD}"}}`; `token_env` names the variable that holds a
+    /// token of the component; `model_uuid` and `valid_body` (a model and
+    /// the fields that authorize it) run the Authorize checks;
+    /// `invalid_body` the 417 ones.
+    #[arg(long = "component", value_name = "YAML")]
+    components: Vec<String>,
+    /// Where the profile, its snapshots and its baseline go.
+    #[arg(long, value_name = "DIR", default_value = "conformance")]
+    dir: PathBuf,
+    /// Where the CI workflow goes.
+    #[arg(
+        long,
+        value_name = "FILE",
+        default_value = ".github/workflows/conformance.yml"
+    )]
+    workflow: PathBuf,
+    /// Replace files that exist.
+    #[arg(long)]
+    force: bool,
+    /// Do not ask the server (write the profile without `choices:`).
+    #[arg(long)]
+    no_observe: bool,
 }
 
 #[derive(Args)]
@@ -246,6 +291,7 @@ fn main() -> ExitCode {
             };
             return check_profile(&file, only, skip);
         }
+        Some(Command::Init(args)) => return init(args),
         Some(Command::Choices { profile, embedded }) => {
             if let Err(code) = target_given(profile.is_some(), embedded) {
                 return code;
@@ -341,6 +387,10 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         None => None,
     };
 
+    let profile_name = args
+        .profile
+        .as_ref()
+        .map_or(SHIPPED_PROFILE_NAME.to_owned(), |p| p.display().to_string());
     let (profile, default_snapshots, server) = match &args.profile {
         Some(path) => match Profile::from_path(path) {
             Ok(p) => (p, snapshots_beside(path), None),
@@ -383,6 +433,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             update,
         }),
     };
+    let definitions = conformance::curl::definitions(&profile, &profile_name);
     let result = run(profile, &options).await;
     let embedded = server.is_some();
     if let Some(server) = server {
@@ -399,6 +450,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(baseline) = &baseline {
         conformance::baseline::apply(&mut report, baseline, Date::today());
     }
+    report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
         let text = conformance::baseline::write(&report, baseline.as_ref());
         if let Err(e) = std::fs::write(path, text) {
@@ -527,19 +579,43 @@ fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode 
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
     };
+    match plan_text(file, &profile, only, skip) {
+        Ok((text, every_must)) => {
+            print!("{text}");
+            if every_must {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+        Err(message) => fail(&message),
+    }
+}
+
+/// What `check-profile` prints for `profile`, and whether every selected
+/// MUST check can run.
+fn plan_text(
+    file: &Path,
+    profile: &Profile,
+    only: Vec<String>,
+    skip: Vec<String>,
+) -> Result<(String, bool), String> {
+    use std::fmt::Write as _;
     let options = RunOptions {
         only,
         skip,
         ..RunOptions::default()
     };
-    let plan = Plan::new(&profile, &options);
+    let plan = Plan::new(profile, &options);
     if plan.runnable.is_empty() && plan.skipped.is_empty() {
-        return fail("--only/--skip selected no check (see `conformance list`)");
+        return Err("--only/--skip selected no check (see `conformance list`)".to_owned());
     }
     let must = |c: &&conformance::catalogue::Check| c.level_for(&profile) == Level::Must;
     let skipped_must = plan.skipped.iter().map(|(c, _)| c).filter(must).count();
-    println!("Profile {}: {profile}", file.display());
-    println!(
+    let mut out = String::new();
+    let _ = writeln!(out, "Profile {}: {profile}", file.display());
+    let _ = writeln!(
+        out,
         "{} checks: {} can run, {} cannot ({skipped_must} of them MUST)",
         plan.runnable.len() + plan.skipped.len(),
         plan.runnable.len(),
@@ -572,16 +648,249 @@ fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode 
             .filter(|(_, n)| *n == need)
             .map(|(c, _)| c.id.as_str())
             .collect();
-        println!();
-        println!("Cannot run: {} ({} checks)", need.reason(), ids.len());
-        println!("  To run them, {}.", need.remedy());
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Cannot run: {} ({} checks)", need.reason(), ids.len());
+        let _ = writeln!(out, "  To run them, {}.", need.remedy());
         for id in ids {
-            println!("  - {id}");
+            let _ = writeln!(out, "  - {id}");
         }
     }
     if skipped_must == 0 {
-        println!();
-        println!("Every selected MUST check can run.");
+        let _ = writeln!(out);
+        let _ = writeln!(out, "Every selected MUST check can run.");
+    }
+    Ok((out, skipped_must == 0))
+}
+
+/// Asks `question` on the terminal (stderr), when stdin is one; `None`
+/// otherwise, or for an empty answer.
+fn ask(question: &str) -> Option<String> {
+    use std::io::{BufRead, IsTerminal, Write};
+    if !std::io::stdin().is_terminal() {
+        return None;
+    }
+    eprint!("{question}: ");
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    std::io::stdin().lock().read_line(&mut line).ok()?;
+    let line = line.trim().to_owned();
+    (!line.is_empty()).then_some(line)
+}
+
+/// A flag's value, else the answer to `question`, else an error naming
+/// the flag.
+fn given_or_asked(value: Option<String>, flag: &str, question: &str) -> Result<String, String> {
+    value.or_else(|| ask(question)).ok_or_else(|| {
+        format!("init needs {flag} (not given, and stdin is not a terminal to ask on)")
+    })
+}
+
+/// Components asked one by one on a terminal, as `--component` takes them.
+fn ask_components() -> Vec<String> {
+    let mut out = Vec::new();
+    while let Some(name) = ask(&format!(
+        "Component {} name (empty: no more)",
+        out.len() + 1
+    )) {
+        let field = |q: &str| ask(q).unwrap_or_default();
+        let tag = field("  its tag");
+        let uuid = field("  its uuid");
+        let requires_auth = field("  requires auth? (y/n)")
+            .to_ascii_lowercase()
+            .starts_with('y');
+        let mut yaml = format!(
+            "{{name: {}, tag: {}, uuid: {}, requires_auth: {requires_auth}",
+            serde_json::Value::from(name),
+            serde_json::Value::from(tag),
+            serde_json::Value::from(uuid)
+        );
+        if requires_auth {
+            let var = field("  the environment variable that holds one of its tokens");
+            yaml.push_str(&format!(", token_env: {}", serde_json::Value::from(var)));
+        }
+        if let Some(model) = ask("  a model uuid for Authorize (empty: none)") {
+            let body = field(
+                "  the fields that authorize it, as YAML (secrets as \"${VAR}\"), e.g. {email: a@example.com, password: \"${USERS_PASSWORD}\"}",
+            );
+            yaml.push_str(&format!(
+                ", model_uuid: {}, valid_body: {body}",
+                serde_json::Value::from(model)
+            ));
+        }
+        yaml.push('}');
+        out.push(yaml);
+    }
+    out
+}
+
+/// `init`: profile, choices, plan, workflow.
+fn init(args: InitArgs) -> ExitCode {
+    use conformance::init::{Answers, ComponentAnswer};
+    let answers = (|| -> Result<Answers, String> {
+        let base_url = given_or_asked(args.base_url, "--base-url URL", "The server's base URL")?;
+        let client_id = given_or_asked(
+            args.client_id,
+            "--client-id ID",
+            "The client id (X-Client-Id)",
+        )?;
+        let client_secret_env = args
+            .client_secret_env
+            .or_else(|| {
+                ask("The environment variable that holds the client secret [CLIENT_SECRET]")
+            })
+            .unwrap_or_else(|| "CLIENT_SECRET".to_owned());
+        let texts = if args.components.is_empty() {
+            ask_components()
+        } else {
+            args.components
+        };
+        let components = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| ComponentAnswer::parse(text, &format!("--component {}", i + 1)))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| e.to_string())?;
+        let answers = Answers {
+            base_url,
+            client_id,
+            client_secret_env,
+            components,
+        };
+        answers.check().map_err(|e| e.to_string())?;
+        Ok(answers)
+    })();
+    let answers = match answers {
+        Ok(a) => a,
+        Err(e) => return fail(&e),
+    };
+    for c in &answers.components {
+        for field in c.written_secrets() {
+            eprintln!(
+                "warning: component `{}`: `valid_body.{field}` is a secret by its name and is written in the profile, which is committed; read it from the environment instead: `{field}: \"${{{}_{}}}\"`",
+                c.name,
+                field.to_ascii_uppercase(),
+                conformance::profile::shell_name(&c.tag)
+            );
+        }
+    }
+    let profile_path = args.dir.join("profile.yaml");
+    let baseline_path = args.dir.join("known-failures.yaml");
+    for path in [&profile_path, &baseline_path, &args.workflow] {
+        if path.exists() && !args.force {
+            return fail(&format!(
+                "{} exists; pass --force to replace it",
+                path.display()
+            ));
+        }
+    }
+    let shown = |p: &Path| p.display().to_string().replace('\\', "/");
+    let workflow = match answers.workflow_yaml(&shown(&profile_path), &shown(&baseline_path)) {
+        Ok(w) => w,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let write = |path: &Path, text: &str| -> Result<(), ExitCode> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| fail(&format!("cannot create {}: {e}", dir.display())))?;
+        }
+        std::fs::write(path, text)
+            .map_err(|e| fail(&format!("cannot write {}: {e}", path.display())))
+    };
+    let mut profile_text = answers.profile_yaml();
+    if let Err(code) = write(&profile_path, &profile_text) {
+        return code;
+    }
+    let vars = answers.variables().join(", $");
+    println!(
+        "Wrote {}: secrets read from ${vars} at run time.",
+        profile_path.display()
+    );
+    let profile = match Profile::from_path(&profile_path) {
+        Ok(p) => p,
+        Err(e) => {
+            return fail(&format!(
+                "{e}\n(the profile is written; set the variables it reads, then run `conformance choices --profile {}` and `conformance check-profile --profile {}`)",
+                profile_path.display(),
+                profile_path.display()
+            ));
+        }
+    };
+    if args.no_observe {
+        println!(
+            "Not observed (--no-observe): the profile has no `choices:`; `conformance choices --profile {}` prints them.",
+            profile_path.display()
+        );
+    } else {
+        let runtime = match tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+        {
+            Ok(r) => r,
+            Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+        };
+        let seen = runtime.block_on(conformance::observe::observe(
+            profile.clone(),
+            &RunOptions::default(),
+        ));
+        match seen {
+            Ok(choices) => {
+                profile_text = conformance::init::with_choices(&profile_text, &choices.to_yaml());
+                if let Err(code) = write(&profile_path, &profile_text) {
+                    return code;
+                }
+                println!(
+                    "Observed the server's choices and pasted them into the profile (read them before committing)."
+                );
+            }
+            Err(e) => {
+                return fail(&format!(
+                    "{e}\n(the profile is written without `choices:`; when the server answers, `conformance choices --profile {}` prints them)",
+                    profile_path.display()
+                ));
+            }
+        }
+    }
+    let profile = match Profile::from_path(&profile_path) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let (plan, every_must) = match plan_text(&profile_path, &profile, Vec::new(), Vec::new()) {
+        Ok(p) => p,
+        Err(e) => return fail(&e),
+    };
+    println!();
+    print!("{plan}");
+    println!();
+    if let Err(code) = write(
+        &baseline_path,
+        "# Known failures (see conformance/README.md, baselines): none yet.\n[]\n",
+    ) {
+        return code;
+    }
+    if let Err(code) = write(&args.workflow, &workflow) {
+        return code;
+    }
+    println!(
+        "Wrote {} (no known failures) and {}.",
+        baseline_path.display(),
+        args.workflow.display()
+    );
+    let secrets: Vec<String> = answers
+        .variables()
+        .iter()
+        .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
+        .collect();
+    println!(
+        "In the repository's settings, add the secrets {}.",
+        secrets.join(", ")
+    );
+    println!("Edit the workflow's \"Start the server\" step to start yours.");
+    println!("Next: record the snapshots, review and commit them with the profile:");
+    println!(
+        "  conformance --profile {} --accept",
+        profile_path.display()
+    );
+    if every_must {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

@@ -44,6 +44,10 @@ pub struct SecretValue {
     /// Scrubbed from text wherever it appears; `false` for a secret body
     /// field that is not a string, redacted by its field name instead.
     pub in_text: bool,
+    /// Where the profile holds it (`client_secret`,
+    /// `components[1].authorize.valid_body.pin`), for a report to say where
+    /// the value of a reproduction's variable is without printing it.
+    pub key: String,
 }
 
 /// `Café Menü` → `CAF_MEN_`: a shell variable name part.
@@ -343,31 +347,44 @@ impl Profile {
                 variable: name.clone(),
                 from_env: true,
                 in_text: true,
+                key: format!("${{{name}}}"),
             })
             .collect();
-        let mut keyed = |value: String, variable: String, in_text: bool| {
+        let mut keyed = |value: String, variable: String, in_text: bool, key: String| {
             all.push(SecretValue {
                 value,
                 variable,
                 from_env: false,
                 in_text,
+                key,
             })
         };
         keyed(
             self.client_secret.expose().to_owned(),
             "CLIENT_SECRET".to_owned(),
             true,
+            "client_secret".to_owned(),
         );
         if let Some(password) = reqwest::Url::parse(&self.base_url)
             .ok()
             .and_then(|url| url.password().map(str::to_owned))
         {
-            keyed(password, "BASE_URL_PASSWORD".to_owned(), true);
+            keyed(
+                password,
+                "BASE_URL_PASSWORD".to_owned(),
+                true,
+                "base_url (its password)".to_owned(),
+            );
         }
-        for c in &self.components {
+        for (i, c) in self.components.iter().enumerate() {
             let suffix = shell_name(&c.tag);
             if let Some(t) = &c.auth_token {
-                keyed(t.expose().to_owned(), format!("AUTH_TOKEN_{suffix}"), true);
+                keyed(
+                    t.expose().to_owned(),
+                    format!("AUTH_TOKEN_{suffix}"),
+                    true,
+                    format!("components[{i}].auth_token"),
+                );
             }
             let Some(a) = &c.authorize else { continue };
             for (name, value) in a.valid_body.iter() {
@@ -380,7 +397,12 @@ impl Profile {
                     serde_json::Value::String(s) => (s.clone(), true),
                     other => (other.to_string(), false),
                 };
-                keyed(text, format!("{}_{suffix}", shell_name(name)), in_text);
+                keyed(
+                    text,
+                    format!("{}_{suffix}", shell_name(name)),
+                    in_text,
+                    format!("components[{i}].authorize.valid_body.{name}"),
+                );
             }
         }
         all.retain(|s| !s.value.is_empty());

@@ -9,7 +9,7 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 
 use client_runtime::reqwest::Request;
-use generator_expected::{multipart, parameters, security, tagged};
+use generator_expected::{multipart, parameters, secrets, security, tagged};
 
 /// A listener that answers one request `204` and gives back its bytes.
 fn one_exchange() -> (String, std::thread::JoinHandle<Vec<u8>>) {
@@ -396,5 +396,95 @@ async fn a_tagged_one_of_carries_its_tag_both_ways() {
     assert!(
         matches!(&answer, tagged::DrawResponse::Ok(d) if d.body == circle),
         "{answer:?}"
+    );
+}
+
+/// A listener that answers one request with `response` (whole, with its
+/// head) and gives back the request's bytes.
+fn one_answer(response: &'static str) -> (String, std::thread::JoinHandle<Vec<u8>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let handle = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut received = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !String::from_utf8_lossy(&received).contains("\r\n\r\n") {
+            let n = stream.read(&mut buffer).unwrap();
+            if n == 0 {
+                break;
+            }
+            received.extend_from_slice(&buffer[..n]);
+        }
+        stream.write_all(response.as_bytes()).unwrap();
+        received
+    });
+    (base, handle)
+}
+
+#[tokio::test]
+async fn format_password_never_prints_and_travels_plain() {
+    use client_runtime::Secret;
+    const BODY: &str =
+        r#"{"user":"ada","token":"tok-7f3a9c","refresh":"ref-51d2e0","keys":["key-99b4a1"]}"#;
+    const ANSWER: &str = concat!(
+        "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nx-session-token: hdr-2c8e41\r\nconnection: close\r\ncontent-length: ",
+        "80",
+        "\r\n\r\n",
+        r#"{"user":"ada","token":"tok-7f3a9c","refresh":"ref-51d2e0","keys":["key-99b4a1"]}"#
+    );
+    assert_eq!(BODY.len(), 80);
+    let (base, listener) = one_answer(ANSWER);
+    let client = secrets::Client::new(&base).unwrap();
+    let login = secrets::types::Login {
+        user: "ada".into(),
+        password: Secret::new("pw-0d6b17"),
+    };
+    let answer = client.create_session().body(login).send().await.unwrap();
+    let received = String::from_utf8_lossy(&listener.join().unwrap()).into_owned();
+    // On the wire the password is its plain value.
+    assert!(
+        received.contains(r#"{"user":"ada","password":"pw-0d6b17"}"#),
+        "{received}"
+    );
+    let printed = format!("{answer:?} {answer:#?}");
+    for secret in ["tok-7f3a9c", "ref-51d2e0", "key-99b4a1", "hdr-2c8e41"] {
+        assert!(!printed.contains(secret), "{secret} printed in {printed}");
+    }
+    assert!(printed.contains("ada"), "{printed}");
+    assert!(printed.contains("[redacted]"), "{printed}");
+    let secrets::CreateSessionResponse::Ok(decoded) = answer else {
+        panic!("not Ok: {printed}");
+    };
+    let session = &decoded.body;
+    assert_eq!(session.token.expose(), "tok-7f3a9c");
+    assert_eq!(format!("{}", session.token), "[redacted]");
+    assert_eq!(
+        session.refresh.as_ref().map(Secret::expose),
+        Some("ref-51d2e0")
+    );
+    assert_eq!(
+        decoded.headers.x_session_token.as_ref().map(Secret::expose),
+        Some("hdr-2c8e41")
+    );
+    // serde writes back what it read.
+    assert_eq!(serde_json::to_string(session).unwrap(), BODY);
+    // A multipart part holds the plain value too.
+    let upload = secrets::types::UploadKeyBody {
+        name: "ci".into(),
+        key: Secret::new("mp-3e1f"),
+        spares: Some(vec![Secret::new("mp-spare")]),
+    };
+    let request = client
+        .upload_key()
+        .body(upload)
+        .build()
+        .unwrap()
+        .into_request();
+    let sent =
+        String::from_utf8_lossy(request.body().and_then(|b| b.as_bytes()).unwrap()).into_owned();
+    assert!(sent.contains("name=\"key\"\r\n\r\nmp-3e1f\r\n"), "{sent}");
+    assert!(
+        sent.contains("name=\"spares\"\r\n\r\nmp-spare\r\n"),
+        "{sent}"
     );
 }

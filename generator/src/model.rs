@@ -232,6 +232,10 @@ pub struct ResponseHeader {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TypeRef {
     String,
+    /// `type: string, format: password`: held in `client_runtime::Secret`,
+    /// whose `Debug` and `Display` print `[redacted]` (serde carries the
+    /// plain value), so an answer printed with `{:?}` shows no token.
+    Secret,
     Integer {
         bits: u8,
     },

@@ -779,7 +779,7 @@ fn authorize(
         env: view.env,
         model: view.model(model),
         status: true,
-        token,
+        token: token.into(),
     }))
 }
 

@@ -5,7 +5,8 @@
 //! shares, so that the generator emits only the API-specific parts:
 //!
 //! - [`Secret`]: a string whose `Debug` and `Display` print `[redacted]`, for
-//!   header parameters the spec marks `format: password`;
+//!   header parameters and string properties the spec marks
+//!   `format: password` (serde reads and writes the plain value);
 //! - [`Prepared`]: a built request that can still be changed (drop a header,
 //!   send a raw body, use another method) before it is sent, and is then
 //!   decoded by the operation's own typed decoder;

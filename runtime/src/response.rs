@@ -27,11 +27,34 @@ impl RawResponse {
 
 /// A documented answer: its body decoded into the schema's type, its
 /// documented headers into their own struct, and the raw answer kept.
-#[derive(Clone, Debug)]
+///
+/// `Debug` shows the decoded body and headers, and of the raw answer only
+/// its status and size: the typed values hold what the spec marks
+/// `format: password` in a [`Secret`](crate::Secret) that prints
+/// `[redacted]`, which the raw bytes cannot do.
+#[derive(Clone)]
 pub struct Decoded<T, H> {
     pub body: T,
     pub headers: H,
     pub raw: RawResponse,
+}
+
+impl<T: std::fmt::Debug, H: std::fmt::Debug> std::fmt::Debug for Decoded<T, H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoded")
+            .field("body", &self.body)
+            .field("headers", &self.headers)
+            .field(
+                "raw",
+                &format_args!(
+                    "status {}, {} headers, {} bytes (read `raw` for them)",
+                    self.raw.status,
+                    self.raw.headers.len(),
+                    self.raw.body.len()
+                ),
+            )
+            .finish()
+    }
 }
 
 /// Turns a raw answer into an operation's response enum.

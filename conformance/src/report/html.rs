@@ -1,6 +1,6 @@
 //! One self-contained HTML page a person opens (`--html FILE`): no network,
 //! no script, no external style. Sections of the description in document
-//! order, each with its pass / warn / fail / known / skipped counts; every
+//! order, each with its pass / warn / fail / known / skipped / N/A counts; every
 //! failure with its requirement, what was sent, Expected and Actual, the
 //! curl reproductions and the snapshot difference; latency per check and
 //! per operation. Filtering by status is pure CSS (radio buttons), so the
@@ -69,12 +69,14 @@ pre.repro { background: #eef3fb; }
 #f-warned:checked ~ .filters label[for=f-warned],
 #f-known:checked ~ .filters label[for=f-known],
 #f-passed:checked ~ .filters label[for=f-passed],
-#f-skipped:checked ~ .filters label[for=f-skipped] { background: #1b1b1b; color: #fff; }
+#f-skipped:checked ~ .filters label[for=f-skipped],
+#f-not_applicable:checked ~ .filters label[for=f-not_applicable] { background: #1b1b1b; color: #fff; }
 #f-failed:checked ~ main details.check:not(.failed),
 #f-warned:checked ~ main details.check:not(.warned),
 #f-known:checked ~ main details.check:not(.known),
 #f-passed:checked ~ main details.check:not(.passed),
-#f-skipped:checked ~ main details.check:not(.skipped):not(.not_applicable) { display: none; }
+#f-skipped:checked ~ main details.check:not(.skipped),
+#f-not_applicable:checked ~ main details.check:not(.not_applicable) { display: none; }
 footer { max-width: 1100px; margin: 30px auto; padding: 0 20px; color: #666; font-size: 13px; }
 "#;
 
@@ -171,6 +173,14 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</ul>\n");
     }
+    if !report.reproduction_variables.is_empty() {
+        out.push_str("<p class=\"meta\">The reproductions read variables whose values are in the profile (not printed here); define them before pasting one:</p>\n<pre class=\"repro\">");
+        for d in &report.reproduction_variables {
+            out.push_str(&esc(&d.line()));
+            out.push('\n');
+        }
+        out.push_str("</pre>\n");
+    }
     if !report.latency.is_empty() {
         out.push_str(
             "<table class=\"latency\"><caption>Latency per operation (every request of the run)</caption>\n\
@@ -225,25 +235,23 @@ pub fn render(report: &Report) -> String {
     // not chosen (`#f-failed:checked ~ main ...`).
     let all: Vec<&CheckResult> = report.results.iter().collect();
     out.push_str("<input type=\"radio\" name=\"filter\" id=\"f-all\" checked hidden>\n");
-    for (_, class, _) in STATUSES.iter().take(5) {
+    for (_, class, _) in STATUSES {
         let _ = writeln!(
             out,
             "<input type=\"radio\" name=\"filter\" id=\"f-{class}\" hidden>"
         );
     }
+    // Counted as the last line counts: checks and snapshot assertions
+    // named apart, each status on its own (not applicable is not skipped).
+    let (checks, snapshots) = (s.checks.total, s.snapshots.total);
     let _ = write!(
         out,
-        "<nav class=\"filters\">Show: <label for=\"f-all\">all ({})</label>",
-        all.len()
+        "<nav class=\"filters\">Show: <label for=\"f-all\">all ({checks} {}, {snapshots} {})</label>",
+        super::plural(checks, "check"),
+        super::plural(snapshots, "snapshot")
     );
-    for (status, class, _) in STATUSES.iter().take(5) {
-        let n = all
-            .iter()
-            .filter(|r| {
-                r.status == *status
-                    || (*status == Status::Skipped && r.status == Status::NotApplicable)
-            })
-            .count();
+    for (status, class, _) in STATUSES {
+        let n = all.iter().filter(|r| r.status == *status).count();
         let _ = write!(
             out,
             "<label for=\"f-{class}\">{} ({n})</label>",
@@ -414,5 +422,8 @@ mod tests {
         )));
         assert!(page.contains(&format!("<a href=\"#{anchor}\">")));
         assert!(page.contains("<label for=\"f-failed\">failed (1)</label>"));
+        assert!(page.contains("<label for=\"f-all\">all (2 checks, 0 snapshots)</label>"));
+        assert!(page.contains("<label for=\"f-not_applicable\">not applicable (0)</label>"));
+        assert!(page.contains("<label for=\"f-skipped\">skipped (0)</label>"));
     }
 }

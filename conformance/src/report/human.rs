@@ -106,6 +106,12 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     out.push('\n');
+    if !report.reproduction_variables.is_empty() {
+        out.push_str("The reproductions read variables whose values are in the profile (not printed here); define them before pasting one:\n");
+        for d in &report.reproduction_variables {
+            out.push_str(&format!("  {}\n", d.line()));
+        }
+    }
     for hint in &report.hints {
         out.push_str(&format!("Hint: {hint}\n"));
     }

@@ -161,6 +161,87 @@ impl CheckResult {
     }
 }
 
+/// How many results of one kind (the checks, or the snapshot assertions)
+/// ended each way; `total` is their sum.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct Counts {
+    pub total: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub warned: usize,
+    pub skipped: usize,
+    /// Of `skipped`, the MUST ones.
+    pub skipped_must: usize,
+    pub not_applicable: usize,
+    pub known: usize,
+}
+
+impl Counts {
+    fn add(&mut self, r: &CheckResult) {
+        self.total += 1;
+        match r.status {
+            Status::Passed => self.passed += 1,
+            Status::Failed => self.failed += 1,
+            Status::Warned => self.warned += 1,
+            Status::NotApplicable => self.not_applicable += 1,
+            Status::Known => self.known += 1,
+            Status::Skipped => {
+                self.skipped += 1;
+                if r.level == Level::Must {
+                    self.skipped_must += 1;
+                }
+            }
+        }
+    }
+
+    /// `99 checks: 98 passed, 0 failed, 0 skipped, 1 not applicable`, in
+    /// the words every rendering uses: `noun` is `check` or `snapshot`;
+    /// `skipped` is left out where nothing of the kind is ever skipped (a
+    /// snapshot is compared or not applicable).
+    fn line(&self, noun: &str, with_skipped: bool) -> String {
+        let mut line = format!(
+            "{} {}: {} passed, {} failed",
+            self.total,
+            plural(self.total, noun),
+            self.passed,
+            self.failed
+        );
+        if with_skipped {
+            line.push_str(&format!(", {} skipped", self.skipped));
+            if self.skipped_must > 0 {
+                line.push_str(&format!(" ({} MUST)", self.skipped_must));
+            }
+        }
+        if self.warned > 0 {
+            line.push_str(&format!(", {} warned (SHOULD)", self.warned));
+        }
+        if self.not_applicable > 0 {
+            line.push_str(&format!(", {} not applicable", self.not_applicable));
+        }
+        if self.known > 0 {
+            line.push_str(&format!(", {} known (baseline)", self.known));
+        }
+        line
+    }
+}
+
+/// `noun` for `n` of them: `1 check`, `2 checks`, `1 regression`.
+pub fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        noun.to_owned()
+    } else {
+        format!("{noun}s")
+    }
+}
+
+/// Whether a result is a snapshot assertion rather than a check.
+pub fn is_snapshot(r: &CheckResult) -> bool {
+    r.section == "snapshots"
+}
+
+/// The counts of a run: over all its results (the fields read by `diff`
+/// and older reports), and apart for the checks and the snapshot
+/// assertions (how the last line, the HTML page and the JSON name them).
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq, Eq)]
 pub struct Summary {
     pub passed: usize,
@@ -177,6 +258,10 @@ pub struct Summary {
     /// MUST checks (and snapshots) that ran and were judged: passed,
     /// failed or known. None: the run proved nothing a gate needs.
     pub must_judged: usize,
+    /// The rule checks alone.
+    pub checks: Counts,
+    /// The snapshot assertions alone (one per group of exchanges).
+    pub snapshots: Counts,
 }
 
 impl Summary {
@@ -188,6 +273,11 @@ impl Summary {
                 && matches!(r.status, Status::Passed | Status::Failed | Status::Known)
             {
                 summary.must_judged += 1;
+            }
+            if is_snapshot(r) {
+                summary.snapshots.add(r);
+            } else {
+                summary.checks.add(r);
             }
             match r.status {
                 Status::Passed => summary.passed += 1,
@@ -287,6 +377,11 @@ pub struct Report {
     /// paste (`key: value`, a comment where the run cannot tell the value).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub undeclared: Vec<String>,
+    /// The variables this report's reproductions read that the profile
+    /// does not take from the environment: each to `export` before pasting
+    /// one, with where its value is (never the value).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reproduction_variables: Vec<crate::curl::Definition>,
 }
 
 impl Report {
@@ -310,7 +405,26 @@ impl Report {
             results,
             hints: Vec::new(),
             undeclared: Vec::new(),
+            reproduction_variables: Vec::new(),
         }
+    }
+
+    /// Keeps of `definitions` those a reproduction in this report reads
+    /// (`${VARIABLE}`), for the report to print how to define them.
+    pub fn define_reproduction_variables(&mut self, definitions: Vec<crate::curl::Definition>) {
+        let texts: Vec<&str> = self
+            .results
+            .iter()
+            .filter_map(|r| r.actual.as_deref())
+            .filter(|a| a.contains("curl "))
+            .collect();
+        self.reproduction_variables = definitions
+            .into_iter()
+            .filter(|d| {
+                let used = format!("${{{}}}", d.variable);
+                texts.iter().any(|t| t.contains(&used))
+            })
+            .collect();
     }
 
     /// Counts the results again, after they were changed (a baseline
@@ -343,21 +457,16 @@ impl Report {
         self.summary.must_judged == 0
     }
 
-    /// `N passed, N failed, N skipped (K MUST)`: the last line printed. A
-    /// SHOULD failure without `--strict` is counted on the line before.
+    /// The last line printed: the checks and the snapshot assertions
+    /// counted apart, `99 checks: 99 passed, 0 failed, 0 skipped; 75
+    /// snapshots: 75 passed, 0 failed` (`(K MUST)` after the skipped MUST
+    /// checks; warned, not applicable and known when there are any; no
+    /// snapshot part in a run without snapshots).
     pub fn last_line(&self) -> String {
-        let mut line = format!(
-            "{} passed, {} failed, {} skipped",
-            self.summary.passed, self.summary.failed, self.summary.skipped
-        );
-        if self.summary.skipped_must > 0 {
-            line.push_str(&format!(" ({} MUST)", self.summary.skipped_must));
-        }
-        if self.summary.not_applicable > 0 {
-            line.push_str(&format!(", {} not applicable", self.summary.not_applicable));
-        }
-        if self.summary.known > 0 {
-            line.push_str(&format!(", {} known (baseline)", self.summary.known));
+        let mut line = self.summary.checks.line("check", true);
+        if self.summary.snapshots.total > 0 {
+            line.push_str("; ");
+            line.push_str(&self.summary.snapshots.line("snapshot", false));
         }
         line
     }
@@ -460,9 +569,10 @@ mod tests {
             Duration::ZERO,
         );
         assert_eq!(r.exit_code(), 0);
-        assert_eq!(r.last_line(), "1 passed, 0 failed, 0 skipped");
+        let last = "2 checks: 1 passed, 0 failed, 0 skipped, 1 warned (SHOULD)";
+        assert_eq!(r.last_line(), last);
         let text = human::render(&r, human::Style { color: false });
-        assert_eq!(text.lines().last(), Some("1 passed, 0 failed, 0 skipped"));
+        assert_eq!(text.lines().last(), Some(last));
         assert!(text.contains("Expected") && text.contains("Actual      HTTP 200"));
     }
 

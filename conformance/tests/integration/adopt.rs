@@ -224,13 +224,28 @@ fn a_baseline_adopts_a_failing_server_and_cannot_rot() {
     let better = conformance(&["diff", path(&bad_json), path(&good_json)]);
     assert_eq!(better.status.code(), Some(0), "{}", stdout(&better));
     assert!(
-        stdout(&better).starts_with(&format!("0 regressions, {failed} fixes")),
+        stdout(&better).starts_with(&format!(
+            "0 regressions, {failed} {}",
+            if failed == 1 { "fix" } else { "fixes" }
+        )),
         "{}",
         stdout(&better)
     );
     let worse = conformance(&["diff", path(&good_json), path(&bad_json)]);
     assert_eq!(worse.status.code(), Some(1));
     assert!(stdout(&worse).contains("Regressions (did not fail, fail now)"));
+    assert!(
+        stdout(&worse).starts_with(&format!(
+            "{failed} {}, ",
+            if failed == 1 {
+                "regression"
+            } else {
+                "regressions"
+            }
+        )),
+        "{}",
+        stdout(&worse)
+    );
     assert!(stdout(&worse).contains("headers/auth-claims/x-client-secret/wrong"));
     let markdown = conformance(&["diff", "--markdown", path(&good_json), path(&bad_json)]);
     assert!(stdout(&markdown).starts_with("### Conformance: **Regressions**"));

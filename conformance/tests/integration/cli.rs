@@ -96,13 +96,32 @@ fn default_run_passes_and_writes_reports_without_secrets() {
         stdout(&o),
         String::from_utf8_lossy(&o.stderr)
     );
+    // Checks and snapshot assertions counted apart, in the JSON's numbers.
     let last = last_line(&o);
-    let numbers: Vec<&str> = last.split(", ").collect();
-    assert!(
-        numbers.len() == 3 && numbers[1] == "0 failed" && numbers[2] == "0 skipped",
+    let (checks, snapshots) = last.split_once("; ").expect("two parts");
+    let json_text = std::fs::read_to_string(&json).expect("json written");
+    let summary: serde_json::Value = serde_json::from_str::<serde_json::Value>(&json_text)
+        .expect("json parses")["summary"]
+        .clone();
+    let (c, s) = (&summary["checks"], &summary["snapshots"]);
+    assert_eq!(
+        checks,
+        format!(
+            "{} checks: {} passed, 0 failed, 0 skipped",
+            c["total"], c["passed"]
+        ),
         "{last}"
     );
-    assert!(numbers[0].ends_with(" passed"));
+    assert_eq!(
+        snapshots,
+        format!("{} snapshots: {} passed, 0 failed", s["total"], s["passed"]),
+        "{last}"
+    );
+    assert!(c["total"].as_u64().unwrap() > 80 && s["total"].as_u64().unwrap() > 50);
+    assert_eq!(
+        summary["passed"].as_u64(),
+        Some(c["passed"].as_u64().unwrap() + s["passed"].as_u64().unwrap())
+    );
 
     let junit = std::fs::read_to_string(&junit).expect("junit written");
     assert!(
@@ -299,6 +318,107 @@ fn the_readme_holds_the_catalogue() {
         table.trim(),
         "the README's catalogue is stale: paste `cargo run -p conformance -- list --markdown` between the markers"
     );
+}
+
+/// The numbers before `word` in `text` (`99 checks`, `63 faults`).
+fn numbers_before(text: &str, word: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(word) {
+        let before = rest[..at].trim_end_matches(' ');
+        let digits: String = before
+            .chars()
+            .rev()
+            .take_while(char::is_ascii_digit)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        if !digits.is_empty() {
+            out.push(digits.parse().expect("a number"));
+        }
+        rest = &rest[at + word.len()..];
+    }
+    out
+}
+
+/// The numbers the README states that the tools print: the last line of
+/// a run (checks and snapshots), the catalogue's size, `coverage`'s
+/// statements, the reference server's faults and legal variants.
+#[test]
+fn readme_numbers_are_the_tools() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let run = conformance(&["--embedded"], &[]);
+    assert_eq!(run.status.code(), Some(0), "{}", stdout(&run));
+    let last = last_line(&run);
+    assert!(
+        readme.contains(&format!("`{last}`")),
+        "the README does not quote the run's last line `{last}`"
+    );
+    let (checks, snapshots) = last.split_once("; ").expect("checks; snapshots");
+    let count = |part: &str| part.split(' ').next().unwrap().parse::<usize>().unwrap();
+    let (checks, snapshots) = (count(checks), count(snapshots));
+    assert_eq!(checks, conformance::checks::catalogue().len());
+    for n in numbers_before(&flat, " checks") {
+        assert_eq!(
+            n, checks,
+            "the README says {n} checks; the tool runs {checks}"
+        );
+    }
+    assert!(flat.contains(&format!("{checks} checks and {snapshots} snapshots")));
+    let coverage = stdout(&conformance(&["coverage"], &[]));
+    let line = coverage.lines().last().expect("a summary");
+    let numbers: Vec<&str> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let [all, enforced, none] = numbers[..] else {
+        panic!("coverage's last line: {line}");
+    };
+    let sentence = format!(
+        "{all} statements of requirements in the description: {enforced} enforced by a check, {none} by none"
+    );
+    assert!(
+        flat.contains(&sentence),
+        "the README does not say {sentence:?} (coverage: {line})"
+    );
+    let faults = reference_server::Fault::ALL.len();
+    let variants = reference_server::Variant::ALL.len();
+    for phrase in [
+        format!("has {faults} faults"),
+        format!("Each of its {faults} faults"),
+        format!("{variants} legal variants"),
+    ] {
+        assert!(flat.contains(&phrase), "the README does not say {phrase:?}");
+    }
+    for (word, n) in [
+        ("--list-faults`;", faults),
+        (" legal variants", variants),
+        ("--list-variants`;", variants),
+    ] {
+        let stated = if word.starts_with("--") {
+            readme
+                .split(word)
+                .skip(1)
+                .map(|r| {
+                    r.trim_start()
+                        .split(')')
+                        .next()
+                        .unwrap()
+                        .parse::<usize>()
+                        .unwrap()
+                })
+                .collect()
+        } else {
+            numbers_before(&readme, word)
+        };
+        assert!(!stated.is_empty(), "the README states no number of{word}");
+        for s in stated {
+            assert_eq!(s, n, "the README says {s} for `{word}`; the tool has {n}");
+        }
+    }
 }
 
 /// Every test the README's "What the project promises" names exists: a
@@ -779,10 +899,10 @@ fn the_ci_example_installs_a_pinned_runner_and_uses_real_flags() {
     for flag in flags {
         assert!(help.contains(flag), "{flag} is not a flag of conformance");
     }
-    assert!(script.contains(r#"conformance check-profile "$profile""#));
+    assert!(script.contains(r#"conformance check-profile --profile "$profile""#));
     let check = conformance(&["check-profile", "--help"], &[]);
     assert!(
-        stdout(&check).contains("<FILE>"),
+        stdout(&check).contains("--profile <FILE>"),
         "check-profile takes the profile"
     );
 }
@@ -1054,6 +1174,138 @@ fn a_reproduction_runs_as_pasted_with_the_profiles_own_variables() {
             );
         }
     }
+    rt.block_on(server.shutdown());
+}
+
+/// The value `key` (as a report's `export` line names it) holds in the
+/// profile `yaml`: `client_secret`, `components[0].auth_token`,
+/// `components[1].authorize.valid_body.pin`, `base_url (its password)`.
+fn value_at(yaml: &serde_yaml::Value, key: &str) -> String {
+    if key == "base_url (its password)" {
+        let url = reqwest::Url::parse(yaml["base_url"].as_str().expect("base_url")).expect("url");
+        return url.password().expect("a password").to_owned();
+    }
+    let mut at = yaml;
+    for part in key.split('.') {
+        at = match part.split_once('[') {
+            Some((name, index)) => {
+                &at[name][index.trim_end_matches(']').parse::<usize>().expect("index")]
+            }
+            None => &at[part],
+        };
+    }
+    match at {
+        serde_yaml::Value::String(s) => s.clone(),
+        serde_yaml::Value::Number(n) => n.to_string(),
+        other => panic!("{key}: {other:?}"),
+    }
+}
+
+/// Every kind of secret a profile may write out itself (the client secret,
+/// a component's token, a string and a number among the body fields, the
+/// password in `base_url`) becomes a variable in the reproductions, and the
+/// report prints the `export` line for each with the key that holds its
+/// value, never the value. Defined from the keys the report names, every
+/// reproduction pasted into `sh -u` (an undefined variable is an error)
+/// gets the status the run got.
+#[test]
+fn every_variable_a_reproduction_reads_is_defined_or_named() {
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let server = rt
+        .block_on(reference_server::Server::start(
+            reference_server::ServerOptions {
+                fault: Some(reference_server::Fault::SuccessBodyNotJson),
+                ..Default::default()
+            },
+        ))
+        .expect("reference server");
+    let port = server.addr().port();
+    let shipped = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/profiles/reference.yaml"
+    ))
+    .expect("profile");
+    let text = shipped.replace(
+        "base_url: http://127.0.0.1:8080",
+        &format!("base_url: http://gateway:gw-pass-5521@127.0.0.1:{port}"),
+    );
+    let dir = scratch("defined");
+    let path = dir.join("profile.yaml");
+    std::fs::write(&path, &text).expect("write profile");
+    let yaml: serde_yaml::Value = serde_yaml::from_str(&text).expect("yaml");
+    let out = conformance(
+        &[
+            "--profile",
+            path.to_str().expect("utf-8"),
+            "--no-snapshots",
+            "--only",
+            "responses/json",
+        ],
+        &[],
+    );
+    let shown = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    for secret in [
+        "demo-secret-7Qx9",
+        "users-token-ada-0001",
+        "correct-horse",
+        "gw-pass-5521",
+    ] {
+        assert!(!shown.contains(secret), "a secret is printed:\n{shown}");
+    }
+    // The export lines: variable, and the key that holds its value.
+    let mut env: Vec<(String, String)> = Vec::new();
+    let file = format!(" in {}", path.display());
+    for line in shown
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("export "))
+    {
+        let (variable, rest) = line.split_once("=...   # the value of `").expect(line);
+        let (key, tail) = rest.split_once('`').expect(line);
+        assert_eq!(tail, file, "{line}");
+        env.push((variable.to_owned(), value_at(&yaml, key)));
+    }
+    let names: Vec<&str> = env.iter().map(|(v, _)| v.as_str()).collect();
+    for kind in [
+        "CLIENT_SECRET",
+        "AUTH_TOKEN_USERS",
+        "PASSWORD_USERS",
+        "PIN_CATALOG",
+        "BASE_URL_PASSWORD",
+    ] {
+        assert!(names.contains(&kind), "no export line for {kind}:\n{shown}");
+    }
+    // Every reproduction, with the status its answer line names.
+    let lines: Vec<&str> = shown.lines().collect();
+    let mut pasted = 0;
+    let curl_runs = Command::new("curl").arg("--version").output().is_ok();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(command) = line.trim_start().strip_prefix("reproduce: ") else {
+            continue;
+        };
+        assert!(command.starts_with("curl "), "{command}");
+        for var in command.split("${").skip(1) {
+            let var = var.split('}').next().expect("a name");
+            assert!(
+                names.contains(&var),
+                "`{var}` is neither the profile's nor defined by an export line: {command}"
+            );
+        }
+        let status = lines[i - 1]
+            .split("HTTP ")
+            .nth(1)
+            .map(|s| &s[..3])
+            .expect("the answer's status");
+        if curl_runs {
+            let script = format!("{command} -o /dev/null -w '%{{http_code}}'");
+            let env: Vec<(&str, &str)> =
+                env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            let got = sh(&format!("set -u\n{script}"), &env);
+            assert_eq!(got, status, "pasted, it answered {got:?}:\n{command}");
+        }
+        pasted += 1;
+    }
+    assert!(pasted >= 4, "{shown}");
     rt.block_on(server.shutdown());
 }
 

@@ -9,6 +9,7 @@ mod cli;
 mod coverage;
 mod determinism;
 mod independent;
+mod init;
 mod misbehaving;
 mod profile_errors;
 mod real_targets;

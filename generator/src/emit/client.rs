@@ -543,6 +543,7 @@ fn multipart_parts(api: &Api, ty: &TypeRef, body: TokenStream, locals: &Locals) 
         let one = |ty: &TypeRef, held: TokenStream| match ty {
             TypeRef::File => quote!(#form.file(#wire, #held);),
             TypeRef::String => quote!(#form.text(#wire, #held);),
+            TypeRef::Secret => quote!(#form.text(#wire, rt::Secret::expose(#held));),
             ty if crate::model::is_scalar(&api.types, ty, 0) => {
                 quote!(#form.text(#wire, &::std::string::ToString::to_string(#held));)
             }
@@ -550,7 +551,7 @@ fn multipart_parts(api: &Api, ty: &TypeRef, body: TokenStream, locals: &Locals) 
         };
         match ty {
             TypeRef::Array(inner)
-                if matches!(**inner, TypeRef::File | TypeRef::String)
+                if matches!(**inner, TypeRef::File | TypeRef::String | TypeRef::Secret)
                     || crate::model::is_scalar(&api.types, inner, 0) =>
             {
                 let each = one(inner, quote!(#item));

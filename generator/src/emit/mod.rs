@@ -188,6 +188,7 @@ pub(crate) fn doc(text: Option<&str>) -> TokenStream {
 pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
     match ty {
         TypeRef::String => quote!(::std::string::String),
+        TypeRef::Secret => quote!(::client_runtime::Secret),
         TypeRef::Integer { bits: 32 } => quote!(i32),
         TypeRef::Integer { .. } => quote!(i64),
         TypeRef::Number => quote!(f64),

@@ -94,6 +94,7 @@ fn has_default(api: &Api, ty: &TypeRef, visiting: &mut Vec<String>) -> bool {
     match ty {
         TypeRef::Optional(_)
         | TypeRef::String
+        | TypeRef::Secret
         | TypeRef::Integer { .. }
         | TypeRef::Number
         | TypeRef::Boolean

@@ -150,11 +150,15 @@ impl<'a> Lowerer<'a> {
                 ..
             }) if matches!(s.format, VariantOrUnknownOrEmpty::Item(StringFormat::Password))
         );
-        let ty = self.schema(
+        let ty = match self.schema(
             schema,
             &schema_at,
             &format!("{op_type}{}", pascal(&data.name)),
-        )?;
+        )? {
+            // A parameter's secret is held by `secret` above, written as text.
+            TypeRef::Secret => TypeRef::String,
+            ty => ty,
+        };
         let is_query = location == Location::Query;
         let allowed = |this: &Self, ty: &TypeRef| {
             let scalar_items = match ty {

@@ -55,7 +55,7 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             };
-            let ty = if self.is_scalar(&ty, 0) {
+            let ty = if self.is_scalar(&ty, 0) || ty == TypeRef::Secret {
                 ty
             } else {
                 // Its text is always there to read: give that, and say so.

@@ -74,6 +74,14 @@ impl<'a> Lowerer<'a> {
             {
                 TypeRef::File
             }
+            SchemaKind::Type(Type::String(s))
+                if matches!(
+                    s.format,
+                    VariantOrUnknownOrEmpty::Item(StringFormat::Password)
+                ) =>
+            {
+                TypeRef::Secret
+            }
             SchemaKind::Type(Type::String(_)) => TypeRef::String,
             SchemaKind::Type(Type::Integer(i)) => TypeRef::Integer {
                 bits: match i.format {

@@ -5,6 +5,7 @@
 mod bad_input;
 mod behaviour;
 mod binary;
+mod client_team;
 mod common;
 mod faults;
 mod fixtures;
