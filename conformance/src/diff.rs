@@ -4,7 +4,7 @@
 //! operation. Only a regression fails (exit 1): a check present in both runs
 //! that did not fail before and fails now.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
@@ -32,15 +32,17 @@ pub struct ResultRecord {
     pub note: Option<String>,
 }
 
+/// The largest report read: 64 MiB. A report keeps large bodies as a
+/// prefix, their length and hash, so a real one is far smaller; a wrong
+/// path (`/dev/zero`, a log) is refused before it fills memory.
+pub const MAX_REPORT_BYTES: usize = 64 << 20;
+
 /// Why a report cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
-    #[error("cannot read the report {path}: {source}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Missing, not a regular file, too large, not UTF-8.
+    #[error(transparent)]
+    Read(#[from] crate::input::InputError),
     #[error("{file}:{line}:{column}: not a conformance JSON report (--json): {message}")]
     Invalid {
         file: String,
@@ -52,19 +54,23 @@ pub enum DiffError {
 
 impl RunRecord {
     pub fn from_path(path: &Path) -> Result<Self, DiffError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DiffError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        // A regular file only (a FIFO would hang), capped, BOM dropped.
+        let text = crate::input::read_text(path, "report", MAX_REPORT_BYTES)?;
         Self::from_json_str(&text, &path.display().to_string())
     }
 
+    /// One JSON report and nothing after it but whitespace: a report
+    /// followed by another (two runs' output concatenated) or by anything
+    /// else is refused at the line where that starts.
     pub fn from_json_str(text: &str, file: &str) -> Result<Self, DiffError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let record = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let full = inner.to_string();
+            // Never a value of the file: a report may hold anything a
+            // server sent.
+            let full = crate::input::without_values(&inner.to_string());
             let message = full
                 .rsplit_once(" at line ")
                 .map_or(full.as_str(), |(head, _)| head);
@@ -78,7 +84,14 @@ impl RunRecord {
                     format!("`{path}`: {message}")
                 },
             }
-        })
+        })?;
+        de.end().map_err(|e| DiffError::Invalid {
+            file: file.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: "something follows the report (one report per file; two runs' reports concatenated?)".to_owned(),
+        })?;
+        Ok(record)
     }
 }
 
