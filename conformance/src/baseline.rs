@@ -645,21 +645,42 @@ mod tests {
             assert!(!e.contains("s3cr3t"), "{e}");
         }
         let bom = "\u{feff}- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n";
-        assert_eq!(Baseline::from_yaml_str(bom, "b.yaml").unwrap().entries.len(), 1);
+        assert_eq!(
+            Baseline::from_yaml_str(bom, "b.yaml")
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
         let two = "- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n---\n[]\n";
-        let e = Baseline::from_yaml_str(two, "b.yaml").unwrap_err().to_string();
-        assert!(e.starts_with("b.yaml:4: key `(document)`: a second YAML document"), "{e}");
+        let e = Baseline::from_yaml_str(two, "b.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("b.yaml:4: key `(document)`: a second YAML document"),
+            "{e}"
+        );
         let dir = std::env::temp_dir().join(format!("baseline-bom-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("b.yaml"), bom.as_bytes()).unwrap();
-        assert_eq!(Baseline::from_path(&dir.join("b.yaml")).unwrap().entries.len(), 1);
+        assert_eq!(
+            Baseline::from_path(&dir.join("b.yaml"))
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
         #[cfg(unix)]
         {
             let start = std::time::Instant::now();
             let e = Baseline::from_path(Path::new("/dev/zero")).unwrap_err();
             assert!(e.to_string().contains("not a regular file"), "{e}");
             let fifo = dir.join("fifo");
-            if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            if std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
                 let e = Baseline::from_path(&fifo).unwrap_err();
                 assert!(e.to_string().contains("FIFO"), "{e}");
             }

@@ -399,6 +399,34 @@ mod tests {
         )
     }
 
+    /// One report per file: anything after it (garbage, a second report)
+    /// is refused at its line; a byte-order mark is nothing; a value that
+    /// does not fit is never quoted.
+    #[test]
+    fn a_report_is_one_json_document_and_never_echoed() {
+        let one = run(&[("a", "passed")], 1.0);
+        assert!(RunRecord::from_json_str(&one, "r.json").is_ok());
+        assert!(RunRecord::from_json_str(&format!("\u{feff}{one}\n"), "r.json").is_ok());
+        for text in [
+            format!("{one}\n{one}"),
+            format!("{one}garbage"),
+            format!("{one} {{}}"),
+        ] {
+            let e = RunRecord::from_json_str(&text, "r.json")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("something follows the report"), "{e}");
+        }
+        let e = RunRecord::from_json_str(
+            r#"{"target": "TOKEN=s3cr3t", "results": "TOKEN=s3cr3t"}"#,
+            "r.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("r.json:1:"), "{e}");
+        assert!(!e.contains("s3cr3t"), "{e}");
+    }
+
     #[test]
     fn regressions_fixes_and_the_rest() {
         let old = RunRecord::from_json_str(

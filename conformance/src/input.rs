@@ -167,9 +167,16 @@ pub fn without_values(message: &str) -> String {
         let kind = if marker == "unknown variant " {
             ""
         } else {
-            rest.split(['"', '`', '\'', ',']).next().unwrap_or_default().trim_end()
+            rest.split(['"', '`', '\'', ','])
+                .next()
+                .unwrap_or_default()
+                .trim_end()
         };
-        let head = if kind.is_empty() { head.trim_end() } else { head };
+        let head = if kind.is_empty() {
+            head.trim_end()
+        } else {
+            head
+        };
         return match expected {
             Some(expected) => format!("{head}{kind}, expected {expected}{location}"),
             None if kind.is_empty() => format!("{head}{location}"),
@@ -194,11 +201,19 @@ mod tests {
             "unknown variant, expected `a` or `b`"
         );
         assert_eq!(
-            without_values(".[0]: invalid type: string \"s3cr3t\", expected struct RawEntry at line 1 column 3"),
+            without_values(
+                ".[0]: invalid type: string \"s3cr3t\", expected struct RawEntry at line 1 column 3"
+            ),
             ".[0]: invalid type: string, expected struct RawEntry at line 1 column 3"
         );
-        assert_eq!(without_values("invalid value: integer `7`"), "invalid value: integer");
-        assert_eq!(without_values("missing field `reason`"), "missing field `reason`");
+        assert_eq!(
+            without_values("invalid value: integer `7`"),
+            "invalid value: integer"
+        );
+        assert_eq!(
+            without_values("missing field `reason`"),
+            "missing field `reason`"
+        );
     }
 
     #[cfg(unix)]
