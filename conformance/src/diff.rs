@@ -6,6 +6,8 @@
 
 use std::path::Path;
 
+use crate::report::escape::{markdown_code, terminal, terminal_line};
+
 use serde::Deserialize;
 
 use crate::latency::OperationLatency;
@@ -262,11 +264,11 @@ impl Changes {
                     "  {:<8} -> {:<8} {}  {}\n",
                     c.from.as_str(),
                     c.to.as_str(),
-                    c.id,
-                    c.title
+                    terminal_line(&c.id),
+                    terminal_line(&c.title)
                 ));
                 if let Some(actual) = &c.actual {
-                    for line in actual.lines().take(6) {
+                    for line in terminal(actual).lines().take(6) {
                         out.push_str(&format!("      {line}\n"));
                     }
                 }
@@ -288,8 +290,8 @@ impl Changes {
                 out.push_str(&format!(
                     "  {:<8} {}  {}\n",
                     c.status.as_str(),
-                    c.id,
-                    c.title
+                    terminal_line(&c.id),
+                    terminal_line(&c.title)
                 ));
             }
         }
@@ -299,7 +301,7 @@ impl Changes {
             for l in &self.latency {
                 out.push_str(&format!(
                     "  {:<12} {} -> {} {}; {} -> {}\n",
-                    l.operation,
+                    terminal_line(&l.operation),
                     p95(l.old),
                     p95(l.new),
                     ratio(l),
@@ -312,8 +314,10 @@ impl Changes {
     }
 
     /// For a pull-request comment.
+    /// Every text from the reports (ids, titles, what came, operations)
+    /// is one code span ([`markdown_code`]): a crafted report cannot put a
+    /// link, an image or HTML in the comment.
     pub fn markdown(&self) -> String {
-        let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
         let verdict = if self.regressions.is_empty() {
             "No regression"
         } else {
@@ -330,12 +334,12 @@ impl Changes {
             for c in list {
                 let actual = c.actual.as_deref().map_or(String::new(), |a| {
                     let first: String = a.lines().next().unwrap_or("").chars().take(200).collect();
-                    format!("`{}`", cell(&first).replace('`', "'"))
+                    markdown_code(&first)
                 });
                 out.push_str(&format!(
-                    "| `{}` {} | {} | {} | {actual} |\n",
-                    c.id,
-                    cell(&c.title),
+                    "| {} {} | {} | {} | {actual} |\n",
+                    markdown_code(&c.id),
+                    markdown_code(&c.title),
                     c.from.as_str(),
                     c.to.as_str()
                 ));
@@ -353,9 +357,9 @@ impl Changes {
             ));
             for c in list.iter() {
                 out.push_str(&format!(
-                    "| `{}` {} | {} |\n",
-                    c.id,
-                    cell(&c.title),
+                    "| {} {} | {} |\n",
+                    markdown_code(&c.id),
+                    markdown_code(&c.title),
                     c.status.as_str()
                 ));
             }
@@ -365,8 +369,8 @@ impl Changes {
             out.push_str("\n#### Latency\n\n| Operation | p95 before | p95 now | Change | median before | median now |\n|---|---|---|---|---|---|\n");
             for l in &self.latency {
                 out.push_str(&format!(
-                    "| `{}` | {} | {} | {} | {} | {} |\n",
-                    l.operation,
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    markdown_code(&l.operation),
                     p95(l.old),
                     p95(l.new),
                     ratio(l),
@@ -427,6 +431,44 @@ mod tests {
         assert!(!e.contains("s3cr3t"), "{e}");
     }
 
+    /// What a crafted report holds reaches neither the terminal nor the
+    /// pull-request comment as it is: controls, C1, bidi overrides and DEL
+    /// escaped; Markdown and HTML only inside code spans.
+    #[test]
+    fn crafted_reports_are_escaped_for_terminal_and_markdown() {
+        let old = RunRecord::from_json_str(&run(&[("a", "passed")], 1.0), "old.json").unwrap();
+        let hostile = r#"{"target": "x", "results": [{"id": "a", "title": "<script>alert(1)</script> [x](javascript:alert(1)) \u001b[2J\u009b31m\u202e", "section": "4", "status": "failed", "actual": "\u009d0;title\u0007 ` | <img src=x onerror=alert(1)> \u007f\uffff"}]}"#;
+        let new = RunRecord::from_json_str(hostile, "new.json").unwrap();
+        let c = diff(&old, &new);
+        let text = c.text();
+        for bad in [
+            '\u{1b}', '\u{9b}', '\u{9d}', '\u{7}', '\u{7f}', '\u{202e}', '\u{ffff}',
+        ] {
+            assert!(!text.contains(bad), "{bad:?} in {text}");
+        }
+        assert!(text.contains("\\u{202e}"), "{text}");
+        let md = c.markdown();
+        for bad in ['\u{1b}', '\u{9b}', '\u{202e}', '\u{ffff}'] {
+            assert!(!md.contains(bad), "{bad:?} in {md}");
+        }
+        // Every `<` and `javascript:` is inside a code span of its cell.
+        let row = md.lines().find(|l| l.contains("script")).expect("the row");
+        let mut outside = String::new();
+        let mut rest = row;
+        while let Some(start) = rest.find('`') {
+            outside.push_str(&rest[..start]);
+            let fence = rest[start..].chars().take_while(|c| *c == '`').count();
+            let after = &rest[start + fence..];
+            let end = after.find(&"`".repeat(fence)).expect("closed span");
+            rest = &after[end + fence..];
+        }
+        outside.push_str(rest);
+        assert!(
+            !outside.contains('<') && !outside.contains("javascript"),
+            "{row}"
+        );
+    }
+
     #[test]
     fn regressions_fixes_and_the_rest() {
         let old = RunRecord::from_json_str(
@@ -477,7 +519,7 @@ mod tests {
         assert!(text.contains("auth_claims  4 ms -> 6 ms +50%"), "{text}");
         assert!(
             c.markdown()
-                .contains("| `a` t a | passed | failed | `came failed` |")
+                .contains("| `a` `t a` | passed | failed | `came failed` |")
         );
         // The same run twice: nothing changed, nothing fails.
         let same = diff(&new, &new);

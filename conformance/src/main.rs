@@ -298,7 +298,8 @@ fn main() -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    // A message may hold a crafted id or value: escaped for the terminal.
+    eprintln!("error: {}", conformance::report::escape::terminal(message));
     ExitCode::from(2)
 }
 
