@@ -513,6 +513,14 @@ fn expand(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// A value of a section that names no secret (`choices`, `budgets`,
+/// `snapshot_headers`) as text, `${VAR}` expanded, as every value of a
+/// profile may come from the environment; a scalar written as a number or
+/// a boolean is read as its text. For the deserializers of those sections.
+pub(crate) fn plain_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    plain(|| read_text(d)).map(|(_, value)| value)
+}
+
 /// A string with `${VAR}` expanded.
 struct Text(String);
 
@@ -772,7 +780,7 @@ struct HeaderName(String);
 
 impl<'de> Deserialize<'de> for HeaderName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
+        let text = plain_text(d)?;
         reqwest::header::HeaderName::from_bytes(text.as_bytes())
             .map(|h| HeaderName(h.as_str().to_owned()))
             .map_err(|_| serde::de::Error::custom(format!("`{text}` is not a header name")))

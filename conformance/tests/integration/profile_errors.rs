@@ -355,6 +355,56 @@ fn files_that_are_not_utf8_or_too_large() {
     assert!(matches!(parse(&text), Err(ProfileError::TooLarge { .. })));
 }
 
+/// Every value may come from the environment, as the README says: the
+/// newer sections too (`budgets`, `choices`, `snapshot_headers`); a
+/// value from a variable is read as the value written in place would be
+/// (a number, a boolean); an unset one, or a value of the
+/// wrong form, is an error at its own key and line.
+#[test]
+fn every_value_may_come_from_the_environment() {
+    let vars = |name: &str| -> Option<String> {
+        Some(
+            match name {
+                "B" => "200ms",
+                "S" => "401",
+                "P" => "header:X-Model-Uuid",
+                "H" => "X-Rate-Limit",
+                "G" => "false",
+                "BAD" => "soon",
+                _ => return env(name),
+            }
+            .to_owned(),
+        )
+    };
+    let text = format!(
+        "{GOOD}budgets:\n  auth_claims: \"${{B}}\"\nchoices:\n  missing_credential: \"${{S}}\"\n  model_uuid: \"${{P}}\"\n  get_body_validated: \"${{G}}\"\nsnapshot_headers: [\"${{H}}\"]\n"
+    );
+    let p = Profile::from_yaml_str(&text, "p.yaml", &vars).expect("expanded");
+    assert_eq!(
+        p.budgets.0.get("auth_claims"),
+        Some(&std::time::Duration::from_millis(200))
+    );
+    assert_eq!(p.choices.missing_credential, Some(401));
+    assert_eq!(p.choices.get_body_validated, Some(false));
+    assert_eq!(p.snapshot_headers, ["x-rate-limit"]);
+    let bad = text.replace("\"${B}\"", "\"${BAD}\"");
+    let e = Profile::from_yaml_str(&bad, "p.yaml", &vars)
+        .expect_err("bad budget")
+        .to_string();
+    assert!(
+        e.contains("key `budgets.auth_claims`") && e.contains("with its unit"),
+        "{e}"
+    );
+    let unset = text.replace("${S}", "${UNSET_VAR}");
+    let e = Profile::from_yaml_str(&unset, "p.yaml", &vars)
+        .expect_err("unset")
+        .to_string();
+    assert!(
+        e.contains("key `choices.missing_credential`") && e.contains("UNSET_VAR"),
+        "{e}"
+    );
+}
+
 /// A path that is not a regular file is refused at once, by what it is:
 /// a FIFO (which would wait for a writer forever) as the profile or the
 /// baseline, `/dev/zero` (which never ends) as a baseline or a report.
