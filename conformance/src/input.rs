@@ -186,49 +186,6 @@ pub fn without_values(message: &str) -> String {
     message.to_owned()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serde_messages_lose_their_values() {
-        assert_eq!(
-            without_values("invalid type: string \"TOKEN=s3cr3t\", expected a sequence"),
-            "invalid type: string, expected a sequence"
-        );
-        assert_eq!(
-            without_values("unknown variant `s3cr3t`, expected `a` or `b`"),
-            "unknown variant, expected `a` or `b`"
-        );
-        assert_eq!(
-            without_values(
-                ".[0]: invalid type: string \"s3cr3t\", expected struct RawEntry at line 1 column 3"
-            ),
-            ".[0]: invalid type: string, expected struct RawEntry at line 1 column 3"
-        );
-        assert_eq!(
-            without_values("invalid value: integer `7`"),
-            "invalid value: integer"
-        );
-        assert_eq!(
-            without_values("missing field `reason`"),
-            "missing field `reason`"
-        );
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn a_fifo_or_a_device_is_refused_at_once_by_name() {
-        let start = std::time::Instant::now();
-        let e = read_text(Path::new("/dev/zero"), "baseline", 1 << 20).unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "cannot read the baseline /dev/zero: it is a device, not a regular file; name a file (nothing was read)"
-        );
-        assert!(start.elapsed() < std::time::Duration::from_secs(1));
-    }
-}
-
 /// Keys whose values are secrets wherever they are written in a profile:
 /// the client secret, tokens, and the fields of a valid Authorize body
 /// (a password, a PIN), whichever of them the profile marks.
@@ -296,5 +253,48 @@ fn collect_secrets(node: &serde_yaml::Value, under: Option<&str>, out: &mut Vec<
                 out.push((name.to_owned(), text));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_lose_their_values() {
+        assert_eq!(
+            without_values("invalid type: string \"TOKEN=s3cr3t\", expected a sequence"),
+            "invalid type: string, expected a sequence"
+        );
+        assert_eq!(
+            without_values("unknown variant `s3cr3t`, expected `a` or `b`"),
+            "unknown variant, expected `a` or `b`"
+        );
+        assert_eq!(
+            without_values(
+                ".[0]: invalid type: string \"s3cr3t\", expected struct RawEntry at line 1 column 3"
+            ),
+            ".[0]: invalid type: string, expected struct RawEntry at line 1 column 3"
+        );
+        assert_eq!(
+            without_values("invalid value: integer `7`"),
+            "invalid value: integer"
+        );
+        assert_eq!(
+            without_values("missing field `reason`"),
+            "missing field `reason`"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_device_is_refused_at_once_by_name() {
+        let start = std::time::Instant::now();
+        let e = read_text(Path::new("/dev/zero"), "baseline", 1 << 20).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "cannot read the baseline /dev/zero: it is a device, not a regular file; name a file (nothing was read)"
+        );
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 }

@@ -15,7 +15,7 @@ use ::client_runtime as rt;
 
 /// Types of the schemas in the spec.
 pub mod types {
-    ///   panic!("an enum's description ran as a doctest");
+    ///    panic!("an enum's description ran as a doctest");
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Kind {
         A,
@@ -45,7 +45,7 @@ pub const SERVER_URL_TEMPLATE: &str = "{base}/v1";
 ///
 /// A server.
 ///
-///   panic!("servers[0].description ran as a doctest");
+///    panic!("servers[0].description ran as a doctest");
 pub fn server_url(base: &str) -> ::std::string::String {
     let mut url = ::std::string::String::new();
     url.push_str(base);
@@ -163,7 +163,7 @@ pub mod builder {
         /// `X-Trace` (header, optional).
         /// Before.
         ///
-        ///   panic!("a tab-indented block ran as a doctest");
+        ///    panic!("a tab-indented block ran as a doctest");
         pub fn x_trace(mut self, value: impl Into<::std::string::String>) -> Self {
             self.x_trace = Some(value.into());
             self
@@ -202,7 +202,7 @@ pub mod builder {
         ///
         /// Body.
         ///
-        ///   panic!("a request body's description ran as a doctest");
+        ///    panic!("a request body's description ran as a doctest");
         pub fn body(mut self, value: super::types::Thing) -> Self {
             self.body = Some(value);
             self
@@ -260,8 +260,8 @@ pub struct GetThingOkHeaders {
     /// `X-Rate` (optional); `None` when absent or not parseable.
     ///
     /// 1. \`\`\`rust
-    ///   panic!("a fence in a list ran as a doctest");
-    ///   \`\`\`
+    ///    panic!("a fence in a list ran as a doctest");
+    ///    \`\`\`
     pub x_rate: ::std::option::Option<i64>,
 }
 

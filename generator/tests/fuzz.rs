@@ -862,21 +862,8 @@ fn every_parameter_shape_generates_and_compiles() {
 /// Where hostile text opens a line: after nothing, after line breaks of
 /// every spelling, inside a list item or a quote, after a paragraph.
 const LEADS: &[&str] = &[
-    "",
-    "\n",
-    "\n\n",
-    "T\n\n",
-    "T\n",
-    "- x\n\n",
-    "> ",
-    "1. x\n\n",
-    "\r\n\r\n",
-    "\r",
-    "\u{2028}",
-    "\u{85}",
-    "<p>\n\n",
-    "* ",
-    " ",
+    "", "\n", "\n\n", "T\n\n", "T\n", "- x\n\n", "> ", "1. x\n\n", "\r\n\r\n", "\r", "\u{2028}",
+    "\u{85}", "<p>\n\n", "* ", " ",
 ];
 
 /// What a line of code is indented by.
@@ -1006,7 +993,9 @@ fn hostile_spec_text_never_runs_under_cargo_test_doc() {
     }
     // The control: a real doctest, which must run.
     let control = code("control");
-    lib.push_str(&format!("/// ```\n/// {control}\n/// ```\npub struct Control;\n"));
+    lib.push_str(&format!(
+        "/// ```\n/// {control}\n/// ```\npub struct Control;\n"
+    ));
     std::fs::write(src.join("lib.rs"), &lib).unwrap();
     let output = run_doctests(&dir);
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -1044,7 +1033,13 @@ fn run_doctests(dir: &Path) -> std::process::Output {
         Some(externs) => {
             let rustdoc = std::env::var_os("RUSTDOC").unwrap_or_else(|| "rustdoc".into());
             std::process::Command::new(rustdoc)
-                .args(["--test", "--edition", "2024", "--crate-name", "doctest_probe"])
+                .args([
+                    "--test",
+                    "--edition",
+                    "2024",
+                    "--crate-name",
+                    "doctest_probe",
+                ])
                 .args(&externs)
                 .arg("src/lib.rs")
                 .current_dir(dir)
@@ -1068,7 +1063,10 @@ fn run_doctests(dir: &Path) -> std::process::Output {
             std::process::Command::new(cargo)
                 .args(["test", "--doc", "--offline", "--quiet"])
                 .current_dir(dir)
-                .env("CARGO_TARGET_DIR", root().join("target/fuzz-compile-target"))
+                .env(
+                    "CARGO_TARGET_DIR",
+                    root().join("target/fuzz-compile-target"),
+                )
                 .env_remove("RUSTFLAGS")
                 .output()
                 .unwrap()

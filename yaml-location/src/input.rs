@@ -114,7 +114,10 @@ pub fn read_text_limited(path: &Path, limit: usize) -> Result<String, TextError>
         let at = e.utf8_error().valid_up_to();
         let before = &bytes[..at];
         let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-        let start = before.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        let start = before
+            .iter()
+            .rposition(|b| *b == b'\n')
+            .map_or(0, |i| i + 1);
         let column = std::str::from_utf8(&before[start..]).map_or(1, |s| s.chars().count() + 1);
         TextError::NotUtf8 {
             line,
@@ -129,7 +132,11 @@ pub fn read_text_limited(path: &Path, limit: usize) -> Result<String, TextError>
 pub enum TextError {
     Read(ReadError),
     /// The first byte that is not UTF-8, where it is.
-    NotUtf8 { line: usize, column: usize, byte: u8 },
+    NotUtf8 {
+        line: usize,
+        column: usize,
+        byte: u8,
+    },
 }
 
 impl TextError {

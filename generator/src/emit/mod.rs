@@ -22,7 +22,7 @@ use crate::model::{Api, TypeRef};
 pub fn emit(api: &Api, header: &str, client_feature: Option<&str>) -> Result<String, syn::Error> {
     // One line: a title's line breaks, once spaces, must not indent it.
     let title = comment_text(&format!(" {} (version {}).", api.title, api.version));
-    let description = doc_lines(api.description.as_deref());
+    let description = module_doc_lines(api.description.as_deref());
     let mut parts = vec![layout::Part::Items(layout::emit(move || {
         let code = quote! {
             #![doc = #title]
@@ -125,19 +125,33 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// The lines of a description, each with the leading space `///` would have,
 /// each made safe for a comment by [`comment_text`]. Any line break ends a
 /// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
-/// Code blocks in it are made inert ([`markdown`]) on the whole line, its
-/// leading space included: a doc line never starts with more than three
-/// spaces, so that no code block opens even where rustdoc removes no
-/// indentation (a user's `///Docs` without a space on the `mod` that holds
-/// the generated file makes the common indentation zero).
+/// Code blocks in it are made inert ([`markdown`]): spec text never
+/// becomes a doctest. An item's doc comment is all ours, so rustdoc removes
+/// the one space every line starts with; see [`module_doc_lines`] for the
+/// module's own.
 pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
-    text.map(|t| {
-        let text = t.trim_end().replace("\r\n", "\n");
-        text.split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
-            .map(|l| comment_text(&format!(" {}", l.trim_end())))
-            .collect()
-    })
-    .unwrap_or_default()
+    split_lines(text)
+        .map(|l| format!(" {}", comment_text(l)))
+        .collect()
+}
+
+/// [`doc_lines`] for the module's inner doc comment, which rustdoc joins to
+/// the doc comment of the `mod` item that holds the generated file in a
+/// user's crate: a user's `///Docs` without a space makes the common
+/// indentation zero, so here the leading space counts towards the three
+/// spaces a line may start with.
+pub(crate) fn module_doc_lines(text: Option<&str>) -> Vec<String> {
+    split_lines(text)
+        .map(|l| comment_text(&format!(" {l}")))
+        .collect()
+}
+
+fn split_lines(text: Option<&str>) -> impl Iterator<Item = &str> {
+    text.map(str::trim_end)
+        .into_iter()
+        .flat_map(|t| t.split("\r\n"))
+        .flat_map(|t| t.split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}']))
+        .map(str::trim_end)
 }
 
 /// Text made safe for one line of a doc comment, the one door every line
@@ -239,7 +253,7 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{comment_text, doc_lines, space_items};
+    use super::{comment_text, doc_lines, module_doc_lines, space_items};
 
     #[test]
     fn comments_cannot_be_broken_out_of() {
@@ -250,8 +264,10 @@ mod tests {
         // title of "\n    code()" is not six spaces of indentation.
         assert_eq!(comment_text(" \n    code()"), "   code()");
         assert_eq!(comment_text(" \u{2028}```rust"), "  \\`\\`\\`rust");
-        // With the space `///` has, never more than three.
-        assert_eq!(doc_lines(Some("   code()")), ["   code()"]);
+        // An item's lines: three spaces after the one rustdoc removes; the
+        // module's: never more than three, that space included.
+        assert_eq!(doc_lines(Some("     code()")), ["    code()"]);
+        assert_eq!(module_doc_lines(Some("   code()")), ["   code()"]);
         assert_eq!(
             doc_lines(Some("one\r\ntwo\rthree\n\nfour")),
             [" one", " two", " three", " ", " four"]
