@@ -122,6 +122,11 @@ pub struct Baseline {
     pub entries: Vec<Entry>,
 }
 
+/// The largest baseline read: 4 MiB, some thousand times what one entry
+/// per check takes, so that a wrong path (`/dev/zero`, a log) is refused
+/// before it fills memory.
+pub const MAX_BASELINE_BYTES: usize = 4 << 20;
+
 /// Why a baseline cannot be used (exit 2).
 pub use crate::input::InputError as BaselineError;
 
@@ -160,16 +165,23 @@ pub fn requirement_hash(check: &str) -> Option<String> {
 
 impl Baseline {
     pub fn from_path(path: &Path) -> Result<Self, BaselineError> {
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Read {
-            kind: "baseline",
-            path: path.to_owned(),
-            source,
-        })?;
+        // A regular file only (a FIFO would hang), capped, BOM dropped.
+        let text = crate::input::read_text(path, "baseline", MAX_BASELINE_BYTES)?;
         Self::from_yaml_str(&text, &path.display().to_string())
     }
 
     pub fn from_yaml_str(text: &str, file: &str) -> Result<Self, BaselineError> {
+        // A byte-order mark is how some editors start UTF-8: not content.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.len() > MAX_BASELINE_BYTES {
+            return Err(BaselineError::TooLarge {
+                kind: "baseline",
+                file: file.to_owned(),
+                limit: MAX_BASELINE_BYTES,
+            });
+        }
         let lines = yaml_location::Lines::of(text);
+        crate::input::refuse_before_parsing(text, file, &lines, "baseline")?;
         let invalid = |path: &str, reported: usize, message: String| {
             let (line, key) = lines.locate(path, reported);
             BaselineError::Invalid {
@@ -189,13 +201,17 @@ impl Baseline {
             serde_path_to_error::deserialize(serde_yaml::Deserializer::from_str(text)).map_err(
                 |e| {
                     let inner = e.inner();
+                    // Messages never quote a value: a baseline may hold a
+                    // secret pasted in the wrong place.
+                    let full = crate::input::without_values(&inner.to_string());
                     let Some(at) = inner.location() else {
-                        return BaselineError::Syntax {
+                        return BaselineError::Invalid {
                             file: file.to_owned(),
-                            message: inner.to_string(),
+                            line: 1,
+                            key: "(document)".to_owned(),
+                            message: full,
                         };
                     };
-                    let full = inner.to_string();
                     let message = full
                         .rsplit_once(" at line ")
                         .map_or(full.as_str(), |(head, _)| head);
@@ -211,10 +227,8 @@ impl Baseline {
                 return Err(invalid(
                     &at("check"),
                     line_of("check"),
-                    format!(
-                        "`{}` names no check (see `conformance list`; snapshots are `snapshots/ID`, budgets `budgets/OPERATION`)",
-                        r.check
-                    ),
+                    // Not quoted: what is there may be anything.
+                    "names no check (see `conformance list`; snapshots are `snapshots/ID`, budgets `budgets/OPERATION`)".to_owned(),
                 ));
             };
             if let Some(first) = entries.iter().find(|e| e.check == r.check) {
@@ -238,7 +252,7 @@ impl Baseline {
                 let message = if r.expires.trim() == TO_FILL_IN {
                     "give the date this exception ends, as YYYY-MM-DD".to_owned()
                 } else {
-                    format!("`{}` is not a date (YYYY-MM-DD)", r.expires)
+                    "is not a date (YYYY-MM-DD)".to_owned()
                 };
                 return Err(invalid(&at("expires"), line_of("expires"), message));
             };
@@ -580,11 +594,11 @@ mod tests {
         let cases = [
             (
                 "- check: no/such/check\n  reason: r\n  expires: 2030-01-01\n",
-                "b.yaml:1: key `[0].check`: `no/such/check` names no check",
+                "b.yaml:1: key `[0].check`: names no check",
             ),
             (
                 "# c\n- check: snapshots/x\n  reason: r\n  expires: 2030-02-30\n",
-                "b.yaml:4: key `[0].expires`: `2030-02-30` is not a date",
+                "b.yaml:4: key `[0].expires`: is not a date",
             ),
             (
                 "- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n  typo: 1\n",
@@ -610,5 +624,68 @@ mod tests {
                 .is_ok_and(|b| b.entries.is_empty())
         );
         assert!(Baseline::from_yaml_str("[]\n", "b.yaml").is_ok_and(|b| b.entries.is_empty()));
+    }
+
+    /// A baseline holding a secret where a value was expected never prints
+    /// it; a byte-order mark is nothing; a second document and a device or
+    /// FIFO are refused at once, with their line.
+    #[test]
+    fn a_baseline_is_read_safely_and_never_echoed() {
+        for text in [
+            "TOKEN=s3cr3t\n",
+            "- check: TOKEN=s3cr3t\n  reason: r\n  expires: 2030-01-01\n",
+            "- check: snapshots/x\n  reason: r\n  expires: TOKEN=s3cr3t\n",
+            "- check: snapshots/x\n  reason: [TOKEN=s3cr3t]\n  expires: 2030-01-01\n",
+            "- TOKEN=s3cr3t\n",
+        ] {
+            let e = Baseline::from_yaml_str(text, "b.yaml")
+                .expect_err(text)
+                .to_string();
+            assert!(e.starts_with("b.yaml:"), "{e}");
+            assert!(!e.contains("s3cr3t"), "{e}");
+        }
+        let bom = "\u{feff}- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n";
+        assert_eq!(
+            Baseline::from_yaml_str(bom, "b.yaml")
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
+        let two = "- check: snapshots/x\n  reason: r\n  expires: 2030-01-01\n---\n[]\n";
+        let e = Baseline::from_yaml_str(two, "b.yaml")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("b.yaml:4: key `(document)`: a second YAML document"),
+            "{e}"
+        );
+        let dir = std::env::temp_dir().join(format!("baseline-bom-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("b.yaml"), bom.as_bytes()).unwrap();
+        assert_eq!(
+            Baseline::from_path(&dir.join("b.yaml"))
+                .unwrap()
+                .entries
+                .len(),
+            1
+        );
+        #[cfg(unix)]
+        {
+            let start = std::time::Instant::now();
+            let e = Baseline::from_path(Path::new("/dev/zero")).unwrap_err();
+            assert!(e.to_string().contains("not a regular file"), "{e}");
+            let fifo = dir.join("fifo");
+            if std::process::Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .is_ok_and(|s| s.success())
+            {
+                let e = Baseline::from_path(&fifo).unwrap_err();
+                assert!(e.to_string().contains("FIFO"), "{e}");
+            }
+            assert!(start.elapsed() < std::time::Duration::from_secs(2));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

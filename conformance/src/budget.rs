@@ -51,7 +51,8 @@ struct Limit(Duration);
 
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
+        // `${VAR}` expanded, as in every value of a profile.
+        let text = crate::profile::plain_text(d)?;
         parse_limit(&text)
             .map(Limit)
             .map_err(serde::de::Error::custom)

@@ -131,11 +131,11 @@ pub struct Choices {
     pub authorize_success: Option<u16>,
     /// Is an X-Auth-Token checked where the component does not require
     /// one (a wrong one refused)? Ours: yes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub token_checked_when_not_required: Option<bool>,
     /// Is the body of Auth Claims (a GET) validated like Authorize's?
     /// Ours: yes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub get_body_validated: Option<bool>,
     /// The largest body accepted, in bytes, or `none` (no limit: written
     /// [`NO_BODY_LIMIT`]). Ours: 65536.
@@ -146,16 +146,16 @@ pub struct Choices {
     pub absent_project_env: Option<String>,
     /// Does Auth Claims, served with a token bound to a model, carry that
     /// model's uuid? The model's fields are not shown. Ours: yes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub claims_carry_model_uuid: Option<bool>,
     /// Does a successful Authorize issue a token (anywhere in its body)?
     /// Ours: yes (choice 5).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub issues_token: Option<bool>,
     /// After a successful Authorize, does Auth Claims (with the token it
     /// issued, where it issued one) return that model? A server that
     /// records claims does; so does ours, through the token. Ours: yes.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub authorize_claims: Option<bool>,
     /// The shape of success bodies: `spec` (our AuthClaimsResult and
     /// AuthorizeResult, with X-Project-Uuid) or `other` (the server's own;
@@ -163,11 +163,11 @@ pub struct Choices {
     #[serde(default, deserialize_with = "shape")]
     pub success_shape: Option<String>,
     /// Is every `request_id` a uuid? Ours: yes (choice 12).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub request_id_uuid: Option<bool>,
     /// Does an error body's `code` equal the HTTP status (not a service
     /// code of the server's own)? Ours: yes (choice 11).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "flag")]
     pub code_is_status: Option<bool>,
     /// The items of a 417's `errors`: `spec` ({field, rule, message},
     /// choice 13) or `other` (the server's own). Ours: `spec`.
@@ -425,8 +425,12 @@ impl Choices {
     }
 }
 
+// Every value below is read as text with `${VAR}` expanded
+// (`crate::profile::plain_text`), as every value of a profile may come
+// from the environment.
+
 fn model_uuid_at<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ModelUuidAt>, D::Error> {
-    let text = String::deserialize(d)?;
+    let text = crate::profile::plain_text(d)?;
     text.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
@@ -435,11 +439,16 @@ fn status_in<'de, D: Deserializer<'de>>(
     range: std::ops::Range<u16>,
     what: &str,
 ) -> Result<Option<u16>, D::Error> {
-    let n = u64::deserialize(d)?;
-    match u16::try_from(n) {
+    let text = crate::profile::plain_text(d)?;
+    match text.trim().parse::<u16>() {
         Ok(s) if range.contains(&s) => Ok(Some(s)),
-        _ => Err(serde::de::Error::custom(format!(
-            "{n} is not {what} ({}..={})",
+        Ok(s) => Err(serde::de::Error::custom(format!(
+            "{s} is not {what} ({}..={})",
+            range.start,
+            range.end - 1
+        ))),
+        Err(_) => Err(serde::de::Error::custom(format!(
+            "is not {what}: write a number ({}..={})",
             range.start,
             range.end - 1
         ))),
@@ -455,18 +464,21 @@ fn success<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
 }
 
 fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Limit {
-        Bytes(u64),
-        Word(String),
+    let text = crate::profile::plain_text(d)?;
+    match text.trim() {
+        "none" => Ok(Some(NO_BODY_LIMIT)),
+        t => t.parse().map(Some).map_err(|_| {
+            serde::de::Error::custom("is not a body limit: write a number of bytes, or `none`")
+        }),
     }
-    match Limit::deserialize(d)? {
-        Limit::Bytes(n) => Ok(Some(n)),
-        Limit::Word(w) if w == "none" => Ok(Some(NO_BODY_LIMIT)),
-        Limit::Word(w) => Err(serde::de::Error::custom(format!(
-            "`{w}` is not a body limit: write a number of bytes, or `none`"
-        ))),
+}
+
+fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    let text = crate::profile::plain_text(d)?;
+    match text.trim() {
+        "true" => Ok(Some(true)),
+        "false" => Ok(Some(false)),
+        _ => Err(serde::de::Error::custom("is not `true` or `false`")),
     }
 }
 
@@ -481,7 +493,7 @@ fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> 
 }
 
 fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = String::deserialize(d)?;
+    let text = crate::profile::plain_text(d)?;
     match text.as_str() {
         "spec" | "other" => Ok(Some(text)),
         _ => Err(serde::de::Error::custom(format!(
@@ -491,7 +503,7 @@ fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
 }
 
 fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = String::deserialize(d)?;
+    let text = crate::profile::plain_text(d)?;
     match text.as_str() {
         "dev" | "live" => Ok(Some(text)),
         _ => Err(serde::de::Error::custom(format!(

@@ -4,7 +4,9 @@
 //! operation. Only a regression fails (exit 1): a check present in both runs
 //! that did not fail before and fails now.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::report::escape::{markdown_code, terminal, terminal_line};
 
 use serde::Deserialize;
 
@@ -32,15 +34,17 @@ pub struct ResultRecord {
     pub note: Option<String>,
 }
 
+/// The largest report read: 64 MiB. A report keeps large bodies as a
+/// prefix, their length and hash, so a real one is far smaller; a wrong
+/// path (`/dev/zero`, a log) is refused before it fills memory.
+pub const MAX_REPORT_BYTES: usize = 64 << 20;
+
 /// Why a report cannot be read.
 #[derive(Debug, thiserror::Error)]
 pub enum DiffError {
-    #[error("cannot read the report {path}: {source}")]
-    Read {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    /// Missing, not a regular file, too large, not UTF-8.
+    #[error(transparent)]
+    Read(#[from] crate::input::InputError),
     #[error("{file}:{line}:{column}: not a conformance JSON report (--json): {message}")]
     Invalid {
         file: String,
@@ -52,19 +56,23 @@ pub enum DiffError {
 
 impl RunRecord {
     pub fn from_path(path: &Path) -> Result<Self, DiffError> {
-        let text = std::fs::read_to_string(path).map_err(|source| DiffError::Read {
-            path: path.to_owned(),
-            source,
-        })?;
+        // A regular file only (a FIFO would hang), capped, BOM dropped.
+        let text = crate::input::read_text(path, "report", MAX_REPORT_BYTES)?;
         Self::from_json_str(&text, &path.display().to_string())
     }
 
+    /// One JSON report and nothing after it but whitespace: a report
+    /// followed by another (two runs' output concatenated) or by anything
+    /// else is refused at the line where that starts.
     pub fn from_json_str(text: &str, file: &str) -> Result<Self, DiffError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let record = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner();
-            let full = inner.to_string();
+            // Never a value of the file: a report may hold anything a
+            // server sent.
+            let full = crate::input::without_values(&inner.to_string());
             let message = full
                 .rsplit_once(" at line ")
                 .map_or(full.as_str(), |(head, _)| head);
@@ -78,7 +86,14 @@ impl RunRecord {
                     format!("`{path}`: {message}")
                 },
             }
-        })
+        })?;
+        de.end().map_err(|e| DiffError::Invalid {
+            file: file.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: "something follows the report (one report per file; two runs' reports concatenated?)".to_owned(),
+        })?;
+        Ok(record)
     }
 }
 
@@ -251,12 +266,12 @@ impl Changes {
                     "  {:<8} -> {:<8} {}  {}\n",
                     c.from.as_str(),
                     c.to.as_str(),
-                    c.id,
-                    c.title
+                    terminal_line(&c.id),
+                    terminal_line(&c.title)
                 ));
                 // Whole: a reproduction is its comment line and its curl.
                 if let Some(actual) = &c.actual {
-                    for line in actual.lines() {
+                    for line in terminal(actual).lines() {
                         out.push_str(&format!("      {line}\n"));
                     }
                 }
@@ -278,8 +293,8 @@ impl Changes {
                 out.push_str(&format!(
                     "  {:<8} {}  {}\n",
                     c.status.as_str(),
-                    c.id,
-                    c.title
+                    terminal_line(&c.id),
+                    terminal_line(&c.title)
                 ));
             }
         }
@@ -289,7 +304,7 @@ impl Changes {
             for l in &self.latency {
                 out.push_str(&format!(
                     "  {:<12} {} -> {} {}; {} -> {}\n",
-                    l.operation,
+                    terminal_line(&l.operation),
                     p95(l.old),
                     p95(l.new),
                     ratio(l),
@@ -302,8 +317,10 @@ impl Changes {
     }
 
     /// For a pull-request comment.
+    /// Every text from the reports (ids, titles, what came, operations)
+    /// is one code span ([`markdown_code`]): a crafted report cannot put a
+    /// link, an image or HTML in the comment.
     pub fn markdown(&self) -> String {
-        let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
         let verdict = if self.regressions.is_empty() {
             "No regression"
         } else {
@@ -320,12 +337,12 @@ impl Changes {
             for c in list {
                 let actual = c.actual.as_deref().map_or(String::new(), |a| {
                     let first: String = a.lines().next().unwrap_or("").chars().take(200).collect();
-                    format!("`{}`", cell(&first).replace('`', "'"))
+                    markdown_code(&first)
                 });
                 out.push_str(&format!(
-                    "| `{}` {} | {} | {} | {actual} |\n",
-                    c.id,
-                    cell(&c.title),
+                    "| {} {} | {} | {} | {actual} |\n",
+                    markdown_code(&c.id),
+                    markdown_code(&c.title),
                     c.from.as_str(),
                     c.to.as_str()
                 ));
@@ -343,9 +360,9 @@ impl Changes {
             ));
             for c in list.iter() {
                 out.push_str(&format!(
-                    "| `{}` {} | {} |\n",
-                    c.id,
-                    cell(&c.title),
+                    "| {} {} | {} |\n",
+                    markdown_code(&c.id),
+                    markdown_code(&c.title),
                     c.status.as_str()
                 ));
             }
@@ -355,8 +372,8 @@ impl Changes {
             out.push_str("\n#### Latency\n\n| Operation | p95 before | p95 now | Change | median before | median now |\n|---|---|---|---|---|---|\n");
             for l in &self.latency {
                 out.push_str(&format!(
-                    "| `{}` | {} | {} | {} | {} | {} |\n",
-                    l.operation,
+                    "| {} | {} | {} | {} | {} | {} |\n",
+                    markdown_code(&l.operation),
                     p95(l.old),
                     p95(l.new),
                     ratio(l),
@@ -387,6 +404,72 @@ mod tests {
             r#"{{"target": "x", "latency": [{{"operation": "auth_claims", "requests": 10, "median_ms": 1.0, "p95_ms": {p95}, "max_ms": 9.0}}], "results": [{}]}}"#,
             results.join(", ")
         )
+    }
+
+    /// One report per file: anything after it (garbage, a second report)
+    /// is refused at its line; a byte-order mark is nothing; a value that
+    /// does not fit is never quoted.
+    #[test]
+    fn a_report_is_one_json_document_and_never_echoed() {
+        let one = run(&[("a", "passed")], 1.0);
+        assert!(RunRecord::from_json_str(&one, "r.json").is_ok());
+        assert!(RunRecord::from_json_str(&format!("\u{feff}{one}\n"), "r.json").is_ok());
+        for text in [
+            format!("{one}\n{one}"),
+            format!("{one}garbage"),
+            format!("{one} {{}}"),
+        ] {
+            let e = RunRecord::from_json_str(&text, "r.json")
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("something follows the report"), "{e}");
+        }
+        let e = RunRecord::from_json_str(
+            r#"{"target": "TOKEN=s3cr3t", "results": "TOKEN=s3cr3t"}"#,
+            "r.json",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("r.json:1:"), "{e}");
+        assert!(!e.contains("s3cr3t"), "{e}");
+    }
+
+    /// What a crafted report holds reaches neither the terminal nor the
+    /// pull-request comment as it is: controls, C1, bidi overrides and DEL
+    /// escaped; Markdown and HTML only inside code spans.
+    #[test]
+    fn crafted_reports_are_escaped_for_terminal_and_markdown() {
+        let old = RunRecord::from_json_str(&run(&[("a", "passed")], 1.0), "old.json").unwrap();
+        let hostile = r#"{"target": "x", "results": [{"id": "a", "title": "<script>alert(1)</script> [x](javascript:alert(1)) \u001b[2J\u009b31m\u202e", "section": "4", "status": "failed", "actual": "\u009d0;title\u0007 ` | <img src=x onerror=alert(1)> \u007f\uffff"}]}"#;
+        let new = RunRecord::from_json_str(hostile, "new.json").unwrap();
+        let c = diff(&old, &new);
+        let text = c.text();
+        for bad in [
+            '\u{1b}', '\u{9b}', '\u{9d}', '\u{7}', '\u{7f}', '\u{202e}', '\u{ffff}',
+        ] {
+            assert!(!text.contains(bad), "{bad:?} in {text}");
+        }
+        assert!(text.contains("\\u{202e}"), "{text}");
+        let md = c.markdown();
+        for bad in ['\u{1b}', '\u{9b}', '\u{202e}', '\u{ffff}'] {
+            assert!(!md.contains(bad), "{bad:?} in {md}");
+        }
+        // Every `<` and `javascript:` is inside a code span of its cell.
+        let row = md.lines().find(|l| l.contains("script")).expect("the row");
+        let mut outside = String::new();
+        let mut rest = row;
+        while let Some(start) = rest.find('`') {
+            outside.push_str(&rest[..start]);
+            let fence = rest[start..].chars().take_while(|c| *c == '`').count();
+            let after = &rest[start + fence..];
+            let end = after.find(&"`".repeat(fence)).expect("closed span");
+            rest = &after[end + fence..];
+        }
+        outside.push_str(rest);
+        assert!(
+            !outside.contains('<') && !outside.contains("javascript"),
+            "{row}"
+        );
     }
 
     #[test]
@@ -439,7 +522,7 @@ mod tests {
         assert!(text.contains("auth_claims  4 ms -> 6 ms +50%"), "{text}");
         assert!(
             c.markdown()
-                .contains("| `a` t a | passed | failed | `came failed` |")
+                .contains("| `a` `t a` | passed | failed | `came failed` |")
         );
         // The same run twice: nothing changed, nothing fails.
         let same = diff(&new, &new);

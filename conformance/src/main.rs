@@ -87,6 +87,13 @@ enum Command {
         /// shipped profile (what no `--profile` means outside CI).
         #[arg(long, conflicts_with = "profile")]
         embedded: bool,
+        /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
+        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+        timeout: Option<Duration>,
+        /// The deadline of the whole observation, e.g. `2m`, `90s`: when it
+        /// passes, nothing is printed and the exit code is 2 (default: none).
+        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+        deadline: Option<Duration>,
     },
     /// What changed between two runs (their `--json` reports): regressions,
     /// fixes, checks added or removed, snapshot changes, latency. Exit 1 on
@@ -292,7 +299,12 @@ fn main() -> ExitCode {
             return check_profile(&file, only, skip);
         }
         Some(Command::Init(args)) => return init(args),
-        Some(Command::Choices { profile, embedded }) => {
+        Some(Command::Choices {
+            profile,
+            embedded,
+            timeout,
+            deadline,
+        }) => {
             if let Err(code) = target_given(profile.is_some(), embedded) {
                 return code;
             }
@@ -303,7 +315,7 @@ fn main() -> ExitCode {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
             };
-            return runtime.block_on(print_choices(profile));
+            return runtime.block_on(print_choices(profile, timeout, deadline));
         }
         Some(Command::Diff { old, new, markdown }) => return diff(&old, &new, markdown),
         Some(Command::Coverage { markdown }) => {
@@ -344,7 +356,8 @@ fn main() -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
-    eprintln!("error: {message}");
+    // A message may hold a crafted id or value: escaped for the terminal.
+    eprintln!("error: {}", conformance::report::escape::terminal(message));
     ExitCode::from(2)
 }
 
@@ -523,19 +536,29 @@ fn diff(old: &Path, new: &Path, markdown: bool) -> ExitCode {
 }
 
 /// `choices`: what the server was seen to choose, as a `choices:` block.
-async fn print_choices(path: Option<PathBuf>) -> ExitCode {
+async fn print_choices(
+    path: Option<PathBuf>,
+    timeout: Option<Duration>,
+    deadline: Option<Duration>,
+) -> ExitCode {
     let (profile, server) = match load_or_embedded(path.as_deref()).await {
         Ok(p) => p,
         Err(code) => return code,
     };
+    let mut limits = Limits::default();
+    if let Some(t) = timeout {
+        limits.timeout = t;
+    }
     let options = RunOptions {
+        limits,
         connect: Connect {
             no_proxy: server.is_some(),
             ..Connect::default()
         },
+        deadline,
         ..RunOptions::default()
     };
-    let seen = conformance::observe::observe(profile, &options).await;
+    let seen = conformance::observe::observe_within(profile, &options).await;
     if let Some(server) = server {
         server.shutdown().await;
     }

@@ -26,6 +26,40 @@ const MODEL_UUID_PLACES: &[&str] = &[
     "header:X-Model-Id",
 ];
 
+/// [`observe`] within `options.deadline`: when it passes, an error (exit
+/// 2) and nothing declared, as a block cut short would be a guess.
+pub async fn observe_within(
+    profile: crate::profile::Profile,
+    options: &RunOptions,
+) -> Result<Choices, RunError> {
+    let url = profile.base_url.clone();
+    match options.deadline {
+        None => observe(profile, options).await,
+        Some(limit) => match tokio::time::timeout(limit, observe(profile, options)).await {
+            Ok(seen) => seen,
+            Err(_) => Err(RunError::Unreachable {
+                url: without_userinfo(&url),
+                reason: format!(
+                    "the deadline ({} ms) passed before every choice was observed; nothing is declared",
+                    limit.as_millis()
+                ),
+            }),
+        },
+    }
+}
+
+/// `url` without its user name and password (`base_url` may hold them).
+fn without_userinfo(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut u) => {
+            let _ = u.set_password(None);
+            let _ = u.set_username("");
+            u.to_string()
+        }
+        Err(_) => "the target".to_owned(),
+    }
+}
+
 /// Asks the server what it chose. Choices it does not settle are `None`.
 pub async fn observe(
     profile: crate::profile::Profile,
@@ -42,6 +76,9 @@ pub async fn observe(
     let t = &target;
     let mut seen = Choices::default();
 
+    // Nothing is declared about what does not answer: a closed port, a
+    // reset, garbage or silence is exit 2, not a block of guesses.
+    answers_http(t).await?;
     if let Some((at, status)) = model_uuid_place(t).await {
         seen.model_uuid = Some(at);
         seen.authorize_success = status;
@@ -271,6 +308,8 @@ pub async fn observe(
                     // An answer too large to keep (one that echoes the
                     // body) was no refusal of the request.
                     None if sent.answered_over_cap => None,
+                    // No answer: over the limit, or no server at all;
+                    // only an answered refusal below declares a limit.
                     None => Some(None),
                     Some(417) => None,
                     Some(st) if (400..500).contains(&st) => Some(Some(st)),
@@ -300,14 +339,45 @@ pub async fn observe(
                     }
                 }
             }
-            seen.body_too_large = status;
-            seen.body_limit = Some(taken as u64);
+            // A limit only from an answered refusal: sizes that found no
+            // answer at all (a server gone, a connection closed) say
+            // nothing of what the server chose.
+            if status.is_some() {
+                seen.body_too_large = status;
+                seen.body_limit = Some(taken as u64);
+            }
         } else if taken > 0 {
             // The largest size tried was taken: no limit this run can find.
             seen.body_limit = Some(crate::choices::NO_BODY_LIMIT);
         }
     }
     Ok(seen)
+}
+
+/// One valid Auth Claims request must get an HTTP answer (any status):
+/// otherwise the target cannot be reached, and `choices` says so (exit 2)
+/// rather than declaring what it never saw. Stricter than a run's
+/// preflight, which lets checks judge garbage and silence: `choices`
+/// judges nothing, it only records.
+async fn answers_http(t: &Target) -> Result<(), RunError> {
+    let Some(c) = t.primary(Op::AuthClaims) else {
+        return Ok(());
+    };
+    let sent = t
+        .send(Probe::new("reach", t.valid(Op::AuthClaims, c)))
+        .await;
+    if sent.status().is_some() || sent.answered_over_cap {
+        return Ok(());
+    }
+    let reason = sent
+        .exchange
+        .error
+        .clone()
+        .unwrap_or_else(|| "no HTTP answer".to_owned());
+    Err(RunError::Unreachable {
+        url: t.scrubber().text(&t.profile.base_url),
+        reason: format!("no HTTP answer to a valid Auth Claims request ({reason})"),
+    })
 }
 
 /// Where modelUuid travels: the first place (of [`MODEL_UUID_PLACES`]) a

@@ -215,57 +215,28 @@ fn refuse_before_parsing(
     Ok(())
 }
 
-/// A file that is not UTF-8, at the line of its first bad byte.
-fn not_utf8(bytes: &[u8], valid_up_to: usize, file: &str) -> ProfileError {
-    let before = &bytes[..valid_up_to];
-    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
-    let column = before.iter().rev().take_while(|b| **b != b'\n').count() + 1;
-    // What was read up to there names the key the bad byte is in.
-    let lines = yaml_location::Lines::of(std::str::from_utf8(before).unwrap_or_default());
-    ProfileError::Invalid {
-        file: file.to_owned(),
-        line,
-        key: lines
-            .path_at(line)
-            .unwrap_or_else(|| "(document)".to_owned()),
-        message: format!(
-            "is not UTF-8 (byte 0x{:02X} at column {column}); save the profile as UTF-8",
-            bytes[valid_up_to]
-        ),
-    }
-}
-
 impl Profile {
     /// Reads and checks the profile at `path`, expanding `${VAR}` from the
     /// process environment. At most [`MAX_PROFILE_BYTES`] are read.
     pub fn from_path(path: &Path) -> Result<Profile, ProfileError> {
-        use std::io::Read;
+        // A regular file only (a FIFO would hang), capped, BOM dropped.
+        let text = crate::input::read_text(path, "profile", MAX_PROFILE_BYTES)?;
         let file = path.display().to_string();
-        let read_error = |source| ProfileError::Read {
-            kind: "profile",
-            path: path.to_owned(),
-            source,
-        };
-        let mut bytes = Vec::new();
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_PROFILE_BYTES as u64 + 1).read_to_end(&mut bytes))
-            .map_err(read_error)?;
-        if bytes.len() > MAX_PROFILE_BYTES {
-            return Err(ProfileError::TooLarge {
-                kind: "profile",
-                file,
-                limit: MAX_PROFILE_BYTES,
-            });
-        }
-        let text = match std::str::from_utf8(&bytes) {
-            Ok(text) => text,
-            Err(e) => return Err(not_utf8(&bytes, e.valid_up_to(), &file)),
-        };
-        Self::from_yaml_str(text, &file, &|name| std::env::var(name).ok())
+        Self::from_yaml_str(&text, &file, &|name| std::env::var(name).ok())
     }
 
     /// Parses `text` (named `file` in errors), reading `${VAR}` through `env`.
     pub fn from_yaml_str(
+        text: &str,
+        file: &str,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Profile, ProfileError> {
+        // No message quotes a secret written in the file, even where the
+        // same value stands under another key.
+        Self::parse_yaml_str(text, file, env).map_err(|e| crate::input::without_secrets(e, text))
+    }
+
+    fn parse_yaml_str(
         text: &str,
         file: &str,
         env: &dyn Fn(&str) -> Option<String>,
@@ -567,6 +538,14 @@ fn expand(text: &str) -> Result<String, String> {
     Ok(out)
 }
 
+/// A value of a section that names no secret (`choices`, `budgets`,
+/// `snapshot_headers`) as text, `${VAR}` expanded, as every value of a
+/// profile may come from the environment; a scalar written as a number or
+/// a boolean is read as its text. For the deserializers of those sections.
+pub(crate) fn plain_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+    plain(|| read_text(d)).map(|(_, value)| value)
+}
+
 /// A string with `${VAR}` expanded.
 struct Text(String);
 
@@ -826,7 +805,7 @@ struct HeaderName(String);
 
 impl<'de> Deserialize<'de> for HeaderName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(d)?;
+        let text = plain_text(d)?;
         reqwest::header::HeaderName::from_bytes(text.as_bytes())
             .map(|h| HeaderName(h.as_str().to_owned()))
             .map_err(|_| serde::de::Error::custom(format!("`{text}` is not a header name")))
@@ -1039,19 +1018,7 @@ fn locate(
 /// left out ("invalid type: string, expected …"): the value may be a
 /// secret written in the profile.
 fn hide_values(message: &str) -> String {
-    for prefix in ["invalid type: ", "invalid value: "] {
-        if let Some(rest) = message.strip_prefix(prefix) {
-            if let Some((unexpected, expected)) = rest.split_once(", expected ") {
-                let kind = unexpected
-                    .split(['"', '`'])
-                    .next()
-                    .unwrap_or_default()
-                    .trim_end();
-                return format!("{prefix}{kind}, expected {expected}");
-            }
-        }
-    }
-    message.to_owned()
+    crate::input::without_values(message)
 }
 
 fn backticked_after(message: &str, prefix: &str) -> Option<String> {

@@ -251,10 +251,10 @@ rt::impl_response!(
 );
 
 /// The answers of [`Client::get_thing`]:
-/// - `Ok` (200): ``` panic!("a response's description ran as a doctest"); ```
+/// - `Ok` (200): \`\`\` panic!("a response's description ran as a doctest"); \`\`\`
 pub type GetThingResponse = OkAnswers<types::Thing, GetThingOkHeaders>;
 
-/// The documented headers of the answer: ``` panic!("a response's description ran as a doctest"); ```
+/// The documented headers of the answer: \`\`\` panic!("a response's description ran as a doctest"); \`\`\`
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GetThingOkHeaders {
     /// `X-Rate` (optional); `None` when absent or not parseable.

@@ -37,31 +37,41 @@ pub const MAX_DEPTH: usize = 128;
 
 /// The text of the file at `path`, at most [`MAX_BYTES`] of UTF-8.
 pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
-    use std::io::Read;
-    let cannot_read = |e: std::io::Error| Diagnostic {
+    use yaml_location::input::{ReadError, read_limited};
+    let diagnostic = |message: String, hint: &str| Diagnostic {
         file: path.to_owned(),
         line: None,
         pointer: String::new(),
-        message: format!("cannot read the file: {e}"),
-        hint: "check the path and its permissions".into(),
+        message,
+        hint: hint.into(),
     };
-    // Bounded: `/dev/zero` or a huge file ends at the limit, not in memory.
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|file| file.take(MAX_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(cannot_read)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(Diagnostic {
-            file: path.to_owned(),
-            line: None,
-            pointer: String::new(),
-            message: format!(
-                "the file is larger than {} MiB, the most this generator reads",
-                MAX_BYTES / (1024 * 1024)
-            ),
-            hint: "split the spec, or check that the path names a spec".into(),
-        });
-    }
+    // A regular file only (a FIFO would wait for a writer forever, a
+    // device never ends), bounded: a huge file ends at the limit, not in
+    // memory; a byte-order mark is dropped.
+    let bytes = match read_limited(path, MAX_BYTES as usize) {
+        Ok(bytes) => bytes,
+        Err(ReadError::TooLarge(_)) => {
+            return Err(diagnostic(
+                format!(
+                    "the file is larger than {} MiB, the most this generator reads",
+                    MAX_BYTES / (1024 * 1024)
+                ),
+                "split the spec, or check that the path names a spec",
+            ));
+        }
+        Err(ReadError::Io(e)) => {
+            return Err(diagnostic(
+                format!("cannot read the file: {e}"),
+                "check the path and its permissions",
+            ));
+        }
+        Err(e) => {
+            return Err(diagnostic(
+                format!("cannot read the file: {e}"),
+                "give the path of a spec file",
+            ));
+        }
+    };
     String::from_utf8(bytes).map_err(|e| Diagnostic {
         file: path.to_owned(),
         line: None,

@@ -858,3 +858,218 @@ fn every_parameter_shape_generates_and_compiles() {
         panic!("{failure}");
     }
 }
+
+/// Where hostile text opens a line: after nothing, after line breaks of
+/// every spelling, inside a list item or a quote, after a paragraph.
+const LEADS: &[&str] = &[
+    "", "\n", "\n\n", "T\n\n", "T\n", "- x\n\n", "> ", "1. x\n\n", "\r\n\r\n", "\r", "\u{2028}",
+    "\u{85}", "<p>\n\n", "* ", " ",
+];
+
+/// What a line of code is indented by.
+const INDENTS: &[&str] = &[
+    "",
+    "    ",
+    "        ",
+    "\t",
+    " \t",
+    "   \t",
+    "\u{b}    ",
+    "\u{a0}    ",
+];
+
+/// How a line of code is wrapped: bare, or fenced in each spelling.
+const FENCES: &[(&str, &str)] = &[
+    ("", ""),
+    ("```\n", "\n```"),
+    ("```rust\n", "\n```"),
+    ("~~~\n", "\n~~~"),
+    ("````\n", "\n````"),
+    ("``` should_panic\n", ""),
+];
+
+/// Every place spec text reaches a doc comment, with the text `text(place)`.
+fn hostile_spec(text: &dyn Fn(&str) -> String) -> Value {
+    json!({
+        "openapi": "3.0.3",
+        "info": {"title": text("title"), "version": "1", "description": text("info-description")},
+        "servers": [{"url": "http://localhost", "description": text("server")}],
+        "paths": {"/things/{id}": {
+            "get": {
+                "operationId": "getThing",
+                "summary": text("summary"),
+                "description": text("op-description"),
+                "parameters": [
+                    {"name": "id", "in": "path", "required": true,
+                     "description": text("path-param"), "schema": {"type": "string"}},
+                    {"name": "q", "in": "query", "description": text("query-param"),
+                     "schema": {"type": "string"}}
+                ],
+                "responses": {"200": {
+                    "description": text("response"),
+                    "headers": {"X-Rate": {"description": text("header"), "schema": {"type": "integer"}}},
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}
+                }}
+            },
+            "post": {
+                "operationId": "putThing",
+                "summary": text("post-summary"),
+                "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "requestBody": {"description": text("body"), "required": true,
+                    "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Thing"}}}},
+                "responses": {"204": {"description": text("no-content")}}
+            }
+        }},
+        "components": {
+            "securitySchemes": {"key": {"type": "apiKey", "in": "header", "name": "X-Key",
+                "description": text("scheme")}},
+            "schemas": {
+                "Thing": {"type": "object", "description": text("schema"),
+                    "properties": {"kind": {"$ref": "#/components/schemas/Kind"},
+                        "name": {"type": "string", "description": text("property")}}},
+                "Kind": {"type": "string", "enum": ["a", "b"], "description": text("enum")}
+            }
+        },
+        "security": [{"key": []}]
+    })
+}
+
+/// Hostile titles and descriptions never run as code, in a crate that
+/// includes the generated modules as a user's would, under `cargo test
+/// --doc` (its `rustdoc --test`, run here against the dependencies this
+/// test was built beside, or `cargo test --doc` itself when they cannot be
+/// found). Every lead × indentation × fence of the tables above is one
+/// text, and each places its own text in every place spec text reaches a
+/// doc comment; the text's code writes a marker file naming its case and
+/// place, so a doctest that ran says which. Half the modules are included
+/// under a user's doc comment written without a space (`///Docs`), which
+/// makes rustdoc remove no indentation. A control module with a real
+/// doctest proves that the crate's doctests do run.
+#[test]
+fn hostile_spec_text_never_runs_under_cargo_test_doc() {
+    let dir = root()
+        .join("target")
+        .join(format!("doctest-crate-{}", std::process::id()));
+    let (src, markers) = (dir.join("src"), dir.join("markers"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&src).unwrap();
+    std::fs::create_dir_all(&markers).unwrap();
+    let code = |id: &str| {
+        format!(
+            "std::fs::write({:?}, \"\").unwrap();",
+            markers.join(id).display().to_string()
+        )
+    };
+    let mut texts = Vec::new();
+    for lead in LEADS {
+        for indent in INDENTS {
+            for (open, close) in FENCES {
+                texts.push((*lead, *indent, *open, *close));
+            }
+        }
+    }
+    let places = 16;
+    let mut lib = String::from("//! Generated modules from hostile specs.\n");
+    let mut specs = 0;
+    for (case, chunk) in texts.chunks(places).enumerate() {
+        let place_index = std::cell::Cell::new(0usize);
+        let text = |place: &str| {
+            let i = place_index.get();
+            place_index.set(i + 1);
+            let (lead, indent, open, close) = chunk[i % chunk.len()];
+            let id = format!("case{case:03}-{place}");
+            format!("{lead}{open}{indent}{}{close}", code(&id))
+        };
+        let spec = hostile_spec(&text);
+        let path = dir.join(format!("case_{case:03}.json"));
+        let json = serde_json::to_string_pretty(&spec).unwrap();
+        std::fs::write(&path, &json).unwrap();
+        let module = generator::generate_text(&path, json)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        std::fs::write(src.join(format!("case_{case:03}.rs")), module).unwrap();
+        let outer = if case % 2 == 0 { "///Docs.\n///\n" } else { "" };
+        lib.push_str(&format!("{outer}pub mod case_{case:03};\n"));
+        specs += 1;
+    }
+    // The control: a real doctest, which must run.
+    let control = code("control");
+    lib.push_str(&format!(
+        "/// ```\n/// {control}\n/// ```\npub struct Control;\n"
+    ));
+    std::fs::write(src.join("lib.rs"), &lib).unwrap();
+    let output = run_doctests(&dir);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let ran: Vec<String> = std::fs::read_dir(&markers)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        output.status.success(),
+        "the doctests did not build or pass:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        ran.contains(&"control".to_owned()),
+        "the control doctest did not run: the probe cannot see a doctest\n{stdout}\n{stderr}"
+    );
+    let spec_ran: Vec<&String> = ran.iter().filter(|m| *m != "control").collect();
+    assert!(
+        spec_ran.is_empty(),
+        "spec text ran as doctests (case-place; the specs are in {}): {spec_ran:?}\n{stdout}",
+        dir.display()
+    );
+    eprintln!(
+        "doctests: {} hostile texts in {specs} generated modules, none ran",
+        texts.len()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// What `cargo test --doc` does for the crate in `dir`: `rustdoc --test`
+/// against the runtime and serde this test was built beside; or, where
+/// they cannot be found, `cargo test --doc` itself under a target of its own.
+fn run_doctests(dir: &Path) -> std::process::Output {
+    match built_dependencies(dir) {
+        Some(externs) => {
+            let rustdoc = std::env::var_os("RUSTDOC").unwrap_or_else(|| "rustdoc".into());
+            std::process::Command::new(rustdoc)
+                .args([
+                    "--test",
+                    "--edition",
+                    "2024",
+                    "--crate-name",
+                    "doctest_probe",
+                ])
+                .args(&externs)
+                .arg("src/lib.rs")
+                .current_dir(dir)
+                .output()
+                .expect("rustdoc runs")
+        }
+        None => {
+            let runtime = root().join("runtime");
+            std::fs::write(
+                dir.join("Cargo.toml"),
+                format!(
+                    "[package]\nname = \"doctest-probe\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+                     [dependencies]\nclient-runtime = {{ path = {:?}, default-features = false, features = [\"client\"] }}\n\
+                     serde = {{ version = \"1\", features = [\"derive\"] }}\n\n[workspace]\n",
+                    runtime.display().to_string()
+                ),
+            )
+            .unwrap();
+            std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
+            let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+            std::process::Command::new(cargo)
+                .args(["test", "--doc", "--offline", "--quiet"])
+                .current_dir(dir)
+                .env(
+                    "CARGO_TARGET_DIR",
+                    root().join("target/fuzz-compile-target"),
+                )
+                .env_remove("RUSTFLAGS")
+                .output()
+                .unwrap()
+        }
+    }
+}

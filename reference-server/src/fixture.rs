@@ -231,9 +231,17 @@ impl Fixture {
     /// Reads and checks a fixture file.
     pub fn from_path(path: &Path) -> Result<Fixture, FixtureError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| FixtureError::Read {
-            file: file.clone(),
-            source,
+        // A regular file only (a FIFO would hang), at most 4 MiB, a
+        // byte-order mark dropped; a bad byte named by line, not quoted.
+        let text = yaml_location::input::read_text_limited(path, 4 << 20).map_err(|e| {
+            let message = match e.line() {
+                Some(line) => format!("line {line}: {e}"),
+                None => e.to_string(),
+            };
+            FixtureError::Read {
+                file: file.clone(),
+                source: std::io::Error::other(message),
+            }
         })?;
         Self::from_yaml_str(&text, &file)
     }

@@ -16,6 +16,8 @@
 //! assert_eq!(lines.line(["components", "0", "tag"]), Some(2));
 //! ```
 
+pub mod input;
+
 use std::collections::HashMap;
 
 use saphyr_parser::{Event, Parser};

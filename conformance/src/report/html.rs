@@ -80,20 +80,10 @@ pre.repro { background: #eef3fb; }
 footer { max-width: 1100px; margin: 30px auto; padding: 0 20px; color: #666; font-size: 13px; }
 "#;
 
-/// Escapes text for HTML content and attribute values.
+/// Escapes text for HTML content and attribute values (and writes what a
+/// reader cannot see as `\u{…}`): [`super::escape::html`].
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    super::escape::html(s)
 }
 
 /// An element id for check `id` (`/` and other marks become `-`).

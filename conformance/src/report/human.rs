@@ -2,6 +2,7 @@
 //! document order; every failure prints the requirement, what was sent, what
 //! was expected and what came. Colour on a terminal unless `NO_COLOR` is set.
 
+use crate::report::escape::{terminal, terminal_line};
 use crate::report::{Report, Status};
 
 /// ANSI colours, or none.
@@ -32,7 +33,7 @@ impl Style {
 pub fn render(report: &Report, style: Style) -> String {
     let mut out = format!(
         "Conformance of {}\nGenerated cases: --seed {} --cases {}\n{}\n",
-        report.target,
+        terminal_line(&report.target),
         report.generation.seed,
         report.generation.cases,
         report.pace.line()
@@ -67,8 +68,8 @@ pub fn render(report: &Report, style: Style) -> String {
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
                 r.level.as_str(),
-                r.id,
-                style.paint("2", &r.title)
+                terminal_line(&r.id),
+                style.paint("2", &terminal_line(&r.title))
             ));
             match r.status {
                 Status::Failed | Status::Warned => {
@@ -113,12 +114,12 @@ pub fn render(report: &Report, style: Style) -> String {
         }
     }
     for hint in &report.hints {
-        out.push_str(&format!("Hint: {hint}\n"));
+        out.push_str(&format!("Hint: {}\n", terminal(hint)));
     }
     if !report.undeclared.is_empty() {
         out.push_str("Choices the profile does not declare, as this run saw the server make them otherwise than ours (each warned once). Paste into the profile to hold the server to them at MUST level (`conformance choices --profile FILE` observes every choice):\nchoices:\n");
         for line in &report.undeclared {
-            out.push_str(&format!("  {line}\n"));
+            out.push_str(&format!("  {}\n", terminal_line(line)));
         }
     }
     let unseen = crate::outcomes::unseen_lines(&report.outcomes);
@@ -174,8 +175,11 @@ pub fn render(report: &Report, style: Style) -> String {
     out
 }
 
+/// A field of a result: its value from outside (an answer, a profile),
+/// every line escaped for a terminal.
 fn field(out: &mut String, name: &str, value: &str) {
     let pad = " ".repeat(22);
+    let value = terminal(value);
     let mut lines = value.lines();
     out.push_str(&format!(
         "          {name:<11} {}\n",

@@ -113,5 +113,8 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         }
         junit.add_test_suite(suite);
     }
-    junit.to_string()
+    // Every character XML 1.0 forbids (U+FFFE, U+FFFF, C0 controls) or a
+    // reader cannot see, from whatever field it came, written `\u{…}`: the
+    // markup itself is ASCII, so this touches only text.
+    junit.to_string().map(|xml| super::escape::xml(&xml))
 }

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::catalogue::{Check, Level, Verdict, section_title};
 use crate::snapshot::{SnapshotOutcome, SnapshotResult};
 
+pub mod escape;
 pub mod html;
 pub mod human;
 pub mod junit;

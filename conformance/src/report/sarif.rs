@@ -156,7 +156,8 @@ pub fn render(report: &Report) -> String {
             "ruleId": r.id,
             "ruleIndex": index,
             "level": level,
-            "message": {"text": message},
+            // What came is shown by code scanning: escaped as for a terminal.
+            "message": {"text": super::escape::terminal(&message)},
             "locations": [{
                 "physicalLocation": {
                     "artifactLocation": {"uri": uri},

@@ -215,7 +215,7 @@ fn a_baseline_adopts_a_failing_server_and_cannot_rot() {
     ]);
     assert_eq!(unknown.status.code(), Some(2));
     assert!(
-        stderr(&unknown).contains(":1: key `[0].check`: `headers/no-such` names no check"),
+        stderr(&unknown).contains(":1: key `[0].check`: names no check"),
         "{}",
         stderr(&unknown)
     );

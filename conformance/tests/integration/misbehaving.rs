@@ -217,3 +217,89 @@ async fn a_target_that_resets_every_connection_is_a_run_error() {
     // One attempt, not a time-out per check.
     assert!(began.elapsed() < Duration::from_secs(2));
 }
+
+/// `conformance choices` against what is not a server: a closed port, a
+/// reset, garbage, silence, a Content-Length never met, a slow drip. Each
+/// is an error (exit 2 in the CLI) within a few time-outs, never a block
+/// declaring what was not seen (`body_limit: 0` came of every one of them).
+#[tokio::test(flavor = "multi_thread")]
+async fn choices_against_what_is_not_a_server_is_an_error_quickly() {
+    let port = TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind")
+        .local_addr()
+        .expect("addr")
+        .port();
+    let mut targets = vec![("closed port".to_owned(), format!("http://127.0.0.1:{port}"))];
+    for how in [
+        Misbehaviour::Reset,
+        Misbehaviour::Garbage,
+        Misbehaviour::NoAnswer,
+        Misbehaviour::WrongContentLength,
+        Misbehaviour::SlowDrip,
+    ] {
+        targets.push((format!("{how:?}"), start(how).await));
+    }
+    for (what, url) in targets {
+        let began = Instant::now();
+        let seen = conformance::observe::observe_within(profile(url), &options()).await;
+        match seen {
+            Err(RunError::Unreachable { reason, .. }) => {
+                assert!(reason.contains("no HTTP answer"), "{what}: {reason}")
+            }
+            other => panic!("{what}: expected Unreachable, got {other:?}"),
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(3),
+            "{what}: {:?}",
+            began.elapsed()
+        );
+    }
+}
+
+/// `choices --deadline`: a server that answers, slowly, is cut off at the
+/// deadline with an error, not waited for probe after probe.
+#[tokio::test(flavor = "multi_thread")]
+async fn choices_ends_at_its_deadline() {
+    let server = reference_server::Server::start(reference_server::ServerOptions::default())
+        .await
+        .expect("server");
+    // A proxy that delays every answer by 150 ms: each probe answers, the
+    // whole takes far longer than the deadline.
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let upstream = server
+        .base_url()
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_owned();
+    tokio::spawn(async move {
+        while let Ok((mut s, _)) = listener.accept().await {
+            let upstream = upstream.clone();
+            tokio::spawn(async move {
+                let Ok(mut u) = TcpStream::connect(&upstream).await else {
+                    return;
+                };
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                let _ = tokio::io::copy_bidirectional(&mut s, &mut u).await;
+            });
+        }
+    });
+    let options = RunOptions {
+        deadline: Some(Duration::from_millis(600)),
+        ..options()
+    };
+    let began = Instant::now();
+    match conformance::observe::observe_within(profile(format!("http://{addr}")), &options).await {
+        Err(RunError::Unreachable { reason, .. }) => {
+            assert!(reason.contains("deadline"), "{reason}")
+        }
+        other => panic!("expected the deadline, got {other:?}"),
+    }
+    assert!(
+        began.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        began.elapsed()
+    );
+    server.shutdown().await;
+}

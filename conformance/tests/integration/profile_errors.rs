@@ -164,6 +164,38 @@ fn errors_never_print_a_password_in_base_url_or_a_written_secret() {
     ));
     assert_eq!(key, "components[0].auth_token", "{shown}");
     holds_no_secret(&shown, &["written-t0ken"]);
+    // The literal secret reused as another key's value, which that key's
+    // message would quote; and serde's own quoting of a value.
+    let written = change(
+        "client_secret: ${CSECRET}",
+        "client_secret: written-s3cret-2",
+    );
+    for (from, to, at) in [
+        (
+            "    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11",
+            "    uuid: written-s3cret-2",
+            "components[0].uuid",
+        ),
+        (
+            "base_url: http://127.0.0.1:8080",
+            "base_url: written-s3cret-2",
+            "base_url",
+        ),
+        (
+            "    requires_auth: true",
+            "    requires_auth: written-s3cret-2",
+            "components[0].requires_auth",
+        ),
+        (
+            "project_env: live",
+            "project_env: [written-s3cret-2]",
+            "project_env",
+        ),
+    ] {
+        let (_, key, shown) = refused(&written.replace(from, to));
+        assert_eq!(key, at, "{shown}");
+        holds_no_secret(&shown, &["written-s3cret-2"]);
+    }
 }
 
 #[test]
@@ -321,6 +353,94 @@ fn files_that_are_not_utf8_or_too_large() {
     ));
     let text = String::from_utf8(big).expect("utf-8");
     assert!(matches!(parse(&text), Err(ProfileError::TooLarge { .. })));
+}
+
+/// Every value may come from the environment, as the README says: the
+/// newer sections too (`budgets`, `choices`, `snapshot_headers`); a
+/// value from a variable is read as the value written in place would be
+/// (a number, a boolean); an unset one, or a value of the
+/// wrong form, is an error at its own key and line.
+#[test]
+fn every_value_may_come_from_the_environment() {
+    let vars = |name: &str| -> Option<String> {
+        Some(
+            match name {
+                "B" => "200ms",
+                "S" => "401",
+                "P" => "header:X-Model-Uuid",
+                "H" => "X-Rate-Limit",
+                "G" => "false",
+                "BAD" => "soon",
+                _ => return env(name),
+            }
+            .to_owned(),
+        )
+    };
+    let text = format!(
+        "{GOOD}budgets:\n  auth_claims: \"${{B}}\"\nchoices:\n  missing_credential: \"${{S}}\"\n  model_uuid: \"${{P}}\"\n  get_body_validated: \"${{G}}\"\nsnapshot_headers: [\"${{H}}\"]\n"
+    );
+    let p = Profile::from_yaml_str(&text, "p.yaml", &vars).expect("expanded");
+    assert_eq!(
+        p.budgets.0.get("auth_claims"),
+        Some(&std::time::Duration::from_millis(200))
+    );
+    assert_eq!(p.choices.missing_credential, Some(401));
+    assert_eq!(p.choices.get_body_validated, Some(false));
+    assert_eq!(p.snapshot_headers, ["x-rate-limit"]);
+    let bad = text.replace("\"${B}\"", "\"${BAD}\"");
+    let e = Profile::from_yaml_str(&bad, "p.yaml", &vars)
+        .expect_err("bad budget")
+        .to_string();
+    assert!(
+        e.contains("key `budgets.auth_claims`") && e.contains("with its unit"),
+        "{e}"
+    );
+    let unset = text.replace("${S}", "${UNSET_VAR}");
+    let e = Profile::from_yaml_str(&unset, "p.yaml", &vars)
+        .expect_err("unset")
+        .to_string();
+    assert!(
+        e.contains("key `choices.missing_credential`") && e.contains("UNSET_VAR"),
+        "{e}"
+    );
+}
+
+/// A path that is not a regular file is refused at once, by what it is:
+/// a FIFO (which would wait for a writer forever) as the profile or the
+/// baseline, `/dev/zero` (which never ends) as a baseline or a report.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_device_is_refused_at_once() {
+    let dir = std::env::temp_dir().join(format!("conformance-fifo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let fifo = dir.join("fifo.yaml");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let fifo = fifo.to_str().expect("utf-8");
+    let bin = env!("CARGO_BIN_EXE_conformance");
+    for args in [
+        vec!["--profile", fifo],
+        vec!["--embedded", "--baseline", fifo],
+        vec!["--embedded", "--baseline", "/dev/zero"],
+        vec!["diff", "/dev/zero", fifo],
+        vec!["check-profile", fifo],
+    ] {
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new(bin)
+            .args(&args)
+            .env_remove("CI")
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("not a regular file"), "{args:?}: {stderr}");
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{args:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -9,8 +9,11 @@
 //! or end a code block, in any context:
 //!
 //! - indentation is capped: at most three spaces at the start of a line
-//!   and after each block-quote or list marker, which no indented code
-//!   block can start with;
+//!   (the space after `///` included: rustdoc removes the common
+//!   indentation of a doc comment, which a user's own doc comment on the
+//!   `mod` holding the generated file can make zero) and after each
+//!   block-quote or list marker, which no indented code block can start
+//!   with;
 //! - a run of three or more backticks or tildes has its characters escaped
 //!   (`` \` ``), so it is text, never a fence.
 //!
@@ -19,11 +22,6 @@
 //! the list items and quotes around it, and a closing fence read as an
 //! opening one starts a Rust block that takes in every line after it. The
 //! code of a spec's examples reads as plain text.
-
-/// `lines` made inert.
-pub(crate) fn inert_lines<'t>(lines: impl IntoIterator<Item = &'t str>) -> Vec<String> {
-    lines.into_iter().map(inert_line).collect()
-}
 
 /// One line made inert: never a fence nor indented code.
 pub(crate) fn inert_line(line: &str) -> String {
@@ -106,10 +104,10 @@ fn escape_fences(line: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::inert_lines;
+    use super::inert_line;
 
     fn inert(text: &str) -> String {
-        inert_lines(text.lines()).join("\n")
+        text.lines().map(inert_line).collect::<Vec<_>>().join("\n")
     }
 
     #[test]

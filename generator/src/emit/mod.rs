@@ -20,11 +20,9 @@ use crate::model::{Api, TypeRef};
 /// with `client_feature`, all but the types is compiled only with that
 /// cargo feature.
 pub fn emit(api: &Api, header: &str, client_feature: Option<&str>) -> Result<String, syn::Error> {
-    let title = one_line(&markdown::inert_line(&format!(
-        " {} (version {}).",
-        api.title, api.version
-    )));
-    let description = doc_lines(api.description.as_deref());
+    // One line: a title's line breaks, once spaces, must not indent it.
+    let title = comment_text(&format!(" {} (version {}).", api.title, api.version));
+    let description = module_doc_lines(api.description.as_deref());
     let mut parts = vec![layout::Part::Items(layout::emit(move || {
         let code = quote! {
             #![doc = #title]
@@ -127,34 +125,61 @@ pub(crate) fn ident(name: &str) -> Ident {
 /// The lines of a description, each with the leading space `///` would have,
 /// each made safe for a comment by [`comment_text`]. Any line break ends a
 /// line: `\n`, `\r\n`, a lone `\r`, U+0085, U+2028, U+2029.
-/// Code blocks in it are made inert first ([`markdown`]): spec text never
-/// becomes a doctest.
+/// Code blocks in it are made inert ([`markdown`]): spec text never
+/// becomes a doctest. An item's doc comment is all ours, so rustdoc removes
+/// the one space every line starts with; see [`module_doc_lines`] for the
+/// module's own.
 pub(crate) fn doc_lines(text: Option<&str>) -> Vec<String> {
-    text.map(|t| {
-        let text = t.trim_end().replace("\r\n", "\n");
-        let lines = text
-            .split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}'])
-            .map(str::trim_end);
-        markdown::inert_lines(lines)
-            .iter()
-            .map(|l| comment_text(&format!(" {l}")))
-            .collect()
-    })
-    .unwrap_or_default()
+    split_lines(text)
+        .map(|l| format!(" {}", comment_text(l)))
+        .collect()
 }
 
-/// Text made safe for one line of a comment: control characters (a lone
-/// carriage return ends a doc comment badly), bidirectional overrides
-/// (rustc refuses them: they can make code read differently from how it
-/// compiles) and other invisible format characters are written as
-/// `\u{…}` instead; a line break becomes a space.
+/// [`doc_lines`] for the module's inner doc comment, which rustdoc joins to
+/// the doc comment of the `mod` item that holds the generated file in a
+/// user's crate: a user's `///Docs` without a space makes the common
+/// indentation zero, so here the leading space counts towards the three
+/// spaces a line may start with.
+pub(crate) fn module_doc_lines(text: Option<&str>) -> Vec<String> {
+    split_lines(text)
+        .map(|l| comment_text(&format!(" {l}")))
+        .collect()
+}
+
+fn split_lines(text: Option<&str>) -> impl Iterator<Item = &str> {
+    text.map(str::trim_end)
+        .into_iter()
+        .flat_map(|t| t.split("\r\n"))
+        .flat_map(|t| t.split(['\n', '\r', '\u{2028}', '\u{2029}', '\u{85}']))
+        .map(str::trim_end)
+}
+
+/// Text made safe for one line of a doc comment, the one door every line
+/// of spec text goes through: a line break becomes a space *first*, then
+/// the line is made inert ([`markdown::inert_line`]: no indentation that
+/// could open an indented code block, no fence), so that a title such as
+/// `"\n    code()"` cannot reach a doc comment as six spaces of indentation;
+/// then control characters (a lone carriage return ends a doc comment
+/// badly), bidirectional overrides (rustc refuses them: they can make code
+/// read differently from how it compiles) and other invisible format
+/// characters are written as `\u{…}` instead.
 pub(crate) fn comment_text(text: &str) -> String {
+    visible(&markdown::inert_line(&flatten(text)))
+}
+
+/// Every line break a space.
+fn flatten(text: &str) -> String {
+    text.chars()
+        .map(|c| if is_line_break(c) { ' ' } else { c })
+        .collect()
+}
+
+/// Controls and invisible format characters written as `\u{…}`.
+fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         if c == '\t' {
             out.push(c);
-        } else if matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}') {
-            out.push(' ');
         } else if c.is_control() || is_invisible_format(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
@@ -164,10 +189,16 @@ pub(crate) fn comment_text(text: &str) -> String {
     out
 }
 
-/// Text for the header comment and other one-line places: [`comment_text`],
-/// all on one line.
+/// A line break: what ends a line for Markdown, and what a reader or an
+/// editor would take for one.
+fn is_line_break(c: char) -> bool {
+    matches!(c, '\n' | '\r' | '\u{2028}' | '\u{2029}' | '\u{85}')
+}
+
+/// Text for the header comment (a plain `//` comment, never Markdown): all
+/// on one line, controls and invisible characters written as `\u{…}`.
 pub fn one_line(text: &str) -> String {
-    comment_text(text)
+    visible(&flatten(text))
 }
 
 /// Bidirectional controls and the other zero-width format characters.
@@ -223,13 +254,21 @@ pub(crate) fn rust_type(ty: &TypeRef, types: &TokenStream) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use super::{comment_text, doc_lines, space_items};
+    use super::{comment_text, doc_lines, module_doc_lines, space_items};
 
     #[test]
     fn comments_cannot_be_broken_out_of() {
         assert_eq!(comment_text("a\rb"), "a b");
         assert_eq!(comment_text("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(comment_text("bell\u{7}"), "bell\\u{7}");
+        // A line break becomes a space before indentation is capped: a
+        // title of "\n    code()" is not six spaces of indentation.
+        assert_eq!(comment_text(" \n    code()"), "   code()");
+        assert_eq!(comment_text(" \u{2028}```rust"), "  \\`\\`\\`rust");
+        // An item's lines: three spaces after the one rustdoc removes; the
+        // module's: never more than three, that space included.
+        assert_eq!(doc_lines(Some("     code()")), ["    code()"]);
+        assert_eq!(module_doc_lines(Some("   code()")), ["   code()"]);
         assert_eq!(
             doc_lines(Some("one\r\ntwo\rthree\n\nfour")),
             [" one", " two", " three", " ", " four"]
