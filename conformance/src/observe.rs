@@ -272,7 +272,7 @@ pub async fn observe(
             let mut body = valid;
             body.insert("conformance_unknown".to_owned(), serde_json::json!(1));
             let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            let r = t.valid(Op::Authorize, &c).map(|r| r.raw_body(bytes));
+            let r = t.valid(Op::Authorize, c).map(|r| r.raw_body(bytes));
             let s = t.send(Probe::new("unknown field", r)).await;
             seen.unknown_fields = match s.status() {
                 Some(417) => Some("refused".to_owned()),
