@@ -633,7 +633,7 @@ fn plan_text(
     if plan.runnable.is_empty() && plan.skipped.is_empty() {
         return Err("--only/--skip selected no check (see `conformance list`)".to_owned());
     }
-    let must = |c: &&conformance::catalogue::Check| c.level_for(&profile) == Level::Must;
+    let must = |c: &&conformance::catalogue::Check| c.level_for(profile) == Level::Must;
     let skipped_must = plan.skipped.iter().map(|(c, _)| c).filter(must).count();
     let mut out = String::new();
     let _ = writeln!(out, "Profile {}: {profile}", file.display());
