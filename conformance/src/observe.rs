@@ -11,20 +11,9 @@
 use std::sync::Arc;
 
 use crate::carried;
-use crate::choices::{Choices, ModelUuidAt};
+use crate::choices::Choices;
 use crate::runner::{RunError, RunOptions};
 use crate::target::{Op, Probe, Req, Sent, Target};
-
-/// Places tried for `modelUuid`, in order; the first that Authorize
-/// serves is the server's.
-const MODEL_UUID_PLACES: &[&str] = &[
-    "query",
-    "header:X-Model-Uuid",
-    "body:modelUuid",
-    "query:model_uuid",
-    "body:model_uuid",
-    "header:X-Model-Id",
-];
 
 /// [`observe`] within `options.deadline`: when it passes, an error (exit
 /// 2) and nothing declared, as a block cut short would be a guess.
@@ -79,7 +68,7 @@ pub async fn observe(
     // Nothing is declared about what does not answer: a closed port, a
     // reset, garbage or silence is exit 2, not a block of guesses.
     answers_http(t).await?;
-    if let Some((at, status)) = model_uuid_place(t).await {
+    if let Some((at, status)) = t.model_uuid_place().await {
         seen.model_uuid = Some(at);
         seen.authorize_success = status;
     }
@@ -378,29 +367,6 @@ async fn answers_http(t: &Target) -> Result<(), RunError> {
         url: t.scrubber().text(&t.profile.base_url),
         reason: format!("no HTTP answer to a valid Auth Claims request ({reason})"),
     })
-}
-
-/// Where modelUuid travels: the first place (of [`MODEL_UUID_PLACES`]) a
-/// valid Authorize is served with it, and the status it was served with.
-/// `target`'s profile must not declare the place (its valid Authorize puts
-/// it in ours, the query).
-pub async fn model_uuid_place(target: &Target) -> Option<(ModelUuidAt, Option<u16>)> {
-    let c = target.primary(Op::Authorize)?;
-    let model = c.authorize.as_ref().map(|a| a.model_uuid.clone())?;
-    for place in MODEL_UUID_PLACES {
-        let Ok(at) = place.parse::<ModelUuidAt>() else {
-            continue;
-        };
-        let req = target.valid(Op::Authorize, c).and_then(|r| {
-            r.without_model_uuid(&ModelUuidAt::default())
-                .with_model_uuid(&at, &model)
-        });
-        let sent = target.send(Probe::new("modelUuid", req)).await;
-        if is_2xx(&sent) {
-            return Some((at, sent.status()));
-        }
-    }
-    None
 }
 
 /// A success decoded as the spec's result type, with X-Project-Uuid.

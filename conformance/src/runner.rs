@@ -102,7 +102,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     // travels: undeclared, the run looks first (as `conformance choices`
     // does), sends it there, and says so.
     if !target.profile.choices.declares("model_uuid") {
-        if let Some((at, _)) = crate::observe::model_uuid_place(&target).await {
+        if let Some((at, _)) = target.model_uuid_place().await {
             if at != crate::choices::ModelUuidAt::default() {
                 let mut profile = target.profile.clone();
                 profile.choices.observed_model_uuid = Some(at);

@@ -583,6 +583,43 @@ impl Target {
     }
 }
 
+/// Places tried for `modelUuid`, in order; the first that Authorize
+/// serves is the server's.
+const MODEL_UUID_PLACES: &[&str] = &[
+    "query",
+    "header:X-Model-Uuid",
+    "body:modelUuid",
+    "query:model_uuid",
+    "body:model_uuid",
+    "header:X-Model-Id",
+];
+
+impl Target {
+    /// Where modelUuid travels: the first place (of [`MODEL_UUID_PLACES`]) a
+    /// valid Authorize is served with it, and the status it was served with.
+    /// `target`'s profile must not declare the place (its valid Authorize puts
+    /// it in ours, the query).
+    pub async fn model_uuid_place(&self) -> Option<(ModelUuidAt, Option<u16>)> {
+        let target = self;
+        let c = target.primary(Op::Authorize)?;
+        let model = c.authorize.as_ref().map(|a| a.model_uuid.clone())?;
+        for place in MODEL_UUID_PLACES {
+            let Ok(at) = place.parse::<ModelUuidAt>() else {
+                continue;
+            };
+            let req = target.valid(Op::Authorize, c).and_then(|r| {
+                r.without_model_uuid(&ModelUuidAt::default())
+                    .with_model_uuid(&at, &model)
+            });
+            let sent = target.send(Probe::new("modelUuid", req)).await;
+            if sent.status().is_some_and(|st| (200..300).contains(&st)) {
+                return Some((at, sent.status()));
+            }
+        }
+        None
+    }
+}
+
 /// Requests sent in turn on one kept-alive connection.
 pub struct Session<'a> {
     target: &'a Target,

@@ -16,6 +16,7 @@
 pub mod diff;
 pub mod emit;
 pub mod error;
+pub mod file;
 pub mod load;
 pub mod lower;
 pub mod model;
@@ -91,7 +92,7 @@ pub fn generate_text_with_warnings(path: &Path, text: String) -> Result<Generate
 }
 
 /// The stack the generator runs on: parsing and lowering recurse once per
-/// level of the document, which is at most [`load::MAX_DEPTH`] deep; an
+/// level of the document, which is at most [`file::MAX_DEPTH`] deep; an
 /// unoptimised build needs about 4 MiB for that, more than a test thread's
 /// 2 MiB, so every run gets its own thread with room to spare.
 const STACK_BYTES: usize = 64 * 1024 * 1024;

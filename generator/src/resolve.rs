@@ -30,7 +30,7 @@ use crate::error::{Diagnostic, Pointer};
 
 /// Every file a document is read from, most of a bundle's bytes at most:
 /// 32 MiB (four times what one file may hold).
-pub const MAX_TOTAL_BYTES: u64 = 4 * crate::load::MAX_BYTES;
+pub const MAX_TOTAL_BYTES: u64 = 4 * crate::file::MAX_BYTES;
 
 /// One file of a (possibly split) document.
 #[derive(Debug, Clone)]
@@ -670,7 +670,7 @@ impl Bundler {
 
     /// Reads and parses another file of the document.
     fn load(&mut self, shown: &Path, canonical: &Path, file: usize, at: &Pointer) -> Result<usize> {
-        let text = crate::load::read_text(shown)?;
+        let text = crate::file::read_text(shown)?;
         self.bytes += text.len() as u64;
         if self.bytes > MAX_TOTAL_BYTES {
             return Err(self.diagnostic(
@@ -683,7 +683,7 @@ impl Bundler {
                 "check that the references name the spec's own files",
             ));
         }
-        let value = crate::load::parse_tree(shown, &text)?;
+        let value = crate::file::parse_tree(shown, &text)?;
         let index = self.origins.files.len();
         self.origins.files.push(File {
             path: shown.to_owned(),
@@ -786,7 +786,7 @@ impl Bundler {
         let File { path, text } = &self.origins.files[file];
         Diagnostic {
             file: path.clone(),
-            line: crate::load::locate(text, at),
+            line: crate::file::locate(text, at),
             pointer: at.to_string(),
             message: message.into(),
             hint: hint.into(),

@@ -36,7 +36,7 @@ pub(crate) fn emit<'a>(f: impl Fn() -> TokenStream + Send + Sync + 'a) -> Emit<'
 }
 
 /// The stack each formatting thread gets: items nest as deep as the spec's
-/// schemas (bounded by [`crate::load::MAX_DEPTH`]), and `syn` and
+/// schemas (bounded by [`crate::file::MAX_DEPTH`]), and `syn` and
 /// `prettyplease` recurse once per level of a type.
 const STACK_BYTES: usize = 64 * 1024 * 1024;
 
