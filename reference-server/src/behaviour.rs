@@ -13,9 +13,6 @@
 use component_auth_bindings::types::ProjectEnv;
 use hyper::StatusCode;
 
-use crate::fault::Fault;
-use crate::variant::Variant;
-
 /// How the server behaves at every seam.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Behaviour {
@@ -37,21 +34,6 @@ pub(crate) struct Behaviour {
     pub claims_recorded: bool,
     pub authorize: AuthorizeRules,
     pub answer: Answer,
-}
-
-impl Behaviour {
-    /// The correct server with each variant's choice, then the fault's
-    /// change: a fault stays a fault whatever the variants chose.
-    pub(crate) fn new(fault: Option<Fault>, variants: &[Variant]) -> Self {
-        let mut b = Behaviour::default();
-        for variant in variants {
-            variant.apply(&mut b);
-        }
-        if let Some(fault) = fault {
-            fault.apply(&mut b);
-        }
-        b
-    }
 }
 
 /// How a refusal whose status the description leaves open is answered.
@@ -316,7 +298,7 @@ pub(crate) struct Body {
 impl Default for Body {
     fn default() -> Self {
         Body {
-            limit: crate::handler::BODY_LIMIT,
+            limit: BODY_LIMIT,
             malformed: Refusal::BadRequest,
             ignored_on_get: false,
             fields_unchecked_on_get: false,
@@ -356,7 +338,7 @@ pub(crate) struct Validation {
     /// A failed validation with a field of the wrong type is answered 400.
     pub wrong_type_400: bool,
     /// How the body's fields are read against the settings.
-    pub fields: crate::validate::FieldRules,
+    pub fields: FieldRules,
 }
 
 impl Default for Validation {
@@ -492,3 +474,22 @@ mod tests {
         assert!(!Compare::Anything.matches(s, b""));
     }
 }
+
+/// How fields are read: correctly, or with a fault's or a variant's change.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct FieldRules {
+    /// A field is found under any letter case of its name (fault).
+    pub names_ignore_case: bool,
+    /// `true` and `"1234"` taken for integers, numbers for strings (fault).
+    pub types_coerced: bool,
+    /// `minimum` and `maximum` not enforced (fault).
+    pub bounds_unchecked: bool,
+    /// Fields the settings do not define are ignored (variant).
+    pub unknown_ignored: bool,
+    /// A value equal to `maximum` is refused (fault).
+    pub maximum_exclusive: bool,
+}
+
+/// A request body over this many bytes is refused with 413 (spec/README.md
+/// choice 16; the variant `body-limit-16k` lowers it).
+pub const BODY_LIMIT: usize = 64 * 1024;

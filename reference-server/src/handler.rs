@@ -47,10 +47,6 @@ use crate::tokens::{Binding, TokenStore};
 use crate::validate::{self, rule};
 use crate::variant::Variant;
 
-/// A request body over this many bytes is refused with 413 (spec/README.md
-/// choice 16; the variant `body-limit-16k` lowers it).
-pub const BODY_LIMIT: usize = 64 * 1024;
-
 /// A body still incomplete after this long is refused, so a slow client
 /// cannot hold a connection open forever.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);

@@ -31,6 +31,7 @@
 //! (listening, caps and shutdown), `tls` (certificate and key for HTTPS).
 
 mod behaviour;
+mod bend;
 mod envelope;
 pub mod fault;
 pub mod fixture;
@@ -39,14 +40,15 @@ mod handler;
 mod json;
 mod routes;
 mod server;
+mod settings;
 mod tls;
 mod tokens;
 mod validate;
 pub mod variant;
 
+pub use behaviour::BODY_LIMIT;
 pub use fault::{Fault, UnknownFault};
 pub use fixture::{Fixture, FixtureError};
-pub use handler::BODY_LIMIT;
 pub use server::{
     DEFAULT_BODY_BUDGET_WAIT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_INFLIGHT_BODY_BYTES,
     RunningServer, Server, ServerOptions,

@@ -9,8 +9,8 @@
 use component_auth_bindings::types::ValidationError;
 use serde_json::{Map, Value};
 
-use crate::behaviour::ModelUuidSource;
-use crate::fixture::{FieldType, Settings, is_uuid};
+use crate::behaviour::{FieldRules, ModelUuidSource};
+use crate::settings::{FieldType, Settings, is_uuid};
 
 /// The `rule` values of [`ValidationError`], as spec/README.md lists them.
 pub mod rule {
@@ -24,21 +24,6 @@ pub mod rule {
     pub const MAXIMUM: &str = "maximum";
     pub const PATTERN: &str = "pattern";
     pub const ENUM: &str = "enum";
-}
-
-/// How fields are read: correctly, or with a fault's or a variant's change.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct FieldRules {
-    /// A field is found under any letter case of its name (fault).
-    pub names_ignore_case: bool,
-    /// `true` and `"1234"` taken for integers, numbers for strings (fault).
-    pub types_coerced: bool,
-    /// `minimum` and `maximum` not enforced (fault).
-    pub bounds_unchecked: bool,
-    /// Fields the settings do not define are ignored (variant).
-    pub unknown_ignored: bool,
-    /// A value equal to `maximum` is refused (fault).
-    pub maximum_exclusive: bool,
 }
 
 /// The name of Authorize's query parameter (spec/README.md choice 1).
