@@ -149,7 +149,7 @@ pub fn requirement_hash(check: &str) -> Option<String> {
     let text = if let Some(group) = check.strip_prefix("snapshots/") {
         (!group.is_empty()).then_some(SNAPSHOT_REQUIREMENT.to_owned())?
     } else if let Some(op) = check.strip_prefix("budgets/") {
-        crate::budget::OPERATIONS
+        crate::profile::BUDGET_OPERATIONS
             .contains(&op)
             .then(|| format!("budget of {op}, judged at p95"))?
     } else {
@@ -344,16 +344,6 @@ fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult 
     }
 }
 
-/// Where the entry a `baseline/ID` result is about stands: `(file, line)`.
-pub fn entry_location(result: &CheckResult) -> Option<(String, usize)> {
-    if !result.id.starts_with("baseline/") {
-        return None;
-    }
-    let at = result.sends.strip_prefix("nothing: the entry at ")?;
-    let (file, line) = at.rsplit_once(':')?;
-    Some((file.to_owned(), line.parse().ok()?))
-}
-
 /// The baseline for the failures of `report` (failed, warned, known), in
 /// report order: what `previous` said of a check is kept where its
 /// requirement is unchanged; new entries have reason and expiry to fill in.
@@ -538,7 +528,7 @@ mod tests {
                 .as_deref()
                 .is_some_and(|a| a.contains("remove this entry"))
         );
-        assert_eq!(entry_location(passes), Some(("b.yaml".to_owned(), 99)));
+        assert_eq!(passes.baseline_entry(), Some(("b.yaml".to_owned(), 99)));
         let changed = r
             .results
             .iter()

@@ -426,11 +426,11 @@ impl Choices {
 }
 
 // Every value below is read as text with `${VAR}` expanded
-// (`crate::profile::plain_text`), as every value of a profile may come
+// (`crate::expand::plain_text`), as every value of a profile may come
 // from the environment.
 
 fn model_uuid_at<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ModelUuidAt>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     text.parse().map(Some).map_err(serde::de::Error::custom)
 }
 
@@ -439,7 +439,7 @@ fn status_in<'de, D: Deserializer<'de>>(
     range: std::ops::Range<u16>,
     what: &str,
 ) -> Result<Option<u16>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     match text.trim().parse::<u16>() {
         Ok(s) if range.contains(&s) => Ok(Some(s)),
         Ok(s) => Err(serde::de::Error::custom(format!(
@@ -464,7 +464,7 @@ fn success<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u16>, D::Error> {
 }
 
 fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     match text.trim() {
         "none" => Ok(Some(NO_BODY_LIMIT)),
         t => t.parse().map(Some).map_err(|_| {
@@ -474,7 +474,7 @@ fn limit<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
 }
 
 fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     match text.trim() {
         "true" => Ok(Some(true)),
         "false" => Ok(Some(false)),
@@ -493,7 +493,7 @@ fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> 
 }
 
 fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     match text.as_str() {
         "spec" | "other" => Ok(Some(text)),
         _ => Err(serde::de::Error::custom(format!(
@@ -503,7 +503,7 @@ fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
 }
 
 fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = crate::profile::plain_text(d)?;
+    let text = crate::expand::plain_text(d)?;
     match text.as_str() {
         "dev" | "live" => Ok(Some(text)),
         _ => Err(serde::de::Error::custom(format!(

@@ -11,21 +11,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::target::Op;
-
-/// How long one answer took (from the request's first byte sent to the
-/// answer's last byte read; the last attempt when a 429/503 was retried).
-/// `None` when nothing was sent (the request could not be built).
-///
-/// Two exchanges are the same whatever they took: equality ignores it.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Took(pub Option<Duration>);
-
-impl PartialEq for Took {
-    fn eq(&self, _: &Self) -> bool {
-        true
-    }
-}
+pub use crate::exchange::Took;
+use crate::request::Op;
 
 /// The key of an operation in reports and in a profile's `budgets:`.
 pub fn operation_key(op: Op) -> &'static str {

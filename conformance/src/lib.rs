@@ -30,7 +30,7 @@
 //!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
 //! - [`report`]: human, JUnit, JSON, SARIF and HTML output; [`baseline`],
-//!   [`diff`], [`coverage`], [`outcomes`], [`budget`], [`latency`]: adopting
+//!   [`diff`], [`coverage`], [`outcomes`], [`run_wide`], [`latency`]: adopting
 //!   the gate.
 //!
 //! MUST checks gate (the profile's declared choices among them); SHOULD
@@ -38,7 +38,6 @@
 //! with `--strict`.
 
 pub mod baseline;
-pub mod budget;
 pub mod carried;
 pub mod case;
 pub mod catalogue;
@@ -52,21 +51,26 @@ pub mod description;
 pub mod diff;
 pub mod envelope;
 pub mod exchange;
+pub mod expand;
 pub mod fields;
 pub mod generate;
 pub mod init;
 pub mod input;
+pub mod judge;
 pub mod latency;
 pub mod level;
 pub mod needs;
 pub mod observe;
 pub mod outcomes;
 pub mod phase;
+pub mod probes;
 pub mod profile;
 pub mod report;
 pub mod request;
+pub mod run_wide;
 pub mod runner;
 pub mod snapshot;
+pub mod spelling;
 pub mod target;
 pub mod transport;
 pub mod volatile;

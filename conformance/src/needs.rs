@@ -5,7 +5,7 @@
 //! says so before any request is sent, with what to add.
 
 use crate::profile::{Component, Profile};
-use crate::target::Op;
+use crate::request::Op;
 
 /// One thing a check needs from the profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -128,46 +128,4 @@ impl Need {
 /// The first of `needs` that `profile` does not meet.
 pub fn unmet(needs: &[Need], profile: &Profile) -> Option<Need> {
     needs.iter().copied().find(|n| !n.met_by(profile))
-}
-
-/// `true` when `name` changes under percent-encoding of a path segment.
-pub fn needs_encoding(name: &str) -> bool {
-    !name.bytes().all(unreserved)
-}
-
-/// An unreserved byte of RFC 3986 (section 2.3): A-Z a-z 0-9 - . _ ~.
-fn unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b"-._~".contains(&b)
-}
-
-/// `name` as a path segment with every byte percent-encoded that needs it,
-/// and its first unreserved character too (`Users` -> `%55sers`): RFC 3986
-/// section 2.3 makes the two spellings the same name, so every name, plain
-/// or not, tests that the server decodes what it is sent.
-pub fn percent_encoded(name: &str) -> String {
-    let mut out = String::new();
-    let mut first = true;
-    for b in name.bytes() {
-        if unreserved(b) && !first {
-            out.push(char::from(b));
-        } else {
-            first &= !unreserved(b);
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_name_has_a_percent_encoded_spelling() {
-        assert_eq!(percent_encoded("Users"), "%55sers");
-        assert_eq!(percent_encoded("cafe-menu"), "%63afe-menu");
-        assert_eq!(percent_encoded("Café Menü"), "%43af%C3%A9%20Men%C3%BC");
-        assert_eq!(percent_encoded("-"), "%2D");
-        assert!(!needs_encoding("Users") && needs_encoding("Café Menü"));
-    }
 }

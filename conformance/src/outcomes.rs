@@ -20,12 +20,10 @@ use std::sync::Mutex;
 use component_auth_bindings::RawResponse;
 use serde::{Deserialize, Serialize};
 
-use crate::catalogue::Level;
 use crate::choices::{Choices, Chosen};
 use crate::envelope::{is_json_media_type, shape_400, shape_417};
 use crate::latency::operation_key;
-use crate::report::{CheckResult, Report, Status};
-use crate::target::Op;
+use crate::request::Op;
 
 /// What one answer showed, as far as the outcomes go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -266,42 +264,6 @@ fn validation_possible(op: Op, choices: &Choices, statuses: &[(u16, String)]) ->
             .any(|(s, by)| *s == 417 && !by.contains(OUR_CHOICE))
 }
 
-/// Puts the outcome coverage in `report`; under `--strict`, a required
-/// outcome never seen becomes a failed result.
-pub fn judge(report: &mut Report, answers: &[Answer], choices: &Choices) {
-    report.outcomes = coverage(answers, choices);
-    if !report.strict {
-        return;
-    }
-    let unseen: Vec<CheckResult> = report
-        .outcomes
-        .iter()
-        .filter(|o| o.required && o.seen == 0)
-        .map(|o| CheckResult {
-            id: format!("outcomes/{}/{}", o.operation, o.id),
-            title: format!("`{}` gave {} at least once", o.operation, o.outcome),
-            section: "outcomes".to_owned(),
-            section_title: "Documented outcomes seen (--strict)".to_owned(),
-            level: Level::Must,
-            requirement: format!(
-                "{} (--strict: every outcome the description documents is triggered at least once)",
-                o.documented_by
-            ),
-            sends: format!("every request of the run to `{}`", o.operation),
-            expects: format!("at least one answer: {}", o.outcome),
-            expected: Some(format!("at least one answer: {}", o.outcome)),
-            status: Status::Failed,
-            actual: Some("never seen in this run".to_owned()),
-            note: None,
-            latency: None,
-        })
-        .collect();
-    if !unseen.is_empty() {
-        report.results.extend(unseen);
-        report.recount();
-    }
-}
-
 /// The outcomes never seen, one line each, for the human report.
 pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
     outcomes
@@ -317,102 +279,4 @@ pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
             )
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn answer(op: Op, status: u16) -> Answer {
-        Answer {
-            op,
-            status,
-            json: true,
-            shape_400: status == 400,
-            shape_417: status == 417,
-            content_type_json: true,
-            project_uuid: status >= 400,
-        }
-    }
-
-    #[test]
-    fn what_was_seen_and_what_never_was() {
-        let answers = [
-            answer(Op::AuthClaims, 200),
-            answer(Op::AuthClaims, 401),
-            answer(Op::AuthClaims, 401),
-        ];
-        let all = coverage(&answers, &Choices::default());
-        assert!(
-            all.iter().all(|o| o.operation == "auth_claims"),
-            "no Authorize sent"
-        );
-        let seen = |id: &str| all.iter().find(|o| o.id == id).map(|o| o.seen);
-        assert_eq!(seen("2xx-json"), Some(1));
-        assert_eq!(seen("401"), Some(2));
-        assert_eq!(seen("417-7.2"), Some(0));
-        assert_eq!(seen("404"), Some(0));
-        assert_eq!(seen("error-x-project-uuid"), Some(2));
-
-        let mut report = Report::new(
-            "t".into(),
-            true,
-            crate::generate::Generation::default(),
-            Vec::new(),
-            std::time::Duration::ZERO,
-        );
-        judge(&mut report, &answers, &Choices::default());
-        let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
-        // The 400 is not required; our choices (404, 413) are not either.
-        assert_eq!(failed, ["outcomes/auth_claims/417-7.2"]);
-        let mut lenient = Report::new(
-            "t".into(),
-            false,
-            crate::generate::Generation::default(),
-            Vec::new(),
-            std::time::Duration::ZERO,
-        );
-        judge(&mut lenient, &answers, &Choices::default());
-        assert_eq!(
-            lenient.failed().count(),
-            0,
-            "not --strict: listed, not failed"
-        );
-        assert!(unseen_lines(&lenient.outcomes).contains(
-            &"auth_claims: 400 in the 7.1 shape (§7 rule 2 (when a 400 is given: not shown); not required)".to_owned()
-        ));
-    }
-
-    /// A declared choice replaces ours in what the run expects: a server
-    /// that chose 201 is not told it never gave our 200, and an Auth Claims
-    /// whose body is not validated is not required to give a 417.
-    #[test]
-    fn declared_choices_replace_ours() {
-        let choices: Choices =
-            serde_yaml::from_str("authorize_success: 201\nget_body_validated: false")
-                .expect("choices");
-        let answers = [answer(Op::AuthClaims, 200), answer(Op::Authorize, 201)];
-        let all = coverage(&answers, &choices);
-        let find = |op: &str, id: &str| all.iter().find(|o| o.operation == op && o.id == id);
-        let created = find("authorize", "201").expect("201 listed");
-        assert_eq!(created.seen, 1);
-        assert!(created.documented_by.contains("choices.authorize_success"));
-        assert!(find("authorize", "200").is_none(), "our 200 still listed");
-        assert!(!find("auth_claims", "417-7.2").expect("listed").required);
-        assert!(find("authorize", "417-7.2").expect("listed").required);
-        let mut report = Report::new(
-            "t".into(),
-            true,
-            crate::generate::Generation::default(),
-            Vec::new(),
-            std::time::Duration::ZERO,
-        );
-        judge(&mut report, &answers, &choices);
-        let failed: Vec<&str> = report.failed().map(|r| r.id.as_str()).collect();
-        assert!(failed.contains(&"outcomes/authorize/417-7.2"), "{failed:?}");
-        assert!(
-            !failed.contains(&"outcomes/auth_claims/417-7.2"),
-            "{failed:?}"
-        );
-    }
 }

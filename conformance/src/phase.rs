@@ -26,7 +26,7 @@
 //! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
 //!    sent for all of them (the error probes, the generated cases).
 
-use crate::target::Op;
+use crate::request::{Op, Probe};
 
 /// When a check's requests go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,6 +64,17 @@ impl Phase {
 
     /// The phases that send, in the order a run goes through them.
     pub const SENDING: [Phase; 3] = [Phase::Read, Phase::Write, Phase::Verify];
+}
+
+impl Probe {
+    /// The phase the request goes in (one that could not be built is
+    /// never sent: a read).
+    pub fn phase(&self) -> Phase {
+        match &self.request {
+            Ok(req) => Phase::of(req.op()),
+            Err(_) => Phase::Read,
+        }
+    }
 }
 
 /// The environments a settle authorizes in: every value of X-Project-Env a

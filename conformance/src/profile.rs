@@ -17,8 +17,6 @@
 //! prints a value read from the environment or a secret written in the
 //! profile: it names the key and what is wrong with the value's form.
 
-use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
 
@@ -85,7 +83,7 @@ pub struct Profile {
     pub snapshot_headers: Vec<String>,
     /// Latency budgets per operation, judged at p95 as MUSTs of the
     /// profile ([`crate::budget`]). Default: none.
-    pub budgets: crate::budget::Budgets,
+    pub budgets: Budgets,
 }
 
 /// A component the target holds.
@@ -149,6 +147,11 @@ pub struct Authorize {
 
 /// Why a profile cannot be used.
 pub use crate::input::InputError as ProfileError;
+
+use crate::expand::{expand, plain, plain_text, read_text, refuse, shown, with_env};
+
+mod budgets;
+pub use budgets::{Budgets, OPERATIONS as BUDGET_OPERATIONS, parse_limit};
 
 /// The largest profile read (1 MiB, where a real one is a few KiB): a huge
 /// file is a mistake, and parsing it would take seconds and gigabytes.
@@ -420,132 +423,6 @@ impl Profile {
     }
 }
 
-// ---------------------------------------------------------------------------
-// Environment expansion during deserialization.
-//
-// serde's Deserialize cannot take arguments, so the variable lookup is held in
-// a thread-local for the duration of one `from_yaml_str`.
-
-type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
-
-thread_local! {
-    /// The variables the text mentions, resolved before parsing.
-    static ENV: RefCell<HashMap<String, Option<String>>> = RefCell::new(HashMap::new());
-    /// The variables read while parsing, with their values and whether the
-    /// place they were read into holds a secret, in order.
-    static READ: RefCell<Vec<(String, String, bool)>> = const { RefCell::new(Vec::new()) };
-    /// Whether a value read now is a secret: true everywhere but in the keys
-    /// that say where and what things are ([`plain`]).
-    static SECRET: Cell<bool> = const { Cell::new(true) };
-}
-
-/// Runs `f` reading `${VAR}`s as values that are not secrets: the parts of
-/// `base_url` but its password, `name`, `tag`, `uuid`, `model_uuid` and
-/// `project_env`. A reproduction writes them as they are (a port read from
-/// `${PORT}` is a port), and the runner's reports show them. Everything else
-/// read from the environment (`client_id`, `client_secret`, `auth_token`,
-/// body values) is a secret.
-fn plain<T>(f: impl FnOnce() -> T) -> T {
-    let before = SECRET.with(|s| s.replace(false));
-    let out = f();
-    SECRET.with(|s| s.set(before));
-    out
-}
-
-/// Runs `f` with the variables `text` mentions resolved through `env`;
-/// returns its result and the variables it read into a place that holds a
-/// secret, with their values.
-fn with_env<T>(text: &str, env: Lookup<'_>, f: impl FnOnce() -> T) -> (T, Vec<(String, String)>) {
-    let mut vars = HashMap::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        let after = &rest[start + 2..];
-        if let Some(end) = after.find('}') {
-            let name = after[..end].trim_end_matches(":json");
-            vars.entry(name.to_owned()).or_insert_with(|| env(name));
-        }
-        rest = after;
-    }
-    ENV.with(|e| *e.borrow_mut() = vars);
-    READ.with(|r| r.borrow_mut().clear());
-    let out = f();
-    ENV.with(|e| e.borrow_mut().clear());
-    let read = READ.with(|r| std::mem::take(&mut *r.borrow_mut()));
-    // A variable read into any place that holds a secret is a secret.
-    let mut secrets: Vec<(String, String)> = read
-        .into_iter()
-        .filter(|(_, _, secret)| *secret)
-        .map(|(name, value, _)| (name, value))
-        .collect();
-    secrets.sort();
-    secrets.dedup();
-    (out, secrets)
-}
-
-fn lookup(name: &str) -> Option<String> {
-    let value = ENV.with(|e| e.borrow().get(name).cloned().flatten())?;
-    let secret = SECRET.with(Cell::get);
-    READ.with(|r| {
-        r.borrow_mut()
-            .push((name.to_owned(), value.clone(), secret))
-    });
-    Some(value)
-}
-
-fn refuse<E: serde::de::Error>(message: String) -> E {
-    E::custom(message)
-}
-
-/// A value in an error: as written when the profile holds it, else only
-/// the `${VAR}` it was read from, since a value from the environment is
-/// never printed.
-fn shown(raw: &str, value: &str) -> String {
-    if raw.contains("${") {
-        format!("the value of `{raw}`")
-    } else {
-        format!("`{value}`")
-    }
-}
-
-/// Replaces every `${VAR}` in `text`.
-fn expand(text: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find("${") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        // The text may be a secret written in the profile: never repeated.
-        let Some(end) = after.find('}') else {
-            return Err("holds `${` without a closing `}`".to_owned());
-        };
-        let name = &after[..end];
-        let valid = !name.is_empty()
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit());
-        if !valid {
-            return Err(
-                "holds `${…}` around something that is not a variable name (letters, digits and `_`, not starting with a digit)"
-                    .to_owned(),
-            );
-        }
-        match lookup(name) {
-            Some(value) => out.push_str(&value),
-            None => return Err(format!("the environment variable `{name}` is not set")),
-        }
-        rest = &after[end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
-}
-
-/// A value of a section that names no secret (`choices`, `budgets`,
-/// `snapshot_headers`) as text, `${VAR}` expanded, as every value of a
-/// profile may come from the environment; a scalar written as a number or
-/// a boolean is read as its text. For the deserializers of those sections.
-pub(crate) fn plain_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
-    plain(|| read_text(d)).map(|(_, value)| value)
-}
-
 /// A string with `${VAR}` expanded.
 struct Text(String);
 
@@ -553,13 +430,6 @@ impl<'de> Deserialize<'de> for Text {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         read_text(d).map(|(_, value)| Text(value))
     }
-}
-
-/// The string as written and with `${VAR}` expanded.
-fn read_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(String, String), D::Error> {
-    let raw = String::deserialize(d)?;
-    let value = expand(&raw).map_err(refuse)?;
-    Ok((raw, value))
 }
 
 /// A [`Text`] that names or places something (`name`, `tag`): not a secret
@@ -633,7 +503,7 @@ struct BaseUrl(String);
 
 impl<'de> Deserialize<'de> for BaseUrl {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let first_read = READ.with(|r| r.borrow().len());
+        let first_read = crate::expand::read_so_far();
         let (raw, value) = plain(|| read_text(d))?;
         let trimmed = value.trim_end_matches('/');
         // Shown with any password hidden, and as `${VAR}` when read from one.
@@ -658,14 +528,11 @@ impl<'de> Deserialize<'de> for BaseUrl {
         // A variable that gave the password, or part of it, holds a secret.
         if let Some(password) = url.password() {
             let decoded = percent_encoding::percent_decode_str(password).decode_utf8_lossy();
-            READ.with(|r| {
-                for (_, value, secret) in r.borrow_mut().iter_mut().skip(first_read) {
-                    let part = !value.is_empty()
-                        && (password.contains(value.as_str())
-                            || decoded.contains(value.as_str())
-                            || value.contains(password));
-                    *secret |= part;
-                }
+            crate::expand::secret_since(first_read, |value| {
+                !value.is_empty()
+                    && (password.contains(value)
+                        || decoded.contains(value)
+                        || value.contains(password))
             });
         }
         let problem = if url.path().ends_with("/v2/api") {
@@ -797,7 +664,7 @@ struct RawProfile {
     #[serde(default)]
     snapshot_headers: Vec<HeaderName>,
     #[serde(default)]
-    budgets: crate::budget::Budgets,
+    budgets: Budgets,
 }
 
 /// A response header name, as a profile lists it for snapshots.

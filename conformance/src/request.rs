@@ -302,15 +302,6 @@ impl Probe {
         self.case = case;
         self
     }
-
-    /// The phase the request goes in (one that could not be built is
-    /// never sent: a read).
-    pub fn phase(&self) -> crate::phase::Phase {
-        match &self.request {
-            Ok(req) => crate::phase::Phase::of(req.op()),
-            Err(_) => crate::phase::Phase::Read,
-        }
-    }
 }
 
 /// The typed answer, decoded by its operation's decoder.

@@ -124,7 +124,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         target.clone(),
         options.generation,
         judged,
-        crate::checks::probe_requests,
+        crate::probes::probe_requests,
     ));
     let deadline = options
         .deadline
@@ -222,12 +222,12 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     report.latency = target.latencies.by_operation();
     report.hints = hints(&checks, &report.results, &target.profile);
     report.undeclared = undeclared(&checks, &outcomes, &report.results, &target.profile);
-    crate::outcomes::judge(
+    crate::run_wide::outcomes(
         &mut report,
         &target.outcomes.answers(),
         &target.profile.choices,
     );
-    crate::budget::judge(&mut report, &target.profile.budgets);
+    crate::run_wide::budgets(&mut report, &target.profile.budgets);
     Ok(report)
 }
 

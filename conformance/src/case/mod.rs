@@ -24,6 +24,7 @@ use crate::choices::{Choices, Chosen};
 use crate::generate::Family;
 use crate::needs::Need;
 use crate::profile::Component;
+pub use crate::spelling::flip_case;
 use crate::target::{Case as HeaderCase, Op, Sent};
 
 /// Which components a case's requests go to.
@@ -117,19 +118,6 @@ impl By {
             By::Uuid => &c.uuid,
         }
     }
-}
-
-/// `s` with every letter's case flipped (`Users` -> `uSERS`).
-pub fn flip_case(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_lowercase() {
-                c.to_uppercase().collect::<String>()
-            } else {
-                c.to_lowercase().collect()
-            }
-        })
-        .collect()
 }
 
 /// The one way a valid request is changed.
@@ -364,7 +352,7 @@ impl Sends {
                 };
                 format!("{what}{}{how}", r.to.describe(&r.ops))
             }
-            Sends::ErrorProbes { .. } => crate::checks::PROBES.to_owned(),
+            Sends::ErrorProbes { .. } => crate::probes::PROBES.to_owned(),
             Sends::Generated(family) => family.describe().to_owned(),
             Sends::InTurn(steps) => {
                 let each: Vec<String> = steps
@@ -505,12 +493,12 @@ impl Expect {
     /// What must happen, in words, for the catalogue.
     pub fn describe(&self) -> String {
         match self {
-            Expect::Accepted => crate::checks::ACCEPTED.to_owned(),
+            Expect::Accepted => crate::judge::ACCEPTED.to_owned(),
             Expect::Refused => crate::envelope::REFUSED.to_owned(),
-            Expect::ValidationFailed => crate::checks::IS_417.to_owned(),
+            Expect::ValidationFailed => crate::judge::IS_417.to_owned(),
             Expect::AcceptedUnlessChanged => format!(
                 "the valid requests: {}; the others: {}",
-                crate::checks::ACCEPTED,
+                crate::judge::ACCEPTED,
                 crate::envelope::REFUSED
             ),
             Expect::Chosen { key, status, .. } => format!(
@@ -521,7 +509,7 @@ impl Expect {
             | Expect::Custom { text, .. }
             | Expect::When { text, .. }
             | Expect::Together { text, .. } => text
-                .replace("{accepted}", crate::checks::ACCEPTED)
+                .replace("{accepted}", crate::judge::ACCEPTED)
                 .replace("{refused}", crate::envelope::REFUSED),
         }
     }

@@ -144,7 +144,7 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
 fn by_label<'a>(answers: &'a [Answer<'_>]) -> impl Fn(usize, &str) -> String + 'a {
     move |i, why| {
         let a = &answers[i];
-        let again = crate::checks::answers::reproduce(&a.sent.exchange);
+        let again = crate::judge::reproduce(&a.sent.exchange);
         format!("{}: {why}{again}", a.label)
     }
 }
@@ -223,7 +223,7 @@ fn answers<'a>(sent: &'a [Sent], about: &[(&'a Component, Change)]) -> Vec<Answe
 }
 
 fn outcome(found: Found, sent: &[Sent]) -> Outcome {
-    let exchanges = crate::checks::exchanges(sent);
+    let exchanges = crate::judge::exchanges(sent);
     match found {
         Found::Failures(failures) => Outcome::from_failures(failures, exchanges),
         Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
@@ -286,7 +286,7 @@ impl Change {
                 t.valid_with_ref(op, c, &reference)
             }
             Change::PercentEncodedName => {
-                reference = crate::needs::percent_encoded(&c.name);
+                reference = crate::spelling::percent_encoded(&c.name);
                 valid().map(|r| r.with_encoded_ref(&reference))
             }
             Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
@@ -343,15 +343,15 @@ impl Expect {
     fn judge(&self, choices: &Choices, a: &Answer<'_>) -> Option<Result<(), String>> {
         let sent = a.sent;
         Some(match self {
-            Expect::Accepted => crate::checks::accepted(sent),
-            Expect::Refused => crate::checks::refused(sent),
-            Expect::ValidationFailed => crate::checks::is_417(sent),
+            Expect::Accepted => crate::judge::accepted(sent),
+            Expect::Refused => crate::judge::refused(sent),
+            Expect::ValidationFailed => crate::judge::is_417(sent),
             Expect::AcceptedUnlessChanged => match a.change {
-                Some(Change::Nothing) => crate::checks::accepted(sent),
-                _ => crate::checks::refused(sent),
+                Some(Change::Nothing) => crate::judge::accepted(sent),
+                _ => crate::judge::refused(sent),
             },
             Expect::Chosen { key, status, .. } => {
-                crate::checks::status_is(sent, &status(choices), key)
+                crate::judge::status_is(sent, &status(choices), key)
             }
             Expect::Depends { judge, .. } => judge(choices)(sent),
             Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),

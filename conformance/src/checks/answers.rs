@@ -13,6 +13,7 @@
 
 use crate::catalogue::{Check, Level, Outcome, Run, Verdict};
 use crate::exchange::Exchange;
+use crate::judge::reproduce;
 use crate::phase::Phase;
 
 pub(crate) const ENVELOPES: &str = "answers/errors-are-envelopes";
@@ -105,13 +106,6 @@ pub(crate) fn judge_every_answer(checks: &[Check], outcomes: &mut [Outcome]) {
         };
         debug_assert!(!matches!(o.verdict, Verdict::Skip { .. }));
     }
-}
-
-/// `\n    reproduce: curl …` when the exchange has its command.
-pub(crate) fn reproduce(ex: &Exchange) -> String {
-    ex.curl
-        .as_ref()
-        .map_or(String::new(), |c| format!("\n    reproduce: {c}"))
 }
 
 /// A request to the interface's path (`…/v2/api/component/{ref}/auth`):

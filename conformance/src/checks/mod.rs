@@ -16,10 +16,7 @@
 //! secret, 404 for an unknown ref, ...) are pinned by SHOULD checks in
 //! `choices.rs`, which judge the typed variants the bindings decode.
 
-use crate::catalogue::{Check, Outcome};
-use crate::exchange::Exchange;
-
-use crate::target::{Op, Probe, Sent, Target};
+use crate::catalogue::Check;
 
 pub(crate) mod answers;
 mod auth_token;
@@ -58,153 +55,10 @@ pub fn catalogue() -> Vec<Check> {
     all
 }
 
-/// What "accepted" means in a check's `expects`.
-pub(crate) const ACCEPTED: &str = "a 2xx answer";
-
-/// `Ok` when the answer is 2xx, else the answer in words.
-pub(crate) fn accepted(sent: &Sent) -> Result<(), String> {
-    match sent.status() {
-        Some(s) if (200..300).contains(&s) => Ok(()),
-        _ => Err(sent.summary()),
-    }
-}
-
-/// What a failed validation must be answered with (§7.2 rule 1).
-pub(crate) const IS_417: &str =
-    "a 417 answer whose body has the 7.2 shape: code an integer, errors an array, status false";
-
-/// `Ok` when the answer is a 417 in the 7.2 shape.
-pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
-    let Some(raw) = sent.raw() else {
-        return Err(sent.summary());
-    };
-    let mut problems = Vec::new();
-    if raw.status != 417 {
-        problems.push(format!("the status is {}, not 417", raw.status));
-    }
-    problems.extend(crate::envelope::shape_417(raw.json().as_ref()));
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
-    }
-}
-
-/// `Ok` when the answer's status is the chosen one.
-pub(crate) fn status_is(
-    sent: &Sent,
-    want: &crate::choices::Chosen<u16>,
-    key: &str,
-) -> Result<(), String> {
-    match sent.status() {
-        Some(s) if s == want.value => Ok(()),
-        _ => Err(format!(
-            "{} where {} is {}",
-            sent.summary(),
-            if want.declared {
-                format!("the profile's `choices.{key}`")
-            } else {
-                "ours".to_owned()
-            },
-            want.value
-        )),
-    }
-}
-
-/// `Ok` when the answer is a refusal of the description (see
-/// [`crate::envelope`]), else what is wrong.
-pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
-    let Some(raw) = sent.raw() else {
-        return Err(sent.summary());
-    };
-    let problems = crate::envelope::refusal_problems(raw);
-    if problems.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("{} ({})", sent.summary(), problems.join("; ")))
-    }
-}
-
-/// `who: why` lines for every failed case, and every exchange, in order.
-pub(crate) fn judge_all(cases: Vec<(String, Sent, Result<(), String>)>) -> Outcome {
-    let mut failures = Vec::new();
-    let mut exchanges = Vec::new();
-    for (who, sent, verdict) in cases {
-        if let Err(why) = verdict {
-            failures.push(format!("{who}: {why}"));
-        }
-        exchanges.push(sent.exchange);
-    }
-    Outcome::from_failures(failures, exchanges)
-}
-
-/// The exchanges of `sent`, in order.
-pub(crate) fn exchanges(sent: &[Sent]) -> Vec<Exchange> {
-    sent.iter().map(|s| s.exchange.clone()).collect()
-}
-
-/// The error probes, in words: what [`probe_requests`] sends.
-pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
-
-/// The requests of the error probes, sent once per run (each in its phase)
-/// and shared through the run's context by the checks that judge them
-/// (envelopes, choices).
-pub fn probe_requests(t: &Target) -> Vec<Probe> {
-    let mut reqs = Vec::new();
-    if let Some(c) = t.primary(Op::AuthClaims) {
-        let v = || t.valid(Op::AuthClaims, c);
-        reqs.push(Probe::new(
-            "GET unknown ref",
-            t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
-        ));
-        reqs.push(Probe::new(
-            "GET wrong X-Client-Secret",
-            v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        ));
-        reqs.push(Probe::new(
-            "GET without X-Client-Id",
-            v().map(|r| r.remove_header("X-Client-Id")),
-        ));
-        reqs.push(Probe::new(
-            "GET X-Project-Env staging",
-            v().and_then(|r| r.set_header("X-Project-Env", "staging")),
-        ));
-        reqs.push(Probe::new("GET valid", v()));
-    }
-    if let Some(c) = t.primary(Op::Authorize) {
-        let v = || t.valid(Op::Authorize, c);
-        reqs.push(Probe::new(
-            "POST malformed JSON",
-            v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
-        ));
-        if let Some(r) = t
-            .components(Op::Authorize)
-            .into_iter()
-            .find_map(|c| t.with_invalid_body(Op::Authorize, c))
-        {
-            reqs.push(Probe::new("POST invalid body", r));
-        }
-        reqs.push(Probe::new(
-            "POST without modelUuid",
-            v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
-        ));
-        reqs.push(Probe::new(
-            "POST wrong X-Client-Secret",
-            v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        ));
-        reqs.push(Probe::new("POST valid", v()));
-    }
-    reqs
-}
-
-/// A ref that names no component (and could not be a real one's name).
-pub(crate) const UNKNOWN_REF: &str = "conformance-no-such-component-5f1e";
-/// A uuid-shaped ref that names no component.
-pub(crate) const UNKNOWN_UUID: &str = "00000000-0000-4000-8000-00000000c0de";
-/// Values sent where a credential is wrong.
-pub(crate) const WRONG_CLIENT_ID: &str = "conformance-unknown-client";
-pub(crate) const WRONG_SECRET: &str = "conformance-wrong-secret";
-pub(crate) const WRONG_TOKEN: &str = "conformance-wrong-token";
+pub(crate) use crate::judge::{accepted, is_417, judge_all, refused};
+pub(crate) use crate::probes::{
+    UNKNOWN_REF, UNKNOWN_UUID, WRONG_CLIENT_ID, WRONG_SECRET, WRONG_TOKEN,
+};
 
 #[cfg(test)]
 mod tests {

@@ -66,7 +66,7 @@ fn claims_the_model(answers: &[Answer<'_>], choices: &Choices) -> Found {
                     crate::checks::accepted(a.sent)
                 };
                 judged.err().map(|e| {
-                    let again = crate::checks::answers::reproduce(&a.sent.exchange);
+                    let again = crate::judge::reproduce(&a.sent.exchange);
                     format!("{}: {e}{again}", a.sent.exchange.label)
                 })
             })

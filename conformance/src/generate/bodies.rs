@@ -151,7 +151,7 @@ impl Fields {
                 }
                 Change::Rename(i) => {
                     if let Some(Some(f)) = fields.get_mut(*i) {
-                        f.0 = crate::case::flip_case(&f.0);
+                        f.0 = crate::spelling::flip_case(&f.0);
                     }
                 }
                 &Change::Add(lit) => {
@@ -189,7 +189,7 @@ impl Fields {
             Change::Rename(i) => format!(
                 "`{}` sent as `{}`",
                 name(*i),
-                crate::case::flip_case(name(*i))
+                crate::spelling::flip_case(name(*i))
             ),
             Change::Add(lit) => format!("an unknown field: {}", short(lit)),
         }
@@ -241,7 +241,7 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
             for v in f.allowed.iter().flatten() {
                 out.push(v.to_string());
                 if let Some(s) = v.as_str() {
-                    out.push(text(&crate::case::flip_case(s)));
+                    out.push(text(&crate::spelling::flip_case(s)));
                 }
             }
             out.push(text("conformance-not-listed"));

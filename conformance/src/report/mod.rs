@@ -80,6 +80,19 @@ pub struct CheckResult {
 }
 
 impl CheckResult {
+    /// Where the entry a `baseline/ID` result is about stands: `(file, line)`.
+    pub fn baseline_entry(&self) -> Option<(String, usize)> {
+        let result = self;
+        if !result.id.starts_with("baseline/") {
+            return None;
+        }
+        let at = result.sends.strip_prefix("nothing: the entry at ")?;
+        let (file, line) = at.rsplit_once(':')?;
+        Some((file.to_owned(), line.parse().ok()?))
+    }
+}
+
+impl CheckResult {
     /// `level`: the check's level for this run's profile
     /// ([`Check::level_for`]).
     pub fn from_check(c: &Check, level: Level, verdict: &Verdict, strict: bool) -> Self {

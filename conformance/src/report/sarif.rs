@@ -64,7 +64,7 @@ pub fn location(
     checks: &[Check],
     openapi: &yaml_location::Lines,
 ) -> (String, usize) {
-    if let Some(at) = crate::baseline::entry_location(r) {
+    if let Some(at) = r.baseline_entry() {
         return at;
     }
     let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
