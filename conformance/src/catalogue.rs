@@ -7,6 +7,7 @@
 //! `--only`/`--skip` select by id prefix or section, and `conformance list`
 //! prints this table (the README holds it too; a test keeps them in step).
 
+use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::phase::Phase;
 use crate::target::{Probe, Sent, Target};
@@ -45,7 +46,7 @@ pub(crate) enum Body {
 pub struct Run {
     pub(crate) body: Body,
     needs: Vec<Need>,
-    choice: Option<&'static str>,
+    choice: Option<ChoiceKey>,
     /// The shared cases it reads (a run sends only the cases some
     /// selected check reads).
     judged: Judged,
@@ -104,12 +105,12 @@ impl Run {
     /// The check judges a choice the server's profile may declare (a key
     /// of `choices:`): declared, the check is a MUST of the profile;
     /// left out, a SHOULD against ours.
-    pub fn choice(mut self, key: &'static str) -> Self {
+    pub fn choice(mut self, key: ChoiceKey) -> Self {
         self.choice = Some(key);
         self
     }
 
-    pub fn chosen_by(&self) -> Option<&'static str> {
+    pub fn chosen_by(&self) -> Option<ChoiceKey> {
         self.choice
     }
 

@@ -71,6 +71,97 @@ impl std::str::FromStr for ModelUuidAt {
     }
 }
 
+/// A key of `choices:`: the checks that judge a choice name it by this
+/// enum, so a misspelt key does not compile (a profile's unknown key is
+/// refused with its line by serde).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ChoiceKey {
+    ModelUuid,
+    MissingCredential,
+    WrongCredential,
+    BadProjectEnv,
+    UnknownRef,
+    UnknownModel,
+    MalformedBody,
+    BodyTooLarge,
+    AuthClaimsSuccess,
+    AuthorizeSuccess,
+    TokenCheckedWhenNotRequired,
+    GetBodyValidated,
+    BodyLimit,
+    AbsentProjectEnv,
+    ClaimsCarryModelUuid,
+    IssuesToken,
+    AuthorizeClaims,
+    SuccessShape,
+    RequestIdUuid,
+    CodeIsStatus,
+    ValidationItems,
+    UnknownFields,
+}
+
+impl ChoiceKey {
+    /// Every key, in the order of `to_yaml`.
+    pub const ALL: [ChoiceKey; 22] = [
+        ChoiceKey::ModelUuid,
+        ChoiceKey::MissingCredential,
+        ChoiceKey::WrongCredential,
+        ChoiceKey::BadProjectEnv,
+        ChoiceKey::UnknownRef,
+        ChoiceKey::UnknownModel,
+        ChoiceKey::MalformedBody,
+        ChoiceKey::BodyTooLarge,
+        ChoiceKey::AuthClaimsSuccess,
+        ChoiceKey::AuthorizeSuccess,
+        ChoiceKey::TokenCheckedWhenNotRequired,
+        ChoiceKey::GetBodyValidated,
+        ChoiceKey::BodyLimit,
+        ChoiceKey::AbsentProjectEnv,
+        ChoiceKey::ClaimsCarryModelUuid,
+        ChoiceKey::IssuesToken,
+        ChoiceKey::AuthorizeClaims,
+        ChoiceKey::RequestIdUuid,
+        ChoiceKey::CodeIsStatus,
+        ChoiceKey::SuccessShape,
+        ChoiceKey::ValidationItems,
+        ChoiceKey::UnknownFields,
+    ];
+
+    /// The key as a profile writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChoiceKey::ModelUuid => "model_uuid",
+            ChoiceKey::MissingCredential => "missing_credential",
+            ChoiceKey::WrongCredential => "wrong_credential",
+            ChoiceKey::BadProjectEnv => "bad_project_env",
+            ChoiceKey::UnknownRef => "unknown_ref",
+            ChoiceKey::UnknownModel => "unknown_model",
+            ChoiceKey::MalformedBody => "malformed_body",
+            ChoiceKey::BodyTooLarge => "body_too_large",
+            ChoiceKey::AuthClaimsSuccess => "auth_claims_success",
+            ChoiceKey::AuthorizeSuccess => "authorize_success",
+            ChoiceKey::TokenCheckedWhenNotRequired => "token_checked_when_not_required",
+            ChoiceKey::GetBodyValidated => "get_body_validated",
+            ChoiceKey::BodyLimit => "body_limit",
+            ChoiceKey::AbsentProjectEnv => "absent_project_env",
+            ChoiceKey::ClaimsCarryModelUuid => "claims_carry_model_uuid",
+            ChoiceKey::IssuesToken => "issues_token",
+            ChoiceKey::AuthorizeClaims => "authorize_claims",
+            ChoiceKey::SuccessShape => "success_shape",
+            ChoiceKey::RequestIdUuid => "request_id_uuid",
+            ChoiceKey::CodeIsStatus => "code_is_status",
+            ChoiceKey::ValidationItems => "validation_items",
+            ChoiceKey::UnknownFields => "unknown_fields",
+        }
+    }
+}
+
+impl fmt::Display for ChoiceKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One choice: the value the checks hold the server to, and whether the
 /// profile declared it (MUST) or it is ours (SHOULD).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -283,36 +374,37 @@ impl Choices {
         )
     }
 
-    /// Whether the profile declares the choice `key` (a field name).
-    pub fn declares(&self, key: &str) -> bool {
+    /// Whether the profile declares the choice `key`.
+    pub fn declares(&self, key: ChoiceKey) -> bool {
         match key {
-            "model_uuid" => self.model_uuid.is_some(),
-            "missing_credential" => self.missing_credential.is_some(),
-            "wrong_credential" => self.wrong_credential.is_some(),
-            "bad_project_env" => self.bad_project_env.is_some(),
-            "unknown_ref" => self.unknown_ref.is_some(),
-            "unknown_model" => self.unknown_model.is_some(),
-            "malformed_body" => self.malformed_body.is_some(),
-            "body_too_large" => self.body_too_large.is_some(),
-            "auth_claims_success" => self.auth_claims_success.is_some(),
-            "authorize_success" => self.authorize_success.is_some(),
-            "token_checked_when_not_required" => self.token_checked_when_not_required.is_some(),
-            "get_body_validated" => self.get_body_validated.is_some(),
-            "body_limit" => self.body_limit.is_some(),
-            "absent_project_env" => self.absent_project_env.is_some(),
-            "claims_carry_model_uuid" => self.claims_carry_model_uuid.is_some(),
-            "issues_token" => self.issues_token.is_some(),
-            "authorize_claims" => self.authorize_claims.is_some(),
-            "success_shape" => self.success_shape.is_some(),
-            "request_id_uuid" => self.request_id_uuid.is_some(),
-            "code_is_status" => self.code_is_status.is_some(),
-            "validation_items" => self.validation_items.is_some(),
-            "unknown_fields" => self.unknown_fields.is_some(),
-            _ => false,
+            ChoiceKey::ModelUuid => self.model_uuid.is_some(),
+            ChoiceKey::MissingCredential => self.missing_credential.is_some(),
+            ChoiceKey::WrongCredential => self.wrong_credential.is_some(),
+            ChoiceKey::BadProjectEnv => self.bad_project_env.is_some(),
+            ChoiceKey::UnknownRef => self.unknown_ref.is_some(),
+            ChoiceKey::UnknownModel => self.unknown_model.is_some(),
+            ChoiceKey::MalformedBody => self.malformed_body.is_some(),
+            ChoiceKey::BodyTooLarge => self.body_too_large.is_some(),
+            ChoiceKey::AuthClaimsSuccess => self.auth_claims_success.is_some(),
+            ChoiceKey::AuthorizeSuccess => self.authorize_success.is_some(),
+            ChoiceKey::TokenCheckedWhenNotRequired => {
+                self.token_checked_when_not_required.is_some()
+            }
+            ChoiceKey::GetBodyValidated => self.get_body_validated.is_some(),
+            ChoiceKey::BodyLimit => self.body_limit.is_some(),
+            ChoiceKey::AbsentProjectEnv => self.absent_project_env.is_some(),
+            ChoiceKey::ClaimsCarryModelUuid => self.claims_carry_model_uuid.is_some(),
+            ChoiceKey::IssuesToken => self.issues_token.is_some(),
+            ChoiceKey::AuthorizeClaims => self.authorize_claims.is_some(),
+            ChoiceKey::SuccessShape => self.success_shape.is_some(),
+            ChoiceKey::RequestIdUuid => self.request_id_uuid.is_some(),
+            ChoiceKey::CodeIsStatus => self.code_is_status.is_some(),
+            ChoiceKey::ValidationItems => self.validation_items.is_some(),
+            ChoiceKey::UnknownFields => self.unknown_fields.is_some(),
         }
     }
 
-    /// Every key [`Choices::declares`] knows, in the order of `to_yaml`.
+    /// Every key, in the order of `to_yaml`, as a profile writes it.
     pub const KEYS: &'static [&'static str] = &[
         "model_uuid",
         "missing_credential",
@@ -331,9 +423,9 @@ impl Choices {
         "claims_carry_model_uuid",
         "issues_token",
         "authorize_claims",
-        "success_shape",
         "request_id_uuid",
         "code_is_status",
+        "success_shape",
         "validation_items",
         "unknown_fields",
     ];
@@ -558,5 +650,20 @@ mod tests {
         let again: Choices = serde_yaml::from_str(&lines.join("\n")).expect("parses");
         assert_eq!(again.model_uuid(), c.model_uuid());
         assert_eq!(again.unknown_model().value, 403);
+    }
+
+    /// The typed keys, the keys a profile writes and the block `choices`
+    /// prints are the same list, in the same order.
+    #[test]
+    fn every_key_is_typed_written_and_printed() {
+        let typed: Vec<&str> = ChoiceKey::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(typed, Choices::KEYS);
+        let block = Choices::default().to_yaml();
+        let mut at = 0;
+        for key in Choices::KEYS {
+            let found = block[at..].find(&format!(" {key}: ")).map(|i| i + at);
+            assert!(found.is_some(), "{key} not printed in order:\n{block}");
+            at = found.unwrap_or(at);
+        }
     }
 }

@@ -44,7 +44,7 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
 pub(crate) fn status_is(
     sent: &Sent,
     want: &crate::choices::Chosen<u16>,
-    key: &str,
+    key: crate::choices::ChoiceKey,
 ) -> Result<(), String> {
     match sent.status() {
         Some(s) if s == want.value => Ok(()),

@@ -8,6 +8,7 @@ use component_auth_bindings::Error;
 
 use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
 use crate::checks::catalogue;
+use crate::choices::ChoiceKey;
 use crate::connect::Connect;
 use crate::context::RunContext;
 use crate::exchange::Exchange;
@@ -101,7 +102,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     // No valid Authorize can be sent without knowing where modelUuid
     // travels: undeclared, the run looks first (as `conformance choices`
     // does), sends it there, and says so.
-    if !target.profile.choices.declares("model_uuid") {
+    if !target.profile.choices.declares(ChoiceKey::ModelUuid) {
         if let Some((at, _)) = target.model_uuid_place().await {
             if at != crate::choices::ModelUuidAt::default() {
                 let mut profile = target.profile.clone();
@@ -431,12 +432,12 @@ fn undeclared(
     profile: &Profile,
 ) -> Vec<String> {
     let choices = &profile.choices;
-    let mut lines: Vec<(&str, String)> = Vec::new();
+    let mut lines: Vec<(ChoiceKey, String)> = Vec::new();
     if let (false, Some(at)) = (
-        choices.declares("model_uuid"),
+        choices.declares(ChoiceKey::ModelUuid),
         choices.observed_model_uuid.as_ref(),
     ) {
-        lines.push(("model_uuid", format!("model_uuid: \"{at}\"")));
+        lines.push((ChoiceKey::ModelUuid, format!("model_uuid: \"{at}\"")));
     }
     for ((c, o), r) in checks.iter().zip(outcomes).zip(results) {
         let Some(key) = c.run.chosen_by() else {
@@ -452,26 +453,40 @@ fn undeclared(
                 .iter()
                 .find_map(|e| e.response.as_ref().map(|r| r.status))
         };
+        use ChoiceKey as K;
         let value = match key {
-            "missing_credential"
-            | "wrong_credential"
-            | "bad_project_env"
-            | "unknown_ref"
-            | "unknown_model"
-            | "malformed_body"
-            | "body_too_large"
-            | "auth_claims_success"
-            | "authorize_success" => status().map(|s| s.to_string()),
-            "absent_project_env" => Some(
+            K::MissingCredential
+            | K::WrongCredential
+            | K::BadProjectEnv
+            | K::UnknownRef
+            | K::UnknownModel
+            | K::MalformedBody
+            | K::BodyTooLarge
+            | K::AuthClaimsSuccess
+            | K::AuthorizeSuccess => status().map(|s| s.to_string()),
+            K::AbsentProjectEnv => Some(
                 match choices.absent_project_env().value.as_str() {
                     "dev" => "live",
                     _ => "dev",
                 }
                 .to_owned(),
             ),
-            "success_shape" | "validation_items" => Some("other".to_owned()),
-            "body_limit" => None,
-            _ => Some("false".to_owned()),
+            K::SuccessShape | K::ValidationItems => Some("other".to_owned()),
+            K::BodyLimit | K::ModelUuid => None,
+            K::TokenCheckedWhenNotRequired
+            | K::GetBodyValidated
+            | K::ClaimsCarryModelUuid
+            | K::IssuesToken
+            | K::AuthorizeClaims
+            | K::RequestIdUuid
+            | K::CodeIsStatus => Some("false".to_owned()),
+            K::UnknownFields => Some(
+                match choices.unknown_fields().value.as_str() {
+                    "refused" => "ignored",
+                    _ => "refused",
+                }
+                .to_owned(),
+            ),
         };
         lines.push((
             key,
@@ -488,7 +503,9 @@ fn undeclared(
 /// place of `modelUuid`, which no run can find unaided (`conformance
 /// choices` probes for it).
 fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<String> {
-    if profile.choices.declares("model_uuid") || profile.choices.observed_model_uuid.is_some() {
+    if profile.choices.declares(ChoiceKey::ModelUuid)
+        || profile.choices.observed_model_uuid.is_some()
+    {
         return Vec::new();
     }
     let sends_authorize = |c: &Check| {

@@ -20,7 +20,7 @@
 
 mod run;
 
-use crate::choices::{Choices, Chosen};
+use crate::choices::{ChoiceKey, Choices, Chosen};
 use crate::generate::Family;
 use crate::needs::Need;
 use crate::profile::Component;
@@ -455,14 +455,14 @@ pub enum Expect {
     /// not applicable where `unless` gives a reason (the profile declares
     /// that the case cannot arise).
     Chosen {
-        key: &'static str,
+        key: ChoiceKey,
         status: fn(&Choices) -> Chosen<u16>,
         unless: fn(&Choices) -> Option<&'static str>,
     },
     /// A judgement of the profile's choice `key` (a GET body ignored, a
     /// token checked), described in words.
     Depends {
-        key: &'static str,
+        key: ChoiceKey,
         text: &'static str,
         judge: fn(&Choices) -> Judge,
     },
@@ -484,7 +484,7 @@ pub enum Expect {
     /// in words; `choice`: the profile's choice it reads, if any.
     Together {
         text: &'static str,
-        choice: Option<&'static str>,
+        choice: Option<ChoiceKey>,
         judge: JudgeAll,
     },
 }
@@ -515,9 +515,9 @@ impl Expect {
     }
 
     /// The choice a check of this expectation judges, if any.
-    pub fn choice(&self) -> Option<&'static str> {
+    pub fn choice(&self) -> Option<ChoiceKey> {
         match self {
-            Expect::Chosen { key, .. } | Expect::Depends { key, .. } => Some(key),
+            Expect::Chosen { key, .. } | Expect::Depends { key, .. } => Some(*key),
             Expect::Together { choice, .. } => *choice,
             _ => None,
         }

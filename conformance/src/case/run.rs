@@ -351,7 +351,7 @@ impl Expect {
                 _ => crate::judge::refused(sent),
             },
             Expect::Chosen { key, status, .. } => {
-                crate::judge::status_is(sent, &status(choices), key)
+                crate::judge::status_is(sent, &status(choices), *key)
             }
             Expect::Depends { judge, .. } => judge(choices)(sent),
             Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),

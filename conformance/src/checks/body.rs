@@ -5,6 +5,7 @@
 use crate::case::{Answer, CaseCheck, Change, Expect, Judge, Sends, To};
 use crate::catalogue::{Check, Level};
 use crate::checks::{accepted, is_417, refused};
+use crate::choices::ChoiceKey;
 use crate::choices::Choices;
 use crate::target::Op;
 
@@ -100,7 +101,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::each_changed(Op::Authorize, To::Primary, NOT_ONE_JSON_TEXT),
             expects: Expect::Together {
                 text: "each a refusal (the description's error answer), with the status the profile declares as `choices.malformed_body` where it declares one; a leading byte-order mark (RFC 8259 8.1), repeated names (section 4) and a lone surrogate escape (section 8.2) are left to the parser: not sent",
-                choice: Some("malformed_body"),
+                choice: Some(ChoiceKey::MalformedBody),
                 judge: refused_as_malformed,
             },
         },
@@ -112,7 +113,7 @@ pub fn checks() -> Vec<Check> {
             title: "Auth Claims: a body that breaks the component's auth settings fails validation (417)".into(),
             sends: Sends::each(Op::AuthClaims, To::EachWithInvalidBody, Change::InvalidBody),
             expects: Expect::Depends {
-                key: "get_body_validated",
+                key: ChoiceKey::GetBodyValidated,
                 text: GET_BODY_EXPECTS,
                 judge: get_417,
             },
@@ -125,7 +126,7 @@ pub fn checks() -> Vec<Check> {
             title: "Auth Claims: a body that is not JSON is refused".into(),
             sends: Sends::primary(Op::AuthClaims, Change::Body(MALFORMED)),
             expects: Expect::Depends {
-                key: "get_body_validated",
+                key: ChoiceKey::GetBodyValidated,
                 text: GET_MALFORMED_EXPECTS,
                 judge: get_refused,
             },

@@ -8,6 +8,7 @@
 //! declarations too, but `choices/issued-token`: its second request
 //! carries the token the first was answered with, so it is a procedure.
 
+use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use std::sync::Arc;
 
@@ -30,7 +31,7 @@ use crate::target::{Op, Probe, Typed};
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
 struct StatusChoice {
-    key: &'static str,
+    key: ChoiceKey,
     /// Section of the description whose silence the choice fills.
     section: &'static str,
     /// Our choice, quoted from spec/README.md.
@@ -49,7 +50,7 @@ fn always(_: &Choices) -> Option<&'static str> {
 
 const STATUS_CHOICES: &[StatusChoice] = &[
     StatusChoice {
-        key: "missing_credential",
+        key: ChoiceKey::MissingCredential,
         section: "5",
         ours: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
         what: "a missing X-Client-Secret",
@@ -59,7 +60,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "wrong_credential",
+        key: ChoiceKey::WrongCredential,
         section: "5",
         ours: "spec choice 6: an unknown client id or a wrong secret is 401",
         what: "a wrong X-Client-Secret",
@@ -69,7 +70,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "unknown_ref",
+        key: ChoiceKey::UnknownRef,
         section: "2",
         ours: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
         what: "an unknown ref",
@@ -79,7 +80,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "bad_project_env",
+        key: ChoiceKey::BadProjectEnv,
         section: "4.1",
         ours: "spec choice 8: an X-Project-Env other than dev or live is 400",
         what: "an X-Project-Env other than dev or live",
@@ -89,7 +90,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "unknown_model",
+        key: ChoiceKey::UnknownModel,
         section: "4.2",
         ours: "spec choice 9: no model of the component has this modelUuid: 404",
         what: "Authorize for an unknown model",
@@ -99,7 +100,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "malformed_body",
+        key: ChoiceKey::MalformedBody,
         section: "4.2",
         ours: "spec choice 10: a body that is not JSON is 400",
         what: "a body that is not JSON",
@@ -109,7 +110,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
-        key: "body_too_large",
+        key: ChoiceKey::BodyTooLarge,
         section: "8",
         ours: "spec choice 16: a request body over 64 KiB is refused with 413",
         what: "a body over the server's limit",
@@ -125,7 +126,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
 
 fn status_check(row: &'static StatusChoice) -> Check {
     CaseCheck {
-        id: format!("choices/{}", row.key.replace('_', "-")),
+        id: format!("choices/{}", row.key.as_str().replace('_', "-")),
         level: Level::Should,
         section: row.section,
         quote: row.ours,
@@ -153,12 +154,12 @@ pub fn checks() -> Vec<Check> {
     for (op, key, chosen) in [
         (
             Op::AuthClaims,
-            "auth_claims_success",
+            ChoiceKey::AuthClaimsSuccess,
             Choices::auth_claims_success as fn(&Choices) -> Chosen<u16>,
         ),
         (
             Op::Authorize,
-            "authorize_success",
+            ChoiceKey::AuthorizeSuccess,
             Choices::authorize_success,
         ),
     ] {
@@ -190,7 +191,7 @@ pub fn checks() -> Vec<Check> {
                 .labelled(Label::Template("{method} {component}")),
             expects: Expect::Together {
                 text: "where `choices.success_shape` is `spec` (ours): each answer decodes as the spec's result type (`Ok`) and its X-Project-Uuid header is present; where `other` (a shape of the server's own, which the description allows): not applicable",
-                choice: Some("success_shape"),
+                choice: Some(ChoiceKey::SuccessShape),
                 judge: success_shapes,
             },
         }
@@ -204,7 +205,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::primary(Op::AuthClaims, Change::DropHeader("X-Project-Env")),
             expects: Expect::Together {
                 text: "a 2xx answer whose body names the environment the profile declares as `choices.absent_project_env` (ours: dev), wherever it puts it; not applicable when the body names none",
-                choice: Some("absent_project_env"),
+                choice: Some(ChoiceKey::AbsentProjectEnv),
                 judge: absent_env,
             },
         }
@@ -221,7 +222,7 @@ pub fn checks() -> Vec<Check> {
                 Change::Header("X-Auth-Token", WRONG_TOKEN),
             ),
             expects: Expect::Depends {
-                key: "token_checked_when_not_required",
+                key: ChoiceKey::TokenCheckedWhenNotRequired,
                 text: "where `choices.token_checked_when_not_required` is true (ours): a refusal; where false: a 2xx answer",
                 judge: token_judge,
             },
@@ -239,7 +240,7 @@ pub fn checks() -> Vec<Check> {
             expects: "where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into(),
             run: Run::procedure(Phase::Verify, issued_token)
                 .needs(&[Need::Authorize])
-                .choice("issues_token"),
+                .choice(ChoiceKey::IssuesToken),
         },
         CaseCheck {
             id: "choices/code-equals-status".into(),
@@ -250,7 +251,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::error_probes(),
             expects: Expect::Together {
                 text: "where `choices.code_is_status` is true (ours): every error body's `code` equals its HTTP status; where false (service codes of the server's own): not applicable",
-                choice: Some("code_is_status"),
+                choice: Some(ChoiceKey::CodeIsStatus),
                 judge: codes_equal_statuses,
             },
         }
@@ -264,7 +265,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::error_probes(),
             expects: Expect::Together {
                 text: "no two `request_id` values are equal, and where `choices.request_id_uuid` is true (ours) each is a uuid",
-                choice: Some("request_id_uuid"),
+                choice: Some(ChoiceKey::RequestIdUuid),
                 judge: request_ids,
             },
         }
@@ -278,7 +279,7 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::ErrorProbes { needs: &[Need::Authorize] },
             expects: Expect::Together {
                 text: "where `choices.validation_items` is `spec` (ours): every 417 decodes as `ExpectationFailed`, and the one without modelUuid lists {field: modelUuid, rule: required}; not applicable where the probes gave no 417, or where the profile declares items of the server's own (`other`)",
-                choice: Some("validation_items"),
+                choice: Some(ChoiceKey::ValidationItems),
                 judge: validation_items_all,
             },
         }

@@ -16,6 +16,7 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged, describe, listed, oracle};
 use crate::needs::Need;
@@ -44,7 +45,7 @@ pub fn checks() -> Vec<Check> {
             sends: SENDS.into(),
             expects: expects.into(),
             run: match finding {
-                oracle::UNKNOWN => run.choice("unknown_fields"),
+                oracle::UNKNOWN => run.choice(ChoiceKey::UnknownFields),
                 _ => run,
             },
         }

@@ -4,6 +4,7 @@
 use crate::carried::holds_string;
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Label, Sends, To};
 use crate::catalogue::{Check, Level};
+use crate::choices::ChoiceKey;
 use crate::choices::Choices;
 use crate::target::Op;
 
@@ -34,7 +35,7 @@ pub fn checks() -> Vec<Check> {
                 .labelled(Label::Template("{component}")),
             expects: Expect::Together {
                 text: "where `choices.claims_carry_model_uuid` is true (ours): a 2xx answer whose JSON body holds that model's uuid (anywhere, as a string); where false: a 2xx answer",
-                choice: Some("claims_carry_model_uuid"),
+                choice: Some(ChoiceKey::ClaimsCarryModelUuid),
                 judge: claims_the_model,
             },
         },

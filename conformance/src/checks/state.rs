@@ -16,6 +16,7 @@ use component_auth_bindings::Secret;
 
 use crate::catalogue::{Check, Level, Outcome, Run};
 use crate::checks::judge_all;
+use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::needs::Need;
 use crate::phase::Phase;
@@ -32,7 +33,7 @@ pub fn checks() -> Vec<Check> {
         expects: "where `choices.authorize_claims` is true (ours): the Authorize a 2xx, the Auth Claims a 2xx whose body holds the authorized model's uuid (not applicable where `choices.claims_carry_model_uuid` is false); where false: not applicable".into(),
         run: Run::procedure(Phase::Verify, authorize_claims)
             .needs(&[Need::Authorize])
-            .choice("authorize_claims"),
+            .choice(ChoiceKey::AuthorizeClaims),
     }]
 }
 

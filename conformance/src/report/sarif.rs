@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 
 use crate::catalogue::Check;
 use crate::checks::catalogue;
+use crate::choices::ChoiceKey;
 use crate::description;
 use crate::report::{CheckResult, Report, Status};
 
@@ -27,34 +28,35 @@ use crate::description::{OPENAPI, OPENAPI_PATH};
 const OPERATIONS_PATH: &str = "/component/{ref}/auth";
 
 /// The node of `spec/openapi.yaml` that states choice `key`.
-fn choice_node(key: &str) -> Vec<&'static str> {
+fn choice_node(key: ChoiceKey) -> Vec<&'static str> {
+    use ChoiceKey as K;
     let op = |method: &'static str, rest: &[&'static str]| {
         let mut path = vec!["paths", OPERATIONS_PATH, method];
         path.extend_from_slice(rest);
         path
     };
     match key {
-        "model_uuid" => vec!["components", "parameters", "ModelUuid"],
-        "missing_credential" | "wrong_credential" => op("get", &["responses", "401"]),
-        "unknown_ref" => op("get", &["responses", "404"]),
-        "unknown_model" => op("post", &["responses", "404"]),
-        "malformed_body" => op("post", &["responses", "400"]),
-        "body_too_large" | "body_limit" => op("post", &["responses", "413"]),
-        "auth_claims_success" => op("get", &["responses", "200"]),
-        "authorize_success" => op("post", &["responses", "200"]),
-        "get_body_validated" => op("get", &["requestBody"]),
-        "bad_project_env" | "absent_project_env" => {
+        K::ModelUuid => vec!["components", "parameters", "ModelUuid"],
+        K::MissingCredential | K::WrongCredential => op("get", &["responses", "401"]),
+        K::UnknownRef => op("get", &["responses", "404"]),
+        K::UnknownModel => op("post", &["responses", "404"]),
+        K::MalformedBody => op("post", &["responses", "400"]),
+        K::BodyTooLarge | K::BodyLimit => op("post", &["responses", "413"]),
+        K::AuthClaimsSuccess => op("get", &["responses", "200"]),
+        K::AuthorizeSuccess => op("post", &["responses", "200"]),
+        K::GetBodyValidated => op("get", &["requestBody"]),
+        K::BadProjectEnv | K::AbsentProjectEnv => {
             vec!["components", "parameters", "XProjectEnv"]
         }
-        "token_checked_when_not_required" => vec!["components", "parameters", "XAuthToken"],
-        "issues_token" => vec!["components", "schemas", "AuthorizeResult"],
-        "authorize_claims" | "claims_carry_model_uuid" => {
+        K::TokenCheckedWhenNotRequired => vec!["components", "parameters", "XAuthToken"],
+        K::IssuesToken => vec!["components", "schemas", "AuthorizeResult"],
+        K::AuthorizeClaims | K::ClaimsCarryModelUuid => {
             vec!["components", "schemas", "AuthClaimsResult"]
         }
-        "success_shape" => op("post", &["responses", "200"]),
-        "request_id_uuid" => vec!["components", "schemas", "ErrorResponse"],
-        "unknown_fields" => vec!["components", "schemas", "ValidationError"],
-        _ => vec!["paths", OPERATIONS_PATH],
+        K::SuccessShape => op("post", &["responses", "200"]),
+        K::RequestIdUuid => vec!["components", "schemas", "ErrorResponse"],
+        K::UnknownFields | K::ValidationItems => vec!["components", "schemas", "ValidationError"],
+        K::CodeIsStatus => vec!["components", "schemas", "ErrorResponse"],
     }
 }
 
@@ -208,7 +210,7 @@ mod tests {
     #[test]
     fn every_choice_has_its_own_node() {
         let lines = yaml_location::Lines::of(OPENAPI);
-        for key in crate::choices::Choices::KEYS {
+        for key in crate::choices::ChoiceKey::ALL {
             let path = choice_node(key);
             let line = lines.line(&path).expect("a line");
             let at = lines.path_at(line).unwrap_or_default();
@@ -229,7 +231,7 @@ mod tests {
             .expect("the 417 rule");
         let choice = all
             .iter()
-            .find(|c| c.run.chosen_by() == Some("unknown_ref"))
+            .find(|c| c.run.chosen_by() == Some(ChoiceKey::UnknownRef))
             .expect("a choice");
         let report = Report::new(
             "t".into(),

@@ -62,7 +62,7 @@ const PYTHON: Server = Server {
     secrets: &["py-secret-Zr4u", "ledger-token-py-7781", "open-sesame-1"],
     issued_prefix: "py-issued-",
     imports: &[],
-    required_in_ci: false,
+    required_in_ci: true,
 };
 
 const NODE: Server = Server {
@@ -77,7 +77,7 @@ const NODE: Server = Server {
     ],
     issued_prefix: "node-issued-",
     imports: &[],
-    required_in_ci: false,
+    required_in_ci: true,
 };
 
 const FASTAPI: Server = Server {
@@ -89,7 +89,7 @@ const FASTAPI: Server = Server {
     // It issues no token; the prefix is looked for all the same.
     issued_prefix: "fa-issued-",
     imports: &["fastapi", "uvicorn"],
-    required_in_ci: false,
+    required_in_ci: true,
 };
 
 const FLASK: Server = Server {
