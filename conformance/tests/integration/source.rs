@@ -120,3 +120,134 @@ fn the_detector_sees_a_field_at_column_0() {
     assert!(!unformatted_field("// note: x"));
     assert!(!unformatted_field("pub fn x() {}"));
 }
+
+/// The top-level module a source file belongs to (`src/checks/refs.rs` ->
+/// `checks`); `None` for a crate root.
+fn top_module(src: &Path, file: &Path) -> Option<String> {
+    let rel = file.strip_prefix(src).ok()?;
+    let first = rel.components().next()?.as_os_str().to_string_lossy();
+    let name = first.strip_suffix(".rs").unwrap_or(&first).to_owned();
+    (!matches!(name.as_str(), "lib" | "main")).then_some(name)
+}
+
+/// The modules a file's code (not its comments, not its unit tests) takes
+/// names from: every `crate::NAME`.
+fn imported_modules(text: &str) -> Vec<String> {
+    let code = text.split("#[cfg(test)]\nmod tests").next().unwrap_or(text);
+    let mut out = Vec::new();
+    for line in code.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        let mut rest = line;
+        while let Some(at) = rest.find("crate::") {
+            rest = &rest[at + "crate::".len()..];
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            if !name.is_empty() && !out.contains(&name) {
+                out.push(name);
+            }
+        }
+    }
+    out
+}
+
+/// A cycle of `graph` (module -> the modules it imports), as the modules
+/// in turn, if there is one.
+fn a_cycle(
+    graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+) -> Option<Vec<String>> {
+    fn visit(
+        graph: &std::collections::BTreeMap<String, std::collections::BTreeSet<String>>,
+        node: &str,
+        path: &mut Vec<String>,
+        done: &mut std::collections::BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|n| n == node) {
+            let mut cycle = path[at..].to_vec();
+            cycle.push(node.to_owned());
+            return Some(cycle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_owned());
+        for next in graph.get(node).into_iter().flatten() {
+            if let Some(c) = visit(graph, next, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_owned());
+        None
+    }
+    let mut done = std::collections::BTreeSet::new();
+    graph
+        .keys()
+        .find_map(|n| visit(graph, n, &mut Vec::new(), &mut done))
+}
+
+/// The stages stay apart: no crate of the workspace has an import cycle
+/// between its top-level modules (profile -> checks -> exchanges -> report
+/// flows one way; the reference server's seams know no fault). A backward
+/// import that closes a loop fails here, naming the loop.
+#[test]
+fn no_crate_has_an_import_cycle_between_its_modules() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in [
+        "conformance",
+        "reference-server",
+        "generator",
+        "runtime",
+        "yaml-location",
+    ] {
+        let src = root.join(krate).join("src");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        assert!(!files.is_empty(), "{krate}: no source found");
+        let modules: std::collections::BTreeSet<String> =
+            files.iter().filter_map(|f| top_module(&src, f)).collect();
+        let mut graph: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            std::collections::BTreeMap::new();
+        for file in &files {
+            let Some(from) = top_module(&src, file) else {
+                continue;
+            };
+            let text = std::fs::read_to_string(file).expect("a source file");
+            for to in imported_modules(&text) {
+                if to != from && modules.contains(&to) {
+                    graph.entry(from.clone()).or_default().insert(to);
+                }
+            }
+        }
+        if let Some(cycle) = a_cycle(&graph) {
+            panic!(
+                "{krate}: modules import each other in a loop: {}",
+                cycle.join(" -> ")
+            );
+        }
+    }
+}
+
+#[test]
+fn the_cycle_detector_finds_a_loop_and_only_a_loop() {
+    let graph = |edges: &[(&str, &str)]| {
+        let mut g: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            std::collections::BTreeMap::new();
+        for (a, b) in edges {
+            g.entry((*a).to_owned())
+                .or_default()
+                .insert((*b).to_owned());
+        }
+        g
+    };
+    assert_eq!(a_cycle(&graph(&[("a", "b"), ("b", "c"), ("a", "c")])), None);
+    let found = a_cycle(&graph(&[("a", "b"), ("b", "c"), ("c", "a")])).expect("a loop");
+    assert_eq!(found.first(), found.last());
+    assert_eq!(found.len(), 4);
+    assert_eq!(
+        imported_modules(
+            "use crate::a::B;\n// crate::z\nlet x = crate::c::d();\n#[cfg(test)]\nmod tests {\n use crate::e;\n}"
+        ),
+        ["a", "c"]
+    );
+}
