@@ -143,15 +143,11 @@ struct RawEntry {
 }
 
 /// The hash of the requirement `check` is judged against, or `None` when
-/// no check has that id. Ids are the catalogue's, `snapshots/NAME` and
-/// `budgets/OPERATION`.
+/// no check has that id. Ids are the catalogue's (budgets and outcomes
+/// included) and `snapshots/NAME`.
 pub fn requirement_hash(check: &str) -> Option<String> {
     let text = if let Some(group) = check.strip_prefix("snapshots/") {
         (!group.is_empty()).then_some(SNAPSHOT_REQUIREMENT.to_owned())?
-    } else if let Some(op) = check.strip_prefix("budgets/") {
-        crate::profile::BUDGET_OPERATIONS
-            .contains(&op)
-            .then(|| format!("budget of {op}, judged at p95"))?
     } else {
         catalogue()
             .into_iter()
@@ -228,7 +224,8 @@ impl Baseline {
                     &at("check"),
                     line_of("check"),
                     // Not quoted: what is there may be anything.
-                    "names no check (see `conformance list`; snapshots are `snapshots/ID`, budgets `budgets/OPERATION`)".to_owned(),
+                    "names no check (see `conformance list`; snapshots are `snapshots/ID`)"
+                        .to_owned(),
                 ));
             };
             if let Some(first) = entries.iter().find(|e| e.check == r.check) {

@@ -28,6 +28,33 @@ pub(crate) type PlanFn = Arc<dyn Fn(&Target) -> Vec<Probe> + Send + Sync>;
 /// A planned check's judgement of its answers (in the order planned).
 pub(crate) type JudgeFn = Arc<dyn Fn(&RunContext, Vec<Sent>) -> Outcome + Send + Sync>;
 type ProcedureFn = Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>;
+/// A judgement over the whole run: every other check's outcome, every
+/// answer, the latency of each operation.
+pub(crate) type RunWideFn = Arc<dyn Fn(&RunWide<'_>) -> Outcome + Send + Sync>;
+
+/// What a run-wide check judges, once every other check is judged.
+pub struct RunWide<'a> {
+    /// The run's checks and their outcomes (run-wide checks' own are
+    /// placeholders, and not theirs to judge).
+    pub checks: &'a [Check],
+    pub outcomes: &'a [Outcome],
+    /// Every answer of the run, each request once.
+    pub answers: &'a [crate::outcomes::Answer],
+    /// Each operation's latency over the run.
+    pub latency: &'a [crate::latency::OperationLatency],
+    pub profile: &'a crate::profile::Profile,
+    pub strict: bool,
+}
+
+impl RunWide<'_> {
+    /// The other checks (not run-wide ones) with their outcomes.
+    pub fn others(&self) -> impl Iterator<Item = (&Check, &Outcome)> {
+        self.checks
+            .iter()
+            .zip(self.outcomes)
+            .filter(|(c, _)| !matches!(c.run.body, Body::RunWide(_)))
+    }
+}
 
 /// How a check runs.
 #[derive(Clone)]
@@ -38,6 +65,8 @@ pub(crate) enum Body {
     Planned { plan: PlanFn, judge: JudgeFn },
     /// A procedure of its own, run in one phase.
     Procedure { phase: Phase, run: ProcedureFn },
+    /// A judgement over the whole run, made last ([`RunWide`]).
+    RunWide(RunWideFn),
 }
 
 /// What a check does: sends its requests to the target, each in its
@@ -47,6 +76,9 @@ pub struct Run {
     pub(crate) body: Body,
     needs: Vec<Need>,
     choice: Option<ChoiceKey>,
+    /// Where the profile declares what the check holds the server to (a
+    /// latency budget): then a MUST of the profile.
+    declared: Option<fn(&crate::profile::Profile) -> bool>,
     /// The shared cases it reads (a run sends only the cases some
     /// selected check reads).
     judged: Judged,
@@ -78,11 +110,25 @@ impl Run {
         })
     }
 
+    /// A judgement over the whole run, made once every other check is
+    /// judged ([`RunWide`]); it sends nothing.
+    pub fn run_wide(judge: impl Fn(&RunWide<'_>) -> Outcome + Send + Sync + 'static) -> Self {
+        Self::with_body(Body::RunWide(Arc::new(judge)))
+    }
+
+    /// The check holds the server to what the profile declares where
+    /// `declared` says it declares it: a MUST of the profile there.
+    pub fn must_where(mut self, declared: fn(&crate::profile::Profile) -> bool) -> Self {
+        self.declared = Some(declared);
+        self
+    }
+
     fn with_body(body: Body) -> Self {
         Run {
             body,
             needs: Vec::new(),
             choice: None,
+            declared: None,
             judged: Judged::default(),
         }
     }
@@ -132,6 +178,7 @@ impl Run {
         let mut phases = match &self.body {
             Body::Procedure { phase, .. } => vec![*phase],
             Body::Planned { plan, .. } => plan(target).iter().map(Probe::phase).collect(),
+            Body::RunWide(_) => Vec::new(),
         };
         phases.sort();
         phases.dedup();
@@ -184,6 +231,9 @@ impl Check {
             // Declaring the fields adds these checks; leaving them out is
             // no gap in what a MUST run proves.
             return Level::Should;
+        }
+        if self.run.declared.is_some_and(|declared| declared(profile)) {
+            return Level::Must;
         }
         match self.run.choice {
             Some(key) if profile.choices.declares(key) => Level::Must,

@@ -30,7 +30,7 @@
 //!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
 //! - [`report`]: human, JUnit, JSON, SARIF and HTML output; [`baseline`],
-//!   [`diff`], [`coverage`], [`outcomes`], [`run_wide`], [`latency`]: adopting
+//!   [`diff`], [`coverage`], [`outcomes`], [`latency`]: adopting
 //!   the gate.
 //!
 //! MUST checks gate (the profile's declared choices among them); SHOULD
@@ -67,7 +67,6 @@ pub mod probes;
 pub mod profile;
 pub mod report;
 pub mod request;
-pub mod run_wide;
 pub mod runner;
 pub mod snapshot;
 pub mod spelling;

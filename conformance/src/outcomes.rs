@@ -123,6 +123,15 @@ const DESCRIBED: &[(&str, &str, &str, bool, Matcher)] = &[
     ),
 ];
 
+/// The outcome a described id names, in words (`417-7.2`: "417 in the
+/// 7.2 shape").
+pub fn described(id: &str) -> Option<&'static str> {
+    DESCRIBED
+        .iter()
+        .find(|(d, ..)| *d == id)
+        .map(|(_, outcome, ..)| *outcome)
+}
+
 /// The statuses the server chose for `op` beyond the description's: each
 /// choice of status that applies to `op` (the profile's where it declares
 /// one, else ours), then the other statuses our spec documents (from the
@@ -279,4 +288,63 @@ pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn answer(op: Op, status: u16) -> Answer {
+        Answer {
+            op,
+            status,
+            json: true,
+            shape_400: status == 400,
+            shape_417: status == 417,
+            content_type_json: true,
+            project_uuid: status >= 400,
+        }
+    }
+
+    #[test]
+    fn what_was_seen_and_what_never_was() {
+        let answers = [
+            answer(Op::AuthClaims, 200),
+            answer(Op::AuthClaims, 401),
+            answer(Op::AuthClaims, 401),
+        ];
+        let all = coverage(&answers, &Choices::default());
+        assert!(
+            all.iter().all(|o| o.operation == "auth_claims"),
+            "no Authorize sent"
+        );
+        let seen = |id: &str| all.iter().find(|o| o.id == id).map(|o| o.seen);
+        assert_eq!(seen("2xx-json"), Some(1));
+        assert_eq!(seen("401"), Some(2));
+        assert_eq!(seen("417-7.2"), Some(0));
+        assert_eq!(seen("404"), Some(0));
+        assert_eq!(seen("error-x-project-uuid"), Some(2));
+        assert!(unseen_lines(&all).contains(
+            &"auth_claims: 400 in the 7.1 shape (§7 rule 2 (when a 400 is given: not shown); not required)".to_owned()
+        ));
+    }
+
+    /// A declared choice replaces ours in what the run expects: a server
+    /// that chose 201 is not told it never gave our 200, and an Auth Claims
+    /// whose body is not validated is not required to give a 417.
+    #[test]
+    fn declared_choices_replace_ours() {
+        let choices: Choices =
+            serde_yaml::from_str("authorize_success: 201\nget_body_validated: false")
+                .expect("choices");
+        let answers = [answer(Op::AuthClaims, 200), answer(Op::Authorize, 201)];
+        let all = coverage(&answers, &choices);
+        let find = |op: &str, id: &str| all.iter().find(|o| o.operation == op && o.id == id);
+        let created = find("authorize", "201").expect("201 listed");
+        assert_eq!(created.seen, 1);
+        assert!(created.documented_by.contains("choices.authorize_success"));
+        assert!(find("authorize", "200").is_none(), "our 200 still listed");
+        assert!(!find("auth_claims", "417-7.2").expect("listed").required);
+        assert!(find("authorize", "417-7.2").expect("listed").required);
+    }
 }

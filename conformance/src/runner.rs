@@ -157,7 +157,16 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
             scrub.exchange(ex);
         }
     }
-    crate::checks::answers::judge_every_answer(&checks, &mut outcomes);
+    let answers = target.outcomes.answers();
+    let latency = target.latencies.by_operation();
+    judge_run_wide(
+        &checks,
+        &mut outcomes,
+        &answers,
+        &latency,
+        &target.profile,
+        options.strict,
+    );
     let mut results: Vec<CheckResult> = checks
         .iter()
         .zip(&outcomes)
@@ -220,16 +229,46 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         started.elapsed(),
     )
     .with_pace(pace);
-    report.latency = target.latencies.by_operation();
+    report.latency = latency;
+    report.outcomes = crate::outcomes::coverage(&answers, &target.profile.choices);
     report.hints = hints(&checks, &report.results, &target.profile);
     report.undeclared = undeclared(&checks, &outcomes, &report.results, &target.profile);
-    crate::run_wide::outcomes(
-        &mut report,
-        &target.outcomes.answers(),
-        &target.profile.choices,
-    );
-    crate::run_wide::budgets(&mut report, &target.profile.budgets);
     Ok(report)
+}
+
+/// The run-wide checks' verdicts, over every other check's outcome (each
+/// verdict of the run through the catalogue: `list` shows these checks,
+/// `--only` and `--skip` select them).
+fn judge_run_wide(
+    checks: &[Check],
+    outcomes: &mut [Outcome],
+    answers: &[crate::outcomes::Answer],
+    latency: &[crate::latency::OperationLatency],
+    profile: &Profile,
+    strict: bool,
+) {
+    let judged: Vec<(usize, Outcome)> = {
+        let input = crate::catalogue::RunWide {
+            checks,
+            outcomes,
+            answers,
+            latency,
+            profile,
+            strict,
+        };
+        checks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !matches!(input.outcomes[*i].verdict, Verdict::Skip { .. }))
+            .filter_map(|(i, c)| match &c.run.body {
+                Body::RunWide(judge) => Some((i, judge(&input))),
+                _ => None,
+            })
+            .collect()
+    };
+    for (i, outcome) in judged {
+        outcomes[i] = outcome;
+    }
 }
 
 /// Where each selected check stands while the run goes through its phases
@@ -267,6 +306,11 @@ impl Schedule {
                         Slot::Planned { probes, sent }
                     }
                     Body::Procedure { phase, .. } => Slot::Procedure(*phase),
+                    // Judged last, by the runner, over every other check.
+                    Body::RunWide(_) => Slot::Done(Outcome::not_applicable(
+                        "judged once every other check is",
+                        Vec::new(),
+                    )),
                 }
             })
             .collect();

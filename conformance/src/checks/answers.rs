@@ -5,16 +5,14 @@
 //! 417. A framework's HTML 404 or 413 page shows here even where the check
 //! that provoked it only warns.
 //!
-//! These two checks send nothing of their own: the runner calls
-//! [`judge_every_answer`] once every other check is done, and a failure
-//! names the check whose exchange broke the rule. So they are procedures,
-//! not declarations ([`crate::case`]): their answers exist only once every other
-//! check has run.
+//! These two checks send nothing of their own: they are run-wide checks
+//! ([`RunWide`]), judged once every other check is, over every other
+//! check's exchanges, and a failure names the check whose exchange broke
+//! the rule.
 
-use crate::catalogue::{Check, Level, Outcome, Run, Verdict};
+use crate::catalogue::{Check, Level, Outcome, Run, RunWide};
 use crate::exchange::Exchange;
 use crate::judge::reproduce;
-use crate::phase::Phase;
 
 pub(crate) const ENVELOPES: &str = "answers/errors-are-envelopes";
 pub(crate) const NO_5XX: &str = "answers/no-server-errors";
@@ -29,7 +27,7 @@ pub fn checks() -> Vec<Check> {
             title: "every error answer of the run, whichever check provoked it, is an error envelope".into(),
             sends: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
             expects: "every 4xx/5xx answer: a JSON body, Content-Type application/json, X-Project-Uuid; on 400 the 7.1 shape, on 417 the 7.2 shape".into(),
-            run: Run::procedure(Phase::Judge, |_| async { Outcome::pass(Vec::new()) }),
+            run: Run::run_wide(envelopes),
         },
         Check {
             id: NO_5XX.into(),
@@ -39,74 +37,75 @@ pub fn checks() -> Vec<Check> {
             title: "no answer of the run is a 5xx".into(),
             sends: "nothing of its own: it judges the answers of every other check".into(),
             expects: "no 5xx answer, except a 503 with Retry-After (a server shedding load)".into(),
-            run: Run::procedure(Phase::Judge, |_| async { Outcome::pass(Vec::new()) }),
+            run: Run::run_wide(no_server_errors),
         },
     ]
 }
 
-/// Judges every answer of `outcomes` (but those of these two checks) and
-/// puts the verdicts in place of these two checks' outcomes.
-pub(crate) fn judge_every_answer(checks: &[Check], outcomes: &mut [Outcome]) {
-    let mut envelope_failures = Vec::new();
-    let mut server_errors = Vec::new();
+/// Every error answer the other checks got on the interface's path, with
+/// the check that got it; none: nothing to judge.
+fn error_answers<'a>(run: &'a RunWide<'_>) -> Vec<(&'a Check, &'a Exchange)> {
     let mut seen = std::collections::HashSet::new();
-    let mut judged = 0;
-    for (c, o) in checks.iter().zip(outcomes.iter()) {
-        if c.id == ENVELOPES || c.id == NO_5XX {
-            continue;
-        }
+    let mut out = Vec::new();
+    for (c, o) in run.others() {
         // Checks sharing exchanges (a group) are judged once.
-        if !seen.insert(o.group.unwrap_or(c.id.as_str()).to_owned()) {
+        if !seen.insert(o.group.unwrap_or(c.id.as_str())) {
             continue;
         }
         for ex in &o.exchanges {
             let Some(r) = &ex.response else { continue };
-            if !on_interface_path(ex) || r.status < 400 {
-                continue;
+            if on_interface_path(ex) && r.status >= 400 {
+                out.push((c, ex));
             }
-            judged += 1;
+        }
+    }
+    out
+}
+
+/// Every error answer an error envelope of the description.
+fn envelopes(run: &RunWide<'_>) -> Outcome {
+    let answers = error_answers(run);
+    if answers.is_empty() {
+        return Outcome::not_applicable(NO_ERROR, Vec::new());
+    }
+    let failures = answers
+        .into_iter()
+        .filter_map(|(c, ex)| {
             let problems = problems(ex);
-            if !problems.is_empty() {
-                envelope_failures.push(format!(
+            (!problems.is_empty()).then(|| {
+                format!(
                     "{} / {}: {}\n    {}{}",
                     c.id,
                     ex.label,
                     problems.join("; "),
                     ex.summary(),
                     reproduce(ex)
-                ));
-            }
-            let shedding = r.status == 503 && r.headers.contains_key("retry-after");
-            if r.status >= 500 && !shedding {
-                server_errors.push(format!(
-                    "{} / {}: {}{}",
-                    c.id,
-                    ex.label,
-                    ex.summary(),
-                    reproduce(ex)
-                ));
-            }
-        }
-    }
-    for (c, o) in checks.iter().zip(outcomes.iter_mut()) {
-        let failures = if c.id == ENVELOPES {
-            std::mem::take(&mut envelope_failures)
-        } else if c.id == NO_5XX {
-            std::mem::take(&mut server_errors)
-        } else {
-            continue;
-        };
-        *o = if judged == 0 {
-            Outcome::not_applicable(
-                "no check of this run was answered with an error",
-                Vec::new(),
-            )
-        } else {
-            Outcome::from_failures(failures, Vec::new())
-        };
-        debug_assert!(!matches!(o.verdict, Verdict::Skip { .. }));
-    }
+                )
+            })
+        })
+        .collect();
+    Outcome::from_failures(failures, Vec::new())
 }
+
+/// No error answer a 5xx, but a 503 with Retry-After.
+fn no_server_errors(run: &RunWide<'_>) -> Outcome {
+    let answers = error_answers(run);
+    if answers.is_empty() {
+        return Outcome::not_applicable(NO_ERROR, Vec::new());
+    }
+    let failures = answers
+        .into_iter()
+        .filter_map(|(c, ex)| {
+            let r = ex.response.as_ref()?;
+            let shedding = r.status == 503 && r.headers.contains_key("retry-after");
+            (r.status >= 500 && !shedding)
+                .then(|| format!("{} / {}: {}{}", c.id, ex.label, ex.summary(), reproduce(ex)))
+        })
+        .collect();
+    Outcome::from_failures(failures, Vec::new())
+}
+
+const NO_ERROR: &str = "no check of this run was answered with an error";
 
 /// A request to the interface's path (`…/v2/api/component/{ref}/auth`):
 /// answers elsewhere (a path without /v2/api) are not the interface's.

@@ -21,6 +21,7 @@ use crate::catalogue::Check;
 pub(crate) mod answers;
 mod auth_token;
 mod body;
+mod budgets;
 mod choices;
 mod connections;
 mod envelopes;
@@ -28,6 +29,7 @@ mod fields;
 mod headers;
 mod invariants;
 mod near_miss;
+mod outcomes;
 mod prefix;
 mod project_env;
 mod refs;
@@ -52,6 +54,8 @@ pub fn catalogue() -> Vec<Check> {
     all.extend(choices::checks());
     all.extend(state::checks());
     all.extend(answers::checks());
+    all.extend(outcomes::checks());
+    all.extend(budgets::checks());
     all
 }
 
@@ -114,7 +118,11 @@ mod tests {
         let vague: Vec<String> = catalogue()
             .iter()
             .filter(|c| c.level == Level::Should)
-            .filter(|c| !(c.quote.starts_with("spec choice") || c.quote.contains("RFC")))
+            .filter(|c| {
+                !(c.quote.starts_with("spec choice")
+                    || c.quote.contains("RFC")
+                    || c.quote.starts_with("the profile's"))
+            })
             .map(|c| format!("{}: {}", c.id, c.quote))
             .collect();
         assert!(

@@ -70,18 +70,6 @@ pub fn location(
         return at;
     }
     let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
-    if let Some(rest) = r.id.strip_prefix("outcomes/") {
-        let quote = if rest.ends_with("/2xx-json") {
-            "Responses are JSON."
-        } else if rest.ends_with("/417-7.2") {
-            "When validation of the request fails"
-        } else {
-            "Error responses are JSON."
-        };
-        let line =
-            description::locate(quote, "1").map_or(1, |(start, _)| description::line_of(start));
-        return (description::PATH.to_owned(), line);
-    }
     if let Some(op) = r.id.strip_prefix("budgets/") {
         let method = if op == "authorize" { "post" } else { "get" };
         return node(vec!["paths", OPERATIONS_PATH, method]);
