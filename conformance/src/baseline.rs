@@ -675,4 +675,47 @@ mod tests {
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    /// `--write-baseline` writes an entry only for what gates the run: a
+    /// MUST failure; a SHOULD warning only under `--strict`.
+    #[test]
+    fn only_failures_that_gate_get_an_entry() {
+        let all = catalogue();
+        let must = all.iter().find(|c| c.level == Level::Must).expect("a MUST");
+        let should = all
+            .iter()
+            .find(|c| c.level == Level::Should && c.run.chosen_by().is_none())
+            .expect("a SHOULD");
+        let fail = Verdict::Fail {
+            actual: "HTTP 200".into(),
+        };
+        let run = |strict: bool| {
+            let results = [must, should]
+                .iter()
+                .map(|c| CheckResult::from_check(c, c.level, &fail, strict))
+                .collect();
+            let report = Report::new(
+                "t".into(),
+                strict,
+                Generation::default(),
+                results,
+                Duration::ZERO,
+            );
+            write(&report, None)
+        };
+        let lenient = run(false);
+        assert!(
+            lenient.contains(&format!("check: \"{}\"", must.id)),
+            "{lenient}"
+        );
+        assert!(
+            !lenient.contains(&format!("check: \"{}\"", should.id)),
+            "{lenient}"
+        );
+        let strict = run(true);
+        assert!(
+            strict.contains(&format!("check: \"{}\"", should.id)),
+            "{strict}"
+        );
+    }
 }

@@ -348,7 +348,7 @@ fn budgets_are_judged_at_p95_as_musts_of_the_profile() {
         &slow.base_url(),
         "budgets: {auth_claims: 20ms, authorize: 5s}\n",
     );
-    let only = ["--only", "refs,headers", "--no-snapshots"];
+    let only = ["--only", "refs,headers,budgets", "--no-snapshots"];
     let json = dir.join("r.json");
     let o = conformance(
         &[

@@ -107,8 +107,8 @@ fn default_run_passes_and_writes_reports_without_secrets() {
     assert_eq!(
         checks,
         format!(
-            "{} checks: {} passed, 0 failed, 0 skipped",
-            c["total"], c["passed"]
+            "{} checks: {} passed, 0 failed, 0 skipped, {} not applicable",
+            c["total"], c["passed"], c["not_applicable"]
         ),
         "{last}"
     );

@@ -91,10 +91,28 @@ async fn the_reference_server_passes_every_check_and_snapshot() {
         "every stored snapshot, and only those, was asserted"
     );
     assert!(
-        report.results.iter().all(|r| r.note.is_none()),
+        report
+            .results
+            .iter()
+            .filter(|r| r.section == "snapshots")
+            .all(|r| r.note.is_none()),
         "a snapshot was missing and recorded"
     );
 }
+
+/// Checks that judge what a run covered, not how the server answered: no
+/// fault of the server makes them fail in a plain run, and each is proven
+/// able to fail where it can.
+const PROVEN_ELSEWHERE: &[(&str, &str)] = &[
+    (
+        "outcomes/",
+        "fails only under --strict, for an outcome the run never triggered: checks/outcomes.rs's tests, and adopt.rs's --strict run",
+    ),
+    (
+        "budgets/",
+        "fails only where the profile declares a budget: adopt.rs slows the reference server by 40 ms and sees a 20 ms budget fail",
+    ),
+];
 
 #[tokio::test(flavor = "multi_thread")]
 async fn every_fault_fails_the_suite_on_its_own_rule() {
@@ -153,6 +171,7 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
     let never: Vec<String> = catalogue()
         .into_iter()
         .filter(|c| !failed_by.contains_key(&c.id))
+        .filter(|c| !PROVEN_ELSEWHERE.iter().any(|(p, _)| c.id.starts_with(p)))
         .map(|c| c.id)
         .collect();
     // A check that no fault makes fail is reported here (the fault list
