@@ -282,7 +282,11 @@ impl Source {
                 } else {
                     pointer.to_string()
                 },
-                message: error.message,
+                message: if self.converted.is_empty() {
+                    error.message
+                } else {
+                    swagger2::as_written(&error.message)
+                },
                 hint: error.hint,
             })
             .collect()

@@ -166,6 +166,20 @@ fn reference(target: &str) -> String {
     target.to_owned()
 }
 
+/// A message about the converted document as the 2.0 document would say
+/// it: its references as written there.
+pub fn as_written(message: &str) -> String {
+    [
+        ("#/components/schemas/", "#/definitions/"),
+        ("#/components/parameters/", "#/parameters/"),
+        ("#/components/responses/", "#/responses/"),
+    ]
+    .iter()
+    .fold(message.to_owned(), |text, (new, old)| {
+        text.replace(new, old)
+    })
+}
+
 /// The schema a 2.0 document writes at `at`, to be put at `now`: keywords
 /// of 3.0 but for `discriminator` (a property name), `type: file`,
 /// `x-nullable` and draft 4's `items` as a list (a tuple, read as 2020-12's
