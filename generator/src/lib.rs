@@ -177,11 +177,7 @@ pub fn generate_source_with_options(
     // pass.
     let warnings: Vec<Diagnostic> = source.converted.iter().cloned().chain(warnings).collect();
     if options.strict
-        && let Some(first) = warnings
-            .iter()
-            .skip(source.converted.len().min(1))
-            .next()
-            .cloned()
+        && let Some(first) = warnings.get(source.converted.len().min(1)).cloned()
     {
         return Err(Diagnostic {
             hint: format!("{} (refused because of --strict)", first.hint),
