@@ -167,7 +167,7 @@ for spec in "${specs[@]}"; do
     [ "$PEER" = 1 ] && timed+=("$(printf '%q ' "$PROGENITOR" progenitor -i "$spec" -o "$W/time-progenitor" -n x -v 0.1.0)")
     hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$W/hf-$name.json" -i "${timed[@]}" >/dev/null 2>&1
     mapfile -t med < <(hyperfine_medians "$W/hf-$name.json")
-    ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]}"
+    ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]:-}"
     # CPU time (user + system, mean): ours formats on every core, so its
     # wall time alone would flatter it on a machine with many.
     mapfile -t cpu < <(python3 -c '
@@ -175,7 +175,7 @@ import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     print("%.6f" % (r["user"] + r["system"]))
 ' "$W/hf-$name.json")
-    ours_cpu[$name]="${cpu[0]}" peer_cpu[$name]="${cpu[1]}"
+    ours_cpu[$name]="${cpu[0]}" peer_cpu[$name]="${cpu[1]:-}"
 done
 
 if [ "$COMPILE" = 1 ]; then
