@@ -23,18 +23,34 @@
 #   openai/openai-openapi @ f85dbe2, openapi.yaml (3.0, 2.9 MB, multipart
 #     uploads): MIT, OpenAI.
 #   box/box-openapi @ c9a878a, openapi.json (3.0): Apache-2.0, Box Inc.
+#   Redocly/museum-openapi-example @ 2770b2b, openapi.yaml (3.1): MIT,
+#     Redocly Inc.
+#   Swagger 2.0: OAI/OpenAPI-Specification @ e77481c7^, examples/v2.0/yaml/
+#     (7 specs, named *-2.0; Apache-2.0); moby/moby @ b985e23, api/swagger.yaml
+#     (the Docker Engine API, 2.0): Apache-2.0, Docker Inc.;
+#     slackapi/slack-api-specs @ bc08db4, web-api/slack_web_openapi_v2.json
+#     (the Slack Web API, 2.0, 1.2 MB): MIT, SlackAPI.
+#   Split over several files (the whole folder is copied, by `git archive`,
+#     into target/bench-work/corpus/specs/<name>/): Redocly/openapi-starter
+#     @ 9cf62a5, openapi/openapi.yaml (3.1, 40 files): MIT;
+#     digitalocean/openapi @ 7c1300c4, specification/DigitalOcean-public.v2.yaml
+#     (3.0, about 2,900 files): Apache-2.0, DigitalOcean;
+#     OAI/OpenAPI-Specification @ e77481c7^, the 2.0 petstore-separate
+#     (spec/swagger.yaml, which refers to ../common/Error.yaml): Apache-2.0.
 #
 # A mirror is looked for under $MIRRORS/<owner>+<name>/repo (default
 # /work/.mirror, where the session's fetch tool puts them) and otherwise
 # cloned bare from GitHub into target/bench-work/mirrors/.
 #
 # Usage: benches/corpus.sh   (writes benches/results/corpus.md)
-# Knobs: RUNS (3), COMPILE (1: cargo check each output; 0: skip).
+# Knobs: RUNS (3), COMPILE (1: cargo check each output; 0: skip), PEER (1:
+# progenitor beside ours; 0: ours only, progenitor's columns "not run").
 # shellcheck source=benches/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 RUNS="${RUNS:-3}"
 COMPILE="${COMPILE:-1}"
+PEER="${PEER:-1}"
 MIRRORS="${MIRRORS:-/work/.mirror}"
 OUT="$RESULTS/corpus.md"
 W="$WORK/corpus"
@@ -50,6 +66,17 @@ SOURCES=(
     "discord/discord-api-spec 74fda0fad044407ea280043a03ffc9bc64c4e49e specs/openapi.json"
     "openai/openai-openapi f85dbe223d40e1a31cba812ab2d755c7e98a92a3 openapi.yaml"
     "box/box-openapi c9a878a9824344129881392e2b08f7117201e82e openapi.json"
+    "Redocly/museum-openapi-example 2770b2b2e59832d245c7b0eb0badf6568d7efb53 openapi.yaml"
+    "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v2.0/yaml/petstore.yaml examples/v2.0/yaml/petstore-expanded.yaml examples/v2.0/yaml/petstore-minimal.yaml examples/v2.0/yaml/petstore-simple.yaml examples/v2.0/yaml/petstore-with-external-docs.yaml examples/v2.0/yaml/uber.yaml examples/v2.0/yaml/api-with-examples.yaml"
+    "moby/moby b985e2313a8676e18072b442911fc8f64f17d440 api/swagger.yaml"
+    "slackapi/slack-api-specs bc08db49625630e3585bf2f1322128ea04f2a7f3 web-api/slack_web_openapi_v2.json"
+)
+
+# Split documents: owner/name commit folder root (the root file, in the folder).
+SPLIT=(
+    "Redocly/openapi-starter 9cf62a576cac37ac90c875337fdebb3f09a072c6 openapi openapi.yaml"
+    "digitalocean/openapi 7c1300c479fed9c353cda9fc21cd968619552304 specification DigitalOcean-public.v2.yaml"
+    "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v2.0/yaml/petstore-separate spec/swagger.yaml"
 )
 
 mirror() {
@@ -68,6 +95,7 @@ for source in "${SOURCES[@]}"; do
         name="$(basename "$path")"
         name="${name%.*}"
         [[ "$path" == *v3.1* ]] && name="$name-3.1"
+        [[ "$path" == *v2.0* ]] && name="$name-2.0"
         # A name every vendor uses: told apart by the repository's.
         [ "$name" = openapi ] && name="${repo#*/}"
         file="$W/specs/$name.${path##*.}"
@@ -75,10 +103,29 @@ for source in "${SOURCES[@]}"; do
         specs+=("$file")
     done
 done
+for source in "${SPLIT[@]}"; do
+    read -r repo commit folder root <<<"$source"
+    dir="$(mirror "$repo")"
+    name="${repo#*/}"
+    [ -d "$W/specs/$name" ] && name="$name-$(basename "$folder")"
+    mkdir -p "$W/specs/$name"
+    git -C "$dir" archive "$commit" "$folder" | tar -x -C "$W/specs/$name"
+    specs+=("$W/specs/$name/$folder/$root")
+done
+
+# A spec's name: its file's, or for a split document its folder's.
+spec_name() {
+    local rel="${1#"$W/specs/"}"
+    if [[ "$rel" == */* ]]; then echo "${rel%%/*}"; else echo "${rel%.*}"; fi
+}
 
 # --- tools -------------------------------------------------------------------
 need_apt hyperfine hyperfine
-need_progenitor
+if [ "$PEER" = 1 ]; then
+    need_progenitor
+else
+    PROGENITOR_VERSION="(not run)"
+fi
 log "building the generator (release)"
 cargo build --release -p generator
 GENERATOR="$CARGO_TARGET_DIR/release/generator"
@@ -98,7 +145,7 @@ TOML
 
 declare -A ours_ok peer_ok ours_ms peer_ms ours_cpu peer_cpu ours_why peer_why ours_c peer_c
 for spec in "${specs[@]}"; do
-    name="$(basename "${spec%.*}")"
+    name="$(spec_name "$spec")"
     mod="m_${name//[^a-zA-Z0-9]/_}"
     if "$GENERATOR" "$spec" --out "$W/ours/src/$mod.rs" 2>"$W/ours-$name.err"; then
         ours_ok[$name]=yes
@@ -107,18 +154,20 @@ for spec in "${specs[@]}"; do
         ours_ok[$name]=no
         ours_why[$name]="$(head -1 "$W/ours-$name.err" | sed -E 's/^error: [^:]*:([0-9]+:)?/line \1/' | cut -c1-110)"
     fi
-    if "$PROGENITOR" progenitor -i "$spec" -o "$W/progenitor/$name" -n "corpus-$name" -v 0.1.0 >"$W/progenitor-$name.log" 2>&1; then
+    if [ "$PEER" != 1 ]; then
+        peer_ok[$name]=skipped
+    elif "$PROGENITOR" progenitor -i "$spec" -o "$W/progenitor/$name" -n "corpus-$name" -v 0.1.0 >"$W/progenitor-$name.log" 2>&1; then
         peer_ok[$name]=yes
     else
         peer_ok[$name]=no
         peer_why[$name]="$(grep -A1 'panicked at' "$W/progenitor-$name.log" | tail -1 | cut -c1-110 || true)"
         [ -n "${peer_why[$name]}" ] || peer_why[$name]="$(tail -1 "$W/progenitor-$name.log" | cut -c1-110)"
     fi
-    hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$W/hf-$name.json" -i \
-        "$(printf '%q ' "$GENERATOR" "$spec" --out "$W/time-ours.rs")" \
-        "$(printf '%q ' "$PROGENITOR" progenitor -i "$spec" -o "$W/time-progenitor" -n x -v 0.1.0)" >/dev/null 2>&1
+    timed=("$(printf '%q ' "$GENERATOR" "$spec" --out "$W/time-ours.rs")")
+    [ "$PEER" = 1 ] && timed+=("$(printf '%q ' "$PROGENITOR" progenitor -i "$spec" -o "$W/time-progenitor" -n x -v 0.1.0)")
+    hyperfine -N --warmup 1 --runs "$RUNS" --export-json "$W/hf-$name.json" -i "${timed[@]}" >/dev/null 2>&1
     mapfile -t med < <(hyperfine_medians "$W/hf-$name.json")
-    ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]}"
+    ours_ms[$name]="${med[0]}" peer_ms[$name]="${med[1]:-}"
     # CPU time (user + system, mean): ours formats on every core, so its
     # wall time alone would flatter it on a machine with many.
     mapfile -t cpu < <(python3 -c '
@@ -126,14 +175,14 @@ import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:
     print("%.6f" % (r["user"] + r["system"]))
 ' "$W/hf-$name.json")
-    ours_cpu[$name]="${cpu[0]}" peer_cpu[$name]="${cpu[1]}"
+    ours_cpu[$name]="${cpu[0]}" peer_cpu[$name]="${cpu[1]:-}"
 done
 
 if [ "$COMPILE" = 1 ]; then
     log "cargo check: our outputs"
     (cd "$W/ours" && cargo check --message-format short 2>&1 || true) >"$W/ours-check.log"
     for spec in "${specs[@]}"; do
-        name="$(basename "${spec%.*}")"
+        name="$(spec_name "$spec")"
         mod="m_${name//[^a-zA-Z0-9]/_}"
         [ "${ours_ok[$name]}" = yes ] || continue
         if grep -q "src/$mod.rs:.*error" "$W/ours-check.log"; then ours_c[$name]=no; else ours_c[$name]=yes; fi
@@ -142,7 +191,7 @@ if [ "$COMPILE" = 1 ]; then
         for k in "${!ours_c[@]}"; do ours_c[$k]="?"; done
     log "cargo check: progenitor's outputs (one crate each, shared target dir)"
     for spec in "${specs[@]}"; do
-        name="$(basename "${spec%.*}")"
+        name="$(spec_name "$spec")"
         [ "${peer_ok[$name]}" = yes ] || continue
         # A workspace of its own: the crate sits under this repository's.
         grep -q '^\[workspace\]' "$W/progenitor/$name/Cargo.toml" ||
@@ -161,12 +210,27 @@ fi
     echo "| Spec | size | ours | ours time | progenitor $PROGENITOR_VERSION | progenitor time | progenitor / ours | CPU time, ours / progenitor |"
     echo "| --- | ---: | --- | ---: | --- | ---: | ---: | ---: |"
     for spec in "${specs[@]}"; do
-        name="$(basename "${spec%.*}")"
+        name="$(spec_name "$spec")"
         size="$(( $(stat -c %s "$spec") / 1024 )) KiB"
         cell() { # accepted compiles why
-            if [ "$1" = yes ]; then echo "accepted, compiles: ${2:-not checked}"; else echo "refused: ${3//|/\\|}"; fi
+            if [ "$1" = yes ]; then echo "accepted, compiles: ${2:-not checked}";
+            elif [ "$1" = skipped ]; then echo "not run";
+            else echo "refused: ${3//|/\\|}"; fi
         }
-        echo "| \`$(basename "$spec")\` | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $(ms "${peer_ms[$name]}") | $(ratio "${peer_ms[$name]}" "${ours_ms[$name]}")× | $(ms "${ours_cpu[$name]}") / $(ms "${peer_cpu[$name]}") ($(ratio "${peer_cpu[$name]}" "${ours_cpu[$name]}")×) |"
+        # Progenitor not run: its cells are dashes.
+        if [ "$PEER" = 1 ]; then
+            peer_time="$(ms "${peer_ms[$name]}")"
+            peer_ratio="$(ratio "${peer_ms[$name]}" "${ours_ms[$name]}")×"
+            cpu_cell="$(ms "${ours_cpu[$name]}") / $(ms "${peer_cpu[$name]}") ($(ratio "${peer_cpu[$name]}" "${ours_cpu[$name]}")×)"
+        else
+            peer_time="–" peer_ratio="–" cpu_cell="$(ms "${ours_cpu[$name]}") / –"
+        fi
+        shown="\`$(basename "$spec")\`"
+        if [[ "${spec#"$W/specs/"}" == */* ]]; then
+            files="$(find "$W/specs/$name" -type f \( -name '*.yaml' -o -name '*.yml' -o -name '*.json' \) | wc -l)"
+            shown="\`$name\`: $shown (split, $files files)"
+        fi
+        echo "| $shown | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $peer_time | $peer_ratio | $cpu_cell |"
     done
     echo
     echo "Times are whole processes, wall clock, and include refusals (a refused spec is timed up to its error). CPU time is user + system, mean of the runs: ours formats items on every core. Machine: $(machine)."

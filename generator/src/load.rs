@@ -11,6 +11,7 @@ use crate::error::{Diagnostic, LowerError, Pointer};
 use crate::file::{locatable, locate, parse_tree, path_to_pointer, read_text, strip_location};
 use crate::normalize;
 use crate::resolve::{self, Origins};
+use crate::swagger2;
 
 /// A parsed document (bundled from every file it refers to) and the files
 /// it came from (kept to find lines later).
@@ -24,6 +25,9 @@ pub struct Source {
     /// What reading ignored (a keyword no vocabulary knows), placed by
     /// [`Source::diagnose_all`] with the lowering's own warnings.
     pub warnings: Vec<LowerError>,
+    /// Warnings already placed in the file as written: converting a
+    /// Swagger 2.0 document (the first says it was converted).
+    pub converted: Vec<Diagnostic>,
 }
 
 impl Source {
@@ -49,6 +53,7 @@ impl Source {
         let version = value
             .get("openapi")
             .and_then(|v| v.as_str().map(str::to_owned));
+        let swagger = version.is_none() && value.get("swagger").is_some();
         let version = match version.as_deref() {
             Some(v) if v.starts_with("3.0.") => normalize::Version::V30,
             Some(v) if v.starts_with("3.1.") => normalize::Version::V31,
@@ -63,27 +68,54 @@ impl Source {
                     "convert the document to OpenAPI 3.0.3 or 3.1.0",
                 ));
             }
+            None if swagger => normalize::Version::V30,
             None => {
-                let swagger = value.get("swagger").is_some();
                 return Err(diagnostic(
                     Some(1),
                     &Pointer::root(),
-                    if swagger {
-                        "the document is Swagger 2.0, not OpenAPI 3".into()
-                    } else {
-                        "the document has no `openapi` version field, so it is not OpenAPI 3".into()
-                    },
+                    "the document has no `openapi` version field, so it is not OpenAPI 3".into(),
                     "start the document with `openapi: 3.0.3`",
                 ));
             }
         };
-        let (mut value, origins) = resolve::bundle(path, text, value)?;
+        // Swagger 2.0: converted to the 3.0 document it stands for; every
+        // node converted is mapped back to where it is written.
+        let (value, moves, converted) = if swagger {
+            let placed = |errors: Vec<LowerError>| {
+                let lines = yaml_location::Lines::of_paths(
+                    &locatable(body),
+                    errors.iter().map(|e| e.pointer.segments()),
+                );
+                errors
+                    .into_iter()
+                    .map(|e| {
+                        diagnostic(
+                            lines.line(e.pointer.segments()),
+                            &e.pointer,
+                            e.message,
+                            &e.hint,
+                        )
+                    })
+                    .collect::<Vec<_>>()
+            };
+            let converted = swagger2::convert(&value)
+                .map_err(|e| placed(vec![e]).pop().expect("one in, one out"))?;
+            (
+                converted.document,
+                converted.moves,
+                placed(converted.warnings),
+            )
+        } else {
+            (value, Vec::new(), Vec::new())
+        };
+        let (mut value, origins) = resolve::bundle(path, text, value, moves)?;
         let mut source = Self {
             path: path.to_owned(),
             document: OpenAPI::default(),
             origins,
             moves: Vec::new(),
             warnings: Vec::new(),
+            converted,
         };
         let normalized =
             normalize::normalize(&mut value, version).map_err(|e| source.diagnose(e))?;
@@ -153,7 +185,11 @@ impl Source {
                 } else {
                     pointer.to_string()
                 },
-                message: error.message,
+                message: if self.converted.is_empty() {
+                    error.message
+                } else {
+                    swagger2::as_written(&error.message)
+                },
                 hint: error.hint,
             })
             .collect()

@@ -56,6 +56,10 @@ pub struct Origins {
     /// `files[0]` is the root document.
     pub files: Vec<File>,
     pub copies: Vec<Origin>,
+    /// A document converted before bundling (Swagger 2.0): (pointer in the
+    /// converted root, pointer in the root file as written), read by
+    /// [`crate::normalize::moved`].
+    pub converted: Vec<(Pointer, Pointer)>,
 }
 
 impl Origins {
@@ -63,17 +67,26 @@ impl Origins {
     /// with the longest prefix of `at`, or the root file.
     pub fn place(&self, at: &Pointer) -> (usize, Pointer) {
         let segments = at.segments();
-        self.copies
+        let (file, from) = self
+            .copies
             .iter()
             .filter(|copy| segments.starts_with(copy.at.segments()))
             .max_by_key(|copy| copy.at.segments().len())
-            .map_or((0, at.clone()), |copy| {
-                let mut from = copy.from.clone();
-                for segment in &segments[copy.at.segments().len()..] {
-                    from = from.join(segment);
-                }
-                (copy.file, from)
-            })
+            .map_or_else(
+                || (0, at.clone()),
+                |copy| {
+                    let mut from = copy.from.clone();
+                    for segment in &segments[copy.at.segments().len()..] {
+                        from = from.join(segment);
+                    }
+                    (copy.file, from)
+                },
+            );
+        if file == 0 {
+            (0, crate::normalize::moved(&self.converted, &from))
+        } else {
+            (file, from)
+        }
     }
 }
 
@@ -156,7 +169,14 @@ struct Bundler {
 
 /// Bundles the document `value` (read from `path` as `text`) with every
 /// file it refers to; gives the bundle and where its nodes were written.
-pub fn bundle(path: &Path, text: String, value: Value) -> Result<(Value, Origins)> {
+/// `converted` maps the nodes of a root document converted from another
+/// version back to where they are written (see [`Origins::converted`]).
+pub fn bundle(
+    path: &Path,
+    text: String,
+    value: Value,
+    converted: Vec<(Pointer, Pointer)>,
+) -> Result<(Value, Origins)> {
     // The folder, not the file: text given with a name (the fuzz test's)
     // need not be a file on disk.
     let folder = match path.parent() {
@@ -172,6 +192,7 @@ pub fn bundle(path: &Path, text: String, value: Value) -> Result<(Value, Origins
                 text,
             }],
             copies: Vec::new(),
+            converted,
         },
         loaded: vec![Loaded {
             value: value.clone(),
@@ -784,6 +805,11 @@ impl Bundler {
         hint: impl Into<String>,
     ) -> Diagnostic {
         let File { path, text } = &self.origins.files[file];
+        let at = &if file == 0 {
+            crate::normalize::moved(&self.origins.converted, at)
+        } else {
+            at.clone()
+        };
         Diagnostic {
             file: path.clone(),
             line: crate::file::locate(text, at),
@@ -982,6 +1008,7 @@ mod tests {
     fn places_copies_by_their_longest_prefix() {
         let p = |s: &str| fragment(s).unwrap();
         let origins = Origins {
+            converted: Vec::new(),
             files: Vec::new(),
             copies: vec![
                 Origin {

@@ -591,3 +591,60 @@ fn split_documents_name_the_file_of_each_defect() {
         assert!(stderr.contains(text), "{spec}: {stderr}");
     }
 }
+
+/// Swagger 2.0 is read through its conversion to 3.0, and every message
+/// names the line and pointer of the 2.0 document as written: what 3.0
+/// cannot say is refused there, a reference to nothing is refused at the
+/// body parameter's schema (its index among the 2.0 parameters, its
+/// target as written), a warning about a response schema points into the
+/// 2.0 response; the conversion itself is a warning that `--strict` lets
+/// pass.
+#[test]
+fn swagger_2_messages_point_into_the_2_0_document() {
+    let cases = [
+        (
+            "swagger-2-dangling.yaml",
+            ":12: at /paths/~1pets/post/parameters/1/schema/$ref: the reference `#/definitions/Missing` points to nothing",
+        ),
+        (
+            "swagger-2-body-and-form.yaml",
+            ":8: at /paths/~1pets/post/parameters/1: an operation has both a body parameter",
+        ),
+        (
+            "swagger-1-2.yaml",
+            ":1: at /swagger: the document says `swagger` `1.2` (a number), and only Swagger \"2.0\" is read",
+        ),
+    ];
+    for (file, expected) in cases {
+        let spec = format!("generator/fixtures/invalid/{file}");
+        let stderr = fails_with(&spec);
+        assert!(
+            stderr.starts_with(&format!("error: {spec}{expected}")),
+            "{stderr}"
+        );
+    }
+    let spec = "generator/fixtures/invalid/swagger-2-misspelt.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "warning: {spec}:1: at /swagger: the document is Swagger 2.0"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("warning: {spec}:13: at /paths/~1pets/get/responses/200/schema/properties/name/maxLenght: `maxLenght` is not a schema keyword")),
+        "{stderr}"
+    );
+    // --strict: the misspelt keyword is refused, the conversion is not.
+    let stderr = fails_with_any_args(&[spec, "--strict"]);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {spec}:13: at /paths/~1pets/get/responses/200/schema/properties/name/maxLenght"
+        )),
+        "{stderr}"
+    );
+    let output = run(&["generator/fixtures/swagger2.yaml", "--strict"]);
+    assert_eq!(output.status.code(), Some(0));
+}
