@@ -403,7 +403,7 @@ fn budgets_are_judged_at_p95_as_musts_of_the_profile() {
             path(&tight),
             "--strict",
             "--only",
-            "refs",
+            "refs,outcomes",
             "--no-snapshots",
         ][..]]
         .concat(),
