@@ -479,6 +479,28 @@ mod tests {
     }
 
     #[test]
+    fn diffs_are_bounded_in_lines_and_time() {
+        let small = bounded_diff("a\nb\nc\nd\n", "a\nb\nX\nd\n");
+        assert!(small.starts_with("--- stored (from line 1)\n+++ this run (from line 1)\n"));
+        assert!(small.contains("-c\n+X\n"), "{small}");
+        assert_eq!(bounded_diff("same\n", "same\n"), "");
+        // 200 000 lines changed all through: no alignment, the first lines
+        // of each side, at once.
+        let old: String = (0..200_000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..200_000).map(|i| format!("new {i}\n")).collect();
+        let started = std::time::Instant::now();
+        let big = bounded_diff(&format!("head\n{old}tail\n"), &format!("head\n{new}tail\n"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert!(
+            big.lines().count() <= DIFF_SHOWN + 3,
+            "{}",
+            big.lines().count()
+        );
+        assert!(big.contains("200000 stored lines and 200000 of this run differ from line 2"));
+        assert!(big.contains("-old 0\n") && big.contains("+new 0\n"));
+    }
+
+    #[test]
     fn modes() {
         assert_eq!(
             SnapshotUpdate::from_flags(true, true),
