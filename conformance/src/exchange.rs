@@ -14,6 +14,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 mod canonical;
+pub mod digest;
+
+pub use digest::Digest;
 
 /// What a header value or a string shows in place of a secret.
 pub const REDACTED: &str = "[redacted]";
@@ -97,9 +100,17 @@ pub struct ResponseRecord {
     #[serde(skip)]
     pub is_json: bool,
     pub headers: BTreeMap<String, String>,
-    /// JSON when the body is JSON, else its text (cut at 2 KiB); absent when empty.
+    /// JSON when the body is JSON, else its text (cut at 2 KiB); absent when
+    /// empty. A JSON body over [`digest::LARGE_BODY`] bytes is its outline
+    /// (its first levels, items and characters, each cut marked).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body: Option<Value>,
+    /// A JSON body over [`digest::LARGE_BODY`] bytes: the length and
+    /// SHA-256 of its normalised text, so that a change past its outline
+    /// is still a change (a whole tree of it would cost many times its
+    /// size, for the whole run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body_digest: Option<Digest>,
 }
 
 /// Removes secrets from text and JSON; built from the profile's secrets and
@@ -325,6 +336,19 @@ impl ResponseRecord {
                 })
                 .or_insert(text);
         }
+        // Large JSON is read once, as a stream, into its digest; never a tree.
+        let large = (raw.body.len() > digest::LARGE_BODY)
+            .then(|| digest::of_json(&raw.body, scrub, recording.volatile))
+            .flatten();
+        if let Some((digest, outline)) = large {
+            return Self {
+                status: raw.status,
+                is_json: true,
+                headers,
+                body: Some(outline),
+                body_digest: Some(digest),
+            };
+        }
         let body = (!raw.body.is_empty()).then(|| {
             let mut v = body_value(&raw.body, scrub);
             crate::volatile::normalise(&mut v, recording.volatile);
@@ -335,6 +359,7 @@ impl ResponseRecord {
             is_json: raw.json().is_some(),
             headers,
             body,
+            body_digest: None,
         }
     }
 }
@@ -412,10 +437,18 @@ impl Exchange {
     pub fn summary(&self) -> String {
         match (&self.response, &self.error) {
             (Some(r), _) => {
-                let body = match &r.body {
-                    None => "an empty body".to_owned(),
-                    Some(Value::String(s)) => format!("the non-JSON body {:?}", cut(s, 160)),
-                    Some(v) => format!("body {}", cut(&v.to_string(), 240)),
+                let body = match (&r.body, &r.body_digest) {
+                    (Some(v), Some(d)) => format!(
+                        "a JSON body of {} bytes normalised (sha256 {}), outline {}",
+                        d.length,
+                        cut(&d.sha256, 12),
+                        cut(&v.to_string(), 240)
+                    ),
+                    (None, _) => "an empty body".to_owned(),
+                    (Some(Value::String(s)), _) => {
+                        format!("the non-JSON body {:?}", cut(s, 160))
+                    }
+                    (Some(v), _) => format!("body {}", cut(&v.to_string(), 240)),
                 };
                 let ct = r
                     .headers

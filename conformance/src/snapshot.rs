@@ -349,8 +349,20 @@ fn assert_one(
     }
 }
 
+/// Lines of each side the line diff compares at most, after the lines both
+/// sides share at their start and end are set aside: a line diff is
+/// quadratic in the lines that differ, and a snapshot that changed all
+/// through would take minutes. Past this, the first lines of each side are
+/// shown as removed and added.
+const DIFF_WINDOW: usize = 2000;
+
+/// Lines of a diff a report shows at most; the rest are counted.
+const DIFF_SHOWN: usize = 200;
+
 /// A line diff of the stored snapshot's body and this run's, both as
-/// pretty JSON so that formatting never shows up as a difference.
+/// pretty JSON so that formatting never shows up as a difference. Bounded:
+/// time linear in the snapshots' length plus [`DIFF_WINDOW`] squared, and
+/// at most [`DIFF_SHOWN`] lines.
 fn diff(old_file: &str, now: &Stored<'_>) -> String {
     let old_body = snapshot_body(old_file);
     let old = serde_json::from_str::<serde_json::Value>(&old_body)
@@ -361,11 +373,64 @@ fn diff(old_file: &str, now: &Stored<'_>) -> String {
         .ok()
         .and_then(|v| serde_json::to_string_pretty(&sorted(v)).ok())
         .unwrap_or_default();
-    similar::TextDiff::from_lines(&old, &new)
-        .unified_diff()
-        .context_radius(2)
-        .header("stored", "this run")
-        .to_string()
+    bounded_diff(&old, &new)
+}
+
+/// The unified diff of `old` and `new` (see [`diff`] for its bounds).
+fn bounded_diff(old: &str, new: &str) -> String {
+    let a: Vec<&str> = old.lines().collect();
+    let b: Vec<&str> = new.lines().collect();
+    let same_start = a.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    let same_end = a[same_start..]
+        .iter()
+        .rev()
+        .zip(b[same_start..].iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    // Two lines of context either side, as the diff's own hunks have.
+    let from = same_start.saturating_sub(2);
+    let (a_to, b_to) = (
+        (a.len() - same_end + 2).min(a.len()),
+        (b.len() - same_end + 2).min(b.len()),
+    );
+    let (a_mid, b_mid) = (&a[from..a_to], &b[from..b_to]);
+    let header = format!(
+        "--- stored (from line {})\n+++ this run (from line {})\n",
+        from + 1,
+        from + 1
+    );
+    let mut lines: Vec<String> = Vec::new();
+    if a_mid.len() <= DIFF_WINDOW && b_mid.len() <= DIFF_WINDOW {
+        let a_text = a_mid.join("\n") + "\n";
+        let b_text = b_mid.join("\n") + "\n";
+        let diff = similar::TextDiff::from_lines(&a_text, &b_text);
+        let unified = diff.unified_diff().context_radius(2).to_string();
+        lines.extend(unified.lines().map(str::to_owned));
+    } else {
+        lines.push(format!(
+            "@@ {} stored lines and {} of this run differ from line {}; too many to align: the first of each @@",
+            a.len() - same_end - same_start,
+            b.len() - same_end - same_start,
+            same_start + 1
+        ));
+        let half = DIFF_SHOWN / 2;
+        lines.extend(a[same_start..].iter().take(half).map(|l| format!("-{l}")));
+        lines.extend(b[same_start..].iter().take(half).map(|l| format!("+{l}")));
+    }
+    if lines.is_empty() {
+        return String::new();
+    }
+    let more = lines.len().saturating_sub(DIFF_SHOWN);
+    lines.truncate(DIFF_SHOWN);
+    let mut out = header;
+    for l in lines {
+        out.push_str(&l);
+        out.push('\n');
+    }
+    if more > 0 {
+        out.push_str(&format!("… {more} more lines of diff\n"));
+    }
+    out
 }
 
 /// `value` with every object's keys in order, as insta stores them
@@ -411,6 +476,28 @@ mod tests {
             snapshot_body("---\nsource: x\n---\n{\"a\": 1}\n"),
             "{\"a\": 1}\n"
         );
+    }
+
+    #[test]
+    fn diffs_are_bounded_in_lines_and_time() {
+        let small = bounded_diff("a\nb\nc\nd\n", "a\nb\nX\nd\n");
+        assert!(small.starts_with("--- stored (from line 1)\n+++ this run (from line 1)\n"));
+        assert!(small.contains("-c\n+X\n"), "{small}");
+        assert_eq!(bounded_diff("same\n", "same\n"), "");
+        // 200 000 lines changed all through: no alignment, the first lines
+        // of each side, at once.
+        let old: String = (0..200_000).map(|i| format!("old {i}\n")).collect();
+        let new: String = (0..200_000).map(|i| format!("new {i}\n")).collect();
+        let started = std::time::Instant::now();
+        let big = bounded_diff(&format!("head\n{old}tail\n"), &format!("head\n{new}tail\n"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        assert!(
+            big.lines().count() <= DIFF_SHOWN + 3,
+            "{}",
+            big.lines().count()
+        );
+        assert!(big.contains("200000 stored lines and 200000 of this run differ from line 2"));
+        assert!(big.contains("-old 0\n") && big.contains("+new 0\n"));
     }
 
     #[test]

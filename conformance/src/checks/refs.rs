@@ -181,7 +181,10 @@ fn differing_parts(answers: &[&crate::exchange::ResponseRecord]) -> Vec<String> 
             parts.push(format!("the header `{name}`"));
         }
     }
-    if rest.iter().any(|r| r.body != first.body) {
+    if rest
+        .iter()
+        .any(|r| r.body != first.body || r.body_digest != first.body_digest)
+    {
         parts.push("the body".to_owned());
     }
     if parts.is_empty() {
@@ -201,6 +204,7 @@ mod tests {
             is_json: true,
             headers: [("x-project-uuid".to_owned(), uuid.to_owned())].into(),
             body: Some(serde_json::json!({ "v": body })),
+            body_digest: None,
         }
     }
 
