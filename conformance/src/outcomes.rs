@@ -291,7 +291,7 @@ pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn answer(op: Op, status: u16) -> Answer {

@@ -157,67 +157,6 @@ pub use budgets::{Budgets, OPERATIONS as BUDGET_OPERATIONS, parse_limit};
 /// file is a mistake, and parsing it would take seconds and gigabytes.
 pub const MAX_PROFILE_BYTES: usize = 1 << 20;
 
-/// What a profile must not hold, found before serde reads it, each at its
-/// line: a control character, a second document, a YAML tag (other than
-/// `!!str`: serde would drop it and read the text beneath), a key given
-/// twice.
-fn refuse_before_parsing(
-    text: &str,
-    file: &str,
-    lines: &yaml_location::Lines,
-) -> Result<(), ProfileError> {
-    let invalid = |line: usize, key: Option<String>, message: String| ProfileError::Invalid {
-        file: file.to_owned(),
-        line,
-        key: key
-            .or_else(|| lines.path_at(line))
-            .unwrap_or_else(|| "(document)".to_owned()),
-        message,
-    };
-    for (number, line) in text.split('\n').enumerate() {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        if let Some((column, c)) = line
-            .chars()
-            .enumerate()
-            .find(|(_, c)| c.is_control() && !matches!(c, '\t' | '\r'))
-        {
-            return Err(invalid(
-                number + 1,
-                None,
-                format!(
-                    "holds the control character U+{:04X} at column {}; a profile is plain text",
-                    c as u32,
-                    column + 1
-                ),
-            ));
-        }
-    }
-    if let Some(&second) = lines.document_lines().get(1) {
-        return Err(invalid(
-            second,
-            Some("(document)".to_owned()),
-            "a second YAML document starts here; a profile is one document".to_owned(),
-        ));
-    }
-    if let Some((line, path, tag)) = lines.tags().iter().find(|(_, _, tag)| tag != "!!str") {
-        let key = (!path.is_empty()).then(|| path.clone());
-        return Err(invalid(
-            *line,
-            key,
-            format!("has the YAML tag `{tag}`; a profile holds plain values, without tags"),
-        ));
-    }
-    if let Some((line, path)) = lines.duplicate_keys().first() {
-        let first = lines.line_of_path(path).unwrap_or(*line);
-        return Err(invalid(
-            *line,
-            Some(path.clone()),
-            format!("is given twice (first on line {first}); give each key once"),
-        ));
-    }
-    Ok(())
-}
-
 impl Profile {
     /// Reads and checks the profile at `path`, expanding `${VAR}` from the
     /// process environment. At most [`MAX_PROFILE_BYTES`] are read.
@@ -254,7 +193,10 @@ impl Profile {
         // A byte-order mark is how some editors start UTF-8: not content.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let lines = yaml_location::Lines::of(text);
-        refuse_before_parsing(text, file, &lines)?;
+        // A control character, a second document, a YAML tag (other than
+        // `!!str`: serde would drop it and read the text beneath), a key
+        // given twice: each at its line, before serde reads anything.
+        crate::input::refuse_before_parsing(text, file, &lines, "profile")?;
         let (raw, read) = with_env(text, env, || {
             serde_path_to_error::deserialize::<_, RawProfile>(serde_yaml::Deserializer::from_str(
                 text,
