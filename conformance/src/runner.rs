@@ -394,6 +394,26 @@ impl Schedule {
         if within(deadline, shared).await.is_none() {
             self.give_up(late);
         }
+        self.judge_complete(context);
+    }
+
+    /// Judges every planned check whose answers are all in, now: its raw
+    /// answers (up to the body cap each) are then dropped, and only its
+    /// records kept, so what a run holds does not grow with every request
+    /// until the end.
+    fn judge_complete(&mut self, context: &RunContext) {
+        for (slot, check) in self.slots.iter_mut().zip(&self.checks) {
+            let (Slot::Planned { probes, sent }, Body::Planned { judge, .. }) =
+                (&mut *slot, &check.run.body)
+            else {
+                continue;
+            };
+            if probes.iter().any(Option::is_some) || sent.iter().any(Option::is_none) {
+                continue;
+            }
+            let answers: Vec<Sent> = sent.iter_mut().filter_map(Option::take).collect();
+            *slot = Slot::Done(judge(context, answers));
+        }
     }
 
     /// Every check not yet judged fails for the deadline.
