@@ -151,8 +151,8 @@ pub fn generate_source_with_options(
     source: &load::Source,
     options: &Options,
 ) -> Result<Generated, Diagnostic> {
-    let (api, lowered) =
-        lower::lower_with_warnings(&source.document).map_err(|e| source.diagnose(e))?;
+    let (api, lowered) = lower::lower_with_options(&source.document, options.strict)
+        .map_err(|e| source.diagnose(e))?;
     let mut warnings = source.warnings.clone();
     warnings.extend(lowered);
     let header = header(&source.path, &source.origins, &api);

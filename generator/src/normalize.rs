@@ -654,6 +654,23 @@ impl Walker {
         {
             map.insert("format".into(), Value::String("binary".into()));
         }
+        // An encoded string (base64, say) is read as the text it is sent
+        // as: the generated code does not decode it.
+        if let Some(encoding) = map.get("contentEncoding").and_then(Value::as_str) {
+            let media = map
+                .get("contentMediaType")
+                .and_then(Value::as_str)
+                .map(|media| format!(" of `{media}`"))
+                .unwrap_or_default();
+            let message = format!(
+                "`contentEncoding: {encoding}`{media}: the value is read as the encoded string, not decoded"
+            );
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join("contentEncoding"),
+                message,
+                "decode it in your code",
+            ));
+        }
         for key in ANNOTATIONS_31 {
             map.remove(*key);
         }
@@ -674,11 +691,28 @@ impl Walker {
                 _ => {
                     map.remove("type");
                     if let Err(e) = one_of_types(map, rest) {
-                        return Err(LowerError::new(
+                        // Any JSON value holds every value the schema
+                        // allows: read as that, with what it says of the
+                        // value (annotations) kept.
+                        map.retain(|key, _| {
+                            key.starts_with("x-")
+                                || matches!(
+                                    key.as_str(),
+                                    "title"
+                                        | "description"
+                                        | "default"
+                                        | "example"
+                                        | "deprecated"
+                                        | "readOnly"
+                                        | "writeOnly"
+                                )
+                        });
+                        self.warnings.borrow_mut().push(LowerError::new(
                             &at.join("type"),
-                            e,
-                            "give the schema one type (and `null`), or use `oneOf` with one schema per type",
+                            format!("{e}; the value is read as any JSON value (`serde_json::Value`)"),
+                            "give the schema one type (and `null`), or use `oneOf` with one schema per type, for a typed value",
                         ));
+                        return Ok(());
                     }
                     // Each member is made of this schema's keywords.
                     let members = map
@@ -734,7 +768,7 @@ fn one_of_types(
 ) -> std::result::Result<(), String> {
     if map.contains_key("oneOf") || map.contains_key("anyOf") {
         return Err(
-            "a list of several types beside `oneOf` or `anyOf` is not supported by this generator"
+            "a list of several types beside `oneOf` or `anyOf` cannot be expressed as one Rust type"
                 .into(),
         );
     }

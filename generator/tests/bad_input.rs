@@ -120,21 +120,37 @@ fn dangling_reference() {
     insta::assert_snapshot!(stderr);
 }
 
+/// What no Rust type expresses is any JSON value with a warning at its
+/// node, never a refusal; `--strict` refuses it there.
 #[test]
-fn unsupported_construct() {
-    let stderr = fails_with("generator/fixtures/invalid/unsupported-not.yaml");
-    assert!(stderr.contains("`not` is not supported"), "{stderr}");
-    insta::assert_snapshot!(stderr);
-    let stderr = fails_with("generator/fixtures/invalid/unsupported-3-1-keyword.yaml");
-    assert!(
-        stderr.contains("unsupported-3-1-keyword.yaml:8:"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("a list of several types beside `oneOf`"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("/components/schemas/Pair/type"), "{stderr}");
+fn inexpressible_schemas_warn() {
+    for (spec, line, pointer, message) in [
+        (
+            "generator/fixtures/invalid/unsupported-not.yaml",
+            13,
+            "/paths/~1things/get/responses/200/content/application~1json/schema/not",
+            "`not` cannot be expressed as a Rust type; the value is read as any JSON value",
+        ),
+        (
+            "generator/fixtures/invalid/unsupported-3-1-keyword.yaml",
+            8,
+            "/components/schemas/Pair/type",
+            "a list of several types beside `oneOf` or `anyOf` cannot be expressed as one Rust type; the value is read as any JSON value",
+        ),
+    ] {
+        let output = run(&[spec]);
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(output.status.code(), Some(0), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("warning: {spec}:{line}: at {pointer}: {message}")),
+            "{stderr}"
+        );
+        let stderr = fails_with_any_args(&[spec, "--strict"]);
+        assert!(
+            stderr.starts_with(&format!("error: {spec}:{line}: at {pointer}: {message}")),
+            "{stderr}"
+        );
+    }
 }
 
 /// A request body is sent as JSON, a form, multipart, bytes or text; any
@@ -159,6 +175,61 @@ fn unsupported_request_bodies() {
         "{stderr}"
     );
     assert!(stderr.contains("a form body must be an object"), "{stderr}");
+}
+
+/// An operation that cannot be lowered is left out of the client, with a
+/// warning at its defect naming it; the rest is generated as if it were
+/// not written. `--strict` refuses the document at the defect, with the
+/// message it had before. A document whose every operation is broken is
+/// refused.
+#[test]
+fn a_broken_operation_is_left_out_and_named() {
+    let spec = "generator/fixtures/broken_operations.yaml";
+    let output = run(&[spec]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: "))
+        .collect();
+    assert_eq!(
+        warnings,
+        [
+            "warning: generator/fixtures/broken_operations.yaml:30: at /paths/~1pets/post/requestBody/content/application~1json/schema/$ref: the operation `createPet` (POST /pets) is left out of the client: the reference `#/components/schemas/NewPet` points to nothing",
+            "warning: generator/fixtures/broken_operations.yaml:34: at /paths/~1pets~1{petId}: the operation `getPet` (GET /pets/{petId}) is left out of the client: the path template `/pets/{petId}` uses `{petId}`, but no path parameter of `get` is named `petId`",
+            "warning: generator/fixtures/broken_operations.yaml:57: at /paths/~1search/post/requestBody/content/application~1x-www-form-urlencoded/schema: the operation POST /search is left out of the client: a form body must be an object",
+        ],
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("(--strict refuses the document instead)"),
+        "{stderr}"
+    );
+    let code = String::from_utf8(output.stdout).unwrap();
+    assert!(code.contains("pub fn list_pets(&self)"), "{code}");
+    assert!(code.contains("pub fn health(&self)"), "{code}");
+    for gone in ["create_pet", "get_pet", "post_search", "Results", "Query"] {
+        assert!(!code.contains(gone), "{gone}: {code}");
+    }
+
+    let stderr = fails_with_any_args(&[spec, "--strict"]);
+    assert!(
+        stderr.starts_with(&format!("error: {spec}:30: at /paths/~1pets/post/requestBody/content/application~1json/schema/$ref: the reference `#/components/schemas/NewPet` points to nothing\n")),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("left out"), "{stderr}");
+
+    // Every operation broken: refused at the first, as before.
+    let text = "openapi: 3.0.3\ninfo: { title: t, version: '1' }\npaths:\n  /a/{id}:\n    get:\n      responses: { '204': { description: ok } }\n  /b:\n    get:\n      responses:\n        '200':\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: '#/components/schemas/Gone' }\n";
+    let file = scratch("all-broken.yaml", text.as_bytes());
+    let stderr = fails_with_any(&file);
+    assert!(
+        stderr.starts_with(&format!(
+            "error: {file}:4: at /paths/~1a~1{{id}}: the path template `/a/{{id}}` uses `{{id}}`"
+        )),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("warning"), "{stderr}");
 }
 
 /// A schema beyond the model: exit 0 with the code, and one warning per
@@ -465,16 +536,16 @@ fn pointers_name_the_node_as_written() {
     let head = "openapi: 3.1.0\ninfo: { title: t, version: \"1\" }\npaths:\n  /a:\n    get:\n      parameters:\n        - $ref: \"#/components/parameters/P\"\n      responses:\n        \"200\":\n          description: ok\n          content:\n            application/json:\n              schema: { $ref: \"#/components/schemas/S\" }\ncomponents:\n  parameters:\n    P:\n      name: p\n      in: query\n      schema: { $ref: \"#/components/schemas/Gone\" }\n  schemas:\n";
     for (schemas, pointer) in [
         (
-            "    S:\n      allOf:\n        - { type: object }\n        - type: object\n          properties:\n            x: { not: {} }\n",
-            "/components/schemas/S/allOf/1/properties/x",
+            "    S:\n      allOf:\n        - { type: object }\n        - type: object\n          properties:\n            x: { allOf: [{ type: string }, { type: object }] }\n",
+            "/components/schemas/S/allOf/1/properties/x/allOf/0",
         ),
         (
-            "    S:\n      properties:\n        y: { not: {} }\n      allOf:\n        - { type: object }\n",
-            "/components/schemas/S/properties/y",
+            "    S:\n      properties:\n        y: { allOf: [{ type: string }, { type: object }] }\n      allOf:\n        - { type: object }\n",
+            "/components/schemas/S/properties/y/allOf/0",
         ),
         (
-            "    S:\n      oneOf:\n        - { type: \"null\" }\n        - { type: object }\n        - { not: {} }\n",
-            "/components/schemas/S/oneOf/2",
+            "    S:\n      oneOf:\n        - { type: \"null\" }\n        - { type: object }\n        - { allOf: [{ type: string }, { type: object }] }\n",
+            "/components/schemas/S/oneOf/2/allOf/0",
         ),
     ] {
         let spec = format!("{head}{schemas}").replace(
@@ -567,8 +638,8 @@ fn split_documents_name_the_file_of_each_defect() {
         ),
         (
             "bad-in-part.yaml",
-            "parts/schemas.yaml:7: at /Bad/properties/odd".to_owned(),
-            "`not` is not supported",
+            "parts/schemas.yaml:8: at /Bad/properties/odd/allOf/0".to_owned(),
+            "`allOf` of a schema that is not an object is not supported",
         ),
         (
             "path-cycle.yaml",

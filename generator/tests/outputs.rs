@@ -43,6 +43,7 @@ fn fixtures() -> Vec<String> {
 /// Fixtures that exist to be read with warnings (their own test names
 /// each); every other fixture gives none.
 const WARNED: &[&str] = &[
+    "broken_operations.yaml",
     "degraded.yaml",
     "json_schema_2020.yaml",
     "shapes.yaml",
@@ -417,7 +418,11 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// JSON Schema 2020-12: a pair of one type is a `Vec` of it, a tuple of
 /// several a `Vec` of any of them, a type list an untagged enum, `$defs`
-/// reached by `$ref` named types; what only validates warns at its node.
+/// reached by `$ref` named types; what only validates warns at its node
+/// and is ignored, what no Rust type expresses (`not`, a type list beside
+/// `oneOf`) is any JSON value with a warning, an encoded string is read as
+/// sent, with a warning; `[T, "null"]` is an `Option<T>`, sent as `null`
+/// when required.
 #[test]
 fn json_schema_2020_keywords_are_read() {
     let generated =
@@ -433,6 +438,11 @@ fn json_schema_2020_keywords_are_read() {
         "pub label: ::std::option::Option<Label>,",
         "pub entry: ::std::option::Option<::std::vec::Vec<PointEntryItem>>,",
         "pub counts: ::std::option::Option<::std::collections::BTreeMap<::std::string::String, i64>",
+        "pub extras: ::std::option::Option<Extras>,",
+        "pub nick: ::std::option::Option<::std::string::String>, pub blob: ::std::string::String,",
+        "pub marks: ::std::option::Option<::std::vec::Vec<i64>>,",
+        "pub other: ::std::option::Option<::client_runtime::serde_json::Value>,",
+        "pub mixed: ::std::option::Option<::client_runtime::serde_json::Value>,",
     ] {
         assert!(code.contains(&squeeze(needle)), "missing: {needle}");
     }
@@ -447,13 +457,34 @@ fn json_schema_2020_keywords_are_read() {
             (Some(23), "/components/schemas/Point/unevaluatedProperties"),
             (Some(24), "/components/schemas/Point/dependentRequired"),
             (
-                Some(47),
+                Some(48),
                 "/components/schemas/Point/properties/entry/prefixItems"
             ),
             (
-                Some(52),
+                Some(53),
                 "/components/schemas/Point/properties/counts/patternProperties"
             ),
+            (Some(60), "/components/schemas/Extras/dependentSchemas"),
+            (
+                Some(68),
+                "/components/schemas/Extras/properties/blob/contentEncoding"
+            ),
+            (
+                Some(73),
+                "/components/schemas/Extras/properties/marks/unevaluatedItems"
+            ),
+            (Some(77), "/components/schemas/Extras/properties/mixed/type"),
+            (Some(75), "/components/schemas/Extras/properties/other/not"),
         ]
     );
+    // Never a refusal, but --strict holds the document to the letter.
+    let strict = generator::generate_with_options(
+        &root().join("generator/fixtures/json_schema_2020.yaml"),
+        &generator::Options {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(strict.line, Some(23), "{strict}");
 }

@@ -70,49 +70,69 @@ pub fn lower(doc: &OpenAPI) -> Result<Api> {
 /// schema beyond the model read as any JSON, ...), each once, in the order
 /// met.
 pub fn lower_with_warnings(doc: &OpenAPI) -> Result<(Api, Vec<LowerError>)> {
-    // Every schema's type name is claimed first, in document order, so a
-    // name never depends on which operation happens to use the schema first.
-    let mut scope = Scope::default();
-    let mut schema_names = BTreeMap::new();
-    if let Some(components) = &doc.components {
-        for name in components.schemas.keys() {
-            schema_names.insert(name.clone(), scope.claim(&pascal(name)));
+    lower_with_options(doc, false)
+}
+
+/// An operation left out of the client: where it is, its place among the
+/// document's operations, and what was wrong with it.
+#[derive(Debug, Clone)]
+struct LeftOut {
+    at: Pointer,
+    index: usize,
+    error: LowerError,
+}
+
+/// [`lower_with_warnings`]; `strict`: an operation that cannot be lowered
+/// refuses the document (as `--strict` asks), instead of being left out
+/// with a warning.
+///
+/// A defect confined to one operation (an unknown `$ref` in its body, a
+/// path template naming no parameter, a schema beyond the model that only
+/// it uses, ...) costs that operation only: the document is lowered again
+/// without it, so the output is the same as for the document with the
+/// operation deleted, and a warning at the defect names the operation. A
+/// document whose every operation fails is refused at the first failure;
+/// a defect outside the operations (servers, security schemes) refuses it
+/// as before.
+pub fn lower_with_options(doc: &OpenAPI, strict: bool) -> Result<(Api, Vec<LowerError>)> {
+    let mut left_out: Vec<LeftOut> = Vec::new();
+    loop {
+        let mut lowerer = Lowerer::new(doc);
+        lowerer.strict = strict;
+        lowerer.left_out = left_out.clone();
+        let server = lowerer.server()?;
+        let security = lowerer.security_schemes();
+        lowerer.schemes = security.iter().map(|s| s.name.clone()).collect();
+        let (operations, failed, total) = lowerer.operations()?;
+        if !failed.is_empty() {
+            // Lowered again without them: what the failed operations left
+            // behind (types, claimed names, warnings) must not shape the
+            // rest of the output. Each pass leaves out at least one more
+            // operation, so this ends.
+            left_out.extend(failed);
+            if left_out.len() >= total {
+                let first = left_out
+                    .into_iter()
+                    .min_by_key(|l| l.index)
+                    .expect("at least one operation failed");
+                return Err(first.error);
+            }
+            continue;
         }
+        let shared_headers = shared_headers(&operations);
+        crate::recursion::break_cycles(&mut lowerer.types);
+        let api = Api {
+            title: doc.info.title.clone(),
+            version: doc.info.version.clone(),
+            description: doc.info.description.clone(),
+            server,
+            operations,
+            types: lowerer.types,
+            shared_headers,
+            security,
+        };
+        return Ok((api, lowerer.warnings));
     }
-    let mut lowerer = Lowerer {
-        doc,
-        types: BTreeMap::new(),
-        in_progress: BTreeSet::new(),
-        scope,
-        schema_types: schema_names.values().cloned().collect(),
-        schema_names,
-        nullable: BTreeSet::new(),
-        exact: None,
-        all_of_depth: 0,
-        files: false,
-        schemes: Vec::new(),
-        pointed_types: BTreeMap::new(),
-        pointed_in_progress: BTreeSet::new(),
-        back_refs: BTreeMap::new(),
-        warnings: Vec::new(),
-    };
-    let server = lowerer.server()?;
-    let security = lowerer.security_schemes();
-    lowerer.schemes = security.iter().map(|s| s.name.clone()).collect();
-    let operations = lowerer.operations()?;
-    let shared_headers = shared_headers(&operations);
-    crate::recursion::break_cycles(&mut lowerer.types);
-    let api = Api {
-        title: doc.info.title.clone(),
-        version: doc.info.version.clone(),
-        description: doc.info.description.clone(),
-        server,
-        operations,
-        types: lowerer.types,
-        shared_headers,
-        security,
-    };
-    Ok((api, lowerer.warnings))
 }
 
 struct Lowerer<'a> {
@@ -146,9 +166,45 @@ struct Lowerer<'a> {
     back_refs: BTreeMap<String, Pointer>,
     /// What was made looser than the spec says, each pointer once.
     warnings: Vec<LowerError>,
+    /// Operations a failure leaves out (found by an earlier pass).
+    left_out: Vec<LeftOut>,
+    /// A failed operation refuses the document (`--strict`).
+    strict: bool,
 }
 
 impl<'a> Lowerer<'a> {
+    fn new(doc: &'a OpenAPI) -> Self {
+        // Every schema's type name is claimed first, in document order, so a
+        // name never depends on which operation happens to use the schema
+        // first.
+        let mut scope = Scope::default();
+        let mut schema_names = BTreeMap::new();
+        if let Some(components) = &doc.components {
+            for name in components.schemas.keys() {
+                schema_names.insert(name.clone(), scope.claim(&pascal(name)));
+            }
+        }
+        Lowerer {
+            doc,
+            types: BTreeMap::new(),
+            in_progress: BTreeSet::new(),
+            scope,
+            schema_types: schema_names.values().cloned().collect(),
+            schema_names,
+            nullable: BTreeSet::new(),
+            exact: None,
+            all_of_depth: 0,
+            files: false,
+            schemes: Vec::new(),
+            pointed_types: BTreeMap::new(),
+            pointed_in_progress: BTreeSet::new(),
+            back_refs: BTreeMap::new(),
+            warnings: Vec::new(),
+            left_out: Vec::new(),
+            strict: false,
+        }
+    }
+
     /// Records a warning (once per pointer).
     pub(super) fn warn(
         &mut self,

@@ -3,8 +3,12 @@
 use super::*;
 
 impl<'a> Lowerer<'a> {
-    pub(super) fn operations(&mut self) -> Result<Vec<Operation>> {
+    /// The operations, those that failed in this pass (unless `strict`,
+    /// when the first failure is the error) and how many the document has.
+    pub(super) fn operations(&mut self) -> Result<(Vec<Operation>, Vec<LeftOut>, usize)> {
         let mut operations = Vec::new();
+        let mut failed = Vec::new();
+        let mut index = 0;
         let mut methods_scope = Scope::new(CLIENT_METHODS);
         // A builder named `New` would have a constructor named like its type;
         // builders use the prelude's names (`Option`, `Some`, `Into`, ...),
@@ -29,6 +33,24 @@ impl<'a> Lowerer<'a> {
             };
             for (method, operation) in methods(item) {
                 let at = at.join(method);
+                index += 1;
+                let label = match &operation.operation_id {
+                    Some(id) => format!("`{id}` ({} {path})", method.to_uppercase()),
+                    None => format!("{} {path}", method.to_uppercase()),
+                };
+                if let Some(left) = self.left_out.iter().find(|l| l.at == at) {
+                    // As if it were not written, but named where it is.
+                    let error = &left.error;
+                    self.warnings.push(LowerError::new(
+                        &error.pointer,
+                        format!(
+                            "the operation {label} is left out of the client: {}",
+                            error.message
+                        ),
+                        format!("{} (--strict refuses the document instead)", error.hint),
+                    ));
+                    continue;
+                }
                 let id = operation
                     .operation_id
                     .clone()
@@ -52,12 +74,36 @@ impl<'a> Lowerer<'a> {
                 }
                 let method_name = methods_scope.claim(&snake(&id));
                 let type_name = types_scope.claim(&pascal(&id));
-                let lowered =
-                    self.operation(path, item, method, operation, &at, method_name, type_name)?;
-                operations.push(lowered);
+                // What one operation's failure may leave half set; the rest
+                // of this pass goes on from where it was before it.
+                let saved = (
+                    self.in_progress.clone(),
+                    self.pointed_in_progress.clone(),
+                    self.exact.clone(),
+                    self.all_of_depth,
+                    self.files,
+                );
+                match self.operation(path, item, method, operation, &at, method_name, type_name) {
+                    Ok(lowered) => operations.push(lowered),
+                    Err(error) if self.strict => return Err(error),
+                    Err(error) => {
+                        (
+                            self.in_progress,
+                            self.pointed_in_progress,
+                            self.exact,
+                            self.all_of_depth,
+                            self.files,
+                        ) = saved;
+                        failed.push(LeftOut {
+                            at,
+                            index: index - 1,
+                            error,
+                        });
+                    }
+                }
             }
         }
-        Ok(operations)
+        Ok((operations, failed, index))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -119,12 +119,22 @@ impl<'a> Lowerer<'a> {
             SchemaKind::AnyOf { any_of } => {
                 self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
             }
-            SchemaKind::Not { .. } => return Err(unsupported("not", at)),
-            SchemaKind::Any(any) if any.not.is_some() => return Err(unsupported("not", at)),
+            SchemaKind::Not { .. } => {
+                // What a value is not says nothing of what it is: any JSON
+                // value holds every value the schema allows.
+                self.warn(
+                    &at.join("not"),
+                    "`not` cannot be expressed as a Rust type; the value is read as any JSON value (`serde_json::Value`), and what it must not be is not checked",
+                    "say what the value is (`type`, `enum`, `oneOf`) for a typed value",
+                );
+                TypeRef::Value
+            }
             SchemaKind::Any(any) => {
                 // Beyond the model, but any JSON value holds every value the
                 // schema allows: read it as that, and say so.
-                let what = if !any.one_of.is_empty() {
+                let what = if any.not.is_some() {
+                    "`not` with other keywords"
+                } else if !any.one_of.is_empty() {
                     "`oneOf` beside other keywords"
                 } else if !any.all_of.is_empty() {
                     "`allOf` beside other keywords"
@@ -248,8 +258,6 @@ impl<'a> Lowerer<'a> {
     }
 }
 
-pub(super) const UNSUPPORTED_HINT: &str = "this generator supports objects, arrays, primitives, string enums, free-form objects, `allOf` of objects, `oneOf` and `anyOf`; rewrite the schema with those";
-
 /// Adds a variant per value not yet listed (a value listed twice is one
 /// variant), each with `description`.
 pub(super) fn push_values<'v>(
@@ -275,14 +283,6 @@ pub(super) fn any_schema() -> Schema {
         schema_data: Default::default(),
         schema_kind: SchemaKind::Any(Default::default()),
     }
-}
-
-pub(super) fn unsupported(what: &str, at: &Pointer) -> LowerError {
-    LowerError::new(
-        at,
-        format!("`{what}` is not supported by this generator"),
-        UNSUPPORTED_HINT,
-    )
 }
 
 pub(super) fn is_empty_any(any: &openapiv3::AnySchema) -> bool {
