@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-pub(crate) type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
+pub type Lookup<'a> = &'a dyn Fn(&str) -> Option<String>;
 
 thread_local! {
     /// The variables the text mentions, resolved before parsing.
@@ -28,7 +28,7 @@ thread_local! {
 /// `${PORT}` is a port), and the runner's reports show them. Everything else
 /// read from the environment (`client_id`, `client_secret`, `auth_token`,
 /// body values) is a secret.
-pub(crate) fn plain<T>(f: impl FnOnce() -> T) -> T {
+pub fn plain<T>(f: impl FnOnce() -> T) -> T {
     let before = SECRET.with(|s| s.replace(false));
     let out = f();
     SECRET.with(|s| s.set(before));
@@ -38,7 +38,7 @@ pub(crate) fn plain<T>(f: impl FnOnce() -> T) -> T {
 /// Runs `f` with the variables `text` mentions resolved through `env`;
 /// returns its result and the variables it read into a place that holds a
 /// secret, with their values.
-pub(crate) fn with_env<T>(
+pub fn with_env<T>(
     text: &str,
     env: Lookup<'_>,
     f: impl FnOnce() -> T,
@@ -69,7 +69,7 @@ pub(crate) fn with_env<T>(
     (out, secrets)
 }
 
-pub(crate) fn lookup(name: &str) -> Option<String> {
+pub fn lookup(name: &str) -> Option<String> {
     let value = ENV.with(|e| e.borrow().get(name).cloned().flatten())?;
     let secret = SECRET.with(Cell::get);
     READ.with(|r| {
@@ -79,14 +79,14 @@ pub(crate) fn lookup(name: &str) -> Option<String> {
     Some(value)
 }
 
-pub(crate) fn refuse<E: serde::de::Error>(message: String) -> E {
+pub fn refuse<E: serde::de::Error>(message: String) -> E {
     E::custom(message)
 }
 
 /// A value in an error: as written when the profile holds it, else only
 /// the `${VAR}` it was read from, since a value from the environment is
 /// never printed.
-pub(crate) fn shown(raw: &str, value: &str) -> String {
+pub fn shown(raw: &str, value: &str) -> String {
     if raw.contains("${") {
         format!("the value of `{raw}`")
     } else {
@@ -95,7 +95,7 @@ pub(crate) fn shown(raw: &str, value: &str) -> String {
 }
 
 /// Replaces every `${VAR}` in `text`.
-pub(crate) fn expand(text: &str) -> Result<String, String> {
+pub fn expand(text: &str) -> Result<String, String> {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find("${") {
@@ -129,27 +129,25 @@ pub(crate) fn expand(text: &str) -> Result<String, String> {
 /// `snapshot_headers`) as text, `${VAR}` expanded, as every value of a
 /// profile may come from the environment; a scalar written as a number or
 /// a boolean is read as its text. For the deserializers of those sections.
-pub(crate) fn plain_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
+pub fn plain_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     plain(|| read_text(d)).map(|(_, value)| value)
 }
 
 /// The string as written and with `${VAR}` expanded.
-pub(crate) fn read_text<'de, D: serde::Deserializer<'de>>(
-    d: D,
-) -> Result<(String, String), D::Error> {
+pub fn read_text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<(String, String), D::Error> {
     let raw = String::deserialize(d)?;
     let value = expand(&raw).map_err(refuse)?;
     Ok((raw, value))
 }
 
 /// How many variables have been read so far (for [`secret_since`]).
-pub(crate) fn read_so_far() -> usize {
+pub fn read_so_far() -> usize {
     READ.with(|r| r.borrow().len())
 }
 
 /// Marks as secrets the variables read since `first` whose value `part`
 /// finds part of a secret (a password inside `base_url`).
-pub(crate) fn secret_since(first: usize, part: impl Fn(&str) -> bool) {
+pub fn secret_since(first: usize, part: impl Fn(&str) -> bool) {
     READ.with(|r| {
         for (_, value, secret) in r.borrow_mut().iter_mut().skip(first) {
             *secret |= part(value.as_str());

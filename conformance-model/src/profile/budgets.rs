@@ -3,7 +3,7 @@
 //! sets no speed, so a budget is a MUST of the profile, like a declared
 //! choice: the team that wrote it holds its server to it.
 //!
-//! How a budget is judged: `crate::run_wide`.
+//! How a budget is judged: the conformance crate's `checks/budgets.rs`.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
