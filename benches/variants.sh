@@ -128,7 +128,7 @@ done
 compatible=()
 for v in "${VARIANTS[@]}"; do
     case "$v" in
-        missing-credential-417 | unknown-model-403 | model-uuid-body) ;; # each conflicts with an earlier one
+        missing-credential-417 | unknown-model-403 | model-uuid-body | get-body-fields-ignored) ;; # each conflicts with an earlier one
         *) compatible+=(--variant "$v") ;;
     esac
 done

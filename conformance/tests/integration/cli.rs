@@ -435,7 +435,13 @@ fn the_readmes_promises_name_tests_that_exist() {
     let section = &readme[start..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     let mut sources = String::new();
-    for dir in ["conformance", "reference-server", "runtime", "generator"] {
+    for dir in [
+        "conformance",
+        "conformance-model",
+        "reference-server",
+        "runtime",
+        "generator",
+    ] {
         for (path, text) in files_under(&root.join(dir)) {
             if path.extension().is_some_and(|e| e == "rs") {
                 sources.push_str(&text);
