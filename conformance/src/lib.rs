@@ -39,33 +39,25 @@
 
 /// The first stage, its own crate (the compiler keeps it below the rest).
 pub use conformance_model::{choices, expand, fields, input, level, profile, spelling};
+/// The second stage, its own crate.
+pub use conformance_wire::{
+    carried, connect, curl, description, envelope, exchange, latency, outcomes, phase, request,
+    target, transport, volatile,
+};
 
 pub mod baseline;
-pub mod carried;
 pub mod case;
 pub mod catalogue;
 pub mod checks;
-pub mod connect;
 pub mod context;
 pub mod coverage;
-pub mod curl;
-pub mod description;
 pub mod diff;
-pub mod envelope;
-pub mod exchange;
 pub mod generate;
 pub mod init;
 pub mod judge;
-pub mod latency;
 pub mod needs;
 pub mod observe;
-pub mod outcomes;
-pub mod phase;
 pub mod probes;
 pub mod report;
-pub mod request;
 pub mod runner;
 pub mod snapshot;
-pub mod target;
-pub mod transport;
-pub mod volatile;

@@ -103,7 +103,6 @@ mod tests {
     use super::*;
     use crate::catalogue::Verdict;
     use crate::outcomes::Answer;
-    use crate::outcomes::tests::answer;
     use crate::profile::Profile;
 
     fn profile(extra: &str) -> Profile {
@@ -111,6 +110,10 @@ mod tests {
             "base_url: http://127.0.0.1:1\nclient_id: x\nclient_secret: y\ncomponents:\n  - {{name: a, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11}}\n{extra}"
         );
         Profile::from_yaml_str(&text, "p.yaml", &|_| None).expect("profile")
+    }
+
+    fn answer(op: Op, status: u16) -> Answer {
+        Answer::well_formed(op, status)
     }
 
     fn verdict(answers: &[Answer], profile: &Profile, strict: bool, op: Op, id: &str) -> Verdict {

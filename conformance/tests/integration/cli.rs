@@ -438,6 +438,7 @@ fn the_readmes_promises_name_tests_that_exist() {
     for dir in [
         "conformance",
         "conformance-model",
+        "conformance-wire",
         "reference-server",
         "runtime",
         "generator",

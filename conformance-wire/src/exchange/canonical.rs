@@ -14,7 +14,7 @@ const MAX_ROUNDS: usize = 4;
 
 /// `text` decoded and folded, with for each of its bytes the byte range of
 /// the original it stands for.
-pub(crate) struct Canonical {
+pub struct Canonical {
     pub text: String,
     /// `None`: each byte of `text` stands for the same byte of the original.
     spans: Option<Vec<(usize, usize)>>,

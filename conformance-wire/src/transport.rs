@@ -48,7 +48,7 @@ impl Default for Limits {
 }
 
 /// `true` when `base_url` names `localhost` or a loopback address.
-pub(crate) fn is_loopback(base_url: &str) -> bool {
+pub fn is_loopback(base_url: &str) -> bool {
     let Ok(url) = reqwest::Url::parse(base_url) else {
         return false;
     };
@@ -63,7 +63,7 @@ pub(crate) fn is_loopback(base_url: &str) -> bool {
 
 /// Spaces request starts `1/rate` seconds apart, across all tasks.
 #[derive(Debug)]
-pub(crate) struct Pacer {
+pub struct Pacer {
     /// Ticks `1/rate` apart; a tick missed (no request was waiting) is not
     /// made up with a burst.
     ticks: tokio::sync::Mutex<tokio::time::Interval>,
@@ -72,7 +72,7 @@ pub(crate) struct Pacer {
 impl Pacer {
     /// `None` for a rate that paces nothing (not finite, not positive).
     /// Called inside the runtime (tokio's timer).
-    pub(crate) fn new(rate: f64) -> Option<Self> {
+    pub fn new(rate: f64) -> Option<Self> {
         (rate.is_finite() && rate > 0.0).then(|| {
             let mut ticks = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -83,14 +83,14 @@ impl Pacer {
     }
 
     /// Waits for the next start: requests start in turn, `1/rate` apart.
-    pub(crate) async fn wait(&self) {
+    pub async fn wait(&self) {
         self.ticks.lock().await.tick().await;
     }
 }
 
 /// The seconds of a `Retry-After` on a 429 or 503 (the delay form; a date
 /// is not waited for).
-pub(crate) fn retry_after(typed: &Typed) -> Option<Duration> {
+pub fn retry_after(typed: &Typed) -> Option<Duration> {
     let raw = typed.raw();
     if raw.status != 429 && raw.status != 503 {
         return None;

@@ -190,7 +190,7 @@ impl<'de> Visitor<'de> for Outline<'_> {
 /// `bytes` read as JSON and written back normalised: the compact,
 /// key-sorted text of the tree a small body's record holds. One pass,
 /// memory in proportion to the text, no tree.
-pub(crate) fn normalised(bytes: &[u8], scrub: &Scrubber, volatile: &[String]) -> Option<String> {
+pub fn normalised(bytes: &[u8], scrub: &Scrubber, volatile: &[String]) -> Option<String> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let mut out = Vec::with_capacity(bytes.len().min(1 << 20));
     let mut path = String::new();

@@ -255,14 +255,14 @@ impl Req {
         self
     }
 
-    pub(crate) fn try_clone(&self) -> Option<Self> {
+    pub fn try_clone(&self) -> Option<Self> {
         Some(match self {
             Req::Claims(p) => Req::Claims(p.try_clone()?),
             Req::Authorize(p, f) => Req::Authorize(p.try_clone()?, f.clone()),
         })
     }
 
-    pub(crate) fn request(&self) -> &reqwest::Request {
+    pub fn request(&self) -> &reqwest::Request {
         match self {
             Req::Claims(p) => p.request(),
             Req::Authorize(p, _) => p.request(),

@@ -38,6 +38,21 @@ pub struct Answer {
 }
 
 impl Answer {
+    /// An answer of `status` to `op` as a correct server gives it: JSON,
+    /// saying so, with X-Project-Uuid on an error and the shape its status
+    /// asks (for what a run judges, without a request sent).
+    pub fn well_formed(op: Op, status: u16) -> Self {
+        Answer {
+            op,
+            status,
+            json: true,
+            shape_400: status == 400,
+            shape_417: status == 417,
+            content_type_json: true,
+            project_uuid: status >= 400,
+        }
+    }
+
     pub fn of(op: Op, raw: &RawResponse) -> Self {
         let json = raw.json();
         Answer {
@@ -291,19 +306,11 @@ pub fn unseen_lines(outcomes: &[OutcomeSeen]) -> Vec<String> {
 }
 
 #[cfg(test)]
-pub(crate) mod tests {
+mod tests {
     use super::*;
 
-    pub(crate) fn answer(op: Op, status: u16) -> Answer {
-        Answer {
-            op,
-            status,
-            json: true,
-            shape_400: status == 400,
-            shape_417: status == 417,
-            content_type_json: true,
-            project_uuid: status >= 400,
-        }
+    fn answer(op: Op, status: u16) -> Answer {
+        Answer::well_formed(op, status)
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
     secret_variable(profile, value).unwrap_or_else(|| fallback.to_owned())
 }
 
-pub(crate) use crate::profile::shell_name;
+pub use crate::profile::shell_name;
 
 /// A variable a reproduction reads that the profile does not take from the
 /// environment: the report prints `export VARIABLE=...` and where the value

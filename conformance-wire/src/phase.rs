@@ -21,7 +21,7 @@
 //!    the settle's own request (the profile's model and body), so the state
 //!    stays the settled one whichever lands first; a write and the read of
 //!    the token it issued hold their component alone
-//!    ([`crate::context::RunContext::alone`]), so a server that revokes a
+//!    (the run context's `alone`), so a server that revokes a
 //!    token when it issues the next cannot fail them;
 //! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
 //!    sent for all of them (the error probes, the generated cases).

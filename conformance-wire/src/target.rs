@@ -55,9 +55,9 @@ pub struct Target {
     /// to compare its own with.
     settle_answer: std::sync::Mutex<Option<Sent>>,
     /// How long every answer took, by operation ([`crate::latency`]).
-    pub(crate) latencies: crate::latency::Log,
+    pub latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
-    pub(crate) outcomes: crate::outcomes::Seen,
+    pub outcomes: crate::outcomes::Seen,
 }
 
 impl Target {
@@ -149,12 +149,12 @@ impl Target {
     /// The `--header`s as `curl` arguments, each value a shell variable
     /// (`-H 'x-gateway-key: '"${HEADER_X_GATEWAY_KEY}"`): a reproduction
     /// sends what the runner sent, without showing the value.
-    pub(crate) fn curl_headers(&self) -> &str {
+    pub fn curl_headers(&self) -> &str {
         &self.curl_headers
     }
 
     /// The profile's secrets as a reproduction writes them.
-    pub(crate) fn curl_secrets(&self) -> &[crate::curl::Placeholder] {
+    pub fn curl_secrets(&self) -> &[crate::curl::Placeholder] {
         &self.curl_secrets
     }
 
@@ -677,7 +677,7 @@ impl Target {
 
 impl Target {
     /// Sends a request only to learn whether the target can be reached.
-    pub(crate) async fn reach(&self, req: Result<Req, Error>) -> Result<(), Error> {
+    pub async fn reach(&self, req: Result<Req, Error>) -> Result<(), Error> {
         let client = &self.client;
         match req? {
             Req::Claims(p) => client.send(p).await.map(|_| ()),
