@@ -39,6 +39,16 @@ pub enum FieldType {
 }
 
 impl FieldType {
+    /// "a string", "an integer": the type as a message names it.
+    pub fn with_article(self) -> &'static str {
+        match self {
+            FieldType::Integer => "an integer",
+            FieldType::String => "a string",
+            FieldType::Number => "a number",
+            FieldType::Boolean => "a boolean",
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FieldType::String => "string",
@@ -325,11 +335,11 @@ impl Fields {
 impl Field {
     fn judge_value(&self, value: &Value, j: &mut Judgement) {
         let name = &self.name;
-        let kind = self.kind.as_str();
+        let kind = self.kind.with_article();
         match (self.kind, value) {
             (_, Value::Null) => j
                 .breaks
-                .push(format!("`{name}` is null where a {kind} is declared")),
+                .push(format!("`{name}` is null where {kind} is declared")),
             (FieldType::String, Value::String(s)) => self.judge_string(s, j),
             (FieldType::Boolean, Value::Bool(_)) => {}
             (FieldType::Integer | FieldType::Number, Value::Number(n)) => {
@@ -364,7 +374,7 @@ impl Field {
                 }
             }
             (_, other) => j.breaks.push(format!(
-                "`{name}` is {} where a {kind} is declared",
+                "`{name}` is {} where {kind} is declared",
                 json_type(other)
             )),
         }
@@ -467,8 +477,8 @@ remember: {type: boolean}
             f.judge(&body)
         };
         for (patch, why) in [
-            (json!({"pin": true}), "a boolean where a integer"),
-            (json!({"pin": "4821"}), "a string where a integer"),
+            (json!({"pin": true}), "a boolean where an integer"),
+            (json!({"pin": "4821"}), "a string where an integer"),
             (json!({"pin": null}), "null"),
             (json!({"pin": 12}), "under its minimum"),
             (json!({"pin": 10000}), "over its maximum"),
