@@ -11,7 +11,6 @@ use crate::checks::catalogue;
 use crate::choices::ChoiceKey;
 use crate::connect::Connect;
 use crate::context::RunContext;
-use crate::exchange::Exchange;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
 use crate::phase::Phase;
@@ -152,7 +151,6 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
     // A token the server issued is a secret too, wherever it was echoed.
     let scrub = target.final_scrubber();
     for o in &mut outcomes {
-        judge_redirects(o);
         for ex in &mut o.exchanges {
             scrub.exchange(ex);
         }
@@ -628,20 +626,6 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
         }
     }
     out
-}
-
-/// The interface answers directly: a redirect is an answer to judge, never
-/// followed (the clients do not follow it, so nothing goes to another
-/// host). A check that passed on exchanges holding a 3xx fails, with the
-/// `Location` shown.
-fn judge_redirects(o: &mut Outcome) {
-    if matches!(o.verdict, Verdict::Fail { .. }) {
-        return;
-    }
-    let redirect = o.exchanges.iter().find_map(Exchange::redirect);
-    if let Some(actual) = redirect {
-        o.verdict = Verdict::Fail { actual };
-    }
 }
 
 /// One valid request: a target that cannot be reached (connection refused,

@@ -3,9 +3,10 @@
 //! a near miss), an error answer is JSON, says so and carries
 //! `X-Project-Uuid`, with the 7.1 shape on a 400 and the 7.2 shape on a
 //! 417. A framework's HTML 404 or 413 page shows here even where the check
-//! that provoked it only warns.
+//! that provoked it only warns. And no answer is a redirect: the interface
+//! answers at `base_url` (§4), and the runner never follows one.
 //!
-//! These two checks send nothing of their own: they are run-wide checks
+//! These three checks send nothing of their own: they are run-wide checks
 //! ([`RunWide`]), judged once every other check is, over every other
 //! check's exchanges, and a failure names the check whose exchange broke
 //! the rule.
@@ -38,6 +39,16 @@ pub fn checks() -> Vec<Check> {
             sends: "nothing of its own: it judges the answers of every other check".into(),
             expects: "no 5xx answer, except a 503 with Retry-After (a server shedding load)".into(),
             run: Run::run_wide(no_server_errors),
+        },
+        Check {
+            id: "answers/no-redirects".into(),
+            level: Level::Must,
+            section: "4",
+            quote: "The path prefix is `{base_url}/v2/api`. `{base_url}` is the service's scheme and host.",
+            title: "no answer of the run is a redirect: the interface answers at base_url".into(),
+            sends: "nothing of its own: it judges the answers of every other check".into(),
+            expects: "no 3xx answer: a redirect is never followed, so nothing (no credential) goes to the host its Location names".into(),
+            run: Run::run_wide(no_redirects),
         },
     ]
 }
@@ -102,6 +113,31 @@ fn no_server_errors(run: &RunWide<'_>) -> Outcome {
                 .then(|| format!("{} / {}: {}{}", c.id, ex.label, ex.summary(), reproduce(ex)))
         })
         .collect();
+    Outcome::from_failures(failures, Vec::new())
+}
+
+/// No answer a redirect: the first of each other check (or group of
+/// checks sharing exchanges) is named, with its `Location`.
+fn no_redirects(run: &RunWide<'_>) -> Outcome {
+    let mut seen = std::collections::HashSet::new();
+    let mut answered = false;
+    let mut failures = Vec::new();
+    for (c, o) in run.others() {
+        if !seen.insert(o.group.unwrap_or(c.id.as_str())) {
+            continue;
+        }
+        answered |= o.exchanges.iter().any(|ex| ex.response.is_some());
+        let redirect = o
+            .exchanges
+            .iter()
+            .find_map(|ex| ex.redirect().map(|r| (ex, r)));
+        if let Some((ex, redirect)) = redirect {
+            failures.push(format!("{}: {redirect}{}", c.id, reproduce(ex)));
+        }
+    }
+    if !answered {
+        return Outcome::not_applicable("no check of this run was answered", Vec::new());
+    }
     Outcome::from_failures(failures, Vec::new())
 }
 

@@ -105,7 +105,8 @@ async fn judge(t: Arc<RunContext>, id: &'static str) -> Outcome {
             .filter_map(|f| f.failure(id, seed)),
     );
     // A redirect is no answer to judge: it fails the check (as it fails
-    // every invariant), never a pass.
+    // every invariant), never a pass (`answers/no-redirects` does not see
+    // generated cases).
     if failures.is_empty() {
         if let Some(redirect) = generated
             .family(Family::Fields)

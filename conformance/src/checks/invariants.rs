@@ -58,7 +58,8 @@ async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
             .filter_map(|f| f.failure(inv.id, seed)),
     );
     // A redirect breaks no invariant of an answer, being none: it fails
-    // every invariant check (the runner does the same for every other check).
+    // every invariant check (`answers/no-redirects` judges the exchanges
+    // checks keep; generated cases are not among them).
     if failures.is_empty() {
         if let Some(redirect) = generated
             .edges

@@ -2,11 +2,11 @@
 //!
 //! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
 //! id, level, section and quote, what is sent and what must happen, as
-//! data that [`crate::case`] renders into the catalogue's texts and runs. Ten
-//! checks keep a procedure of their own, each said why beside it: the seven
-//! invariants (they judge shrunk property findings, which are no answers),
-//! the two over every answer of the run (`answers.rs`: the runner judges
-//! them last) and `choices/issued-token` (its second request carries what
+//! data that [`crate::case`] renders into the catalogue's texts and runs.
+//! Eleven checks keep a procedure of their own, each said why beside it:
+//! the seven invariants (they judge shrunk property findings, which are no
+//! answers), the three over every answer of the run (`answers.rs`: the
+//! runner judges them last) and `choices/issued-token` (its second request carries what
 //! the first answered). Judgements shared by several files live here: what
 //! counts as "accepted", "refused" and "a 417 in the 7.2 shape".
 //!
