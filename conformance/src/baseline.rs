@@ -454,7 +454,7 @@ mod tests {
             .iter()
             .filter(|c| c.level == Level::Must)
             .take(5)
-            .map(|c| c.id.clone())
+            .map(|c| c.id.to_owned())
             .collect();
         let fail = || Verdict::Fail {
             actual: "HTTP 200".into(),
@@ -558,7 +558,7 @@ mod tests {
             .expect("must")
             .id;
         let mut r = report_of(&[(
-            &id,
+            id,
             Verdict::Fail {
                 actual: "HTTP 200".into(),
             },

@@ -10,7 +10,7 @@
 use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::phase::Phase;
-use crate::target::{Probe, Sent, Target};
+use crate::target::{Op, Probe, Sent, Target};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -173,6 +173,12 @@ impl Run {
         &self.needs
     }
 
+    /// Whether the profile can declare what the check holds the server to
+    /// (a latency budget: [`Run::must_where`]).
+    pub fn declared_by_profile(&self) -> bool {
+        self.declared.is_some()
+    }
+
     /// The phases the check sends in (none: it only judges).
     pub fn phases(&self, target: &Target) -> Vec<Phase> {
         let mut phases = match &self.body {
@@ -194,7 +200,7 @@ impl Run {
 ///
 /// ```ignore
 /// Check {
-///     id: "choices/issued-token".into(),
+///     id: "choices/issued-token",
 ///     level: Level::Should,
 ///     section: "5",
 ///     quote: "spec choice 5: tokens are issued by Authorize",
@@ -202,12 +208,15 @@ impl Run {
 ///     sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
 ///     expects: "...".into(),
 ///     run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
+///     subject: Subject::NONE,
 /// }
 /// ```
 #[derive(Clone)]
 pub struct Check {
-    /// Stable, hierarchical, selectable by prefix.
-    pub id: String,
+    /// Stable, hierarchical, selectable by prefix; a literal where the
+    /// check is declared, so that a report's id greps to its source (a test
+    /// holds every id to it).
+    pub id: &'static str,
     pub title: String,
     /// Section of the interface description, e.g. `7.1`.
     pub section: &'static str,
@@ -220,6 +229,46 @@ pub struct Check {
     /// What must happen.
     pub expects: String,
     pub run: Run,
+    /// What the check judges, typed (coverage reads it, never the id).
+    pub subject: Subject,
+}
+
+/// What a check judges, beside its quote: the one operation it is about,
+/// if one, and the items of the description's tables it holds (a header,
+/// a field), whose rows it enforces where its sections show them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Subject {
+    pub op: Option<Op>,
+    pub items: &'static [&'static str],
+}
+
+impl Subject {
+    /// Neither one operation nor an item of a table.
+    pub const NONE: Subject = Subject {
+        op: None,
+        items: &[],
+    };
+
+    /// About `op` alone.
+    pub const fn op(op: Op) -> Self {
+        Subject {
+            op: Some(op),
+            items: &[],
+        }
+    }
+
+    /// Holding `items`, the first cells of the table rows they name.
+    pub const fn items(items: &'static [&'static str]) -> Self {
+        Subject { op: None, items }
+    }
+
+    /// About `op` alone, holding `items`.
+    pub const fn op_items(op: Op, items: &'static [&'static str]) -> Self {
+        Subject {
+            op: Some(op),
+            items,
+        }
+    }
 }
 
 impl Check {

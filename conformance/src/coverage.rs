@@ -10,7 +10,6 @@
 use crate::catalogue::Check;
 use crate::checks::catalogue;
 use crate::description::{self, Statement};
-use crate::target::Op;
 
 /// Each statement with the ids of the checks that enforce it.
 #[derive(Clone, Debug)]
@@ -20,16 +19,14 @@ pub struct Coverage {
 
 /// The statements `check`'s quote stands in (none for a quote that is not
 /// the description's: a norm or one of our spec's choices): in the check's
-/// section, and in the section of the operation its id names (a §5 header
+/// section, and in the section of the operation it is about (a §5 header
 /// row checked on Auth Claims also enforces §4.1's row).
 pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a Statement> {
     let mut places: Vec<(usize, usize)> = Vec::new();
     let mut sections = vec![check.section];
-    // The operation the id names: its section holds the rows checked too.
-    for op in Op::BOTH {
-        if check.id.split('/').any(|segment| segment == op.id()) {
-            sections.push(op.section());
-        }
+    // The operation's section holds the rows checked too.
+    if let Some(op) = check.subject.op {
+        sections.push(op.section());
     }
     for section in &sections {
         if let Some((start, end)) = description::locate(check.quote, section) {
@@ -51,17 +48,17 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
             places
                 .iter()
                 .any(|(start, end)| s.start < *end && *start < s.end)
-                || (in_sections(s) && names_the_row(check, s))
+                || (in_sections(s) && holds_the_row(check, s))
         })
         .collect()
 }
 
-/// Whether the check's id names the item of table row `s` (its first
-/// cell): `headers/auth-claims/x-client-secret/missing` names the
-/// `X-Client-Secret` rows, `auth-token/...` the `X-Auth-Token` rows. Checks
-/// quote the sentence that makes a table a rule ("Every request ... carries
-/// these headers:"); the rows are what they judge.
-fn names_the_row(check: &Check, s: &Statement) -> bool {
+/// Whether the check holds the item of table row `s` (its first cell):
+/// `headers/auth-claims/x-client-secret/missing` holds `X-Client-Secret`
+/// ([`Subject::items`](crate::catalogue::Subject)). Checks quote the
+/// sentence that makes a table a rule ("Every request ... carries these
+/// headers:"); the rows are what they judge.
+fn holds_the_row(check: &Check, s: &Statement) -> bool {
     let Some(item) = s
         .text
         .trim()
@@ -70,12 +67,13 @@ fn names_the_row(check: &Check, s: &Statement) -> bool {
     else {
         return false;
     };
-    let item = item.trim().trim_matches('`').to_ascii_lowercase();
+    let item = item.trim().trim_matches('`');
     !item.is_empty()
         && check
-            .id
-            .split('/')
-            .any(|segment| segment == item || format!("x-{segment}") == item)
+            .subject
+            .items
+            .iter()
+            .any(|held| held.eq_ignore_ascii_case(item))
 }
 
 impl Coverage {
@@ -87,7 +85,7 @@ impl Coverage {
         for c in &checks {
             for s in statements_of(c, &statements) {
                 if let Some((_, ids)) = out.iter_mut().find(|(x, _)| x == s) {
-                    ids.push(c.id.clone());
+                    ids.push(c.id.to_owned());
                 }
             }
         }
@@ -181,6 +179,33 @@ mod tests {
             .map(|c| format!("{}: {}", c.id, c.quote))
             .collect();
         assert!(orphans.is_empty(), "{}", orphans.join("\n"));
+    }
+
+    /// An item a check holds names a row of a table in its sections: a
+    /// misspelt one would enforce nothing, silently.
+    #[test]
+    fn every_item_a_check_holds_is_a_row_it_enforces() {
+        let statements = description::statements();
+        let stray: Vec<String> = catalogue()
+            .iter()
+            .flat_map(|c| {
+                let enforced = statements_of(c, &statements);
+                c.subject
+                    .items
+                    .iter()
+                    .filter(move |item| {
+                        !enforced.iter().any(|s| {
+                            s.text
+                                .trim()
+                                .strip_prefix('|')
+                                .and_then(|r| r.split('|').next())
+                                .is_some_and(|cell| cell.trim().eq_ignore_ascii_case(item))
+                        })
+                    })
+                    .map(move |item| format!("{}: {item}", c.id))
+            })
+            .collect();
+        assert!(stray.is_empty(), "{}", stray.join("\n"));
     }
 
     #[test]

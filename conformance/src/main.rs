@@ -669,7 +669,7 @@ fn plan_text(
             .skipped
             .iter()
             .filter(|(_, n)| *n == need)
-            .map(|(c, _)| c.id.as_str())
+            .map(|(c, _)| c.id)
             .collect();
         let _ = writeln!(out);
         let _ = writeln!(out, "Cannot run: {} ({} checks)", need.reason(), ids.len());

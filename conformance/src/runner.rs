@@ -607,7 +607,7 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
         if o.exchanges.is_empty() || matches!(o.verdict, Verdict::Skip { .. }) {
             continue;
         }
-        let name = o.group.map_or_else(|| c.id.clone(), str::to_owned);
+        let name = o.group.unwrap_or(c.id).to_owned();
         let level = c.level_for(profile);
         // A SHOULD check that only warned still records: what the server
         // chose differently is its behaviour, to be kept from drifting.

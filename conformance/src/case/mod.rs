@@ -101,8 +101,6 @@ pub enum By {
 }
 
 impl By {
-    pub const ALL: [By; 3] = [By::Name, By::Tag, By::Uuid];
-
     pub fn id(self) -> &'static str {
         match self {
             By::Name => "name",
@@ -528,13 +526,16 @@ impl Expect {
 /// [`Check`](crate::catalogue::Check) holds but the texts and the run, which are rendered from
 /// `sends` and `expects`.
 pub struct CaseCheck {
-    pub id: String,
+    /// A literal (see [`Check::id`](crate::catalogue::Check::id)).
+    pub id: &'static str,
     pub level: crate::catalogue::Level,
     pub section: &'static str,
     pub quote: &'static str,
     pub title: String,
     pub sends: Sends,
     pub expects: Expect,
+    /// What it judges, typed ([`Subject`](crate::catalogue::Subject)).
+    pub subject: crate::catalogue::Subject,
 }
 
 impl From<CaseCheck> for crate::catalogue::Check {
@@ -552,6 +553,7 @@ impl From<CaseCheck> for crate::catalogue::Check {
             sends: case.sends.describe(),
             expects: case.expects.describe(),
             run: case.clone().run(),
+            subject: c.subject,
         }
     }
 }
@@ -692,7 +694,7 @@ components:
         let left: Vec<String> = crate::checks::catalogue()
             .iter()
             .filter(|c| c.expects.contains("{refused}") || c.expects.contains("{accepted}"))
-            .map(|c| c.id.clone())
+            .map(|c| c.id.to_owned())
             .collect();
         assert!(left.is_empty(), "placeholders left in: {left:?}");
     }

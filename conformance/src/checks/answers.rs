@@ -11,17 +11,14 @@
 //! check's exchanges, and a failure names the check whose exchange broke
 //! the rule.
 
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide};
+use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use crate::exchange::Exchange;
 use crate::judge::reproduce;
-
-pub(crate) const ENVELOPES: &str = "answers/errors-are-envelopes";
-pub(crate) const NO_5XX: &str = "answers/no-server-errors";
 
 pub fn checks() -> Vec<Check> {
     vec![
         Check {
-            id: ENVELOPES.into(),
+            id: "answers/errors-are-envelopes",
             level: Level::Must,
             section: "7",
             quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
@@ -29,9 +26,10 @@ pub fn checks() -> Vec<Check> {
             sends: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
             expects: "every 4xx/5xx answer: a JSON body, Content-Type application/json, X-Project-Uuid; on 400 the 7.1 shape, on 417 the 7.2 shape".into(),
             run: Run::run_wide(envelopes),
+            subject: Subject::NONE,
         },
         Check {
-            id: NO_5XX.into(),
+            id: "answers/no-server-errors",
             level: Level::Should,
             section: "7",
             quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",
@@ -39,9 +37,10 @@ pub fn checks() -> Vec<Check> {
             sends: "nothing of its own: it judges the answers of every other check".into(),
             expects: "no 5xx answer, except a 503 with Retry-After (a server shedding load)".into(),
             run: Run::run_wide(no_server_errors),
+            subject: Subject::NONE,
         },
         Check {
-            id: "answers/no-redirects".into(),
+            id: "answers/no-redirects",
             level: Level::Must,
             section: "4",
             quote: "The path prefix is `{base_url}/v2/api`. `{base_url}` is the service's scheme and host.",
@@ -49,6 +48,7 @@ pub fn checks() -> Vec<Check> {
             sends: "nothing of its own: it judges the answers of every other check".into(),
             expects: "no 3xx answer: a redirect is never followed, so nothing (no credential) goes to the host its Location names".into(),
             run: Run::run_wide(no_redirects),
+            subject: Subject::NONE,
         },
     ]
 }
@@ -60,7 +60,7 @@ fn error_answers<'a>(run: &'a RunWide<'_>) -> Vec<(&'a Check, &'a Exchange)> {
     let mut out = Vec::new();
     for (c, o) in run.others() {
         // Checks sharing exchanges (a group) are judged once.
-        if !seen.insert(o.group.unwrap_or(c.id.as_str())) {
+        if !seen.insert(o.group.unwrap_or(c.id)) {
             continue;
         }
         for ex in &o.exchanges {
@@ -123,7 +123,7 @@ fn no_redirects(run: &RunWide<'_>) -> Outcome {
     let mut answered = false;
     let mut failures = Vec::new();
     for (c, o) in run.others() {
-        if !seen.insert(o.group.unwrap_or(c.id.as_str())) {
+        if !seen.insert(o.group.unwrap_or(c.id)) {
             continue;
         }
         answered |= o.exchanges.iter().any(|ex| ex.response.is_some());

@@ -3,7 +3,7 @@
 //! (a failed validation is a 417 in the 7.2 shape).
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Judge, Sends, To};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{accepted, is_417, refused};
 use crate::choices::ChoiceKey;
 use crate::choices::Choices;
@@ -54,7 +54,8 @@ fn served_or_refused(sent: &crate::target::Sent) -> Result<(), String> {
 pub fn checks() -> Vec<Check> {
     let checks = [
         CaseCheck {
-            id: "body/authorize/invalid-fields".into(),
+            id: "body/authorize/invalid-fields",
+            subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "1",
             quote: FIELDS,
@@ -66,7 +67,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "validation/authorize/invalid-body".into(),
+            id: "validation/authorize/invalid-body",
+            subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "7.2",
             quote: RULE_417,
@@ -75,7 +77,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::ValidationFailed,
         },
         CaseCheck {
-            id: "validation/authorize/missing-model-uuid".into(),
+            id: "validation/authorize/missing-model-uuid",
+            subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
             quote: MODEL_UUID,
@@ -84,7 +87,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::ValidationFailed,
         },
         CaseCheck {
-            id: "body/authorize/malformed-json".into(),
+            id: "body/authorize/malformed-json",
+            subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
             quote: AS_JSON,
@@ -93,7 +97,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::Refused,
         },
         CaseCheck {
-            id: "body/authorize/one-json-text".into(),
+            id: "body/authorize/one-json-text",
+            subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
             quote: AS_JSON,
@@ -106,7 +111,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "body/auth-claims/invalid-fields".into(),
+            id: "body/auth-claims/invalid-fields",
+            subject: Subject::op(Op::AuthClaims),
             level: Level::Should,
             section: "4.1",
             quote: GET_BODY,
@@ -119,7 +125,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "body/auth-claims/malformed-json".into(),
+            id: "body/auth-claims/malformed-json",
+            subject: Subject::op(Op::AuthClaims),
             level: Level::Should,
             section: "4.1",
             quote: GET_BODY,

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide};
+use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use crate::latency::operation_key;
 use crate::profile::Profile;
 use crate::request::Op;
@@ -20,12 +20,16 @@ pub fn checks() -> Vec<Check> {
     Op::BOTH
         .into_iter()
         .map(|op| {
-            let declared: fn(&Profile) -> bool = match op {
-                Op::AuthClaims => |p| p.budgets.0.contains_key("auth_claims"),
-                Op::Authorize => |p| p.budgets.0.contains_key("authorize"),
+            let (id, declared): (&'static str, fn(&Profile) -> bool) = match op {
+                Op::AuthClaims => ("budgets/auth-claims", |p| {
+                    p.budgets.0.contains_key("auth_claims")
+                }),
+                Op::Authorize => ("budgets/authorize", |p| {
+                    p.budgets.0.contains_key("authorize")
+                }),
             };
             Check {
-                id: format!("budgets/{}", op.id()),
+                id,
                 level: Level::Should,
                 section: "8",
                 quote: QUOTE,
@@ -36,6 +40,7 @@ pub fn checks() -> Vec<Check> {
                     operation_key(op)
                 ),
                 run: Run::run_wide(move |run| within(run, op)).must_where(declared),
+                subject: Subject::op(op),
             }
         })
         .collect()

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends, To};
-use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::choices::{Choices, Chosen};
 use crate::needs::Need;
 use crate::phase::Phase;
@@ -31,6 +31,8 @@ use crate::target::{Op, Probe, Typed};
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
 struct StatusChoice {
+    /// The check's id.
+    id: &'static str,
     key: ChoiceKey,
     /// Section of the description whose silence the choice fills.
     section: &'static str,
@@ -50,6 +52,7 @@ fn always(_: &Choices) -> Option<&'static str> {
 
 const STATUS_CHOICES: &[StatusChoice] = &[
     StatusChoice {
+        id: "choices/missing-credential",
         key: ChoiceKey::MissingCredential,
         section: "5",
         ours: "spec choice 6: a missing or empty X-Client-Id or X-Client-Secret is 400",
@@ -60,6 +63,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/wrong-credential",
         key: ChoiceKey::WrongCredential,
         section: "5",
         ours: "spec choice 6: an unknown client id or a wrong secret is 401",
@@ -70,6 +74,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/unknown-ref",
         key: ChoiceKey::UnknownRef,
         section: "2",
         ours: "spec choice 9: an unknown ref is 404 with the 400 envelope shape",
@@ -80,6 +85,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/bad-project-env",
         key: ChoiceKey::BadProjectEnv,
         section: "4.1",
         ours: "spec choice 8: an X-Project-Env other than dev or live is 400",
@@ -90,6 +96,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/unknown-model",
         key: ChoiceKey::UnknownModel,
         section: "4.2",
         ours: "spec choice 9: no model of the component has this modelUuid: 404",
@@ -100,6 +107,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/malformed-body",
         key: ChoiceKey::MalformedBody,
         section: "4.2",
         ours: "spec choice 10: a body that is not JSON is 400",
@@ -110,6 +118,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         unless: always,
     },
     StatusChoice {
+        id: "choices/body-too-large",
         key: ChoiceKey::BodyTooLarge,
         section: "8",
         ours: "spec choice 16: a request body over 64 KiB is refused with 413",
@@ -126,7 +135,8 @@ const STATUS_CHOICES: &[StatusChoice] = &[
 
 fn status_check(row: &'static StatusChoice) -> Check {
     CaseCheck {
-        id: format!("choices/{}", row.key.as_str().replace('_', "-")),
+        id: row.id,
+        subject: Subject::NONE,
         level: Level::Should,
         section: row.section,
         quote: row.ours,
@@ -151,13 +161,15 @@ fn token_judge(c: &Choices) -> Judge {
 
 pub fn checks() -> Vec<Check> {
     let mut out: Vec<Check> = STATUS_CHOICES.iter().map(status_check).collect();
-    for (op, key, chosen) in [
+    for (id, op, key, chosen) in [
         (
+            "choices/auth-claims-success",
             Op::AuthClaims,
             ChoiceKey::AuthClaimsSuccess,
             Choices::auth_claims_success as fn(&Choices) -> Chosen<u16>,
         ),
         (
+            "choices/authorize-success",
             Op::Authorize,
             ChoiceKey::AuthorizeSuccess,
             Choices::authorize_success,
@@ -165,7 +177,8 @@ pub fn checks() -> Vec<Check> {
     ] {
         out.push(
             CaseCheck {
-                id: format!("choices/{}-success", op.id()),
+                id,
+                subject: Subject::NONE,
                 level: Level::Should,
                 section: op.section(),
                 quote: "spec choices 2 and 4: Auth Claims and Authorize answer 200",
@@ -182,7 +195,8 @@ pub fn checks() -> Vec<Check> {
     }
     out.extend([
         CaseCheck {
-            id: "choices/success-shape".into(),
+            id: "choices/success-shape",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "4.1",
             quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
@@ -197,7 +211,8 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         CaseCheck {
-            id: "choices/absent-project-env".into(),
+            id: "choices/absent-project-env",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "5",
             quote: "spec choice 8: an absent X-Project-Env means `dev`",
@@ -211,7 +226,8 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         CaseCheck {
-            id: "choices/token-where-not-required".into(),
+            id: "choices/token-where-not-required",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "5",
             quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
@@ -231,7 +247,7 @@ pub fn checks() -> Vec<Check> {
         // Its second request carries what the first answered, to the same
         // component: a procedure, not a declaration.
         Check {
-            id: "choices/issued-token".into(),
+            id: "choices/issued-token",
             level: Level::Should,
             section: "5",
             quote: "spec choice 5: tokens are issued by Authorize",
@@ -241,9 +257,11 @@ pub fn checks() -> Vec<Check> {
             run: Run::procedure(Phase::Verify, issued_token)
                 .needs(&[Need::Authorize])
                 .choice(ChoiceKey::IssuesToken),
+            subject: Subject::NONE,
         },
         CaseCheck {
-            id: "choices/code-equals-status".into(),
+            id: "choices/code-equals-status",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "7",
             quote: "spec choice 11: `code` equals the HTTP status of the answer",
@@ -257,7 +275,8 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         CaseCheck {
-            id: "choices/request-id-uuid".into(),
+            id: "choices/request-id-uuid",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "7.1",
             quote: "spec choice 12: request_id is a fresh uuid for every request",
@@ -271,7 +290,8 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         CaseCheck {
-            id: "choices/validation-items".into(),
+            id: "choices/validation-items",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "7.2",
             quote: "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
@@ -285,7 +305,8 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         CaseCheck {
-            id: "http/method-not-allowed".into(),
+            id: "http/method-not-allowed",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "4",
             quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",

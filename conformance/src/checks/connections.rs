@@ -5,7 +5,7 @@
 //! every other check sends one request per connection.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Sends, Step};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{WRONG_SECRET, refused};
 use crate::choices::Choices;
 use crate::target::Op;
@@ -17,7 +17,8 @@ pub fn checks() -> Vec<Check> {
     let step = |op, change, label| Step { op, change, label };
     [
         CaseCheck {
-            id: "connections/keep-alive/each-request-judged".into(),
+            id: "connections/keep-alive/each-request-judged",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "5",
             quote: "Every request to both operations carries these headers:",
@@ -32,7 +33,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::AcceptedUnlessChanged,
         },
         CaseCheck {
-            id: "connections/keep-alive/request-ids".into(),
+            id: "connections/keep-alive/request-ids",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "7.1",
             quote: "request_id | string | Identifier of the request.",

@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::case::{Answer, CaseCheck, Expect, Found, JudgeAnswer, Sends};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::choices::Choices;
 use crate::needs::Need;
 use crate::profile::is_uuid;
@@ -124,7 +124,8 @@ const NO_417: &str = "the target answered none of the probes with 417";
 pub fn checks() -> Vec<Check> {
     let checks = [
         CaseCheck {
-            id: "errors/json".into(),
+            id: "errors/json",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "7",
             quote: "Error responses are JSON.",
@@ -138,7 +139,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/content-type".into(),
+            id: "errors/content-type",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "7",
             quote: "Both carry the `Content-Type: application/json` header",
@@ -152,7 +154,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/x-project-uuid".into(),
+            id: "errors/x-project-uuid",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "7",
             quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
@@ -166,7 +169,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/x-project-uuid/uuid".into(),
+            id: "errors/x-project-uuid/uuid",
+            subject: Subject::items(&["X-Project-Uuid"]),
             level: Level::Must,
             section: "2",
             quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
@@ -180,7 +184,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/x-project-uuid/same".into(),
+            id: "errors/x-project-uuid/same",
+            subject: Subject::items(&["X-Project-Uuid"]),
             level: Level::Must,
             section: "2",
             quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
@@ -193,7 +198,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "errors/400/code".into(),
+            id: "errors/400/code",
+            subject: Subject::items(&["code"]),
             level: Level::Must,
             section: "7.1",
             quote: "code | integer | Error code.",
@@ -207,7 +213,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/400/message".into(),
+            id: "errors/400/message",
+            subject: Subject::items(&["message"]),
             level: Level::Must,
             section: "7.1",
             quote: "message | string | Error message.",
@@ -221,7 +228,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/400/request-id".into(),
+            id: "errors/400/request-id",
+            subject: Subject::items(&["request_id"]),
             level: Level::Must,
             section: "7.1",
             quote: "request_id | string | Identifier of the request.",
@@ -235,7 +243,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/400/request-id/distinct".into(),
+            id: "errors/400/request-id/distinct",
+            subject: Subject::items(&["request_id"]),
             level: Level::Must,
             section: "7.1",
             quote: "request_id | string | Identifier of the request.",
@@ -248,7 +257,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "errors/400/status".into(),
+            id: "errors/400/status",
+            subject: Subject::items(&["status"]),
             level: Level::Must,
             section: "7.1",
             quote: "status | boolean | `false` on an error.",
@@ -262,7 +272,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/417/code".into(),
+            id: "errors/417/code",
+            subject: Subject::items(&["code"]),
             level: Level::Must,
             section: "7.2",
             quote: "code | integer | Error code.",
@@ -276,7 +287,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/417/errors".into(),
+            id: "errors/417/errors",
+            subject: Subject::items(&["errors"]),
             level: Level::Must,
             section: "7.2",
             quote: "errors | array | List of validation errors.",
@@ -290,7 +302,8 @@ pub fn checks() -> Vec<Check> {
             ),
         },
         CaseCheck {
-            id: "errors/417/status".into(),
+            id: "errors/417/status",
+            subject: Subject::items(&["status"]),
             level: Level::Must,
             section: "7.2",
             quote: "status | boolean | `false` on an error.",

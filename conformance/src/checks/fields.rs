@@ -15,7 +15,7 @@
 
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged, describe, listed, oracle};
@@ -37,7 +37,7 @@ pub fn checks() -> Vec<Check> {
             .needs(&[Need::DeclaredFields])
             .reads_generated(Judged::properties().union(&Judged::family(Family::Fields)));
         Check {
-            id: id.into(),
+            id,
             level,
             section,
             quote,
@@ -48,6 +48,7 @@ pub fn checks() -> Vec<Check> {
                 oracle::UNKNOWN => run.choice(ChoiceKey::UnknownFields),
                 _ => run,
             },
+            subject: Subject::NONE,
         }
     };
     vec![

@@ -4,7 +4,7 @@
 //! letter case.
 
 use crate::case::{CaseCheck, Change, Expect, Label, Sends, To};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{WRONG_CLIENT_ID, WRONG_SECRET};
 use crate::target::{Case, Op};
 
@@ -13,12 +13,78 @@ const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CL
 /// Rests on RFC 9110 section 5.1 as well: field names are case-insensitive.
 const EVERY_REQUEST: &str = "Every request to both operations carries these headers:";
 
+/// The ids, written out so that each greps from a report line.
+fn valid_id(op: Op) -> &'static str {
+    match op {
+        Op::AuthClaims => "headers/auth-claims/valid",
+        Op::Authorize => "headers/authorize/valid",
+    }
+}
+
+/// A required header's item in the tables, its quote, its wrong value, and
+/// the ids of its checks on each operation: missing, empty, wrong.
+struct Required {
+    header: &'static str,
+    quote: &'static str,
+    wrong: &'static str,
+    ids: [(Op, [&'static str; 3]); 2],
+}
+
+static REQUIRED: [Required; 2] = [
+    Required {
+        header: "X-Client-Id",
+        quote: CLIENT_ID,
+        wrong: WRONG_CLIENT_ID,
+        ids: [
+            (
+                Op::AuthClaims,
+                [
+                    "headers/auth-claims/x-client-id/missing",
+                    "headers/auth-claims/x-client-id/empty",
+                    "headers/auth-claims/x-client-id/wrong",
+                ],
+            ),
+            (
+                Op::Authorize,
+                [
+                    "headers/authorize/x-client-id/missing",
+                    "headers/authorize/x-client-id/empty",
+                    "headers/authorize/x-client-id/wrong",
+                ],
+            ),
+        ],
+    },
+    Required {
+        header: "X-Client-Secret",
+        quote: CLIENT_SECRET,
+        wrong: WRONG_SECRET,
+        ids: [
+            (
+                Op::AuthClaims,
+                [
+                    "headers/auth-claims/x-client-secret/missing",
+                    "headers/auth-claims/x-client-secret/empty",
+                    "headers/auth-claims/x-client-secret/wrong",
+                ],
+            ),
+            (
+                Op::Authorize,
+                [
+                    "headers/authorize/x-client-secret/missing",
+                    "headers/authorize/x-client-secret/empty",
+                    "headers/authorize/x-client-secret/wrong",
+                ],
+            ),
+        ],
+    },
+];
+
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for op in Op::BOTH {
         out.push(
             CaseCheck {
-                id: format!("headers/{}/valid", op.id()),
+                id: valid_id(op),
                 level: Level::Must,
                 section: op.section(),
                 quote: match op {
@@ -31,42 +97,61 @@ pub fn checks() -> Vec<Check> {
                 ),
                 sends: Sends::primary(op, Change::Nothing),
                 expects: Expect::Accepted,
+                subject: Subject::op(op),
             }
             .into(),
         );
-        for (header, quote, wrong) in [
-            ("X-Client-Id", CLIENT_ID, WRONG_CLIENT_ID),
-            ("X-Client-Secret", CLIENT_SECRET, WRONG_SECRET),
-        ] {
-            for (id, change) in [
-                ("missing", Change::DropHeader(header)),
-                ("empty", Change::Header(header, "")),
-                ("wrong", Change::Header(header, wrong)),
+        for required in &REQUIRED {
+            let Required {
+                header,
+                quote,
+                wrong,
+                ..
+            } = *required;
+            let Some((_, ids)) = required.ids.iter().find(|(o, _)| *o == op) else {
+                continue;
+            };
+            for (id, change, how) in [
+                (
+                    ids[0],
+                    Change::DropHeader(header),
+                    format!("without {header}"),
+                ),
+                (
+                    ids[1],
+                    Change::Header(header, ""),
+                    format!("with an empty {header}"),
+                ),
+                (
+                    ids[2],
+                    Change::Header(header, wrong),
+                    format!("with a wrong {header}"),
+                ),
             ] {
-                let how = match id {
-                    "missing" => format!("without {header}"),
-                    "empty" => format!("with an empty {header}"),
-                    _ => format!("with a wrong {header}"),
-                };
                 out.push(
                     CaseCheck {
-                        id: format!("headers/{}/{}/{id}", op.id(), header.to_ascii_lowercase()),
+                        id,
                         level: Level::Must,
                         section: "5",
                         quote,
                         title: format!("{}: a request {how} is refused", op.title()),
                         sends: Sends::primary(op, change),
                         expects: Expect::Refused,
+                        subject: Subject::op_items(op, std::slice::from_ref(&required.header)),
                     }
                     .into(),
                 );
             }
         }
     }
-    for (case, name) in [(Case::Lower, "lower-case"), (Case::Title, "title-case")] {
+    for (case, id, name) in [
+        (Case::Lower, "headers/letter-case/lower-case", "lower-case"),
+        (Case::Title, "headers/letter-case/title-case", "title-case"),
+    ] {
         out.push(
             CaseCheck {
-                id: format!("headers/letter-case/{name}"),
+                id,
+                subject: Subject::NONE,
                 level: Level::Must,
                 section: "5",
                 quote: EVERY_REQUEST,

@@ -12,7 +12,7 @@
 use crate::context::RunContext;
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Outcome, Run};
+use crate::catalogue::{Check, Outcome, Run, Subject};
 use crate::generate::{Judged, describe, invariants, listed};
 use crate::phase::Phase;
 
@@ -24,7 +24,7 @@ pub fn checks() -> Vec<Check> {
         .iter()
         .enumerate()
         .map(|(index, inv)| Check {
-            id: format!("invariants/{}", inv.id),
+            id: inv.id,
             level: inv.level,
             section: inv.section,
             quote: inv.quote,
@@ -33,6 +33,7 @@ pub fn checks() -> Vec<Check> {
             expects: inv.expects.into(),
             run: Run::procedure(Phase::Judge, move |t| judge(t, index))
                 .reads_generated(Judged::everything()),
+            subject: Subject::NONE,
         })
         .collect()
 }

@@ -5,7 +5,7 @@
 //! requests are made once per run (`generate::edges`) and judged here.
 
 use crate::case::{Answer, CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{accepted, refused};
 use crate::generate::Family;
 
@@ -13,7 +13,8 @@ pub fn checks() -> Vec<Check> {
     let refused = Expect::Refused;
     [
         CaseCheck {
-            id: "near-miss/x-client-secret".into(),
+            id: "near-miss/x-client-secret",
+            subject: Subject::items(&["X-Client-Secret"]),
             level: Level::Must,
             section: "5",
             quote: "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.",
@@ -22,7 +23,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "near-miss/x-client-id".into(),
+            id: "near-miss/x-client-id",
+            subject: Subject::items(&["X-Client-Id"]),
             level: Level::Must,
             section: "5",
             quote: "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.",
@@ -31,7 +33,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "near-miss/x-auth-token".into(),
+            id: "near-miss/x-auth-token",
+            subject: Subject::items(&["X-Auth-Token"]),
             level: Level::Must,
             section: "5",
             quote: "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
@@ -40,7 +43,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "near-miss/x-project-env".into(),
+            id: "near-miss/x-project-env",
+            subject: Subject::items(&["X-Project-Env"]),
             level: Level::Must,
             section: "4.1",
             quote: "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
@@ -49,7 +53,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "near-miss/ref".into(),
+            id: "near-miss/ref",
+            subject: Subject::items(&["ref"]),
             level: Level::Must,
             section: "2",
             quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
@@ -58,7 +63,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "near-miss/uuid-forms".into(),
+            id: "near-miss/uuid-forms",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
@@ -70,7 +76,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "near-miss/odd-refs".into(),
+            id: "near-miss/odd-refs",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
@@ -79,7 +86,8 @@ pub fn checks() -> Vec<Check> {
             expects: refused,
         },
         CaseCheck {
-            id: "media-type/json-spellings".into(),
+            id: "media-type/json-spellings",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "4.2",
             quote: "Body: the fields configured in the component's settings auth section, sent as JSON.",

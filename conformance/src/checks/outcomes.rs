@@ -7,36 +7,50 @@
 //!
 //! Run-wide checks ([`RunWide`]): they judge every answer of the run.
 
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide};
+use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use crate::latency::operation_key;
 use crate::request::Op;
 
 /// Each documented outcome: its id (as `crate::outcomes` names it), the
-/// last part of the check's id, the section and the sentence that
-/// document it.
-const DOCUMENTED: &[(&str, &str, &str, &str)] = &[
-    ("2xx-json", "2xx-json", "1", "Responses are JSON."),
+/// ids of its checks on Auth Claims and on Authorize, the section and the
+/// sentence that document it.
+const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
+    (
+        "2xx-json",
+        [
+            "outcomes/auth-claims/2xx-json",
+            "outcomes/authorize/2xx-json",
+        ],
+        "1",
+        "Responses are JSON.",
+    ),
     (
         "417-7.2",
-        "417",
+        ["outcomes/auth-claims/417", "outcomes/authorize/417"],
         "7.2",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
     ),
     (
         "400-7.1",
-        "400",
+        ["outcomes/auth-claims/400", "outcomes/authorize/400"],
         "7.1",
         "When the response is 400, it has the 7.1 shape.",
     ),
     (
         "error-content-type",
-        "error-content-type",
+        [
+            "outcomes/auth-claims/error-content-type",
+            "outcomes/authorize/error-content-type",
+        ],
         "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
     ),
     (
         "error-x-project-uuid",
-        "error-x-project-uuid",
+        [
+            "outcomes/auth-claims/error-x-project-uuid",
+            "outcomes/authorize/error-x-project-uuid",
+        ],
         "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
     ),
@@ -44,11 +58,11 @@ const DOCUMENTED: &[(&str, &str, &str, &str)] = &[
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
-    for op in Op::BOTH {
-        for &(id, short, section, quote) in DOCUMENTED {
+    for (at, op) in Op::BOTH.into_iter().enumerate() {
+        for &(id, checks, section, quote) in DOCUMENTED {
             let outcome = crate::outcomes::described(id).unwrap_or(id);
             out.push(Check {
-                id: format!("outcomes/{}/{short}", op.id()),
+                id: checks[at],
                 level: Level::Must,
                 section,
                 quote,
@@ -58,6 +72,7 @@ pub fn checks() -> Vec<Check> {
                     "at least one answer: {outcome}, where the description (and the profile's choices) make it possible; never seen: not applicable, and a failure under --strict"
                 ),
                 run: Run::run_wide(move |run| seen(run, op, id)),
+                subject: Subject::op(op),
             });
         }
     }

@@ -1,7 +1,7 @@
 //! §9 Versioning (and §4): the interface is served under `{base_url}/v2/api`.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends, To};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::target::Op;
 
 const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
@@ -9,7 +9,8 @@ const QUOTE: &str = "The interface version is `v2`, carried as a path segment di
 pub fn checks() -> Vec<Check> {
     [
         CaseCheck {
-            id: "prefix/v2-api".into(),
+            id: "prefix/v2-api",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "9",
             quote: QUOTE,
@@ -19,7 +20,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::Accepted,
         },
         CaseCheck {
-            id: "prefix/unversioned-not-served".into(),
+            id: "prefix/unversioned-not-served",
+            subject: Subject::NONE,
             level: Level::Should,
             section: "9",
             quote: "spec choice 14: a path outside the interface is 404 (The interface version is `v2`, carried as a path segment directly after the address of the service.)",

@@ -2,7 +2,7 @@
 //! Absent, `dev` and `live` are served; any other value is refused.
 
 use crate::case::{CaseCheck, Change, Expect, Sends};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::target::Op;
 
 const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
@@ -12,46 +12,63 @@ const OTHER: &str = "staging";
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
-    for op in Op::BOTH {
-        for (id, change, expects) in [
+    for (op, [absent, dev, live, other]) in [
+        (
+            Op::AuthClaims,
+            [
+                "project-env/auth-claims/absent",
+                "project-env/auth-claims/dev",
+                "project-env/auth-claims/live",
+                "project-env/auth-claims/other",
+            ],
+        ),
+        (
+            Op::Authorize,
+            [
+                "project-env/authorize/absent",
+                "project-env/authorize/dev",
+                "project-env/authorize/live",
+                "project-env/authorize/other",
+            ],
+        ),
+    ] {
+        let title = |what: &str| format!("{}: {what}", op.title());
+        for (id, change, expects, title) in [
             (
-                "absent",
+                absent,
                 Change::DropHeader("X-Project-Env"),
                 Expect::Accepted,
+                title("X-Project-Env may be left out"),
             ),
             (
-                "dev",
+                dev,
                 Change::Header("X-Project-Env", "dev"),
                 Expect::Accepted,
+                title("X-Project-Env `dev` is accepted"),
             ),
             (
-                "live",
+                live,
                 Change::Header("X-Project-Env", "live"),
                 Expect::Accepted,
+                title("X-Project-Env `live` is accepted"),
             ),
             (
-                "other",
+                other,
                 Change::Header("X-Project-Env", OTHER),
                 Expect::Refused,
+                title("an X-Project-Env other than dev or live is refused"),
             ),
         ] {
-            let title = match id {
-                "other" => format!(
-                    "{}: an X-Project-Env other than dev or live is refused",
-                    op.title()
-                ),
-                "absent" => format!("{}: X-Project-Env may be left out", op.title()),
-                v => format!("{}: X-Project-Env `{v}` is accepted", op.title()),
-            };
             out.push(
                 CaseCheck {
-                    id: format!("project-env/{}/{id}", op.id()),
+                    id,
                     level: Level::Must,
                     section: op.section(),
                     quote: QUOTE,
                     title,
                     sends: Sends::primary(op, change),
                     expects,
+                    subject: Subject::op_items(op, &["X-Project-Env"]),
                 }
                 .into(),
             );

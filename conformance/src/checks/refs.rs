@@ -3,7 +3,7 @@
 //! ref is refused, and names that need percent-encoding in a path work.
 
 use crate::case::{Answer, By, CaseCheck, Change, Expect, Found, Label, Sends, To, per_component};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{UNKNOWN_REF, UNKNOWN_UUID, accepted, refused};
 use crate::choices::Choices;
 use crate::target::Op;
@@ -13,9 +13,14 @@ const QUOTE: &str =
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
-    for by in By::ALL {
+    for (by, id) in [
+        (By::Name, "refs/by-name"),
+        (By::Tag, "refs/by-tag"),
+        (By::Uuid, "refs/by-uuid"),
+    ] {
         out.push(CaseCheck {
-            id: format!("refs/by-{}", by.id()),
+            id,
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: QUOTE,
@@ -27,7 +32,8 @@ pub fn checks() -> Vec<Check> {
     }
     out.extend([
         CaseCheck {
-            id: "refs/same-component".into(),
+            id: "refs/same-component",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: QUOTE,
@@ -45,7 +51,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "refs/unknown".into(),
+            id: "refs/unknown",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: QUOTE,
@@ -59,7 +66,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::Refused,
         },
         CaseCheck {
-            id: "refs/percent-encoded".into(),
+            id: "refs/percent-encoded",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "4.1",
             quote: "ref | string | yes | Component name, tag or uuid.",
@@ -69,7 +77,8 @@ pub fn checks() -> Vec<Check> {
             expects: Expect::Accepted,
         },
         CaseCheck {
-            id: "refs/letter-case".into(),
+            id: "refs/letter-case",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "2",
             quote: QUOTE,

@@ -3,7 +3,7 @@
 
 use crate::carried::holds_string;
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Label, Sends, To};
-use crate::catalogue::{Check, Level};
+use crate::catalogue::{Check, Level, Subject};
 use crate::choices::ChoiceKey;
 use crate::choices::Choices;
 use crate::target::Op;
@@ -11,7 +11,8 @@ use crate::target::Op;
 pub fn checks() -> Vec<Check> {
     [
         CaseCheck {
-            id: "responses/json".into(),
+            id: "responses/json",
+            subject: Subject::NONE,
             level: Level::Must,
             section: "1",
             quote: "Responses are JSON.",
@@ -24,7 +25,8 @@ pub fn checks() -> Vec<Check> {
             },
         },
         CaseCheck {
-            id: "responses/auth-claims/model".into(),
+            id: "responses/auth-claims/model",
+            subject: Subject::op(Op::AuthClaims),
             // The model's fields are not shown, so whether it is named by
             // its uuid is the server's choice (ours: spec choice 2).
             level: Level::Should,

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use component_auth_bindings::Secret;
 
-use crate::catalogue::{Check, Level, Outcome, Run};
+use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
 use crate::choices::ChoiceKey;
 use crate::context::RunContext;
@@ -24,7 +24,7 @@ use crate::target::{Op, Probe, Sent};
 
 pub fn checks() -> Vec<Check> {
     vec![Check {
-        id: "state/authorize-claims".into(),
+        id: "state/authorize-claims",
         level: Level::Should,
         section: "3",
         quote: "spec choices 3 and 5: Authorize issues a token bound to its model, and Auth Claims returns the model bound to the token sent",
@@ -34,6 +34,7 @@ pub fn checks() -> Vec<Check> {
         run: Run::procedure(Phase::Verify, authorize_claims)
             .needs(&[Need::Authorize])
             .choice(ChoiceKey::AuthorizeClaims),
+        subject: Subject::NONE,
     }]
 }
 

@@ -6,8 +6,9 @@ use super::Family;
 use crate::level::Level;
 use crate::target::Sent;
 
-/// One invariant: its id (after `invariants/`), anchor and judgement.
+/// One invariant: its check's id, anchor and judgement.
 pub struct Invariant {
+    /// The id of its check, and of what a case broke of it.
     pub id: &'static str,
     pub level: Level,
     pub section: &'static str,
@@ -20,7 +21,7 @@ pub struct Invariant {
 
 pub const ALL: &[Invariant] = &[
     Invariant {
-        id: "responses-are-json",
+        id: "invariants/responses-are-json",
         level: Level::Must,
         section: "1",
         quote: "Responses are JSON.",
@@ -37,7 +38,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "errors-are-json",
+        id: "invariants/errors-are-json",
         level: Level::Must,
         section: "7",
         quote: "Error responses are JSON.",
@@ -62,7 +63,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "errors-carry-project-uuid",
+        id: "invariants/errors-carry-project-uuid",
         level: Level::Must,
         section: "7",
         quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
@@ -87,7 +88,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "400-shape",
+        id: "invariants/400-shape",
         level: Level::Must,
         section: "7.1",
         quote: "When the response is 400, it has the 7.1 shape.",
@@ -103,7 +104,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "417-shape",
+        id: "invariants/417-shape",
         level: Level::Must,
         section: "7.2",
         quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
@@ -119,7 +120,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "validation-is-417",
+        id: "invariants/validation-is-417",
         level: Level::Must,
         section: "7.2",
         quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
@@ -132,7 +133,7 @@ pub const ALL: &[Invariant] = &[
         },
     },
     Invariant {
-        id: "no-server-errors",
+        id: "invariants/no-server-errors",
         level: Level::Should,
         section: "7",
         quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",

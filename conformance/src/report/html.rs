@@ -406,7 +406,7 @@ mod tests {
             );
         }
         assert!(page.contains(&format!("<h2>§{} ", all[0].section)));
-        let anchor = format!("c-{}", anchor(&all[0].id));
+        let anchor = format!("c-{}", anchor(all[0].id));
         assert!(page.contains(&format!(
             "<details class=\"check failed\" id=\"{anchor}\" open>"
         )));

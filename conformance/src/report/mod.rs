@@ -112,7 +112,7 @@ impl CheckResult {
             }
         };
         Self {
-            id: c.id.clone(),
+            id: c.id.to_owned(),
             title: c.title.clone(),
             section: c.section.to_owned(),
             section_title: section_title(c.section).to_owned(),
@@ -593,7 +593,7 @@ mod tests {
     #[test]
     fn catalogue_ids_are_unique_and_anchored() {
         let all = catalogue();
-        let mut ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+        let mut ids: Vec<&str> = all.iter().map(|c| c.id).collect();
         ids.sort_unstable();
         ids.dedup();
         assert_eq!(ids.len(), all.len(), "duplicate check ids");

@@ -70,10 +70,6 @@ pub fn location(
         return at;
     }
     let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
-    if let Some(op) = r.id.strip_prefix("budgets/") {
-        let method = if op == "authorize" { "post" } else { "get" };
-        return node(vec!["paths", OPERATIONS_PATH, method]);
-    }
     let id = r.id.strip_prefix("snapshots/").unwrap_or(&r.id);
     let Some(check) = checks.iter().find(|c| c.id == id) else {
         let line = description::heading_line(&r.section)
@@ -81,6 +77,12 @@ pub fn location(
             .unwrap_or(1);
         return (description::PATH.to_owned(), line);
     };
+    // What the profile declares of one operation (a latency budget) stands
+    // at the operation.
+    if let (true, Some(op)) = (check.run.declared_by_profile(), check.subject.op) {
+        let method = op.method().to_ascii_lowercase();
+        return node(vec!["paths", OPERATIONS_PATH, &method]);
+    }
     if let Some(key) = check.run.chosen_by() {
         return node(choice_node(key));
     }
@@ -253,10 +255,7 @@ mod tests {
             OPENAPI.lines().nth(line - 1).map(str::trim),
             Some("\"404\":")
         );
-        assert_eq!(results[0]["ruleId"], rule.id.as_str());
-        assert_eq!(
-            log["runs"][0]["tool"]["driver"]["rules"][0]["id"],
-            rule.id.as_str()
-        );
+        assert_eq!(results[0]["ruleId"], rule.id);
+        assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], rule.id);
     }
 }
