@@ -17,7 +17,8 @@ use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{html, human, junit, sarif};
-use conformance::runner::{Plan, RunOptions, run};
+use conformance::run;
+use conformance::runner::{Plan, RunOptions};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use conformance::target::Limits;
 

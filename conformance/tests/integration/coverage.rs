@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use conformance::catalogue::Level;
 use conformance::profile::Profile;
 use conformance::report::Status;
-use conformance::runner::{Plan, RunOptions, run};
+use conformance::run;
+use conformance::runner::{Plan, RunOptions};
 use reference_server::{Server, ServerOptions};
 
 /// Profiles of the reference fixture with parts left out.

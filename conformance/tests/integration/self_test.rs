@@ -11,7 +11,8 @@ use conformance::checks::catalogue;
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{Report, Status};
-use conformance::runner::{RunOptions, run};
+use conformance::run;
+use conformance::runner::RunOptions;
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use reference_server::{Fault, Server, ServerOptions};
 

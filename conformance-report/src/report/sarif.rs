@@ -66,8 +66,8 @@ pub fn location(
     checks: &[Check],
     openapi: &yaml_location::Lines,
 ) -> (String, usize) {
-    if let Some(at) = r.baseline_entry() {
-        return at;
+    if let Some(at) = &r.stands_at {
+        return at.clone();
     }
     let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
     let id = r.id.strip_prefix("snapshots/").unwrap_or(&r.id);

@@ -18,6 +18,12 @@
 //! quoted sentence). An entry naming no check is an error of the file (exit
 //! 2, with its line), as in a profile. `--write-baseline FILE` writes the
 //! entries for a run's failures, with reason and expiry to fill in.
+//!
+//! A view over a finished run's results: it judges no check (the suite did)
+//! and sends nothing. [`apply`] is the one place a baseline changes what
+//! gates, and it does so only by marking: a listed failure becomes KNOWN
+//! (which [`Report::exit_code`] does not count), and an entry that must go
+//! becomes a failed result of its own, about the file.
 
 use std::fmt;
 use std::path::Path;
@@ -280,7 +286,9 @@ pub const ENTRY_REQUIREMENT: &str = "Every entry of the baseline names a check t
 /// Marks the failures `baseline` lists as KNOWN and adds a failing
 /// `baseline/ID` result for each entry that must go (its check passes, its
 /// date passed on or before `today`, its requirement changed). Entries of
-/// checks this run did not select are left alone.
+/// checks this run did not select are left alone. The only change a
+/// baseline makes to what gates (see the module's doc): no verdict of a
+/// check is made or undone here, its failure is shown as known.
 pub fn apply(report: &mut Report, baseline: &Baseline, today: Date) {
     let mut stale = Vec::new();
     for r in &mut report.results {
@@ -338,6 +346,7 @@ fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult 
         actual: Some(why),
         note: None,
         latency: None,
+        stands_at: Some((baseline.file.clone(), entry.line)),
     }
 }
 
@@ -525,7 +534,7 @@ mod tests {
                 .as_deref()
                 .is_some_and(|a| a.contains("remove this entry"))
         );
-        assert_eq!(passes.baseline_entry(), Some(("b.yaml".to_owned(), 99)));
+        assert_eq!(passes.stands_at.clone(), Some(("b.yaml".to_owned(), 99)));
         let changed = r
             .results
             .iter()

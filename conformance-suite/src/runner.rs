@@ -1,5 +1,6 @@
 //! Selects checks, runs them concurrently against one target, asserts the
-//! snapshots of their exchanges on one thread, and collects a [`Report`].
+//! snapshots of their exchanges on one thread, and collects the run's
+//! [`RunResults`] (the report crate shows them).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -15,7 +16,7 @@ use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
 use crate::phase::Phase;
 use crate::profile::Profile;
-use crate::report::{CheckResult, Pace, Report, Status};
+use crate::results::{CheckResult, Pace, RunResults, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
 use crate::target::{Limits, Op, Probe, Sent, Target, describe_error};
 
@@ -87,7 +88,7 @@ impl Plan {
 }
 
 /// Runs the selected checks against the target the profile names.
-pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunError> {
+pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, RunError> {
     let started = Instant::now();
     let checks = select(options);
     if checks.is_empty() {
@@ -219,19 +220,22 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<Report, RunEr
         rate: options.limits.rate,
         retried: target.retried(),
     };
-    let mut report = Report::new(
-        scrub.text(&described),
-        options.strict,
-        options.generation,
+    let took = started.elapsed();
+    let outcomes_seen = crate::outcomes::coverage(&answers, &target.profile.choices);
+    let hints = hints(&checks, &results, &target.profile);
+    let undeclared = undeclared(&checks, &outcomes, &results, &target.profile);
+    Ok(RunResults {
+        target: scrub.text(&described),
+        strict: options.strict,
+        generation: options.generation,
+        pace,
+        took,
         results,
-        started.elapsed(),
-    )
-    .with_pace(pace);
-    report.latency = latency;
-    report.outcomes = crate::outcomes::coverage(&answers, &target.profile.choices);
-    report.hints = hints(&checks, &report.results, &target.profile);
-    report.undeclared = undeclared(&checks, &outcomes, &report.results, &target.profile);
-    Ok(report)
+        latency,
+        outcomes: outcomes_seen,
+        hints,
+        undeclared,
+    })
 }
 
 /// The run-wide checks' verdicts, over every other check's outcome (each
