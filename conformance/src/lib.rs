@@ -5,7 +5,12 @@
 //! server falls short of `interface-description.md`. Run it in CI and its
 //! exit code gates a release.
 //!
-//! Data flows one way: **profile → checks → exchanges → report**.
+//! Data flows one way: **profile → checks → exchanges → report**, one
+//! crate per stage so that Cargo refuses a backward import:
+//! `conformance-model` ← `conformance-wire` ← `conformance-suite` (every
+//! verdict) ← `conformance-report` (shows them) ← this package (the
+//! `conformance` command, [`init`]). Their modules are re-exported here
+//! under the paths they always had.
 //!
 //! - [`profile`]: the YAML target profile, `${VAR}` expansion, errors with
 //!   key and line; [`choices`]: what the server chose where the description
@@ -25,7 +30,8 @@
 //!   invariants; [`carried`]: what a success carries, wherever it is;
 //! - [`exchange`]: the normalised record of one request and answer;
 //!   [`volatile`]: values that change between identical requests;
-//! - [`runner`]: selects, runs concurrently, collects; [`observe`]: the
+//! - [`runner`]: selects, runs concurrently, judges, returns the
+//!   [`results`] ([`run`] assembles their report); [`observe`]: the
 //!   server's choices, asked for (`conformance choices`); [`init`]: a
 //!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`]: insta assertions on the exchanges, on one thread;
@@ -39,25 +45,27 @@
 
 /// The first stage, its own crate (the compiler keeps it below the rest).
 pub use conformance_model::{choices, expand, fields, input, level, profile, spelling};
+/// The fourth stage, its own crate: the results shown.
+pub use conformance_report::{baseline, coverage, diff, report};
+/// The third stage, its own crate: the checks and the run that judges them.
+pub use conformance_suite::{
+    case, catalogue, checks, context, generate, judge, needs, observe, probes, results, runner,
+    snapshot,
+};
 /// The second stage, its own crate.
 pub use conformance_wire::{
     carried, connect, curl, description, envelope, exchange, latency, outcomes, phase, request,
     target, transport, volatile,
 };
 
-pub mod baseline;
-pub mod case;
-pub mod catalogue;
-pub mod checks;
-pub mod context;
-pub mod coverage;
-pub mod diff;
-pub mod generate;
 pub mod init;
-pub mod judge;
-pub mod needs;
-pub mod observe;
-pub mod probes;
-pub mod report;
-pub mod runner;
-pub mod snapshot;
+
+/// Runs the selected checks against the target the profile names, and
+/// assembles their report: the suite judges ([`runner::run`]), the report
+/// shows ([`report::Report::of`]).
+pub async fn run(
+    profile: profile::Profile,
+    options: &runner::RunOptions,
+) -> Result<report::Report, runner::RunError> {
+    runner::run(profile, options).await.map(report::Report::of)
+}

@@ -17,7 +17,8 @@ use conformance::connect::{Connect, ConnectError};
 use conformance::generate::Generation;
 use conformance::profile::Profile;
 use conformance::report::{html, human, junit, sarif};
-use conformance::runner::{Plan, RunOptions, run};
+use conformance::run;
+use conformance::runner::{Plan, RunOptions};
 use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
 use conformance::target::Limits;
 
@@ -669,7 +670,7 @@ fn plan_text(
             .skipped
             .iter()
             .filter(|(_, n)| *n == need)
-            .map(|(c, _)| c.id.as_str())
+            .map(|(c, _)| c.id)
             .collect();
         let _ = writeln!(out);
         let _ = writeln!(out, "Cannot run: {} ({} checks)", need.reason(), ids.len());

@@ -439,6 +439,8 @@ fn the_readmes_promises_name_tests_that_exist() {
         "conformance",
         "conformance-model",
         "conformance-wire",
+        "conformance-suite",
+        "conformance-report",
         "reference-server",
         "runtime",
         "generator",

@@ -8,7 +8,8 @@ use std::collections::BTreeSet;
 use conformance::catalogue::Level;
 use conformance::profile::Profile;
 use conformance::report::Status;
-use conformance::runner::{Plan, RunOptions, run};
+use conformance::run;
+use conformance::runner::{Plan, RunOptions};
 use reference_server::{Server, ServerOptions};
 
 /// Profiles of the reference fixture with parts left out.
@@ -61,7 +62,7 @@ async fn skips_are_predicted_from_the_profile_and_gate_under_strict() {
         let predicted: BTreeSet<(String, String)> = plan
             .skipped
             .iter()
-            .map(|(c, need)| (c.id.clone(), need.reason().to_owned()))
+            .map(|(c, need)| (c.id.to_owned(), need.reason().to_owned()))
             .collect();
         let report = run(profile.clone(), &options).await.expect("run");
         let skipped: BTreeSet<(String, String)> = report

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use conformance::profile::Profile;
 use conformance::report::Status;
-use conformance::runner::{RunError, RunOptions, run};
+use conformance::run;
+use conformance::runner::{RunError, RunOptions};
 use conformance::target::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

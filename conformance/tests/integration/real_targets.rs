@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use conformance::observe::observe;
 use conformance::profile::Profile;
 use conformance::report::Status;
-use conformance::runner::{RunOptions, run};
+use conformance::run;
+use conformance::runner::RunOptions;
 use conformance::target::Limits;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
@@ -82,18 +83,24 @@ async fn a_redirect_is_an_answer_that_fails_and_is_never_followed() {
         .await
         .expect("the run completes");
     assert_eq!(report.exit_code(), 1);
-    let passed: Vec<_> = report
+    // One check judges redirects, over every other check's answers: a MUST,
+    // naming each check that was redirected, with the Location.
+    let redirects = report
         .results
         .iter()
-        .filter(|r| r.status == Status::Passed)
-        .map(|r| r.id.as_str())
-        .collect();
-    assert!(passed.is_empty(), "passed on redirects: {passed:?}");
-    let shown = report
-        .failed()
-        .filter_map(|r| r.actual.as_deref())
-        .any(|a| a.contains("307") && a.contains(&format!("Location {elsewhere}/v2/api/")));
-    assert!(shown, "no failure shows the redirect and its Location");
+        .find(|r| r.id == "answers/no-redirects")
+        .expect("the redirect check ran");
+    assert_eq!(redirects.status, Status::Failed, "{redirects:?}");
+    assert_eq!(redirects.level, conformance::catalogue::Level::Must);
+    let actual = redirects.actual.as_deref().unwrap_or_default();
+    assert!(
+        actual.contains("307") && actual.contains(&format!("Location {elsewhere}/v2/api/")),
+        "the failure does not show the redirect and its Location: {actual}"
+    );
+    assert!(
+        actual.contains("headers/auth-claims/valid: "),
+        "the failure does not name the check that was redirected: {actual}"
+    );
     assert_eq!(
         connections.load(Ordering::SeqCst),
         0,

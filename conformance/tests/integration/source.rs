@@ -36,6 +36,8 @@ fn every_struct_literal_is_formatted() {
         "conformance",
         "conformance-model",
         "conformance-wire",
+        "conformance-suite",
+        "conformance-report",
         "generator",
         "reference-server",
         "runtime",
@@ -198,6 +200,8 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     for krate in [
         "conformance-model",
         "conformance-wire",
+        "conformance-suite",
+        "conformance-report",
         "conformance",
         "reference-server",
         "generator",
@@ -253,5 +257,45 @@ fn the_cycle_detector_finds_a_loop_and_only_a_loop() {
             "use crate::a::B;\n// crate::z\nlet x = crate::c::d();\n#[cfg(test)]\nmod tests {\n use crate::e;\n}"
         ),
         ["a", "c"]
+    );
+}
+
+/// A report line's id greps to where its check is declared: every id of
+/// the catalogue is a string literal in the code (not the unit tests) of
+/// the conformance crates, never put together with `format!`.
+#[test]
+fn every_check_id_is_a_literal_in_the_sources() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(&root).expect("the workspace").flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("conformance")
+        {
+            rust_files(&entry.path().join("src"), &mut files);
+        }
+    }
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let code: String = files
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            let code = text
+                .split("#[cfg(test)]\nmod tests")
+                .next()
+                .unwrap_or(&text);
+            code.to_owned()
+        })
+        .collect();
+    let missing: Vec<&str> = conformance::checks::catalogue()
+        .iter()
+        .map(|c| c.id)
+        .filter(|id| !code.contains(&format!("\"{id}\"")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "check ids not written as a literal anywhere in the sources (write each out where the check is declared): {}",
+        missing.join(", ")
     );
 }

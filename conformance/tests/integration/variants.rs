@@ -21,7 +21,8 @@ use std::process::Command;
 use conformance::choices::Choices;
 use conformance::observe::observe;
 use conformance::profile::Profile;
-use conformance::runner::{RunOptions, run};
+use conformance::run;
+use conformance::runner::RunOptions;
 use reference_server::{Fault, Server, ServerOptions, Variant};
 
 const PROFILE: &str = include_str!("../../profiles/reference.yaml");

@@ -1,0 +1,19 @@
+//! # conformance-report: a run's results, shown
+//!
+//! The fourth stage of the conformance runner (profile → checks →
+//! exchanges → report): [`report`] assembles a [`Report`](report::Report)
+//! from the suite's results and renders it as human text, JSON, JUnit,
+//! SARIF and HTML; [`baseline`] marks the failures a team already knows
+//! (a view over the results, with an expiry); [`diff`] compares two runs'
+//! JSON reports; [`coverage`] lists the description's statements with the
+//! checks that enforce them. It makes no verdict: the suite does, below it.
+
+pub mod baseline;
+pub mod coverage;
+pub mod diff;
+pub mod report;
+
+/// The stages below, under the paths this crate's modules name them by.
+pub use conformance_model::{choices, input, level};
+pub use conformance_suite::{catalogue, checks, generate, needs, results, snapshot};
+pub use conformance_wire::{curl, description, latency, outcomes};

@@ -1,0 +1,120 @@
+//! §2 and §7 rule 1 against the component's auth settings as its profile
+//! declares them (`fields:`, [`crate::fields`]): every generated body has a
+//! verdict known in advance ([`crate::generate::oracle`]). A body that
+//! breaks a declared setting fails validation, so it is answered 417 in
+//! the 7.2 shape; one that keeps every setting does not fail validation,
+//! so it is not answered 417; a field the settings do not define is the
+//! profile's choice `unknown_fields`.
+//!
+//! Without a declaration these checks cannot run: they are then SHOULD
+//! checks skipped (no gap in a MUST run), and `check-profile` says what
+//! declaring the fields adds.
+//!
+//! Procedures, not declarations ([`crate::case`]): they judge the property
+//! runs' shrunk findings, which are no answers of this run.
+
+use std::sync::Arc;
+
+use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::choices::ChoiceKey;
+use crate::context::RunContext;
+use crate::generate::{Family, Judged, describe, listed, oracle};
+use crate::needs::Need;
+use crate::phase::Phase;
+
+/// What the fields checks send.
+const SENDS: &str = "bodies generated from each declared component's `fields` and `valid_body` (every bound from both sides, in and out of `enum` and `pattern`, each other JSON type, null, a field left out or under another letter case, an unknown field added), several changes at once, drawn from --seed, --cases per component and operation (Auth Claims only where `choices.get_body_validated` is declared true); a failing body shrunk to a minimal one";
+
+pub fn checks() -> Vec<Check> {
+    let check = |id: &'static str,
+                 level: Level,
+                 section: &'static str,
+                 quote: &'static str,
+                 title: &str,
+                 expects: &str,
+                 finding: &'static str| {
+        let run = Run::procedure(Phase::Judge, move |t| judge(t, finding))
+            .needs(&[Need::DeclaredFields])
+            .reads_generated(Judged::properties().union(&Judged::family(Family::Fields)));
+        Check {
+            id,
+            level,
+            section,
+            quote,
+            title: title.into(),
+            sends: SENDS.into(),
+            expects: expects.into(),
+            run: match finding {
+                oracle::UNKNOWN => run.choice(ChoiceKey::UnknownFields),
+                _ => run,
+            },
+            subject: Subject::NONE,
+        }
+    };
+    vec![
+        check(
+            "fields/breaking-bodies-fail-validation",
+            Level::Must,
+            "7.2",
+            "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            "a body that breaks a declared setting is answered 417 in the 7.2 shape",
+            "every generated body that breaks a declared setting (a wrong JSON type, null, a required field missing or only under another letter case, a length, a bound, `enum` or `pattern`): a 417 whose body has the 7.2 shape; a body with anything the description leaves open (a length that counts differently in characters, UTF-16 units and bytes; an integer written 4.0; a number beyond 2^53; null for an optional field) is not judged",
+            oracle::BREAKING,
+        ),
+        check(
+            "fields/keeping-bodies-pass-validation",
+            Level::Must,
+            "2",
+            "The body carries the fields configured in the auth section of the component's settings.",
+            "a body that keeps every declared setting is not refused by validation",
+            "every generated body that keeps every declared setting: any answer but a 417 (a 401 for fields no model has, say, is the server's to give)",
+            oracle::KEEPING,
+        ),
+        check(
+            "fields/unknown-fields",
+            Level::Should,
+            "2",
+            "spec choice 13: a field the settings do not define fails validation (`unknown_field`, 417)",
+            "a body with a field the settings do not define is answered as the server chose",
+            "every generated body that keeps every declared setting but has a field they do not define: where `choices.unknown_fields` is `refused` (ours), a 417 in the 7.2 shape; where `ignored`, no 417",
+            oracle::UNKNOWN,
+        ),
+    ]
+}
+
+async fn judge(t: Arc<RunContext>, id: &'static str) -> Outcome {
+    let generated = t.generated();
+    // A target that does not answer a valid request fails: a skip here
+    // would let a run go green on a server too slow to judge.
+    if let Some(why) = &generated.not_run {
+        return Outcome::fail(why.clone(), Vec::new());
+    }
+    let seed = t.generation().seed;
+    // The single changes first (each of them made for every run), then the
+    // property bodies' shrunk findings.
+    let mut failures: Vec<String> = generated
+        .family(Family::Fields)
+        .filter_map(|case| {
+            let (_, why) = case.oracle.iter().find(|(b, _)| *b == id)?;
+            Some(describe(case, why))
+        })
+        .collect();
+    failures.extend(
+        generated
+            .findings
+            .iter()
+            .filter_map(|f| f.failure(id, seed)),
+    );
+    // A redirect is no answer to judge: it fails the check (as it fails
+    // every invariant), never a pass (`answers/no-redirects` does not see
+    // generated cases).
+    if failures.is_empty() {
+        if let Some(redirect) = generated
+            .family(Family::Fields)
+            .find_map(|case| case.sent.exchange.redirect())
+        {
+            failures.push(redirect);
+        }
+    }
+    Outcome::from_failures(listed(failures), Vec::new())
+}

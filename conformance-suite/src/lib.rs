@@ -1,0 +1,37 @@
+//! # conformance-suite: the checks, and the run that judges them
+//!
+//! The third stage of the conformance runner (profile → checks →
+//! exchanges → report): [`catalogue`] (what a check is: id, section,
+//! quote, level, what is sent, what must happen), [`case`] (a check
+//! declared by what it sends and what it expects, and the interpreter that
+//! runs it), [`checks`] (the checks, one file per concept of the
+//! description), [`judge`] (what "accepted", "refused", "a 417" mean),
+//! [`needs`] (what a check needs from the profile), [`probes`] (the shared
+//! error probes), [`generate`] (edge cases, property-based bodies, the
+//! invariants), [`context`] (one run's shared probes and generated cases),
+//! [`runner`] (selects, runs concurrently, judges every check, the
+//! run-wide ones last), [`snapshot`] (insta assertions on the exchanges),
+//! [`observe`] (the server's choices, asked for) and [`results`] (what a
+//! run produced, as data). It makes every verdict and shows none: the
+//! report is the next crate's, and this one cannot import it.
+
+pub mod case;
+pub mod catalogue;
+pub mod checks;
+pub mod context;
+pub mod generate;
+pub mod judge;
+pub mod needs;
+pub mod observe;
+pub mod probes;
+pub mod results;
+pub mod runner;
+pub mod snapshot;
+
+/// The first stage, under the paths this crate's modules name it by.
+pub use conformance_model::{choices, expand, fields, input, level, profile, spelling};
+/// The second stage, likewise.
+pub use conformance_wire::{
+    carried, connect, curl, description, envelope, exchange, latency, outcomes, phase, request,
+    target, transport, volatile,
+};

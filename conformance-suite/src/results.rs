@@ -1,0 +1,240 @@
+//! What a run produced, as data: each check's verdict in words
+//! ([`CheckResult`], its [`Status`]), each snapshot assertion's, how the run
+//! talked to the target ([`Pace`]), and the rest a report is assembled
+//! from ([`RunResults`]). The runner makes these; the report crate only
+//! shows them.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::catalogue::{Check, Level, Verdict, section_title};
+use crate::generate::Generation;
+use crate::snapshot::{SnapshotOutcome, SnapshotResult};
+
+/// What every snapshot result cites.
+pub const SNAPSHOT_REQUIREMENT: &str =
+    "Every exchange is compared with the snapshot stored for the target.";
+
+/// What became of one check.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Passed,
+    /// Failed, and gates the run (a MUST, a snapshot, or a SHOULD with `--strict`).
+    Failed,
+    /// A SHOULD check failed without `--strict`: reported, not gating.
+    Warned,
+    Skipped,
+    /// The rule applies "when" something happens that this target never
+    /// did (no answer was a 417, say): not a gap, not gating.
+    /// `notapplicable` in reports written before it was spelt as in
+    /// `summary.not_applicable`: `diff` still reads them.
+    #[serde(rename = "not_applicable", alias = "notapplicable")]
+    NotApplicable,
+    /// Failed, and listed in the `--baseline` as a known failure that has
+    /// not expired: reported with its reason, not gating.
+    Known,
+}
+
+impl Status {
+    /// How reports name it: `passed`, `failed`, ... (as in the JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Failed => "failed",
+            Status::Warned => "warned",
+            Status::Skipped => "skipped",
+            Status::NotApplicable => "not_applicable",
+            Status::Known => "known",
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckResult {
+    pub id: String,
+    pub title: String,
+    pub section: String,
+    pub section_title: String,
+    pub level: Level,
+    pub requirement: String,
+    pub sends: String,
+    pub expects: String,
+    pub status: Status,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<String>,
+    /// Why skipped, or a note on a pass (a snapshot recorded), or the
+    /// baseline's reason for a known failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// How long the check's own requests took (differs run to run).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency: Option<crate::latency::Stats>,
+    /// Where the result stands when it is about a file of the user's rather
+    /// than a check of the catalogue (a baseline's entry): file and line.
+    /// Not in the JSON, whose `sends` says it in words.
+    #[serde(skip)]
+    pub stands_at: Option<(String, usize)>,
+}
+
+impl CheckResult {
+    /// `level`: the check's level for this run's profile
+    /// ([`Check::level_for`]).
+    pub fn from_check(c: &Check, level: Level, verdict: &Verdict, strict: bool) -> Self {
+        let (status, expected, actual, note) = match verdict {
+            Verdict::Pass => (Status::Passed, None, None, None),
+            Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
+            Verdict::NotApplicable { reason } => {
+                (Status::NotApplicable, None, None, Some(reason.clone()))
+            }
+            Verdict::Fail { actual } => {
+                let status = if level == Level::Should && !strict {
+                    Status::Warned
+                } else {
+                    Status::Failed
+                };
+                (status, Some(c.expects.clone()), Some(actual.clone()), None)
+            }
+        };
+        Self {
+            id: c.id.to_owned(),
+            title: c.title.clone(),
+            section: c.section.to_owned(),
+            section_title: section_title(c.section).to_owned(),
+            level,
+            requirement: c.requirement_for(level),
+            sends: c.sends.clone(),
+            expects: c.expects.clone(),
+            status,
+            expected,
+            actual,
+            note,
+            latency: None,
+            stands_at: None,
+        }
+    }
+
+    pub fn from_snapshot(s: &SnapshotResult, strict: bool) -> Self {
+        let failed = if s.level == Level::Should && !strict {
+            Status::Warned
+        } else {
+            Status::Failed
+        };
+        let (status, actual, note) = match &s.outcome {
+            SnapshotOutcome::Matched => (Status::Passed, None, None),
+            SnapshotOutcome::Recorded { updated: false } => (
+                Status::Passed,
+                None,
+                Some(format!("recorded {}", s.file.display())),
+            ),
+            SnapshotOutcome::Recorded { updated: true } => (
+                Status::Passed,
+                None,
+                Some(format!("updated {}", s.file.display())),
+            ),
+            SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
+            SnapshotOutcome::NotRecorded => (
+                Status::NotApplicable,
+                None,
+                Some(format!(
+                    "not recorded nor compared: the check `{}` failed, so its exchanges are no reference",
+                    s.group
+                )),
+            ),
+        };
+        let expects = "the exchanges equal the stored snapshot, after normalisation".to_owned();
+        Self {
+            id: format!("snapshots/{}", s.group),
+            title: format!("the exchanges of `{}` match the stored snapshot", s.group),
+            section: "snapshots".to_owned(),
+            section_title: section_title("snapshots").to_owned(),
+            level: s.level,
+            requirement: SNAPSHOT_REQUIREMENT.to_owned(),
+            sends: format!("the requests of `{}`", s.group),
+            expected: actual.as_ref().map(|_| expects.clone()),
+            expects,
+            status,
+            actual,
+            note,
+            latency: None,
+            stands_at: None,
+        }
+    }
+}
+
+/// How the run talked to the target, as the report states it.
+#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+pub struct Pace {
+    /// Authorize requests that put the components in a known state before
+    /// the checks (see `crate::phase`).
+    pub settled: usize,
+    /// Per-request time-out (connect to last byte).
+    pub timeout_ms: u128,
+    /// The whole run's deadline, when one was set (`--deadline`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deadline_ms: Option<u128>,
+    /// Requests in flight at once (`--concurrency`).
+    pub concurrency: usize,
+    /// Requests started per second, at most (`--rate`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f64>,
+    /// Requests re-sent after a 429/503 with Retry-After.
+    pub retried: usize,
+}
+
+impl Pace {
+    /// One line for people.
+    pub fn line(&self) -> String {
+        let mut line = format!(
+            "Requests: time-out {} ms, {} at once",
+            self.timeout_ms, self.concurrency
+        );
+        if let Some(rate) = self.rate {
+            line.push_str(&format!(", at most {rate} per second"));
+        }
+        if let Some(d) = self.deadline_ms {
+            line.push_str(&format!(", run deadline {d} ms"));
+        }
+        if self.retried > 0 {
+            line.push_str(&format!(
+                "; {} re-sent after 429/503 with Retry-After",
+                self.retried
+            ));
+        }
+        if self.settled > 0 {
+            line.push_str(&format!(
+                "\nState: {} Authorize requests put the components in a known state first; then every read, then every write, then what a write claimed (one at a time)",
+                self.settled
+            ));
+        }
+        line
+    }
+}
+
+/// Everything a run produced, in catalogue order, then the snapshot
+/// assertions: what a report is assembled from.
+#[derive(Clone, Debug)]
+pub struct RunResults {
+    /// The target, without secrets.
+    pub target: String,
+    pub strict: bool,
+    /// The seed and number of generated cases.
+    pub generation: Generation,
+    pub pace: Pace,
+    pub took: Duration,
+    /// Each selected check's result, then each snapshot assertion's.
+    pub results: Vec<CheckResult>,
+    /// Median, p95 and max of each operation over every request of the run.
+    pub latency: Vec<crate::latency::OperationLatency>,
+    /// Each documented outcome of each operation, and how often the run
+    /// saw it ([`crate::outcomes`]).
+    pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
+    /// What the user may do about the failures, where the run can tell.
+    pub hints: Vec<String>,
+    /// The choices the profile does not declare that this run saw the
+    /// server make otherwise than ours, as lines of a `choices:` block.
+    pub undeclared: Vec<String>,
+}

@@ -1,0 +1,687 @@
+//! Selects checks, runs them concurrently against one target, asserts the
+//! snapshots of their exchanges on one thread, and collects the run's
+//! [`RunResults`] (the report crate shows them).
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use component_auth_bindings::Error;
+
+use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
+use crate::checks::catalogue;
+use crate::choices::ChoiceKey;
+use crate::connect::Connect;
+use crate::context::RunContext;
+use crate::generate::{Generation, Judged};
+use crate::needs::{Need, unmet};
+use crate::phase::Phase;
+use crate::profile::Profile;
+use crate::results::{CheckResult, Pace, RunResults, Status};
+use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
+use crate::target::{Limits, Op, Probe, Sent, Target, describe_error};
+
+/// What to run and how.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Ids, id prefixes or sections to run; empty: all.
+    pub only: Vec<String>,
+    /// Ids, id prefixes or sections to leave out (applied after `only`).
+    pub skip: Vec<String>,
+    /// SHOULD failures fail the run too.
+    pub strict: bool,
+    pub limits: Limits,
+    /// Roots, client certificate, proxies, gateway headers.
+    pub connect: Connect,
+    /// `None`: no snapshot assertions (rule checks only).
+    pub snapshots: Option<SnapshotOptions>,
+    /// Seed and count of the generated cases.
+    pub generation: Generation,
+    /// The whole run's deadline: checks not finished by then fail, saying so.
+    pub deadline: Option<std::time::Duration>,
+}
+
+/// Why a run could not judge the target at all (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("the target {url} cannot be reached: {reason}")]
+    Unreachable { url: String, reason: String },
+    #[error("cannot set up the client for the target: {0}")]
+    Client(#[source] Error),
+    #[error(transparent)]
+    Snapshot(#[from] SnapshotError),
+    #[error("--only/--skip selected no check (see `conformance list`)")]
+    NothingSelected,
+}
+
+/// The checks `options` select, in catalogue order.
+pub fn select(options: &RunOptions) -> Vec<Check> {
+    catalogue()
+        .into_iter()
+        .filter(|c| options.only.is_empty() || options.only.iter().any(|s| selects(s, c)))
+        .filter(|c| !options.skip.iter().any(|s| selects(s, c)))
+        .collect()
+}
+
+/// What a profile lets the selected checks do, before any request is sent.
+#[derive(Debug)]
+pub struct Plan {
+    /// Checks that will run.
+    pub runnable: Vec<Check>,
+    /// Checks the profile cannot support, each with its first unmet need.
+    pub skipped: Vec<(Check, Need)>,
+}
+
+impl Plan {
+    pub fn new(profile: &Profile, options: &RunOptions) -> Self {
+        let mut plan = Plan {
+            runnable: Vec::new(),
+            skipped: Vec::new(),
+        };
+        for c in select(options) {
+            match unmet(c.run.needed(), profile) {
+                Some(need) => plan.skipped.push((c, need)),
+                None => plan.runnable.push(c),
+            }
+        }
+        plan
+    }
+}
+
+/// Runs the selected checks against the target the profile names.
+pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, RunError> {
+    let started = Instant::now();
+    let checks = select(options);
+    if checks.is_empty() {
+        return Err(RunError::NothingSelected);
+    }
+    let described = profile.to_string();
+    let mut target = Arc::new(
+        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
+    );
+    preflight(&target).await?;
+    // No valid Authorize can be sent without knowing where modelUuid
+    // travels: undeclared, the run looks first (as `conformance choices`
+    // does), sends it there, and says so.
+    if !target.profile.choices.declares(ChoiceKey::ModelUuid) {
+        if let Some((at, _)) = target.model_uuid_place().await {
+            if at != crate::choices::ModelUuidAt::default() {
+                let mut profile = target.profile.clone();
+                profile.choices.observed_model_uuid = Some(at);
+                target = Arc::new(
+                    Target::new(profile, options.limits, options.connect.clone())
+                        .map_err(RunError::Client)?,
+                );
+            }
+        }
+    }
+    // Every component in a known state before any read (see crate::phase).
+    let settled = target.settle().await;
+    target.learn_volatile().await;
+
+    let judged = checks.iter().fold(Judged::default(), |all, c| {
+        all.union(&c.run.generated_read(&target.profile))
+    });
+    let context = Arc::new(RunContext::new(
+        target.clone(),
+        options.generation,
+        judged,
+        crate::probes::probe_requests,
+    ));
+    let deadline = options
+        .deadline
+        .map(|d| tokio::time::Instant::from_std(started + d));
+    let late = || {
+        Outcome::fail(
+            format!(
+                "the run's deadline ({} ms) passed before this check finished",
+                options.deadline.unwrap_or_default().as_millis()
+            ),
+            Vec::new(),
+        )
+    };
+    let mut schedule = Schedule::new(&checks, &target);
+    for phase in [Phase::Read, Phase::Write] {
+        schedule.send(phase, &context, deadline, late).await;
+    }
+    if schedule.has(Phase::Verify) {
+        target.settle().await;
+        schedule.send(Phase::Verify, &context, deadline, late).await;
+    }
+    context.seal();
+    let mut outcomes = schedule.judge(&context, deadline, late).await;
+    // A token the server issued is a secret too, wherever it was echoed.
+    let scrub = target.final_scrubber();
+    for o in &mut outcomes {
+        for ex in &mut o.exchanges {
+            scrub.exchange(ex);
+        }
+    }
+    let answers = target.outcomes.answers();
+    let latency = target.latencies.by_operation();
+    judge_run_wide(
+        &checks,
+        &mut outcomes,
+        &answers,
+        &latency,
+        &target.profile,
+        options.strict,
+    );
+    let mut results: Vec<CheckResult> = checks
+        .iter()
+        .zip(&outcomes)
+        .map(|(c, o)| {
+            let mut r = CheckResult::from_check(
+                c,
+                c.level_for(&target.profile),
+                &o.verdict,
+                options.strict,
+            );
+            r.latency = crate::latency::of_exchanges(&o.exchanges);
+            if r.note.is_none() {
+                r.note = o.note.clone();
+            }
+            r
+        })
+        .collect();
+
+    if let Some(snap) = &options.snapshots {
+        let groups = groups(&checks, &outcomes, &target.profile);
+        let snap = snap.clone();
+        let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
+            .await
+            .unwrap_or_else(|e| {
+                Ok(vec![snapshot::SnapshotResult {
+                    group: "snapshots".to_owned(),
+                    level: Level::Must,
+                    file: Default::default(),
+                    outcome: SnapshotOutcome::Failed(format!(
+                        "the snapshot assertions failed: {e}"
+                    )),
+                }])
+            })?;
+        results.extend(
+            asserted
+                .iter()
+                .map(|s| CheckResult::from_snapshot(s, options.strict)),
+        );
+    }
+    // Whatever a check or the server wrote, no secret leaves the run: the
+    // server may echo one into a request id, a header or a message.
+    for r in &mut results {
+        for text in [&mut r.actual, &mut r.note].into_iter().flatten() {
+            *text = scrub.text(text);
+        }
+    }
+    let pace = Pace {
+        settled,
+        timeout_ms: options.limits.timeout.as_millis(),
+        deadline_ms: options.deadline.map(|d| d.as_millis()),
+        concurrency: options.limits.concurrency,
+        rate: options.limits.rate,
+        retried: target.retried(),
+    };
+    let took = started.elapsed();
+    let outcomes_seen = crate::outcomes::coverage(&answers, &target.profile.choices);
+    let hints = hints(&checks, &results, &target.profile);
+    let undeclared = undeclared(&checks, &outcomes, &results, &target.profile);
+    Ok(RunResults {
+        target: scrub.text(&described),
+        strict: options.strict,
+        generation: options.generation,
+        pace,
+        took,
+        results,
+        latency,
+        outcomes: outcomes_seen,
+        hints,
+        undeclared,
+    })
+}
+
+/// The run-wide checks' verdicts, over every other check's outcome (each
+/// verdict of the run through the catalogue: `list` shows these checks,
+/// `--only` and `--skip` select them).
+fn judge_run_wide(
+    checks: &[Check],
+    outcomes: &mut [Outcome],
+    answers: &[crate::outcomes::Answer],
+    latency: &[crate::latency::OperationLatency],
+    profile: &Profile,
+    strict: bool,
+) {
+    let judged: Vec<(usize, Outcome)> = {
+        let input = crate::catalogue::RunWide {
+            checks,
+            outcomes,
+            answers,
+            latency,
+            profile,
+            strict,
+        };
+        checks
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !matches!(input.outcomes[*i].verdict, Verdict::Skip { .. }))
+            .filter_map(|(i, c)| match &c.run.body {
+                Body::RunWide(judge) => Some((i, judge(&input))),
+                _ => None,
+            })
+            .collect()
+    };
+    for (i, outcome) in judged {
+        outcomes[i] = outcome;
+    }
+}
+
+/// Where each selected check stands while the run goes through its phases
+/// ([`crate::phase`]): its planned requests and their answers so far, or
+/// its outcome once known.
+struct Schedule {
+    checks: Vec<Check>,
+    slots: Vec<Slot>,
+}
+
+enum Slot {
+    /// Planned requests, each sent in its phase; the answers in order.
+    Planned {
+        probes: Vec<Option<Probe>>,
+        sent: Vec<Option<Sent>>,
+    },
+    /// A procedure, run in its phase.
+    Procedure(Phase),
+    Done(Outcome),
+}
+
+impl Schedule {
+    fn new(checks: &[Check], target: &Target) -> Self {
+        let slots = checks
+            .iter()
+            .map(|c| {
+                if let Some(need) = unmet(c.run.needed(), &target.profile) {
+                    return Slot::Done(Outcome::skip(need.reason()));
+                }
+                match &c.run.body {
+                    Body::Planned { plan, .. } => {
+                        let probes: Vec<Option<Probe>> =
+                            plan(target).into_iter().map(Some).collect();
+                        let sent = probes.iter().map(|_| None).collect();
+                        Slot::Planned { probes, sent }
+                    }
+                    Body::Procedure { phase, .. } => Slot::Procedure(*phase),
+                    // Judged last, by the runner, over every other check.
+                    Body::RunWide(_) => Slot::Done(Outcome::not_applicable(
+                        "judged once every other check is",
+                        Vec::new(),
+                    )),
+                }
+            })
+            .collect();
+        Schedule {
+            checks: checks.to_vec(),
+            slots,
+        }
+    }
+
+    /// Whether a check runs a procedure in `phase`.
+    fn has(&self, phase: Phase) -> bool {
+        self.slots
+            .iter()
+            .any(|s| matches!(s, Slot::Procedure(p) if *p == phase))
+    }
+
+    /// Sends every request of `phase`, all at once, with the shared ones
+    /// (in [`Phase::Verify`] a check's write and the read of what it wrote
+    /// hold their component alone: [`RunContext::alone`]).
+    async fn send(
+        &mut self,
+        phase: Phase,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) {
+        if deadline.is_some_and(|at| tokio::time::Instant::now() >= at) {
+            return self.give_up(late);
+        }
+        let mut tasks: Vec<(usize, Task)> = Vec::new();
+        for (i, slot) in self.slots.iter_mut().enumerate() {
+            match slot {
+                Slot::Planned { probes, .. } => {
+                    let (mine, at): (Vec<Probe>, Vec<usize>) = probes
+                        .iter_mut()
+                        .enumerate()
+                        .filter(|(_, p)| p.as_ref().is_some_and(|p| p.phase() == phase))
+                        .filter_map(|(j, p)| p.take().map(|p| (p, j)))
+                        .unzip();
+                    if mine.is_empty() {
+                        continue;
+                    }
+                    let target = context.target().clone();
+                    let handle = tokio::spawn(async move { target.send_all(mine).await });
+                    tasks.push((i, Task::Sent(at, handle)));
+                }
+                Slot::Procedure(p) if *p == phase => {
+                    let Body::Procedure { run, .. } = &self.checks[i].run.body else {
+                        continue;
+                    };
+                    tasks.push((i, Task::Ran(tokio::spawn(run(context.clone())))));
+                }
+                _ => {}
+            }
+        }
+        let shared = {
+            let context = context.clone();
+            tokio::spawn(async move { context.send_shared(phase).await })
+        };
+        for (i, task) in tasks {
+            match task {
+                Task::Sent(at, handle) => match within(deadline, handle).await {
+                    Some(Ok(answers)) => {
+                        if let Slot::Planned { sent, .. } = &mut self.slots[i] {
+                            for (j, s) in at.into_iter().zip(answers) {
+                                sent[j] = Some(s);
+                            }
+                        }
+                    }
+                    Some(Err(e)) => self.slots[i] = Slot::Done(Outcome::fail(e, Vec::new())),
+                    None => self.slots[i] = Slot::Done(late()),
+                },
+                Task::Ran(handle) => {
+                    let outcome = within(deadline, handle)
+                        .await
+                        .map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
+                    self.slots[i] = Slot::Done(outcome.unwrap_or_else(&late));
+                }
+            }
+        }
+        if within(deadline, shared).await.is_none() {
+            self.give_up(late);
+        }
+        self.judge_complete(context);
+    }
+
+    /// Judges every planned check whose answers are all in, now: its raw
+    /// answers (up to the body cap each) are then dropped, and only its
+    /// records kept, so what a run holds does not grow with every request
+    /// until the end.
+    fn judge_complete(&mut self, context: &RunContext) {
+        for (slot, check) in self.slots.iter_mut().zip(&self.checks) {
+            let (Slot::Planned { probes, sent }, Body::Planned { judge, .. }) =
+                (&mut *slot, &check.run.body)
+            else {
+                continue;
+            };
+            if probes.iter().any(Option::is_some) || sent.iter().any(Option::is_none) {
+                continue;
+            }
+            let answers: Vec<Sent> = sent.iter_mut().filter_map(Option::take).collect();
+            *slot = Slot::Done(judge(context, answers));
+        }
+    }
+
+    /// Every check not yet judged fails for the deadline.
+    fn give_up(&mut self, late: impl Fn() -> Outcome) {
+        for slot in &mut self.slots {
+            if !matches!(slot, Slot::Done(_)) {
+                *slot = Slot::Done(late());
+            }
+        }
+    }
+
+    /// Judges every check whose answers are in, runs the procedures that
+    /// only judge; the outcomes in catalogue order.
+    async fn judge(
+        self,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) -> Vec<Outcome> {
+        let mut out = Vec::with_capacity(self.slots.len());
+        for (check, slot) in self.checks.iter().zip(self.slots) {
+            out.push(match (slot, &check.run.body) {
+                (Slot::Done(outcome), _) => outcome,
+                (Slot::Planned { sent, .. }, Body::Planned { judge, .. }) => {
+                    match sent.into_iter().collect::<Option<Vec<Sent>>>() {
+                        Some(sent) => judge(context, sent),
+                        None => late(),
+                    }
+                }
+                (Slot::Procedure(_), Body::Procedure { run, .. }) => {
+                    match within(deadline, tokio::spawn(run(context.clone()))).await {
+                        Some(Ok(outcome)) => outcome,
+                        Some(Err(e)) => Outcome::fail(e, Vec::new()),
+                        None => late(),
+                    }
+                }
+                _ => Outcome::fail(
+                    "the check's run and its slot disagree (a bug of the runner)",
+                    Vec::new(),
+                ),
+            });
+        }
+        out
+    }
+}
+
+/// A task of a phase: planned requests sent (the positions of their
+/// answers), or a procedure run.
+enum Task {
+    Sent(Vec<usize>, tokio::task::JoinHandle<Vec<Sent>>),
+    Ran(tokio::task::JoinHandle<Outcome>),
+}
+
+/// The task's result, `Err` with why if it failed; `None` when the
+/// deadline passed first (the task is then aborted).
+async fn within<T>(
+    deadline: Option<tokio::time::Instant>,
+    handle: tokio::task::JoinHandle<T>,
+) -> Option<Result<T, String>> {
+    let abort = handle.abort_handle();
+    let joined = match deadline {
+        Some(at) => tokio::time::timeout_at(at, handle).await.ok(),
+        None => Some(handle.await),
+    };
+    if joined.is_none() {
+        abort.abort();
+    }
+    joined.map(|r| r.map_err(|e| format!("the check itself failed: {e}")))
+}
+
+/// The choices the profile leaves undeclared that this run saw the server
+/// make otherwise than ours, as `key: value` lines of a `choices:` block:
+/// where modelUuid was found, and for each check of an undeclared choice
+/// that warned, the value its answers show (a status as answered; a yes/no
+/// or a shape, the other one than ours).
+fn undeclared(
+    checks: &[Check],
+    outcomes: &[Outcome],
+    results: &[CheckResult],
+    profile: &Profile,
+) -> Vec<String> {
+    let choices = &profile.choices;
+    let mut lines: Vec<(ChoiceKey, String)> = Vec::new();
+    if let (false, Some(at)) = (
+        choices.declares(ChoiceKey::ModelUuid),
+        choices.observed_model_uuid.as_ref(),
+    ) {
+        lines.push((ChoiceKey::ModelUuid, format!("model_uuid: \"{at}\"")));
+    }
+    for ((c, o), r) in checks.iter().zip(outcomes).zip(results) {
+        let Some(key) = c.run.chosen_by() else {
+            continue;
+        };
+        let warned =
+            r.level == Level::Should && matches!(r.status, Status::Warned | Status::Failed);
+        if !warned || choices.declares(key) || lines.iter().any(|(k, _)| *k == key) {
+            continue;
+        }
+        let status = || {
+            o.exchanges
+                .iter()
+                .find_map(|e| e.response.as_ref().map(|r| r.status))
+        };
+        use ChoiceKey as K;
+        let value = match key {
+            K::MissingCredential
+            | K::WrongCredential
+            | K::BadProjectEnv
+            | K::UnknownRef
+            | K::UnknownModel
+            | K::MalformedBody
+            | K::BodyTooLarge
+            | K::AuthClaimsSuccess
+            | K::AuthorizeSuccess => status().map(|s| s.to_string()),
+            K::AbsentProjectEnv => Some(
+                match choices.absent_project_env().value.as_str() {
+                    "dev" => "live",
+                    _ => "dev",
+                }
+                .to_owned(),
+            ),
+            K::SuccessShape | K::ValidationItems => Some("other".to_owned()),
+            K::BodyLimit | K::ModelUuid => None,
+            K::TokenCheckedWhenNotRequired
+            | K::GetBodyValidated
+            | K::ClaimsCarryModelUuid
+            | K::IssuesToken
+            | K::AuthorizeClaims
+            | K::RequestIdUuid
+            | K::CodeIsStatus => Some("false".to_owned()),
+            K::UnknownFields => Some(
+                match choices.unknown_fields().value.as_str() {
+                    "refused" => "ignored",
+                    _ => "refused",
+                }
+                .to_owned(),
+            ),
+        };
+        lines.push((
+            key,
+            match value {
+                Some(v) => format!("{key}: {v}"),
+                None => format!("# {key}: (the run cannot tell: see `conformance choices`)"),
+            },
+        ));
+    }
+    lines.into_iter().map(|(_, line)| line).collect()
+}
+
+/// Where failures may come from a choice the profile left undeclared: the
+/// place of `modelUuid`, which no run can find unaided (`conformance
+/// choices` probes for it).
+fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<String> {
+    if profile.choices.declares(ChoiceKey::ModelUuid)
+        || profile.choices.observed_model_uuid.is_some()
+    {
+        return Vec::new();
+    }
+    let sends_authorize = |c: &Check| {
+        c.run.needed().iter().any(|n| {
+            matches!(
+                n,
+                Need::Authorize
+                    | Need::InvalidBody
+                    | Need::RequiresAuthWithAuthorize
+                    | Need::TokenWithAuthorize
+                    | Need::NoAuthWithAuthorize
+            )
+        })
+    };
+    let failed: Vec<bool> = checks
+        .iter()
+        .zip(results)
+        .filter(|(_, r)| r.status == Status::Failed)
+        .map(|(c, _)| sends_authorize(c))
+        .collect();
+    let authorize = failed.iter().filter(|&&a| a).count();
+    if authorize == 0 {
+        return Vec::new();
+    }
+    vec![format!(
+        "{authorize} of the {} failed checks send Authorize, with modelUuid in the query string (spec/README.md's choice; the profile declares no `choices.model_uuid`, and no place the run tried was served). If the server reads it elsewhere, declare where (`choices.model_uuid: \"header:NAME\"`, `\"body:FIELD\"`, `\"query:NAME\"`) and run again.",
+        failed.len()
+    )]
+}
+
+/// One snapshot per check (or per shared group), first occurrence wins;
+/// checks that sent nothing have none. A group counts as failed when any
+/// check judging it failed.
+fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Group> {
+    let mut out: Vec<Group> = Vec::new();
+    for (c, o) in checks.iter().zip(outcomes) {
+        if o.exchanges.is_empty() || matches!(o.verdict, Verdict::Skip { .. }) {
+            continue;
+        }
+        let name = o.group.unwrap_or(c.id).to_owned();
+        let level = c.level_for(profile);
+        // A SHOULD check that only warned still records: what the server
+        // chose differently is its behaviour, to be kept from drifting.
+        let failed = matches!(o.verdict, Verdict::Fail { .. }) && level == Level::Must;
+        match out.iter_mut().find(|g| g.name == name) {
+            Some(g) => {
+                g.check_failed |= failed;
+                g.level = g.level.min(level);
+            }
+            None => out.push(Group {
+                name,
+                exchanges: o.exchanges.clone(),
+                check_failed: failed,
+                level,
+            }),
+        }
+    }
+    out
+}
+
+/// One valid request: a target that cannot be reached (connection refused,
+/// a connect or TLS handshake that fails or times out, a connection closed
+/// or reset before any answer) is a usage error (exit 2), not a list of
+/// failed checks. Any answer, or a failure after one began (a time-out
+/// waiting for it, garbage), lets the checks run and say what is wrong.
+async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
+    let Some(c) = t.primary(Op::AuthClaims) else {
+        return Ok(());
+    };
+    match t.reach(t.valid(Op::AuthClaims, c)).await {
+        Err(e) if unreachable(&e) => {
+            let mut reason = t.scrubber().text(&describe_error(&e));
+            // Only an unknown issuer is cured by a CA: an expired
+            // certificate or a wrong name is the server's to fix.
+            if reason.contains("is not a known certificate authority") {
+                reason.push_str(" (give its CA with --ca-cert)");
+            }
+            Err(RunError::Unreachable {
+                url: t.scrubber().text(&t.profile.base_url),
+                reason,
+            })
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Refused, failed or timed-out connects, and connections closed or reset
+/// before the first byte of an answer.
+fn unreachable(e: &Error) -> bool {
+    if matches!(e, Error::Connect(_)) {
+        return true;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if matches!(
+                io.kind(),
+                std::io::ErrorKind::ConnectionReset
+                    | std::io::ErrorKind::ConnectionAborted
+                    | std::io::ErrorKind::BrokenPipe
+            ) {
+                return true;
+            }
+        }
+        if s.to_string()
+            .contains("connection closed before message completed")
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
