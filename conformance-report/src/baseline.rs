@@ -33,7 +33,7 @@ use sha2::{Digest, Sha256};
 
 use crate::catalogue::Level;
 use crate::checks::catalogue;
-use crate::report::{CheckResult, Report, SNAPSHOT_REQUIREMENT, Status};
+use crate::report::{CheckResult, Kind, Report, SNAPSHOT_REQUIREMENT, Status};
 
 /// What a new entry holds until a person fills it in; refused on reading.
 pub const TO_FILL_IN: &str = "TODO";
@@ -148,21 +148,39 @@ struct RawEntry {
     requirement: Option<String>,
 }
 
-/// The hash of the requirement `check` is judged against, or `None` when
-/// no check has that id. Ids are the catalogue's (budgets and outcomes
-/// included) and `snapshots/NAME`.
+/// The hash of the requirement `check` (as an entry of the file names it)
+/// is judged against, or `None` when no check has that id. Ids are the
+/// catalogue's (budgets and outcomes included) and `snapshots/NAME`.
 pub fn requirement_hash(check: &str) -> Option<String> {
-    let text = if let Some(group) = check.strip_prefix("snapshots/") {
-        (!group.is_empty()).then_some(SNAPSHOT_REQUIREMENT.to_owned())?
-    } else {
-        catalogue()
-            .into_iter()
-            .find(|c| c.id == check)
-            .map(|c| c.quote.to_owned())?
-    };
+    match check.strip_prefix("snapshots/") {
+        Some(group) => (!group.is_empty()).then(|| hash(SNAPSHOT_REQUIREMENT)),
+        None => quote_hash(check),
+    }
+}
+
+/// The hash of the requirement result `r` was judged against, from its
+/// kind; `None` for a result about the baseline itself.
+fn requirement_hash_of(r: &CheckResult) -> Option<String> {
+    match r.kind {
+        Kind::Check => quote_hash(&r.id),
+        Kind::Snapshot { .. } => Some(hash(SNAPSHOT_REQUIREMENT)),
+        Kind::Baseline => None,
+    }
+}
+
+/// The hash of the quote of the catalogue's check `id`.
+fn quote_hash(id: &str) -> Option<String> {
+    catalogue()
+        .into_iter()
+        .find(|c| c.id == id)
+        .map(|c| hash(c.quote))
+}
+
+/// `sha256:` and the first 16 hex digits of the hash of `text`.
+fn hash(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
     let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-    Some(format!("sha256:{hex}"))
+    format!("sha256:{hex}")
 }
 
 impl Baseline {
@@ -295,7 +313,7 @@ pub fn apply(report: &mut Report, baseline: &Baseline, today: Date) {
         let Some(entry) = baseline.entry(&r.id) else {
             continue;
         };
-        let current = requirement_hash(&r.id).unwrap_or_default();
+        let current = requirement_hash_of(r).unwrap_or_default();
         let failing = matches!(r.status, Status::Failed | Status::Warned);
         let problem = if entry.expires <= today {
             Some(format!(
@@ -333,6 +351,7 @@ pub fn apply(report: &mut Report, baseline: &Baseline, today: Date) {
 fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult {
     let expects = "a check that still fails, the same requirement, a date to come".to_owned();
     CheckResult {
+        kind: Kind::Baseline,
         id: format!("baseline/{}", entry.check),
         title: format!("the baseline's entry for `{}` still holds", entry.check),
         section: "baseline".to_owned(),
@@ -347,6 +366,7 @@ fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult 
         note: None,
         latency: None,
         stands_at: Some((baseline.file.clone(), entry.line)),
+        unmet: None,
     }
 }
 
@@ -364,14 +384,12 @@ pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
     // no exception, so it gets no entry to fill in or delete.
     let gates = |r: &&CheckResult| r.level == Level::Must || report.strict;
     let failing = report.results.iter().filter(|r| {
-        matches!(r.status, Status::Failed | Status::Known)
-            && gates(r)
-            && !r.id.starts_with("baseline/")
+        matches!(r.status, Status::Failed | Status::Known) && gates(r) && r.kind != Kind::Baseline
     });
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
     let mut any = false;
     for r in failing {
-        let Some(requirement) = requirement_hash(&r.id) else {
+        let Some(requirement) = requirement_hash_of(r) else {
             continue;
         };
         any = true;

@@ -34,6 +34,14 @@ pub struct ResultRecord {
     pub note: Option<String>,
 }
 
+impl ResultRecord {
+    /// Whether the result is a snapshot assertion: a JSON report names no
+    /// kind, so its section (as the suite writes it) is read, here only.
+    pub fn is_snapshot(&self) -> bool {
+        self.section == crate::catalogue::SNAPSHOTS_SECTION
+    }
+}
+
 /// The largest report read: 64 MiB. A report keeps large bodies as a
 /// prefix, their length and hash, so a real one is far smaller; a wrong
 /// path (`/dev/zero`, a log) is refused before it fills memory.
@@ -163,9 +171,7 @@ pub fn diff(old: &RunRecord, new: &RunRecord) -> Changes {
                 .then(|| n.actual.clone())
                 .flatten(),
         };
-        if n.section == "snapshots"
-            && (o.status != n.status || o.actual != n.actual || o.note != n.note)
-        {
+        if n.is_snapshot() && (o.status != n.status || o.actual != n.actual || o.note != n.note) {
             out.snapshots.push(change.clone());
         }
         if o.status == n.status {

@@ -332,6 +332,9 @@ pub enum Verdict {
     },
     Skip {
         reason: String,
+        /// What the profile lacks, where that is why (the report says
+        /// what to add from this, not from the reason's words).
+        unmet: Option<Need>,
     },
     /// The rule holds "when" something happens ("When the response is 400,
     /// it has the 7.1 shape") and this target never made it happen: nothing
@@ -366,10 +369,22 @@ impl Outcome {
         Self {
             verdict: Verdict::Skip {
                 reason: reason.into(),
+                unmet: None,
             },
             exchanges: Vec::new(),
             group: None,
             note: None,
+        }
+    }
+
+    /// Skipped: the profile does not hold what the check needs.
+    pub fn unmet(need: Need) -> Self {
+        Self {
+            verdict: Verdict::Skip {
+                reason: need.reason().to_owned(),
+                unmet: Some(need),
+            },
+            ..Self::skip("")
         }
     }
 
@@ -420,8 +435,11 @@ pub const SECTIONS: &[(&str, &str)] = &[
     ("7.2", "417 validation failed"),
     ("8", "Limits"),
     ("9", "Versioning"),
-    ("snapshots", "Snapshots of every exchange"),
+    (SNAPSHOTS_SECTION, "Snapshots of every exchange"),
 ];
+
+/// The section every snapshot result is shown under (its JSON names it).
+pub const SNAPSHOTS_SECTION: &str = "snapshots";
 
 /// The title of section `s`.
 pub fn section_title(s: &str) -> &'static str {

@@ -10,10 +10,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::generate::{Generated, Generation, Judged};
 use crate::phase::Phase;
+use crate::probes::ErrorProbe;
 use crate::target::{Probe, Sent, Target};
 
-/// The requests of the error probes, made from the target's profile.
-pub type ProbePlan = fn(&Target) -> Vec<Probe>;
+/// The requests of the error probes, made from the target's profile, each
+/// with which probe it is.
+pub type ProbePlan = fn(&Target) -> Vec<(ErrorProbe, Probe)>;
 
 /// What every check of one run shares.
 #[derive(Debug)]
@@ -24,10 +26,10 @@ pub struct RunContext {
     judged: Judged,
     probe_plan: ProbePlan,
     /// The probes' answers as their phases come back, in the planned order.
-    probe_slots: Mutex<Vec<Option<Sent>>>,
+    probe_slots: Mutex<Vec<Option<(ErrorProbe, Sent)>>>,
     /// The generated cases of the phases sent so far.
     generated_so_far: Mutex<Option<Generated>>,
-    probes: OnceLock<Vec<Sent>>,
+    probes: OnceLock<Vec<(ErrorProbe, Sent)>>,
     generated: OnceLock<Generated>,
     /// One lock per component, for a write and the reads of what it wrote.
     alone: Vec<tokio::sync::Mutex<()>>,
@@ -89,16 +91,16 @@ impl RunContext {
                 return;
             }
             let planned = (self.probe_plan)(&self.target);
-            let mut slots: Vec<Option<Sent>> = self.take_slots(planned.len());
-            let (mine, at): (Vec<Probe>, Vec<usize>) = planned
+            let mut slots: Vec<Option<(ErrorProbe, Sent)>> = self.take_slots(planned.len());
+            let (mine, at): (Vec<Probe>, Vec<(usize, ErrorProbe)>) = planned
                 .into_iter()
                 .enumerate()
-                .filter(|(_, p)| p.phase() == phase)
-                .map(|(i, p)| (p, i))
+                .filter(|(_, (_, p))| p.phase() == phase)
+                .map(|(i, (kind, p))| (p, (i, kind)))
                 .unzip();
             let sent = self.target.send_all(mine).await;
-            for (i, s) in at.into_iter().zip(sent) {
-                slots[i] = Some(s);
+            for ((i, kind), s) in at.into_iter().zip(sent) {
+                slots[i] = Some((kind, s));
             }
             *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()) = slots;
         };
@@ -126,7 +128,7 @@ impl RunContext {
         });
     }
 
-    fn take_slots(&self, len: usize) -> Vec<Option<Sent>> {
+    fn take_slots(&self, len: usize) -> Vec<Option<(ErrorProbe, Sent)>> {
         let mut slots =
             std::mem::take(&mut *self.probe_slots.lock().unwrap_or_else(|p| p.into_inner()));
         slots.resize_with(len, || None);
@@ -158,9 +160,9 @@ impl RunContext {
             .unwrap_or_else(|| NONE.get_or_init(Generated::default))
     }
 
-    /// The answers to the error probes, in the planned order (empty before
-    /// [`RunContext::seal`]).
-    pub fn probes(&self) -> &[Sent] {
+    /// The answers to the error probes, each with which probe it is, in
+    /// the planned order (empty before [`RunContext::seal`]).
+    pub fn probes(&self) -> &[(ErrorProbe, Sent)] {
         self.probes.get().map_or(&[], Vec::as_slice)
     }
 }

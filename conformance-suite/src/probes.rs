@@ -7,53 +7,77 @@ use crate::target::{Op, Probe, Target};
 /// The error probes, in words: what [`probe_requests`] sends.
 pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
 
+/// Which error probe a request is: a check that judges one probe's answer
+/// apart (the one without modelUuid) picks it by this, not by its label.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorProbe {
+    UnknownRef,
+    WrongSecret(Op),
+    NoClientId,
+    StagingEnv,
+    Valid(Op),
+    MalformedJson,
+    InvalidBody,
+    NoModelUuid,
+}
+
 /// The requests of the error probes, sent once per run (each in its phase)
 /// and shared through the run's context by the checks that judge them
-/// (envelopes, choices).
-pub fn probe_requests(t: &Target) -> Vec<Probe> {
+/// (envelopes, choices), each with which probe it is.
+pub fn probe_requests(t: &Target) -> Vec<(ErrorProbe, Probe)> {
     let mut reqs = Vec::new();
+    let mut push = |kind: ErrorProbe, label: &str, request| {
+        reqs.push((kind, Probe::new(label, request)));
+    };
     if let Some(c) = t.primary(Op::AuthClaims) {
         let v = || t.valid(Op::AuthClaims, c);
-        reqs.push(Probe::new(
+        push(
+            ErrorProbe::UnknownRef,
             "GET unknown ref",
             t.valid_with_ref(Op::AuthClaims, c, UNKNOWN_REF),
-        ));
-        reqs.push(Probe::new(
+        );
+        push(
+            ErrorProbe::WrongSecret(Op::AuthClaims),
             "GET wrong X-Client-Secret",
             v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        ));
-        reqs.push(Probe::new(
+        );
+        push(
+            ErrorProbe::NoClientId,
             "GET without X-Client-Id",
             v().map(|r| r.remove_header("X-Client-Id")),
-        ));
-        reqs.push(Probe::new(
+        );
+        push(
+            ErrorProbe::StagingEnv,
             "GET X-Project-Env staging",
             v().and_then(|r| r.set_header("X-Project-Env", "staging")),
-        ));
-        reqs.push(Probe::new("GET valid", v()));
+        );
+        push(ErrorProbe::Valid(Op::AuthClaims), "GET valid", v());
     }
     if let Some(c) = t.primary(Op::Authorize) {
         let v = || t.valid(Op::Authorize, c);
-        reqs.push(Probe::new(
+        push(
+            ErrorProbe::MalformedJson,
             "POST malformed JSON",
             v().map(|r| r.raw_body(b"{\"email\": ".to_vec())),
-        ));
+        );
         if let Some(r) = t
             .components(Op::Authorize)
             .into_iter()
             .find_map(|c| t.with_invalid_body(Op::Authorize, c))
         {
-            reqs.push(Probe::new("POST invalid body", r));
+            push(ErrorProbe::InvalidBody, "POST invalid body", r);
         }
-        reqs.push(Probe::new(
+        push(
+            ErrorProbe::NoModelUuid,
             "POST without modelUuid",
             v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
-        ));
-        reqs.push(Probe::new(
+        );
+        push(
+            ErrorProbe::WrongSecret(Op::Authorize),
             "POST wrong X-Client-Secret",
             v().and_then(|r| r.set_header("X-Client-Secret", WRONG_SECRET)),
-        ));
-        reqs.push(Probe::new("POST valid", v()));
+        );
+        push(ErrorProbe::Valid(Op::Authorize), "POST valid", v());
     }
     reqs
 }

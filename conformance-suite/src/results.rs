@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalogue::{Check, Level, Verdict, section_title};
+use crate::catalogue::{Check, Level, SNAPSHOTS_SECTION, Verdict, section_title};
 use crate::generate::Generation;
+use crate::needs::Need;
 use crate::snapshot::{SnapshotOutcome, SnapshotResult};
 
 /// What every snapshot result cites.
@@ -51,8 +52,26 @@ impl Status {
     }
 }
 
+/// What a result is about: the renderings lay each kind out its own way
+/// and read it from here, never from the id or the section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A check of the catalogue, its id the check's.
+    Check,
+    /// A snapshot assertion over the exchanges of `group` (a check's id,
+    /// or the name of exchanges several checks share).
+    Snapshot { group: String },
+    /// An entry of the `--baseline` that must go (a file of the user's,
+    /// not a check).
+    Baseline,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckResult {
+    /// Set where the result is made; not in the JSON, whose `section`
+    /// says it in words.
+    #[serde(skip)]
+    pub kind: Kind,
     pub id: String,
     pub title: String,
     pub section: String,
@@ -78,15 +97,22 @@ pub struct CheckResult {
     /// Not in the JSON, whose `sends` says it in words.
     #[serde(skip)]
     pub stands_at: Option<(String, usize)>,
+    /// Skipped for this lack of the profile (the report names the remedy).
+    #[serde(skip)]
+    pub unmet: Option<Need>,
 }
 
 impl CheckResult {
     /// `level`: the check's level for this run's profile
     /// ([`Check::level_for`]).
     pub fn from_check(c: &Check, level: Level, verdict: &Verdict, strict: bool) -> Self {
+        let unmet = match verdict {
+            Verdict::Skip { unmet, .. } => *unmet,
+            _ => None,
+        };
         let (status, expected, actual, note) = match verdict {
             Verdict::Pass => (Status::Passed, None, None, None),
-            Verdict::Skip { reason } => (Status::Skipped, None, None, Some(reason.clone())),
+            Verdict::Skip { reason, .. } => (Status::Skipped, None, None, Some(reason.clone())),
             Verdict::NotApplicable { reason } => {
                 (Status::NotApplicable, None, None, Some(reason.clone()))
             }
@@ -100,6 +126,7 @@ impl CheckResult {
             }
         };
         Self {
+            kind: Kind::Check,
             id: c.id.to_owned(),
             title: c.title.clone(),
             section: c.section.to_owned(),
@@ -114,6 +141,7 @@ impl CheckResult {
             note,
             latency: None,
             stands_at: None,
+            unmet,
         }
     }
 
@@ -147,10 +175,13 @@ impl CheckResult {
         };
         let expects = "the exchanges equal the stored snapshot, after normalisation".to_owned();
         Self {
+            kind: Kind::Snapshot {
+                group: s.group.clone(),
+            },
             id: format!("snapshots/{}", s.group),
             title: format!("the exchanges of `{}` match the stored snapshot", s.group),
-            section: "snapshots".to_owned(),
-            section_title: section_title("snapshots").to_owned(),
+            section: SNAPSHOTS_SECTION.to_owned(),
+            section_title: section_title(SNAPSHOTS_SECTION).to_owned(),
             level: s.level,
             requirement: SNAPSHOT_REQUIREMENT.to_owned(),
             sends: format!("the requests of `{}`", s.group),
@@ -161,6 +192,7 @@ impl CheckResult {
             note,
             latency: None,
             stands_at: None,
+            unmet: None,
         }
     }
 }

@@ -298,7 +298,7 @@ impl Schedule {
             .iter()
             .map(|c| {
                 if let Some(need) = unmet(c.run.needed(), &target.profile) {
-                    return Slot::Done(Outcome::skip(need.reason()));
+                    return Slot::Done(Outcome::unmet(need));
                 }
                 match &c.run.body {
                     Body::Planned { plan, .. } => {

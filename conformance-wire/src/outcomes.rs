@@ -147,11 +147,27 @@ pub fn described(id: &str) -> Option<&'static str> {
         .map(|(_, outcome, ..)| *outcome)
 }
 
+/// A status documented for an operation beyond the description's.
+struct Documented {
+    status: u16,
+    /// Where it comes from, in words, each once.
+    by: Vec<String>,
+    /// Whether our spec is among them (else only the profile's declared
+    /// choices give it): kept as a fact, not read back from the words.
+    ours: bool,
+}
+
+impl Documented {
+    fn by(&self) -> String {
+        self.by.join("; ")
+    }
+}
+
 /// The statuses the server chose for `op` beyond the description's: each
 /// choice of status that applies to `op` (the profile's where it declares
 /// one, else ours), then the other statuses our spec documents (from the
 /// built-in `spec/openapi.yaml`), each once, with where it comes from.
-fn chosen_statuses(op: Op, choices: &Choices) -> Vec<(u16, String)> {
+fn chosen_statuses(op: Op, choices: &Choices) -> Vec<Documented> {
     type Row = (&'static str, fn(&Choices) -> Chosen<u16>, bool);
     let rows: &[Row] = &[
         (
@@ -176,14 +192,22 @@ fn chosen_statuses(op: Op, choices: &Choices) -> Vec<(u16, String)> {
         ),
         ("body_too_large", Choices::body_too_large, true),
     ];
-    fn add(out: &mut Vec<(u16, String)>, status: u16, by: String) {
-        match out.iter_mut().find(|(s, _)| *s == status) {
-            Some((_, known)) if !known.contains(&by) => known.push_str(&format!("; {by}")),
-            Some(_) => {}
-            None => out.push((status, by)),
+    fn add(out: &mut Vec<Documented>, status: u16, by: String, ours: bool) {
+        match out.iter_mut().find(|d| d.status == status) {
+            Some(d) => {
+                d.ours |= ours;
+                if !d.by.contains(&by) {
+                    d.by.push(by);
+                }
+            }
+            None => out.push(Documented {
+                status,
+                by: vec![by],
+                ours,
+            }),
         }
     }
-    let mut out: Vec<(u16, String)> = Vec::new();
+    let mut out: Vec<Documented> = Vec::new();
     let mut ours_replaced = Vec::new();
     for (key, chosen, applies) in rows {
         if !applies {
@@ -192,19 +216,24 @@ fn chosen_statuses(op: Op, choices: &Choices) -> Vec<(u16, String)> {
         let c = chosen(choices);
         let ours = chosen(&Choices::default()).value;
         if c.declared {
-            add(&mut out, c.value, format!("the profile's `choices.{key}`"));
+            add(
+                &mut out,
+                c.value,
+                format!("the profile's `choices.{key}`"),
+                false,
+            );
             if c.value != ours {
                 ours_replaced.push(ours);
             }
         } else {
-            add(&mut out, c.value, OUR_CHOICE.to_owned());
+            add(&mut out, c.value, OUR_CHOICE.to_owned(), true);
         }
     }
     // Our spec's other statuses (405, 503, ...), unless a declared choice
     // replaced ours by another.
     for status in spec_statuses(op) {
-        if out.iter().all(|(s, _)| *s != status) && !ours_replaced.contains(&status) {
-            add(&mut out, status, OUR_CHOICE.to_owned());
+        if out.iter().all(|d| d.status != status) && !ours_replaced.contains(&status) {
+            add(&mut out, status, OUR_CHOICE.to_owned(), true);
         }
     }
     out
@@ -263,14 +292,14 @@ pub fn coverage(answers: &[Answer], choices: &Choices) -> Vec<OutcomeSeen> {
                 seen: of_op.iter().filter(|a| matches(a)).count(),
             });
         }
-        for (status, by) in statuses {
+        for d in statuses {
             out.push(OutcomeSeen {
                 operation: operation_key(op).to_owned(),
-                id: status.to_string(),
-                outcome: format!("HTTP {status}"),
-                documented_by: by,
+                id: d.status.to_string(),
+                outcome: format!("HTTP {}", d.status),
+                documented_by: d.by(),
                 required: false,
-                seen: of_op.iter().filter(|a| a.status == status).count(),
+                seen: of_op.iter().filter(|a| a.status == d.status).count(),
             });
         }
     }
@@ -280,12 +309,10 @@ pub fn coverage(answers: &[Answer], choices: &Choices) -> Vec<OutcomeSeen> {
 /// Whether a request of `op` can fail validation with a 417: Authorize
 /// always can; Auth Claims where its body is validated (ours), or where a
 /// chosen refusal is a 417.
-fn validation_possible(op: Op, choices: &Choices, statuses: &[(u16, String)]) -> bool {
+fn validation_possible(op: Op, choices: &Choices, statuses: &[Documented]) -> bool {
     op == Op::Authorize
         || choices.get_body_validated().value
-        || statuses
-            .iter()
-            .any(|(s, by)| *s == 417 && !by.contains(OUR_CHOICE))
+        || statuses.iter().any(|d| d.status == 417 && !d.ours)
 }
 
 /// The outcomes never seen, one line each, for the human report.

@@ -11,7 +11,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{CheckResult, Report, Status};
+use crate::report::{CheckResult, Kind, Report, Status, is_snapshot};
 
 /// The statuses, as CSS classes, filter labels and badges.
 const STATUSES: &[(Status, &str, &str)] = &[
@@ -254,7 +254,8 @@ pub fn render(report: &Report) -> String {
         let Some(first) = in_section.first() else {
             continue;
         };
-        let heading = if section.starts_with(|c: char| c.is_ascii_digit()) {
+        // A check's section is one of the description's, numbered.
+        let heading = if first.kind == Kind::Check {
             format!("§{section} {}", first.section_title)
         } else {
             first.section_title.clone()
@@ -336,7 +337,7 @@ fn check(out: &mut String, r: &CheckResult) {
             let (repro, seen): (Vec<&str>, Vec<&str>) = actual
                 .lines()
                 .partition(|l| l.trim_start().starts_with("reproduce: "));
-            let label = if r.section == "snapshots" {
+            let label = if is_snapshot(r) {
                 "Difference"
             } else {
                 "Actual"

@@ -3,7 +3,7 @@
 //! was expected and what came. Colour on a terminal unless `NO_COLOR` is set.
 
 use crate::report::escape::{terminal, terminal_line};
-use crate::report::{Report, Status};
+use crate::report::{Report, Status, is_snapshot};
 
 /// ANSI colours, or none.
 #[derive(Clone, Copy, Debug)]
@@ -42,7 +42,7 @@ pub fn render(report: &Report, style: Style) -> String {
         let Some(first) = in_section.first() else {
             continue;
         };
-        let heading = if section == "snapshots" {
+        let heading = if is_snapshot(first) {
             "Snapshots".to_owned()
         } else {
             format!("§{section} {}", first.section_title)
@@ -53,7 +53,7 @@ pub fn render(report: &Report, style: Style) -> String {
         let mut quiet_passes = 0;
         for r in in_section {
             // Matching snapshots are counted, not listed: one per check.
-            if section == "snapshots" && r.status == Status::Passed && r.note.is_none() {
+            if is_snapshot(r) && r.status == Status::Passed && r.note.is_none() {
                 quiet_passes += 1;
                 continue;
             }
@@ -73,7 +73,7 @@ pub fn render(report: &Report, style: Style) -> String {
             ));
             match r.status {
                 Status::Failed | Status::Warned => {
-                    if r.section != "snapshots" {
+                    if !is_snapshot(r) {
                         field(
                             &mut out,
                             "Requirement",

@@ -5,7 +5,7 @@
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use crate::catalogue::SECTIONS;
-use crate::report::{Report, Status};
+use crate::report::{Report, Status, is_snapshot};
 
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
     let mut junit = quick_junit::Report::new("conformance");
@@ -24,8 +24,8 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         let Some(first) = results.first() else {
             continue;
         };
-        let mut suite = TestSuite::new(if section == "snapshots" {
-            "snapshots".to_owned()
+        let mut suite = TestSuite::new(if is_snapshot(first) {
+            section.to_owned()
         } else {
             format!("§{section} {}", first.section_title)
         });

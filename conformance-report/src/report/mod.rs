@@ -13,7 +13,7 @@ use crate::catalogue::Level;
 
 /// The suite's results, which a report shows (re-exported where reports
 /// have always named them).
-pub use crate::results::{CheckResult, Pace, RunResults, SNAPSHOT_REQUIREMENT, Status};
+pub use crate::results::{CheckResult, Kind, Pace, RunResults, SNAPSHOT_REQUIREMENT, Status};
 
 pub mod escape;
 pub mod html;
@@ -96,7 +96,7 @@ pub fn plural(n: usize, noun: &str) -> String {
 
 /// Whether a result is a snapshot assertion rather than a check.
 pub fn is_snapshot(r: &CheckResult) -> bool {
-    r.section == "snapshots"
+    matches!(r.kind, Kind::Snapshot { .. })
 }
 
 /// The counts of a run: over all its results (the fields read by `diff`
@@ -310,13 +310,7 @@ impl Report {
             let reason = r.note.clone().unwrap_or_default();
             match out.iter_mut().find(|(why, _, _)| *why == reason) {
                 Some((_, n, _)) => *n += 1,
-                None => {
-                    let remedy = crate::needs::Need::ALL
-                        .iter()
-                        .find(|n| n.reason() == reason)
-                        .map(|n| n.remedy());
-                    out.push((reason, 1, remedy));
-                }
+                None => out.push((reason, 1, r.unmet.map(|n| n.remedy()))),
             }
         }
         out

@@ -22,7 +22,7 @@ use crate::catalogue::Check;
 use crate::checks::catalogue;
 use crate::choices::ChoiceKey;
 use crate::description;
-use crate::report::{CheckResult, Report, Status};
+use crate::report::{CheckResult, Kind, Report, Status};
 
 use crate::description::{OPENAPI, OPENAPI_PATH};
 const OPERATIONS_PATH: &str = "/component/{ref}/auth";
@@ -70,7 +70,11 @@ pub fn location(
         return at.clone();
     }
     let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
-    let id = r.id.strip_prefix("snapshots/").unwrap_or(&r.id);
+    // A snapshot stands where the check whose exchanges it holds does.
+    let id: &str = match &r.kind {
+        Kind::Snapshot { group } => group,
+        Kind::Check | Kind::Baseline => &r.id,
+    };
     let Some(check) = checks.iter().find(|c| c.id == id) else {
         let line = description::heading_line(&r.section)
             .or_else(|| description::heading_line("4"))

@@ -23,6 +23,7 @@ mod run;
 use crate::choices::{ChoiceKey, Choices, Chosen};
 use crate::generate::Family;
 use crate::needs::Need;
+use crate::probes::ErrorProbe;
 use crate::profile::Component;
 pub use crate::spelling::flip_case;
 use crate::target::{Case as HeaderCase, Op, Sent};
@@ -385,6 +386,9 @@ pub struct Answer<'a> {
     /// The same request with the profile's own value, to compare with
     /// (generated uuid forms only).
     pub reference: Option<&'a Sent>,
+    /// Which error probe it answered (the shared probes only): a judgement
+    /// of one probe apart picks it by this, never by its label.
+    pub probe: Option<ErrorProbe>,
 }
 
 /// A judgement of one answer, with what it answered.

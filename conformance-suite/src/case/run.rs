@@ -62,7 +62,7 @@ fn judge_planned(t: &RunContext, r: &Requests, expects: Expect, sent: Vec<Sent>)
     let about: Vec<_> = planned.into_iter().map(|(_, about)| about).collect();
     let answers = answers(&sent, &about);
     let found = expects.verdict(&t.profile.choices, &answers, by_label(&answers));
-    outcome(found, &sent)
+    outcome(found, crate::judge::exchanges(&sent))
 }
 
 async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
@@ -97,13 +97,20 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             }
             let answers = answers(&sent, &about);
             let found = case.expects.verdict(choices, &answers, by_label(&answers));
-            outcome(found, &sent)
+            outcome(found, crate::judge::exchanges(&sent))
         }
         Sends::ErrorProbes { .. } => {
             let all = t.probes();
-            let answers: Vec<Answer<'_>> = all.iter().map(|s| answer(s, None, None)).collect();
+            let answers: Vec<Answer<'_>> = all
+                .iter()
+                .map(|(probe, s)| Answer {
+                    probe: Some(*probe),
+                    ..answer(s, None, None)
+                })
+                .collect();
             let found = case.expects.verdict(choices, &answers, by_label(&answers));
-            outcome(found, all).in_group(PROBES_GROUP)
+            let exchanges = all.iter().map(|(_, s)| s.exchange.clone()).collect();
+            outcome(found, exchanges).in_group(PROBES_GROUP)
         }
         Sends::Generated(family) => {
             let family = *family;
@@ -212,6 +219,7 @@ fn answer<'a>(sent: &'a Sent, c: Option<&'a Component>, change: Option<Change>) 
         component: c,
         change,
         reference: None,
+        probe: None,
     }
 }
 
@@ -222,8 +230,7 @@ fn answers<'a>(sent: &'a [Sent], about: &[(&'a Component, Change)]) -> Vec<Answe
         .collect()
 }
 
-fn outcome(found: Found, sent: &[Sent]) -> Outcome {
-    let exchanges = crate::judge::exchanges(sent);
+fn outcome(found: Found, exchanges: Vec<crate::exchange::Exchange>) -> Outcome {
     match found {
         Found::Failures(failures) => Outcome::from_failures(failures, exchanges),
         Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
@@ -242,14 +249,10 @@ fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) ->
         .profile
         .components
         .iter()
-        .filter(|c| c.requires_auth)
-        .filter(|c| {
-            !cases.iter().any(|k| {
-                k.label.contains(&format!(" {}: ", c.name))
-                    && k.label.ends_with("of another component")
-            })
-        })
-        .map(|c| c.name.as_str())
+        .enumerate()
+        .filter(|(_, c)| c.requires_auth)
+        .filter(|(i, _)| !cases.iter().any(|k| k.foreign_token_to == Some(*i)))
+        .map(|(_, c)| c.name.as_str())
         .collect();
     (!without.is_empty()).then(|| {
         format!(

@@ -25,6 +25,7 @@ use crate::checks::{
 };
 use component_auth_bindings::variants;
 
+use crate::probes::ErrorProbe;
 use crate::profile::is_uuid;
 use crate::target::{Op, Probe, Typed};
 
@@ -410,7 +411,7 @@ fn absent_env(answers: &[Answer<'_>], choices: &Choices) -> Found {
 async fn issued_token(t: Arc<RunContext>) -> Outcome {
     // `needs` gates the check on a component with an `authorize` section.
     let Some(c) = t.primary(Op::Authorize) else {
-        return Outcome::skip(Need::Authorize.reason());
+        return Outcome::unmet(Need::Authorize);
     };
     if !t.profile.choices.issues_token().value {
         return Outcome::not_applicable(
@@ -580,7 +581,7 @@ fn validation_items(a: &Answer<'_>) -> Result<(), String> {
         Some(other) => return Err(format!("decoded as `{}`", other.variant())),
         None => return Ok(()),
     };
-    if a.label.contains("modelUuid")
+    if a.probe == Some(ErrorProbe::NoModelUuid)
         && !errors
             .iter()
             .any(|e| e.field == "modelUuid" && e.rule == "required")

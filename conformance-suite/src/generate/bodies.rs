@@ -393,6 +393,7 @@ fn property(
             reference: None,
             position: 0,
             oracle: Vec::new(),
+            foreign_token_to: None,
         }
     };
     let result = runner.run(&strategy, |changes| {

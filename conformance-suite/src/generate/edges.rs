@@ -26,6 +26,8 @@ struct Pending {
     /// Its component's declared fields and the body sent: the oracle
     /// judges the answer ([`super::oracle`]).
     judged_body: Option<(crate::fields::Fields, String)>,
+    /// See [`Case::foreign_token_to`].
+    foreign_token_to: Option<usize>,
 }
 
 impl Pending {
@@ -38,6 +40,7 @@ impl Pending {
             reference: None,
             prelude: None,
             judged_body: None,
+            foreign_token_to: None,
         }
     }
 }
@@ -78,7 +81,13 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
         if let Some(r) = p.reference {
             references.push(Probe::new(format!("{} (as written)", p.label), r));
         }
-        meta.push((p.family, p.label.clone(), position, p.judged_body.clone()));
+        meta.push((
+            p.family,
+            p.label.clone(),
+            position,
+            p.judged_body.clone(),
+            p.foreign_token_to,
+        ));
         probes.push(Probe::new(p.label, p.req));
     }
     let sent = t.send_all(probes).await;
@@ -86,25 +95,28 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
     meta.into_iter()
         .zip(sent)
         .zip(curls)
-        .map(|(((family, label, position, body), sent), curl)| {
-            let oracle = match &body {
-                Some((declared, body)) => {
-                    super::oracle::judge(declared, op, body, &sent, &t.profile.choices)
+        .map(
+            |(((family, label, position, body, foreign_token_to), sent), curl)| {
+                let oracle = match &body {
+                    Some((declared, body)) => {
+                        super::oracle::judge(declared, op, body, &sent, &t.profile.choices)
+                    }
+                    None => Vec::new(),
+                };
+                Case {
+                    family,
+                    label,
+                    curl,
+                    sent,
+                    reference: (family == Family::UuidForm)
+                        .then(|| reference_answers.next())
+                        .flatten(),
+                    position,
+                    oracle,
+                    foreign_token_to,
                 }
-                None => Vec::new(),
-            };
-            Case {
-                family,
-                label,
-                curl,
-                sent,
-                reference: (family == Family::UuidForm)
-                    .then(|| reference_answers.next())
-                    .flatten(),
-                position,
-                oracle,
-            }
-        })
+            },
+        )
         .collect()
 }
 
@@ -232,40 +244,64 @@ fn tokens(t: &Target, out: &mut Vec<Pending>) {
             token.expose(),
             &format!("AUTH_TOKEN_{}", curl::shell_name(&c.tag)),
         );
-        let mut variants: Vec<(String, String, String, Option<String>)> =
-            near_misses(token.expose(), &var)
-                .into_iter()
-                .map(|m| (m.what.to_owned(), m.value, m.shell, None))
-                .collect();
-        variants.push(("empty".to_owned(), String::new(), String::new(), None));
+        let mut variants: Vec<TokenValue> = near_misses(token.expose(), &var)
+            .into_iter()
+            .map(|m| TokenValue {
+                what: m.what.to_owned(),
+                value: m.value,
+                shell: m.shell,
+                prelude: None,
+                foreign: false,
+            })
+            .collect();
+        variants.push(TokenValue {
+            what: "empty".to_owned(),
+            value: String::new(),
+            shell: String::new(),
+            prelude: None,
+            foreign: false,
+        });
         if let Some(foreign) = foreign_token(t, i) {
-            variants.push((
-                "of another component".to_owned(),
-                foreign.value,
-                foreign.shell,
-                foreign.prelude,
-            ));
+            variants.push(TokenValue {
+                what: "of another component".to_owned(),
+                value: foreign.value,
+                shell: foreign.shell,
+                prelude: foreign.prelude,
+                foreign: true,
+            });
         }
         for op in Op::BOTH {
             if op == Op::Authorize && c.authorize.is_none() {
                 continue;
             }
-            for (what, value, shell, prelude) in &variants {
+            for v in &variants {
                 let mut p = Pending::new(
                     Family::Token,
-                    format!("{} {}: X-Auth-Token {what}", op.method(), c.name),
+                    format!("{} {}: X-Auth-Token {}", op.method(), c.name, v.what),
                     t.valid(op, c)
-                        .and_then(|r| r.set_header("X-Auth-Token", value)),
+                        .and_then(|r| r.set_header("X-Auth-Token", &v.value)),
                 );
                 p.derived.push(Derived {
                     header: "x-auth-token",
-                    expression: shell.clone(),
+                    expression: v.shell.clone(),
                 });
-                p.prelude = prelude.clone();
+                p.prelude = v.prelude.clone();
+                p.foreign_token_to = v.foreign.then_some(i);
                 out.push(p);
             }
         }
     }
+}
+
+/// One X-Auth-Token sent to a component, and how a reproduction writes it.
+struct TokenValue {
+    what: String,
+    value: String,
+    shell: String,
+    prelude: Option<String>,
+    /// Another component's token: the run notes a component sent none
+    /// ([`Case::foreign_token_to`]).
+    foreign: bool,
 }
 
 /// A token of another component, and how a reproduction writes it.

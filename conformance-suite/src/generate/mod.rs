@@ -151,6 +151,10 @@ pub struct Case {
     /// What its answer broke of the oracle of its component's declared
     /// fields ([`oracle`]), by id: empty where nothing is declared.
     pub oracle: Vec<(&'static str, String)>,
+    /// For [`Family::Token`]: the index in the profile of the component
+    /// this case sends a token of another component (the run says which
+    /// got none by this, not by reading labels).
+    pub foreign_token_to: Option<usize>,
 }
 
 /// A property that failed: its minimal case after shrinking.
