@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# The README's test command on a fresh clone: `cargo test --workspace` with
-# an empty target dir (the crates already downloaded, as on any machine that
-# has built once), split into its build (`--no-run`) and its run, and the run
-# again once built; then with the dependencies built and our crates cold (what
-# a CI cache of the dependencies, such as rust-cache, leaves: our crates
-# cleaned, the rest kept). Also where a cold build spends its time: the sum
-# of every crate's compile time, ours apart, from `--timings`.
+# The README's two commands on a fresh clone, in the order a newcomer runs
+# them (the crates already downloaded, as on any machine that has built once;
+# an empty target dir): `cargo run -p conformance` (the suite against the
+# embedded server), then `cargo test --workspace`; each split into its build
+# and its run. Then the tests again once built, and with the dependencies
+# built and our crates cold (what a CI cache of the dependencies, such as
+# rust-cache, leaves: our crates cleaned, the rest kept). Also where the cold
+# builds spend their time: every crate's compile time from `--timings`,
+# summed over both commands, ours apart.
 #
 # Usage: benches/test-command.sh   (writes benches/results/test-command.md)
 # Knobs: RUNS (1; a cold build is minutes on 2 cores).
@@ -30,26 +32,34 @@ for run in $(seq 1 "$RUNS"); do
     git -C "$ROOT" diff HEAD | git -C "$W/clone" apply --allow-empty
     cd "$W/clone"
     export CARGO_TARGET_DIR="$W/clone/target"
-    log "run $run: cold build of the tests"
+    log "run $run: cargo run -p conformance, cold"
     t0="$(now)"
-    cargo test --workspace --locked --no-run --timings >"$W/build.log" 2>&1 || die "the build failed: $W/build.log"
+    cargo build -p conformance --locked --timings >"$W/run-build.log" 2>&1 || die "the build failed: $W/run-build.log"
+    cp target/cargo-timings/cargo-timing.html "$W/timing-run.html"
     t1="$(now)"
-    log "run $run: the tests"
-    cargo test --workspace --locked >"$W/test.log" 2>&1 || die "the tests failed: $W/test.log"
+    cargo run -q -p conformance --locked -- --embedded >"$W/run.log" 2>&1 || die "the suite failed: $W/run.log"
     t2="$(now)"
+    log "run $run: cargo test --workspace, after it"
+    cargo test --workspace --locked --no-run --timings >"$W/build.log" 2>&1 || die "the build failed: $W/build.log"
+    cp target/cargo-timings/cargo-timing.html "$W/timing-test.html"
+    t3="$(now)"
+    cargo test --workspace --locked >"$W/test.log" 2>&1 || die "the tests failed: $W/test.log"
+    t4="$(now)"
     log "run $run: the tests again, built"
     cargo test --workspace --locked >"$W/test2.log" 2>&1 || die "the tests failed: $W/test2.log"
-    t3="$(now)"
+    t5="$(now)"
     log "run $run: the tests with the dependencies built, our crates cleaned"
     # shellcheck disable=SC2086
     cargo clean --quiet $(printf -- '-p %s ' $OURS) 2>/dev/null
     cargo test --workspace --locked >"$W/test3.log" 2>&1 || die "the tests failed: $W/test3.log"
-    t4="$(now)"
-    split="$(python3 - "$W/clone/target/cargo-timings/cargo-timing.html" "$OURS" <<'EOF'
+    t6="$(now)"
+    split="$(python3 - "$W/timing-run.html" "$W/timing-test.html" "$OURS" <<'EOF'
 import json, re, sys
-text = open(sys.argv[1]).read()
-units = json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", text, re.S).group(1))
-ours = set(sys.argv[2].split())
+units = []
+for path in sys.argv[1:3]:
+    text = open(path).read()
+    units += json.loads(re.search(r"const UNIT_DATA = (\[.*?\]);\n", text, re.S).group(1))
+ours = set(sys.argv[3].split())
 total = sum(u["duration"] for u in units)
 mine = sum(u["duration"] for u in units if u["name"] in ours)
 top = sorted(units, key=lambda u: -u["duration"])[:5]
@@ -58,18 +68,18 @@ print("%d units, %.0f s of compiling: ours %.0f s, dependencies %.0f s; largest:
     ", ".join("%s %.1f s" % (u["name"], u["duration"]) for u in top)))
 EOF
 )"
-    rows+=("| $run | $(seconds "$t0" "$t1") s | $(seconds "$t1" "$t2") s | $(seconds "$t0" "$t2") s | $(seconds "$t2" "$t3") s | $(seconds "$t3" "$t4") s | $split |")
+    rows+=("| $run | $(seconds "$t0" "$t1") s + $(seconds "$t1" "$t2") s = **$(seconds "$t0" "$t2") s** | $(seconds "$t2" "$t3") s + $(seconds "$t3" "$t4") s = **$(seconds "$t2" "$t4") s** | $(seconds "$t4" "$t5") s | $(seconds "$t5" "$t6") s | $split |")
     cd "$ROOT"
 done
 
 {
-    echo "# The README's test command, cold"
+    echo "# The README's two commands, cold"
     echo
-    echo "\`cargo test --workspace --locked\` on a fresh clone with an empty target dir"
+    echo "\`cargo run -p conformance\`, then \`cargo test --workspace\`, on a fresh clone with an empty target dir"
     echo "($(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $(date -u +%Y-%m-%d), 1-minute load before: $LOAD_BEFORE)."
     echo
-    echo "| Run | Build (--no-run) | Tests | Cold total | Tests again, built | Dependencies built, our crates cold: build and tests | Where the cold build spends its time (--timings, summed over units) |"
-    echo "|---|---:|---:|---:|---:|---:|---|"
+    echo "| Run | \`cargo run -p conformance\`: build + suite | then \`cargo test --workspace\`: build + tests | Tests again, built | Dependencies built, our crates cold: build and tests | Where both cold builds spend their time (--timings, summed over units) |"
+    echo "|---|---:|---:|---:|---:|---|"
     printf '%s\n' "${rows[@]}"
 } >"$OUT"
 cat "$OUT"
