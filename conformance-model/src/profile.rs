@@ -771,7 +771,6 @@ fn locate(
             },
         };
     };
-    let _ = text;
     let full = hide_values(&inner.to_string());
     // serde_yaml appends " at line L column C"; the line is given apart.
     let message = full
@@ -819,7 +818,22 @@ fn locate(
         file: file.to_owned(),
         line,
         key: path,
-        message: message.to_owned(),
+        message: format!("{message}{}", flow_hint(message, text, line)),
+    }
+}
+
+/// `{ password: ${PW} }` is not YAML: in a flow map or list, `{` and `}`
+/// end the value. The README's `${VAR}` advice meets that rule first in a
+/// body written on one line, so the error says what to write.
+fn flow_hint(message: &str, text: &str, line: usize) -> &'static str {
+    let on_line = text
+        .lines()
+        .nth(line.saturating_sub(1))
+        .is_some_and(|l| l.contains("${"));
+    if on_line && message.contains("while parsing a flow") {
+        " (inside `{ }` or `[ ]`, a `${VAR}` is quoted: \"${VAR}\")"
+    } else {
+        ""
     }
 }
 

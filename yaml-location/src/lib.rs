@@ -277,6 +277,20 @@ impl Lines {
                 .path_at(reported)
                 .unwrap_or_else(|| "(document)".to_owned());
             (reported, key)
+        } else if let Some(parent) = path.strip_suffix(".?") {
+            // A syntax error inside a map, before its next key was read:
+            // the deepest key on the reported line within that map, else
+            // the map itself (never a `?` a reader cannot look up).
+            let deepest = self.deepest_at(reported);
+            let key = match deepest.as_slice() {
+                [one] => Some(render_path(one.split('\0'))),
+                // Several keys on the line (a flow map): which one the
+                // parser stopped in is not known, the map is.
+                _ => None,
+            }
+            .filter(|k| k.starts_with(parent))
+            .unwrap_or_else(|| parent.to_owned());
+            (reported, key)
         } else {
             (self.line_of_path(path).unwrap_or(reported), path.to_owned())
         }
@@ -285,11 +299,28 @@ impl Lines {
     /// The deepest path that starts on `line`, written `components[0].uuid`:
     /// what a syntax or type error reported at that line is about.
     pub fn path_at(&self, line: usize) -> Option<String> {
-        self.by_path
-            .iter()
-            .filter(|(path, l)| **l == line && !path.is_empty())
-            .max_by_key(|(path, _)| (path.matches('\0').count(), path.len()))
-            .map(|(path, _)| render_path(path.split('\0')))
+        self.deepest_at(line)
+            .first()
+            .map(|path| render_path(path.split('\0')))
+    }
+
+    /// The deepest keys that start on `line`, in one order whatever the
+    /// map's (a flow map puts several keys on one line).
+    fn deepest_at(&self, line: usize) -> Vec<&str> {
+        let on_line = || {
+            self.by_path
+                .iter()
+                .filter(move |(path, l)| **l == line && !path.is_empty())
+                .map(|(path, _)| path.as_str())
+        };
+        let Some(depth) = on_line().map(|p| p.matches('\0').count()).max() else {
+            return Vec::new();
+        };
+        let mut deepest: Vec<&str> = on_line()
+            .filter(|p| p.matches('\0').count() == depth)
+            .collect();
+        deepest.sort_unstable();
+        deepest
     }
 }
 
@@ -375,6 +406,33 @@ mod tests {
         assert_eq!(l.path_at(7).as_deref(), Some("components[1].uuid"));
         assert_eq!(l.path_at(5).as_deref(), Some("components[0].name"));
         assert_eq!(l.path_at(4), None, "a comment line");
+    }
+
+    #[test]
+    fn a_syntax_error_inside_a_map_names_the_key_on_its_line() {
+        // serde_path_to_error's `a.b.?`: a key not yet read when the
+        // parser failed.
+        let text = "a:\n  f: {g: 1}\n  b: { c: 1, d: ${X} }\n  e: 2\n";
+        let l = Lines::of(text);
+        assert_eq!(
+            l.locate("a.f.?", 2),
+            (2, "a.f.g".to_owned()),
+            "one key: the key"
+        );
+        assert_eq!(
+            l.locate("a.b.?", 3),
+            (3, "a.b".to_owned()),
+            "two keys on the line: the map"
+        );
+        // Reported on a line of another map: the map the path names.
+        assert_eq!(l.locate("a.?", 1), (1, "a".to_owned()));
+        for _ in 0..20 {
+            assert_eq!(
+                Lines::of(text).path_at(3).as_deref(),
+                Some("a.b.c"),
+                "one order"
+            );
+        }
     }
 
     #[test]

@@ -482,3 +482,19 @@ fn only_secret_keys_make_a_variable_secret() {
     assert!(!p.env.iter().any(|(n, _)| n == "PORT"));
     assert!(!p.to_string().contains("env-x-value-9"), "{p}");
 }
+
+#[test]
+fn an_unquoted_variable_in_a_flow_map_is_refused_with_what_to_write() {
+    let text = change("password: \"${PW}\" }", "password: ${PW} }");
+    let (line, key, shown) = refused(&text);
+    assert_eq!(line, 13, "{shown}");
+    // The map, not serde's `?` for a key it had not read yet.
+    assert_eq!(key, "components[0].authorize.valid_body", "{shown}");
+    assert!(
+        shown.contains("a `${VAR}` is quoted: \"${VAR}\""),
+        "{shown}"
+    );
+    holds_no_secret(&shown, &[]);
+    // Quoted, as the message says (GOOD is that line quoted), it is read.
+    assert!(parse(GOOD).is_ok());
+}
