@@ -192,7 +192,7 @@ pub fn without_values(message: &str) -> String {
 const SECRET_KEYS: &[&str] = &["client_secret", "auth_token", "valid_body", "invalid_body"];
 
 /// `error` with every secret written literally in `text` (the values of
-/// [`SECRET_KEYS`], at any depth) replaced by the name of its key: a
+/// `SECRET_KEYS`, at any depth) replaced by the name of its key: a
 /// message about another key may quote its value, and that value may be
 /// the secret reused. Values of fewer than four characters are left, as
 /// they would replace ordinary words.

@@ -595,7 +595,7 @@ const MODEL_UUID_PLACES: &[&str] = &[
 ];
 
 impl Target {
-    /// Where modelUuid travels: the first place (of [`MODEL_UUID_PLACES`]) a
+    /// Where modelUuid travels: the first place (of `MODEL_UUID_PLACES`) a
     /// valid Authorize is served with it, and the status it was served with.
     /// `target`'s profile must not declare the place (its valid Authorize puts
     /// it in ours, the query).

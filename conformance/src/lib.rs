@@ -1,6 +1,6 @@
 //! # conformance: is this server the Component Authentication Claims interface?
 //!
-//! Point the runner at a server (a [profile](profile) names it, its
+//! Point the runner at a server (a [profile] names it, its
 //! credentials and its components) and it tells you, rule by rule, where the
 //! server falls short of `interface-description.md`. Run it in CI and its
 //! exit code gates a release.

@@ -158,7 +158,7 @@ pub struct Client {
 
 impl Client {
     /// A client for the API at `base_url`, the URL that operation paths
-    /// are appended to (see [`server_url`] where the spec names one).
+    /// are appended to (see [`server_url`] for the spec's first server).
     pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
         ::std::result::Result::Ok(Self {
             base_url: rt::parse_base_url(base_url)?,

@@ -46,7 +46,7 @@ fn escaped(text: &str, keep_newline: bool) -> String {
     out
 }
 
-/// For a terminal or a log: lines kept, everything [`hidden`] escaped.
+/// For a terminal or a log: lines kept, everything `hidden` escaped.
 pub fn terminal(text: &str) -> String {
     escaped(text, true)
 }

@@ -198,6 +198,13 @@ fn client(api: &Api) -> TokenStream {
             }
         }
     });
+    // A link only to an item that exists: `server_url` is emitted where
+    // the spec names a server, and rustdoc warns on a link to nothing.
+    let new_doc_end = if api.server.is_some() {
+        " are appended to (see [`server_url`] for the spec's first server)."
+    } else {
+        " are appended to."
+    };
     quote! {
         #server
         #defaults
@@ -214,8 +221,8 @@ fn client(api: &Api) -> TokenStream {
         }
 
         impl Client {
-            /// A client for the API at `base_url`, the URL that operation paths
-            /// are appended to (see [`server_url`] where the spec names one).
+            #[doc = " A client for the API at `base_url`, the URL that operation paths"]
+            #[doc = #new_doc_end]
             pub fn new(base_url: &str) -> ::std::result::Result<Self, rt::Error> {
                 ::std::result::Result::Ok(Self {
                     base_url: rt::parse_base_url(base_url)?,

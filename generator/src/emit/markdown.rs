@@ -23,9 +23,10 @@
 //! opening one starts a Rust block that takes in every line after it. The
 //! code of a spec's examples reads as plain text.
 
-/// One line made inert: never a fence nor indented code.
+/// One line made inert: never a fence nor indented code, and no bracket
+/// rustdoc would try to resolve as a link to an item.
 pub(crate) fn inert_line(line: &str) -> String {
-    escape_fences(&cap_indentation(line))
+    escape_shortcut_links(&escape_fences(&cap_indentation(line)))
 }
 
 /// The width of leading whitespace (a tab to the next multiple of four)
@@ -102,9 +103,111 @@ fn escape_fences(line: &str) -> String {
     out
 }
 
+/// `[x]` outside code and not a link of Markdown's own (`[x](url)`,
+/// `[x][ref]`, `[x]: url`) escaped as `\[x\]`: rustdoc reads it as a link
+/// to an item named `x`, which a spec's prose (`servers[0]`) never means,
+/// and warns that there is none.
+fn escape_shortcut_links(line: &str) -> String {
+    let chars: Vec<char> = line.chars().collect();
+    let mut escape = vec![false; chars.len()];
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 2,
+            '`' => {
+                // A code span: to the next run of as many backticks, if any.
+                let run = chars[i..].iter().take_while(|c| **c == '`').count();
+                let close = (i + run..chars.len()).find(|&j| {
+                    chars[j..].iter().take_while(|c| **c == '`').count() == run
+                        && (j == 0 || chars[j - 1] != '`')
+                });
+                i = close.map_or(i + run, |j| j + run);
+            }
+            '[' => {
+                let close = matching_bracket(&chars, i);
+                match close {
+                    Some(j) if !matches!(chars.get(j + 1), Some('(' | '[' | ':')) => {
+                        escape[i] = true;
+                        escape[j] = true;
+                        i += 1;
+                    }
+                    // A link of Markdown's own: left whole, with the
+                    // `[ref]` of a reference link.
+                    Some(j) => {
+                        i = j + 1;
+                        if chars.get(i) == Some(&'[') {
+                            i = matching_bracket(&chars, i).map_or(i, |k| k + 1);
+                        }
+                    }
+                    None => {
+                        escape[i] = true;
+                        i += 1;
+                    }
+                }
+            }
+            ']' => {
+                escape[i] = true;
+                i += 1;
+            }
+            _ => i += 1,
+        }
+    }
+    let mut out = String::with_capacity(line.len() + 4);
+    for (c, escaped) in chars.into_iter().zip(escape) {
+        if escaped {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The `]` that closes the `[` at `open` (brackets nest), outside code
+/// spans and escapes.
+fn matching_bracket(chars: &[char], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut i = open;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '`' => return None,
+            '[' => depth += 1,
+            ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::inert_line;
+
+    #[test]
+    fn brackets_are_text_unless_a_markdown_link() {
+        assert_eq!(inert("see servers[0] here"), "see servers\\[0\\] here");
+        assert_eq!(
+            inert("[a](https://x) and [b][c]"),
+            "[a](https://x) and [b][c]"
+        );
+        assert_eq!(
+            inert("`servers[0]` and ``a[0]``"),
+            "`servers[0]` and ``a[0]``"
+        );
+        assert_eq!(inert("a [x [y] z] b"), "a \\[x \\[y\\] z\\] b");
+        assert_eq!(
+            inert("unbalanced [ and ] alone"),
+            "unbalanced \\[ and \\] alone"
+        );
+        assert_eq!(inert("already \\[x\\]"), "already \\[x\\]");
+        assert_eq!(inert("[ref]: https://x"), "[ref]: https://x");
+    }
 
     fn inert(text: &str) -> String {
         text.lines().map(inert_line).collect::<Vec<_>>().join("\n")

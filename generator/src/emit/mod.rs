@@ -1,7 +1,7 @@
 //! [`model::Api`](crate::model::Api) → formatted Rust source.
 //!
 //! Each concept emits its own items (`types`, `client`, `responses`);
-//! [`layout`] formats them with `prettyplease`, item by item and in
+//! `layout` formats them with `prettyplease`, item by item and in
 //! parallel; this module joins them into one file and puts the header
 //! comment on top.
 
