@@ -13,6 +13,7 @@
 
 use std::fmt;
 
+use component_auth_bindings::types::ProjectEnv;
 use serde::{Deserialize, Deserializer};
 
 use crate::level::Level;
@@ -68,6 +69,106 @@ impl std::str::FromStr for ModelUuidAt {
                 "`{s}` is not a place: write `query`, `header:NAME` or `body:FIELD`"
             )),
         }
+    }
+}
+
+/// `success_shape` and `validation_items`: the spec's shape or the
+/// server's own. A closed set, so the checks match the value, never its
+/// spelling (issue 28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// The spec's types (choices 2, 4 and 13). Ours.
+    Spec,
+    /// A shape of the server's own, which the description allows.
+    Other,
+}
+
+impl Shape {
+    /// The value as a profile writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Shape::Spec => "spec",
+            Shape::Other => "other",
+        }
+    }
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Shape {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "spec" => Ok(Shape::Spec),
+            "other" => Ok(Shape::Other),
+            _ => Err(format!(
+                "`{s}` is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
+            )),
+        }
+    }
+}
+
+/// Read as text with `${VAR}` expanded, as every value of `choices:` may
+/// come from the environment.
+impl<'de> Deserialize<'de> for Shape {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        crate::expand::plain_text(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+/// `unknown_fields`: what a body field the component's settings do not
+/// define gets. A closed set, so the checks match the value, never its
+/// spelling (issue 28).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownFields {
+    /// A 417, choice 13's `unknown_field`. Ours.
+    Refused,
+    /// Served as if the field were not there.
+    Ignored,
+}
+
+impl UnknownFields {
+    /// The value as a profile writes it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            UnknownFields::Refused => "refused",
+            UnknownFields::Ignored => "ignored",
+        }
+    }
+}
+
+impl fmt::Display for UnknownFields {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for UnknownFields {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "refused" => Ok(UnknownFields::Refused),
+            "ignored" => Ok(UnknownFields::Ignored),
+            _ => Err(format!("`{s}` is neither `refused` (417) nor `ignored`")),
+        }
+    }
+}
+
+/// Read as written, `${VAR}` not expanded: unlike the other choices, this
+/// one never was, and a refactor keeps which profiles parse.
+impl<'de> Deserialize<'de> for UnknownFields {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
     }
 }
 
@@ -234,7 +335,7 @@ pub struct Choices {
     pub body_limit: Option<u64>,
     /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
     #[serde(default, deserialize_with = "env")]
-    pub absent_project_env: Option<String>,
+    pub absent_project_env: Option<ProjectEnv>,
     /// Does Auth Claims, served with a token bound to a model, carry that
     /// model's uuid? The model's fields are not shown. Ours: yes.
     #[serde(default, deserialize_with = "flag")]
@@ -252,7 +353,7 @@ pub struct Choices {
     /// AuthorizeResult, with X-Project-Uuid) or `other` (the server's own;
     /// the description does not show one). Ours: `spec`.
     #[serde(default, deserialize_with = "shape")]
-    pub success_shape: Option<String>,
+    pub success_shape: Option<Shape>,
     /// Is every `request_id` a uuid? Ours: yes (choice 12).
     #[serde(default, deserialize_with = "flag")]
     pub request_id_uuid: Option<bool>,
@@ -263,11 +364,11 @@ pub struct Choices {
     /// The items of a 417's `errors`: `spec` ({field, rule, message},
     /// choice 13) or `other` (the server's own). Ours: `spec`.
     #[serde(default, deserialize_with = "shape")]
-    pub validation_items: Option<String>,
+    pub validation_items: Option<Shape>,
     /// A body field the component's settings do not define: `refused`
     /// (417, choice 13's `unknown_field`) or `ignored`. Ours: `refused`.
     #[serde(default, deserialize_with = "unknown")]
-    pub unknown_fields: Option<String>,
+    pub unknown_fields: Option<UnknownFields>,
 }
 
 /// `body_limit: none`: the server refuses no body for its size.
@@ -275,6 +376,8 @@ pub const NO_BODY_LIMIT: u64 = u64::MAX;
 
 /// Our spec's choices (`spec/README.md`), for what a profile leaves out.
 pub mod ours {
+    use super::{ProjectEnv, Shape, UnknownFields};
+
     pub const MISSING_CREDENTIAL: u16 = 400;
     pub const WRONG_CREDENTIAL: u16 = 401;
     pub const BAD_PROJECT_ENV: u16 = 400;
@@ -284,9 +387,10 @@ pub mod ours {
     pub const BODY_TOO_LARGE: u16 = 413;
     pub const SUCCESS: u16 = 200;
     pub const BODY_LIMIT: u64 = 64 * 1024;
-    pub const ABSENT_PROJECT_ENV: &str = "dev";
-    pub const SUCCESS_SHAPE: &str = "spec";
-    pub const UNKNOWN_FIELDS: &str = "refused";
+    pub const ABSENT_PROJECT_ENV: ProjectEnv = ProjectEnv::Dev;
+    pub const SUCCESS_SHAPE: Shape = Shape::Spec;
+    pub const VALIDATION_ITEMS: Shape = Shape::Spec;
+    pub const UNKNOWN_FIELDS: UnknownFields = UnknownFields::Refused;
 }
 
 fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
@@ -349,8 +453,8 @@ impl Choices {
     pub fn authorize_claims(&self) -> Chosen<bool> {
         chosen(&self.authorize_claims, true)
     }
-    pub fn success_shape(&self) -> Chosen<String> {
-        chosen(&self.success_shape, ours::SUCCESS_SHAPE.to_owned())
+    pub fn success_shape(&self) -> Chosen<Shape> {
+        chosen(&self.success_shape, ours::SUCCESS_SHAPE)
     }
     pub fn request_id_uuid(&self) -> Chosen<bool> {
         chosen(&self.request_id_uuid, true)
@@ -358,20 +462,17 @@ impl Choices {
     pub fn code_is_status(&self) -> Chosen<bool> {
         chosen(&self.code_is_status, true)
     }
-    pub fn unknown_fields(&self) -> Chosen<String> {
-        chosen(&self.unknown_fields, ours::UNKNOWN_FIELDS.to_owned())
+    pub fn unknown_fields(&self) -> Chosen<UnknownFields> {
+        chosen(&self.unknown_fields, ours::UNKNOWN_FIELDS)
     }
-    pub fn validation_items(&self) -> Chosen<String> {
-        chosen(&self.validation_items, ours::SUCCESS_SHAPE.to_owned())
+    pub fn validation_items(&self) -> Chosen<Shape> {
+        chosen(&self.validation_items, ours::VALIDATION_ITEMS)
     }
     pub fn body_limit(&self) -> Chosen<u64> {
         chosen(&self.body_limit, ours::BODY_LIMIT)
     }
-    pub fn absent_project_env(&self) -> Chosen<String> {
-        chosen(
-            &self.absent_project_env,
-            ours::ABSENT_PROJECT_ENV.to_owned(),
-        )
+    pub fn absent_project_env(&self) -> Chosen<ProjectEnv> {
+        chosen(&self.absent_project_env, ours::ABSENT_PROJECT_ENV)
     }
 
     /// Whether the profile declares the choice `key`.
@@ -491,7 +592,12 @@ impl Choices {
         };
         out += &line("body_limit", limit, b.declared, "65536");
         let e = self.absent_project_env();
-        out += &line("absent_project_env", e.value.clone(), e.declared, "dev");
+        out += &line(
+            "absent_project_env",
+            e.value.to_string(),
+            e.declared,
+            ours::ABSENT_PROJECT_ENV.as_str(),
+        );
         let m = self.claims_carry_model_uuid();
         out += &line(
             "claims_carry_model_uuid",
@@ -508,11 +614,26 @@ impl Choices {
             out += &line(key, c.value.to_string(), c.declared, "true");
         }
         let s = self.success_shape();
-        out += &line("success_shape", s.value, s.declared, ours::SUCCESS_SHAPE);
+        out += &line(
+            "success_shape",
+            s.value.to_string(),
+            s.declared,
+            ours::SUCCESS_SHAPE.as_str(),
+        );
         let v = self.validation_items();
-        out += &line("validation_items", v.value, v.declared, ours::SUCCESS_SHAPE);
+        out += &line(
+            "validation_items",
+            v.value.to_string(),
+            v.declared,
+            ours::VALIDATION_ITEMS.as_str(),
+        );
         let u = self.unknown_fields();
-        out += &line("unknown_fields", u.value, u.declared, ours::UNKNOWN_FIELDS);
+        out += &line(
+            "unknown_fields",
+            u.value.to_string(),
+            u.declared,
+            ours::UNKNOWN_FIELDS.as_str(),
+        );
         out
     }
 }
@@ -574,34 +695,24 @@ fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     }
 }
 
-fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = String::deserialize(d)?;
-    match text.as_str() {
-        "refused" | "ignored" => Ok(Some(text)),
-        _ => Err(serde::de::Error::custom(format!(
-            "`{text}` is neither `refused` (417) nor `ignored`"
-        ))),
-    }
+// The enums below are read through these rather than `Option<T>`'s own
+// `Deserialize`, which would take `~` for absent: a key written with no
+// value is refused like any value that is not one of the set.
+
+fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<UnknownFields>, D::Error> {
+    UnknownFields::deserialize(d).map(Some)
 }
 
-fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let text = crate::expand::plain_text(d)?;
-    match text.as_str() {
-        "spec" | "other" => Ok(Some(text)),
-        _ => Err(serde::de::Error::custom(format!(
-            "`{text}` is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
-        ))),
-    }
+fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shape>, D::Error> {
+    Shape::deserialize(d).map(Some)
 }
 
-fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProjectEnv>, D::Error> {
     let text = crate::expand::plain_text(d)?;
-    match text.as_str() {
-        "dev" | "live" => Ok(Some(text)),
-        _ => Err(serde::de::Error::custom(format!(
-            "`{text}` is neither `dev` nor `live`"
-        ))),
-    }
+    // The interface's own enum, with this key's message rather than its.
+    text.parse()
+        .map(Some)
+        .map_err(|_| serde::de::Error::custom(format!("`{text}` is neither `dev` nor `live`")))
 }
 
 #[cfg(test)]
@@ -650,6 +761,35 @@ mod tests {
         let again: Choices = serde_yaml::from_str(&lines.join("\n")).expect("parses");
         assert_eq!(again.model_uuid(), c.model_uuid());
         assert_eq!(again.unknown_model().value, 403);
+    }
+
+    /// Each closed set reads back what it prints, and `to_yaml` writes the
+    /// values as a profile does.
+    #[test]
+    fn closed_sets_print_as_written() {
+        for s in [Shape::Spec, Shape::Other] {
+            assert_eq!(s.to_string().parse(), Ok(s));
+        }
+        for u in [UnknownFields::Refused, UnknownFields::Ignored] {
+            assert_eq!(u.to_string().parse(), Ok(u));
+        }
+        let c: Choices = serde_yaml::from_str(
+            "unknown_fields: ignored\nsuccess_shape: other\nabsent_project_env: live",
+        )
+        .expect("choices");
+        assert_eq!(c.unknown_fields().value, UnknownFields::Ignored);
+        assert_eq!(c.validation_items().value, ours::VALIDATION_ITEMS);
+        let text = c.to_yaml();
+        for line in [
+            "  unknown_fields: ignored\n",
+            "  success_shape: other\n",
+            "  absent_project_env: live\n",
+            "  # validation_items: spec   (not declared",
+        ] {
+            assert!(text.contains(line), "{line} not in:\n{text}");
+        }
+        assert!(serde_yaml::from_str::<Choices>("unknown_fields: Ignored").is_err());
+        assert!(serde_yaml::from_str::<Choices>("success_shape: ~").is_err());
     }
 
     /// The typed keys, the keys a profile writes and the block `choices`

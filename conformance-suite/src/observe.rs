@@ -11,9 +11,10 @@
 use std::sync::Arc;
 
 use crate::carried;
-use crate::choices::Choices;
+use crate::choices::{Choices, Shape, UnknownFields};
 use crate::runner::{RunError, RunOptions};
 use crate::target::{Op, Probe, Req, Sent, Target};
+use component_auth_bindings::types::ProjectEnv;
 
 /// [`observe`] within `options.deadline`: when it passes, an error (exit
 /// 2) and nothing declared, as a block cut short would be a guess.
@@ -150,7 +151,7 @@ pub async fn observe(
                     .zip(model)
                     .map(|(body, model)| carried::holds_string(&body, model));
                 let spec = [&first, &second].iter().all(|s| in_spec_shape(s));
-                seen.success_shape = Some(if spec { "spec" } else { "other" }.to_owned());
+                seen.success_shape = Some(if spec { Shape::Spec } else { Shape::Other });
             }
         }
     }
@@ -181,7 +182,7 @@ pub async fn observe(
             .filter(|r| (200..300).contains(&r.status))
             .and_then(|r| r.json())
             .and_then(|b| carried::environment(&b))
-            .filter(|e| e == "dev" || e == "live");
+            .and_then(|e| e.parse::<ProjectEnv>().ok());
     }
     // Whether Auth Claims with a token bound to a model names the model.
     if let Some(c) = t
@@ -253,7 +254,7 @@ pub async fn observe(
                         component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
                     ))
                 );
-                seen.validation_items = Some(if spec { "spec" } else { "other" }.to_owned());
+                seen.validation_items = Some(if spec { Shape::Spec } else { Shape::Other });
             }
         }
         // A field the settings do not define, beside the valid ones.
@@ -264,8 +265,8 @@ pub async fn observe(
             let r = t.valid(Op::Authorize, c).map(|r| r.raw_body(bytes));
             let s = t.send(Probe::new("unknown field", r)).await;
             seen.unknown_fields = match s.status() {
-                Some(417) => Some("refused".to_owned()),
-                Some(st) if (200..300).contains(&st) => Some("ignored".to_owned()),
+                Some(417) => Some(UnknownFields::Refused),
+                Some(st) if (200..300).contains(&st) => Some(UnknownFields::Ignored),
                 _ => None,
             };
         }

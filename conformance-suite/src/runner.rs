@@ -6,10 +6,11 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use component_auth_bindings::Error;
+use component_auth_bindings::types::ProjectEnv;
 
 use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
 use crate::checks::catalogue;
-use crate::choices::ChoiceKey;
+use crate::choices::{ChoiceKey, Shape, UnknownFields};
 use crate::connect::Connect;
 use crate::context::RunContext;
 use crate::generate::{Generation, Judged};
@@ -531,13 +532,13 @@ fn undeclared(
             | K::AuthClaimsSuccess
             | K::AuthorizeSuccess => status().map(|s| s.to_string()),
             K::AbsentProjectEnv => Some(
-                match choices.absent_project_env().value.as_str() {
-                    "dev" => "live",
-                    _ => "dev",
+                match choices.absent_project_env().value {
+                    ProjectEnv::Dev => ProjectEnv::Live,
+                    ProjectEnv::Live => ProjectEnv::Dev,
                 }
-                .to_owned(),
+                .to_string(),
             ),
-            K::SuccessShape | K::ValidationItems => Some("other".to_owned()),
+            K::SuccessShape | K::ValidationItems => Some(Shape::Other.to_string()),
             K::BodyLimit | K::ModelUuid => None,
             K::TokenCheckedWhenNotRequired
             | K::GetBodyValidated
@@ -547,11 +548,11 @@ fn undeclared(
             | K::RequestIdUuid
             | K::CodeIsStatus => Some("false".to_owned()),
             K::UnknownFields => Some(
-                match choices.unknown_fields().value.as_str() {
-                    "refused" => "ignored",
-                    _ => "refused",
+                match choices.unknown_fields().value {
+                    UnknownFields::Refused => UnknownFields::Ignored,
+                    UnknownFields::Ignored => UnknownFields::Refused,
                 }
-                .to_owned(),
+                .to_string(),
             ),
         };
         lines.push((

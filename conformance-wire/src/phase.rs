@@ -26,6 +26,8 @@
 //! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
 //!    sent for all of them (the error probes, the generated cases).
 
+use component_auth_bindings::types::ProjectEnv;
+
 use crate::request::{Op, Probe};
 
 /// When a check's requests go.
@@ -80,7 +82,8 @@ impl Probe {
 /// The environments a settle authorizes in: every value of X-Project-Env a
 /// valid request of the run names (a near miss is refused, so changes
 /// nothing). `None`: the header left out (the server's default).
-pub const SETTLED_ENVS: [Option<&str>; 3] = [None, Some("dev"), Some("live")];
+pub const SETTLED_ENVS: [Option<ProjectEnv>; 3] =
+    [None, Some(ProjectEnv::Dev), Some(ProjectEnv::Live)];
 
 #[cfg(test)]
 mod tests {

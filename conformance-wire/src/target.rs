@@ -181,7 +181,7 @@ impl Target {
             if c.authorize.is_none() {
                 continue;
             }
-            let own = self.profile.project_env.map(|e| e.as_str());
+            let own = self.profile.project_env;
             probes.push(Probe::new("settle", self.valid(Op::Authorize, c)));
             whose.push(i);
             for env in crate::phase::SETTLED_ENVS {
@@ -189,7 +189,7 @@ impl Target {
                     continue;
                 }
                 let req = self.valid(Op::Authorize, c).and_then(|r| match env {
-                    Some(env) => r.set_header("X-Project-Env", env),
+                    Some(env) => r.set_header("X-Project-Env", env.as_str()),
                     None => Ok(r.remove_header("X-Project-Env")),
                 });
                 probes.push(Probe::new("settle", req));

@@ -16,7 +16,7 @@ use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends, To};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
-use crate::choices::{Choices, Chosen};
+use crate::choices::{Choices, Chosen, Shape};
 use crate::needs::Need;
 use crate::phase::Phase;
 
@@ -328,7 +328,7 @@ pub fn checks() -> Vec<Check> {
 /// of the server's own.
 fn success_shapes(answers: &[Answer<'_>], choices: &Choices) -> Found {
     let shape = choices.success_shape();
-    if shape.value != crate::choices::ours::SUCCESS_SHAPE {
+    if shape.value == Shape::Other {
         return Found::NotApplicable(
             "the profile declares success bodies of the server's own shape (`choices.success_shape: other`)".into(),
         );
@@ -398,7 +398,8 @@ fn absent_env(answers: &[Answer<'_>], choices: &Choices) -> Found {
                     "the answer does not say which environment served it".into(),
                 );
             }
-            Some(env) if env.eq_ignore_ascii_case(&want.value) => {}
+            // What the server names is its own text, matched loosely.
+            Some(env) if env.eq_ignore_ascii_case(want.value.as_str()) => {}
             Some(env) => failures.push(format!(
                 "served in `{env}`, where the default is `{}`",
                 want.value
@@ -500,7 +501,7 @@ fn codes_equal_statuses(answers: &[Answer<'_>], choices: &Choices) -> Found {
 /// Every 417 with the spec's items, unless the profile declares its own.
 fn validation_items_all(answers: &[Answer<'_>], choices: &Choices) -> Found {
     let chosen = choices.validation_items();
-    if chosen.value != crate::choices::ours::SUCCESS_SHAPE {
+    if chosen.value == Shape::Other {
         return Found::NotApplicable(
             "the profile declares 417 items of the server's own (`choices.validation_items: other`)"
                 .into(),

@@ -16,7 +16,7 @@
 
 use serde_json::Value;
 
-use crate::choices::Choices;
+use crate::choices::{Choices, UnknownFields};
 use crate::fields::Fields;
 use crate::target::{Op, Sent};
 
@@ -64,7 +64,10 @@ pub fn judge(
     }
     if !j.unknown.is_empty() {
         let chosen = choices.unknown_fields();
-        let refused = chosen.value == crate::choices::ours::UNKNOWN_FIELDS;
+        let refused = match chosen.value {
+            UnknownFields::Refused => true,
+            UnknownFields::Ignored => false,
+        };
         let whose = match chosen.declared {
             true => "the profile's `choices.unknown_fields`",
             false => "ours (declare `choices.unknown_fields: ignored` if the server ignores them)",

@@ -405,6 +405,58 @@ fn every_value_may_come_from_the_environment() {
     );
 }
 
+/// The closed sets of `choices:` are read into their enums with the
+/// spellings a profile writes; any other value, a near miss or a `~`
+/// included, is refused at its line and key with the message naming the set.
+#[test]
+fn a_closed_choice_is_one_of_its_values() {
+    use component_auth_bindings::types::ProjectEnv;
+    use conformance::choices::{Shape, UnknownFields};
+
+    let with = |key: &str, value: &str| format!("{GOOD}choices:\n  {key}: {value}\n");
+    let p = parse(&format!(
+        "{GOOD}choices:\n  unknown_fields: ignored\n  success_shape: other\n  validation_items: spec\n  absent_project_env: live\n"
+    ))
+    .expect("valid");
+    assert_eq!(p.choices.unknown_fields, Some(UnknownFields::Ignored));
+    assert_eq!(p.choices.success_shape, Some(Shape::Other));
+    assert_eq!(p.choices.validation_items, Some(Shape::Spec));
+    assert_eq!(p.choices.absent_project_env, Some(ProjectEnv::Live));
+    let shapes = "is neither `spec` (the spec's result types) nor `other` (the server's own shape)";
+    for (key, value, message) in [
+        (
+            "unknown_fields",
+            "maybe",
+            "`maybe` is neither `refused` (417) nor `ignored`".to_owned(),
+        ),
+        (
+            "unknown_fields",
+            "~",
+            "`~` is neither `refused` (417) nor `ignored`".to_owned(),
+        ),
+        ("success_shape", "Spec", format!("`Spec` {shapes}")),
+        ("validation_items", "~", format!("`~` {shapes}")),
+        (
+            "absent_project_env",
+            "prod",
+            "`prod` is neither `dev` nor `live`".to_owned(),
+        ),
+    ] {
+        let (line, named, shown) = refused(&with(key, value));
+        // The line after `choices:`, which follows GOOD.
+        let at = GOOD.lines().count() + 2;
+        assert_eq!(
+            (line, named.as_str()),
+            (at, format!("choices.{key}").as_str()),
+            "{shown}"
+        );
+        assert_eq!(
+            shown,
+            format!("p.yaml:{at}: key `choices.{key}`: {message}")
+        );
+    }
+}
+
 /// A path that is not a regular file is refused at once, by what it is:
 /// a FIFO (which would wait for a writer forever) as the profile or the
 /// baseline, `/dev/zero` (which never ends) as a baseline or a report.
