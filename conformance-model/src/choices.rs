@@ -106,9 +106,11 @@ impl std::str::FromStr for Shape {
         match s {
             "spec" => Ok(Shape::Spec),
             "other" => Ok(Shape::Other),
-            _ => Err(format!(
-                "`{s}` is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
-            )),
+            // The value is not quoted: it may come from the environment.
+            _ => Err(
+                "is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
+                    .to_owned(),
+            ),
         }
     }
 }
@@ -157,16 +159,17 @@ impl std::str::FromStr for UnknownFields {
         match s {
             "refused" => Ok(UnknownFields::Refused),
             "ignored" => Ok(UnknownFields::Ignored),
-            _ => Err(format!("`{s}` is neither `refused` (417) nor `ignored`")),
+            // The value is not quoted: it may come from the environment.
+            _ => Err("is neither `refused` (417) nor `ignored`".to_owned()),
         }
     }
 }
 
-/// Read as written, `${VAR}` not expanded: unlike the other choices, this
-/// one never was, and a refactor keeps which profiles parse.
+/// Read as text with `${VAR}` expanded, as every value of `choices:` may
+/// come from the environment.
 impl<'de> Deserialize<'de> for UnknownFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        String::deserialize(d)?
+        crate::expand::plain_text(d)?
             .parse()
             .map_err(serde::de::Error::custom)
     }
@@ -712,7 +715,8 @@ fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProjectEnv>, D::Error> 
     // The interface's own enum, with this key's message rather than its.
     text.parse()
         .map(Some)
-        .map_err(|_| serde::de::Error::custom(format!("`{text}` is neither `dev` nor `live`")))
+        // The value is not quoted: it may come from the environment.
+        .map_err(|_| serde::de::Error::custom("is neither `dev` nor `live`"))
 }
 
 #[cfg(test)]
