@@ -106,7 +106,7 @@ impl std::str::FromStr for Shape {
         match s {
             "spec" => Ok(Shape::Spec),
             "other" => Ok(Shape::Other),
-            // The value is not quoted: it may come from the environment.
+            // The value is named by the caller, which knows where it came from.
             _ => Err(
                 "is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
                     .to_owned(),
@@ -119,9 +119,7 @@ impl std::str::FromStr for Shape {
 /// come from the environment.
 impl<'de> Deserialize<'de> for Shape {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::expand::plain_text(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
+        closed_set(d)
     }
 }
 
@@ -159,7 +157,7 @@ impl std::str::FromStr for UnknownFields {
         match s {
             "refused" => Ok(UnknownFields::Refused),
             "ignored" => Ok(UnknownFields::Ignored),
-            // The value is not quoted: it may come from the environment.
+            // The value is named by the caller, which knows where it came from.
             _ => Err("is neither `refused` (417) nor `ignored`".to_owned()),
         }
     }
@@ -169,10 +167,22 @@ impl std::str::FromStr for UnknownFields {
 /// come from the environment.
 impl<'de> Deserialize<'de> for UnknownFields {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        crate::expand::plain_text(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
+        closed_set(d)
     }
+}
+
+/// One value of a closed set, `${VAR}` expanded; refused with the value as
+/// written, or only the `${VAR}` it came from ([`crate::expand::shown`]):
+/// a value from the environment is never printed.
+fn closed_set<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: std::str::FromStr<Err = String>,
+{
+    let (raw, value) = crate::expand::plain(|| crate::expand::read_text(d))?;
+    value.parse().map_err(|why: String| {
+        serde::de::Error::custom(format!("{} {why}", crate::expand::shown(&raw, &value)))
+    })
 }
 
 /// A key of `choices:`: the checks that judge a choice name it by this
@@ -646,8 +656,20 @@ impl Choices {
 // from the environment.
 
 fn model_uuid_at<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ModelUuidAt>, D::Error> {
-    let text = crate::expand::plain_text(d)?;
-    text.parse().map(Some).map_err(serde::de::Error::custom)
+    let (raw, value) = crate::expand::plain(|| crate::expand::read_text(d))?;
+    value.parse().map(Some).map_err(|why: String| {
+        // The parser quotes what it read: from the environment, only the
+        // `${VAR}` it came from is named.
+        let why = if raw.contains("${") {
+            format!(
+                "{} is not a place: write `query`, `header:NAME` or `body:FIELD`",
+                crate::expand::shown(&raw, &value)
+            )
+        } else {
+            why
+        };
+        serde::de::Error::custom(why)
+    })
 }
 
 fn status_in<'de, D: Deserializer<'de>>(
@@ -711,12 +733,14 @@ fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shape>, D::Error> {
 }
 
 fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProjectEnv>, D::Error> {
-    let text = crate::expand::plain_text(d)?;
+    let (raw, value) = crate::expand::plain(|| crate::expand::read_text(d))?;
     // The interface's own enum, with this key's message rather than its.
-    text.parse()
-        .map(Some)
-        // The value is not quoted: it may come from the environment.
-        .map_err(|_| serde::de::Error::custom("is neither `dev` nor `live`"))
+    value.parse().map(Some).map_err(|_| {
+        serde::de::Error::custom(format!(
+            "{} is neither `dev` nor `live`",
+            crate::expand::shown(&raw, &value)
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -614,10 +614,15 @@ struct HeaderName(String);
 
 impl<'de> Deserialize<'de> for HeaderName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let text = plain_text(d)?;
+        let (raw, text) = crate::expand::plain(|| crate::expand::read_text(d))?;
         reqwest::header::HeaderName::from_bytes(text.as_bytes())
             .map(|h| HeaderName(h.as_str().to_owned()))
-            .map_err(|_| serde::de::Error::custom(format!("`{text}` is not a header name")))
+            .map_err(|_| {
+                serde::de::Error::custom(format!(
+                    "{} is not a header name",
+                    crate::expand::shown(&raw, &text)
+                ))
+            })
     }
 }
 

@@ -46,10 +46,10 @@ struct Limit(Duration);
 impl<'de> Deserialize<'de> for Limit {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         // `${VAR}` expanded, as in every value of a profile.
-        let text = crate::expand::plain_text(d)?;
-        parse_limit(&text)
-            .map(Limit)
-            .map_err(serde::de::Error::custom)
+        let (raw, text) = crate::expand::plain(|| crate::expand::read_text(d))?;
+        parse_limit(&text).map(Limit).map_err(|why| {
+            serde::de::Error::custom(format!("{} {why}", crate::expand::shown(&raw, &text)))
+        })
     }
 }
 
@@ -62,17 +62,19 @@ pub fn parse_limit(text: &str) -> Result<Duration, String> {
     } else if let Some(n) = t.strip_suffix('s') {
         (n, 1.0)
     } else {
-        return Err(format!(
-            "`{text}` is not a budget: give a duration with its unit, e.g. 200ms or 1.5s"
-        ));
+        // The value is named by the caller, which knows where it came from.
+        return Err(
+            "is not a budget: give a duration with its unit, e.g. 200ms or 1.5s".to_owned(),
+        );
     };
     match number.trim().parse::<f64>() {
         Ok(v) if v > 0.0 && v.is_finite() && v * scale <= 3600.0 => {
             Ok(Duration::from_secs_f64(v * scale))
         }
-        _ => Err(format!(
-            "`{text}` is not a budget: give a positive duration up to an hour, e.g. 200ms or 1.5s"
-        )),
+        _ => Err(
+            "is not a budget: give a positive duration up to an hour, e.g. 200ms or 1.5s"
+                .to_owned(),
+        ),
     }
 }
 
@@ -114,5 +116,18 @@ mod tests {
         )
         .expect("valid");
         assert_eq!(ok.budgets.0["auth_claims"], Duration::from_millis(200));
+        // A value from the environment is never shown, even when refused.
+        let env = |name: &str| (name == "SLOW").then(|| "20O-secretish".to_owned());
+        let e = crate::profile::Profile::from_yaml_str(
+            &text.replace("auth_claims: 200", "auth_claims: ${SLOW}"),
+            "p.yaml",
+            &env,
+        )
+        .expect_err("not a duration")
+        .to_string();
+        assert!(
+            e.contains("the value of `${SLOW}` is not a budget") && !e.contains("20O"),
+            "{e}"
+        );
     }
 }

@@ -21,12 +21,8 @@ pub fn checks() -> Vec<Check> {
         .into_iter()
         .map(|op| {
             let (id, declared): (&'static str, fn(&Profile) -> bool) = match op {
-                Op::AuthClaims => ("budgets/auth-claims", |p| {
-                    p.budgets.0.contains_key("auth_claims")
-                }),
-                Op::Authorize => ("budgets/authorize", |p| {
-                    p.budgets.0.contains_key("authorize")
-                }),
+                Op::AuthClaims => ("budgets/auth-claims", |p| declares(p, Op::AuthClaims)),
+                Op::Authorize => ("budgets/authorize", |p| declares(p, Op::Authorize)),
             };
             Check {
                 id,
@@ -44,6 +40,12 @@ pub fn checks() -> Vec<Check> {
             }
         })
         .collect()
+}
+
+/// The profile names a budget for `op` (under the key the latency of `op`
+/// is reported by, the one spelling of it).
+fn declares(p: &Profile, op: Op) -> bool {
+    p.budgets.0.contains_key(operation_key(op))
 }
 
 fn within(run: &RunWide<'_>, op: Op) -> Outcome {

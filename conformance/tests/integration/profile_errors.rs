@@ -426,16 +426,34 @@ fn a_closed_choice_is_one_of_its_values() {
     let unknown = "is neither `refused` (417) nor `ignored`";
     let envs = "is neither `dev` nor `live`";
     // Like every choice, each may come from the environment, and a value
-    // from there is never shown.
+    // from there is never shown: the `${VAR}` is named instead.
     for (key, value, message) in [
-        ("unknown_fields", "maybe", unknown),
-        ("unknown_fields", "${X}", unknown),
-        ("unknown_fields", "~", unknown),
-        ("success_shape", "Spec", shapes),
-        ("validation_items", "~", shapes),
-        ("success_shape", "${X}", shapes),
-        ("absent_project_env", "prod", envs),
-        ("absent_project_env", "${X}", envs),
+        ("unknown_fields", "maybe", format!("`maybe` {unknown}")),
+        (
+            "unknown_fields",
+            "${X}",
+            format!("the value of `${{X}}` {unknown}"),
+        ),
+        ("unknown_fields", "~", format!("`~` {unknown}")),
+        ("success_shape", "Spec", format!("`Spec` {shapes}")),
+        (
+            "success_shape",
+            "${X}",
+            format!("the value of `${{X}}` {shapes}"),
+        ),
+        ("validation_items", "~", format!("`~` {shapes}")),
+        ("absent_project_env", "prod", format!("`prod` {envs}")),
+        (
+            "absent_project_env",
+            "${X}",
+            format!("the value of `${{X}}` {envs}"),
+        ),
+        (
+            "model_uuid",
+            "${X}",
+            "the value of `${X}` is not a place: write `query`, `header:NAME` or `body:FIELD`"
+                .to_owned(),
+        ),
     ] {
         let (line, named, shown) = refused(&with(key, value));
         holds_no_secret(&shown, &[]);
