@@ -148,7 +148,7 @@ pub struct Authorize {
 /// Why a profile cannot be used.
 pub use crate::input::InputError as ProfileError;
 
-use crate::expand::{expand, plain, plain_text, read_text, refuse, shown, with_env};
+use crate::expand::{expand, plain, read_text, refuse, shown, with_env};
 
 mod budgets;
 pub use budgets::{Budgets, OPERATIONS as BUDGET_OPERATIONS, parse_limit};
@@ -614,14 +614,11 @@ struct HeaderName(String);
 
 impl<'de> Deserialize<'de> for HeaderName {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (raw, text) = crate::expand::plain(|| crate::expand::read_text(d))?;
+        let (raw, text) = plain(|| read_text(d))?;
         reqwest::header::HeaderName::from_bytes(text.as_bytes())
             .map(|h| HeaderName(h.as_str().to_owned()))
             .map_err(|_| {
-                serde::de::Error::custom(format!(
-                    "{} is not a header name",
-                    crate::expand::shown(&raw, &text)
-                ))
+                serde::de::Error::custom(format!("{} is not a header name", shown(&raw, &text)))
             })
     }
 }
