@@ -84,6 +84,11 @@ pub struct Profile {
     /// Latency budgets per operation, judged at p95 as MUSTs of the
     /// profile (`budgets/<op>` checks). Default: none.
     pub budgets: Budgets,
+    /// Requests a second the server allows this client (`rate:`), which the
+    /// run then never exceeds (as `--rate`, which overrides it); where the
+    /// server limits its clients, `conformance choices` observes it.
+    /// Default: none (the run backs off only when limited).
+    pub rate: Option<f64>,
 }
 
 /// A component the target holds.
@@ -143,6 +148,18 @@ pub struct Authorize {
     pub model_uuid: String,
     pub valid_body: AuthFields,
     pub invalid_body: Option<AuthFields>,
+    /// A second model of the component the server takes, for the
+    /// environments check (§5: X-Project-Env "Selects the environment"):
+    /// the first model claimed in `dev`, this one in `live`, each read back.
+    pub second_model: Option<SecondModel>,
+}
+
+/// `authorize.second_model`: another model of the same component.
+#[derive(Clone, Debug)]
+pub struct SecondModel {
+    pub model_uuid: String,
+    /// The body that claims it; default: the first model's `valid_body`.
+    pub valid_body: AuthFields,
 }
 
 /// Why a profile cannot be used.
@@ -303,7 +320,17 @@ impl Profile {
                 );
             }
             let Some(a) = &c.authorize else { continue };
-            for (name, value) in a.valid_body.iter() {
+            let second = a.second_model.as_ref().map(|m| {
+                m.valid_body
+                    .iter()
+                    .map(move |(n, v)| (n, v, "second_model.valid_body", "_2"))
+            });
+            let bodies = a
+                .valid_body
+                .iter()
+                .map(|(n, v)| (n, v, "valid_body", ""))
+                .chain(second.into_iter().flatten());
+            for (name, value, at, second) in bodies {
                 if !c.is_secret_field(name) {
                     continue;
                 }
@@ -315,9 +342,9 @@ impl Profile {
                 };
                 keyed(
                     text,
-                    format!("{}_{suffix}", shell_name(name)),
+                    format!("{}_{suffix}{second}", shell_name(name)),
                     in_text,
-                    format!("components[{i}].authorize.valid_body.{name}"),
+                    format!("components[{i}].authorize.{at}.{name}"),
                 );
             }
         }
@@ -607,6 +634,24 @@ struct RawProfile {
     snapshot_headers: Vec<HeaderName>,
     #[serde(default)]
     budgets: Budgets,
+    #[serde(default)]
+    rate: Option<Rate>,
+}
+
+/// `rate:`, requests a second: a positive, finite number.
+struct Rate(f64);
+
+impl<'de> Deserialize<'de> for Rate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let (raw, value) = plain(|| read_text(d))?;
+        match value.trim().parse::<f64>() {
+            Ok(r) if r.is_finite() && r > 0.0 => Ok(Rate(r)),
+            _ => Err(refuse(format!(
+                "{} is not a positive number of requests a second",
+                shown(&raw, &value)
+            ))),
+        }
+    }
 }
 
 /// A response header name, as a profile lists it for snapshots.
@@ -665,6 +710,17 @@ impl<'de> Deserialize<'de> for RawComponent {
                 raw.name.0
             )));
         }
+        if let Some(a) = &raw.authorize {
+            if a.second_model
+                .as_ref()
+                .is_some_and(|m| m.model_uuid.0.eq_ignore_ascii_case(&a.model_uuid.0))
+            {
+                return Err(serde::de::Error::custom(format!(
+                    "component `{}`: `authorize.second_model.model_uuid` is `model_uuid` again: give another model of the component, one the server takes",
+                    raw.name.0
+                )));
+            }
+        }
         if let (Some(fields), Some(a)) = (&raw.fields, &raw.authorize) {
             let broken = fields.broken_by(&a.valid_body.0);
             if !broken.is_empty() {
@@ -704,6 +760,10 @@ impl<'de> Deserialize<'de> for RawComponent {
             requires_auth: raw.requires_auth,
             auth_token,
             authorize: raw.authorize.map(|a| Authorize {
+                second_model: a.second_model.map(|m| SecondModel {
+                    model_uuid: m.model_uuid.0,
+                    valid_body: m.valid_body.map_or_else(|| a.valid_body.0.clone(), |b| b.0),
+                }),
                 model_uuid: a.model_uuid.0,
                 valid_body: a.valid_body.0,
                 invalid_body: a.invalid_body.map(|b| b.0),
@@ -721,6 +781,16 @@ struct RawAuthorize {
     valid_body: Body,
     #[serde(default)]
     invalid_body: Option<Body>,
+    #[serde(default)]
+    second_model: Option<RawSecondModel>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSecondModel {
+    model_uuid: Uuid,
+    #[serde(default)]
+    valid_body: Option<Body>,
 }
 
 impl RawProfile {
@@ -738,6 +808,7 @@ impl RawProfile {
             choices: self.choices,
             snapshot_headers: self.snapshot_headers.into_iter().map(|h| h.0).collect(),
             budgets: self.budgets,
+            rate: self.rate.map(|r| r.0),
         }
     }
 }

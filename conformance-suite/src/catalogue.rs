@@ -44,6 +44,9 @@ pub struct RunWide<'a> {
     pub latency: &'a [crate::latency::OperationLatency],
     pub profile: &'a crate::profile::Profile,
     pub strict: bool,
+    /// The limit answers the run was given (a few of each kind), judged by
+    /// no other check.
+    pub limited: &'a [crate::exchange::Exchange],
 }
 
 impl RunWide<'_> {
@@ -275,10 +278,14 @@ impl Check {
     /// The check's level for `profile`: MUST where it judges a choice the
     /// profile declares, else its own.
     pub fn level_for(&self, profile: &crate::profile::Profile) -> Level {
-        let declared_fields = Need::DeclaredFields;
-        if self.run.needs.contains(&declared_fields) && !declared_fields.met_by(profile) {
-            // Declaring the fields adds these checks; leaving them out is
-            // no gap in what a MUST run proves.
+        if self
+            .run
+            .needs
+            .iter()
+            .any(|n| n.is_addition() && !n.met_by(profile))
+        {
+            // Declaring the fields (or a second model) adds these checks;
+            // leaving them out is no gap in what a MUST run proves.
             return Level::Should;
         }
         if self.run.declared.is_some_and(|declared| declared(profile)) {

@@ -29,10 +29,13 @@ pub enum Need {
     /// section. Unmet, the checks that need it are SHOULD checks skipped:
     /// declaring the fields is an addition, not a gap.
     DeclaredFields,
+    /// A component with `authorize.second_model` (another model the
+    /// server takes). Unmet, as [`Need::DeclaredFields`]: an addition.
+    SecondModel,
 }
 
 impl Need {
-    pub const ALL: [Need; 8] = [
+    pub const ALL: [Need; 9] = [
         Need::Authorize,
         Need::InvalidBody,
         Need::RequiresAuth,
@@ -41,7 +44,15 @@ impl Need {
         Need::NoAuth,
         Need::NoAuthWithAuthorize,
         Need::DeclaredFields,
+        Need::SecondModel,
     ];
+
+    /// Whether meeting the need adds checks rather than closing a gap: a
+    /// check that needs it is a SHOULD (and skipped) until it is met, so a
+    /// profile without it still makes a MUST run.
+    pub fn is_addition(self) -> bool {
+        matches!(self, Need::DeclaredFields | Need::SecondModel)
+    }
 
     /// `Authorize` for checks of the Authorize operation, nothing otherwise.
     pub fn of(op: Op) -> &'static [Need] {
@@ -71,6 +82,10 @@ impl Need {
             Need::NoAuth => !c.requires_auth,
             Need::NoAuthWithAuthorize => !c.requires_auth && c.authorize.is_some(),
             Need::DeclaredFields => c.fields.is_some() && c.authorize.is_some(),
+            Need::SecondModel => c
+                .authorize
+                .as_ref()
+                .is_some_and(|a| a.second_model.is_some()),
         }
     }
 
@@ -92,6 +107,9 @@ impl Need {
             }
             Need::DeclaredFields => {
                 "no component in the profile declares its auth settings (`fields`) and has an `authorize` section"
+            }
+            Need::SecondModel => {
+                "no component in the profile has a second model (`authorize.second_model`) to claim in the other environment"
             }
         }
     }
@@ -120,6 +138,9 @@ impl Need {
             }
             Need::DeclaredFields => {
                 "declare a component's auth settings under `fields:` (type, required, lengths, bounds, enum, pattern, secret): every generated body then has a known verdict, 417 or not"
+            }
+            Need::SecondModel => {
+                "give a component a second model the server takes: `authorize.second_model: { model_uuid: UUID, valid_body: {...} }` (its body defaults to `valid_body`); the run then claims one model in `dev` and the other in `live` and reads each back"
             }
         }
     }

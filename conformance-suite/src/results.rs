@@ -213,8 +213,21 @@ pub struct Pace {
     /// Requests started per second, at most (`--rate`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate: Option<f64>,
-    /// Requests re-sent after a 429/503 with Retry-After.
+    /// Requests re-sent after a limit answer (a 429, or a 503 with
+    /// Retry-After).
     pub retried: usize,
+    /// Limit answers the run was given (the settle's included): a server's
+    /// load, so left out of the JSON when none came.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub limited: usize,
+    /// The pace the run fell to while the server limited it, requests a
+    /// second.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub learnt_rate: Option<f64>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Pace {
@@ -230,11 +243,18 @@ impl Pace {
         if let Some(d) = self.deadline_ms {
             line.push_str(&format!(", run deadline {d} ms"));
         }
-        if self.retried > 0 {
+        if self.limited > 0 {
             line.push_str(&format!(
-                "; {} re-sent after 429/503 with Retry-After",
+                "; the server limited the run: {} limit answer{} (429, or 503 with Retry-After), {} re-sent",
+                self.limited,
+                if self.limited == 1 { "" } else { "s" },
                 self.retried
             ));
+            if let Some(r) = self.learnt_rate {
+                line.push_str(&format!(", paced down to {r} per second"));
+            }
+        } else if self.retried > 0 {
+            line.push_str(&format!("; {} re-sent after a limit answer", self.retried));
         }
         if self.settled > 0 {
             line.push_str(&format!(

@@ -96,9 +96,11 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         return Err(RunError::NothingSelected);
     }
     let described = profile.to_string();
-    let mut target = Arc::new(
-        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
-    );
+    // The pace the profile declares (`rate`), where `--rate` sets none.
+    let mut limits = options.limits;
+    limits.rate = limits.rate.or(profile.rate);
+    let mut target =
+        Arc::new(Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?);
     preflight(&target).await?;
     // No valid Authorize can be sent without knowing where modelUuid
     // travels: undeclared, the run looks first (as `conformance choices`
@@ -109,7 +111,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
                 let mut profile = target.profile.clone();
                 profile.choices.observed_model_uuid = Some(at);
                 target = Arc::new(
-                    Target::new(profile, options.limits, options.connect.clone())
+                    Target::new(profile, limits, options.connect.clone())
                         .map_err(RunError::Client)?,
                 );
             }
@@ -159,11 +161,19 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     }
     let answers = target.outcomes.answers();
     let latency = target.latencies.by_operation();
+    let (mut limit_answers, throttled) = target.limits_seen();
+    for ex in &mut limit_answers {
+        scrub.exchange(ex);
+    }
+    not_judged_when_limited(&checks, &mut outcomes, throttled, limits.rate);
     judge_run_wide(
         &checks,
         &mut outcomes,
-        &answers,
-        &latency,
+        &RunWideInput {
+            answers: &answers,
+            latency: &latency,
+            limited: &limit_answers,
+        },
         &target.profile,
         options.strict,
     );
@@ -218,8 +228,10 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         timeout_ms: options.limits.timeout.as_millis(),
         deadline_ms: options.deadline.map(|d| d.as_millis()),
         concurrency: options.limits.concurrency,
-        rate: options.limits.rate,
+        rate: limits.rate,
         retried: target.retried(),
+        limited: throttled.limited,
+        learnt_rate: throttled.learnt_rate,
     };
     let took = started.elapsed();
     let outcomes_seen = crate::outcomes::coverage(&answers, &target.profile.choices);
@@ -239,14 +251,68 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     })
 }
 
+/// A check whose request the server still limited when the runner gave up
+/// is not judged on that answer: a limit is not the server's answer to a
+/// rule. It is not a pass either: it fails, saying so, and names the pace
+/// that would avoid it.
+fn not_judged_when_limited(
+    checks: &[Check],
+    outcomes: &mut [Outcome],
+    throttled: crate::target::Throttled,
+    rate: Option<f64>,
+) {
+    for (c, o) in checks.iter().zip(outcomes.iter_mut()) {
+        if matches!(c.run.body, Body::RunWide(_)) {
+            continue;
+        }
+        let Some((ex, why)) = o
+            .exchanges
+            .iter()
+            .find_map(|ex| ex.limited.as_ref().map(|why| (ex, why)))
+        else {
+            continue;
+        };
+        let pace = match (throttled.learnt_rate, rate) {
+            (Some(learnt), _) => format!(
+                "the server allowed about {learnt} requests a second: run with `--rate {}`, or declare `rate: {}` in the profile (`conformance choices` observes it)",
+                suggested_rate(learnt),
+                suggested_rate(learnt)
+            ),
+            (None, Some(r)) => format!(
+                "the run was paced at {r} requests a second: lower `--rate` or the profile's `rate`"
+            ),
+            (None, None) => {
+                "declare the server's pace with `rate:` in the profile, or `--rate N`".to_owned()
+            }
+        };
+        o.verdict = Verdict::Fail {
+            actual: format!(
+                "not judged: the server limited `{}` ({why}), so this check could not see the server's answer to its rule; {pace}",
+                ex.label
+            ),
+        };
+    }
+}
+
+/// A pace a little under what the server allowed.
+fn suggested_rate(learnt: f64) -> f64 {
+    ((learnt * 0.9).floor()).max(1.0)
+}
+
+/// What run-wide checks judge besides the other checks' outcomes.
+struct RunWideInput<'a> {
+    answers: &'a [crate::outcomes::Answer],
+    latency: &'a [crate::latency::OperationLatency],
+    limited: &'a [crate::exchange::Exchange],
+}
+
 /// The run-wide checks' verdicts, over every other check's outcome (each
 /// verdict of the run through the catalogue: `list` shows these checks,
 /// `--only` and `--skip` select them).
 fn judge_run_wide(
     checks: &[Check],
     outcomes: &mut [Outcome],
-    answers: &[crate::outcomes::Answer],
-    latency: &[crate::latency::OperationLatency],
+    seen: &RunWideInput<'_>,
     profile: &Profile,
     strict: bool,
 ) {
@@ -254,10 +320,11 @@ fn judge_run_wide(
         let input = crate::catalogue::RunWide {
             checks,
             outcomes,
-            answers,
-            latency,
+            answers: seen.answers,
+            latency: seen.latency,
             profile,
             strict,
+            limited: seen.limited,
         };
         checks
             .iter()

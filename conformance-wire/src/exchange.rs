@@ -74,6 +74,12 @@ pub struct Exchange {
     /// behaviour.
     #[serde(skip)]
     pub retried: Option<String>,
+    /// When the answer above is a limit answer the runner gave up on
+    /// (still limited after its re-sends, or told to wait longer than it
+    /// does): why. The check that sent it is then not judged on it: a
+    /// server's limit is not its answer to a rule.
+    #[serde(skip)]
+    pub limited: Option<String>,
     /// How long the answer took; never serialized, so never in a snapshot.
     #[serde(skip)]
     pub latency: Took,
@@ -111,6 +117,12 @@ pub struct ResponseRecord {
     /// size, for the whole run).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub body_digest: Option<Digest>,
+    /// What keeps a 400 or 417 answer from the §7 shape, read from the body
+    /// as it came, before any value was normalised (a `code` that varies
+    /// from request to request is a placeholder in the record, and an
+    /// integer all the same). Empty for other statuses.
+    #[serde(skip)]
+    pub shape: Vec<String>,
 }
 
 /// Removes secrets from text and JSON; built from the profile's secrets and
@@ -336,6 +348,11 @@ impl ResponseRecord {
                 })
                 .or_insert(text);
         }
+        let shape = match raw.status {
+            400 => crate::envelope::shape_400(raw.json().as_ref()),
+            417 => crate::envelope::shape_417(raw.json().as_ref()),
+            _ => Vec::new(),
+        };
         // Large JSON is read once, as a stream, into its digest; never a tree.
         let large = (raw.body.len() > digest::LARGE_BODY)
             .then(|| digest::of_json(&raw.body, scrub, recording.volatile))
@@ -347,6 +364,7 @@ impl ResponseRecord {
                 headers,
                 body: Some(outline),
                 body_digest: Some(digest),
+                shape,
             };
         }
         let body = (!raw.body.is_empty()).then(|| {
@@ -360,6 +378,7 @@ impl ResponseRecord {
             headers,
             body,
             body_digest: None,
+            shape,
         }
     }
 }

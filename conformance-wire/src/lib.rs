@@ -15,6 +15,7 @@ pub mod carried;
 pub mod connect;
 pub mod curl;
 pub mod description;
+pub mod encoding;
 pub mod envelope;
 pub mod exchange;
 pub mod latency;

@@ -8,15 +8,20 @@
 //! decoder. The exchange is recorded (normalised, secrets redacted) before
 //! any judgement.
 
-use component_auth_bindings::{Client, Defaults, Error, Secret, Transport, server_url};
+use component_auth_bindings::{
+    Client, DecodeResponse, Defaults, Error, RawResponse, Secret, Transport, server_url,
+};
+
+use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
 use crate::choices::ModelUuidAt;
 use crate::connect::Connect;
 use crate::exchange::{Exchange, Recording, RequestRecord, ResponseRecord, Scrubber};
 use crate::profile::{Component, Profile};
 pub use crate::request::{BodyField, Case, Op, Probe, Req, Sent, Typed};
+pub use crate::transport::Throttled;
 pub use crate::transport::{Limits, MAX_RETRY_AFTER, describe_error};
-use crate::transport::{Pacer, is_loopback, retry_after};
+use crate::transport::{Throttle, is_loopback, limit_answer, rate_limit_reset, waits_too_long};
 
 /// The server under test.
 #[derive(Debug)]
@@ -42,18 +47,20 @@ pub struct Target {
     gate: tokio::sync::Semaphore,
     /// The share of `gate` that batches may hold (see [`Limits::concurrency`]).
     bulk: std::sync::Arc<tokio::sync::Semaphore>,
-    pacer: Option<Pacer>,
-    /// Requests re-sent after a 429/503 with Retry-After.
+    /// The pace of request starts: the fixed rate, holds and the pace
+    /// learnt from limit answers ([`crate::transport::Throttle`]).
+    throttle: Throttle,
+    /// Requests re-sent after a limit answer (429, or 503 with Retry-After).
     retried: std::sync::atomic::AtomicUsize,
+    /// Limit answers, a few of each kind, for the check that judges them
+    /// as error answers ([`LimitAnswers`]).
+    limit_answers: std::sync::Mutex<LimitAnswers>,
     /// Body paths whose values changed between two identical requests,
     /// found before the checks run ([`crate::volatile`]).
     volatile: std::sync::OnceLock<Vec<String>>,
     /// The token each component's settling Authorize issued, by the
     /// component's index ([`Target::settle`]).
     settled: std::sync::Mutex<Vec<Option<String>>>,
-    /// The first settling Authorize's answer, for [`Target::learn_volatile`]
-    /// to compare its own with.
-    settle_answer: std::sync::Mutex<Option<Sent>>,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
@@ -136,11 +143,11 @@ impl Target {
             bulk: std::sync::Arc::new(tokio::sync::Semaphore::new(
                 (limits.concurrency * 3 / 4).max(1),
             )),
-            pacer: limits.rate.and_then(Pacer::new),
+            throttle: Throttle::new(limits.rate),
+            limit_answers: Default::default(),
             retried: std::sync::atomic::AtomicUsize::new(0),
             volatile: std::sync::OnceLock::new(),
             settled: Default::default(),
-            settle_answer: Default::default(),
             latencies: Default::default(),
             outcomes: Default::default(),
         })
@@ -169,58 +176,57 @@ impl Target {
 
     /// Puts every component that can take Authorize in a known state: one
     /// valid Authorize (the profile's model) in each environment a valid
-    /// request of the run names ([`crate::phase::SETTLED_ENVS`]), all at
-    /// once. Whatever an earlier run left behind, the reads that follow see
-    /// the same claims. Keeps the token each component was issued (the
-    /// first request's, in the profile's own environment). Returns how many
-    /// requests it sent; their answers are judged by no check.
+    /// request of the run names ([`crate::phase::SETTLED_ENVS`]).
+    /// Components go at once, the environments of one component in turn,
+    /// the profile's own last: two of them may be one environment on the
+    /// server (no X-Project-Env taken as `live`, say), and a server that
+    /// revokes a token when it issues the next then keeps the token kept
+    /// here. Whatever an earlier run left behind, the reads that follow see
+    /// the same claims. Returns how many requests it sent; their answers
+    /// are judged by no check, and are never compared with another (they
+    /// show the state before the settle, which is history).
     pub async fn settle(self: &std::sync::Arc<Self>) -> usize {
-        let mut probes = Vec::new();
-        let mut whose = Vec::new();
-        for (i, c) in self.profile.components.iter().enumerate() {
-            if c.authorize.is_none() {
+        let own = self.profile.project_env;
+        let order: Vec<Option<ProjectEnv>> = crate::phase::SETTLED_ENVS
+            .into_iter()
+            .filter(|env| *env != own)
+            .chain([own])
+            .collect();
+        let settling: Vec<usize> = (0..self.profile.components.len())
+            .filter(|&i| self.profile.components[i].authorize.is_some())
+            .collect();
+        let mut count = 0;
+        let mut settled = vec![None; self.profile.components.len()];
+        let retried_before = self.retried();
+        for (round, env) in order.iter().enumerate() {
+            let probes: Vec<Probe> = settling
+                .iter()
+                .map(|&i| {
+                    let c = &self.profile.components[i];
+                    let req = self.valid(Op::Authorize, c).and_then(|r| {
+                        if *env == own {
+                            return Ok(r);
+                        }
+                        match env {
+                            Some(env) => r.set_header("X-Project-Env", env.as_str()),
+                            None => Ok(r.remove_header("X-Project-Env")),
+                        }
+                    });
+                    Probe::new("settle", req)
+                })
+                .collect();
+            count += probes.len();
+            let sent = self.send_all(probes).await;
+            if round + 1 < order.len() {
                 continue;
             }
-            let own = self.profile.project_env;
-            probes.push(Probe::new("settle", self.valid(Op::Authorize, c)));
-            whose.push(i);
-            for env in crate::phase::SETTLED_ENVS {
-                if env == own {
-                    continue;
-                }
-                let req = self.valid(Op::Authorize, c).and_then(|r| match env {
-                    Some(env) => r.set_header("X-Project-Env", env.as_str()),
-                    None => Ok(r.remove_header("X-Project-Env")),
-                });
-                probes.push(Probe::new("settle", req));
-                whose.push(usize::MAX);
+            for (&i, s) in settling.iter().zip(&sent) {
+                settled[i] = issued_by(s);
             }
         }
-        let count = probes.len();
-        let retried_before = self.retried();
-        let sent = self.send_all(probes).await;
         // The run's retry count is its checks' requests, as reported.
         self.retried
             .store(retried_before, std::sync::atomic::Ordering::Relaxed);
-        let primary = self.primary(Op::Authorize).and_then(|p| {
-            self.profile
-                .components
-                .iter()
-                .position(|c| std::ptr::eq(c, p))
-        });
-        let mut settled = vec![None; self.profile.components.len()];
-        for (i, s) in whose.into_iter().zip(&sent) {
-            if Some(i) == primary {
-                *self.settle_answer.lock().unwrap_or_else(|p| p.into_inner()) = Some(s.clone());
-            }
-            if let Some(slot) = settled.get_mut(i) {
-                *slot = s
-                    .raw()
-                    .filter(|r| (200..300).contains(&r.status))
-                    .and_then(|r| r.json())
-                    .and_then(|b| crate::carried::issued_token(&b));
-            }
-        }
         *self.settled.lock().unwrap_or_else(|p| p.into_inner()) = settled;
         count
     }
@@ -231,12 +237,15 @@ impl Target {
         settled.get(i).cloned().flatten()
     }
 
-    /// Learns which body values change between identical requests: sends
-    /// a valid request of each operation and one refusal, twice each, and
-    /// keeps the paths whose values differ. The reads of a round go before
-    /// its write, so a value a write changes (the time of a claim, a
-    /// count) differs between the rounds too. Called once, before the
-    /// checks.
+    /// Learns which body values change between identical requests sent in
+    /// the same known state: after the settle, a valid Auth Claims and one
+    /// refusal, then the settle's own Authorize again, then both reads
+    /// again, then the Authorize once more. The state is the settled one
+    /// throughout (the Authorize claims what is claimed already), so a
+    /// value that differs is one that changes with every request or every
+    /// write (a time, a count, a nonce), never one that shows the state an
+    /// earlier run left (the claim an Authorize replaced is the settled
+    /// one both times). Called once, after the settle, before the checks.
     pub async fn learn_volatile(self: &std::sync::Arc<Self>) {
         let retried_before = self.retried();
         let reads = || {
@@ -251,26 +260,35 @@ impl Target {
             }
             reads
         };
-        // Reads, the write the settle already sent once, reads again: a
-        // value a write changes differs between the two rounds of reads.
+        let write = || {
+            self.primary(Op::Authorize)
+                .map(|c| Probe::new("volatile", self.valid(Op::Authorize, c)))
+        };
         let mut first = self.send_all(reads()).await;
         let mut second = Vec::new();
-        if let Some(c) = self.primary(Op::Authorize) {
-            let earlier = self
-                .settle_answer
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take();
-            let write = Probe::new("volatile", self.valid(Op::Authorize, c));
-            let again = self.send(write).await;
-            if let Some(earlier) = earlier {
-                first.push(earlier);
-                second.push(again);
+        let first_write = match write() {
+            Some(w) => Some(self.send(w).await),
+            None => None,
+        };
+        second.append(&mut self.send_all(reads()).await);
+        if let (Some(a), Some(w)) = (first_write, write()) {
+            let b = self.send(w).await;
+            // The token the settle kept is the newest again.
+            if let Some(token) = issued_by(&b) {
+                let i = self.primary(Op::Authorize).and_then(|p| {
+                    self.profile
+                        .components
+                        .iter()
+                        .position(|c| std::ptr::eq(c, p))
+                });
+                let mut settled = self.settled.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(slot) = i.and_then(|i| settled.get_mut(i)) {
+                    *slot = Some(token);
+                }
             }
+            first.push(a);
+            second.push(b);
         }
-        let mut reads_again = self.send_all(reads()).await;
-        reads_again.append(&mut second);
-        let second = reads_again;
         // The run's retry count is its checks' requests, as reported.
         self.retried
             .store(retried_before, std::sync::atomic::Ordering::Relaxed);
@@ -376,28 +394,43 @@ impl Target {
     }
 
     pub fn valid_with_ref(&self, op: Op, c: &Component, reference: &str) -> Result<Req, Error> {
+        let a = c.authorize.as_ref();
+        self.valid_as(
+            op,
+            c,
+            reference,
+            a.map(|a| (a.model_uuid.as_str(), &a.valid_body)),
+        )
+    }
+
+    /// A valid request of `op` to `c` claiming `model` with its body
+    /// (`None`: no body, and Authorize cannot be built).
+    pub fn valid_as(
+        &self,
+        op: Op,
+        c: &Component,
+        reference: &str,
+        model: Option<(&str, &AuthFields)>,
+    ) -> Result<Req, Error> {
         match op {
             Op::AuthClaims => {
                 let mut b = self.client.auth_claims().ref_(reference);
                 if let Some(t) = &c.auth_token {
                     b = b.x_auth_token(t.clone());
                 }
-                if let Some(a) = &c.authorize {
-                    b = b.body(a.valid_body.clone());
+                if let Some((_, body)) = model {
+                    b = b.body(body.clone());
                 }
                 b.build().map(Req::Claims)
             }
             Op::Authorize => {
-                let a = c
-                    .authorize
-                    .as_ref()
-                    .ok_or(Error::MissingParameter("modelUuid"))?;
+                let (model_uuid, body) = model.ok_or(Error::MissingParameter("modelUuid"))?;
                 let mut b = self
                     .client
                     .authorize()
                     .ref_(reference)
-                    .model_uuid(a.model_uuid.clone())
-                    .body(a.valid_body.clone());
+                    .model_uuid(model_uuid.to_owned())
+                    .body(body.clone());
                 if let Some(t) = &c.auth_token {
                     b = b.x_auth_token(t.clone());
                 }
@@ -409,7 +442,7 @@ impl Target {
                     // The bindings put it in the query (our choice): moved,
                     // it is nowhere else.
                     req.without_model_uuid(&ModelUuidAt::default())
-                        .with_model_uuid(&at, &a.model_uuid)
+                        .with_model_uuid(&at, model_uuid)
                 }
             }
         }
@@ -483,6 +516,7 @@ impl Target {
                         response: None,
                         error: Some(format!("the request could not be built: {e}")),
                         retried: None,
+                        limited: None,
                         latency: Default::default(),
                         curl: None,
                     },
@@ -503,47 +537,81 @@ impl Target {
             Req::Authorize(..) => Op::Authorize,
         };
         let mut took;
+        let mut limited = None;
         let typed = loop {
-            let again = (retries.len() < self.limits.retries as usize)
-                .then(|| req.try_clone())
-                .flatten();
-            if let Some(pacer) = &self.pacer {
-                pacer.wait().await;
-            }
+            let again = req.try_clone();
+            self.throttle.wait().await;
             let started = std::time::Instant::now();
             let typed = match req {
                 Req::Claims(p) => client.send(p).await.map(Typed::Claims),
                 Req::Authorize(p, _) => client.send(p).await.map(Typed::Authorize),
             };
             took = started.elapsed();
-            match (&typed, again) {
-                (Ok(answer), Some(again)) => match retry_after(answer) {
-                    Some(wait) => {
-                        retries.push(format!(
-                            "HTTP {} with Retry-After {}s",
-                            answer.raw().status,
-                            wait.as_secs()
-                        ));
-                        self.retried
-                            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        tokio::time::sleep(wait).await;
-                        req = again;
-                    }
-                    None => break typed,
-                },
-                _ => break typed,
+            let Ok(answer) = &typed else { break typed };
+            let raw = answer.raw();
+            let Some(said) = limit_answer(raw) else {
+                self.throttle.answered(rate_limit_reset(raw));
+                break typed;
+            };
+            self.keep_limit_answer(&label, &request, raw);
+            let attempt = retries.len() as u32;
+            let too_long = waits_too_long(raw);
+            let waited = self.throttle.limited(said, attempt);
+            match (again, too_long) {
+                (Some(again), None) if attempt < self.limits.retries => {
+                    retries.push(format!(
+                        "HTTP {} (waited {} ms)",
+                        raw.status,
+                        waited.as_millis()
+                    ));
+                    self.retried
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    req = again;
+                }
+                (_, Some(long)) => {
+                    limited = Some(format!(
+                        "HTTP {} with Retry-After {} s, longer than the {} s the runner waits",
+                        raw.status,
+                        long.as_secs(),
+                        crate::transport::MAX_RETRY_AFTER.as_secs()
+                    ));
+                    break typed;
+                }
+                _ => {
+                    limited = Some(format!(
+                        "HTTP {} after {} re-send(s)",
+                        raw.status,
+                        retries.len()
+                    ));
+                    break typed;
+                }
             }
         };
-        self.latencies.record(op, took);
+        // A compressed answer is read as a client reads it: decoded
+        // (within the body cap) before anything is judged.
+        // An error: why, and whether an answer came all the same (one over
+        // the body cap, encoded or not).
+        let typed: Result<Typed, (String, bool)> =
+            match typed.map(|t| decoded(t, self.limits.max_body_bytes)) {
+                Ok(Ok(t)) => Ok(t),
+                Ok(Err(undecodable)) => Err(undecodable),
+                Err(e) => Err((
+                    self.scrub.text(&describe_error(&e)),
+                    matches!(e, Error::BodyTooLarge { .. }),
+                )),
+            };
+        if limited.is_none() {
+            self.latencies.record(op, took);
+        }
         let latency = crate::latency::Took(Some(took));
         let retried = (!retries.is_empty()).then(|| {
             format!(
-                "re-sent {} time(s) after {}",
+                "re-sent {} time(s) after a limit answer: {}",
                 retries.len(),
                 retries.join(", ")
             )
         });
-        if let Ok(typed) = &typed {
+        if let (Ok(typed), None) = (&typed, &limited) {
             self.learn_issued(typed);
             self.outcomes
                 .record(crate::outcomes::Answer::of(op, typed.raw()));
@@ -560,20 +628,22 @@ impl Target {
                     )),
                     error: None,
                     retried,
+                    limited,
                     latency,
                     curl,
                 },
                 typed: Some(typed),
                 answered_over_cap: false,
             },
-            Err(e) => Sent {
-                answered_over_cap: matches!(e, Error::BodyTooLarge { .. }),
+            Err((why, over_cap)) => Sent {
+                answered_over_cap: over_cap,
                 exchange: Exchange {
                     label,
                     request,
                     response: None,
-                    error: Some(self.scrub.text(&describe_error(&e))),
+                    error: Some(why),
                     retried,
+                    limited,
                     latency,
                     curl,
                 },
@@ -581,6 +651,88 @@ impl Target {
             },
         }
     }
+
+    /// Keeps a limit answer for the check that judges limit answers as
+    /// error answers: the first few of each kind (status, media type,
+    /// X-Project-Uuid or not), so a run holds a handful whatever the
+    /// server limits.
+    fn keep_limit_answer(&self, label: &str, request: &RequestRecord, raw: &RawResponse) {
+        let mut kept = self.limit_answers.lock().unwrap_or_else(|p| p.into_inner());
+        let kind = (
+            raw.status,
+            raw.header("content-type").unwrap_or_default().to_owned(),
+            raw.header("x-project-uuid").is_some(),
+        );
+        let same = kept.kinds.iter().filter(|k| **k == kind).count();
+        if same >= 2 || kept.kept.len() >= 16 {
+            return;
+        }
+        kept.kinds.push(kind);
+        kept.kept.push(Exchange {
+            label: format!("{label} (limited)"),
+            request: request.clone(),
+            response: Some(ResponseRecord::from_raw(
+                raw,
+                &self.scrub,
+                Recording::default(),
+            )),
+            error: None,
+            retried: None,
+            limited: None,
+            latency: Default::default(),
+            curl: None,
+        });
+    }
+
+    /// The limit answers kept for judging, and what the throttle made of
+    /// the run.
+    pub fn limits_seen(&self) -> (Vec<Exchange>, Throttled) {
+        let kept = self.limit_answers.lock().unwrap_or_else(|p| p.into_inner());
+        (kept.kept.clone(), self.throttle.throttled())
+    }
+}
+
+/// The answer with its body decoded where it came compressed
+/// ([`crate::encoding`]), decoded again by its operation; why not where the
+/// body cannot be read.
+fn decoded(typed: Typed, limit: usize) -> Result<Typed, (String, bool)> {
+    let raw = typed.raw();
+    let Some(coding) = raw.header("content-encoding") else {
+        return Ok(typed);
+    };
+    match crate::encoding::decode(coding, &raw.body, limit) {
+        None => Ok(typed),
+        Some(Err(e)) => Err((
+            format!("an answer came (HTTP {}), but {e}", raw.status),
+            matches!(e, crate::encoding::Undecodable::TooLarge { .. }),
+        )),
+        Some(Ok(body)) => {
+            let raw = RawResponse {
+                status: raw.status,
+                headers: raw.headers.clone(),
+                body: body.into(),
+            };
+            Ok(match typed {
+                Typed::Claims(_) => Typed::Claims(DecodeResponse::decode(raw)),
+                Typed::Authorize(_) => Typed::Authorize(DecodeResponse::decode(raw)),
+            })
+        }
+    }
+}
+
+/// The limit answers a run keeps ([`Target::keep_limit_answer`]).
+#[derive(Debug, Default)]
+struct LimitAnswers {
+    kinds: Vec<(u16, String, bool)>,
+    kept: Vec<Exchange>,
+}
+
+/// The token a successful Authorize issued, if any.
+fn issued_by(s: &Sent) -> Option<String> {
+    s.raw()
+        .filter(|r| (200..300).contains(&r.status))
+        .and_then(|r| r.json())
+        .and_then(|b| crate::carried::issued_token(&b))
 }
 
 /// Places tried for `modelUuid`, in order; the first that Authorize
@@ -664,6 +816,7 @@ impl Target {
                     response: None,
                     error: Some(format!("the request task failed: {e}")),
                     retried: None,
+                    limited: None,
                     latency: Default::default(),
                     curl: None,
                 },

@@ -1,12 +1,16 @@
 //! How requests travel: the client's limits (time-out, body cap,
-//! concurrency, rate, retries), the pacing of request starts, the retry of
-//! a 429/503 with `Retry-After`, and transport errors in words.
+//! concurrency, rate, retries), the pace of request starts ([`Throttle`]),
+//! what a limit answer is and how long it says to wait, and transport
+//! errors in words.
+//!
+//! A server's limits are part of the interface as it runs ("Limits (rate
+//! limits, size limits, time-outs): not shown"): a 429, or a 503 with
+//! `Retry-After`, is honoured, never judged as the server's answer to a
+//! rule.
 
 use std::time::Duration;
 
 use component_auth_bindings::Error;
-
-use crate::request::Typed;
 
 /// Settings of the runner's HTTP client.
 #[derive(Clone, Copy, Debug)]
@@ -24,16 +28,26 @@ pub struct Limits {
     /// so requests that must follow one another (a property's cases, a
     /// kept-alive session) never queue behind a batch.
     pub concurrency: usize,
-    /// Requests started per second, at most (`--rate`); `None`: no limit.
+    /// Requests started per second, at most (`--rate`, else the profile's
+    /// `rate`); `None`: no limit until the server limits the run.
     pub rate: Option<f64>,
-    /// How many times a `429` or `503` with `Retry-After` is re-sent after
-    /// waiting. Default 2; a wait longer than [`MAX_RETRY_AFTER`] is not
-    /// waited for. Every retry is reported, never silent.
+    /// How many times a request answered by a limit (a 429, or a 503 with
+    /// `Retry-After`) is re-sent after waiting. Default 8: a server that
+    /// limits its clients is waited for, not judged by its limit answer; a
+    /// request still limited after that many is not judged at all (its
+    /// check fails as not judged, naming the rate that would avoid it).
     pub retries: u32,
 }
 
-/// The longest `Retry-After` the runner waits for.
+/// The longest wait the runner honours for one limit answer
+/// (`Retry-After`, a rate-limit reset); a longer one is not waited for and
+/// the request ends as limited.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// The slowest pace the run falls to while a server limits it, in requests
+/// a second: slower than that, a run of a few hundred requests would take
+/// minutes, and the limit answers say more than the pace could.
+const MIN_LEARNT_RATE: f64 = 2.0;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -42,7 +56,7 @@ impl Default for Limits {
             max_body_bytes: 1024 * 1024,
             concurrency: 16,
             rate: None,
-            retries: 2,
+            retries: 8,
         }
     }
 }
@@ -61,42 +75,250 @@ pub fn is_loopback(base_url: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// Spaces request starts `1/rate` seconds apart, across all tasks.
+/// The pace of request starts, shared by every task of a run.
+///
+/// Three things slow it: a fixed rate (`--rate` or the profile's `rate`),
+/// never exceeded; a hold, when the server says when to come back (a
+/// `Retry-After`, or a rate-limit header whose remaining count is zero),
+/// during which nothing starts; and a learnt rate, the way TCP backs off:
+/// each burst of limit answers halves the pace, each answer that is not a
+/// limit raises it by about one request a second per second. A limited
+/// server is then measured at the pace it allows, not hammered.
 #[derive(Debug)]
-pub struct Pacer {
-    /// Ticks `1/rate` apart; a tick missed (no request was waiting) is not
-    /// made up with a burst.
-    ticks: tokio::sync::Mutex<tokio::time::Interval>,
+pub struct Throttle {
+    fixed: Option<f64>,
+    state: std::sync::Mutex<ThrottleState>,
 }
 
-impl Pacer {
-    /// `None` for a rate that paces nothing (not finite, not positive).
-    /// Called inside the runtime (tokio's timer).
-    pub fn new(rate: f64) -> Option<Self> {
-        (rate.is_finite() && rate > 0.0).then(|| {
-            let mut ticks = tokio::time::interval(Duration::from_secs_f64(1.0 / rate));
-            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            Pacer {
-                ticks: tokio::sync::Mutex::new(ticks),
-            }
-        })
+#[derive(Debug)]
+struct ThrottleState {
+    /// The earliest next start at the current pace.
+    next: tokio::time::Instant,
+    /// No start before this (the server said when to come back).
+    hold_until: tokio::time::Instant,
+    /// The pace learnt while the server limits the run; `None`: never
+    /// limited.
+    learnt: Option<f64>,
+    /// When the pace was last halved: one burst of limit answers (all the
+    /// requests in flight when the limit began) halves it once.
+    last_cut: Option<tokio::time::Instant>,
+    /// Recent starts, to know the pace the server limited.
+    recent: std::collections::VecDeque<tokio::time::Instant>,
+    /// Limit answers received.
+    limited: usize,
+}
+
+/// What the throttle made of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Throttled {
+    /// Limit answers received (each re-sent or, past the retries, kept).
+    pub limited: usize,
+    /// The pace the run fell to while limited, requests a second.
+    pub learnt_rate: Option<f64>,
+}
+
+impl Throttle {
+    /// Called inside the runtime (tokio's timer). A `rate` that paces
+    /// nothing (not finite, not positive) is no fixed rate.
+    pub fn new(rate: Option<f64>) -> Self {
+        let now = tokio::time::Instant::now();
+        Throttle {
+            fixed: rate.filter(|r| r.is_finite() && *r > 0.0),
+            state: std::sync::Mutex::new(ThrottleState {
+                next: now,
+                hold_until: now,
+                learnt: None,
+                last_cut: None,
+                recent: Default::default(),
+                limited: 0,
+            }),
+        }
     }
 
-    /// Waits for the next start: requests start in turn, `1/rate` apart.
+    fn lock(&self) -> std::sync::MutexGuard<'_, ThrottleState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The pace now: the fixed rate, or the learnt one where lower.
+    fn rate(&self, s: &ThrottleState) -> Option<f64> {
+        match (self.fixed, s.learnt) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Waits for this request's start: after any hold, `1/rate` after the
+    /// start before it.
     pub async fn wait(&self) {
-        self.ticks.lock().await.tick().await;
+        loop {
+            let at = {
+                let mut s = self.lock();
+                let now = tokio::time::Instant::now();
+                let at = now.max(s.next).max(s.hold_until);
+                let interval = self
+                    .rate(&s)
+                    .map_or(Duration::ZERO, |r| Duration::from_secs_f64(1.0 / r));
+                s.next = at + interval;
+                s.recent.push_back(at);
+                while s
+                    .recent
+                    .front()
+                    .is_some_and(|t| at.saturating_duration_since(*t) > Duration::from_secs(1))
+                {
+                    s.recent.pop_front();
+                }
+                at
+            };
+            tokio::time::sleep_until(at).await;
+            // A limit answer that came meanwhile holds this start too.
+            if self.lock().hold_until <= at {
+                return;
+            }
+        }
+    }
+
+    /// A limit answer: nothing starts before `wait` is over (or, where the
+    /// server did not say, a back-off), and the pace is halved once per
+    /// burst. Returns how long this request waits before it is re-sent.
+    pub fn limited(&self, wait: Option<Duration>, attempt: u32) -> Duration {
+        let mut s = self.lock();
+        let now = tokio::time::Instant::now();
+        s.limited += 1;
+        let wait = wait.unwrap_or_else(|| backoff(attempt, s.limited));
+        s.hold_until = s.hold_until.max(now + wait);
+        let burst_over = s
+            .last_cut
+            .is_none_or(|t| now.saturating_duration_since(t) > Duration::from_millis(250));
+        if burst_over {
+            let started = s.recent.len() as f64;
+            let pace = self.rate(&s).unwrap_or(started).min(started.max(1.0));
+            s.learnt = Some((pace / 2.0).max(MIN_LEARNT_RATE));
+            s.last_cut = Some(now);
+        }
+        wait
+    }
+
+    /// An answer that is not a limit: a learnt pace grows by about one
+    /// request a second per second. `hold`: the server said that its
+    /// allowance is spent until then (a rate-limit header).
+    pub fn answered(&self, hold: Option<Duration>) {
+        let mut s = self.lock();
+        if let Some(r) = s.learnt {
+            s.learnt = Some(r + 1.0 / r.max(1.0));
+        }
+        if let Some(hold) = hold {
+            let until = tokio::time::Instant::now() + hold;
+            s.hold_until = s.hold_until.max(until);
+        }
+    }
+
+    /// What the throttle made of the run so far.
+    pub fn throttled(&self) -> Throttled {
+        let s = self.lock();
+        Throttled {
+            limited: s.limited,
+            learnt_rate: s.learnt.map(|r| (r * 10.0).floor() / 10.0),
+        }
     }
 }
 
-/// The seconds of a `Retry-After` on a 429 or 503 (the delay form; a date
-/// is not waited for).
-pub fn retry_after(typed: &Typed) -> Option<Duration> {
-    let raw = typed.raw();
-    if raw.status != 429 && raw.status != 503 {
+/// How long to wait for a limit answer that did not say: 100 ms doubled
+/// with each attempt, up to 5 s, less a jitter of up to a half (so the
+/// requests of a burst do not come back together).
+fn backoff(attempt: u32, salt: usize) -> Duration {
+    let base = Duration::from_millis(100).saturating_mul(1 << attempt.min(6));
+    let base = base.min(Duration::from_secs(5));
+    // A cheap, well-spread fraction in [0, 1) from the salt (Fibonacci hashing).
+    let spread = (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+    let fraction = spread as f64 / (1u64 << 53) as f64;
+    base.mul_f64(1.0 - fraction / 2.0)
+}
+
+/// A limit answer: a 429, or a 503 that says when to come back
+/// (`Retry-After`), which is a server shedding load. Its wait, where it
+/// gives one (`Retry-After` in seconds or as an HTTP date, else a
+/// rate-limit reset), up to [`MAX_RETRY_AFTER`]; `Some(None)`: a limit
+/// that did not say how long.
+pub fn limit_answer(raw: &component_auth_bindings::RawResponse) -> Option<Option<Duration>> {
+    match raw.status {
+        429 => Some(retry_after(raw).or_else(|| rate_limit_reset(raw))),
+        503 if raw.header("retry-after").is_some() => Some(retry_after(raw)),
+        _ => None,
+    }
+}
+
+/// A limit answer's wait longer than the runner honours: the request is not
+/// re-sent.
+pub fn waits_too_long(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
+    let said = parse_retry_after(raw.header("retry-after")?)?;
+    (said > MAX_RETRY_AFTER).then_some(said)
+}
+
+/// `Retry-After` (RFC 9110 10.2.3): delay-seconds or an HTTP date, at most
+/// [`MAX_RETRY_AFTER`].
+fn retry_after(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
+    parse_retry_after(raw.header("retry-after")?).map(|d| d.min(MAX_RETRY_AFTER))
+}
+
+fn parse_retry_after(value: &str) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(secs) = value.parse::<u64>() {
+        return Some(Duration::from_secs(secs));
+    }
+    let at = httpdate::parse_http_date(value).ok()?;
+    Some(
+        at.duration_since(std::time::SystemTime::now())
+            .unwrap_or(Duration::ZERO),
+    )
+}
+
+/// When a server's rate-limit headers say the allowance is spent: the
+/// `remaining` count is 0 and a `reset` says when it returns. Read from
+/// `RateLimit-Remaining`/`RateLimit-Reset` (the IETF draft's first form),
+/// `X-RateLimit-Remaining`/`X-RateLimit-Reset` (most frameworks), or the
+/// structured `RateLimit: ... r=0; t=1` / `remaining=0, reset=1`. A reset
+/// over 10^9 is a Unix time, else seconds.
+pub fn rate_limit_reset(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
+    let number = |name: &str| -> Option<f64> { raw.header(name)?.trim().parse().ok() };
+    let (remaining, reset) = match (
+        number("ratelimit-remaining").or_else(|| number("x-ratelimit-remaining")),
+        number("ratelimit-reset").or_else(|| number("x-ratelimit-reset")),
+    ) {
+        (Some(r), Some(t)) => (r, t),
+        _ => structured_rate_limit(raw.header("ratelimit")?)?,
+    };
+    if remaining > 0.0 || !reset.is_finite() || reset < 0.0 {
         return None;
     }
-    let secs: u64 = raw.header("retry-after")?.trim().parse().ok()?;
-    Some(Duration::from_secs(secs)).filter(|d| *d <= MAX_RETRY_AFTER)
+    let wait = if reset > 1e9 {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs_f64();
+        (reset - now).max(0.0)
+    } else {
+        reset
+    };
+    Some(Duration::from_secs_f64(wait).min(MAX_RETRY_AFTER))
+}
+
+/// `remaining` and `reset` from a structured `RateLimit` header: keys `r`
+/// and `t` (draft 8 and later) or `remaining` and `reset`.
+fn structured_rate_limit(value: &str) -> Option<(f64, f64)> {
+    let mut remaining = None;
+    let mut reset = None;
+    for part in value.split([',', ';']) {
+        let Some((key, v)) = part.split_once('=') else {
+            continue;
+        };
+        let v: Option<f64> = v.trim().trim_matches('"').parse().ok();
+        match key.trim().to_ascii_lowercase().as_str() {
+            "r" | "remaining" => remaining = v,
+            "t" | "reset" => reset = v,
+            _ => {}
+        }
+    }
+    Some((remaining?, reset?))
 }
 
 /// A transport error in words. A connection error names the address and

@@ -32,8 +32,37 @@ pub(crate) struct Behaviour {
     /// carries. Off: the claiming model is found from the request
     /// (spec/README.md choice 3).
     pub claims_recorded: bool,
+    /// Claims are recorded for the component alone, whatever the
+    /// environment (a fault: §5's X-Project-Env selects nothing then).
+    pub claims_env_blind: bool,
+    /// Each client may start so many requests a second; more are limit
+    /// answers (429). `None`: no limit (spec/README.md choice 16).
+    pub rate_limit: Option<RateLimit>,
     pub authorize: AuthorizeRules,
     pub answer: Answer,
+}
+
+/// A token bucket per client (X-Client-Id): `per_second` tokens a second,
+/// at most `burst` saved up.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct RateLimit {
+    pub per_second: f64,
+    pub burst: f64,
+    /// The limiter answers in plain text, without X-Project-Uuid (a fault:
+    /// a limiter outside the service's envelope).
+    pub answer_text: bool,
+}
+
+impl Default for RateLimit {
+    /// 200 requests a second with a burst of 20: a run of the suite (some
+    /// 600 requests) is limited many times over and still takes seconds.
+    fn default() -> Self {
+        RateLimit {
+            per_second: 200.0,
+            burst: 20.0,
+            answer_text: false,
+        }
+    }
 }
 
 /// How a refusal whose status the description leaves open is answered.
@@ -439,6 +468,15 @@ pub(crate) struct Answer {
     pub bad_request_without_message: bool,
     pub error_status_true: bool,
     pub error_code_as_string: bool,
+    /// A successful Authorize's body carries `replaced`: the model that
+    /// claimed the component in that environment before (or null).
+    pub report_replaced: bool,
+    /// Bodies are gzip-encoded for a client whose `Accept-Encoding` takes
+    /// gzip.
+    pub gzip: bool,
+    /// A gzip-encoded answer loses its `Content-Type` (a fault of a
+    /// compression layer).
+    pub gzip_drops_content_type: bool,
 }
 
 /// The `X-Project-Uuid` header.

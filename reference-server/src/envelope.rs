@@ -13,8 +13,8 @@ use component_auth_bindings::types::{
 };
 use http_body_util::Full;
 use hyper::header::{
-    ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, RETRY_AFTER,
-    VARY,
+    ALLOW, CACHE_CONTROL, CONNECTION, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderName,
+    HeaderValue, RETRY_AFTER, VARY,
 };
 use hyper::{Response, StatusCode};
 use serde_json::{Map, Value};
@@ -98,7 +98,9 @@ impl Failure {
 #[derive(Debug)]
 pub(crate) enum Success {
     Claims(AuthClaimsResult),
-    Authorize(AuthorizeResult),
+    /// With the claim it replaced (the model's uuid, or `None`), where the
+    /// behaviour reports it.
+    Authorize(AuthorizeResult, Option<Option<String>>),
 }
 
 /// What every answer needs besides its outcome.
@@ -108,6 +110,8 @@ pub(crate) struct Context<'a> {
     pub request_id: &'a str,
     /// Ask the client to close the connection (keep-alive is off).
     pub close: bool,
+    /// The request's `Accept-Encoding` takes gzip.
+    pub accepts_gzip: bool,
 }
 
 const JSON: &str = "application/json";
@@ -147,10 +151,22 @@ pub(crate) fn render(
     // A framework's own HTML page knows nothing of the project.
     let framework_page = content_type == HTML;
     let etag = ctx.answer.cache_headers.then(|| etag(&body));
-    let mut response = Response::new(Full::new(Bytes::from(body)));
+    let gzipped = (ctx.answer.gzip && ctx.accepts_gzip && !body.is_empty())
+        .then(|| gzip(&body))
+        .flatten();
+    let encoded = gzipped.is_some();
+    let mut response = Response::new(Full::new(Bytes::from(gzipped.unwrap_or(body))));
     *response.status_mut() = status;
     let headers = response.headers_mut();
-    headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if !(encoded && ctx.answer.gzip_drops_content_type) {
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    }
+    if ctx.answer.gzip {
+        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
+    }
+    if encoded {
+        headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+    }
     if let Some(value) = project_uuid_header(status, ctx).filter(|_| !framework_page) {
         headers.insert("x-project-uuid", value);
     }
@@ -171,6 +187,14 @@ pub(crate) fn render(
         headers.insert(CONNECTION, HeaderValue::from_static("close"));
     }
     response
+}
+
+/// `body` gzip-encoded (in memory, never failing but for a defect).
+fn gzip(body: &[u8]) -> Option<Vec<u8>> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    e.write_all(body).ok()?;
+    e.finish().ok()
 }
 
 /// A strong validator that changes with the body: FNV-1a over its bytes,
@@ -217,7 +241,7 @@ impl Answer {
 fn success_status(success: &Success) -> StatusCode {
     let code = match success {
         Success::Claims(r) => r.code,
-        Success::Authorize(r) => r.code,
+        Success::Authorize(r, _) => r.code,
     };
     u16::try_from(code)
         .ok()
@@ -244,7 +268,7 @@ fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str)
     if ctx.answer.success_body_text {
         let (code, component) = match success {
             Success::Claims(r) => (r.code, &r.component.uuid),
-            Success::Authorize(r) => (r.code, &r.component.uuid),
+            Success::Authorize(r, _) => (r.code, &r.component.uuid),
         };
         return (
             format!("status=true code={code} component={component}\n").into_bytes(),
@@ -253,7 +277,12 @@ fn success_body(success: &Success, ctx: &Context<'_>) -> (Vec<u8>, &'static str)
     }
     let value = match success {
         Success::Claims(r) => serde_json::to_value(r),
-        Success::Authorize(r) => serde_json::to_value(r),
+        Success::Authorize(r, replaced) => serde_json::to_value(r).map(|mut v| {
+            if let (Some(replaced), Some(fields)) = (replaced, v.as_object_mut()) {
+                fields.insert("replaced".to_owned(), replaced.clone().into());
+            }
+            v
+        }),
     };
     let value = value.map(|mut v| {
         if ctx.answer.model_without_uuid && matches!(success, Success::Claims(_)) {

@@ -348,6 +348,27 @@ faults! {
         |b| b.answer.method_not_allowed_html = true;
     /// A body over the limit gets the framework's (or the proxy's) HTML 413
     /// page: `text/html`, no `X-Project-Uuid`.
+    /// Claims are kept for the component alone, not per environment.
+    ClaimsIgnoreEnvironment => "claims-ignore-environment", "5",
+        "X-Project-Env | string | no | Selects the environment: `dev` or `live`.",
+        |b| {
+            b.claims_recorded = true;
+            b.claims_env_blind = true;
+        };
+    /// The rate limiter answers in plain text without X-Project-Uuid.
+    LimitAnswerText => "limit-answer-text", "7",
+        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        |b| b.rate_limit = Some(crate::behaviour::RateLimit {
+            answer_text: true,
+            ..Default::default()
+        });
+    /// gzip-encoded answers lose their Content-Type.
+    CompressedWithoutContentType => "compressed-without-content-type", "7",
+        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        |b| {
+            b.answer.gzip = true;
+            b.answer.gzip_drops_content_type = true;
+        };
     PayloadTooLargeHtml => "payload-too-large-html", "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         |b| b.answer.payload_too_large_html = true;

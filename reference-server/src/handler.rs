@@ -35,7 +35,8 @@ use tokio::sync::{Semaphore, SemaphorePermit};
 
 use crate::behaviour::{
     Behaviour, Body as BodyRules, Compare, MediaTypeRule, ModelUuidSource, ProjectEnvRule,
-    ProjectEnvRules, RefMatch, Refs, Refusal, RequestIdForm, RequestIds, TokenScope, Validation,
+    ProjectEnvRules, RateLimit, RefMatch, Refs, Refusal, RequestIdForm, RequestIds, TokenScope,
+    Validation,
 };
 use crate::envelope::{self, Failure, Success};
 use crate::fault::Fault;
@@ -64,7 +65,20 @@ pub(crate) struct App {
     pub limits: Limits,
     /// Request ids made so far, for the opaque form (`req-N`).
     request_ids: AtomicU64,
+    /// Each client's token bucket (variant `rate-limit`).
+    buckets: std::sync::Mutex<std::collections::HashMap<Vec<u8>, Bucket>>,
 }
+
+/// What a client has left of its rate: tokens, as of `at`.
+#[derive(Clone, Copy, Debug)]
+struct Bucket {
+    tokens: f64,
+    at: std::time::Instant,
+}
+
+/// Clients a rate limiter remembers at most: past that it forgets them
+/// all, so a client sending new ids cannot grow the server's memory.
+const MAX_BUCKETS: usize = 10_000;
 
 impl App {
     pub(crate) fn new(
@@ -81,6 +95,39 @@ impl App {
             claims: Default::default(),
             limits,
             request_ids: AtomicU64::new(0),
+            buckets: Default::default(),
+        }
+    }
+
+    /// Takes one token of `client`'s bucket; `Err` with the seconds until
+    /// the next token when it is empty.
+    fn take_token(&self, limit: RateLimit, client: &[u8]) -> Result<(), f64> {
+        let now = std::time::Instant::now();
+        let mut buckets = self.buckets.lock().unwrap_or_else(|p| p.into_inner());
+        if buckets.len() >= MAX_BUCKETS && !buckets.contains_key(client) {
+            buckets.clear();
+        }
+        let bucket = buckets.entry(client.to_vec()).or_insert(Bucket {
+            tokens: limit.burst,
+            at: now,
+        });
+        let elapsed = now.saturating_duration_since(bucket.at).as_secs_f64();
+        bucket.tokens = (bucket.tokens + elapsed * limit.per_second).min(limit.burst);
+        bucket.at = now;
+        if bucket.tokens >= 1.0 {
+            bucket.tokens -= 1.0;
+            Ok(())
+        } else {
+            Err((1.0 - bucket.tokens) / limit.per_second)
+        }
+    }
+
+    /// The key claims are kept under: the component and environment, or
+    /// the component alone under a fault.
+    fn claim_key(&self, component: usize, env: ProjectEnv) -> (usize, ProjectEnv) {
+        match self.behaviour.claims_env_blind {
+            true => (component, ProjectEnv::Live),
+            false => (component, env),
         }
     }
 
@@ -95,16 +142,17 @@ impl App {
         }
     }
 
-    /// Records `model` as the one claiming `component` in `env`.
-    fn record_claim(&self, component: usize, env: ProjectEnv, model: usize) {
+    /// Records `model` as the one claiming `component` in `env`; returns
+    /// the one it replaced.
+    fn record_claim(&self, component: usize, env: ProjectEnv, model: usize) -> Option<usize> {
         let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
-        claims.insert((component, env), model);
+        claims.insert(self.claim_key(component, env), model)
     }
 
     /// The model recorded as claiming `component` in `env`, if any.
     fn recorded_claim(&self, component: usize, env: ProjectEnv) -> Option<usize> {
         let claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
-        claims.get(&(component, env)).copied()
+        claims.get(&self.claim_key(component, env)).copied()
     }
 
     /// The one id every answer repeats under [`RequestIds::Nil`].
@@ -199,6 +247,33 @@ pub(crate) async fn handle(
     };
     let method = req.method().clone();
     let path = req.uri().path().to_owned();
+    let accepts_gzip = req
+        .headers()
+        .get_all(hyper::header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or_default().trim();
+            let refused = parts.any(|p| {
+                p.trim()
+                    .strip_prefix("q=")
+                    .is_some_and(|q| q.trim().parse::<f64>().is_ok_and(|q| q == 0.0))
+            });
+            (name.eq_ignore_ascii_case("gzip") || name == "*") && !refused
+        });
+    if let Some(limit) = app.behaviour.rate_limit {
+        let client = req
+            .headers()
+            .get("x-client-id")
+            .map_or(&b""[..], |v| v.as_bytes())
+            .to_vec();
+        if let Err(wait) = app.take_token(limit, &client) {
+            tracing::info!(status = 429, request_id = %request_id, "{method} {path} (limited)");
+            return limited(app, limit, wait, &request_id, accepts_gzip);
+        }
+    }
     // An answer given before the body was read (an unknown path, a body over
     // the limit) closes the connection, and says so: the unread rest of the
     // body would otherwise be taken for the next request.
@@ -214,6 +289,7 @@ pub(crate) async fn handle(
             answer: &app.behaviour.answer,
             request_id: &request_id,
             close: conn.close || !body_read,
+            accepts_gzip,
         },
     );
     // Method, path and status only: headers and bodies may carry secrets.
@@ -222,6 +298,57 @@ pub(crate) async fn handle(
         request_id = %request_id,
         "{method} {path}"
     );
+    response
+}
+
+/// A limit answer: 429 in the 7.1 shape with `Retry-After` (whole seconds,
+/// rounded up) and the IETF draft's `RateLimit-*` headers; in plain text,
+/// without X-Project-Uuid, under the fault that puts the limiter outside
+/// the envelope.
+fn limited(
+    app: &App,
+    limit: RateLimit,
+    wait: f64,
+    request_id: &str,
+    accepts_gzip: bool,
+) -> Response<Full<Bytes>> {
+    let seconds: &'static str = match wait.ceil() as u64 {
+        0 | 1 => "1",
+        2 => "2",
+        _ => "5",
+    };
+    let mut response = if limit.answer_text {
+        let mut r = Response::new(Full::new(Bytes::from_static(b"Too Many Requests\n")));
+        *r.status_mut() = hyper::StatusCode::TOO_MANY_REQUESTS;
+        r.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        r.headers_mut()
+            .insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static(seconds));
+        r
+    } else {
+        envelope::render(
+            Err(Failure::Error {
+                status: hyper::StatusCode::TOO_MANY_REQUESTS,
+                message: "too many requests from this client: wait as Retry-After says".to_owned(),
+                header: Some((hyper::header::RETRY_AFTER, seconds)),
+            }),
+            &envelope::Context {
+                project_uuid: &app.fixture.project_uuid,
+                answer: &app.behaviour.answer,
+                request_id,
+                close: false,
+                accepts_gzip,
+            },
+        )
+    };
+    let headers = response.headers_mut();
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("{}", limit.per_second as u64)) {
+        headers.insert("ratelimit-limit", v);
+    }
+    headers.insert("ratelimit-remaining", hyper::header::HeaderValue::from_static("0"));
+    headers.insert("ratelimit-reset", hyper::header::HeaderValue::from_static(seconds));
     response
 }
 
@@ -762,9 +889,15 @@ fn authorize(
     ) {
         return Err(Failure::unauthorized("the fields do not match the model's"));
     }
-    if view.app.behaviour.claims_recorded {
-        view.app.record_claim(view.index, view.env, model);
-    }
+    // Kept whatever the behaviour: Auth Claims reads it where claims are
+    // recorded, and Authorize reports what it replaced where it says so.
+    let replaced = view.app.record_claim(view.index, view.env, model);
+    let replaced = view
+        .app
+        .behaviour
+        .answer
+        .report_replaced
+        .then(|| replaced.map(|m| view.component.models[m].uuid.clone()));
     let token = view.app.tokens.issue(Binding {
         component: view.index,
         model,
@@ -776,7 +909,7 @@ fn authorize(
         model: view.model(model),
         status: true,
         token: token.into(),
-    }))
+    }, replaced))
 }
 
 /// Auth Claims: the token's model; else the model the body's fields claim;

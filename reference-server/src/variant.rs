@@ -210,6 +210,21 @@ variants! {
         changes: "A UTF-8 byte-order mark before a JSON body is skipped (RFC 8259 section 8.1 lets a parser ignore one), not refused with 400.",
         departs_from: "spec/README.md choice 10: a body that is not JSON is 400",
         |b| b.body.bom_ignored = true;
+    RateLimit => "rate-limit", "8",
+        allowed_by: "Limits (rate limits, size limits, time-outs): not shown.",
+        changes: "Each client (by X-Client-Id) may start 200 requests a second, with a burst of 20; more are answered 429 in the 7.1 shape with `Retry-After: 1` and `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` headers.",
+        departs_from: "spec/README.md choice 16: no rate limit",
+        |b| b.rate_limit = Some(crate::behaviour::RateLimit::default());
+    ReportsReplacedClaim => "reports-replaced-claim", "3",
+        allowed_by: "States and transitions: not shown.",
+        changes: "A successful Authorize's body carries `replaced`: the uuid of the model that claimed the component in that environment before it, or null where none had (a success body that reflects state).",
+        departs_from: "spec/README.md choice 4: the Authorize result is `{code, status, component, env, model, token}`",
+        |b| b.answer.report_replaced = true;
+    GzipAnswers => "gzip-answers", "1",
+        allowed_by: "Responses are JSON.",
+        changes: "Every answer to a request whose `Accept-Encoding` takes gzip is gzip-encoded (`Content-Encoding: gzip`, `Vary: Accept-Encoding`), its JSON and headers otherwise unchanged.",
+        departs_from: "spec/README.md choice 16: answers are not compressed",
+        |b| b.answer.gzip = true;
 }
 
 /// Pairs that make two choices for one thing: they cannot be on together.

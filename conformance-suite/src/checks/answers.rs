@@ -29,6 +29,17 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
         },
         Check {
+            id: "answers/limit-answers-are-envelopes",
+            level: Level::Must,
+            section: "7",
+            quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            title: "a limit answer (429, or 503 with Retry-After) is an error answer like any other".into(),
+            sends: "nothing of its own: it judges the limit answers the run was given, a few of each kind (§8: \"Limits (rate limits, size limits, time-outs): not shown\": a limit is the server's to set; its answer is still an error answer of the interface)".into(),
+            expects: "each limit answer: a JSON body, Content-Type application/json, X-Project-Uuid; not applicable where the server never limited the run".into(),
+            run: Run::run_wide(limit_answers),
+            subject: Subject::NONE,
+        },
+        Check {
             id: "answers/no-server-errors",
             level: Level::Should,
             section: "7",
@@ -87,6 +98,32 @@ fn envelopes(run: &RunWide<'_>) -> Outcome {
                 format!(
                     "{} / {}: {}\n    {}{}",
                     c.id,
+                    ex.label,
+                    problems.join("; "),
+                    ex.summary(),
+                    reproduce(ex)
+                )
+            })
+        })
+        .collect();
+    Outcome::from_failures(failures, Vec::new())
+}
+
+/// Every limit answer the run was given an error envelope of the
+/// description: a limiter in front of the service (a framework's plugin, a
+/// gateway) answers for the interface too.
+fn limit_answers(run: &RunWide<'_>) -> Outcome {
+    if run.limited.is_empty() {
+        return Outcome::not_applicable("the server never limited this run", Vec::new());
+    }
+    let failures = run
+        .limited
+        .iter()
+        .filter_map(|ex| {
+            let problems = problems(ex);
+            (!problems.is_empty()).then(|| {
+                format!(
+                    "{}: {}\n    {}{}",
                     ex.label,
                     problems.join("; "),
                     ex.summary(),
@@ -169,10 +206,10 @@ fn problems(ex: &Exchange) -> Vec<String> {
     }
     if !r.is_json {
         p.push("the body is not JSON".to_owned());
-    } else if r.status == 400 {
-        p.extend(crate::envelope::shape_400(r.body.as_ref()));
-    } else if r.status == 417 {
-        p.extend(crate::envelope::shape_417(r.body.as_ref()));
+    } else {
+        // Judged on the body as it came (a varying `code` is a placeholder
+        // in the record).
+        p.extend(r.shape.iter().cloned());
     }
     p
 }

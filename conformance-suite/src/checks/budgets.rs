@@ -111,6 +111,7 @@ mod tests {
                 latency: &latency,
                 profile: p,
                 strict: false,
+                limited: &[],
             };
             within(&run, op).verdict
         };

@@ -139,6 +139,7 @@ mod tests {
             latency: &[],
             profile,
             strict,
+            limited: &[],
         };
         seen(&run, op, id).verdict
     }

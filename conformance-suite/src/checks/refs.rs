@@ -214,6 +214,7 @@ mod tests {
             headers: [("x-project-uuid".to_owned(), uuid.to_owned())].into(),
             body: Some(serde_json::json!({ "v": body })),
             body_digest: None,
+            shape: Vec::new(),
         }
     }
 

@@ -13,6 +13,7 @@
 use std::sync::Arc;
 
 use component_auth_bindings::Secret;
+use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
@@ -23,7 +24,8 @@ use crate::phase::Phase;
 use crate::target::{Op, Probe, Sent};
 
 pub fn checks() -> Vec<Check> {
-    vec![Check {
+    vec![
+    Check {
         id: "state/authorize-claims",
         level: Level::Should,
         section: "3",
@@ -35,7 +37,124 @@ pub fn checks() -> Vec<Check> {
             .needs(&[Need::Authorize])
             .choice(ChoiceKey::AuthorizeClaims),
         subject: Subject::NONE,
+    },
+    Check {
+        id: "state/environments",
+        level: Level::Must,
+        section: "5",
+        quote: "X-Project-Env | string | no | Selects the environment: `dev` or `live`.",
+        title: "a claim made in one environment is not the claim of the other".into(),
+        sends: "to each component with `authorize.second_model`, alone and in turn: Authorize of the first model with `X-Project-Env: dev`, of the second with `live`, then Auth Claims in `dev` and in `live` (each with the token its environment's Authorize issued, where it issued one, and that model's body), then Authorize of the first model in `live` again (the settled state back)".into(),
+        expects: "both Authorize a 2xx; Auth Claims in `dev` names the first model and not the second, in `live` the second and not the first (a claim kept for both environments leaks from one into the other); not applicable where `choices.authorize_claims` or `choices.claims_carry_model_uuid` is false".into(),
+        run: Run::procedure(Phase::Verify, environments)
+            .needs(&[Need::Authorize, Need::SecondModel]),
+        subject: Subject::NONE,
     }]
+}
+
+/// Each environment keeps its own claim: the first model claimed in `dev`,
+/// the second in `live`, each read back in its environment.
+async fn environments(t: Arc<RunContext>) -> Outcome {
+    let choices = &t.profile.choices;
+    if !choices.authorize_claims().value {
+        return Outcome::not_applicable(
+            "the profile declares that Auth Claims does not follow Authorize (`choices.authorize_claims: false`): no claim to read back",
+            Vec::new(),
+        );
+    }
+    if !choices.claims_carry_model_uuid().value {
+        return Outcome::not_applicable(
+            "the profile declares that Auth Claims names no model by its uuid (`choices.claims_carry_model_uuid: false`)",
+            Vec::new(),
+        );
+    }
+    let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
+    for c in t.components(Op::Authorize) {
+        let Some(a) = c.authorize.as_ref() else {
+            continue;
+        };
+        let Some(second) = a.second_model.as_ref() else {
+            continue;
+        };
+        let first = (a.model_uuid.as_str(), &a.valid_body);
+        let second = (second.model_uuid.as_str(), &second.valid_body);
+        let _alone = t.alone(&c.name).await;
+        let in_env = |op: Op, model: (&str, &AuthFields), env: ProjectEnv| {
+            t.valid_as(op, c, &c.name, Some(model))
+                .and_then(|r| r.set_header("X-Project-Env", env.as_str()))
+        };
+        let mut tokens = Vec::new();
+        let mut served = true;
+        for (model, env) in [(first, ProjectEnv::Dev), (second, ProjectEnv::Live)] {
+            let label = format!("Authorize {} model {} in {env}", c.name, model.0);
+            let sent = t
+                .send(Probe::new(label.clone(), in_env(Op::Authorize, model, env)))
+                .await;
+            let ok = sent.status().is_some_and(|s| (200..300).contains(&s));
+            tokens.push(
+                sent.raw()
+                    .filter(|_| ok)
+                    .and_then(|r| r.json())
+                    .and_then(|b| crate::carried::issued_token(&b)),
+            );
+            let verdict = match ok {
+                true => Ok(()),
+                false => {
+                    served = false;
+                    Err(format!(
+                        "the Authorize that claims model `{}` in `{env}` was not served: {}",
+                        model.0,
+                        sent.summary()
+                    ))
+                }
+            };
+            cases.push((label, sent, verdict));
+        }
+        if served {
+            for ((model, other), (env, token)) in [(first, second), (second, first)]
+                .into_iter()
+                .zip([ProjectEnv::Dev, ProjectEnv::Live].into_iter().zip(&tokens))
+            {
+                let mut req = in_env(Op::AuthClaims, model, env);
+                if let Some(token) = token {
+                    req = req.and_then(|r| r.set_header("X-Auth-Token", token));
+                }
+                let label = format!("Auth Claims {} in {env}", c.name);
+                let sent = t.send(Probe::new(label.clone(), req)).await;
+                let verdict = match sent.raw() {
+                    Some(r) if (200..300).contains(&r.status) => match r.json() {
+                        // The model claimed here, whatever else the answer names.
+                        Some(b) if crate::carried::holds_string(&b, model.0) => Ok(()),
+                        Some(b) if crate::carried::holds_string(&b, other.0) => Err(format!(
+                            "in `{env}` the claim is model `{}`, claimed in the other environment: a claim leaks from one environment into the other; {}",
+                            other.0,
+                            sent.summary()
+                        )),
+                        _ => Err(format!(
+                            "in `{env}` the model `{}` claimed there is not in the answer: {}",
+                            model.0,
+                            sent.summary()
+                        )),
+                    },
+                    _ => Err(sent.summary()),
+                };
+                cases.push((label, sent, verdict));
+            }
+        }
+        // The settled state back: the first model in `live` too.
+        let label = format!(
+            "Authorize {} model {} in live (settled again)",
+            c.name, first.0
+        );
+        let sent = t
+            .send(Probe::new(
+                label.clone(),
+                in_env(Op::Authorize, first, ProjectEnv::Live),
+            ))
+            .await;
+        cases.push((label, sent, Ok(())));
+    }
+    judge_all(cases)
 }
 
 async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
