@@ -21,7 +21,9 @@ use crate::profile::{Component, Profile};
 pub use crate::request::{BodyField, Case, Op, Probe, Req, Sent, Typed};
 pub use crate::transport::Throttled;
 pub use crate::transport::{Limits, MAX_RETRY_AFTER, describe_error};
-use crate::transport::{Throttle, is_loopback, limit_answer, rate_limit_reset, waits_too_long};
+use crate::transport::{
+    Throttle, is_loopback, limit_answer, rate_limit_reset, stated_rate, waits_too_long,
+};
 
 /// The server under test.
 #[derive(Debug)]
@@ -550,13 +552,14 @@ impl Target {
             let Ok(answer) = &typed else { break typed };
             let raw = answer.raw();
             let Some(said) = limit_answer(raw) else {
-                self.throttle.answered(rate_limit_reset(raw));
+                self.throttle
+                    .answered(rate_limit_reset(raw), stated_rate(raw));
                 break typed;
             };
             self.keep_limit_answer(&label, &request, raw);
             let attempt = retries.len() as u32;
             let too_long = waits_too_long(raw);
-            let waited = self.throttle.limited(said, attempt);
+            let waited = self.throttle.limited(said, attempt, stated_rate(raw));
             match (again, too_long) {
                 (Some(again), None) if attempt < self.limits.retries => {
                     retries.push(format!(

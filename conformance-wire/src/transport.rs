@@ -106,6 +106,22 @@ struct ThrottleState {
     recent: std::collections::VecDeque<tokio::time::Instant>,
     /// Limit answers received.
     limited: usize,
+    /// When the throttle began: the first second's pace is its starts
+    /// over the time since.
+    began: tokio::time::Instant,
+    /// A little under the rate the server stated: the learnt pace never
+    /// grows past it.
+    stated: Option<f64>,
+}
+
+impl ThrottleState {
+    /// A server that states its rate is taken at its word, a little under
+    /// it (the clocks of client and server differ): no guessing.
+    fn state_rate(&mut self, rate: f64) {
+        let under = (rate * 0.95).max(MIN_LEARNT_RATE);
+        self.stated = Some(under);
+        self.learnt = Some(self.learnt.map_or(under, |r| r.min(under)));
+    }
 }
 
 /// What the throttle made of a run.
@@ -131,6 +147,8 @@ impl Throttle {
                 last_cut: None,
                 recent: Default::default(),
                 limited: 0,
+                began: now,
+                stated: None,
             }),
         }
     }
@@ -179,8 +197,8 @@ impl Throttle {
 
     /// A limit answer: nothing starts before `wait` is over (or, where the
     /// server did not say, a back-off), and the pace is halved once per
-    /// burst. Returns how long this request waits before it is re-sent.
-    pub fn limited(&self, wait: Option<Duration>, attempt: u32) -> Duration {
+    /// burst, or set a little under the rate the server `stated`. Returns how long this request waits before it is re-sent.
+    pub fn limited(&self, wait: Option<Duration>, attempt: u32, stated: Option<f64>) -> Duration {
         let mut s = self.lock();
         let now = tokio::time::Instant::now();
         s.limited += 1;
@@ -189,9 +207,16 @@ impl Throttle {
         let burst_over = s
             .last_cut
             .is_none_or(|t| now.saturating_duration_since(t) > Duration::from_millis(250));
-        if burst_over {
-            let started = s.recent.len() as f64;
-            let pace = self.rate(&s).unwrap_or(started).min(started.max(1.0));
+        if let Some(rate) = stated {
+            s.state_rate(rate);
+        } else if burst_over {
+            // The pace of the last second's starts (or of the time since
+            // the run began, when shorter), halved.
+            let span = now
+                .saturating_duration_since(s.began)
+                .clamp(Duration::from_millis(100), Duration::from_secs(1));
+            let started = s.recent.len() as f64 / span.as_secs_f64();
+            let pace = self.rate(&s).map_or(started, |r| r.min(started.max(1.0)));
             s.learnt = Some((pace / 2.0).max(MIN_LEARNT_RATE));
             s.last_cut = Some(now);
         }
@@ -201,10 +226,14 @@ impl Throttle {
     /// An answer that is not a limit: a learnt pace grows by about one
     /// request a second per second. `hold`: the server said that its
     /// allowance is spent until then (a rate-limit header).
-    pub fn answered(&self, hold: Option<Duration>) {
+    pub fn answered(&self, hold: Option<Duration>, policy: Option<f64>) {
         let mut s = self.lock();
+        if let Some(rate) = policy {
+            s.state_rate(rate);
+        }
         if let Some(r) = s.learnt {
-            s.learnt = Some(r + 1.0 / r.max(1.0));
+            let grown = r + 2.0 / r.max(1.0);
+            s.learnt = Some(s.stated.map_or(grown, |cap| grown.min(cap)));
         }
         if let Some(hold) = hold {
             let until = tokio::time::Instant::now() + hold;
@@ -232,6 +261,28 @@ fn backoff(attempt: u32, salt: usize) -> Duration {
     let spread = (salt as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
     let fraction = spread as f64 / (1u64 << 53) as f64;
     base.mul_f64(1.0 - fraction / 2.0)
+}
+
+/// The rate a server states in `RateLimit-Policy` (the IETF draft's
+/// `100;w=60`, or `q=100;w=60` from draft 8 on): quota per window, in
+/// requests a second. Without a window the rate cannot be known.
+pub fn stated_rate(raw: &component_auth_bindings::RawResponse) -> Option<f64> {
+    let policy = raw.header("ratelimit-policy")?;
+    // The first policy is the tightest a server lists first.
+    let first = policy.split(',').next()?;
+    let mut quota = None;
+    let mut window = None;
+    for (i, part) in first.split(';').enumerate() {
+        let part = part.trim();
+        match part.split_once('=') {
+            Some((k, v)) if k.trim() == "w" => window = v.trim().parse::<f64>().ok(),
+            Some((k, v)) if k.trim() == "q" => quota = v.trim().parse::<f64>().ok(),
+            None if i == 0 => quota = part.parse::<f64>().ok(),
+            _ => {}
+        }
+    }
+    let (q, w) = (quota?, window?);
+    (q > 0.0 && w > 0.0 && q.is_finite() && w.is_finite()).then(|| q / w)
 }
 
 /// A limit answer: a 429, or a 503 that says when to come back

@@ -559,19 +559,33 @@ async fn print_choices(
         deadline,
         ..RunOptions::default()
     };
-    let seen = conformance::observe::observe_within(profile, &options).await;
+    let seen = conformance::observe::observe_within(profile.clone(), &options).await;
+    let pace = match &seen {
+        Ok(_) => conformance::observe::pace(profile, &options).await,
+        Err(_) => Ok(None),
+    };
     if let Some(server) = server {
         server.shutdown().await;
     }
-    match seen {
-        Ok(choices) => {
+    match (seen, pace) {
+        (Ok(choices), Ok(pace)) => {
             println!("# What the server was seen to choose where the description is silent.");
             println!("# Paste into its profile; a run then holds it to these at MUST level.");
             print!("{}", choices.to_yaml());
+            if let Some(rate) = pace {
+                print!("{}", rate_line(rate));
+            }
             ExitCode::SUCCESS
         }
-        Err(e) => fail(&e.to_string()),
+        (Err(e), _) | (_, Err(e)) => fail(&e.to_string()),
     }
+}
+
+/// The profile's `rate:` for a server seen to limit its clients, with why.
+fn rate_line(rate: f64) -> String {
+    format!(
+        "# The server limited a burst of requests (429, or 503 with Retry-After): a run\n# starts no more than this many a second (a top-level key, beside `choices:`).\nrate: {rate}\n"
+    )
 }
 
 /// The profile at `path`, or the shipped one with the reference server
@@ -856,9 +870,19 @@ fn init(args: InitArgs) -> ExitCode {
             profile.clone(),
             &RunOptions::default(),
         ));
+        let pace = runtime
+            .block_on(conformance::observe::pace(
+                profile.clone(),
+                &RunOptions::default(),
+            ))
+            .ok()
+            .flatten();
         match seen {
             Ok(choices) => {
                 profile_text = conformance::init::with_choices(&profile_text, &choices.to_yaml());
+                if let Some(rate) = pace {
+                    profile_text.push_str(&rate_line(rate));
+                }
                 if let Err(code) = write(&profile_path, &profile_text) {
                     return code;
                 }

@@ -324,8 +324,10 @@ fn limited(
             hyper::header::CONTENT_TYPE,
             hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
         );
-        r.headers_mut()
-            .insert(hyper::header::RETRY_AFTER, hyper::header::HeaderValue::from_static(seconds));
+        r.headers_mut().insert(
+            hyper::header::RETRY_AFTER,
+            hyper::header::HeaderValue::from_static(seconds),
+        );
         r
     } else {
         envelope::render(
@@ -347,8 +349,18 @@ fn limited(
     if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("{}", limit.per_second as u64)) {
         headers.insert("ratelimit-limit", v);
     }
-    headers.insert("ratelimit-remaining", hyper::header::HeaderValue::from_static("0"));
-    headers.insert("ratelimit-reset", hyper::header::HeaderValue::from_static(seconds));
+    headers.insert(
+        "ratelimit-remaining",
+        hyper::header::HeaderValue::from_static("0"),
+    );
+    if let Ok(v) = hyper::header::HeaderValue::from_str(&format!("{};w=1", limit.per_second as u64))
+    {
+        headers.insert("ratelimit-policy", v);
+    }
+    headers.insert(
+        "ratelimit-reset",
+        hyper::header::HeaderValue::from_static(seconds),
+    );
     response
 }
 
@@ -902,14 +914,17 @@ fn authorize(
         component: view.index,
         model,
     });
-    Ok(Success::Authorize(AuthorizeResult {
-        code: i64::from(view.app.behaviour.authorize.success.as_u16()),
-        component: view.component(),
-        env: view.env,
-        model: view.model(model),
-        status: true,
-        token: token.into(),
-    }, replaced))
+    Ok(Success::Authorize(
+        AuthorizeResult {
+            code: i64::from(view.app.behaviour.authorize.success.as_u16()),
+            component: view.component(),
+            env: view.env,
+            model: view.model(model),
+            status: true,
+            token: token.into(),
+        },
+        replaced,
+    ))
 }
 
 /// Auth Claims: the token's model; else the model the body's fields claim;

@@ -188,7 +188,7 @@ fn on_interface_path(ex: &Exchange) -> bool {
 }
 
 /// What is wrong with an error answer, from its record.
-fn problems(ex: &Exchange) -> Vec<String> {
+pub(crate) fn problems(ex: &Exchange) -> Vec<String> {
     let Some(r) = &ex.response else {
         return Vec::new();
     };

@@ -23,6 +23,7 @@ mod auth_token;
 mod body;
 mod budgets;
 mod choices;
+mod compression;
 mod connections;
 mod envelopes;
 mod fields;
@@ -53,6 +54,7 @@ pub fn catalogue() -> Vec<Check> {
     all.extend(fields::checks());
     all.extend(choices::checks());
     all.extend(state::checks());
+    all.extend(compression::checks());
     all.extend(answers::checks());
     all.extend(outcomes::checks());
     all.extend(budgets::checks());
