@@ -561,7 +561,9 @@ impl Target {
             let too_long = waits_too_long(raw);
             let waited = self.throttle.limited(said, attempt, stated_rate(raw));
             match (again, too_long) {
-                (Some(again), None) if attempt < self.limits.retries => {
+                (Some(again), None)
+                    if attempt < self.limits.retries && !self.throttle.hopeless() =>
+                {
                     retries.push(format!(
                         "HTTP {} (waited {} ms)",
                         raw.status,
@@ -582,9 +584,14 @@ impl Target {
                 }
                 _ => {
                     limited = Some(format!(
-                        "HTTP {} after {} re-send(s)",
+                        "HTTP {} after {} re-send(s){}",
                         raw.status,
-                        retries.len()
+                        retries.len(),
+                        if self.throttle.hopeless() {
+                            "; the server answered nothing but limits for many requests in a row"
+                        } else {
+                            ""
+                        }
                     ));
                     break typed;
                 }

@@ -49,6 +49,11 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 /// minutes, and the limit answers say more than the pace could.
 const MIN_LEARNT_RATE: f64 = 2.0;
 
+/// Limit answers in a row after which no request is re-sent: a server that
+/// limits everything (its clients' quota spent, a limiter stuck) would
+/// otherwise hold a run for minutes to show the same answer.
+const HOPELESS: usize = 48;
+
 impl Default for Limits {
     fn default() -> Self {
         Self {
@@ -112,6 +117,8 @@ struct ThrottleState {
     /// A little under the rate the server stated: the learnt pace never
     /// grows past it.
     stated: Option<f64>,
+    /// Limit answers since the last answer that was not one.
+    in_a_row: usize,
 }
 
 impl ThrottleState {
@@ -149,6 +156,7 @@ impl Throttle {
                 limited: 0,
                 began: now,
                 stated: None,
+                in_a_row: 0,
             }),
         }
     }
@@ -202,6 +210,7 @@ impl Throttle {
         let mut s = self.lock();
         let now = tokio::time::Instant::now();
         s.limited += 1;
+        s.in_a_row += 1;
         let wait = wait.unwrap_or_else(|| backoff(attempt, s.limited));
         s.hold_until = s.hold_until.max(now + wait);
         let burst_over = s
@@ -228,6 +237,7 @@ impl Throttle {
     /// allowance is spent until then (a rate-limit header).
     pub fn answered(&self, hold: Option<Duration>, policy: Option<f64>) {
         let mut s = self.lock();
+        s.in_a_row = 0;
         if let Some(rate) = policy {
             s.state_rate(rate);
         }
@@ -239,6 +249,12 @@ impl Throttle {
             let until = tokio::time::Instant::now() + hold;
             s.hold_until = s.hold_until.max(until);
         }
+    }
+
+    /// The server has answered nothing but limits for [`HOPELESS`] answers
+    /// in a row: re-sending more only waits longer for the same answer.
+    pub fn hopeless(&self) -> bool {
+        self.lock().in_a_row >= HOPELESS
     }
 
     /// What the throttle made of the run so far.

@@ -161,11 +161,9 @@ pub(crate) fn render(
     if !(encoded && ctx.answer.gzip_drops_content_type) {
         headers.insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
     }
-    if ctx.answer.gzip {
-        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
-    }
     if encoded {
         headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        headers.insert(VARY, HeaderValue::from_static("Accept-Encoding"));
     }
     if let Some(value) = project_uuid_header(status, ctx).filter(|_| !framework_page) {
         headers.insert("x-project-uuid", value);

@@ -222,7 +222,7 @@ variants! {
         |b| b.answer.report_replaced = true;
     GzipAnswers => "gzip-answers", "1",
         allowed_by: "Responses are JSON.",
-        changes: "Every answer to a request whose `Accept-Encoding` takes gzip is gzip-encoded (`Content-Encoding: gzip`, `Vary: Accept-Encoding`), its JSON and headers otherwise unchanged.",
+        changes: "Every answer to a request whose `Accept-Encoding` takes gzip is gzip-encoded (`Content-Encoding: gzip`, `Vary: Accept-Encoding`), its JSON and other headers unchanged.",
         departs_from: "spec/README.md choice 16: answers are not compressed",
         |b| b.answer.gzip = true;
 }
@@ -307,7 +307,7 @@ mod tests {
         let err = "nope".parse::<Variant>().err().map(|e| e.to_string());
         let err = err.unwrap_or_default();
         assert!(err.starts_with("unknown variant `nope`; valid: missing-credential-401, "));
-        assert!(err.ends_with("bom-ignored"), "{err}");
+        assert!(err.ends_with("gzip-answers"), "{err}");
     }
 
     #[test]

@@ -460,6 +460,11 @@ pub enum Expect {
         key: ChoiceKey,
         status: fn(&Choices) -> Chosen<u16>,
         unless: fn(&Choices) -> Option<&'static str>,
+        /// The request fails a validation the description's tables state
+        /// (a required header, an allowed value, a JSON body): where the
+        /// profile declares no status, a 417 is the text's own answer
+        /// (§7 rule 1) and passes beside ours.
+        fails_validation: bool,
     },
     /// A judgement of the profile's choice `key` (a GET body ignored, a
     /// token checked), described in words.
@@ -503,9 +508,19 @@ impl Expect {
                 crate::judge::ACCEPTED,
                 crate::envelope::REFUSED
             ),
-            Expect::Chosen { key, status, .. } => format!(
-                "the status the profile declares as `choices.{key}`; where it declares none, ours: {}",
-                status(&Choices::default()).value
+            Expect::Chosen {
+                key,
+                status,
+                fails_validation,
+                ..
+            } => format!(
+                "the status the profile declares as `choices.{key}`; where it declares none, ours: {}{}",
+                status(&Choices::default()).value,
+                if *fails_validation {
+                    ", or 417 (§7 rule 1: the request fails validation)"
+                } else {
+                    ""
+                }
             ),
             Expect::Depends { text, .. }
             | Expect::Custom { text, .. }

@@ -45,6 +45,9 @@ struct StatusChoice {
     chosen: fn(&Choices) -> Chosen<u16>,
     /// Why the case cannot arise for a profile (not applicable), if ever.
     unless: fn(&Choices) -> Option<&'static str>,
+    /// The request fails a validation the description's tables state: a
+    /// 417 passes where the profile declares no status (§7 rule 1).
+    fails_validation: bool,
 }
 
 fn always(_: &Choices) -> Option<&'static str> {
@@ -62,6 +65,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::DropHeader("X-Client-Secret"),
         chosen: Choices::missing_credential,
         unless: always,
+        fails_validation: true,
     },
     StatusChoice {
         id: "choices/wrong-credential",
@@ -73,6 +77,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::Header("X-Client-Secret", WRONG_SECRET),
         chosen: Choices::wrong_credential,
         unless: always,
+        fails_validation: false,
     },
     StatusChoice {
         id: "choices/unknown-ref",
@@ -84,6 +89,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::Ref(UNKNOWN_REF),
         chosen: Choices::unknown_ref,
         unless: always,
+        fails_validation: false,
     },
     StatusChoice {
         id: "choices/bad-project-env",
@@ -95,6 +101,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::Header("X-Project-Env", "staging"),
         chosen: Choices::bad_project_env,
         unless: always,
+        fails_validation: true,
     },
     StatusChoice {
         id: "choices/unknown-model",
@@ -106,6 +113,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::ModelUuid(UNKNOWN_UUID),
         chosen: Choices::unknown_model,
         unless: always,
+        fails_validation: false,
     },
     StatusChoice {
         id: "choices/malformed-body",
@@ -117,6 +125,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::Body("{\"email\": "),
         chosen: Choices::malformed_body,
         unless: always,
+        fails_validation: true,
     },
     StatusChoice {
         id: "choices/body-too-large",
@@ -131,6 +140,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
             (c.body_limit().value == crate::choices::NO_BODY_LIMIT)
                 .then_some("the profile declares no body limit (`choices.body_limit: none`)")
         },
+        fails_validation: false,
     },
 ];
 
@@ -147,6 +157,7 @@ fn status_check(row: &'static StatusChoice) -> Check {
             key: row.key,
             status: row.chosen,
             unless: row.unless,
+            fails_validation: row.fails_validation,
         },
     }
     .into()
@@ -189,6 +200,7 @@ pub fn checks() -> Vec<Check> {
                     key,
                     status: chosen,
                     unless: always,
+                    fails_validation: false,
                 },
             }
             .into(),

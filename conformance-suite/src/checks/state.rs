@@ -62,13 +62,15 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
             Vec::new(),
         );
     }
-    if !choices.claims_carry_model_uuid().value {
+    let carries = choices.claims_carry_model_uuid();
+    if !carries.value {
         return Outcome::not_applicable(
             "the profile declares that Auth Claims names no model by its uuid (`choices.claims_carry_model_uuid: false`)",
             Vec::new(),
         );
     }
     let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
+    let mut unnamed = false;
     for c in t.components(Op::Authorize) {
         let Some(a) = c.authorize.as_ref() else {
             continue;
@@ -130,6 +132,13 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                             other.0,
                             sent.summary()
                         )),
+                        // Names neither: only a leak can be judged, and
+                        // none shows, unless the profile says the uuid is
+                        // there.
+                        _ if !carries.declared => {
+                            unnamed = true;
+                            Ok(())
+                        }
                         _ => Err(format!(
                             "in `{env}` the model `{}` claimed there is not in the answer: {}",
                             model.0,
@@ -154,7 +163,13 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
             .await;
         cases.push((label, sent, Ok(())));
     }
-    judge_all(cases)
+    let mut outcome = judge_all(cases);
+    if unnamed && matches!(outcome.verdict, crate::catalogue::Verdict::Pass) {
+        outcome.note = Some(
+            "Auth Claims named neither model by its uuid: a leak would show only as the other model's uuid; declare `choices.claims_carry_model_uuid` to hold the server to naming it".to_owned(),
+        );
+    }
+    outcome
 }
 
 async fn authorize_claims(t: Arc<RunContext>) -> Outcome {

@@ -24,8 +24,9 @@ const ONLY: &str = "headers";
 /// did not end within 120 s.
 const BUDGET_KIB: u64 = 64 * 1024 + 32 * 900 * 3 / 2;
 
-/// How long each run may take (about 3 s on 2 cores).
-const TIME_LIMIT: Duration = Duration::from_secs(30);
+/// A hang guard, not a speed test (a run takes about 3 s on 2 cores; the
+/// speed is `benches/large-answers.sh`'s): generous for a loaded machine.
+const TIME_LIMIT: Duration = Duration::from_secs(300);
 
 struct Guard(Child);
 

@@ -501,8 +501,9 @@ fn a_fifo_or_a_device_is_refused_at_once() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains("not a regular file"), "{args:?}: {stderr}");
+        // A hang guard only (a FIFO read would block for ever).
         assert!(
-            start.elapsed() < std::time::Duration::from_secs(5),
+            start.elapsed() < std::time::Duration::from_secs(120),
             "{args:?}"
         );
     }

@@ -124,7 +124,7 @@ async fn rate_limited_server() -> String {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_429_with_retry_after_is_resent_a_bounded_number_of_times_and_reported() {
+async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
     let url = rate_limited_server().await;
     let options = RunOptions {
         only: vec!["headers/auth-claims/valid".into()],
@@ -132,10 +132,65 @@ async fn a_429_with_retry_after_is_resent_a_bounded_number_of_times_and_reported
     };
     let report = run(profile(url), &options).await.expect("run");
     assert_eq!(report.exit_code(), 1, "a 429 is not a pass");
-    // Two retries of the check's one request (the preflight only asks
-    // whether the target answers at all).
-    assert_eq!(report.pace.retried, 2, "{:?}", report.pace);
-    assert!(report.pace.line().contains("2 re-sent after 429/503"));
+    let result = report
+        .results
+        .iter()
+        .find(|r| r.id == "headers/auth-claims/valid")
+        .expect("the check ran");
+    let actual = result.actual.as_deref().unwrap_or_default();
+    // Never judged on the limit answer as if it were the server's answer
+    // to the rule: not judged, saying why and what pace would avoid it.
+    assert!(
+        actual.starts_with("not judged: the server limited"),
+        "{actual}"
+    );
+    assert!(actual.contains("--rate"), "{actual}");
+    // Re-sent a bounded number of times (the defaults), then given up on:
+    // a server that answers nothing but limits does not hold the run.
+    assert!(report.pace.retried <= 8, "{:?}", report.pace);
+    assert!(report.pace.limited > 0, "{:?}", report.pace);
+    assert!(
+        report.pace.line().contains("limit answers"),
+        "{}",
+        report.pace.line()
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_limits_its_rate_passes_at_any_concurrency() {
+    let server = reference_server::Server::start(reference_server::ServerOptions {
+        variants: vec![reference_server::Variant::RateLimit],
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    for concurrency in [1, 64] {
+        let options = RunOptions {
+            limits: conformance::target::Limits {
+                concurrency,
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        };
+        let report = run(profile(server.base_url()), &options)
+            .await
+            .expect("run");
+        let failed: Vec<_> = report
+            .failed()
+            .map(|r| format!("{}: {}", r.id, r.actual.as_deref().unwrap_or("")))
+            .collect();
+        assert!(failed.is_empty(), "concurrency {concurrency}: {failed:#?}");
+        // The limit answers were honoured (and judged as envelopes), never
+        // taken for the server's answer to a rule.
+        assert!(report.pace.limited > 0, "{:?}", report.pace);
+        let limits = report
+            .results
+            .iter()
+            .find(|r| r.id == "answers/limit-answers-are-envelopes")
+            .expect("the check ran");
+        assert_eq!(limits.status, Status::Passed);
+    }
+    server.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -260,7 +260,19 @@ pub async fn send(client: &reqwest::Client, server: &RunningServer, req: &Req) -
         .await
         .map(|b| b.to_vec())
         .unwrap_or_default();
-    let json = serde_json::from_slice(&bytes).ok();
+    // A gzip-encoded answer is read as a client that asked for it reads it.
+    let gzipped = headers
+        .get("content-encoding")
+        .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"gzip"));
+    let decoded = gzipped
+        .then(|| {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+                .ok()
+                .map(|_| out)
+        })
+        .flatten();
+    let json = serde_json::from_slice(decoded.as_deref().unwrap_or(&bytes)).ok();
     Resp {
         status,
         headers,

@@ -129,7 +129,27 @@ pub fn fault_probe(fault: Fault) -> Req {
         Fault::RequestIdPerConnection => Req::get("catalog").without("X-Client-Id"),
         Fault::MethodNotAllowedHtml => Req::new(Method::PUT, "/v2/api/component/catalog/auth"),
         Fault::PayloadTooLargeHtml => Req::get("catalog").body(vec![b' '; BODY_LIMIT + 1]),
+        // Without Authorize, the correct server names the model the fields
+        // claim; one that records claims names none.
+        Fault::ClaimsIgnoreEnvironment => Req::get("catalog").json(acme.clone()),
+        // A limit shows only past a burst: `limits.rs` sends one.
+        Fault::LimitAnswerText => Req::get("catalog"),
+        Fault::CompressedWithoutContentType => Req::get("catalog")
+            .without("X-Client-Id")
+            .header("Accept-Encoding", "gzip"),
     }
+}
+
+/// A fault that one request cannot show: a rate limit shows only past a
+/// burst, which `limits.rs` sends (many requests at once, so that no
+/// machine is slow enough to stay under the rate).
+pub fn needs_a_burst(fault: Fault) -> bool {
+    matches!(fault, Fault::LimitAnswerText)
+}
+
+/// As [`needs_a_burst`], for a variant.
+pub fn variant_needs_a_burst(variant: Variant) -> bool {
+    matches!(variant, Variant::RateLimit)
 }
 
 /// The request that shows a variant's choice: the correct server answers it
@@ -182,6 +202,10 @@ pub fn variant_probe(variant: Variant) -> Req {
             .json(acme()),
         Variant::ModelUuidBody => Req::post("catalog", None)
             .json(json!({"account": "acme", "pin": 1234, "modelUuid": ACME_MODEL})),
+        // A limit shows only past a burst: `limits.rs` sends one.
+        Variant::RateLimit => Req::get("catalog"),
+        Variant::ReportsReplacedClaim => Req::post("catalog", Some(ACME_MODEL)).json(acme()),
+        Variant::GzipAnswers => Req::get("catalog").header("Accept-Encoding", "gzip"),
     }
 }
 
