@@ -44,7 +44,9 @@ def strip(v, top):
             if k in ("duration_ms", "latency"):
                 continue
             if top and k == "pace":
-                x = {pk: pv for pk, pv in x.items() if pk != "concurrency"}
+                # Load, not behaviour: what a server's limits made of the run.
+                x = {pk: pv for pk, pv in x.items()
+                     if pk not in ("concurrency", "retried", "limited", "learnt_rate")}
             out[k] = strip(x, False)
         return out
     if isinstance(v, list):
@@ -104,6 +106,15 @@ stop "$SERVER_PID"
 
 reference --variant records-claims
 measure "reference server \`--variant records-claims\`" "$W/profile.yaml"
+stop "$SERVER_PID"
+
+# A server as it runs in production: a rate limit, a success body that
+# carries the claim it replaced, claims per environment, no X-Project-Env
+# taken as `live`, gzip-encoded answers.
+reference --variant records-claims --variant reports-replaced-claim \
+    --variant env-default-live --variant rate-limit --variant gzip-answers
+sed -i 's/absent_project_env: dev/absent_project_env: live/' "$W/profile.yaml"
+measure "reference server, production-like (\`rate-limit\`, \`reports-replaced-claim\`, \`records-claims\`, \`env-default-live\`, \`gzip-answers\`)" "$W/profile.yaml"
 stop "$SERVER_PID"
 
 if python3 -c 'import flask' 2>/dev/null; then

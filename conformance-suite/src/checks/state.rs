@@ -45,7 +45,7 @@ pub fn checks() -> Vec<Check> {
         quote: "X-Project-Env | string | no | Selects the environment: `dev` or `live`.",
         title: "a claim made in one environment is not the claim of the other".into(),
         sends: "to each component with `authorize.second_model`, alone and in turn: Authorize of the first model with `X-Project-Env: dev`, of the second with `live`, then Auth Claims in `dev` and in `live` (each with the token its environment's Authorize issued, where it issued one, and that model's body), then Authorize of the first model in `live` again (the settled state back)".into(),
-        expects: "both Authorize a 2xx; Auth Claims in `dev` names the first model and not the second, in `live` the second and not the first (a claim kept for both environments leaks from one into the other); not applicable where `choices.authorize_claims` or `choices.claims_carry_model_uuid` is false".into(),
+        expects: "both Authorize a 2xx; Auth Claims in `dev` names the first model, in `live` the second, and neither names only the model of the other environment (a claim kept for both environments leaks from one into the other); a model is named by its uuid, or where `choices.claims_carry_model_uuid` is false by a value of its body the other's lacks; not applicable where `choices.authorize_claims` is false".into(),
         run: Run::procedure(Phase::Verify, environments)
             .needs(&[Need::Authorize, Need::SecondModel]),
         subject: Subject::NONE,
@@ -53,7 +53,10 @@ pub fn checks() -> Vec<Check> {
 }
 
 /// Each environment keeps its own claim: the first model claimed in `dev`,
-/// the second in `live`, each read back in its environment.
+/// the second in `live`, each read back in its environment. A model is
+/// recognised in an answer by its uuid, or by a value of its body that the
+/// other model's body does not have (a server that names a model by its
+/// fields), never by a secret field's value.
 async fn environments(t: Arc<RunContext>) -> Outcome {
     let choices = &t.profile.choices;
     if !choices.authorize_claims().value {
@@ -63,12 +66,6 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
         );
     }
     let carries = choices.claims_carry_model_uuid();
-    if !carries.value {
-        return Outcome::not_applicable(
-            "the profile declares that Auth Claims names no model by its uuid (`choices.claims_carry_model_uuid: false`)",
-            Vec::new(),
-        );
-    }
     let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
     let mut unnamed = false;
     for c in t.components(Op::Authorize) {
@@ -84,6 +81,18 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
         let in_env = |op: Op, model: (&str, &AuthFields), env: ProjectEnv| {
             t.valid_as(op, c, &c.name, Some(model))
                 .and_then(|r| r.set_header("X-Project-Env", env.as_str()))
+        };
+        let marks = |this: (&str, &AuthFields), other: (&str, &AuthFields)| -> Vec<String> {
+            let mut marks = vec![this.0.to_owned()];
+            if carries.value {
+                return marks;
+            }
+            marks.extend(this.1.iter().filter_map(|(name, v)| {
+                let text = v.as_str()?;
+                let theirs = other.1.values().any(|o| o.as_str() == Some(text));
+                (!c.is_secret_field(name) && !theirs && text.len() >= 3).then(|| text.to_owned())
+            }));
+            marks
         };
         let mut tokens = Vec::new();
         let mut served = true;
@@ -123,11 +132,14 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                 }
                 let label = format!("Auth Claims {} in {env}", c.name);
                 let sent = t.send(Probe::new(label.clone(), req)).await;
+                let names = |b: &serde_json::Value, marks: &[String]| {
+                    marks.iter().any(|m| crate::carried::holds_string(b, m))
+                };
                 let verdict = match sent.raw() {
                     Some(r) if (200..300).contains(&r.status) => match r.json() {
                         // The model claimed here, whatever else the answer names.
-                        Some(b) if crate::carried::holds_string(&b, model.0) => Ok(()),
-                        Some(b) if crate::carried::holds_string(&b, other.0) => Err(format!(
+                        Some(b) if names(&b, &marks(model, other)) => Ok(()),
+                        Some(b) if names(&b, &marks(other, model)) => Err(format!(
                             "in `{env}` the claim is model `{}`, claimed in the other environment: a claim leaks from one environment into the other; {}",
                             other.0,
                             sent.summary()
@@ -135,7 +147,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                         // Names neither: only a leak can be judged, and
                         // none shows, unless the profile says the uuid is
                         // there.
-                        _ if !carries.declared => {
+                        _ if !carries.declared || !carries.value => {
                             unnamed = true;
                             Ok(())
                         }
@@ -166,7 +178,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
     let mut outcome = judge_all(cases);
     if unnamed && matches!(outcome.verdict, crate::catalogue::Verdict::Pass) {
         outcome.note = Some(
-            "Auth Claims named neither model by its uuid: a leak would show only as the other model's uuid; declare `choices.claims_carry_model_uuid` to hold the server to naming it".to_owned(),
+            "Auth Claims named neither model, by its uuid or by its fields: a leak would show only as the other model; declare `choices.claims_carry_model_uuid` to hold the server to naming it".to_owned(),
         );
     }
     outcome

@@ -80,24 +80,68 @@ fn conformance(profile: &Path, snapshots: &Path, ci: bool, args: &[&str]) -> (bo
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_records_claims_gets_one_verdict_at_any_concurrency() {
-    let server = Server::start(ServerOptions {
-        variants: vec![Variant::RecordsClaims],
-        ..ServerOptions::default()
-    })
-    .await
-    .expect("the reference server starts");
-    let dir = std::env::temp_dir().join(format!("conformance-determinism-{}", std::process::id()));
+    one_verdict(&[Variant::RecordsClaims], "records-claims", &[]).await;
+}
+
+/// A success body that reflects state (the claim an Authorize replaced),
+/// claims per environment and no X-Project-Env taken as `live`: the
+/// settle's requests for no environment and for `live` claim the same slot.
+/// Recorded on a fresh server; then CI runs against that server, long-lived
+/// (every run leaves its claims), and against a fresh one.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_whose_answers_carry_state_gets_one_verdict_fresh_or_long_lived() {
+    one_verdict(
+        &[
+            Variant::RecordsClaims,
+            Variant::ReportsReplacedClaim,
+            Variant::EnvDefaultLive,
+        ],
+        "replaced-claim",
+        &[("absent_project_env: dev", "absent_project_env: live")],
+    )
+    .await;
+}
+
+/// `PROFILE` for `base_url`, with `edits` (a line's text replaced).
+fn profile_text(base_url: &str, edits: &[(&str, &str)]) -> String {
+    PROFILE
+        .lines()
+        .map(|l| {
+            let l = edits
+                .iter()
+                .fold(l.to_owned(), |l, (from, to)| l.replace(from, to));
+            match l.starts_with("base_url:") {
+                true => format!("base_url: {base_url}\n"),
+                false => format!("{l}\n"),
+            }
+        })
+        .collect()
+}
+
+/// Records once against a fresh server with `variants`, then `CI=true` at
+/// every concurrency against it (never restarted) and once against a fresh
+/// one: every run green, the snapshots unchanged, the reports one.
+async fn one_verdict(variants: &[Variant], name: &str, edits: &[(&str, &str)]) {
+    let start = || async {
+        Server::start(ServerOptions {
+            variants: variants.to_vec(),
+            ..ServerOptions::default()
+        })
+        .await
+        .expect("the reference server starts")
+    };
+    let server = start().await;
+    let fresh = start().await;
+    let dir = std::env::temp_dir().join(format!(
+        "conformance-determinism-{name}-{}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("scratch folder");
     let profile = dir.join("profile.yaml");
-    let text: String = PROFILE
-        .lines()
-        .map(|l| match l.starts_with("base_url:") {
-            true => format!("base_url: {}\n", server.base_url()),
-            false => format!("{l}\n"),
-        })
-        .collect();
-    std::fs::write(&profile, text).expect("profile");
+    std::fs::write(&profile, profile_text(&server.base_url(), edits)).expect("profile");
+    let fresh_profile = dir.join("fresh.yaml");
+    std::fs::write(&fresh_profile, profile_text(&fresh.base_url(), edits)).expect("profile");
     let snapshots = dir.join("snapshots");
     let failures = tokio::task::spawn_blocking(move || {
         let (passed, out) = conformance(&profile, &snapshots, false, &["--accept"]);
@@ -105,6 +149,13 @@ async fn a_server_that_records_claims_gets_one_verdict_at_any_concurrency() {
         let recorded = files_under(&snapshots);
         let mut failures = Vec::new();
         let mut reports = Vec::new();
+        let json = dir.join("fresh.json");
+        let json_arg = json.to_string_lossy().into_owned();
+        let (passed, out) = conformance(&fresh_profile, &snapshots, true, &["--json", &json_arg]);
+        if !passed {
+            failures.push(format!("a fresh server: not green\n{out}"));
+        }
+        reports.push(("a fresh server".to_owned(), json));
         for concurrency in CONCURRENCIES {
             for round in 1..=RUNS_EACH {
                 let name = format!("ci-concurrency-{concurrency}-run-{round}");
@@ -131,12 +182,14 @@ async fn a_server_that_records_claims_gets_one_verdict_at_any_concurrency() {
     .await
     .expect("join");
     server.shutdown().await;
+    fresh.shutdown().await;
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
 
-/// A `--json` report without what measures time or names the concurrency
-/// (the one setting the runs differ in): `duration_ms` and `latency` at any
-/// depth, `pace.concurrency`. Everything else (each check's status, what it
+/// A `--json` report without what measures time or load, or names the
+/// concurrency (the one setting the runs differ in): `duration_ms` and
+/// `latency` at any depth, `pace.concurrency`, and what a server's limits
+/// made of the run (`pace.retried`, `pace.limited`, `pace.learnt_rate`). Everything else (each check's status, what it
 /// expected and saw, the outcomes seen and how often, the settle count)
 /// must not depend on how many requests were in flight.
 pub(crate) fn without_timings(report: &serde_json::Value) -> serde_json::Value {
@@ -150,7 +203,9 @@ pub(crate) fn without_timings(report: &serde_json::Value) -> serde_json::Value {
                         let x = match (top, k.as_str(), x) {
                             (true, "pace", Value::Object(pace)) => {
                                 let mut pace = pace.clone();
-                                pace.remove("concurrency");
+                                for load in ["concurrency", "retried", "limited", "learnt_rate"] {
+                                    pace.remove(load);
+                                }
                                 Value::Object(pace)
                             }
                             _ => strip(x, false),
