@@ -559,6 +559,11 @@ async fn print_choices(
         deadline,
         ..RunOptions::default()
     };
+    let second_model = profile.components.iter().any(|c| {
+        c.authorize
+            .as_ref()
+            .is_some_and(|a| a.second_model.is_some())
+    });
     let seen = conformance::observe::observe_within(profile.clone(), &options).await;
     let pace = match &seen {
         Ok(_) => conformance::observe::pace(profile, &options).await,
@@ -574,6 +579,11 @@ async fn print_choices(
             print!("{}", choices.to_yaml());
             if let Some(rate) = pace {
                 print!("{}", rate_line(rate));
+            }
+            if !second_model {
+                println!(
+                    "# Environments are state: give a component a second model the server takes\n# (`authorize.second_model: {{ model_uuid: UUID, valid_body: {{...}} }}`), and the run\n# claims one model in `dev`, the other in `live`, and reads each back (state/environments)."
+                );
             }
             ExitCode::SUCCESS
         }

@@ -189,7 +189,8 @@ async fn one_verdict(variants: &[Variant], name: &str, edits: &[(&str, &str)]) {
 /// A `--json` report without what measures time or load, or names the
 /// concurrency (the one setting the runs differ in): `duration_ms` and
 /// `latency` at any depth, `pace.concurrency`, and what a server's limits
-/// made of the run (`pace.retried`, `pace.limited`, `pace.learnt_rate`). Everything else (each check's status, what it
+/// made of the run (`pace.retried`, `pace.limited`, `pace.learnt_rate`),
+/// and `target` (a fresh server has another port). Everything else (each check's status, what it
 /// expected and saw, the outcomes seen and how often, the settle count)
 /// must not depend on how many requests were in flight.
 pub(crate) fn without_timings(report: &serde_json::Value) -> serde_json::Value {
@@ -199,6 +200,8 @@ pub(crate) fn without_timings(report: &serde_json::Value) -> serde_json::Value {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .filter(|(k, _)| !matches!(k.as_str(), "duration_ms" | "latency"))
+                    // The server's address: a fresh server has another port.
+                    .filter(|(k, _)| !(top && k.as_str() == "target"))
                     .map(|(k, x)| {
                         let x = match (top, k.as_str(), x) {
                             (true, "pace", Value::Object(pace)) => {
