@@ -339,9 +339,15 @@ pub fn check_action(action: &str) -> Result<(), InitError> {
 }
 
 impl Answers {
-    /// Checks the answers that are not a component's. No message quotes
-    /// the URL: it may hold a credential.
+    /// Checks the answers that are not a component's, the action's too.
     pub fn check(&self) -> Result<(), InitError> {
+        self.check_but_action()?;
+        check_action(&self.action)
+    }
+
+    /// Checks the answers that are not a component's, but the action. No
+    /// message quotes the URL: it may hold a credential.
+    pub fn check_but_action(&self) -> Result<(), InitError> {
         let url = self.base_url.trim();
         if url.chars().any(char::is_control) || url.contains(' ') {
             return Err(err(
@@ -401,7 +407,7 @@ impl Answers {
                 "no component: expected at least one --component (a component with `requires_auth: true` and one without let every check run)",
             ));
         }
-        check_action(&self.action)
+        Ok(())
     }
 
     /// The variable the profile's `base_url` reads: the one given as
@@ -689,9 +695,18 @@ pub fn slashed(rel: &Path) -> String {
         .join("/")
 }
 
-/// Whether a file or link stands at `root/rel` (a dangling link too).
-pub fn occupied(root: &Path, rel: &Path) -> bool {
-    std::fs::symlink_metadata(root.join(rel)).is_ok()
+/// Refuses what stands at `root/rel`: a link (a dangling one too) always,
+/// a file unless `replace`. `write_file` checks again when it writes.
+pub fn refuse_existing(root: &Path, rel: &Path, replace: bool) -> Result<(), InitError> {
+    let shown = slashed(rel);
+    match std::fs::symlink_metadata(root.join(rel)) {
+        Ok(m) if m.file_type().is_symlink() => Err(err(format!(
+            "{shown} is a symbolic link; init writes only regular files inside the repository, never through a link (remove it first)"
+        ))),
+        Ok(m) if !m.is_file() => Err(err(format!("{shown} exists and is not a regular file"))),
+        Ok(_) if !replace => Err(err(format!("{shown} exists; pass --force to replace it"))),
+        _ => Ok(()),
+    }
 }
 
 /// Writes `text` at `root/rel` as a regular file, never through a symbolic

@@ -463,6 +463,11 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             update,
         }),
     };
+    // Outside CI, a run with the user's profile says what CI would do.
+    let ci_verdict = args
+        .profile
+        .as_deref()
+        .map(|path| ci_verdict(path, &profile, args.accept, args.no_snapshots));
     let definitions = conformance::curl::definitions(&profile, &profile_name);
     let result = run(profile, &options).await;
     let embedded = server.is_some();
@@ -526,7 +531,45 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }
     }
     print!("{}", human::render(&report, human::Style::from_env()));
+    if let (Some(verdict), false) = (&ci_verdict, SnapshotUpdate::ci_from_env()) {
+        eprintln!("{}", verdict(report.exit_code()));
+    }
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// What the action would say of this profile, for a run outside CI: it
+/// runs `check-profile` first (every MUST check must be able to run), then
+/// the gate with `CI=true` (a missing or changed snapshot fails).
+fn ci_verdict(
+    path: &Path,
+    profile: &Profile,
+    accept: bool,
+    no_snapshots: bool,
+) -> Box<dyn Fn(i32) -> String> {
+    let options = RunOptions::default();
+    let plan = Plan::new(profile, &options);
+    let must = plan
+        .skipped
+        .iter()
+        .filter(|(c, _)| c.level_for(profile) == Level::Must)
+        .count();
+    let shown = path.display().to_string();
+    Box::new(move |exit: i32| {
+        if must > 0 {
+            format!(
+                "In CI: the action would fail before the gate: {must} MUST check{} cannot run with this profile, and its check-profile step exits 1 (`conformance check-profile --profile {shown}` says what to add)",
+                if must == 1 { "" } else { "s" }
+            )
+        } else if exit != 0 {
+            format!("In CI: the action would fail: this run exits {exit}")
+        } else if accept {
+            "In CI: the action would pass once the snapshots this run recorded are committed beside the profile".to_owned()
+        } else if no_snapshots {
+            "In CI: the action checks snapshots too (no --no-snapshots there): run with --accept once and commit them".to_owned()
+        } else {
+            "In CI: the action would pass (check-profile passes; this run passed)".to_owned()
+        }
+    })
 }
 
 /// `diff`: what changed between two JSON reports.
@@ -666,15 +709,13 @@ fn plan_text(
         .components
         .iter()
         .filter_map(|c| {
-            Some(format!(
-                "{} ({} fields)",
-                c.name,
-                c.fields.as_ref()?.0.len()
-            ))
+            let n = c.fields.as_ref()?.0.len();
+            Some(format!("{} ({n} field{})", c.name, if n == 1 { "" } else { "s" }))
         })
         .collect();
     if !declared.is_empty() {
-        println!(
+        let _ = writeln!(
+            out,
             "Declared auth settings: {}: every generated body of theirs has a known verdict (fields/*)",
             declared.join(", ")
         );
@@ -690,7 +731,13 @@ fn plan_text(
             .map(|(c, _)| c.id)
             .collect();
         let _ = writeln!(out);
-        let _ = writeln!(out, "Cannot run: {} ({} checks)", need.reason(), ids.len());
+        let _ = writeln!(
+            out,
+            "Cannot run: {} ({} check{})",
+            need.reason(),
+            ids.len(),
+            if ids.len() == 1 { "" } else { "s" }
+        );
         let _ = writeln!(out, "  To run them, {}.", need.remedy());
         for id in ids {
             let _ = writeln!(out, "  - {id}");
@@ -802,21 +849,22 @@ fn init(args: InitArgs) -> ExitCode {
             .map(|(i, text)| ComponentAnswer::parse(text, &format!("--component {}", i + 1)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
-        let action = match args.action.or_else(default_action) {
+        let mut answers = Answers {
+            base_url,
+            client_id,
+            client_secret_env,
+            components,
+            action: String::new(),
+            start: args.start.unwrap_or_default(),
+        };
+        answers.check_but_action().map_err(|e| e.to_string())?;
+        answers.action = match args.action.or_else(default_action) {
             Some(a) => a,
             None => given_or_asked(
                 None,
                 "--action OWNER/NAME@REF (the GitHub repository that publishes this runner's action, and its release tag)",
                 "The action the workflow uses (OWNER/NAME@REF)",
             )?,
-        };
-        let answers = Answers {
-            base_url,
-            client_id,
-            client_secret_env,
-            components,
-            action,
-            start: args.start.unwrap_or_default(),
         };
         answers.check().map_err(|e| e.to_string())?;
         Ok(answers)
@@ -879,11 +927,8 @@ fn init(args: InitArgs) -> ExitCode {
     }
     // Here and again when writing: a file that appears meanwhile is kept.
     for rel in [&profile_rel, &baseline_rel, &workflow_rel] {
-        if i::occupied(&root, rel) && !args.force {
-            return fail(&format!(
-                "{} exists; pass --force to replace it",
-                i::slashed(rel)
-            ));
+        if let Err(e) = i::refuse_existing(&root, rel, args.force) {
+            return fail(&e.to_string());
         }
     }
     let shown_profile = i::slashed(&profile_rel);

@@ -10,6 +10,7 @@ mod coverage;
 mod determinism;
 mod independent;
 mod init;
+mod pytools;
 mod large_answers;
 mod misbehaving;
 mod profile_errors;
