@@ -368,6 +368,18 @@ fn readme_numbers_are_the_tools() {
         );
     }
     assert!(flat.contains(&format!("{checks} checks and {snapshots} snapshots")));
+    // The runner's README quotes the same line, and no other count.
+    let runner = std::fs::read_to_string(root.join("conformance/README.md")).expect("README");
+    assert!(
+        runner.contains(&format!("`{last}`")),
+        "conformance/README.md does not quote the run's last line `{last}`"
+    );
+    let runner_flat = runner.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (word, n) in [(" checks", checks), (" snapshots", snapshots)] {
+        for s in numbers_before(&runner_flat, word) {
+            assert_eq!(s, n, "conformance/README.md says {s}{word}; the tool has {n}");
+        }
+    }
     let coverage = stdout(&conformance(&["coverage"], &[]));
     let line = coverage.lines().last().expect("a summary");
     let numbers: Vec<&str> = line
@@ -1418,4 +1430,40 @@ fn a_run_that_judged_no_must_check_is_not_green() {
     );
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("No MUST check ran"), "{out}");
+}
+
+/// A report meant to be shared (`diff --markdown` for a PR comment, the
+/// JSON it reads) holds no absolute path of the machine it ran on: a
+/// snapshot outside the current folder is named by its folder and file.
+#[test]
+fn diff_markdown_holds_no_absolute_path() {
+    let dir = std::env::temp_dir().join(format!("conformance-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snaps = dir.join("snaps");
+    std::fs::create_dir_all(&snaps).expect("mkdir");
+    let (good, bad) = (dir.join("good.json"), dir.join("bad.json"));
+    let passed = conformance(&["--embedded", "--json", good.to_str().unwrap()], &[]);
+    assert_eq!(passed.status.code(), Some(0), "{}", stdout(&passed));
+    let failed = conformance(
+        &[
+            "--embedded",
+            "--snapshots",
+            snaps.to_str().unwrap(),
+            "--json",
+            bad.to_str().unwrap(),
+        ],
+        &[("CI", "true")],
+    );
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    let diff = conformance(
+        &["diff", good.to_str().unwrap(), bad.to_str().unwrap(), "--markdown"],
+        &[],
+    );
+    let markdown = stdout(&diff);
+    assert!(markdown.contains("snaps/"), "{markdown}");
+    let absolute = dir.display().to_string();
+    assert!(!markdown.contains(&absolute), "{markdown}");
+    let json = std::fs::read_to_string(&bad).expect("report");
+    assert!(!json.contains(&absolute), "the JSON report holds {absolute}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
