@@ -103,28 +103,36 @@ case "$budget" in
     "" | *[!0-9]*) fail "CONFORMANCE_INSTALL_TIMEOUT '$budget' is not a number of seconds" ;;
 esac
 started=$SECONDS
+# A URL as printed: no user, password or query.
+shown() {
+    local u="${1%%\?*}"
+    case "$u" in
+        *://*@*) u="${u%%://*}://${u#*@}" ;;
+    esac
+    printf '%s' "$u"
+}
 fetch() {
     local url="$1" out="$2" cap="$3" try left
     for try in 1 2 3; do
         left=$((budget - (SECONDS - started)))
-        [ "$left" -gt 0 ] || fail "could not download $url within $budget s (CONFORMANCE_INSTALL_TIMEOUT)"
+        [ "$left" -gt 0 ] || fail "could not download $(shown "$url") within $budget s (CONFORMANCE_INSTALL_TIMEOUT)"
         rm -f "$out"
         if curl --fail --silent --show-error --location --proto '=https,http' \
             --connect-timeout 10 --max-time "$left" --max-filesize "$cap" \
             --output "$out" "$url" 2>"$work/curl.err"; then
             local size
             size="$(wc -c <"$out" | tr -d ' ')"
-            [ "$size" -le "$cap" ] || fail "$url is $size bytes, over the $cap this installer reads; refusing to install"
+            [ "$size" -le "$cap" ] || fail "$(shown "$url") is $size bytes, over the $cap this installer reads; refusing to install"
             return 0
         fi
         # 22: an HTTP error (404...), 63: over --max-filesize: no retry.
         case "$(grep -oE 'curl: \(([0-9]+)\)' "$work/curl.err" | grep -oE '[0-9]+' | head -n 1)" in
-            63) fail "$url is over the $cap bytes this installer reads; refusing to install" ;;
+            63) fail "$(shown "$url") is over the $cap bytes this installer reads; refusing to install" ;;
             22) break ;;
         esac
         [ "$try" -eq 3 ] || sleep 2
     done
-    fail "could not download $url: $(tr '\n' ' ' <"$work/curl.err")"
+    fail "could not download $(shown "$url"): $(tr '\n' ' ' <"$work/curl.err" | sed 's/[?][^ ]*//g')"
 }
 
 if [ -d "$install_dir/$binary" ]; then
@@ -134,13 +142,16 @@ if [ -e "$install_dir" ] && [ ! -d "$install_dir" ]; then
     fail "the install folder $install_dir is a file; set CONFORMANCE_INSTALL_DIR to a folder"
 fi
 
-echo "install.sh: $asset $version from $base_url" >&2
+# The address as printed: without a user, password or query (a mirror's
+# token may stand there); the downloads use it whole.
+shown_url="$(shown "$base_url")"
+echo "install.sh: $asset $version from $shown_url" >&2
 fetch "$base_url/SHA256SUMS" "$work/SHA256SUMS" 65536
 fetch "$base_url/$asset" "$work/$asset" 209715200
 
 # The sum listed for exactly this file name ("<hex>  name" or "<hex> *name").
 expected="$(awk -v name="$asset" '$2 == name || $2 == "*" name { print tolower($1); exit }' "$work/SHA256SUMS")"
-[ -n "$expected" ] || fail "SHA256SUMS at $base_url lists no sum for $asset; refusing to install"
+[ -n "$expected" ] || fail "SHA256SUMS at $shown_url lists no sum for $asset; refusing to install"
 case "$expected" in
     *[!0-9a-f]* | "") fail "SHA256SUMS lists '$expected' for $asset, which is not a SHA-256; refusing to install" ;;
 esac

@@ -804,6 +804,11 @@ fn ask_components() -> Vec<String> {
                 ", model_uuid: {}, valid_body: {body}",
                 serde_json::Value::from(model)
             ));
+            if let Some(invalid) = ask(
+                "  a body that fails its validation, as YAML (runs the 417 checks, which CI's check-profile needs), e.g. {email: 7}",
+            ) {
+                yaml.push_str(&format!(", invalid_body: {invalid}"));
+            }
         }
         yaml.push('}');
         out.push(yaml);
