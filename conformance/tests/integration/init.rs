@@ -104,6 +104,7 @@ fn text(o: &Output) -> String {
 }
 
 const ACTION: &str = "acme/component-auth-conformance@v0.1.0";
+const GATEWAY_KEY: &str = "G4w-gateway-key-5521";
 
 fn init_args(url: &str) -> Vec<String> {
     [
@@ -458,6 +459,8 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         inputs.insert(name.as_str().unwrap().to_owned(), value.as_str().unwrap().to_owned());
     }
     inputs.insert("base-url".into(), serve_files(release.clone()));
+    // A gateway's header, as a team passes one: run.sh never prints its value.
+    inputs.insert("args".into(), format!("--header X-Gateway-Key:{GATEWAY_KEY}"));
     let runner = repo.join("runner");
     std::fs::create_dir_all(&runner).expect("runner dir");
     let github = [
@@ -498,6 +501,11 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         last.contains(" checks: ") && last.contains(", 0 failed, ") && !last.contains("MUST"),
         "{last}"
     );
+    let printed = outputs.last().cloned().unwrap_or_default();
+    assert!(printed.contains("--header X-Gateway-Key:***"), "{printed}");
+    for out in &outputs {
+        assert!(!out.contains(GATEWAY_KEY), "the gateway key was printed");
+    }
     for report in ["conformance-junit.xml", "conformance-report.json", "conformance.sarif"] {
         assert!(repo.join(report).is_file(), "{report} written");
     }
@@ -509,7 +517,7 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         }
         outputs.push(std::fs::read_to_string(&file).unwrap_or_default());
     }
-    for (var, secret) in ENV {
+    for (var, secret) in ENV.iter().chain([&("GATEWAY_KEY", GATEWAY_KEY)]) {
         if secret.len() < 6 {
             continue; // a 4-digit pin is found in unrelated numbers
         }
