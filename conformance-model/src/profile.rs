@@ -756,7 +756,11 @@ impl RawProfile {
 /// line (from `yaml-location`); a syntax error at serde_yaml's own line.
 /// An error about one variable that is not set names every variable the
 /// profile reads that is not set, so that one run says all there is to set.
-fn all_missing(mut error: ProfileError, text: &str, env: &dyn Fn(&str) -> Option<String>) -> ProfileError {
+fn all_missing(
+    mut error: ProfileError,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> ProfileError {
     let ProfileError::Invalid { message, .. } = &mut error else {
         return error;
     };

@@ -14,7 +14,6 @@ use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 
-
 /// The CI example the workflow is written from (the same file the README
 /// shows): one source, so the two cannot drift.
 pub const CI_EXAMPLE: &str = include_str!("../../docs/ci-example.yml");
@@ -327,7 +326,11 @@ pub fn check_action(action: &str) -> Result<(), InitError> {
         let upper = s.to_ascii_uppercase();
         ["OWNER", "YOUR", "USER", "ORG", "EXAMPLE", "XXX"]
             .iter()
-            .any(|p| upper == *p || upper.starts_with(&format!("{p}-")) || upper.starts_with(&format!("{p}_")))
+            .any(|p| {
+                upper == *p
+                    || upper.starts_with(&format!("{p}-"))
+                    || upper.starts_with(&format!("{p}_"))
+            })
     };
     if placeholder(parts[0]) || placeholder(reference) {
         return Err(err(format!(
@@ -359,8 +362,7 @@ impl Answers {
                 "--base-url: holds a `${` that is not `${VAR}` around a variable name",
             ));
         }
-        if !url.starts_with("${") && !(url.starts_with("http://") || url.starts_with("https://"))
-        {
+        if !(url.starts_with("${") || url.starts_with("http://") || url.starts_with("https://")) {
             return Err(err(
                 "--base-url: expected the server's URL, http:// or https://, with any path prefix before /v2/api, or `${VAR}` (the variable that holds it)",
             ));
@@ -413,7 +415,9 @@ impl Answers {
     /// The variable the profile's `base_url` reads: the one given as
     /// `--base-url '${VAR}'`, else `BASE_URL`, which the workflow sets.
     pub fn base_url_var(&self) -> String {
-        only_var(self.base_url.trim()).unwrap_or("BASE_URL").to_owned()
+        only_var(self.base_url.trim())
+            .unwrap_or("BASE_URL")
+            .to_owned()
     }
 
     /// Whether the base URL is given as `${VAR}`s only (its value is then
@@ -443,7 +447,10 @@ impl Answers {
 
     /// The value of [`Self::base_url_var`] for `init`'s own requests: the
     /// URL given, its `${VAR}`s read through `env`.
-    pub fn base_url_value(&self, env: &dyn Fn(&str) -> Option<String>) -> Result<String, InitError> {
+    pub fn base_url_value(
+        &self,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<String, InitError> {
         let mut url = self.base_url.trim().to_owned();
         let mut missing = Vec::new();
         for var in self.base_url_secrets() {
@@ -577,9 +584,9 @@ impl Answers {
             let _ = writeln!(env, "          {var}: ${{{{ secrets.CONFORMANCE_{var} }}}}");
         }
         let base_var = self.base_url_var();
-        let body_at = CI_EXAMPLE
-            .find("\nname: ")
-            .ok_or_else(|| err("docs/ci-example.yml has no `name:`: init cannot write the workflow from it"))?;
+        let body_at = CI_EXAMPLE.find("\nname: ").ok_or_else(|| {
+            err("docs/ci-example.yml has no `name:`: init cannot write the workflow from it")
+        })?;
         let mut text = format!(
             "# The conformance gate of this server, written by `conformance init`\n\
              # {VERSION_TAG}: docs/ci-example.yml of the runner explains each step.\n\
@@ -591,7 +598,10 @@ impl Answers {
             (EXAMPLE_ENV, env),
             (
                 EXAMPLE_BASE_URL,
-                format!("      {base_var}: {}\n", yaml_quoted(&self.base_url_in_workflow())),
+                format!(
+                    "      {base_var}: {}\n",
+                    yaml_quoted(&self.base_url_in_workflow())
+                ),
             ),
             (EXAMPLE_POLL, format!("\"${base_var}/\"")),
             (
@@ -626,7 +636,6 @@ impl Answers {
     }
 }
 
-
 /// The root of the git repository `cwd` is in (`git rev-parse
 /// --show-toplevel`), canonical: `init` writes only inside it.
 pub fn repo_root(cwd: &Path) -> Result<PathBuf, InitError> {
@@ -642,7 +651,9 @@ pub fn repo_root(cwd: &Path) -> Result<PathBuf, InitError> {
             "not inside a git repository: run init in your server's repository (its workflow goes to the root's .github/workflows/, the profile beside your code)",
         ));
     }
-    let root = String::from_utf8_lossy(&out.stdout).trim_end_matches(['\n', '\r']).to_owned();
+    let root = String::from_utf8_lossy(&out.stdout)
+        .trim_end_matches(['\n', '\r'])
+        .to_owned();
     std::fs::canonicalize(&root)
         .map_err(|e| err(format!("cannot resolve the repository's root: {e}")))
 }
@@ -669,7 +680,9 @@ pub fn inside(root: &Path, cwd: &Path, path: &Path, what: &str) -> Result<PathBu
             Component::CurDir => {}
             Component::ParentDir => {
                 if !normal.pop() {
-                    return Err(err(format!("{what}: `{shown}` leaves the file system's root")));
+                    return Err(err(format!(
+                        "{what}: `{shown}` leaves the file system's root"
+                    )));
                 }
             }
             other => normal.push(other.as_os_str()),
@@ -734,9 +747,8 @@ pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<
                 }
                 Ok(_) => {}
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    std::fs::create_dir(&dir).map_err(|e| {
-                        err(format!("cannot create {}: {e}", dir.display()))
-                    })?;
+                    std::fs::create_dir(&dir)
+                        .map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
                 }
                 Err(e) => return Err(err(format!("cannot read {}: {e}", dir.display()))),
             }
@@ -757,7 +769,9 @@ pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<
         Ok(_) => true,
         Err(_) => false,
     };
-    let name = rel.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let name = rel
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let temp = dir.join(format!(".{name}.init-{}.tmp", std::process::id()));
     let written = (|| {
         let mut file = std::fs::OpenOptions::new()
@@ -907,13 +921,26 @@ mod tests {
     #[test]
     fn credentials_are_known_by_their_usual_names() {
         for name in [
-            "password", "passwd", "api_key", "apiKey", "API-KEY", "client_secret",
-            "otp", "pin", "PIN", "Authorization", "x-api-key", "sessionToken",
-            "user_password", "secret",
+            "password",
+            "passwd",
+            "api_key",
+            "apiKey",
+            "API-KEY",
+            "client_secret",
+            "otp",
+            "pin",
+            "PIN",
+            "Authorization",
+            "x-api-key",
+            "sessionToken",
+            "user_password",
+            "secret",
         ] {
             assert!(looks_like_credential(name), "{name}");
         }
-        for name in ["email", "login", "account", "spinner", "shipping", "username", "name"] {
+        for name in [
+            "email", "login", "account", "spinner", "shipping", "username", "name",
+        ] {
             assert!(!looks_like_credential(name), "{name}");
         }
     }
@@ -946,7 +973,10 @@ mod tests {
             Path::new("x")
         );
         for bad in ["../../x", "/etc", "..", "a\nb"] {
-            assert!(inside(root, cwd, Path::new(&bad), "--dir").is_err(), "{bad}");
+            assert!(
+                inside(root, cwd, Path::new(&bad), "--dir").is_err(),
+                "{bad}"
+            );
         }
     }
 }

@@ -316,7 +316,9 @@ fn main() -> ExitCode {
         }) => {
             let profile = cli.run.profile;
             if profile.is_some() && embedded {
-                return fail("--profile and --embedded: name one target, your server's profile or the built-in server");
+                return fail(
+                    "--profile and --embedded: name one target, your server's profile or the built-in server",
+                );
             }
             if let Err(code) = target_given(profile.is_some(), embedded) {
                 return code;
@@ -710,7 +712,11 @@ fn plan_text(
         .iter()
         .filter_map(|c| {
             let n = c.fields.as_ref()?.0.len();
-            Some(format!("{} ({n} field{})", c.name, if n == 1 { "" } else { "s" }))
+            Some(format!(
+                "{} ({n} field{})",
+                c.name,
+                if n == 1 { "" } else { "s" }
+            ))
         })
         .collect();
     if !declared.is_empty() {
@@ -821,7 +827,11 @@ fn ask_components() -> Vec<String> {
 fn default_action() -> Option<String> {
     let repo = env!("CARGO_PKG_REPOSITORY");
     let path = repo.strip_prefix("https://github.com/")?;
-    let action = format!("{}@{}", path.trim_end_matches('/'), conformance::init::VERSION_TAG);
+    let action = format!(
+        "{}@{}",
+        path.trim_end_matches('/'),
+        conformance::init::VERSION_TAG
+    );
     conformance::init::check_action(&action).ok()?;
     Some(action)
 }
@@ -895,7 +905,9 @@ fn init(args: InitArgs) -> ExitCode {
     let located = (|| -> Result<_, conformance::init::InitError> {
         let cwd = std::env::current_dir()
             .and_then(std::fs::canonicalize)
-            .map_err(|e| conformance::init::InitError(format!("cannot read the current folder: {e}")))?;
+            .map_err(|e| {
+                conformance::init::InitError(format!("cannot read the current folder: {e}"))
+            })?;
         let root = i::repo_root(&cwd)?;
         let dir = i::inside(&root, &cwd, &args.dir, "--dir")?;
         let workflow = match &args.workflow {
@@ -949,7 +961,12 @@ fn init(args: InitArgs) -> ExitCode {
         Err(e) => return fail(&e.to_string()),
     };
     given.insert(base_var.clone(), base_value.clone());
-    let env = |name: &str| given.get(name).cloned().or_else(|| std::env::var(name).ok());
+    let env = |name: &str| {
+        given
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
+    };
     let mut profile_text = answers.profile_yaml();
     let parse = |text: &str| Profile::from_yaml_str(text, &shown_profile, &env);
     let profile = match parse(&profile_text) {
@@ -1064,7 +1081,9 @@ fn init(args: InitArgs) -> ExitCode {
             "warning: the server is on this machine and no --start names the command that starts it in CI: the workflow's \"Start the server\" step waits 30 s for ${base_var} and fails; run init again with --start CMD --force, or set START in that step"
         );
     }
-    println!("Next: record the snapshots, review and commit them with the profile and the workflow:");
+    println!(
+        "Next: record the snapshots, review and commit them with the profile and the workflow:"
+    );
     println!("  {local_url}conformance --profile {shown_profile} --accept");
     if every_must {
         println!(
@@ -1096,7 +1115,11 @@ fn is_loopback(url: &str) -> bool {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let host = rest.split(['/', '?']).next().unwrap_or_default();
     let host = host.rsplit_once(':').map_or(host, |(h, p)| {
-        if p.chars().all(|c| c.is_ascii_digit()) { h } else { host }
+        if p.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
     });
     matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "0.0.0.0") || host.starts_with("127.")
 }

@@ -377,7 +377,10 @@ fn readme_numbers_are_the_tools() {
     let runner_flat = runner.split_whitespace().collect::<Vec<_>>().join(" ");
     for (word, n) in [(" checks", checks), (" snapshots", snapshots)] {
         for s in numbers_before(&runner_flat, word) {
-            assert_eq!(s, n, "conformance/README.md says {s}{word}; the tool has {n}");
+            assert_eq!(
+                s, n,
+                "conformance/README.md says {s}{word}; the tool has {n}"
+            );
         }
     }
     let coverage = stdout(&conformance(&["coverage"], &[]));
@@ -1456,7 +1459,12 @@ fn diff_markdown_holds_no_absolute_path() {
     );
     assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
     let diff = conformance(
-        &["diff", good.to_str().unwrap(), bad.to_str().unwrap(), "--markdown"],
+        &[
+            "diff",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            "--markdown",
+        ],
         &[],
     );
     let markdown = stdout(&diff);
@@ -1464,7 +1472,10 @@ fn diff_markdown_holds_no_absolute_path() {
     let absolute = dir.display().to_string();
     assert!(!markdown.contains(&absolute), "{markdown}");
     let json = std::fs::read_to_string(&bad).expect("report");
-    assert!(!json.contains(&absolute), "the JSON report holds {absolute}");
+    assert!(
+        !json.contains(&absolute),
+        "the JSON report holds {absolute}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1478,7 +1489,10 @@ fn one_version_everywhere() {
     let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
     assert_eq!(conformance::init::VERSION_TAG, tag);
     let version = stdout(&conformance(&["--version"], &[]));
-    assert_eq!(version.trim(), format!("conformance {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(
+        version.trim(),
+        format!("conformance {}", env!("CARGO_PKG_VERSION"))
+    );
     for file in [
         "README.md",
         "conformance/README.md",
@@ -1497,7 +1511,10 @@ fn one_version_everywhere() {
                     .take_while(|c| c.is_ascii_digit() || *c == '.')
                     .collect();
                 let semver = candidate.split('.').filter(|p| !p.is_empty()).count() == 3
-                    && rest[..at].chars().last().is_none_or(|c| !c.is_ascii_alphanumeric());
+                    && rest[..at]
+                        .chars()
+                        .last()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric());
                 if semver {
                     assert_eq!(
                         format!("v{}", candidate.trim_end_matches('.')),
@@ -1529,7 +1546,13 @@ fn profile_is_a_global_flag() {
     assert_eq!(stdout(&before), stdout(&after));
     // init and choices take the connection flags runs take.
     let o = conformance(
-        &["--profile", profile, "choices", "--ca-cert", "/nonexistent/ca.pem"],
+        &[
+            "--profile",
+            profile,
+            "choices",
+            "--ca-cert",
+            "/nonexistent/ca.pem",
+        ],
         &[],
     );
     assert_eq!(o.status.code(), Some(2));

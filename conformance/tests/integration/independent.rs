@@ -211,12 +211,7 @@ fn program_for(server: &Server, label: &str) -> Option<PathBuf> {
 
 /// Starts `server` with `variants` on an ephemeral port; its guard and its
 /// base URL (read from the first line it prints).
-fn start(
-    server: &Server,
-    program: &Path,
-    variants: &[&str],
-    logs: &Path,
-) -> (ChildGuard, String) {
+fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
     let mut cmd = Command::new(program);
     cmd.arg(independent_dir().join(server.script))
         .args(["--port", "0"])

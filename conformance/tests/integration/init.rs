@@ -206,7 +206,14 @@ fn run_step(script: &str, dir: &Path, env: &[(String, String)]) -> Output {
         .current_dir(dir)
         .stdin(Stdio::null())
         .env_remove("CI");
-    for var in ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"] {
+    for var in [
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "ALL_PROXY",
+        "http_proxy",
+        "https_proxy",
+        "all_proxy",
+    ] {
         cmd.env_remove(var);
     }
     cmd.envs(env.iter().map(|(k, v)| (k.as_str(), v.as_str())));
@@ -231,7 +238,11 @@ fn serve_files(dir: PathBuf) -> String {
             while reader.read_line(&mut header).is_ok_and(|n| n > 2) {
                 header.clear();
             }
-            let path = line.split(' ').nth(1).unwrap_or("/").trim_start_matches('/');
+            let path = line
+                .split(' ')
+                .nth(1)
+                .unwrap_or("/")
+                .trim_start_matches('/');
             let file = (!path.contains("..")).then(|| dir.join(path));
             let mut stream = stream;
             match file.and_then(|f| std::fs::read(f).ok()) {
@@ -350,14 +361,21 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
             "{expected:?} missing from:\n{profile}"
         );
     }
-    assert!(!profile.contains(&url), "the URL is the workflow's, not the profile's");
+    assert!(
+        !profile.contains(&url),
+        "the URL is the workflow's, not the profile's"
+    );
     let workflow_path = repo.join(".github/workflows/conformance.yml");
     let workflow = std::fs::read_to_string(&workflow_path).expect("workflow");
     assert!(
-        workflow.starts_with("# The conformance gate of this server, written by `conformance init`"),
+        workflow
+            .starts_with("# The conformance gate of this server, written by `conformance init`"),
         "{workflow}"
     );
-    assert!(!workflow.contains("OWNER") && !workflow.contains("Copy to"), "{workflow}");
+    assert!(
+        !workflow.contains("OWNER") && !workflow.contains("Copy to"),
+        "{workflow}"
+    );
     let parsed: serde_yaml::Value = serde_yaml::from_str(&workflow).expect("workflow is YAML");
     let job = &parsed["jobs"]["conformance"];
     assert_eq!(job["permissions"]["checks"].as_str(), Some("write"));
@@ -424,7 +442,9 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
     .expect("runs");
     assert_eq!(accept.status.code(), Some(0), "{}", text(&accept));
     assert!(
-        text(&accept).contains("In CI: the action would pass once the snapshots this run recorded are committed"),
+        text(&accept).contains(
+            "In CI: the action would pass once the snapshots this run recorded are committed"
+        ),
         "{}",
         text(&accept)
     );
@@ -436,7 +456,11 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
     let mut env = job_env.clone();
     env.extend(step_env(start, &BTreeMap::new()));
     let started = run_step(start["run"].as_str().expect("run"), &repo, &env);
-    assert!(started.status.success(), "Start the server: {}", text(&started));
+    assert!(
+        started.status.success(),
+        "Start the server: {}",
+        text(&started)
+    );
 
     // The action's steps (action.yml), with the workflow's `with:` (a
     // local release stands in for GitHub's: `base-url` is the action's
@@ -456,11 +480,17 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         inputs.insert(name.as_str().unwrap().to_owned(), default);
     }
     for (name, value) in gate["with"].as_mapping().expect("with") {
-        inputs.insert(name.as_str().unwrap().to_owned(), value.as_str().unwrap().to_owned());
+        inputs.insert(
+            name.as_str().unwrap().to_owned(),
+            value.as_str().unwrap().to_owned(),
+        );
     }
     inputs.insert("base-url".into(), serve_files(release.clone()));
     // A gateway's header, as a team passes one: run.sh never prints its value.
-    inputs.insert("args".into(), format!("--header X-Gateway-Key:{GATEWAY_KEY}"));
+    inputs.insert(
+        "args".into(),
+        format!("--header X-Gateway-Key:{GATEWAY_KEY}"),
+    );
     let runner = repo.join("runner");
     std::fs::create_dir_all(&runner).expect("runner dir");
     let github = [
@@ -481,7 +511,11 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         env.push(("PATH".to_owned(), path));
         let ran = run_step(s["run"].as_str().expect("run"), &repo, &env);
         let said = text(&ran);
-        assert!(ran.status.success(), "{}: {said}", s["name"].as_str().unwrap_or("step"));
+        assert!(
+            ran.status.success(),
+            "{}: {said}",
+            s["name"].as_str().unwrap_or("step")
+        );
         outputs.push(said);
         gate_said = String::from_utf8_lossy(&ran.stdout).into_owned();
         path_dirs = std::fs::read_to_string(runner.join("path"))
@@ -506,13 +540,20 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
     for out in &outputs {
         assert!(!out.contains(GATEWAY_KEY), "the gateway key was printed");
     }
-    for report in ["conformance-junit.xml", "conformance-report.json", "conformance.sarif"] {
+    for report in [
+        "conformance-junit.xml",
+        "conformance-report.json",
+        "conformance.sarif",
+    ] {
         assert!(repo.join(report).is_file(), "{report} written");
     }
 
     // No secret in anything written or printed.
     for file in files_under(&repo) {
-        if file.starts_with(repo.join(".git")) || file.starts_with(&release) || file.starts_with(&runner) {
+        if file.starts_with(repo.join(".git"))
+            || file.starts_with(&release)
+            || file.starts_with(&runner)
+        {
             continue;
         }
         outputs.push(std::fs::read_to_string(&file).unwrap_or_default());
@@ -556,18 +597,25 @@ fn init_and_a_run_say_what_ci_will_do() {
         .expect("runs");
     let said = text(&init);
     assert_eq!(init.status.code(), Some(1), "{said}");
-    assert!(said.contains("Exit 1: some MUST checks cannot run"), "{said}");
+    assert!(
+        said.contains("Exit 1: some MUST checks cannot run"),
+        "{said}"
+    );
     assert!(said.contains("CI fails until the profile has it"), "{said}");
     let profile = std::fs::read_to_string(repo.join("conformance/profile.yaml")).expect("profile");
     assert!(
-        profile.contains("  # validation_items: spec   (not observed: add `authorize.invalid_body`"),
+        profile
+            .contains("  # validation_items: spec   (not observed: add `authorize.invalid_body`"),
         "{profile}"
     );
-    let run = command(&repo, &["--profile", "conformance/profile.yaml", "--accept"])
-        .envs(ENV.iter().copied())
-        .env("BASE_URL", &url)
-        .output()
-        .expect("runs");
+    let run = command(
+        &repo,
+        &["--profile", "conformance/profile.yaml", "--accept"],
+    )
+    .envs(ENV.iter().copied())
+    .env("BASE_URL", &url)
+    .output()
+    .expect("runs");
     assert!(
         text(&run).contains("In CI: the action would fail before the gate:"),
         "{}",
@@ -619,8 +667,14 @@ fn init_writes_only_inside_the_repository() {
         (&["--dir", "../x"][..], "is outside the repository"),
         (&["--dir", "/tmp"][..], "is outside the repository"),
         (&["--workflow", "ci.yml"][..], "GitHub runs only"),
-        (&["--workflow", "conformance/profile.yaml"][..], "GitHub runs only"),
-        (&["--action", "OWNER/component-auth-conformance@v0.1.0"][..], "placeholder"),
+        (
+            &["--workflow", "conformance/profile.yaml"][..],
+            "GitHub runs only",
+        ),
+        (
+            &["--action", "OWNER/component-auth-conformance@v0.1.0"][..],
+            "placeholder",
+        ),
     ] {
         let o = base(&repo, extra);
         assert_eq!(o.status.code(), Some(2), "{extra:?}: {}", text(&o));
@@ -684,7 +738,10 @@ fn credentials_are_never_written() {
         ("cs-88-secret", "${A_CLIENT_SECRET}"),
         ("123456", "${A_OTP:json}"),
     ] {
-        assert!(!profile.contains(secret) && !said.contains(secret), "{secret}");
+        assert!(
+            !profile.contains(secret) && !said.contains(secret),
+            "{secret}"
+        );
         assert!(profile.contains(var), "{var} in {profile}");
         assert!(said.contains("is a credential by its name"), "{said}");
     }
@@ -707,7 +764,11 @@ fn credentials_are_never_written() {
     .output()
     .expect("runs");
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-    assert!(text(&o).contains("`api_key`, a credential by its name"), "{}", text(&o));
+    assert!(
+        text(&o).contains("`api_key`, a credential by its name"),
+        "{}",
+        text(&o)
+    );
     assert!(!text(&o).contains("Qz-9911-key"));
     let _ = std::fs::remove_dir_all(&repo);
 }

@@ -613,5 +613,10 @@ components:
 ";
     let profile = parse(none).expect("fields: {} is a declaration");
     let fields = profile.components[0].fields.as_ref().expect("declared");
-    assert!(!fields.judge(&serde_json::json!({"x": 1})).unknown.is_empty());
+    assert!(
+        !fields
+            .judge(&serde_json::json!({"x": 1}))
+            .unknown
+            .is_empty()
+    );
 }

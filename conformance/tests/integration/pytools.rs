@@ -53,7 +53,10 @@ fn venv() -> &'static Result<PathBuf, String> {
             format!(
                 "{what} failed ({}): {}; `{SETUP}` installs what the tests need",
                 o.status,
-                String::from_utf8_lossy(&o.stderr).lines().last().unwrap_or_default()
+                String::from_utf8_lossy(&o.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
             )
         };
         let made = quiet(Command::new("python3").arg("-m").arg("venv").arg(&dir))
@@ -69,7 +72,10 @@ fn venv() -> &'static Result<PathBuf, String> {
                 .arg(&requirements),
         )?;
         if !installed.status.success() {
-            return Err(failed("pip install -r tests/independent/requirements.txt", &installed));
+            return Err(failed(
+                "pip install -r tests/independent/requirements.txt",
+                &installed,
+            ));
         }
         std::fs::write(&stamp, REQUIREMENTS).map_err(|e| e.to_string())?;
         Ok(bin)

@@ -618,7 +618,11 @@ fn the_readme_counts_the_conflicts() {
     let mut seen: Vec<Variant> = pairs.iter().flat_map(|(a, b)| [*a, *b]).collect();
     seen.sort_by_key(|v| v.name());
     seen.dedup();
-    assert_eq!(seen.len(), 2 * pairs.len(), "the conflicting pairs share a variant");
+    assert_eq!(
+        seen.len(),
+        2 * pairs.len(),
+        "the conflicting pairs share a variant"
+    );
     let sets = 1usize << pairs.len();
     let size = all.len() - pairs.len();
     for phrase in [
