@@ -820,3 +820,58 @@ fn init_refuses_a_bad_answer_with_one_message() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `--base-url '${VAR}'`, as a profile takes it: the profile reads `VAR`,
+/// the workflow sets it from the secret `CONFORMANCE_VAR` and waits for it.
+#[test]
+fn a_base_url_from_a_variable() {
+    let repo = git_repo("init-base-var");
+    let o = command(
+        &repo,
+        &[
+            "init",
+            "--no-observe",
+            "--base-url",
+            "${STAGING_URL}",
+            "--client-id",
+            "${CLIENT_ID}",
+            "--action",
+            ACTION,
+            "--component",
+            "{name: A, tag: a, uuid: \"${A_UUID}\"}",
+        ],
+    )
+    .env("STAGING_URL", "https://staging.example.com")
+    .env("CLIENT_ID", "ci")
+    .env("A_UUID", "4f1a2b3c-5d6e-4f70-8a9b-0c1d2e3f4a5b")
+    .env("CLIENT_SECRET", "s3cr3t-value-1")
+    .output()
+    .expect("runs");
+    let said = text(&o);
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{said}");
+    assert!(said.contains("CONFORMANCE_STAGING_URL"), "{said}");
+    // The value is the user's to set: the next command does not repeat it.
+    assert!(!said.contains("STAGING_URL=https"), "{said}");
+    let profile = std::fs::read_to_string(repo.join("conformance/profile.yaml")).expect("profile");
+    assert!(profile.contains("base_url: ${STAGING_URL}\n"), "{profile}");
+    assert!(profile.contains("uuid: \"${A_UUID}\""), "{profile}");
+    let workflow =
+        std::fs::read_to_string(repo.join(".github/workflows/conformance.yml")).expect("workflow");
+    let parsed: serde_yaml::Value = serde_yaml::from_str(&workflow).expect("YAML");
+    let job = &parsed["jobs"]["conformance"];
+    assert_eq!(
+        job["env"]["STAGING_URL"].as_str(),
+        Some("${{ secrets.CONFORMANCE_STAGING_URL }}")
+    );
+    assert!(workflow.contains("\"$STAGING_URL/\""), "{workflow}");
+    let gate = job["steps"]
+        .as_sequence()
+        .expect("steps")
+        .iter()
+        .find(|s| s["name"].as_str() == Some("Conformance (release gate)"))
+        .expect("gate");
+    for var in ["CLIENT_ID", "CLIENT_SECRET", "A_UUID"] {
+        assert!(gate["env"][var].is_string(), "{var} in the gate's env");
+    }
+    let _ = std::fs::remove_dir_all(&repo);
+}
