@@ -860,7 +860,10 @@ mod tests {
             answers.variables(),
             ["CLIENT_SECRET", "USERS_TOKEN", "USERS_PASSWORD"]
         );
-        let env = |name: &str| Some(format!("value-of-{name}"));
+        let env = |name: &str| match name {
+            "BASE_URL" => Some("http://127.0.0.1:8080".to_owned()),
+            _ => Some(format!("value-of-{name}")),
+        };
         let profile =
             crate::profile::Profile::from_yaml_str(&answers.profile_yaml(), "p.yaml", &env)
                 .unwrap();
