@@ -193,6 +193,44 @@ fn vars_well_formed(text: &str) -> bool {
     true
 }
 
+/// Why `var` cannot hold a secret in the workflow: a name the shell, the
+/// runner or the action itself gives a meaning.
+fn reserved(var: &str) -> Option<&'static str> {
+    let upper = var.to_ascii_uppercase();
+    if [
+        "PATH",
+        "HOME",
+        "SHELL",
+        "USER",
+        "PWD",
+        "IFS",
+        "ENV",
+        "BASH_ENV",
+        "CI",
+        "NO_COLOR",
+        "TMPDIR",
+        "SSL_CERT_FILE",
+        "SSL_CERT_DIR",
+        "HTTP_PROXY",
+        "HTTPS_PROXY",
+        "NO_PROXY",
+        "ALL_PROXY",
+    ]
+    .contains(&upper.as_str())
+    {
+        return Some("is one the shell or the runner reads");
+    }
+    if ["LD_", "DYLD_", "GITHUB_", "RUNNER_", "ACTIONS_", "INPUT_"]
+        .iter()
+        .any(|p| upper.starts_with(p))
+    {
+        return Some("is one the loader or GitHub's runner reads");
+    }
+    upper
+        .starts_with("CONFORMANCE_")
+        .then_some("is one of the action's own settings (CONFORMANCE_*)")
+}
+
 /// Whether `text` is exactly one `${VAR}`; its name.
 fn only_var(text: &str) -> Option<&str> {
     let name = text.strip_prefix("${")?.strip_suffix('}')?;
@@ -283,8 +321,8 @@ impl ComponentAnswer {
                 other => (other.to_string(), true),
             };
             let mut variable = format!("{prefix}_{}", crate::profile::shell_name(key));
-            if !is_var_name(&variable) {
-                variable = format!("CONFORMANCE_{variable}");
+            if !is_var_name(&variable) || reserved(&variable).is_some() {
+                variable = format!("SECRET_{variable}");
             }
             *value = serde_json::Value::from(if json {
                 format!("${{{variable}:json}}")
@@ -408,6 +446,19 @@ impl Answers {
             return Err(err(
                 "no component: expected at least one --component (a component with `requires_auth: true` and one without let every check run)",
             ));
+        }
+        let base = self.base_url_var();
+        for var in self.variables() {
+            if let Some(why) = reserved(&var) {
+                return Err(err(format!(
+                    "the variable `{var}` {why}: the workflow would set it for every step; name the secret's variable otherwise (e.g. `MY_{var}`)"
+                )));
+            }
+            if var == base && only_var(self.base_url.trim()).is_none() {
+                return Err(err(format!(
+                    "the variable `{var}` is the workflow's own (it holds the server's URL); name the secret's variable otherwise"
+                )));
+            }
         }
         Ok(())
     }
@@ -953,6 +1004,10 @@ mod tests {
         check_action("acme/component-auth-conformance@v0.1.0").unwrap();
         check_action("acme/component-auth-conformance@0123456789abcdef0123456789abcdef01234567")
             .unwrap();
+        for var in ["PATH", "LD_PRELOAD", "GITHUB_ENV", "CONFORMANCE_ARGS"] {
+            assert!(reserved(var).is_some(), "{var}");
+        }
+        assert!(reserved("USERS_TOKEN").is_none());
         for bad in [
             "OWNER/component-auth-conformance@v0.1.0",
             "acme/component-auth-conformance",
