@@ -683,7 +683,12 @@ impl Answers {
             }
             text = text.replacen(from, &to, 1);
         }
-        Ok(text)
+        // The comment that names the profile names this one.
+        Ok(text.replacen(
+            "        # conformance/profile.yaml` prints them)",
+            &format!("        # {profile}` prints them)"),
+            1,
+        ))
     }
 }
 

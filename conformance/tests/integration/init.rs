@@ -702,6 +702,10 @@ fn init_writes_only_inside_the_repository() {
         Some("server/conf #1: [ci]/profile.yaml")
     );
     assert!(sub.join("conf #1: [ci]/profile.yaml").is_file());
+    assert!(
+        workflow.contains("# server/conf #1: [ci]/profile.yaml` prints them"),
+        "no stale comment: {workflow}"
+    );
     assert!(!sub.join(".github").exists());
     let _ = std::fs::remove_dir_all(&repo);
 }
