@@ -410,7 +410,10 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
     .expect("action.yml is YAML");
     let action_workflow = repo.join("action-as-workflow.yml");
     std::fs::write(&action_workflow, action_as_workflow(&action)).expect("write");
-    if let Err(found) = crate::pytools::actionlint(&[&workflow_path, &action_workflow], &[]) {
+    let example = root.join("docs/ci-example.yml");
+    if let Err(found) =
+        crate::pytools::actionlint(&[&workflow_path, &action_workflow, &example], &[])
+    {
         panic!("actionlint: {found}");
     }
     std::fs::remove_file(&action_workflow).expect("remove");
