@@ -51,10 +51,41 @@ if [ -n "${CONFORMANCE_ARGS:-}" ]; then
     args+=("${extra[@]}")
 fi
 
+# What is printed of a command: a header's value as `***`, and every value
+# of a variable the profile reads (`${VAR}`) as that `${VAR}`, wherever it
+# stands in an argument. GitHub masks only its secrets' exact values, and
+# this script runs outside GitHub too.
+profile_vars=()
+while IFS= read -r name; do
+    [ -n "$name" ] && profile_vars+=("$name")
+done < <(grep -oE '[$][{][A-Za-z_][A-Za-z0-9_]*(:json)?[}]' "$profile" | sed -E 's/^[$][{]//; s/(:json)?[}]$//' | sort -u)
+
+shown() {
+    local out="" prev="" a v name
+    for a in "$@"; do
+        if [ "$prev" = "--header" ]; then
+            case "$a" in *:*) a="${a%%:*}:***" ;; *) a="***" ;; esac
+        elif [[ "$a" == --header=* ]]; then
+            v="${a#--header=}"
+            case "$v" in *:*) a="--header=${v%%:*}:***" ;; *) a="--header=***" ;; esac
+        fi
+        for name in ${profile_vars[@]+"${profile_vars[@]}"}; do
+            v="${!name:-}"
+            if [ "${#v}" -ge 3 ] && [[ "$a" == *"$v"* ]]; then
+                a="${a//"$v"/"\${$name}"}"
+            fi
+        done
+        prev="$1"
+        shift
+        out+=" $a"
+    done
+    printf '%s' "${out# }"
+}
+
 if is_true "${CONFORMANCE_CHECK_PROFILE:-true}"; then
-    echo "run.sh: conformance check-profile --profile $profile" >&2
+    echo "run.sh: $(shown conformance check-profile --profile "$profile")" >&2
     conformance check-profile --profile "$profile"
 fi
 
-echo "run.sh: conformance ${args[*]}" >&2
+echo "run.sh: $(shown conformance "${args[@]}")" >&2
 exec conformance "${args[@]}"

@@ -544,6 +544,28 @@ impl Choices {
         "unknown_fields",
     ];
 
+    /// What lets `conformance choices` observe `key` when it could not:
+    /// the profile key to add, or what the server must answer.
+    pub fn observed_with(key: &str) -> &'static str {
+        match key {
+            "get_body_validated" | "validation_items" => {
+                "add `authorize.invalid_body` (a body that fails validation) to a component"
+            }
+            "model_uuid" | "authorize_success" | "unknown_model" | "malformed_body"
+            | "issues_token" | "authorize_claims" | "success_shape" | "unknown_fields"
+            | "body_limit" => {
+                "add `authorize` (`model_uuid` and `valid_body`) to a component, or declare it"
+            }
+            "claims_carry_model_uuid" => {
+                "add `authorize` to a component that has an `auth_token`, or declare it"
+            }
+            "token_checked_when_not_required" => {
+                "add a component with `requires_auth: false`, or declare it"
+            }
+            _ => "the server gave no answer that settles it; declare it",
+        }
+    }
+
     /// The choices as a `choices:` block of a profile, every key written,
     /// in a fixed order (what `conformance choices` prints).
     pub fn to_yaml(&self) -> String {
@@ -553,7 +575,10 @@ impl Choices {
             if declared {
                 format!("  {key}: {value}\n")
             } else {
-                format!("  # {key}: {ours}   (not declared: ours, at SHOULD level)\n")
+                format!(
+                    "  # {key}: {ours}   (not observed: {}; until then ours, at SHOULD level)\n",
+                    Self::observed_with(key)
+                )
             }
         };
         let status = |c: Chosen<u16>| (c.value.to_string(), c.declared);
@@ -812,7 +837,7 @@ mod tests {
             "  unknown_fields: ignored\n",
             "  success_shape: other\n",
             "  absent_project_env: live\n",
-            "  # validation_items: spec   (not declared",
+            "  # validation_items: spec   (not observed: add `authorize.invalid_body`",
         ] {
             assert!(text.contains(line), "{line} not in:\n{text}");
         }

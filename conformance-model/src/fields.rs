@@ -239,9 +239,8 @@ impl<'de> Deserialize<'de> for Fields {
                     }
                     fields.push(Field { name, ..field });
                 }
-                if fields.is_empty() {
-                    return Err(serde::de::Error::custom("`fields` declares no field"));
-                }
+                // `fields: {}` declares a component whose auth section has
+                // no field: every field of a body is then unknown.
                 Ok(Fields(fields))
             }
         }

@@ -221,7 +221,7 @@ impl Profile {
         });
         let profile = match raw {
             Ok(raw) => raw.into_profile(read),
-            Err(error) => return Err(locate(text, file, &lines, &error)),
+            Err(error) => return Err(all_missing(locate(text, file, &lines, &error), text, env)),
         };
         profile.refuse_empty_names(file, &lines)?;
         Ok(profile)
@@ -724,8 +724,15 @@ impl<'de> Deserialize<'de> for RawComponent {
         if let (Some(fields), Some(a)) = (&raw.fields, &raw.authorize) {
             let broken = fields.broken_by(&a.valid_body.0);
             if !broken.is_empty() {
+                // A number or boolean from the environment is `${VAR:json}`:
+                // `${VAR}` is always text.
+                let hint = if broken.iter().any(|b| b.contains(" is a string where ")) {
+                    " (a number or boolean read from the environment is written `\"${VAR:json}\"`: `${VAR}` is text)"
+                } else {
+                    ""
+                };
                 return Err(serde::de::Error::custom(format!(
-                    "component `{}`: `authorize.valid_body` does not keep its declared `fields`: {}",
+                    "component `{}`: `authorize.valid_body` does not keep its declared `fields`: {}{hint}",
                     raw.name.0,
                     broken.join("; ")
                 )));
@@ -818,6 +825,49 @@ impl RawProfile {
 
 /// The error at its key path (from serde_path_to_error) and that key's
 /// line (from `yaml-location`); a syntax error at serde_yaml's own line.
+/// An error about one variable that is not set names every variable the
+/// profile reads that is not set, so that one run says all there is to set.
+fn all_missing(
+    mut error: ProfileError,
+    text: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> ProfileError {
+    let ProfileError::Invalid { message, .. } = &mut error else {
+        return error;
+    };
+    let Some(first) = backticked_after(message, "the environment variable ") else {
+        return error;
+    };
+    if !message.contains("is not set") {
+        return error;
+    }
+    let mut missing: Vec<String> = Vec::new();
+    for line in text.lines().filter(|l| !l.trim_start().starts_with('#')) {
+        let mut rest = line;
+        while let Some(start) = rest.find("${") {
+            let after = &rest[start + 2..];
+            let Some(end) = after.find('}') else { break };
+            let name = after[..end].trim_end_matches(":json");
+            let valid = !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit());
+            if valid && name != first && env(name).is_none() && !missing.iter().any(|m| m == name) {
+                missing.push(name.to_owned());
+            }
+            rest = &after[end + 1..];
+        }
+    }
+    if !missing.is_empty() {
+        let others: Vec<String> = missing.iter().map(|m| format!("`{m}`")).collect();
+        message.push_str(&format!(
+            "; nor {} {} (the profile reads each: set them all)",
+            if others.len() == 1 { "is" } else { "are" },
+            others.join(", ")
+        ));
+    }
+    error
+}
+
 fn locate(
     text: &str,
     file: &str,
@@ -943,9 +993,10 @@ impl fmt::Display for Profile {
         }
         write!(
             f,
-            "{} (client `{client}`, {} components)",
+            "{} (client `{client}`, {} component{})",
             self.shown_base_url(),
-            self.components.len()
+            self.components.len(),
+            if self.components.len() == 1 { "" } else { "s" }
         )
     }
 }

@@ -156,12 +156,12 @@ impl CheckResult {
             SnapshotOutcome::Recorded { updated: false } => (
                 Status::Passed,
                 None,
-                Some(format!("recorded {}", s.file.display())),
+                Some(format!("recorded {}", crate::snapshot::shareable(&s.file))),
             ),
             SnapshotOutcome::Recorded { updated: true } => (
                 Status::Passed,
                 None,
-                Some(format!("updated {}", s.file.display())),
+                Some(format!("updated {}", crate::snapshot::shareable(&s.file))),
             ),
             SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
             SnapshotOutcome::NotRecorded => (

@@ -296,6 +296,28 @@ pub fn assert_all(
     Ok(results)
 }
 
+/// A snapshot's path as a report shows it: relative to the current folder
+/// when under it, else its folder's name and its own. A report is shared
+/// (a PR comment, an artifact): no absolute path of the machine it ran on.
+pub fn shareable(file: &Path) -> String {
+    if !file.is_absolute() {
+        return file.display().to_string();
+    }
+    if let Some(rel) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| file.strip_prefix(cwd).ok().map(Path::to_path_buf))
+    {
+        return rel.display().to_string();
+    }
+    let parts: Vec<_> = file.components().rev().take(2).collect();
+    parts
+        .iter()
+        .rev()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 fn assert_one(
     dir: &Path,
     update: SnapshotUpdate,
@@ -333,11 +355,11 @@ fn assert_one(
         }
         (Err(_), None) => SnapshotOutcome::Failed(format!(
             "no stored snapshot {}; run with --accept to record it",
-            file.display()
+            shareable(&file)
         )),
         (Err(_), Some(old)) => SnapshotOutcome::Failed(format!(
             "the exchanges differ from the stored snapshot {} (run with --accept to record them):\n{}",
-            file.display(),
+            shareable(&file),
             diff(old, &value)
         )),
     };

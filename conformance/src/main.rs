@@ -52,15 +52,8 @@ enum Command {
     /// before any request is sent. Exit 0 when every MUST check can run,
     /// 1 when some cannot, 2 for a bad profile.
     CheckProfile {
-        /// The profile (YAML).
-        #[arg(
-            long = "profile",
-            value_name = "FILE",
-            required_unless_present = "file"
-        )]
-        profile: Option<PathBuf>,
         /// The profile, given without `--profile` (kept for older scripts).
-        #[arg(value_name = "FILE", conflicts_with = "profile", hide = true)]
+        #[arg(value_name = "FILE", hide = true)]
         file: Option<PathBuf>,
         /// Only these checks: ids, id prefixes or sections.
         #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
@@ -81,13 +74,12 @@ enum Command {
     /// and print it as a `choices:` block to paste into its profile. A run
     /// then holds the server to those choices at MUST level.
     Choices {
-        /// The profile (YAML) of the server to ask.
-        #[arg(long, value_name = "FILE")]
-        profile: Option<PathBuf>,
         /// Ask the built-in reference server, started in-process, with its
         /// shipped profile (what no `--profile` means outside CI).
-        #[arg(long, conflicts_with = "profile")]
+        #[arg(long)]
         embedded: bool,
+        #[command(flatten)]
+        connect: ConnectArgs,
         /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
         #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
         timeout: Option<Duration>,
@@ -138,22 +130,54 @@ struct InitArgs {
     /// `invalid_body` the 417 ones.
     #[arg(long = "component", value_name = "YAML")]
     components: Vec<String>,
-    /// Where the profile, its snapshots and its baseline go.
+    /// The action the workflow's gate step uses, `owner/name@ref`: the
+    /// repository that publishes this runner's action, and a release tag
+    /// (or commit) of it. A placeholder is refused.
+    #[arg(long, value_name = "OWNER/NAME@REF")]
+    action: Option<String>,
+    /// The command that starts your server in CI (the workflow's "Start
+    /// the server" step runs it, then waits for $BASE_URL). None for a
+    /// server that runs elsewhere (staging).
+    #[arg(long, value_name = "COMMAND")]
+    start: Option<String>,
+    /// Where the profile, its snapshots and its baseline go (inside the
+    /// repository).
     #[arg(long, value_name = "DIR", default_value = "conformance")]
     dir: PathBuf,
-    /// Where the CI workflow goes.
-    #[arg(
-        long,
-        value_name = "FILE",
-        default_value = ".github/workflows/conformance.yml"
-    )]
-    workflow: PathBuf,
-    /// Replace files that exist.
+    /// Where the CI workflow goes: a file of the repository root's
+    /// .github/workflows/ (default .github/workflows/conformance.yml there,
+    /// wherever init runs).
+    #[arg(long, value_name = "FILE")]
+    workflow: Option<PathBuf>,
+    /// Replace files that exist (regular files only, never through a link).
     #[arg(long)]
     force: bool,
     /// Do not ask the server (write the profile without `choices:`).
     #[arg(long)]
     no_observe: bool,
+    /// Per-request time-out of the observation, e.g. `5s` (default 5s).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    timeout: Option<Duration>,
+    #[command(flatten)]
+    connect: ConnectArgs,
+}
+
+/// How to reach the server: what runs, `init` and `choices` all take.
+#[derive(Args)]
+struct ConnectArgs {
+    /// Also trust the CA certificate(s) in this PEM file (a private CA).
+    #[arg(long, value_name = "FILE")]
+    ca_cert: Option<PathBuf>,
+    /// Client certificate (PEM) for servers that ask for one (mutual TLS).
+    #[arg(long, value_name = "FILE", requires = "client_key")]
+    client_cert: Option<PathBuf>,
+    /// Private key (PEM) of --client-cert.
+    #[arg(long, value_name = "FILE", requires = "client_cert")]
+    client_key: Option<PathBuf>,
+    /// A header a gateway in front of the server needs, `NAME:VALUE`
+    /// (repeatable). Its value is treated as a secret: never printed.
+    #[arg(long = "header", value_name = "NAME:VALUE")]
+    headers: Vec<String>,
 }
 
 #[derive(Args)]
@@ -162,7 +186,7 @@ struct RunArgs {
     /// CI) the built-in reference server is started in-process with the
     /// shipped profile; under `CI=true` a run without it is refused
     /// (exit 2): pass `--embedded` to mean the built-in server.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", global = true)]
     profile: Option<PathBuf>,
     /// Test the built-in reference server, started in-process on an
     /// ephemeral port of 127.0.0.1, with the shipped profile and snapshots.
@@ -232,19 +256,8 @@ struct RunArgs {
     /// Generated bodies per component and operation (default 32).
     #[arg(long, value_name = "N")]
     cases: Option<u32>,
-    /// Also trust the CA certificate(s) in this PEM file (a private CA).
-    #[arg(long, value_name = "FILE")]
-    ca_cert: Option<PathBuf>,
-    /// Client certificate (PEM) for servers that ask for one (mutual TLS).
-    #[arg(long, value_name = "FILE", requires = "client_key")]
-    client_cert: Option<PathBuf>,
-    /// Private key (PEM) of --client-cert.
-    #[arg(long, value_name = "FILE", requires = "client_cert")]
-    client_key: Option<PathBuf>,
-    /// A header a gateway in front of the server needs, `NAME:VALUE`
-    /// (repeatable). Its value is treated as a secret: never printed.
-    #[arg(long = "header", value_name = "NAME:VALUE")]
-    headers: Vec<String>,
+    #[command(flatten)]
+    connect: ConnectArgs,
 }
 
 fn parse_rate(s: &str) -> Result<f64, String> {
@@ -288,27 +301,32 @@ fn main() -> ExitCode {
             );
             return ExitCode::SUCCESS;
         }
-        Some(Command::CheckProfile {
-            profile,
-            file,
-            only,
-            skip,
-        }) => {
-            let Some(file) = profile.or(file) else {
+        Some(Command::CheckProfile { file, only, skip }) => {
+            let Some(file) = cli.run.profile.or(file) else {
                 return fail("check-profile needs the profile: --profile FILE");
             };
             return check_profile(&file, only, skip);
         }
         Some(Command::Init(args)) => return init(args),
         Some(Command::Choices {
-            profile,
             embedded,
+            connect,
             timeout,
             deadline,
         }) => {
+            let profile = cli.run.profile;
+            if profile.is_some() && embedded {
+                return fail(
+                    "--profile and --embedded: name one target, your server's profile or the built-in server",
+                );
+            }
             if let Err(code) = target_given(profile.is_some(), embedded) {
                 return code;
             }
+            let connect = match connect_from(&connect) {
+                Ok(c) => c,
+                Err(e) => return fail(&e.to_string()),
+            };
             let runtime = match tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()
@@ -316,7 +334,7 @@ fn main() -> ExitCode {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
             };
-            return runtime.block_on(print_choices(profile, timeout, deadline));
+            return runtime.block_on(print_choices(profile, connect, timeout, deadline));
         }
         Some(Command::Diff { old, new, markdown }) => return diff(&old, &new, markdown),
         Some(Command::Coverage { markdown }) => {
@@ -387,7 +405,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         limits.retries = n;
     }
     let update = SnapshotUpdate::from_flags(args.accept, SnapshotUpdate::ci_from_env());
-    let mut connect = match connect_from(&args) {
+    let mut connect = match connect_from(&args.connect) {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
     };
@@ -447,6 +465,11 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             update,
         }),
     };
+    // Outside CI, a run with the user's profile says what CI would do.
+    let ci_verdict = args
+        .profile
+        .as_deref()
+        .map(|path| ci_verdict(path, &profile, args.accept, args.no_snapshots));
     let definitions = conformance::curl::definitions(&profile, &profile_name);
     let result = run(profile, &options).await;
     let embedded = server.is_some();
@@ -510,7 +533,45 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }
     }
     print!("{}", human::render(&report, human::Style::from_env()));
+    if let (Some(verdict), false) = (&ci_verdict, SnapshotUpdate::ci_from_env()) {
+        eprintln!("{}", verdict(report.exit_code()));
+    }
     ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+}
+
+/// What the action would say of this profile, for a run outside CI: it
+/// runs `check-profile` first (every MUST check must be able to run), then
+/// the gate with `CI=true` (a missing or changed snapshot fails).
+fn ci_verdict(
+    path: &Path,
+    profile: &Profile,
+    accept: bool,
+    no_snapshots: bool,
+) -> Box<dyn Fn(i32) -> String> {
+    let options = RunOptions::default();
+    let plan = Plan::new(profile, &options);
+    let must = plan
+        .skipped
+        .iter()
+        .filter(|(c, _)| c.level_for(profile) == Level::Must)
+        .count();
+    let shown = path.display().to_string();
+    Box::new(move |exit: i32| {
+        if must > 0 {
+            format!(
+                "In CI: the action would fail before the gate: {must} MUST check{} cannot run with this profile, and its check-profile step exits 1 (`conformance check-profile --profile {shown}` says what to add)",
+                if must == 1 { "" } else { "s" }
+            )
+        } else if exit != 0 {
+            format!("In CI: the action would fail: this run exits {exit}")
+        } else if accept {
+            "In CI: the action would pass once the snapshots this run recorded are committed beside the profile".to_owned()
+        } else if no_snapshots {
+            "In CI: the action checks snapshots too (no --no-snapshots there): run with --accept once and commit them".to_owned()
+        } else {
+            "In CI: the action would pass (check-profile passes; this run passed)".to_owned()
+        }
+    })
 }
 
 /// `diff`: what changed between two JSON reports.
@@ -539,6 +600,7 @@ fn diff(old: &Path, new: &Path, markdown: bool) -> ExitCode {
 /// `choices`: what the server was seen to choose, as a `choices:` block.
 async fn print_choices(
     path: Option<PathBuf>,
+    mut connect: Connect,
     timeout: Option<Duration>,
     deadline: Option<Duration>,
 ) -> ExitCode {
@@ -552,9 +614,9 @@ async fn print_choices(
     }
     let options = RunOptions {
         limits,
-        connect: Connect {
-            no_proxy: server.is_some(),
-            ..Connect::default()
+        connect: {
+            connect.no_proxy |= server.is_some();
+            connect
         },
         deadline,
         ..RunOptions::default()
@@ -673,15 +735,17 @@ fn plan_text(
         .components
         .iter()
         .filter_map(|c| {
+            let n = c.fields.as_ref()?.0.len();
             Some(format!(
-                "{} ({} fields)",
+                "{} ({n} field{})",
                 c.name,
-                c.fields.as_ref()?.0.len()
+                if n == 1 { "" } else { "s" }
             ))
         })
         .collect();
     if !declared.is_empty() {
-        println!(
+        let _ = writeln!(
+            out,
             "Declared auth settings: {}: every generated body of theirs has a known verdict (fields/*)",
             declared.join(", ")
         );
@@ -697,7 +761,13 @@ fn plan_text(
             .map(|(c, _)| c.id)
             .collect();
         let _ = writeln!(out);
-        let _ = writeln!(out, "Cannot run: {} ({} checks)", need.reason(), ids.len());
+        let _ = writeln!(
+            out,
+            "Cannot run: {} ({} check{})",
+            need.reason(),
+            ids.len(),
+            if ids.len() == 1 { "" } else { "s" }
+        );
         let _ = writeln!(out, "  To run them, {}.", need.remedy());
         for id in ids {
             let _ = writeln!(out, "  - {id}");
@@ -764,6 +834,11 @@ fn ask_components() -> Vec<String> {
                 ", model_uuid: {}, valid_body: {body}",
                 serde_json::Value::from(model)
             ));
+            if let Some(invalid) = ask(
+                "  a body that fails its validation, as YAML (runs the 417 checks, which CI's check-profile needs), e.g. {email: 7}",
+            ) {
+                yaml.push_str(&format!(", invalid_body: {invalid}"));
+            }
         }
         yaml.push('}');
         out.push(yaml);
@@ -771,9 +846,24 @@ fn ask_components() -> Vec<String> {
     out
 }
 
-/// `init`: profile, choices, plan, workflow.
+/// The action `init` writes when no `--action` is given: this package's
+/// repository at this release, unless it is still a placeholder.
+fn default_action() -> Option<String> {
+    let repo = env!("CARGO_PKG_REPOSITORY");
+    let path = repo.strip_prefix("https://github.com/")?;
+    let action = format!(
+        "{}@{}",
+        path.trim_end_matches('/'),
+        conformance::init::VERSION_TAG
+    );
+    conformance::init::check_action(&action).ok()?;
+    Some(action)
+}
+
+/// `init`: answers, then the profile with the observed choices and the
+/// plan, then the files (all or nothing), then what to do next.
 fn init(args: InitArgs) -> ExitCode {
-    use conformance::init::{Answers, ComponentAnswer};
+    use conformance::init::{self as i, Answers, ComponentAnswer};
     let answers = (|| -> Result<Answers, String> {
         let base_url = given_or_asked(args.base_url, "--base-url URL", "The server's base URL")?;
         let client_id = given_or_asked(
@@ -798,77 +888,130 @@ fn init(args: InitArgs) -> ExitCode {
             .map(|(i, text)| ComponentAnswer::parse(text, &format!("--component {}", i + 1)))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|e| e.to_string())?;
-        let answers = Answers {
+        let mut answers = Answers {
             base_url,
             client_id,
             client_secret_env,
             components,
+            action: String::new(),
+            start: args.start.unwrap_or_default(),
+        };
+        answers.check_but_action().map_err(|e| e.to_string())?;
+        answers.action = match args.action.or_else(default_action) {
+            Some(a) => a,
+            None => given_or_asked(
+                None,
+                "--action OWNER/NAME@REF (the GitHub repository that publishes this runner's action, and its release tag)",
+                "The action the workflow uses (OWNER/NAME@REF)",
+            )?,
         };
         answers.check().map_err(|e| e.to_string())?;
         Ok(answers)
     })();
-    let answers = match answers {
+    let mut answers = match answers {
         Ok(a) => a,
         Err(e) => return fail(&e),
     };
-    for c in &answers.components {
-        for field in c.written_secrets() {
+    // Credentials by their name are never written: each becomes a ${VAR},
+    // which init's own requests read from what was given.
+    let mut given: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for c in &mut answers.components {
+        for p in c.protect() {
             eprintln!(
-                "warning: component `{}`: `valid_body.{field}` is a secret by its name and is written in the profile, which is committed; read it from the environment instead: `{field}: \"${{{}_{}}}\"`",
-                c.name,
-                field.to_ascii_uppercase(),
-                conformance::profile::shell_name(&c.tag)
+                "warning: component `{}`: `valid_body.{}` is a credential by its name: written as `${{{}}}`, not as its value (the profile is committed); set {} locally and the repository secret CONFORMANCE_{} in CI",
+                p.component, p.field, p.variable, p.variable, p.variable
             );
+            given.insert(p.variable, p.value);
         }
     }
-    let profile_path = args.dir.join("profile.yaml");
-    let baseline_path = args.dir.join("known-failures.yaml");
-    for path in [&profile_path, &baseline_path, &args.workflow] {
-        if path.exists() && !args.force {
-            return fail(&format!(
-                "{} exists; pass --force to replace it",
-                path.display()
-            ));
+
+    // Where the files go: inside the repository's root, found by git.
+    let located = (|| -> Result<_, conformance::init::InitError> {
+        let cwd = std::env::current_dir()
+            .and_then(std::fs::canonicalize)
+            .map_err(|e| {
+                conformance::init::InitError(format!("cannot read the current folder: {e}"))
+            })?;
+        let root = i::repo_root(&cwd)?;
+        let dir = i::inside(&root, &cwd, &args.dir, "--dir")?;
+        let workflow = match &args.workflow {
+            None => PathBuf::from(".github/workflows/conformance.yml"),
+            Some(w) => {
+                let rel = i::inside(&root, &cwd, w, "--workflow")?;
+                let in_workflows = rel.parent() == Some(Path::new(".github/workflows"));
+                let yaml = matches!(
+                    rel.extension().and_then(|e| e.to_str()),
+                    Some("yml" | "yaml")
+                );
+                if !in_workflows || !yaml {
+                    return Err(conformance::init::InitError(format!(
+                        "--workflow: GitHub runs only the .yml and .yaml files of {}/.github/workflows/ (not its subfolders); expected a file there",
+                        root.display()
+                    )));
+                }
+                rel
+            }
+        };
+        Ok((root, dir, workflow))
+    })();
+    let (root, dir, workflow_rel) = match located {
+        Ok(l) => l,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let profile_rel = dir.join("profile.yaml");
+    let baseline_rel = dir.join("known-failures.yaml");
+    if workflow_rel == profile_rel || workflow_rel == baseline_rel {
+        return fail(&format!(
+            "--workflow: {} is a file init writes itself (the profile or the baseline); expected another",
+            i::slashed(&workflow_rel)
+        ));
+    }
+    // Here and again when writing: a file that appears meanwhile is kept.
+    for rel in [&profile_rel, &baseline_rel, &workflow_rel] {
+        if let Err(e) = i::refuse_existing(&root, rel, args.force) {
+            return fail(&e.to_string());
         }
     }
-    let shown = |p: &Path| p.display().to_string().replace('\\', "/");
-    let workflow = match answers.workflow_yaml(&shown(&profile_path), &shown(&baseline_path)) {
+    let shown_profile = i::slashed(&profile_rel);
+    let workflow = match answers.workflow_yaml(&shown_profile, &i::slashed(&baseline_rel)) {
         Ok(w) => w,
         Err(e) => return fail(&e.to_string()),
     };
-    let write = |path: &Path, text: &str| -> Result<(), ExitCode> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| fail(&format!("cannot create {}: {e}", dir.display())))?;
-        }
-        std::fs::write(path, text)
-            .map_err(|e| fail(&format!("cannot write {}: {e}", path.display())))
+
+    // init's own requests: the URL given, the credentials given.
+    let base_var = answers.base_url_var();
+    let base_value = match answers.base_url_value(&|name| std::env::var(name).ok()) {
+        Ok(v) => v,
+        Err(e) => return fail(&e.to_string()),
+    };
+    given.insert(base_var.clone(), base_value.clone());
+    let env = |name: &str| {
+        given
+            .get(name)
+            .cloned()
+            .or_else(|| std::env::var(name).ok())
     };
     let mut profile_text = answers.profile_yaml();
-    if let Err(code) = write(&profile_path, &profile_text) {
-        return code;
-    }
-    let vars = answers.variables().join(", $");
-    println!(
-        "Wrote {}: secrets read from ${vars} at run time.",
-        profile_path.display()
-    );
-    let profile = match Profile::from_path(&profile_path) {
+    let parse = |text: &str| Profile::from_yaml_str(text, &shown_profile, &env);
+    let profile = match parse(&profile_text) {
         Ok(p) => p,
         Err(e) => {
             return fail(&format!(
-                "{e}\n(the profile is written; set the variables it reads, then run `conformance choices --profile {}` and `conformance check-profile --profile {}`)",
-                profile_path.display(),
-                profile_path.display()
+                "{e}\n(nothing is written: set the variables the profile reads, then run init again)"
             ));
         }
     };
-    if args.no_observe {
-        println!(
-            "Not observed (--no-observe): the profile has no `choices:`; `conformance choices --profile {}` prints them.",
-            profile_path.display()
-        );
+    let observed = if args.no_observe {
+        false
     } else {
+        let connect = match connect_from(&args.connect) {
+            Ok(c) => c,
+            Err(e) => return fail(&e.to_string()),
+        };
+        let mut limits = Limits::default();
+        if let Some(t) = args.timeout {
+            limits.timeout = t;
+        }
         let runtime = match tokio::runtime::Builder::new_multi_thread()
             .enable_all()
             .build()
@@ -876,87 +1019,145 @@ fn init(args: InitArgs) -> ExitCode {
             Ok(r) => r,
             Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
         };
-        let seen = runtime.block_on(conformance::observe::observe(
-            profile.clone(),
-            &RunOptions::default(),
-        ));
+        let options = RunOptions {
+            limits,
+            connect,
+            ..RunOptions::default()
+        };
+        let seen = runtime.block_on(conformance::observe::observe(profile.clone(), &options));
         let pace = runtime
-            .block_on(conformance::observe::pace(
-                profile.clone(),
-                &RunOptions::default(),
-            ))
+            .block_on(conformance::observe::pace(profile, &options))
             .ok()
             .flatten();
         match seen {
             Ok(choices) => {
-                profile_text = conformance::init::with_choices(&profile_text, &choices.to_yaml());
+                profile_text = i::with_choices(&profile_text, &choices.to_yaml());
                 if let Some(rate) = pace {
                     profile_text.push_str(&rate_line(rate));
                 }
-                if let Err(code) = write(&profile_path, &profile_text) {
-                    return code;
-                }
-                println!(
-                    "Observed the server's choices and pasted them into the profile (read them before committing)."
-                );
+                true
             }
             Err(e) => {
                 return fail(&format!(
-                    "{e}\n(the profile is written without `choices:`; when the server answers, `conformance choices --profile {}` prints them)",
-                    profile_path.display()
+                    "{e}\n(nothing is written: start the server and run init again, or pass --no-observe to write the profile without `choices:`)"
                 ));
             }
         }
-    }
-    let profile = match Profile::from_path(&profile_path) {
+    };
+    let profile = match parse(&profile_text) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
     };
-    let (plan, every_must) = match plan_text(&profile_path, &profile, Vec::new(), Vec::new()) {
-        Ok(p) => p,
-        Err(e) => return fail(&e),
-    };
+    let (plan, every_must) =
+        match plan_text(Path::new(&shown_profile), &profile, Vec::new(), Vec::new()) {
+            Ok(p) => p,
+            Err(e) => return fail(&e),
+        };
+
+    for (rel, text) in [
+        (&profile_rel, profile_text.as_str()),
+        (
+            &baseline_rel,
+            "# Known failures (see conformance/README.md, baselines): none yet.\n[]\n",
+        ),
+        (&workflow_rel, workflow.as_str()),
+    ] {
+        if let Err(e) = i::write_file(&root, rel, text, args.force) {
+            return fail(&e.to_string());
+        }
+    }
+    let vars = answers.variables();
+    println!(
+        "Wrote {shown_profile}: the server's URL from ${base_var}{}.",
+        if vars.is_empty() {
+            String::new()
+        } else {
+            format!(", secrets from ${} at run time", vars.join(", $"))
+        }
+    );
+    if observed {
+        println!(
+            "Observed the server's choices and pasted them into the profile (read them before committing)."
+        );
+    } else {
+        println!(
+            "Not observed (--no-observe): the profile has no `choices:`; `conformance choices --profile {shown_profile}` prints them."
+        );
+    }
     println!();
     print!("{plan}");
     println!();
-    if let Err(code) = write(
-        &baseline_path,
-        "# Known failures (see conformance/README.md, baselines): none yet.\n[]\n",
-    ) {
-        return code;
+    println!(
+        "Wrote {} (no known failures) and {} (uses {}).",
+        i::slashed(&baseline_rel),
+        i::slashed(&workflow_rel),
+        answers.action
+    );
+    if !vars.is_empty() {
+        let secrets: Vec<String> = vars
+            .iter()
+            .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
+            .collect();
+        println!(
+            "In the repository's settings, add the secrets {}.",
+            secrets.join(", ")
+        );
     }
-    if let Err(code) = write(&args.workflow, &workflow) {
-        return code;
+    let local_url = if answers.base_url_secrets_only() {
+        String::new()
+    } else {
+        format!("{base_var}={} ", shell_word(&base_value))
+    };
+    if answers.start.is_empty() && is_loopback(&base_value) {
+        eprintln!(
+            "warning: the server is on this machine and no --start names the command that starts it in CI: the workflow's \"Start the server\" step waits 30 s for ${base_var} and fails; run init again with --start CMD --force, or set START in that step"
+        );
     }
     println!(
-        "Wrote {} (no known failures) and {}.",
-        baseline_path.display(),
-        args.workflow.display()
+        "Next: record the snapshots, review and commit them with the profile and the workflow:"
     );
-    let secrets: Vec<String> = answers
-        .variables()
-        .iter()
-        .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
-        .collect();
-    println!(
-        "In the repository's settings, add the secrets {}.",
-        secrets.join(", ")
-    );
-    println!("Edit the workflow's \"Start the server\" step to start yours.");
-    println!("Next: record the snapshots, review and commit them with the profile:");
-    println!(
-        "  conformance --profile {} --accept",
-        profile_path.display()
-    );
+    println!("  {local_url}conformance --profile {shown_profile} --accept");
     if every_must {
+        println!(
+            "Exit 0: every MUST check can run, so the action's check-profile step passes; the gate then passes when the server does."
+        );
         ExitCode::SUCCESS
     } else {
+        println!(
+            "Exit 1: some MUST checks cannot run (\"Cannot run\" above says what to add). The action runs check-profile first, so CI fails until the profile has it; `conformance check-profile --profile {shown_profile}` says when it does."
+        );
         ExitCode::from(1)
     }
 }
 
+/// `value` as one word for a POSIX shell.
+fn shell_word(value: &str) -> String {
+    if value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_./:@%+=,".contains(c))
+    {
+        value.to_owned()
+    } else {
+        format!("'{}'", value.replace('\'', "'\\''"))
+    }
+}
+
+/// Whether a URL's host is this machine (the workflow must start it).
+fn is_loopback(url: &str) -> bool {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let host = rest.split(['/', '?']).next().unwrap_or_default();
+    let host = host.rsplit_once(':').map_or(host, |(h, p)| {
+        if p.chars().all(|c| c.is_ascii_digit()) {
+            h
+        } else {
+            host
+        }
+    });
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "0.0.0.0") || host.starts_with("127.")
+}
+
 /// The connection settings the flags give.
-fn connect_from(args: &RunArgs) -> Result<Connect, ConnectError> {
+fn connect_from(args: &ConnectArgs) -> Result<Connect, ConnectError> {
     let mut connect = Connect::default();
     if let Some(ca) = &args.ca_cert {
         connect.add_ca_file(ca)?;

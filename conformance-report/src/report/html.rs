@@ -141,7 +141,7 @@ pub fn render(report: &Report) -> String {
     if s.warned > 0 {
         let _ = writeln!(
             out,
-            "<p class=\"meta\">{} SHOULD checks failed (not gating without --strict).</p>",
+            "<p class=\"meta\">{} warned: SHOULD checks that failed (not gating without --strict).</p>",
             s.warned
         );
     }

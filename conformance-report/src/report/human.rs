@@ -157,14 +157,16 @@ pub fn render(report: &Report, style: Style) -> String {
     }
     if report.summary.known > 0 {
         out.push_str(&format!(
-            "{} failures known in the baseline (not gating until they expire)\n",
-            report.summary.known
+            "{} known: failure{} listed in the baseline (not gating until they expire)\n",
+            report.summary.known,
+            if report.summary.known == 1 { "" } else { "s" }
         ));
     }
     if report.summary.warned > 0 {
         out.push_str(&format!(
-            "{} SHOULD checks failed (not gating; --strict makes them fail the run)\n",
-            report.summary.warned
+            "{} warned: SHOULD check{} that failed (not gating; --strict makes them fail the run)\n",
+            report.summary.warned,
+            if report.summary.warned == 1 { "" } else { "s" }
         ));
     }
     if report.judged_no_must() {

@@ -368,6 +368,21 @@ fn readme_numbers_are_the_tools() {
         );
     }
     assert!(flat.contains(&format!("{checks} checks and {snapshots} snapshots")));
+    // The runner's README quotes the same line, and no other count.
+    let runner = std::fs::read_to_string(root.join("conformance/README.md")).expect("README");
+    assert!(
+        runner.contains(&format!("`{last}`")),
+        "conformance/README.md does not quote the run's last line `{last}`"
+    );
+    let runner_flat = runner.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (word, n) in [(" checks", checks), (" snapshots", snapshots)] {
+        for s in numbers_before(&runner_flat, word) {
+            assert_eq!(
+                s, n,
+                "conformance/README.md says {s}{word}; the tool has {n}"
+            );
+        }
+    }
     let coverage = stdout(&conformance(&["coverage"], &[]));
     let line = coverage.lines().last().expect("a summary");
     let numbers: Vec<&str> = line
@@ -1418,4 +1433,138 @@ fn a_run_that_judged_no_must_check_is_not_green() {
     );
     assert_eq!(o.status.code(), Some(1), "{out}");
     assert!(out.contains("No MUST check ran"), "{out}");
+}
+
+/// A report meant to be shared (`diff --markdown` for a PR comment, the
+/// JSON it reads) holds no absolute path of the machine it ran on: a
+/// snapshot outside the current folder is named by its folder and file.
+#[test]
+fn diff_markdown_holds_no_absolute_path() {
+    let dir = std::env::temp_dir().join(format!("conformance-shared-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let snaps = dir.join("snaps");
+    std::fs::create_dir_all(&snaps).expect("mkdir");
+    let (good, bad) = (dir.join("good.json"), dir.join("bad.json"));
+    let passed = conformance(&["--embedded", "--json", good.to_str().unwrap()], &[]);
+    assert_eq!(passed.status.code(), Some(0), "{}", stdout(&passed));
+    let failed = conformance(
+        &[
+            "--embedded",
+            "--snapshots",
+            snaps.to_str().unwrap(),
+            "--json",
+            bad.to_str().unwrap(),
+        ],
+        &[("CI", "true")],
+    );
+    assert_eq!(failed.status.code(), Some(1), "{}", stdout(&failed));
+    let diff = conformance(
+        &[
+            "diff",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            "--markdown",
+        ],
+        &[],
+    );
+    let markdown = stdout(&diff);
+    assert!(markdown.contains("snaps/"), "{markdown}");
+    let absolute = dir.display().to_string();
+    assert!(!markdown.contains(&absolute), "{markdown}");
+    let json = std::fs::read_to_string(&bad).expect("report");
+    assert!(
+        !json.contains(&absolute),
+        "the JSON report holds {absolute}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// One version string everywhere a user copies it from: the READMEs, the
+/// action and its installer, the CI example `init` writes the workflow
+/// from, and the crates the release names by their version (a pinned
+/// third-party action's `# vX.Y.Z` comment is its own version, not ours).
+#[test]
+fn one_version_everywhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let tag = format!("v{}", env!("CARGO_PKG_VERSION"));
+    assert_eq!(conformance::init::VERSION_TAG, tag);
+    let version = stdout(&conformance(&["--version"], &[]));
+    assert_eq!(
+        version.trim(),
+        format!("conformance {}", env!("CARGO_PKG_VERSION"))
+    );
+    for file in [
+        "README.md",
+        "conformance/README.md",
+        "action.yml",
+        ".github/action/install.sh",
+        "docs/ci-example.yml",
+    ] {
+        let text = std::fs::read_to_string(root.join(file)).expect(file);
+        for line in text.lines() {
+            let ours = line.split(" # v").next().unwrap_or(line);
+            let mut rest = ours;
+            while let Some(at) = rest.find('v') {
+                let after = &rest[at + 1..];
+                let candidate: String = after
+                    .chars()
+                    .take_while(|c| c.is_ascii_digit() || *c == '.')
+                    .collect();
+                let semver = candidate.split('.').filter(|p| !p.is_empty()).count() == 3
+                    && rest[..at]
+                        .chars()
+                        .last()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric());
+                if semver {
+                    assert_eq!(
+                        format!("v{}", candidate.trim_end_matches('.')),
+                        tag,
+                        "{file}: {line}"
+                    );
+                }
+                rest = after;
+            }
+        }
+    }
+    for krate in ["conformance-report", "reference-server"] {
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).expect(krate);
+        assert!(
+            manifest.contains(&format!("\nversion = \"{}\"\n", env!("CARGO_PKG_VERSION"))),
+            "{krate}'s version is not conformance's (the release checks both against the tag)"
+        );
+    }
+}
+
+/// `--profile` is global: before or after the subcommand.
+#[test]
+fn profile_is_a_global_flag() {
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/reference.yaml");
+    let profile = profile.to_str().unwrap();
+    let before = conformance(&["--profile", profile, "check-profile"], &[]);
+    let after = conformance(&["check-profile", "--profile", profile], &[]);
+    assert_eq!(before.status.code(), Some(0), "{}", stdout(&before));
+    assert_eq!(stdout(&before), stdout(&after));
+    // init and choices take the connection flags runs take.
+    let o = conformance(
+        &[
+            "--profile",
+            profile,
+            "choices",
+            "--ca-cert",
+            "/nonexistent/ca.pem",
+        ],
+        &[],
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("/nonexistent/ca.pem"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    for sub in ["init", "choices"] {
+        let help = stdout(&conformance(&[sub, "--help"], &[]));
+        for flag in ["--ca-cert", "--client-cert", "--client-key", "--header"] {
+            assert!(help.contains(flag), "{sub} --help lacks {flag}");
+        }
+    }
 }

@@ -9,9 +9,12 @@
 //! snapshots with `--accept`, then runs again with `CI=true` against them.
 //! A correct server passes both (exit 0).
 //!
-//! A test is skipped, saying so, only when `python3` or `node` is not on the
-//! PATH, or FastAPI and uvicorn, or Flask, cannot be imported (`.ci/setup`
-//! installs them); under `CI=true` a Flask test fails instead. Every child is killed when its guard drops, and every wait has a
+//! FastAPI, uvicorn and Flask come from the system's Python, else from the
+//! tests' own virtual environment under `target/`, made on first use from
+//! PyPI (`pytools`, pinned): where neither works, the test fails naming the
+//! command that installs them, in CI or not. A test is skipped, saying so,
+//! only when `python3` or `node` is not on the PATH (under `CI=true` a
+//! server `required_in_ci` fails instead). Every child is killed when its guard drops, and every wait has a
 //! time limit, so a failure never leaves a process behind or hangs.
 
 use std::fs::{self, File};
@@ -165,26 +168,18 @@ fn on_path(program: &str) -> Result<(), String> {
     }
 }
 
-/// Why `server` cannot run here, if it cannot: its program is not on the
-/// PATH, or a module it imports is not installed.
-fn available(server: &Server) -> Result<(), String> {
+/// The program that runs `server` here: its interpreter, or for a Python
+/// server with imports, a Python that has them ([`super::pytools`]); why
+/// not, if it cannot.
+fn available(server: &Server) -> Result<PathBuf, String> {
     on_path(server.program)?;
     if server.imports.is_empty() {
-        return Ok(());
+        return Ok(PathBuf::from(server.program));
     }
-    let imported = Command::new(server.program)
-        .args(["-c", &format!("import {}", server.imports.join(", "))])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
-    match imported {
-        Ok(s) if s.success() => Ok(()),
-        _ => Err(format!(
-            "{} cannot be imported (`python3 -m pip install {}`)",
-            server.imports.join(" and "),
-            server.imports.join(" ")
-        )),
+    // Never skipped: installed on first use, or a failure naming the fix.
+    match super::pytools::python_with(server.imports) {
+        Ok(python) => Ok(python),
+        Err(why) => panic!("{} cannot run: {why}", server.script),
     }
 }
 
@@ -193,11 +188,13 @@ fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| !v.is_empty() && v != "false" && v != "0")
 }
 
-/// `true` when the case `label` of `server` cannot run here: skipped, saying
-/// so; under `CI=true` a server `required_in_ci` fails the test instead.
-fn unavailable(server: &Server, label: &str) -> bool {
-    let Err(why) = available(server) else {
-        return false;
+/// The program that runs the case `label` of `server`; `None` when it
+/// cannot run here: skipped, saying so; under `CI=true` a server
+/// `required_in_ci` fails the test instead.
+fn program_for(server: &Server, label: &str) -> Option<PathBuf> {
+    let why = match available(server) {
+        Ok(program) => return Some(program),
+        Err(why) => why,
     };
     if server.required_in_ci && in_ci() {
         panic!(
@@ -209,13 +206,13 @@ fn unavailable(server: &Server, label: &str) -> bool {
         "SKIPPED {} ({label}): {why}; install it to run this target",
         server.script
     );
-    true
+    None
 }
 
 /// Starts `server` with `variants` on an ephemeral port; its guard and its
 /// base URL (read from the first line it prints).
-fn start(server: &Server, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
-    let mut cmd = Command::new(server.program);
+fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
+    let mut cmd = Command::new(program);
     cmd.arg(independent_dir().join(server.script))
         .args(["--port", "0"])
         .env_remove("INDEP_VARIANTS")
@@ -520,13 +517,13 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
         Edit::NoChoices => label.push_str(", no choices declared"),
         Edit::Observed => label.push_str(", choices as `conformance choices` observed them"),
     }
-    if unavailable(server, &label) {
+    let Some(program) = program_for(server, &label) else {
         return;
-    }
+    };
     let dir = TempDir::new(&format!("{}-{label}", server.program));
     let snapshots = dir.0.join("snapshots");
     let profile = profile_for(profile, edit, &dir.0);
-    let (_server, url) = start(server, variants, &dir.0);
+    let (_server, url) = start(server, &program, variants, &dir.0);
     if let Edit::Observed = edit {
         paste_observed_choices(server, &profile, &url, &dir.0);
     }
@@ -558,12 +555,12 @@ fn record_then_ci_with(server: &Server, profile: &str, variants: &[&str], edit: 
 /// run fails (exit 1) with `check` among its failed MUST checks: the gate
 /// still has teeth on a server that made choices other than ours.
 fn fault_caught(server: &Server, fault: &str, check: &str) {
-    if unavailable(server, fault) {
+    let Some(program) = program_for(server, fault) else {
         return;
-    }
+    };
     let dir = TempDir::new(&format!("{}-{fault}", server.program));
     let profile = independent_dir().join(server.profile);
-    let (_server, url) = start(server, &[fault], &dir.0);
+    let (_server, url) = start(server, &program, &[fault], &dir.0);
     let run = conformance(
         server,
         &profile,
@@ -834,13 +831,13 @@ const RUNS_EACH: usize = 3;
 #[test]
 fn flask_server_deterministic_at_any_concurrency() {
     let label = "determinism at concurrency 1, 16, 64";
-    if unavailable(&FLASK, label) {
+    let Some(program) = program_for(&FLASK, label) else {
         return;
-    }
+    };
     let dir = TempDir::new("flask-determinism");
     let snapshots = dir.0.join("snapshots");
     let profile = independent_dir().join(FLASK.profile);
-    let (mut server, url) = start(&FLASK, &[], &dir.0);
+    let (mut server, url) = start(&FLASK, &program, &[], &dir.0);
     let accept = conformance(&FLASK, &profile, &url, &snapshots, false, &dir.0);
     assert!(
         accept.passed(),

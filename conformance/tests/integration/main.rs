@@ -13,6 +13,7 @@ mod init;
 mod large_answers;
 mod misbehaving;
 mod profile_errors;
+mod pytools;
 mod real_targets;
 mod self_test;
 mod source;

@@ -565,3 +565,59 @@ fn an_unquoted_variable_in_a_flow_map_is_refused_with_what_to_write() {
     // Quoted, as the message says (GOOD is that line quoted), it is read.
     assert!(parse(GOOD).is_ok());
 }
+
+/// Every variable the profile reads that is not set, in one message: one
+/// run says all there is to set (a `${VAR}` in a comment is not read).
+#[test]
+fn every_missing_variable_is_named_at_once() {
+    let text = GOOD
+        .replace("${CSECRET}", "${MISSING_A}")
+        .replace("${TOKEN}", "${MISSING_B}")
+        .replace("${PW}", "${MISSING_C}")
+        + "# ${MISSING_IN_A_COMMENT}\n";
+    let (_, _, message) = refused(&text);
+    for var in ["MISSING_A", "MISSING_B", "MISSING_C"] {
+        assert!(message.contains(&format!("`{var}`")), "{var}: {message}");
+    }
+    assert!(!message.contains("MISSING_IN_A_COMMENT"), "{message}");
+}
+
+/// A number from `${VAR}` is text, which a declared integer refuses: the
+/// message says to write `${VAR:json}`.
+#[test]
+fn a_number_from_the_environment_points_to_json() {
+    let text = GOOD.replace(
+        "    authorize:\n",
+        "    fields: {email: {type: string, required: true}, password: {type: integer, required: true}}\n    authorize:\n",
+    );
+    let (_, _, message) = refused(&text);
+    assert!(message.contains("${VAR:json}"), "{message}");
+    assert!(!message.contains("env-passw0rd-value"), "{message}");
+}
+
+/// `fields: {}` declares a component with no auth field: every field of a
+/// body is then unknown.
+#[test]
+fn fields_may_declare_no_field() {
+    let text = GOOD.replace("    authorize:\n", "    fields: {}\n    authorize:\n");
+    let (_, _, message) = refused(&text);
+    assert!(message.contains("is not a declared field"), "{message}");
+    let none = "\
+base_url: http://127.0.0.1:8080
+client_id: c
+client_secret: ${CSECRET}
+components:
+  - name: Catalog
+    tag: catalog
+    uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11
+    fields: {}
+";
+    let profile = parse(none).expect("fields: {} is a declaration");
+    let fields = profile.components[0].fields.as_ref().expect("declared");
+    assert!(
+        !fields
+            .judge(&serde_json::json!({"x": 1}))
+            .unknown
+            .is_empty()
+    );
+}

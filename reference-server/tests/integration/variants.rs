@@ -604,3 +604,44 @@ fn the_readme_lists_every_variant() {
         assert!(readme.contains(&listed), "{variant} not in --list-variants");
     }
 }
+
+/// The README's counts of conflicting pairs and of maximal compatible sets
+/// are the variants' own.
+#[test]
+fn the_readme_counts_the_conflicts() {
+    let readme = include_str!("../../README.md");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let all = Variant::ALL;
+    let mut pairs = Vec::new();
+    for (i, a) in all.iter().enumerate() {
+        for b in &all[i + 1..] {
+            if a.conflicts_with(*b) {
+                pairs.push((*a, *b));
+            }
+        }
+    }
+    // Disjoint pairs: a maximal compatible set takes one of each pair and
+    // every other variant.
+    let mut seen: Vec<Variant> = pairs.iter().flat_map(|(a, b)| [*a, *b]).collect();
+    seen.sort_by_key(|v| v.name());
+    seen.dedup();
+    assert_eq!(
+        seen.len(),
+        2 * pairs.len(),
+        "the conflicting pairs share a variant"
+    );
+    let sets = 1usize << pairs.len();
+    let size = all.len() - pairs.len();
+    for phrase in [
+        format!("{} pairs conflict", pairs.len()),
+        format!("{sets} maximal compatible sets of {size} variants each"),
+    ] {
+        assert!(flat.contains(&phrase), "the README does not say {phrase:?}");
+    }
+    for (a, b) in pairs {
+        assert!(
+            readme.contains(&format!("`{a}`/`{b}`")),
+            "the README does not name the pair {a}/{b}"
+        );
+    }
+}
