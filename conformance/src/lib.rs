@@ -59,6 +59,7 @@ pub use conformance_wire::{
 };
 
 pub mod init;
+pub mod traffic;
 
 /// Runs the selected checks against the target the profile names, and
 /// assembles their report: the suite judges ([`runner::run`]), the report

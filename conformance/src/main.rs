@@ -108,6 +108,44 @@ enum Command {
         #[arg(long)]
         markdown: bool,
     },
+    /// Listen, forward every exchange to the profile's server unchanged,
+    /// and judge both sides of each by the description's rules one exchange
+    /// can settle (a client's credentials, X-Project-Env, JSON, fields,
+    /// modelUuid; a server's envelopes, X-Project-Uuid, 417s). Prints the
+    /// report on exit (Ctrl-C, --exchanges, --for); exit 1 with --gate when
+    /// a MUST rule was broken.
+    Proxy {
+        /// Where to listen (default: a free port on 127.0.0.1, printed).
+        #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+        listen: std::net::SocketAddr,
+        /// Stop after this many exchanges.
+        #[arg(long, value_name = "N")]
+        exchanges: Option<u64>,
+        /// Stop after this long, e.g. `10m`.
+        #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
+        duration: Option<Duration>,
+        /// Write the report as JSON here, on exit and every --every.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// How often the JSON report is written while running (default 10s).
+        #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+        every: Option<Duration>,
+        /// Exit 1 when a MUST rule was broken (a CI job driving a client
+        /// through the proxy).
+        #[arg(long)]
+        gate: bool,
+    },
+    /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
+    /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
+    /// uses. Exit 1 when a MUST rule was broken, 2 for a file that cannot
+    /// be read.
+    Audit {
+        /// The HAR file.
+        har: PathBuf,
+        /// Write the report as JSON here.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -337,6 +375,42 @@ fn main() -> ExitCode {
             return runtime.block_on(print_choices(profile, connect, timeout, deadline));
         }
         Some(Command::Diff { old, new, markdown }) => return diff(&old, &new, markdown),
+        Some(Command::Proxy {
+            listen,
+            exchanges,
+            duration,
+            json,
+            every,
+            gate,
+        }) => {
+            let Some(path) = cli.run.profile else {
+                return fail("proxy needs the server's profile: --profile FILE");
+            };
+            let profile = match Profile::from_path(&path) {
+                Ok(p) => p,
+                Err(e) => return fail(&e.to_string()),
+            };
+            let options = conformance::traffic::ProxyOptions {
+                listen,
+                max_exchanges: exchanges,
+                duration,
+                ..Default::default()
+            };
+            return proxy(profile, options, json, every, gate);
+        }
+        Some(Command::Audit { har, json }) => {
+            let Some(path) = cli.run.profile else {
+                return fail("audit needs the server's profile: --profile FILE");
+            };
+            let profile = match Profile::from_path(&path) {
+                Ok(p) => p,
+                Err(e) => return fail(&e.to_string()),
+            };
+            return match conformance::traffic::audit(&har, &profile) {
+                Ok(tally) => traffic_report(&tally, json.as_deref(), true),
+                Err(e) => fail(&e),
+            };
+        }
         Some(Command::Coverage { markdown }) => {
             let coverage = conformance::coverage::Coverage::of_description();
             print!(
@@ -651,6 +725,79 @@ async fn print_choices(
         }
         (Err(e), _) | (_, Err(e)) => fail(&e.to_string()),
     }
+}
+
+/// `proxy`: runs until its count, its time or Ctrl-C, writing the JSON
+/// report as it goes.
+fn proxy(
+    profile: Profile,
+    options: conformance::traffic::ProxyOptions,
+    json: Option<PathBuf>,
+    every: Option<Duration>,
+    gate: bool,
+) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    runtime.block_on(async move {
+        let upstream = profile.to_string();
+        let mut running = match conformance::traffic::start_proxy(profile, options).await {
+            Ok(p) => p,
+            Err(e) => return fail(&e),
+        };
+        // The first stdout line is a contract, as the reference server's.
+        println!(
+            "listening on {} (forwarding to {upstream})",
+            running.base_url()
+        );
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(10)));
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = running.finished() => break,
+                _ = tokio::signal::ctrl_c() => break,
+                _ = tick.tick() => {
+                    if let Some(path) = &json {
+                        let report = running.tally().report(None);
+                        if let Err(e) = write_json(path, &report) {
+                            return fail(&e);
+                        }
+                    }
+                }
+            }
+        }
+        running.stop();
+        traffic_report(&running.tally(), json.as_deref(), gate)
+    })
+}
+
+/// Prints a traffic report, writes its JSON; 1 on a MUST violation where it
+/// gates.
+fn traffic_report(tally: &traffic_rules::Tally, json: Option<&Path>, gate: bool) -> ExitCode {
+    let report = tally.report(None);
+    print!("{}", report.text());
+    if let Some(path) = json {
+        if let Err(e) = write_json(path, &report) {
+            return fail(&e);
+        }
+    }
+    if gate && report.must_violations > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
+    let text =
+        serde_json::to_string_pretty(value).map_err(|e| format!("cannot write the report: {e}"))?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| format!("{}: cannot write the report: {e}", path.display()))
 }
 
 /// The profile's `rate:` for a server seen to limit its clients, with why.

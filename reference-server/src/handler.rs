@@ -67,6 +67,8 @@ pub(crate) struct App {
     request_ids: AtomicU64,
     /// Each client's token bucket (variant `rate-limit`).
     buckets: std::sync::Mutex<std::collections::HashMap<Vec<u8>, Bucket>>,
+    /// What the server's clients broke, rule by rule ([`crate::judged`]).
+    pub clients: std::sync::Mutex<traffic_rules::Tally>,
 }
 
 /// What a client has left of its rate: tokens, as of `at`.
@@ -96,7 +98,17 @@ impl App {
             limits,
             request_ids: AtomicU64::new(0),
             buckets: Default::default(),
+            clients: Default::default(),
         }
+    }
+
+    /// Holds a request (head and body) to the client's rules.
+    fn judge_client(&self, parts: &hyper::http::request::Parts, body: &[u8]) {
+        let knows = crate::judged::FixtureKnows {
+            fixture: &self.fixture,
+            behaviour: &self.behaviour,
+        };
+        crate::judged::judge(&self.clients, &knows, parts, body);
     }
 
     /// Takes one token of `client`'s bucket; `Err` with the seconds until
@@ -372,12 +384,21 @@ async fn process(
 ) -> Result<Success, Failure> {
     let b = &app.behaviour;
     framing::check(req.version(), req.headers())?;
-    let (operation, raw_ref) = routes::route(req.method(), req.uri().path(), &b.route)?;
+    let (operation, raw_ref) = match routes::route(req.method(), req.uri().path(), &b.route) {
+        Ok(route) => route,
+        Err(failure) => {
+            // A request outside the interface: judged by its head alone.
+            let (parts, _) = req.into_parts();
+            app.judge_client(&parts, &[]);
+            return Err(failure);
+        }
+    };
     let raw_ref = raw_ref.to_owned();
     let (parts, body) = req.into_parts();
     // Held until the request is answered: its body's bytes stay counted.
     let (body, _reserved) = read_body(&parts.headers, body, &app.limits, b.body.limit).await?;
     *body_read = true;
+    app.judge_client(&parts, &body);
     let headers = &parts.headers;
 
     let client_id = header(headers, "x-client-id")

@@ -38,6 +38,7 @@ pub mod fixture;
 mod framing;
 mod handler;
 mod json;
+mod judged;
 mod routes;
 mod server;
 mod settings;

@@ -151,12 +151,19 @@ impl Server {
         let max_connections = options.max_connections.min(Semaphore::MAX_PERMITS);
         let connections = Arc::new(Semaphore::new(max_connections));
         let (stop, stopped) = oneshot::channel();
-        let task = tokio::spawn(accept_loop(listener, app, acceptor, connections, stopped));
+        let task = tokio::spawn(accept_loop(
+            listener,
+            app.clone(),
+            acceptor,
+            connections,
+            stopped,
+        ));
         Ok(RunningServer {
             addr,
             scheme,
             stop: Some(stop),
             task: Some(task),
+            app,
         })
     }
 }
@@ -187,6 +194,7 @@ pub struct RunningServer {
     scheme: &'static str,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<()>>,
+    app: Arc<App>,
 }
 
 impl RunningServer {
@@ -198,6 +206,21 @@ impl RunningServer {
     /// `http://HOST:PORT` (`https://` with TLS), without the `/v2/api` prefix.
     pub fn base_url(&self) -> String {
         format!("{}://{}", self.scheme, self.addr)
+    }
+
+    /// What the server's clients broke so far, rule by rule: every request
+    /// it was sent, held to what the interface description requires of a
+    /// client (both credentials, an X-Auth-Token where the component
+    /// requires auth, X-Project-Env `dev` or `live`, one JSON object with
+    /// the component's fields, `modelUuid` on Authorize), each rule with
+    /// its section, quote, count and first examples (nothing secret). A
+    /// client team's test asserts `client_report().must_violations == 0`.
+    pub fn client_report(&self) -> traffic_rules::tally::Report {
+        self.app
+            .clients
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .report(Some(traffic_rules::Side::Client))
     }
 
     /// Stops accepting, lets requests in flight finish (up to 5 s), returns

@@ -21,7 +21,7 @@ pub fn checks() -> Vec<Check> {
         id: "compression/accept-encoding",
         level: Level::Must,
         section: "7",
-        quote: "Responses are JSON. (§1) Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header. (§7)",
+        quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         title: "answers to a client that accepts compression are the same answers, JSON once decoded".into(),
         sends: format!(
             "with `Accept-Encoding: {ACCEPT_ENCODING}`: a valid Auth Claims and the same without X-Client-Secret (each also without Accept-Encoding), a valid Authorize, and an Authorize carrying `invalid_body` where the profile has one"

@@ -17,4 +17,5 @@ mod pytools;
 mod real_targets;
 mod self_test;
 mod source;
+mod traffic;
 mod variants;

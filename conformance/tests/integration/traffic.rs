@@ -1,0 +1,273 @@
+//! Traffic judged on both sides (issue 36): the validating proxy, `audit`
+//! over a HAR file and the reference server as a mock judge clients by one
+//! code path (`traffic-rules`). Each client fault is caught by all three;
+//! our bindings' requests are judged clean; server faults show passively,
+//! through the proxy, while the suite runs through it.
+
+use std::path::PathBuf;
+
+use conformance::profile::Profile;
+use conformance::runner::RunOptions;
+use conformance::traffic::{ProxyOptions, audit, start_proxy};
+use reference_server::{Fault, Server, ServerOptions};
+use traffic_rules::{Side, Tally};
+
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
+const SECRET: &str = "demo-secret-7Qx9";
+const CATALOG_MODEL: &str = "8a9b0c1d-2e3f-4a5b-8c6d-7e8f90a1b2c3";
+
+fn profile(base_url: &str) -> Profile {
+    let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None).expect("profile");
+    p.base_url = base_url.to_owned();
+    p
+}
+
+/// A client fault: the request it sends, and the one rule it breaks.
+struct ClientFault {
+    rule: &'static str,
+    method: &'static str,
+    target: String,
+    headers: Vec<(&'static str, &'static str)>,
+    body: &'static str,
+}
+
+fn client_faults() -> Vec<ClientFault> {
+    let good = || {
+        vec![
+            ("X-Client-Id", "conformance-client"),
+            ("X-Client-Secret", SECRET),
+            ("Content-Type", "application/json"),
+        ]
+    };
+    let authorize = format!("/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}");
+    vec![
+        ClientFault {
+            rule: "client/x-client-secret",
+            method: "GET",
+            target: "/v2/api/component/catalog/auth".into(),
+            headers: vec![("X-Client-Id", "conformance-client")],
+            body: "",
+        },
+        ClientFault {
+            rule: "client/x-project-env",
+            method: "GET",
+            target: "/v2/api/component/catalog/auth".into(),
+            headers: [good(), vec![("X-Project-Env", "prod")]].concat(),
+            body: "",
+        },
+        ClientFault {
+            rule: "client/fields",
+            method: "POST",
+            target: authorize.clone(),
+            headers: good(),
+            body: r#"{"account": "acme", "pin": "1234"}"#,
+        },
+        ClientFault {
+            rule: "client/json-body",
+            method: "POST",
+            target: authorize.clone(),
+            headers: good(),
+            body: r#"{"account": "acme", "pin": 1234}{"account": "acme", "pin": 1234}"#,
+        },
+        ClientFault {
+            rule: "client/model-uuid",
+            method: "POST",
+            target: "/v2/api/component/catalog/auth".into(),
+            headers: good(),
+            body: r#"{"account": "acme", "pin": 1234}"#,
+        },
+        ClientFault {
+            rule: "client/x-auth-token",
+            method: "GET",
+            target: "/v2/api/component/users/auth".into(),
+            headers: good(),
+            body: "",
+        },
+    ]
+}
+
+async fn send(base: &str, f: &ClientFault) {
+    let client = reqwest::Client::new();
+    let mut req = client.request(
+        f.method.parse().expect("a method"),
+        format!("{base}{}", f.target),
+    );
+    for (n, v) in &f.headers {
+        req = req.header(*n, *v);
+    }
+    req.body(f.body).send().await.expect("an answer");
+}
+
+/// The broken rules of one side, by id.
+fn broken(tally: &Tally, side: Side) -> Vec<&'static str> {
+    tally
+        .report(Some(side))
+        .rules
+        .into_iter()
+        .filter(|r| r.violations > 0)
+        .map(|r| r.id)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn each_client_fault_is_caught_by_the_proxy_the_mock_and_audit() {
+    let server = Server::start(ServerOptions::default())
+        .await
+        .expect("server");
+    let mut seen_by_proxy = Vec::new();
+    let mut seen_by_mock = Vec::new();
+    let mut entries = Vec::new();
+    for f in client_faults() {
+        // Through the proxy, to the reference server.
+        let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+            .await
+            .expect("proxy");
+        send(&proxy.base_url(), &f).await;
+        seen_by_proxy.push((f.rule, broken(&proxy.tally(), Side::Client)));
+        proxy.stop();
+        // Straight to a fresh reference server, the mock.
+        let mock = Server::start(ServerOptions::default()).await.expect("mock");
+        send(&mock.base_url(), &f).await;
+        let judged: Vec<&str> = mock
+            .client_report()
+            .rules
+            .into_iter()
+            .filter(|r| r.violations > 0)
+            .map(|r| r.id)
+            .collect();
+        seen_by_mock.push((f.rule, judged));
+        mock.shutdown().await;
+        entries.push(har_entry(&server.base_url(), &f));
+    }
+    for (rule, got) in seen_by_proxy.iter().chain(&seen_by_mock) {
+        assert_eq!(got, &[*rule], "{rule}");
+    }
+    // The same exchanges recorded in a HAR file, judged by `audit`.
+    let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}});
+    let path = scratch("faults.har");
+    std::fs::write(&path, har.to_string()).expect("write");
+    let tally = audit(&path, &profile(&server.base_url())).expect("a HAR");
+    assert_eq!(tally.exchanges(), client_faults().len() as u64);
+    let mut want: Vec<&str> = client_faults().iter().map(|f| f.rule).collect();
+    want.sort();
+    let mut got = broken(&tally, Side::Client);
+    got.sort();
+    assert_eq!(got, want);
+    // Nothing secret in what the reports show.
+    let text = tally.report(None).text() + &serde_json::to_string(&tally.report(None)).unwrap();
+    assert!(!text.contains(SECRET) && !text.contains("1234"), "{text}");
+    server.shutdown().await;
+}
+
+/// A HAR entry of the fault's request (its answer left out: `audit` judges
+/// the client's side of it).
+fn har_entry(base: &str, f: &ClientFault) -> serde_json::Value {
+    let headers: Vec<_> = f
+        .headers
+        .iter()
+        .map(|(n, v)| serde_json::json!({"name": n, "value": v}))
+        .collect();
+    serde_json::json!({
+        "request": {"method": f.method, "url": format!("{base}{}", f.target), "headers": headers,
+                    "postData": {"mimeType": "application/json", "text": f.body}},
+        "response": {"status": 0, "headers": [], "content": {}}
+    })
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("conformance-traffic-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch");
+    dir.join(name)
+}
+
+/// The generated bindings, as a client team calls the mock: no rule broken.
+#[tokio::test(flavor = "multi_thread")]
+async fn our_bindings_break_no_client_rule() {
+    use component_auth_bindings::types::AuthFields;
+    use component_auth_bindings::{Client, Defaults, Secret};
+    let mock = Server::start(ServerOptions::default()).await.expect("mock");
+    let client = Client::new(&format!("{}/v2/api", mock.base_url()))
+        .expect("client")
+        .with_defaults(Defaults {
+            x_client_id: Some("conformance-client".into()),
+            x_client_secret: Some(Secret::new(SECRET)),
+            ..Defaults::default()
+        });
+    let mut fields = AuthFields::new();
+    fields.insert("account".into(), "acme".into());
+    fields.insert("pin".into(), 1234.into());
+    client
+        .authorize()
+        .ref_("catalog")
+        .model_uuid(CATALOG_MODEL)
+        .body(fields.clone())
+        .send()
+        .await
+        .expect("Authorize");
+    client
+        .auth_claims()
+        .ref_("catalog")
+        .body(fields)
+        .send()
+        .await
+        .expect("Auth Claims");
+    let report = mock.client_report();
+    assert_eq!(report.exchanges, 2);
+    assert_eq!(report.must_violations, 0, "{}", report.text());
+    mock.shutdown().await;
+}
+
+/// The suite run through the proxy: the correct server breaks no server
+/// rule; servers with faults one exchange can show break theirs,
+/// passively, in the traffic the suite sends.
+#[tokio::test(flavor = "multi_thread")]
+async fn server_faults_show_through_the_proxy_while_the_suite_runs() {
+    let cases: [(Option<Fault>, &[&str]); 5] = [
+        (None, &[]),
+        (
+            Some(Fault::ErrorContentTypeNotJson),
+            &["server/errors-are-envelopes"],
+        ),
+        (
+            Some(Fault::ValidationAnswered400),
+            &["server/validation-417"],
+        ),
+        (Some(Fault::ErrorCodeAsString), &["server/400-shape"]),
+        (
+            Some(Fault::ClientSecretOptional),
+            &["server/refuses-what-a-client-must-not-send"],
+        ),
+    ];
+    for (fault, want) in cases {
+        let server = Server::start(ServerOptions {
+            fault,
+            ..ServerOptions::default()
+        })
+        .await
+        .expect("server");
+        let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+            .await
+            .expect("proxy");
+        let options = RunOptions {
+            generation: conformance::generate::Generation {
+                cases: 4,
+                ..Default::default()
+            },
+            ..RunOptions::default()
+        };
+        let _ = conformance::run(profile(&proxy.base_url()), &options).await;
+        let got = broken(&proxy.tally(), Side::Server);
+        for rule in want {
+            assert!(got.contains(rule), "{fault:?}: {got:?}");
+        }
+        if fault.is_none() {
+            assert!(
+                got.is_empty(),
+                "the correct server broke {got:?}:\n{}",
+                proxy.tally().report(Some(Side::Server)).text()
+            );
+        }
+        proxy.stop();
+        server.shutdown().await;
+    }
+}

@@ -1,0 +1,74 @@
+//! What the rules need to know of the server: its components (by name, tag
+//! or uuid), which require auth, their declared auth fields, and where
+//! Authorize's `modelUuid` travels. A conformance profile or a reference
+//! server's fixture supplies it.
+
+/// A declared auth field's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    String,
+    Integer,
+    Number,
+    Boolean,
+}
+
+impl Kind {
+    /// Whether `value` is of this type (an integer is a number too).
+    pub fn holds(self, value: &serde_json::Value) -> bool {
+        match self {
+            Kind::String => value.is_string(),
+            Kind::Integer => value.is_i64() || value.is_u64(),
+            Kind::Number => value.is_number(),
+            Kind::Boolean => value.is_boolean(),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::String => "a string",
+            Kind::Integer => "an integer",
+            Kind::Number => "a number",
+            Kind::Boolean => "a boolean",
+        }
+    }
+}
+
+/// One field of a component's auth settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Field {
+    pub name: String,
+    pub kind: Kind,
+    pub required: bool,
+}
+
+/// What the rules know of one component.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Component {
+    pub requires_auth: bool,
+    /// Its auth settings where known; `None`: any body of JSON passes.
+    pub fields: Option<Vec<Field>>,
+}
+
+/// Where Authorize's `modelUuid` travels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Place {
+    Query(String),
+    Header(String),
+    Body(String),
+}
+
+impl Default for Place {
+    /// Ours (spec/README.md choice 1): the query parameter `modelUuid`.
+    fn default() -> Self {
+        Place::Query("modelUuid".to_owned())
+    }
+}
+
+/// What the server is known to hold.
+pub trait Knows {
+    /// The component `reference` (already percent-decoded) names: by uuid,
+    /// name or tag, as the server matches them; `None` when it names none.
+    fn component(&self, reference: &str) -> Option<Component>;
+    /// Where Authorize's `modelUuid` travels.
+    fn model_uuid_at(&self) -> Place;
+}

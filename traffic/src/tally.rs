@@ -1,0 +1,162 @@
+//! Every finding of a stream of exchanges: each rule's count and its first
+//! few examples, so memory stays flat whatever the traffic (each exchange
+//! is judged, then dropped). Rendered as text or JSON, with nothing
+//! secret: a request is shown by its method, path, query names and header
+//! names ([`crate::Request::describe`]).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::observed::{Answer, Request};
+use crate::rules::{Finding, Level, RULES, Rule, Side};
+
+/// Examples kept per rule.
+const EXAMPLES: usize = 3;
+
+/// What a stream of exchanges showed.
+#[derive(Clone, Debug, Default)]
+pub struct Tally {
+    exchanges: u64,
+    by_rule: BTreeMap<&'static str, Seen>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Seen {
+    count: u64,
+    examples: Vec<String>,
+}
+
+/// One rule's line of a report.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct RuleReport {
+    pub id: &'static str,
+    pub side: Side,
+    pub level: Level,
+    pub section: &'static str,
+    pub requirement: &'static str,
+    pub title: &'static str,
+    /// Exchanges that broke it.
+    pub violations: u64,
+    /// The first few, each the request and what was wrong.
+    pub examples: Vec<String>,
+}
+
+/// A report of a stream of exchanges.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct Report {
+    pub exchanges: u64,
+    /// Violations of MUST rules, all rules together.
+    pub must_violations: u64,
+    pub rules: Vec<RuleReport>,
+}
+
+impl Tally {
+    /// Counts one exchange and its findings (either side).
+    pub fn record(&mut self, req: &Request, answer: Option<&Answer>, findings: &[Finding]) {
+        self.exchanges += 1;
+        for f in findings {
+            let seen = self.by_rule.entry(f.rule.id).or_default();
+            seen.count += 1;
+            if seen.examples.len() < EXAMPLES {
+                let status = answer.map_or(String::new(), |a| format!(" → HTTP {}", a.status));
+                seen.examples
+                    .push(format!("{}{status}: {}", req.describe(), f.detail));
+            }
+        }
+    }
+
+    /// Adds another tally's counts (a proxy's connections, say).
+    pub fn merge(&mut self, other: Tally) {
+        self.exchanges += other.exchanges;
+        for (id, seen) in other.by_rule {
+            let mine = self.by_rule.entry(id).or_default();
+            mine.count += seen.count;
+            for e in seen.examples {
+                if mine.examples.len() < EXAMPLES {
+                    mine.examples.push(e);
+                }
+            }
+        }
+    }
+
+    pub fn exchanges(&self) -> u64 {
+        self.exchanges
+    }
+
+    /// Violations of `rule` so far.
+    pub fn violations(&self, rule: &Rule) -> u64 {
+        self.by_rule.get(rule.id).map_or(0, |s| s.count)
+    }
+
+    /// Every rule with its count, in table order; `side` only, where given.
+    pub fn report(&self, side: Option<Side>) -> Report {
+        let rules: Vec<RuleReport> = RULES
+            .iter()
+            .filter(|r| side.is_none_or(|s| r.side == s))
+            .map(|r| {
+                let seen = self.by_rule.get(r.id).cloned().unwrap_or_default();
+                RuleReport {
+                    id: r.id,
+                    side: r.side,
+                    level: r.level,
+                    section: r.section,
+                    requirement: r.quote,
+                    title: r.title,
+                    violations: seen.count,
+                    examples: seen.examples,
+                }
+            })
+            .collect();
+        Report {
+            exchanges: self.exchanges,
+            must_violations: rules
+                .iter()
+                .filter(|r| r.level == Level::Must)
+                .map(|r| r.violations)
+                .sum(),
+            rules,
+        }
+    }
+}
+
+impl Report {
+    /// For people: each broken rule with its section, quote and examples,
+    /// then one line of counts.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for r in self.rules.iter().filter(|r| r.violations > 0) {
+            out.push_str(&format!(
+                "  FAIL  MUST   {}  {} ({} exchange{})\n          Requirement §{} \"{}\"\n",
+                r.id,
+                r.title,
+                r.violations,
+                if r.violations == 1 { "" } else { "s" },
+                r.section,
+                r.requirement
+            ));
+            for e in &r.examples {
+                out.push_str(&format!("          e.g. {e}\n"));
+            }
+        }
+        let broken = self.rules.iter().filter(|r| r.violations > 0).count();
+        out.push_str(&format!(
+            "{} exchange{} judged by {} rules: {} broken, {} MUST violation{}\n",
+            self.exchanges,
+            if self.exchanges == 1 { "" } else { "s" },
+            self.rules.len(),
+            broken,
+            self.must_violations,
+            if self.must_violations == 1 { "" } else { "s" },
+        ));
+        out
+    }
+}
+
+/// `s` cut to `n` characters, marked where cut.
+pub fn cut(s: &str, n: usize) -> String {
+    match s.char_indices().nth(n) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s.to_owned(),
+    }
+}
