@@ -49,12 +49,19 @@ pub struct FieldSetting {
     pub allowed: Option<Vec<Value>>,
 }
 
-/// A field's `pattern`: its text and the compiled expression.
+/// A field's `pattern`: its text and the compiled expression, in the
+/// dialect of the runner's oracle (Rust's regex crate, Unicode-aware:
+/// `\w` matches `ë`), searched for anywhere in the value unless anchored.
 #[derive(Clone)]
 pub struct Pattern {
     pub source: String,
-    pub regex: regex_lite::Regex,
+    pub regex: regex::Regex,
 }
+
+/// Bytes a compiled pattern may take (and its lazy DFA's cache): a short
+/// pattern with a counted repetition of a Unicode class can compile to
+/// megabytes. The runner's cap on a profile's patterns is the same.
+const PATTERN_COMPILED_BYTES: usize = 256 * 1024;
 
 impl fmt::Debug for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -64,7 +71,10 @@ impl fmt::Debug for Pattern {
 
 fn pattern<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D::Error> {
     let source = String::deserialize(d)?;
-    regex_lite::Regex::new(&source)
+    regex::RegexBuilder::new(&source)
+        .size_limit(PATTERN_COMPILED_BYTES)
+        .dfa_size_limit(PATTERN_COMPILED_BYTES)
+        .build()
         .map(|regex| Some(Pattern { source, regex }))
         .map_err(|e| {
             serde::de::Error::custom(format!("`pattern` is not a regular expression: {e}"))
