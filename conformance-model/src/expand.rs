@@ -86,18 +86,60 @@ pub fn lookup(name: &str) -> Option<String> {
 /// blank every path in the report, and pasting a reproduction would
 /// change what the shell runs. Exact names; see [`RESERVED_PREFIXES`].
 pub const RESERVED: &[&str] = &[
-    "PATH", "HOME", "USER", "LOGNAME", "SHELL", "PWD", "OLDPWD", "IFS", "CDPATH", "ENV",
-    "BASH_ENV", "PS1", "PS2", "PS4", "PROMPT_COMMAND", "SHELLOPTS", "BASHOPTS", "TERM", "TMPDIR",
-    "TZ", "LANG", "LANGUAGE", "HOSTNAME", "MAIL", "EDITOR", "CI", "NO_COLOR", "HTTP_PROXY",
-    "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
-    "SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "CURL_HOME",
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "OLDPWD",
+    "IFS",
+    "CDPATH",
+    "ENV",
+    "BASH_ENV",
+    "PS1",
+    "PS2",
+    "PS4",
+    "PROMPT_COMMAND",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "LANG",
+    "LANGUAGE",
+    "HOSTNAME",
+    "MAIL",
+    "EDITOR",
+    "CI",
+    "NO_COLOR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE",
+    "CURL_HOME",
 ];
 
 /// Prefixes of reserved names: the dynamic loader's (`LD_PRELOAD`,
 /// `DYLD_INSERT_LIBRARIES`), the locale's (`LC_ALL`), GitHub Actions' and
 /// its runners' (`GITHUB_ENV`, `GITHUB_PATH`, `RUNNER_TEMP`), bash's
 /// exported functions, and the snapshot library's (`INSTA_UPDATE`).
-pub const RESERVED_PREFIXES: &[&str] = &["LD_", "DYLD_", "LC_", "GITHUB_", "RUNNER_", "BASH_FUNC_", "INSTA_"];
+pub const RESERVED_PREFIXES: &[&str] = &[
+    "LD_",
+    "DYLD_",
+    "LC_",
+    "GITHUB_",
+    "RUNNER_",
+    "BASH_FUNC_",
+    "INSTA_",
+];
 
 /// Whether `name` is a reserved environment variable ([`RESERVED`]).
 pub fn reserved(name: &str) -> bool {

@@ -76,7 +76,7 @@ pub struct Pattern {
 
 impl Pattern {
     pub fn new(source: &str) -> Result<Self, String> {
-        use crate::limits::{PATTERN_BYTES, PATTERN_COMPILED_BYTES, PATTERN_CACHE_BYTES, over};
+        use crate::limits::{PATTERN_BYTES, PATTERN_CACHE_BYTES, PATTERN_COMPILED_BYTES, over};
         use regex_automata::meta::Regex;
         if source.len() > PATTERN_BYTES {
             return Err(over(
@@ -363,13 +363,11 @@ impl Fields {
         for field in self.0.iter() {
             match object.get(&field.name) {
                 None if field.required => {
-                    let elsewhere = object
-                        .keys()
-                        .any(|k| {
-                            k != &field.name
-                                && k.to_lowercase() == field.name.to_lowercase()
-                                && self.get(k).is_none()
-                        });
+                    let elsewhere = object.keys().any(|k| {
+                        k != &field.name
+                            && k.to_lowercase() == field.name.to_lowercase()
+                            && self.get(k).is_none()
+                    });
                     j.breaks.push(match elsewhere {
                         true => format!(
                             "`{}` is required, and present only under another letter case",

@@ -22,24 +22,24 @@ pub const COMPONENTS: usize = 16;
 
 /// Fields a component declares under `fields:`, and keys of one body
 /// (`valid_body`, `invalid_body`).
-pub const FIELDS_PER_COMPONENT: usize = 64;
+pub const FIELDS_PER_COMPONENT: usize = 32;
 
 /// Fields across the profile that get generated changes: each component's
 /// declared fields, or where it declares none, its `valid_body`'s keys.
-pub const FIELDS_PER_PROFILE: usize = 128;
+pub const FIELDS_PER_PROFILE: usize = 64;
 
 /// Values of one `enum`.
 pub const ENUM_VALUES: usize = 256;
 
 /// Of an `enum`'s values, how many a run sends (the first, the last and
 /// others evenly spaced between them, each also in another letter case).
-pub const ENUM_VALUES_SENT: usize = 16;
+pub const ENUM_VALUES_SENT: usize = 8;
 
 /// Bytes of one `pattern` as written.
 pub const PATTERN_BYTES: usize = 1024;
 
 /// `pattern`s across the profile.
-pub const PATTERNS: usize = 64;
+pub const PATTERNS: usize = 32;
 
 /// Bytes one `pattern` may take compiled (the regex engine's size limit
 /// on its automaton): a short pattern with a counted repetition of a
@@ -55,7 +55,7 @@ pub const PATTERN_CACHE_BYTES: usize = 256 << 10;
 
 /// Bytes of one body (`valid_body`, `invalid_body`) as JSON text: every
 /// generated change of it sends the whole body.
-pub const BODY_BYTES: usize = 16 * 1024;
+pub const BODY_BYTES: usize = 4 * 1024;
 
 /// Names in one `secret_fields` list.
 pub const SECRET_FIELDS: usize = 64;
@@ -73,7 +73,10 @@ pub fn over(what: &str, size: usize, cap: usize) -> String {
 /// Every cap, as the README's table lists it: (what, cap).
 pub const ALL: &[(&str, usize)] = &[
     ("components", COMPONENTS),
-    ("fields of one component (`fields:`), keys of one body", FIELDS_PER_COMPONENT),
+    (
+        "fields of one component (`fields:`), keys of one body",
+        FIELDS_PER_COMPONENT,
+    ),
     ("fields across the profile", FIELDS_PER_PROFILE),
     ("values of one `enum`", ENUM_VALUES),
     ("bytes of one `pattern`", PATTERN_BYTES),

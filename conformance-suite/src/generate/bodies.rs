@@ -23,8 +23,8 @@ use std::borrow::Cow;
 use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
 use crate::fields::{Field, FieldType, Fields as Declared};
-use conformance_model::limits::ENUM_VALUES_SENT;
 use crate::target::{Op, Probe, Target};
+use conformance_model::limits::ENUM_VALUES_SENT;
 
 /// A value as JSON text.
 pub type Lit = Cow<'static, str>;
