@@ -629,4 +629,43 @@ remember: {type: boolean}
             assert!(e.as_deref().unwrap_or("").contains(why), "{yaml}: {e:?}");
         }
     }
+
+    /// The dialect servers use: `\w`, `\d`, `\s` and case-insensitive
+    /// matching know every script; a pattern not anchored is found anywhere.
+    #[test]
+    fn patterns_are_unicode_aware_and_searched_anywhere() {
+        let p = |source: &str| Pattern::new(source).expect("a pattern");
+        assert!(p(r"^[\w .'-]+$").matches("Zoë Łódź"));
+        assert!(p(r"^[\w .'-]+$").matches("O'Brien-Müller"));
+        assert!(!p(r"^[\w .'-]+$").matches("ada@example.com"));
+        assert!(p(r"^\d+$").matches("٣٤"), "Arabic-Indic digits are digits");
+        assert!(
+            p(r"^\S+\s\S+$").matches("a\u{a0}b"),
+            "a no-break space is a space"
+        );
+        assert!(p(r"(?i)^łódź$").matches("ŁÓDŹ"));
+        assert!(p(r"\d").matches("abc1def"), "not anchored: anywhere");
+        assert!(!p(r"^\d$").matches("abc1def"));
+        // Look-around and backreferences are not of the dialect: refused
+        // with what is wrong, not misread.
+        for bad in [r"(?=a)b", r"(a)\1"] {
+            let e = Pattern::new(bad).err().unwrap_or_default();
+            assert!(e.contains("regex crate's dialect"), "{bad}: {e}");
+        }
+    }
+
+    /// `pin` and `PIN` declared both are two fields: neither is the other
+    /// "under another letter case".
+    #[test]
+    fn names_that_differ_only_in_letter_case_are_two_fields() {
+        let f: Fields = serde_yaml::from_str(
+            "pin: {type: integer, required: true}\nPIN: {type: string, required: true}",
+        )
+        .expect("fields");
+        assert!(f.judge(&json!({"pin": 1, "PIN": "x"})).keeps());
+        let j = f.judge(&json!({"PIN": "x"}));
+        assert_eq!(j.breaks, ["`pin` is required and missing"], "{j:?}");
+        let j = f.judge(&json!({"Pin": 1, "PIN": "x"}));
+        assert!(j.breaks[0].contains("another letter case"), "{j:?}");
+    }
 }

@@ -570,4 +570,84 @@ mod tests {
             r#"{"PIN":1234,"name":"abc","currency":"EUR"}"#
         );
     }
+
+    /// The keys of a JSON object as written, repeated ones included.
+    struct Keys(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((k, _)) = m.next_entry::<String, serde::de::IgnoredAny>()? {
+                        keys.push(k);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    /// Fields whose names differ only in letter case (`pin`, `PIN`, `Pin`)
+    /// stay apart: no change, nor any pair of changes, sends a body with a
+    /// name twice (the README: repeated names are never sent).
+    #[test]
+    fn no_body_holds_a_name_twice() {
+        let declared: Declared = serde_yaml::from_str(
+            "pin: {type: integer}\nPIN: {type: integer}\nPin: {type: integer}\nconformance_unknown: {type: integer}",
+        )
+        .expect("fields");
+        let body = serde_json::json!({"pin": 1, "PIN": 2});
+        let f = Fields::with_declared(body.as_object().expect("object"), &declared);
+        let mut changes = vec![Change::Add("0")];
+        for i in 0..f.len() {
+            changes.extend([
+                Change::Rename(i),
+                Change::Set(i, "3".into()),
+                Change::Drop(i),
+            ]);
+        }
+        for a in &changes {
+            for b in &changes {
+                for c in &changes {
+                    let text = f.with(&[a.clone(), b.clone(), c.clone()]);
+                    let Keys(keys) = serde_json::from_str(&text).expect("an object");
+                    let mut distinct = keys.clone();
+                    distinct.sort();
+                    distinct.dedup();
+                    assert_eq!(distinct.len(), keys.len(), "{a:?} {b:?} {c:?}: {text}");
+                }
+            }
+        }
+        assert_eq!(f.with(&[Change::Rename(0)]), r#"{"pIn":1,"PIN":2}"#);
+        assert_eq!(f.describe(&Change::Rename(0)), "`pin` sent as `pIn`");
+    }
+
+    /// Of a long `enum`, the first, the last and others evenly spaced are
+    /// sent, at most `ENUM_VALUES_SENT`.
+    #[test]
+    fn a_long_enum_sends_a_spread_of_its_values() {
+        let values: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+        let declared: Declared = serde_yaml::from_str(&format!(
+            "e: {{type: string, enum: [{}]}}",
+            values.join(", ")
+        ))
+        .expect("fields");
+        let sent: Vec<&Value> = sent_enum_values(&declared.0[0]).collect();
+        assert_eq!(sent.len(), ENUM_VALUES_SENT);
+        assert_eq!(sent.first().and_then(|v| v.as_str()), Some("v0"));
+        assert_eq!(sent.last().and_then(|v| v.as_str()), Some("v199"));
+        let short: Declared =
+            serde_yaml::from_str("e: {type: string, enum: [a, b]}").expect("fields");
+        assert_eq!(sent_enum_values(&short.0[0]).count(), 2);
+    }
 }
