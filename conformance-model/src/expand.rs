@@ -148,7 +148,7 @@ pub fn reserved(name: &str) -> bool {
 
 fn reserved_message(name: &str) -> String {
     format!(
-        "`${{{name}}}`: `{name}` is a reserved environment variable (the shell's, the loader's, a proxy's or CI's; see \"Secrets from the environment\" in conformance/README.md) and cannot hold a secret: a reproduction would set it before its command. Put the value in a variable of your own (`${{MY_{name}}}`)"
+        "`${{{name}}}`: `{name}` is a reserved environment variable (the shell's, the loader's, a proxy's or CI's; see \"Reserved variables\" in conformance/README.md) and cannot hold a secret: a reproduction would set it before its command. Put the value in a variable of your own (`${{MY_{name}}}`)"
     )
 }
 
