@@ -97,10 +97,10 @@ pub struct Pattern {
     pub regex: regex::Regex,
 }
 
-/// Bytes a compiled pattern may take (and its lazy DFA's cache): a short
-/// pattern with a counted repetition of a Unicode class can compile to
-/// megabytes. The runner's cap on a profile's patterns is the same.
-const PATTERN_COMPILED_BYTES: usize = 256 * 1024;
+/// Bytes a compiled pattern may take: a short pattern with a counted
+/// repetition of a Unicode class can compile to megabytes. The runner's
+/// cap on one pattern of a profile is the same (8 MiB).
+const PATTERN_COMPILED_BYTES: usize = 8 << 20;
 
 impl fmt::Debug for Pattern {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -112,7 +112,6 @@ fn pattern<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Pattern>, D:
     let source = String::deserialize(d)?;
     regex::RegexBuilder::new(&source)
         .size_limit(PATTERN_COMPILED_BYTES)
-        .dfa_size_limit(PATTERN_COMPILED_BYTES)
         .build()
         .map(|regex| Some(Pattern { source, regex }))
         .map_err(|e| {
