@@ -297,8 +297,9 @@ pub async fn observe(
                 Size::of(&sent)
             }
         };
-        // A small body first: a server that takes no body at all (a
-        // redirect, a 5xx, a refusal of every request) shows no limit.
+        // A small body first, answered in full: a server that takes no
+        // body at all (a redirect, a 5xx, a refusal of every request, an
+        // answer over the cap to each) shows no limit.
         if size(64).await == Size::Taken {
             if let Some((limit, status)) = body_limit(size).await {
                 seen.body_limit = Some(limit);
@@ -317,16 +318,19 @@ enum Size {
     /// Refused other than by validation (a 4xx), or no answer at all (a
     /// server that closes before reading a large body): over the limit.
     Refused(Option<u16>),
-    /// No usable answer: a redirect, a 5xx, an answer over the run's cap
-    /// (one that echoes the body, an endless chunked one). It says nothing
-    /// of a limit.
+    /// An answer over the run's cap: no refusal of the body (a server
+    /// whose 417 echoes it, say), taken where the server gave a usable
+    /// answer to a small body; else (an endless chunked answer to every
+    /// request) it says nothing of a limit.
+    OverCap,
+    /// No usable answer: a redirect, a 5xx. It says nothing of a limit.
     Unknown,
 }
 
 impl Size {
     fn of(sent: &Sent) -> Size {
         match sent.status() {
-            None if sent.answered_over_cap => Size::Unknown,
+            None if sent.answered_over_cap => Size::OverCap,
             None => Size::Refused(None),
             Some(417) => Size::Taken,
             Some(st) if (200..300).contains(&st) => Size::Taken,
@@ -350,7 +354,7 @@ where
     let mut refused = None;
     for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
         match size(len).await {
-            Size::Taken => taken = len,
+            Size::Taken | Size::OverCap => taken = len,
             Size::Refused(status) => {
                 refused = Some((len, status));
                 break;
@@ -364,7 +368,7 @@ where
     while over - taken > 1 {
         let mid = taken + (over - taken) / 2;
         match size(mid).await {
-            Size::Taken => taken = mid,
+            Size::Taken | Size::OverCap => taken = mid,
             Size::Refused(st) => {
                 over = mid;
                 status = status.or(st);
