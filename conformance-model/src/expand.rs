@@ -79,6 +79,95 @@ pub fn lookup(name: &str) -> Option<String> {
     Some(value)
 }
 
+/// Environment variables that cannot hold a secret of a profile: the
+/// shell's, the loader's, the locale's, the proxies' and TLS's, CI's.
+/// A secret is scrubbed from every output and a reproduction sets its
+/// variable before the command (`PATH=… curl …`), so such a value would
+/// blank every path in the report, and pasting a reproduction would
+/// change what the shell runs. Exact names; see [`RESERVED_PREFIXES`].
+pub const RESERVED: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "PWD",
+    "OLDPWD",
+    "IFS",
+    "CDPATH",
+    "ENV",
+    "BASH_ENV",
+    "PS1",
+    "PS2",
+    "PS4",
+    "PROMPT_COMMAND",
+    "SHELLOPTS",
+    "BASHOPTS",
+    "TERM",
+    "TMPDIR",
+    "TZ",
+    "LANG",
+    "LANGUAGE",
+    "HOSTNAME",
+    "MAIL",
+    "EDITOR",
+    "CI",
+    "NO_COLOR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "ALL_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "all_proxy",
+    "no_proxy",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "CURL_CA_BUNDLE",
+    "CURL_HOME",
+];
+
+/// Prefixes of reserved names: the dynamic loader's (`LD_PRELOAD`,
+/// `DYLD_INSERT_LIBRARIES`), the locale's (`LC_ALL`), GitHub Actions' and
+/// its runners' (`GITHUB_ENV`, `GITHUB_PATH`, `RUNNER_TEMP`), bash's
+/// exported functions, and the snapshot library's (`INSTA_UPDATE`).
+pub const RESERVED_PREFIXES: &[&str] = &[
+    "LD_",
+    "DYLD_",
+    "LC_",
+    "GITHUB_",
+    "RUNNER_",
+    "BASH_FUNC_",
+    "INSTA_",
+];
+
+/// Whether `name` is a reserved environment variable ([`RESERVED`]).
+pub fn reserved(name: &str) -> bool {
+    RESERVED.contains(&name) || RESERVED_PREFIXES.iter().any(|p| name.starts_with(p))
+}
+
+fn reserved_message(name: &str) -> String {
+    format!(
+        "`${{{name}}}`: `{name}` is a reserved environment variable (the shell's, the loader's, a proxy's or CI's; see \"Reserved variables\" in conformance/README.md) and cannot hold a secret: a reproduction would set it before its command. Put the value in a variable of your own (`${{MY_{name}}}`)"
+    )
+}
+
+/// The reserved variable among those read since `first` that became a
+/// secret (a password inside `base_url` read from `${HOME}`), as an error.
+pub fn reserved_secret_since(first: usize) -> Result<(), String> {
+    READ.with(|r| {
+        match r
+            .borrow()
+            .iter()
+            .skip(first)
+            .find(|(name, _, secret)| *secret && reserved(name))
+        {
+            Some((name, _, _)) => Err(reserved_message(name)),
+            None => Ok(()),
+        }
+    })
+}
+
 pub fn refuse<E: serde::de::Error>(message: String) -> E {
     E::custom(message)
 }
@@ -114,6 +203,9 @@ pub fn expand(text: &str) -> Result<String, String> {
                 "holds `${…}` around something that is not a variable name (letters, digits and `_`, not starting with a digit)"
                     .to_owned(),
             );
+        }
+        if SECRET.with(Cell::get) && reserved(name) {
+            return Err(reserved_message(name));
         }
         match lookup(name) {
             Some(value) => out.push_str(&value),

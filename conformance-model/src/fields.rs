@@ -60,20 +60,59 @@ impl FieldType {
 }
 
 /// A `pattern`: its text as written, and the regular expression.
+///
+/// The dialect is Rust's `regex` crate (the syntax of RE2 and Go's
+/// `regexp`: no look-around, no backreferences), Unicode-aware as Python's
+/// `re`, JavaScript's with the `u` flag and most servers' engines are:
+/// `\w`, `\d`, `\s`, `\b` and case-insensitive matching know every
+/// script, so `^[\w .'-]+$` matches `Zoë Łódź`. A pattern is searched
+/// for anywhere in the value, as JSON Schema's `pattern` is: anchor it
+/// (`^…$`) to hold the whole value.
 #[derive(Clone)]
 pub struct Pattern {
     pub source: String,
-    regex: regex_lite::Regex,
+    regex: regex_automata::meta::Regex,
 }
 
 impl Pattern {
     pub fn new(source: &str) -> Result<Self, String> {
-        regex_lite::Regex::new(source)
-            .map(|regex| Pattern {
-                source: source.to_owned(),
-                regex,
-            })
-            .map_err(|e| format!("`pattern` is not a regular expression: {e}"))
+        use crate::limits::{PATTERN_BYTES, PATTERN_CACHE_BYTES, PATTERN_COMPILED_BYTES, over};
+        use regex_automata::meta::Regex;
+        if source.len() > PATTERN_BYTES {
+            return Err(over(
+                "`pattern`'s length in bytes",
+                source.len(),
+                PATTERN_BYTES,
+            ));
+        }
+        let config = Regex::config()
+            .nfa_size_limit(Some(PATTERN_COMPILED_BYTES))
+            .onepass_size_limit(Some(PATTERN_COMPILED_BYTES))
+            .hybrid_cache_capacity(PATTERN_CACHE_BYTES);
+        let regex = Regex::builder()
+            .configure(config)
+            .build(source)
+            .map_err(|e| match (e.size_limit(), e.syntax_error()) {
+                (Some(limit), _) => format!(
+                    "`pattern` compiles to more than {limit} bytes, the cap of one pattern (see \"Caps\" in conformance/README.md); a counted repetition of a Unicode class (`\\w{{1,200}}`) is the usual cause: bound the length with `max_length` instead"
+                ),
+                // regex-syntax's message spans lines (the pattern, a caret,
+                // the reason): its last line says what is wrong.
+                (None, Some(syntax)) => format!(
+                    "`pattern` is not a regular expression of the regex crate's dialect: {}",
+                    syntax.to_string().lines().last().unwrap_or_default().trim_start_matches("error: ")
+                ),
+                (None, None) => format!("`pattern` is not a regular expression: {e}"),
+            })?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            regex,
+        })
+    }
+
+    /// The bytes the compiled pattern takes (its caches apart).
+    pub fn memory_usage(&self) -> usize {
+        self.regex.memory_usage()
     }
 
     pub fn matches(&self, text: &str) -> bool {
@@ -151,6 +190,22 @@ impl RawField {
                 ));
             }
         }
+        for (key, bound) in [("minimum", self.minimum), ("maximum", self.maximum)] {
+            if bound.is_some_and(|b| !b.is_finite()) {
+                return Err(format!(
+                    "`{key}` is not a finite number (`.nan` and `.inf` bound nothing)"
+                ));
+            }
+        }
+        if let Some(values) = &self.allowed {
+            if values.len() > crate::limits::ENUM_VALUES {
+                return Err(crate::limits::over(
+                    "the number of `enum` values",
+                    values.len(),
+                    crate::limits::ENUM_VALUES,
+                ));
+            }
+        }
         if let (Some(min), Some(max)) = (self.min_length, self.max_length) {
             if min > max {
                 return Err(format!(
@@ -166,6 +221,9 @@ impl RawField {
             }
         }
         let pattern = self.pattern.as_deref().map(Pattern::new).transpose()?;
+        if let Some(p) = &pattern {
+            crate::limits::count_pattern(p.memory_usage())?;
+        }
         let field = Field {
             name,
             kind: self.kind,
@@ -213,9 +271,10 @@ impl<'de> Deserialize<'de> for CheckedField {
     }
 }
 
-/// The declared fields of a component, in the order written.
+/// The declared fields of a component, in the order written; shared, not
+/// copied, by every generated case that is judged by them.
 #[derive(Clone, Debug, Default)]
-pub struct Fields(pub Vec<Field>);
+pub struct Fields(pub std::sync::Arc<Vec<Field>>);
 
 impl<'de> Deserialize<'de> for Fields {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -231,6 +290,23 @@ impl<'de> Deserialize<'de> for Fields {
             ) -> Result<Fields, A::Error> {
                 let mut fields: Vec<Field> = Vec::new();
                 while let Some(name) = map.next_key::<String>()? {
+                    if fields.len() == crate::limits::FIELDS_PER_COMPONENT {
+                        // Counted without reading the rest: 3,000 fields
+                        // would each compile their pattern first.
+                        let mut count = fields.len() + 1;
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                        while map
+                            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                            .is_some()
+                        {
+                            count += 1;
+                        }
+                        return Err(serde::de::Error::custom(crate::limits::over(
+                            "the number of declared fields",
+                            count,
+                            crate::limits::FIELDS_PER_COMPONENT,
+                        )));
+                    }
                     let CheckedField(field) = map.next_value()?;
                     if fields.iter().any(|f| f.name == name) {
                         return Err(serde::de::Error::custom(format!(
@@ -241,7 +317,7 @@ impl<'de> Deserialize<'de> for Fields {
                 }
                 // `fields: {}` declares a component whose auth section has
                 // no field: every field of a body is then unknown.
-                Ok(Fields(fields))
+                Ok(Fields(std::sync::Arc::new(fields)))
             }
         }
         d.deserialize_map(Visit)
@@ -283,12 +359,14 @@ impl Fields {
             j.breaks.push("the body is not a JSON object".to_owned());
             return j;
         };
-        for field in &self.0 {
+        for field in self.0.iter() {
             match object.get(&field.name) {
                 None if field.required => {
-                    let elsewhere = object
-                        .keys()
-                        .any(|k| k != &field.name && k.eq_ignore_ascii_case(&field.name));
+                    let elsewhere = object.keys().any(|k| {
+                        k != &field.name
+                            && k.to_lowercase() == field.name.to_lowercase()
+                            && self.get(k).is_none()
+                    });
                     j.breaks.push(match elsewhere {
                         true => format!(
                             "`{}` is required, and present only under another letter case",
@@ -549,5 +627,44 @@ remember: {type: boolean}
                 .map(|e| e.to_string());
             assert!(e.as_deref().unwrap_or("").contains(why), "{yaml}: {e:?}");
         }
+    }
+
+    /// The dialect servers use: `\w`, `\d`, `\s` and case-insensitive
+    /// matching know every script; a pattern not anchored is found anywhere.
+    #[test]
+    fn patterns_are_unicode_aware_and_searched_anywhere() {
+        let p = |source: &str| Pattern::new(source).expect("a pattern");
+        assert!(p(r"^[\w .'-]+$").matches("Zoë Łódź"));
+        assert!(p(r"^[\w .'-]+$").matches("O'Brien-Müller"));
+        assert!(!p(r"^[\w .'-]+$").matches("ada@example.com"));
+        assert!(p(r"^\d+$").matches("٣٤"), "Arabic-Indic digits are digits");
+        assert!(
+            p(r"^\S+\s\S+$").matches("a\u{a0}b"),
+            "a no-break space is a space"
+        );
+        assert!(p(r"(?i)^łódź$").matches("ŁÓDŹ"));
+        assert!(p(r"\d").matches("abc1def"), "not anchored: anywhere");
+        assert!(!p(r"^\d$").matches("abc1def"));
+        // Look-around and backreferences are not of the dialect: refused
+        // with what is wrong, not misread.
+        for bad in [r"(?=a)b", r"(a)\1"] {
+            let e = Pattern::new(bad).err().unwrap_or_default();
+            assert!(e.contains("regex crate's dialect"), "{bad}: {e}");
+        }
+    }
+
+    /// `pin` and `PIN` declared both are two fields: neither is the other
+    /// "under another letter case".
+    #[test]
+    fn names_that_differ_only_in_letter_case_are_two_fields() {
+        let f: Fields = serde_yaml::from_str(
+            "pin: {type: integer, required: true}\nPIN: {type: string, required: true}",
+        )
+        .expect("fields");
+        assert!(f.judge(&json!({"pin": 1, "PIN": "x"})).keeps());
+        let j = f.judge(&json!({"PIN": "x"}));
+        assert_eq!(j.breaks, ["`pin` is required and missing"], "{j:?}");
+        let j = f.judge(&json!({"Pin": 1, "PIN": "x"}));
+        assert!(j.breaks[0].contains("another letter case"), "{j:?}");
     }
 }

@@ -215,15 +215,18 @@ impl Profile {
         // given twice: each at its line, before serde reads anything.
         crate::input::refuse_before_parsing(text, file, &lines, "profile")?;
         let (raw, read) = with_env(text, env, || {
-            serde_path_to_error::deserialize::<_, RawProfile>(serde_yaml::Deserializer::from_str(
-                text,
-            ))
+            crate::limits::counting_patterns(|| {
+                serde_path_to_error::deserialize::<_, RawProfile>(
+                    serde_yaml::Deserializer::from_str(text),
+                )
+            })
         });
         let profile = match raw {
             Ok(raw) => raw.into_profile(read),
             Err(error) => return Err(all_missing(locate(text, file, &lines, &error), text, env)),
         };
         profile.refuse_empty_names(file, &lines)?;
+        profile.refuse_over_caps(file, &lines)?;
         Ok(profile)
     }
 
@@ -254,6 +257,43 @@ impl Profile {
             }),
             None => Ok(()),
         }
+    }
+
+    /// The cap on the fields that get generated changes, across components
+    /// ([`crate::limits`]), refused at the component that crosses it (the
+    /// `pattern`s are counted as they are read: [`crate::limits::count_pattern`]).
+    fn refuse_over_caps(
+        &self,
+        file: &str,
+        lines: &yaml_location::Lines,
+    ) -> Result<(), ProfileError> {
+        use crate::limits::{FIELDS_PER_PROFILE, over};
+        let mut fields = 0;
+        for (i, c) in self.components.iter().enumerate() {
+            let (key, count) = match (&c.fields, &c.authorize) {
+                (Some(declared), _) => (format!("components[{i}].fields"), declared.0.len()),
+                (None, Some(a)) => (
+                    format!("components[{i}].authorize.valid_body"),
+                    a.valid_body.len(),
+                ),
+                (None, None) => continue,
+            };
+            fields += count;
+            if fields > FIELDS_PER_PROFILE {
+                let message = over(
+                    "the number of fields across the profile (declared, or a `valid_body`'s where none are declared)",
+                    fields,
+                    FIELDS_PER_PROFILE,
+                );
+                return Err(ProfileError::Invalid {
+                    file: file.to_owned(),
+                    line: lines.line_of_path(&key).unwrap_or(1),
+                    key,
+                    message,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// Every secret the profile holds, each with the shell variable a
@@ -503,6 +543,7 @@ impl<'de> Deserialize<'de> for BaseUrl {
                         || decoded.contains(value)
                         || value.contains(password))
             });
+            crate::expand::reserved_secret_since(first_read).map_err(refuse)?;
         }
         let problem = if url.path().ends_with("/v2/api") {
             Some("ends with /v2/api; give the scheme and host only, the runner adds /v2/api")
@@ -572,7 +613,25 @@ impl<'de> Deserialize<'de> for Body {
         expand_json(&mut value).map_err(refuse)?;
         // Its values may be credentials: only their kind is named.
         let kind = match value {
-            serde_json::Value::Object(map) => return Ok(Body(map)),
+            serde_json::Value::Object(map) => {
+                use crate::limits::{BODY_BYTES, FIELDS_PER_COMPONENT, over};
+                if map.len() > FIELDS_PER_COMPONENT {
+                    return Err(refuse(over(
+                        "the number of the body's fields",
+                        map.len(),
+                        FIELDS_PER_COMPONENT,
+                    )));
+                }
+                let bytes = serde_json::to_string(&map).map_or(0, |t| t.len());
+                if bytes > BODY_BYTES {
+                    return Err(refuse(over(
+                        "the body's length as JSON, in bytes,",
+                        bytes,
+                        BODY_BYTES,
+                    )));
+                }
+                return Ok(Body(map));
+            }
             serde_json::Value::Null => "null",
             serde_json::Value::Bool(_) => "a boolean",
             serde_json::Value::Number(_) => "a number",
@@ -631,7 +690,7 @@ struct RawProfile {
     #[serde(default)]
     choices: crate::choices::Choices,
     #[serde(default)]
-    snapshot_headers: Vec<HeaderName>,
+    snapshot_headers: Capped<HeaderName, { crate::limits::SNAPSHOT_HEADERS }>,
     #[serde(default)]
     budgets: Budgets,
     #[serde(default)]
@@ -654,6 +713,29 @@ impl<'de> Deserialize<'de> for Rate {
     }
 }
 
+/// A list of at most `CAP` items ([`crate::limits`]).
+struct Capped<T, const CAP: usize>(Vec<T>);
+
+impl<T, const CAP: usize> Default for Capped<T, CAP> {
+    fn default() -> Self {
+        Capped(Vec::new())
+    }
+}
+
+impl<'de, T: Deserialize<'de>, const CAP: usize> Deserialize<'de> for Capped<T, CAP> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let list = Vec::<T>::deserialize(d)?;
+        if list.len() > CAP {
+            return Err(serde::de::Error::custom(crate::limits::over(
+                "the number of names",
+                list.len(),
+                CAP,
+            )));
+        }
+        Ok(Capped(list))
+    }
+}
+
 /// A response header name, as a profile lists it for snapshots.
 struct HeaderName(String);
 
@@ -673,6 +755,13 @@ struct Components(Vec<Component>);
 impl<'de> Deserialize<'de> for Components {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let list = Vec::<RawComponent>::deserialize(d)?;
+        if list.len() > crate::limits::COMPONENTS {
+            return Err(serde::de::Error::custom(crate::limits::over(
+                "the number of components",
+                list.len(),
+                crate::limits::COMPONENTS,
+            )));
+        }
         if list.is_empty() {
             return Err(serde::de::Error::custom("at least one component is needed"));
         }
@@ -693,7 +782,7 @@ struct RawComponentFields {
     #[serde(default)]
     authorize: Option<RawAuthorize>,
     #[serde(default)]
-    secret_fields: Option<Vec<String>>,
+    secret_fields: Option<Capped<String, { crate::limits::SECRET_FIELDS }>>,
     #[serde(default)]
     fields: Option<crate::fields::Fields>,
 }
@@ -752,6 +841,7 @@ impl<'de> Deserialize<'de> for RawComponent {
         }
         let mut secret_fields = raw
             .secret_fields
+            .map(|c| c.0)
             .unwrap_or_else(|| SECRET_FIELD_NAMES.iter().map(|s| (*s).to_owned()).collect());
         if let Some(fields) = &raw.fields {
             for name in fields.secret_names() {
@@ -813,7 +903,7 @@ impl RawProfile {
             project_env: self.project_env.map(|e| e.0),
             components: self.components.0,
             choices: self.choices,
-            snapshot_headers: self.snapshot_headers.into_iter().map(|h| h.0).collect(),
+            snapshot_headers: self.snapshot_headers.0.into_iter().map(|h| h.0).collect(),
             budgets: self.budgets,
             rate: self.rate.map(|r| r.0),
         }

@@ -319,7 +319,7 @@ pub async fn observe(
         // connection, so the request finds no answer: that size is over
         // the limit too (refused, its status unknown).
         let c = c.clone();
-        let refused_at = |len: usize| {
+        let size = |len: usize| {
             let c = c.clone();
             async move {
                 // A body of `len` bytes as sent: where modelUuid travels in
@@ -336,54 +336,89 @@ pub async fn observe(
                     .map_or(0, |sent| sent.saturating_sub(len));
                 let r = body(pad.saturating_sub(extra));
                 let sent = t.send(Probe::new("size", r)).await;
-                match sent.status() {
-                    // An answer too large to keep (one that echoes the
-                    // body) was no refusal of the request.
-                    None if sent.answered_over_cap => None,
-                    // No answer: over the limit, or no server at all;
-                    // only an answered refusal below declares a limit.
-                    None => Some(None),
-                    Some(417) => None,
-                    Some(st) if (400..500).contains(&st) => Some(Some(st)),
-                    Some(_) => None,
-                }
+                Size::of(&sent)
             }
         };
-        let mut taken = 0usize;
-        let mut refused = None;
-        for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
-            match refused_at(len).await {
-                None => taken = len,
-                Some(status) => {
-                    refused = Some((len, status));
-                    break;
-                }
-            }
-        }
-        if let Some((mut over, mut status)) = refused {
-            while over - taken > 1 {
-                let mid = taken + (over - taken) / 2;
-                match refused_at(mid).await {
-                    None => taken = mid,
-                    Some(st) => {
-                        over = mid;
-                        status = status.or(st);
-                    }
-                }
-            }
-            // A limit only from an answered refusal: sizes that found no
-            // answer at all (a server gone, a connection closed) say
-            // nothing of what the server chose.
-            if status.is_some() {
+        // A small body first, answered in full: a server that takes no
+        // body at all (a redirect, a 5xx, a refusal of every request, an
+        // answer over the cap to each) shows no limit.
+        if size(64).await == Size::Taken {
+            if let Some((limit, status)) = body_limit(size).await {
+                seen.body_limit = Some(limit);
                 seen.body_too_large = status;
-                seen.body_limit = Some(taken as u64);
             }
-        } else if taken > 0 {
-            // The largest size tried was taken: no limit this run can find.
-            seen.body_limit = Some(crate::choices::NO_BODY_LIMIT);
         }
     }
     Ok(seen)
+}
+
+/// What one size of body came to, for the body limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Size {
+    /// Read and judged: served (2xx), or failed validation (417).
+    Taken,
+    /// Refused other than by validation (a 4xx), or no answer at all (a
+    /// server that closes before reading a large body): over the limit.
+    Refused(Option<u16>),
+    /// An answer over the run's cap: no refusal of the body (a server
+    /// whose 417 echoes it, say), taken where the server gave a usable
+    /// answer to a small body; else (an endless chunked answer to every
+    /// request) it says nothing of a limit.
+    OverCap,
+    /// No usable answer: a redirect, a 5xx. It says nothing of a limit.
+    Unknown,
+}
+
+impl Size {
+    fn of(sent: &Sent) -> Size {
+        match sent.status() {
+            None if sent.answered_over_cap => Size::OverCap,
+            None => Size::Refused(None),
+            Some(417) => Size::Taken,
+            Some(st) if (200..300).contains(&st) => Size::Taken,
+            Some(st) if (400..500).contains(&st) => Size::Refused(Some(st)),
+            Some(_) => Size::Unknown,
+        }
+    }
+}
+
+/// The body limit `size` finds, with the status of its refusal: growing
+/// sizes until one is refused, then halving to the byte. `None` where a
+/// size had no usable answer, or no refusal was answered (sizes that found
+/// no answer at all say nothing of what the server chose); the largest
+/// size tried taken: no limit ([`crate::choices::NO_BODY_LIMIT`]).
+async fn body_limit<F, Fut>(size: F) -> Option<(u64, Option<u16>)>
+where
+    F: Fn(usize) -> Fut,
+    Fut: std::future::Future<Output = Size>,
+{
+    let mut taken = 0usize;
+    let mut refused = None;
+    for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
+        match size(len).await {
+            Size::Taken | Size::OverCap => taken = len,
+            Size::Refused(status) => {
+                refused = Some((len, status));
+                break;
+            }
+            Size::Unknown => return None,
+        }
+    }
+    let Some((mut over, mut status)) = refused else {
+        return (taken > 0).then_some((crate::choices::NO_BODY_LIMIT, None));
+    };
+    while over - taken > 1 {
+        let mid = taken + (over - taken) / 2;
+        match size(mid).await {
+            Size::Taken | Size::OverCap => taken = mid,
+            Size::Refused(st) => {
+                over = mid;
+                status = status.or(st);
+            }
+            Size::Unknown => return None,
+        }
+    }
+    status.map(|st| (taken as u64, Some(st)))
 }
 
 /// One valid Auth Claims request must get an HTTP answer (any status):

@@ -853,7 +853,7 @@ impl ComponentView<'_> {
         let fields = model
             .fields
             .iter()
-            .filter(|(name, _)| !settings.auth.iter().any(|s| s.secret && s.name == **name))
+            .filter(|(name, _)| !settings.get(name).is_some_and(|s| s.secret))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         types::Model {

@@ -40,8 +40,13 @@ impl TokenStore {
     pub(crate) fn from_fixture(fixture: &Fixture) -> Self {
         let mut inner = Inner::default();
         for (component, c) in fixture.components.iter().enumerate() {
+            // By uuid, not a search of the models per token.
+            let models: std::collections::HashMap<&str, usize> = (c.models.iter().enumerate())
+                .map(|(i, m)| (m.uuid.as_str(), i))
+                .rev()
+                .collect();
             for issued in &c.tokens {
-                if let Some(model) = c.models.iter().position(|m| m.uuid == issued.model) {
+                if let Some(&model) = models.get(issued.model.as_str()) {
                     inner
                         .by_token
                         .insert(issued.token.clone(), Binding { component, model });

@@ -6,6 +6,8 @@
 //! settings do not define, in body order. Messages name fields and limits,
 //! never values: a value may be a secret.
 
+use std::collections::HashMap;
+
 use component_auth_bindings::types::ValidationError;
 use serde_json::{Map, Value};
 
@@ -102,14 +104,23 @@ pub(crate) fn fields_with(
     rules: FieldRules,
 ) -> Vec<ValidationError> {
     let mut out = Vec::new();
+    // Ignoring case, the body's first key of each folded name: one pass
+    // over the body, not one per field.
+    let folded: HashMap<String, &Value> = match (rules.names_ignore_case, body) {
+        (true, Some(body)) => {
+            let mut folded = HashMap::with_capacity(body.len());
+            for (k, v) in body {
+                folded.entry(k.to_ascii_lowercase()).or_insert(v);
+            }
+            folded
+        }
+        _ => HashMap::new(),
+    };
     let find = |name: &str| -> Option<&Value> {
         let body = body?;
         match rules.names_ignore_case {
             false => body.get(name),
-            true => body
-                .iter()
-                .find(|(k, _)| k.eq_ignore_ascii_case(name))
-                .map(|(_, v)| v),
+            true => folded.get(&name.to_ascii_lowercase()).copied(),
         }
     };
     for setting in &settings.auth {
@@ -196,10 +207,10 @@ pub(crate) fn fields_with(
         }
     }
     for name in body.into_iter().flat_map(|b| b.keys()) {
-        let defined = settings.auth.iter().any(|s| match rules.names_ignore_case {
-            false => s.name == *name,
-            true => s.name.eq_ignore_ascii_case(name),
-        });
+        let defined = match rules.names_ignore_case {
+            false => settings.get(name).is_some(),
+            true => settings.defines_ignoring_case(name),
+        };
         if !defined && !rules.unknown_ignored {
             out.push(failure(
                 name,

@@ -24,6 +24,7 @@ use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
 use crate::fields::{Field, FieldType, Fields as Declared};
 use crate::target::{Op, Probe, Target};
+use conformance_model::limits::ENUM_VALUES_SENT;
 
 /// A value as JSON text.
 pub type Lit = Cow<'static, str>;
@@ -107,7 +108,7 @@ impl Fields {
     /// `body`'s fields, then the declared ones it leaves out.
     pub fn with_declared(body: &serde_json::Map<String, Value>, declared: &Declared) -> Self {
         let mut fields = Self::of(body);
-        for f in &declared.0 {
+        for f in declared.0.iter() {
             if !body.contains_key(&f.name) {
                 fields.0.push((f.name.clone(), None));
             }
@@ -150,16 +151,28 @@ impl Fields {
                     }
                 }
                 Change::Rename(i) => {
-                    if let Some(Some(f)) = fields.get_mut(*i) {
-                        f.0 = crate::spelling::flip_case(&f.0);
+                    let taken: Vec<String> = (fields.iter().enumerate())
+                        .filter(|(j, _)| j != i)
+                        .filter_map(|(_, f)| f.as_ref().map(|f| f.0.clone()))
+                        .collect();
+                    if let (Some(Some(f)), Some(other)) = (fields.get(*i), self.renamed(*i, &taken))
+                    {
+                        let value = f.1.clone();
+                        fields[*i] = Some((other, value));
                     }
                 }
                 &Change::Add(lit) => {
-                    added += 1;
-                    let key = if added == 1 {
-                        UNKNOWN.to_owned()
-                    } else {
-                        format!("{UNKNOWN}_{added}")
+                    // A key of its own, also where a field is named so.
+                    let key = loop {
+                        added += 1;
+                        let key = if added == 1 {
+                            UNKNOWN.to_owned()
+                        } else {
+                            format!("{UNKNOWN}_{added}")
+                        };
+                        if !self.0.iter().any(|(k, _)| *k == key) {
+                            break key;
+                        }
                     };
                     fields.push(Some((key, lit.to_owned())));
                 }
@@ -171,6 +184,35 @@ impl Fields {
             .map(|(k, v)| format!("{}:{v}", Value::String(k)))
             .collect();
         format!("{{{}}}", parts.join(","))
+    }
+
+    /// The `i`th field's name in another letter case that names no other
+    /// field, of the body or declared, nor any of `taken` (the names the
+    /// body holds besides): its letter case flipped (`email` → `EMAIL`),
+    /// else one letter's flipped in turn (`pin` and `PIN` both declared:
+    /// `Pin`). A body never holds a name twice (RFC 8259 leaves repeated
+    /// names to the parser, and the README says none is sent). `None`
+    /// where every such spelling is taken.
+    fn renamed(&self, i: usize, taken: &[String]) -> Option<String> {
+        let name = self.name(i)?;
+        let chars: Vec<char> = name.chars().collect();
+        let one_flipped = (0..chars.len()).map(|k| {
+            let mut c = chars.clone();
+            c[k..=k].iter_mut().for_each(|ch| {
+                *ch = crate::spelling::flip_case(&ch.to_string())
+                    .chars()
+                    .next()
+                    .unwrap_or(*ch)
+            });
+            c.into_iter().collect::<String>()
+        });
+        std::iter::once(crate::spelling::flip_case(name))
+            .chain(one_flipped)
+            .find(|other| {
+                other != name
+                    && !self.0.iter().any(|(k, _)| k == other)
+                    && !taken.iter().any(|k| k == other)
+            })
     }
 
     /// A change in words.
@@ -186,11 +228,13 @@ impl Fields {
         match change {
             Change::Set(i, lit) => format!("`{}` set to {}", name(*i), short(lit)),
             Change::Drop(i) => format!("`{}` left out", name(*i)),
-            Change::Rename(i) => format!(
-                "`{}` sent as `{}`",
-                name(*i),
-                crate::spelling::flip_case(name(*i))
-            ),
+            Change::Rename(i) => match self.renamed(*i, &[]) {
+                Some(other) => format!("`{}` sent as `{other}`", name(*i)),
+                None => format!(
+                    "`{}` as it is (every other letter case is another field's name)",
+                    name(*i)
+                ),
+            },
             Change::Add(lit) => format!("an unknown field: {}", short(lit)),
         }
     }
@@ -238,7 +282,7 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
             for candidate in ["", "a", "Z", "0", "-", "a b", "é", "aaaaaaaa"] {
                 out.push(text(candidate));
             }
-            for v in f.allowed.iter().flatten() {
+            for v in sent_enum_values(f) {
                 out.push(v.to_string());
                 if let Some(s) = v.as_str() {
                     out.push(text(&crate::spelling::flip_case(s)));
@@ -268,7 +312,7 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
                     out.push(format!("{}.0", m as i64));
                 }
             }
-            for v in f.allowed.iter().flatten() {
+            for v in sent_enum_values(f) {
                 out.push(v.to_string());
             }
             out.extend(NUMBERS.iter().map(|s| (*s).to_owned()));
@@ -283,6 +327,19 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
         .filter(|l| seen.insert(l.clone()))
         .map(Cow::Owned)
         .collect()
+}
+
+/// The `enum` values a run sends: all of a short list; of a long one
+/// ([`ENUM_VALUES_SENT`] or more), the first, the last and others evenly
+/// spaced, so that an `enum` of 256 values costs 16 requests, not 256.
+fn sent_enum_values(f: &Field) -> impl Iterator<Item = &Value> {
+    let all = f.allowed.as_deref().unwrap_or_default();
+    let n = all.len();
+    let sent = n.min(ENUM_VALUES_SENT);
+    (0..sent).filter_map(move |k| match sent {
+        1 => all.first(),
+        _ => all.get(k * (n - 1) / (sent - 1)),
+    })
 }
 
 fn change_strategy(lits: Vec<Vec<Lit>>) -> BoxedStrategy<Change> {
@@ -512,5 +569,85 @@ mod tests {
             f.with(&[Change::Set(2, r#""EUR""#.into()), Change::Rename(0)]),
             r#"{"PIN":1234,"name":"abc","currency":"EUR"}"#
         );
+    }
+
+    /// The keys of a JSON object as written, repeated ones included.
+    struct Keys(Vec<String>);
+
+    impl<'de> serde::Deserialize<'de> for Keys {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl<'de> serde::de::Visitor<'de> for V {
+                type Value = Keys;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("an object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut m: A,
+                ) -> Result<Keys, A::Error> {
+                    let mut keys = Vec::new();
+                    while let Some((k, _)) = m.next_entry::<String, serde::de::IgnoredAny>()? {
+                        keys.push(k);
+                    }
+                    Ok(Keys(keys))
+                }
+            }
+            d.deserialize_map(V)
+        }
+    }
+
+    /// Fields whose names differ only in letter case (`pin`, `PIN`, `Pin`)
+    /// stay apart: no change, nor any pair of changes, sends a body with a
+    /// name twice (the README: repeated names are never sent).
+    #[test]
+    fn no_body_holds_a_name_twice() {
+        let declared: Declared = serde_yaml::from_str(
+            "pin: {type: integer}\nPIN: {type: integer}\nPin: {type: integer}\nconformance_unknown: {type: integer}",
+        )
+        .expect("fields");
+        let body = serde_json::json!({"pin": 1, "PIN": 2});
+        let f = Fields::with_declared(body.as_object().expect("object"), &declared);
+        let mut changes = vec![Change::Add("0")];
+        for i in 0..f.len() {
+            changes.extend([
+                Change::Rename(i),
+                Change::Set(i, "3".into()),
+                Change::Drop(i),
+            ]);
+        }
+        for a in &changes {
+            for b in &changes {
+                for c in &changes {
+                    let text = f.with(&[a.clone(), b.clone(), c.clone()]);
+                    let Keys(keys) = serde_json::from_str(&text).expect("an object");
+                    let mut distinct = keys.clone();
+                    distinct.sort();
+                    distinct.dedup();
+                    assert_eq!(distinct.len(), keys.len(), "{a:?} {b:?} {c:?}: {text}");
+                }
+            }
+        }
+        assert_eq!(f.with(&[Change::Rename(0)]), r#"{"pIn":1,"PIN":2}"#);
+        assert_eq!(f.describe(&Change::Rename(0)), "`pin` sent as `pIn`");
+    }
+
+    /// Of a long `enum`, the first, the last and others evenly spaced are
+    /// sent, at most `ENUM_VALUES_SENT`.
+    #[test]
+    fn a_long_enum_sends_a_spread_of_its_values() {
+        let values: Vec<String> = (0..200).map(|i| format!("v{i}")).collect();
+        let declared: Declared = serde_yaml::from_str(&format!(
+            "e: {{type: string, enum: [{}]}}",
+            values.join(", ")
+        ))
+        .expect("fields");
+        let sent: Vec<&Value> = sent_enum_values(&declared.0[0]).collect();
+        assert_eq!(sent.len(), ENUM_VALUES_SENT);
+        assert_eq!(sent.first().and_then(|v| v.as_str()), Some("v0"));
+        assert_eq!(sent.last().and_then(|v| v.as_str()), Some("v199"));
+        let short: Declared =
+            serde_yaml::from_str("e: {type: string, enum: [a, b]}").expect("fields");
+        assert_eq!(sent_enum_values(&short.0[0]).count(), 2);
     }
 }

@@ -5,6 +5,7 @@
 //! (one waiting on a slow server while another runs the suite).
 
 mod adopt;
+mod caps;
 mod cli;
 mod coverage;
 mod determinism;

@@ -26,6 +26,10 @@ enum Misbehaviour {
     WrongContentLength,
     NotJson,
     NoAnswer,
+    /// Every request redirected to the same path: a redirect loop.
+    Redirect,
+    /// A 200 whose chunked body never ends.
+    EndlessChunks,
 }
 
 async fn read_request_head(s: &mut TcpStream) {
@@ -89,6 +93,22 @@ async fn serve(mut s: TcpStream, how: Misbehaviour) {
         }
         Misbehaviour::NoAnswer => {
             tokio::time::sleep(Duration::from_secs(60)).await;
+        }
+        Misbehaviour::Redirect => {
+            let _ = s
+                .write_all(b"HTTP/1.1 302 Found\r\nlocation: /v2/api/component/users/auth\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
+                .await;
+        }
+        Misbehaviour::EndlessChunks => {
+            let _ = s
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\nconnection: close\r\n\r\n")
+                .await;
+            let chunk = format!("4000\r\n{}\r\n", " ".repeat(0x4000));
+            loop {
+                if s.write_all(chunk.as_bytes()).await.is_err() {
+                    return;
+                }
+            }
         }
     }
 }
@@ -185,6 +205,9 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
             Misbehaviour::NotJson => "non-JSON",
             Misbehaviour::Garbage => "invalid HTTP",
             Misbehaviour::Reset => unreachable!("a run error, tested below"),
+            Misbehaviour::Redirect | Misbehaviour::EndlessChunks => {
+                unreachable!("choices' probes, tested below")
+            }
             Misbehaviour::WrongContentLength => "end of file before message length reached",
         };
         assert!(
@@ -263,6 +286,24 @@ async fn choices_against_what_is_not_a_server_is_an_error_quickly() {
             "{what}: {:?}",
             began.elapsed()
         );
+    }
+}
+
+/// `conformance choices` against a server that never gives a usable answer
+/// to a body (a redirect loop, a chunked body over the cap that never
+/// ends): no `body_limit` is declared (it was `none`, "no limit", from
+/// every size going unrefused), nor a `body_too_large` status.
+#[tokio::test(flavor = "multi_thread")]
+async fn choices_declares_no_body_limit_without_a_usable_answer() {
+    for how in [Misbehaviour::Redirect, Misbehaviour::EndlessChunks] {
+        let url = start(how).await;
+        match conformance::observe::observe_within(profile(url), &options()).await {
+            Ok(seen) => {
+                assert_eq!(seen.body_limit, None, "{how:?}");
+                assert_eq!(seen.body_too_large, None, "{how:?}");
+            }
+            other => panic!("{how:?}: the server answers; expected what was seen, got {other:?}"),
+        }
     }
 }
 

@@ -621,3 +621,267 @@ components:
             .is_empty()
     );
 }
+
+/// The 1-based line of the first line of `text` holding `needle`.
+fn line_of(text: &str, needle: &str) -> usize {
+    text.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` is in no line"))
+        + 1
+}
+
+/// GOOD's Users with `fields:` declaring email and password and `extra`
+/// more lines of fields.
+fn with_fields(extra: &str) -> String {
+    change(
+        "      invalid_body: { email: 42 }\n",
+        &format!(
+            "      invalid_body: {{ email: 42 }}\n    fields:\n      email: {{type: string}}\n      password: {{type: string}}\n{extra}"
+        ),
+    )
+}
+
+/// A component without `authorize` that declares `fields`.
+fn extra_component(i: usize, fields: &str) -> String {
+    format!(
+        "  - name: Extra{i}\n    tag: extra-{i}\n    uuid: 00000000-0000-4000-8000-{i:012}\n    fields: # of Extra{i}\n{fields}"
+    )
+}
+
+fn string_fields(prefix: &str, n: usize, pattern: &str) -> String {
+    (0..n)
+        .map(|i| match pattern {
+            "" => format!("      {prefix}{i}: {{type: string}}\n"),
+            p => format!("      {prefix}{i}: {{type: string, pattern: \"{p}\"}}\n"),
+        })
+        .collect()
+}
+
+/// Every cap of `conformance_model::limits`, one over: refused with the
+/// file, the line and the key of the value, the cap and the value's size,
+/// by the same load as `check-profile` and every run.
+#[test]
+fn a_profile_over_a_cap_names_file_line_key_cap_and_size() {
+    use conformance_model::limits::*;
+    let unicode = r"^[\\w .'-]{1,64}$";
+    let values: Vec<String> = (0..=ENUM_VALUES).map(|i| format!("v{i}")).collect();
+    let q_line = format!("q{}:", PATTERNS - 30);
+    let components: String = (0..COMPONENTS)
+        .map(|i| extra_component(i, "      a: {type: boolean}\n"))
+        .collect();
+    let cases: Vec<(String, &str, String, Vec<String>)> = vec![
+        (
+            with_fields(&string_fields("f", FIELDS_PER_COMPONENT - 1, "")),
+            "    fields:",
+            "components[0].fields".into(),
+            vec![
+                (FIELDS_PER_COMPONENT + 1).to_string(),
+                format!("cap of {FIELDS_PER_COMPONENT}"),
+            ],
+        ),
+        (
+            with_fields(&format!(
+                "      lang: {{type: string, enum: [{}]}}\n",
+                values.join(", ")
+            )),
+            "lang:",
+            "components[0].fields.lang".into(),
+            vec![
+                format!("is {}", ENUM_VALUES + 1),
+                format!("cap of {ENUM_VALUES}"),
+            ],
+        ),
+        (
+            with_fields(&format!(
+                "      code: {{type: string, pattern: \"^{}$\"}}\n",
+                "a".repeat(PATTERN_BYTES)
+            )),
+            "code:",
+            "components[0].fields.code".into(),
+            vec![
+                format!("is {}", PATTERN_BYTES + 2),
+                format!("cap of {PATTERN_BYTES}"),
+            ],
+        ),
+        (
+            with_fields("      code: {type: string, pattern: \"^\\\\w{1,1000}$\"}\n"),
+            "code:",
+            "components[0].fields.code".into(),
+            vec![format!("more than {PATTERN_COMPILED_BYTES} bytes")],
+        ),
+        (
+            with_fields(&string_fields("p", 30, "^[a-z]+$"))
+                + &extra_component(1, &string_fields("q", PATTERNS - 30 + 1, "^[a-z]+$")),
+            &q_line,
+            format!("components[1].fields.q{}", PATTERNS - 30),
+            vec![format!("is {}", PATTERNS + 1), format!("cap of {PATTERNS}")],
+        ),
+        (
+            with_fields(&string_fields("u", 12, unicode)),
+            "u9:",
+            "components[0].fields.u9".into(),
+            vec![format!("cap of {PATTERNS_COMPILED_BYTES}")],
+        ),
+        (
+            with_fields(&string_fields("f", 20, ""))
+                + &extra_component(1, &string_fields("g", 22, ""))
+                + &extra_component(2, &string_fields("h", 22, "")),
+            "# of Extra2",
+            "components[2].fields".into(),
+            vec![
+                format!("is {}", 22 + 22 + 22),
+                format!("cap of {FIELDS_PER_PROFILE}"),
+            ],
+        ),
+        (
+            change("ada@example.com", &"a".repeat(BODY_BYTES)),
+            "valid_body:",
+            "components[0].authorize.valid_body".into(),
+            vec![format!("cap of {BODY_BYTES}")],
+        ),
+        (
+            change(
+                "password: \"${PW}\" }",
+                &format!(
+                    "password: \"${{PW}}\", {} }}",
+                    (0..FIELDS_PER_COMPONENT - 1)
+                        .map(|i| format!("k{i}: 1"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            "valid_body:",
+            "components[0].authorize.valid_body".into(),
+            vec![
+                format!("is {}", FIELDS_PER_COMPONENT + 1),
+                format!("cap of {FIELDS_PER_COMPONENT}"),
+            ],
+        ),
+        (
+            GOOD.to_owned() + &components,
+            "components:",
+            "components".into(),
+            vec![
+                format!("is {}", COMPONENTS + 1),
+                format!("cap of {COMPONENTS}"),
+            ],
+        ),
+        (
+            change(
+                "    auth_token: ${TOKEN}\n",
+                &format!(
+                    "    auth_token: ${{TOKEN}}\n    secret_fields: [{}]\n",
+                    (0..=SECRET_FIELDS)
+                        .map(|i| format!("s{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            "secret_fields:",
+            "components[0].secret_fields".into(),
+            vec![
+                format!("is {}", SECRET_FIELDS + 1),
+                format!("cap of {SECRET_FIELDS}"),
+            ],
+        ),
+        (
+            GOOD.to_owned()
+                + &format!(
+                    "snapshot_headers: [{}]\n",
+                    (0..=SNAPSHOT_HEADERS)
+                        .map(|i| format!("x-h{i}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            "snapshot_headers:",
+            "snapshot_headers".into(),
+            vec![
+                format!("is {}", SNAPSHOT_HEADERS + 1),
+                format!("cap of {SNAPSHOT_HEADERS}"),
+            ],
+        ),
+    ];
+    for (text, at, want_key, sizes) in cases {
+        let (line, key, shown) = refused(&text);
+        assert_eq!(key, want_key, "{shown}");
+        assert_eq!(line, line_of(&text, at), "{shown}");
+        assert!(
+            shown.starts_with(&format!("p.yaml:{line}: key `{key}`: ")),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("\"Caps\" in conformance/README.md"),
+            "{shown}"
+        );
+        for size in sizes {
+            assert!(shown.contains(&size), "`{size}` not in: {shown}");
+        }
+        holds_no_secret(&shown, &[]);
+    }
+    // At the caps, accepted (the run's memory there: `caps.rs`).
+    assert!(parse(&crate::caps::at_caps("http://127.0.0.1:8080")).is_ok());
+}
+
+/// A bound that is not a number bounds nothing: refused, not ignored.
+#[test]
+fn a_nan_or_infinite_bound_is_refused() {
+    for bound in [
+        "minimum: .nan",
+        "maximum: .inf",
+        "minimum: -.inf",
+        "maximum: .NaN",
+    ] {
+        let text = with_fields(&format!("      n: {{type: number, {bound}}}\n"));
+        let (line, key, shown) = refused(&text);
+        assert_eq!(
+            (line, key.as_str()),
+            (line_of(&text, "      n:"), "components[0].fields.n"),
+            "{shown}"
+        );
+        assert!(shown.contains("not a finite number"), "{shown}");
+    }
+}
+
+/// `${PATH}`, `${LD_PRELOAD}`, `${GITHUB_ENV}` and the other reserved names
+/// cannot hold a secret (a reproduction sets its variables before the
+/// command); where a value is no secret (`name`, a port) they may be read.
+#[test]
+fn a_reserved_variable_cannot_hold_a_secret() {
+    let env = |name: &str| match name {
+        "PATH" | "LD_PRELOAD" | "GITHUB_ENV" | "HOME" | "LC_ALL" => Some("r3served".to_owned()),
+        "PORT" => Some("8080".to_owned()),
+        other => self::env(other),
+    };
+    for (from, to) in [
+        ("client_secret: ${CSECRET}", "client_secret: ${PATH}"),
+        ("auth_token: ${TOKEN}", "auth_token: ${LD_PRELOAD}"),
+        ("password: \"${PW}\"", "password: \"${GITHUB_ENV}\""),
+        ("client_id: conformance-client", "client_id: ${LC_ALL}"),
+        ("http://127.0.0.1:8080", "http://ops:${HOME}@127.0.0.1:8080"),
+    ] {
+        let text = change(from, to);
+        let name = to
+            .split("${")
+            .nth(1)
+            .and_then(|r| r.split('}').next())
+            .unwrap_or_default();
+        match Profile::from_yaml_str(&text, "p.yaml", &env) {
+            Err(e @ ProfileError::Invalid { .. }) => {
+                let shown = e.to_string();
+                assert!(
+                    shown.contains(&format!("`{name}` is a reserved environment variable")),
+                    "{shown}"
+                );
+                assert!(
+                    shown.starts_with(&format!("p.yaml:{}: key", line_of(&text, to))),
+                    "{shown}"
+                );
+                assert!(!shown.contains("r3served"), "{shown}");
+            }
+            other => panic!("{to}: expected a refusal, got {other:?}"),
+        }
+    }
+    let plain = change("http://127.0.0.1:8080", "http://127.0.0.1:${PORT}")
+        .replace("name: Users", "name: ${HOME}");
+    assert!(Profile::from_yaml_str(&plain, "p.yaml", &env).is_ok());
+}
