@@ -1030,9 +1030,10 @@ fn deterministic_at_any_concurrency(server: &Server, runs_each: usize, limited: 
     assert_eq!(runs, CONCURRENCIES.len() * runs_each);
     assert!(
         failures.is_empty(),
-        "{} of {runs} CI runs against one {} process were not the first run's:\n{}",
-        failures.len(),
+        "{runs} CI runs against one {} process did not all give the first run's verdict \
+         ({} problem(s)):\n{}",
         server.script,
+        failures.len(),
         failures.join("\n\n")
     );
 }

@@ -262,11 +262,20 @@ async function build({ rate, variants }) {
       api.addHook('onSend', async (request, reply, payload) => {
         const type = String(reply.getHeader('content-type') || '');
         if (reply.statusCode >= 400 && type.startsWith('application/json')) reply.header('x-project-uuid', PROJECT_UUID);
-        if (variants.has('fault-compressed-no-content-type') && reply.getHeader('content-encoding')) {
-          reply.removeHeader('content-type');
-        }
         return payload;
       });
+
+      if (variants.has('fault-compressed-no-content-type')) {
+        // A route-level onSend hook, added after @fastify/compress's own (which it adds to each
+        // route), that drops the Content-Type of whatever was compressed.
+        api.addHook('onRoute', (routeOptions) => {
+          const strip = async (request, reply, payload) => {
+            if (reply.getHeader('content-encoding')) reply.removeHeader('content-type');
+            return payload;
+          };
+          routeOptions.onSend = [].concat(routeOptions.onSend || [], strip);
+        });
+      }
 
       api.setNotFoundHandler((request, reply) => {
         reply.code(404).send({
