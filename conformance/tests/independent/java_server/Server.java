@@ -856,7 +856,14 @@ public class Server {
                                 r.kind() == Kind.INTEGER ? "must be an integer" : "must be a number"));
                         break;
                     }
-                    BigDecimal d = num.value();
+                    BigDecimal d;
+                    try {
+                        d = num.value();
+                    } catch (NumberFormatException | ArithmeticException e) {
+                        // An exponent past what BigDecimal holds: far outside any bound.
+                        items.add(item(r.name(), "body", "RANGE", "is out of range"));
+                        break;
+                    }
                     if (d.compareTo(r.minimum()) < 0) {
                         items.add(item(r.name(), "body", "MINIMUM", "must be at least " + r.minimum()));
                     }
