@@ -156,7 +156,7 @@ const JAVA: Server = Server {
     required_in_ci: true,
 };
 
-/// Fastify 5 with @fastify/rate-limit (150 a second per address),
+/// Fastify 5 with @fastify/rate-limit (200 a second per address),
 /// @fastify/compress (br, gzip), @fastify/helmet and @fastify/cors: claims
 /// per environment (none meaning `dev`), the replaced claim in the
 /// Authorize answer, Fastify's own answers where Fastify answers.

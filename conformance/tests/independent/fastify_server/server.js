@@ -40,7 +40,7 @@
 //   {component, env, model, previous_model: uuid | null, authorized_at}}. No token is issued.
 // - Each component has two models; claims are kept per (component, environment).
 // - Rate limit: @fastify/rate-limit, a fixed window of one second per client address,
-//   `--rate-limit N` requests (default 150; 0 turns it off); over it: 429 in the 7.1 shape with
+//   `--rate-limit N` requests (default 200; 0 turns it off); over it: 429 in the 7.1 shape with
 //   the plugin's Retry-After (seconds) and X-Project-Uuid.
 // - Compression: @fastify/compress, br, gzip or deflate as Accept-Encoding asks, for answers
 //   over 128 bytes.
@@ -70,7 +70,7 @@ const PROJECT_UUID = 'e4d3c2b1-a098-4f7e-8d6c-5b4a39281706';
 const CLIENT_ID = 'fastify-client';
 const CLIENT_SECRET = 'fy-secret-Lm2v';
 const BODY_LIMIT = 32 * 1024;
-const DEFAULT_RATE = 150;
+const DEFAULT_RATE = 200;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const VARIANTS = {
