@@ -8,10 +8,16 @@
 # Each correct server is started once and never restarted (a staging server
 # keeps what earlier runs left): the reference server as shipped, its
 # `records-claims` variant (Authorize makes its model the one Auth Claims
-# returns), and the independent Flask server, which records claims too.
+# returns), the independent Flask server, which records claims too, and the
+# two production-like independent servers, Java (JDK only) and Fastify, which
+# limit their rate (429 with Retry-After), keep claims per environment, put
+# the claim an Authorize replaced in its answer and compress their answers.
 # For each: `--accept` once, then `CI=true` RUNS times at each concurrency.
 # A run differs when its exit code, its failed checks, or its `--json`
-# report without timings differ from the first CI run's.
+# report without timings differ from the first CI run's; for a server that
+# limits its rate, how many answers were limited or re-sent (the report's
+# `pace`, and any such count in its `summary`) depends on timing as latency
+# does, and is left out too.
 #
 # Usage: benches/flaky.sh      (RUNS=10 CONCURRENCIES="1 16 64"; writes
 #                                benches/results/flaky.md)
@@ -33,10 +39,13 @@ SERVER="$CARGO_TARGET_DIR/release/reference-server"
 export NO_COLOR=1
 unset CI
 
-# verdict JSON: the report without timings, as one line (what must not vary).
+# verdict JSON [limited]: the report without timings, as one line (what must
+# not vary); with `limited`, without the pace and the counts of limited or
+# re-sent answers either.
 verdict() {
     python3 -c '
 import json, sys
+limited = len(sys.argv) > 2
 def strip(v, top):
     if isinstance(v, dict):
         out = {}
@@ -53,15 +62,16 @@ def strip(v, top):
         return [strip(x, False) for x in v]
     return v
 print(json.dumps(strip(json.load(open(sys.argv[1])), True), sort_keys=True))
-' "$1"
+' "$@"
 }
 
-# measure NAME PROFILE: record once, then the CI runs; appends a table row.
+# measure NAME PROFILE [limited]: record once, then the CI runs; appends a
+# table row.
 rows=()
 total_runs=0
 total_differed=0
 measure() {
-    local name="$1" profile="$2" dir="$W/$1"
+    local name="$1" profile="$2" limited="${3:-}" dir="$W/$1"
     mkdir -p "$dir"
     "$CONFORMANCE" --profile "$profile" --snapshots "$dir/snapshots" --accept >"$dir/accept.log" 2>&1 ||
         die "$name: --accept failed (see $dir/accept.log)"
@@ -74,7 +84,8 @@ measure() {
             code=$?
             set -e
             local this
-            this="exit $code $(verdict "$dir/run.json")"
+            # shellcheck disable=SC2086
+            this="exit $code $(verdict "$dir/run.json" $limited)"
             runs=$((runs + 1))
             if [ -z "$first" ]; then
                 first="$this"
@@ -129,10 +140,40 @@ else
     log "Flask is not installed: its row is left out (bash .ci/setup installs it)"
 fi
 
+# independent NAME LABEL VAR COMMAND...: starts an independent server
+# (COMMAND --port 0), sets its profile's URL variable VAR, measures it as
+# limited (both limit their rate).
+independent() {
+    local name="$1" label="$2" var="$3"
+    shift 3
+    "$@" --port 0 >"$W/$name.stdout" 2>"$W/$name.stderr" &
+    local pid=$!
+    PIDS+=("$pid")
+    local line
+    line="$(wait_for_line "$W/$name.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 120 "$pid")"
+    export "$var=http://127.0.0.1:${line##*:}"
+    measure "$label" "conformance/tests/independent/$name.yaml" limited
+    stop "$pid"
+}
+
+if command -v javac >/dev/null 2>&1; then
+    independent java "independent Java server (JDK only; rate limit, claims per environment, gzip)" JAVA_SERVER_URL \
+        java conformance/tests/independent/java_server/Server.java
+else
+    log "javac is missing: the Java server's row is left out (bash .ci/setup installs a JDK)"
+fi
+
+if (cd conformance/tests/independent/fastify_server && npm ls --omit=dev >/dev/null 2>&1); then
+    independent fastify "independent Fastify server (rate-limit, compress, helmet, cors)" FASTIFY_SERVER_URL \
+        node conformance/tests/independent/fastify_server/server.js
+else
+    log "the Fastify server's packages are missing: its row is left out (bash .ci/setup runs npm ci)"
+fi
+
 {
     echo "### Flaky verdicts: CI runs whose verdict differed from the first"
     echo
-    echo "Each server started once and never restarted; \`--accept\` once, then \`CI=true\` $RUNS times at each of \`--concurrency\` ${CONCURRENCIES[*]}. A run differs when its exit code or its \`--json\` report (timings removed) differs from the first CI run's."
+    echo "Each server started once and never restarted; \`--accept\` once, then \`CI=true\` $RUNS times at each of \`--concurrency\` ${CONCURRENCIES[*]}. A run differs when its exit code or its \`--json\` report (timings removed; for the Java and Fastify servers, which limit their rate, the pace and the counts of limited answers too) differs from the first CI run's."
     echo
     echo "| Correct server | CI runs | differed | share | first verdict |"
     echo "| --- | ---: | ---: | ---: | --- |"
