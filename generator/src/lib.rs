@@ -54,6 +54,10 @@ pub struct Options {
     /// defect confined to one node of a real document (a misspelt
     /// keyword, an undeclared scheme) should not cost the whole client.
     pub strict: bool,
+    /// The folder no file a `$ref` names may be outside of (`--root`):
+    /// for a specification laid out over a tree whose references climb
+    /// above the entry file's folder. `None`: the entry file's folder.
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -69,7 +73,7 @@ pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
 /// [`generate_with_warnings`] with [`Options`].
 pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostic> {
     guarded(path, || {
-        let source = load::Source::read(path)?;
+        let source = load::Source::read_under(path, options.root.as_deref())?;
         generate_source_with_options(&source, options)
     })
 }

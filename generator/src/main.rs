@@ -33,6 +33,10 @@ struct Cli {
     /// Refuse the spec at its first warning, as an error (exit code 2).
     #[arg(long)]
     strict: bool,
+    /// Read files that `$ref`s name anywhere under DIR (by default, only
+    /// under the spec's own folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let options = generator::Options {
         client_feature: cli.client_feature.clone(),
         strict: cli.strict,
+        root: cli.root.clone(),
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
