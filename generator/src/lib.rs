@@ -39,6 +39,9 @@ pub struct Generated {
     /// Each names the node (file, line, JSON pointer); print them with
     /// [`Diagnostic::as_warning`].
     pub warnings: Vec<Diagnostic>,
+    /// What was left out or read more loosely than the spec says, counted
+    /// (each also has its warning); printed as one summary line.
+    pub degraded: model::Degraded,
 }
 
 /// Choices about the output that the spec does not make.
@@ -196,7 +199,11 @@ pub fn generate_source_with_options(
         message: format!("{INTERNAL_ERROR}: the generated code does not parse as Rust ({e})"),
         hint: "please report it with the spec that caused it".into(),
     })?;
-    Ok(Generated { code, warnings })
+    Ok(Generated {
+        code,
+        warnings,
+        degraded: api.degraded.clone(),
+    })
 }
 
 /// The comment on top of the output: what it was made from, and the spec's

@@ -55,6 +55,9 @@ fn main() -> ExitCode {
             for warning in &generated.warnings {
                 eprintln!("{}", warning.as_warning());
             }
+            if !generated.degraded.is_empty() {
+                eprintln!("degraded: {}", generated.degraded);
+            }
             generated.code
         }
     };

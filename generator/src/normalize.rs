@@ -591,7 +591,9 @@ impl Walker {
                 ));
             }
         }
-        if let Some(Value::Array(tuple)) = map.remove("items") {
+        if map.get("items").is_some_and(Value::is_array)
+            && let Some(Value::Array(tuple)) = map.remove("items")
+        {
             // Draft 4's tuple: read as 2020-12's `prefixItems` (a list
             // whose items are any of the positions' types).
             map.insert("prefixItems".into(), Value::Array(tuple));

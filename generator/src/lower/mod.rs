@@ -20,7 +20,7 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
+    Api, ArrayStyle, Degraded, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
     ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme,
     Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
 };
@@ -130,6 +130,10 @@ pub fn lower_with_options(doc: &OpenAPI, strict: bool) -> Result<(Api, Vec<Lower
             types: lowerer.types,
             shared_headers,
             security,
+            degraded: Degraded {
+                operations: left_out.len(),
+                ..lowerer.degraded
+            },
         };
         return Ok((api, lowerer.warnings));
     }
@@ -170,6 +174,8 @@ struct Lowerer<'a> {
     left_out: Vec<LeftOut>,
     /// A failed operation refuses the document (`--strict`).
     strict: bool,
+    /// What was degraded, counted.
+    degraded: Degraded,
 }
 
 impl<'a> Lowerer<'a> {
@@ -202,6 +208,7 @@ impl<'a> Lowerer<'a> {
             warnings: Vec::new(),
             left_out: Vec::new(),
             strict: false,
+            degraded: Degraded::default(),
         }
     }
 

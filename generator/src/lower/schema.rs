@@ -120,6 +120,7 @@ impl<'a> Lowerer<'a> {
                 self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
             }
             SchemaKind::Not { .. } => {
+                self.degraded.schemas += 1;
                 // What a value is not says nothing of what it is: any JSON
                 // value holds every value the schema allows.
                 self.warn(
@@ -130,6 +131,7 @@ impl<'a> Lowerer<'a> {
                 TypeRef::Value
             }
             SchemaKind::Any(any) => {
+                self.degraded.schemas += 1;
                 // Beyond the model, but any JSON value holds every value the
                 // schema allows: read it as that, and say so.
                 let what = if any.not.is_some() {
