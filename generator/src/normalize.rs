@@ -40,6 +40,10 @@ pub const SIBLINGS: &str = "x-generator-siblings";
 /// `oneOf`/`anyOf`, which lowering skips (the whole is made `nullable`).
 pub const NULL_MEMBER: &str = "x-generator-null";
 
+/// The extension marking a 3.1 `type: mutualTLS` security scheme, which
+/// `openapiv3` cannot read, written as `{type: http, scheme: mutualTLS}`.
+pub const MUTUAL_TLS: &str = "x-generator-mutual-tls";
+
 /// Which OpenAPI the document says it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
@@ -232,6 +236,20 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
         if version.json_schema() {
             components.remove("pathItems");
             components.remove("mediaTypes");
+            if let Some(schemes) = components
+                .get_mut("securitySchemes")
+                .and_then(Value::as_object_mut)
+            {
+                for scheme in schemes.values_mut() {
+                    if let Some(map) = scheme.as_object_mut()
+                        && map.get("type").is_some_and(|t| t == "mutualTLS")
+                    {
+                        map.insert("type".into(), Value::String("http".into()));
+                        map.insert("scheme".into(), Value::String("mutualTLS".into()));
+                        map.insert(MUTUAL_TLS.into(), Value::Bool(true));
+                    }
+                }
+            }
         }
         for (section, kind) in [
             ("schemas", Kind::Schema),

@@ -824,6 +824,19 @@ impl Bundler {
                 }
             }
         }
+        // A node that is only a reference within this file stands for its
+        // target, once a pointer has run through another on its way.
+        if hops > 0
+            && let Value::Object(map) = node
+            && map.len() == 1
+            && let Some(local) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(fragment)
+        {
+            return self.through(file, local, hops + 1);
+        }
         Ok(target)
     }
 

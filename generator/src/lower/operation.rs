@@ -471,7 +471,7 @@ impl Lowerer<'_> {
             }
             self.warn(
                 &at,
-                format!("the path template writes `{written}`, an RFC 6570 operator OpenAPI does not allow; `{name}` is sent in {what}{} it stands for", if explode { ", exploded," } else { "" }),
+                format!("the path template writes `{written}`, an RFC 6570 operator OpenAPI does not allow; `{name}` is sent in {what}{}, which it stands for", if explode { " (exploded)" } else { "" }),
                 format!("write `{{{name}}}` and say how it is sent with `style` and `explode`"),
             );
         }
