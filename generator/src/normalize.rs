@@ -268,6 +268,39 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
     }
     if let Some(paths) = map.get_mut("paths").and_then(Value::as_object_mut) {
         let at = root.join("paths");
+        // A path must start with `/`; `openapiv3` drops any other key
+        // without a word. Read as the path it would be, with a warning.
+        if paths
+            .keys()
+            .any(|key| !key.starts_with('/') && !key.starts_with("x-"))
+        {
+            let written = std::mem::take(paths);
+            for (key, item) in written {
+                if key.starts_with('/') || key.starts_with("x-") || paths.contains_key(&format!("/{key}")) {
+                    if !key.starts_with('/') && !key.starts_with("x-") {
+                        walker.warnings.borrow_mut().push(LowerError::new(
+                            &at.join(&key),
+                            format!("the path `{key}` does not start with `/`, and `/{key}` is written too; it is left out of the client"),
+                            "start every path with `/`",
+                        ));
+                        continue;
+                    }
+                    paths.insert(key, item);
+                    continue;
+                }
+                let fixed = format!("/{key}");
+                walker.warnings.borrow_mut().push(LowerError::new(
+                    &at.join(&key),
+                    format!("the path `{key}` does not start with `/`; it is read as `{fixed}`"),
+                    "start every path with `/`",
+                ));
+                walker
+                    .moves
+                    .borrow_mut()
+                    .push((at.join(&fixed), at.join(&key)));
+                paths.insert(fixed, item);
+            }
+        }
         for (path, item) in paths.iter_mut() {
             walker.path_item(item, &at.join(path))?;
         }
@@ -458,6 +491,8 @@ impl Walker {
                 *schema = if schema == &Value::Bool(true) {
                     Value::Object(Map::new())
                 } else {
+                    // Its `not` is written nowhere: messages name `false`.
+                    self.moves.borrow_mut().push((at.join("not"), at.clone()));
                     serde_json::json!({ "not": {} })
                 };
                 return Ok(());

@@ -426,6 +426,7 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             for warning in &generated.warnings {
                 located(doc, warning).map_err(|why| fail(format!("a warning {why}: {warning}")))?;
             }
+            accounted(doc, &generated).map_err(fail)?;
             let code = generated.code;
             let file =
                 syn::parse_file(&code).map_err(|e| fail(format!("output does not parse: {e}")))?;
@@ -454,6 +455,58 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             Ok(None)
         }
     }
+}
+
+/// Nothing is dropped in silence: every operation of the document is in
+/// the client or named by a warning that it is left out, and the summary
+/// counts those. (Documents whose path items are `$ref`s, copied in by
+/// the bundler, are counted in the client only.)
+fn accounted(doc: &Value, generated: &generator::Generated) -> Result<(), String> {
+    const METHODS: &[&str] = &[
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let left_out = generated
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("is left out of the client"))
+        .count();
+    if left_out != generated.degraded.operations {
+        return Err(format!(
+            "{left_out} operations warned left out, {} counted",
+            generated.degraded.operations
+        ));
+    }
+    // Squeezed: a long signature is broken over lines (`&self,`).
+    let squeezed: String = generated.code.split_whitespace().collect();
+    let in_client = squeezed.matches("(&self)->builder::").count()
+        + squeezed.matches("(&self,)->builder::").count();
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let items: Vec<&Value> = paths
+        .iter()
+        .filter(|(key, _)| !key.starts_with("x-"))
+        .map(|(_, item)| item)
+        .collect();
+    if items.iter().any(|item| item.get("$ref").is_some()) {
+        return Ok(());
+    }
+    let written: usize = items
+        .iter()
+        .filter_map(|item| item.as_object())
+        .map(|item| {
+            METHODS
+                .iter()
+                .filter(|m| item.get(**m).is_some_and(Value::is_object))
+                .count()
+        })
+        .sum();
+    if written != in_client + left_out {
+        return Err(format!(
+            "{written} operations written, {in_client} in the client and {left_out} warned left out: some dropped in silence"
+        ));
+    }
+    Ok(())
 }
 
 /// A message about a node names one that is in the document as written
