@@ -216,6 +216,18 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
     let Some(map) = doc.as_object_mut() else {
         return Ok(());
     };
+    if !map.contains_key("info") {
+        // Required, and says nothing a client needs: read without it.
+        map.insert(
+            "info".into(),
+            serde_json::json!({ "title": "", "version": "" }),
+        );
+        walker.warnings.borrow_mut().push(LowerError::new(
+            &root,
+            "the document has no `info`, which OpenAPI requires; it is read without a title or version",
+            "add `info: { title: ..., version: ... }`",
+        ));
+    }
     if version.json_schema() {
         map.insert("openapi".into(), Value::String("3.0.3".into()));
         // 3.1 additions with no part in a client.
@@ -510,6 +522,7 @@ impl Walker {
         if self.version == Version::V30 {
             self.bend_30(map, at);
         }
+        self.tuple(map, at);
         if self.version.json_schema() {
             if map.remove("$recursiveAnchor").is_some() {
                 // Draft 2019-09's recursion: `$recursiveRef: "#"` below
@@ -626,9 +639,9 @@ impl Walker {
     /// [a, b]}`: "not both") validates the object without changing its
     /// type: dropped, with a warning for the `not` (a `not` with more in it
     /// is still refused).
-    /// The common bends of 3.0 documents, read as their authors meant them,
-    /// with a warning: a numeric `exclusiveMinimum`/`exclusiveMaximum`
-    /// (3.1's form) and a draft-4 tuple `items: [...]`.
+    /// A common bend of 3.0 documents, read as its authors meant it, with
+    /// a warning: a numeric `exclusiveMinimum`/`exclusiveMaximum` (3.1's
+    /// form).
     fn bend_30(&self, map: &mut Map<String, Value>, at: &Pointer) {
         for (key, bound) in [
             ("exclusiveMinimum", "minimum"),
@@ -644,16 +657,21 @@ impl Walker {
                 ));
             }
         }
+    }
+
+    /// A draft-4 tuple `items: [...]` (in any version: neither OpenAPI 3.0
+    /// nor JSON Schema 2020-12 has it), read as 2020-12's `prefixItems`:
+    /// a list whose items are any of the positions' types, with a warning.
+    fn tuple(&self, map: &mut Map<String, Value>, at: &Pointer) {
         if map.get("items").is_some_and(Value::is_array)
+            && !map.contains_key("prefixItems")
             && let Some(Value::Array(tuple)) = map.remove("items")
         {
-            // Draft 4's tuple: read as 2020-12's `prefixItems` (a list
-            // whose items are any of the positions' types).
             map.insert("prefixItems".into(), Value::Array(tuple));
             self.warnings.borrow_mut().push(LowerError::new(
                 &at.join("items"),
-                "`items` as a list (a draft-4 tuple) is not OpenAPI 3.0; it is read as a list whose items are any of its positions' types",
-                "give `items` one schema",
+                "`items` as a list (a draft-4 tuple) is not OpenAPI; it is read as a list whose items are any of its positions' types",
+                "give `items` one schema (or, in 3.1, write the tuple as `prefixItems`)",
             ));
             self.tuple_items.borrow_mut().push(at.clone());
         }
