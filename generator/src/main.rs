@@ -11,14 +11,14 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON) and emits Rust bindings.
+/// Reads an OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) and emits Rust bindings.
 ///
 /// Exit codes: 0 done (or fresh with --check), 1 stale with --check,
 /// 2 bad input or a file that cannot be written.
 #[derive(Parser)]
 #[command(version)]
 struct Cli {
-    /// The OpenAPI 3.0 or 3.1 document.
+    /// The OpenAPI 3.0, 3.1 or 3.2 document (or Swagger 2.0).
     spec: PathBuf,
     /// Write the bindings to FILE (default: standard output).
     #[arg(long, value_name = "FILE", conflicts_with = "check")]
