@@ -46,7 +46,8 @@
 #     specific one, 3.1 enums): MIT, Triax Technologies;
 #     ogen-go/ogen @ 2569478, _testdata/positive/ (a response header given
 #     by `content`, a tuple `items: [...]` in 3.1, a document without
-#     `info`, security schemes, servers, parameters of every style,
+#     `info`, a 3.2 document with `additionalOperations`, security
+#     schemes, servers, parameters of every style,
 #     webhooks, a `$ref` to another file):
 #     Apache-2.0, the ogen authors.
 #
@@ -88,7 +89,7 @@ SOURCES=(
     "OAI/learn.openapis.org cff6533ce5444b144946ef6ae2722c34ef6769e0 examples/v3.2/3.2-tags-example.yaml"
     "OAI/learn.openapis.org 0847baee64cbc83b3531437503c35449c52a309b examples/v3.2/3.2-query-example.yaml"
     "openapi-generators/openapi-python-client ee9a8c435b92e7425a0b68be2d42bae977bf7526 end_to_end_tests/baseline_openapi_3.0.json end_to_end_tests/baseline_openapi_3.1.yaml end_to_end_tests/3.1_specific.openapi.yaml end_to_end_tests/openapi_3.1_enums.yaml"
-    "ogen-go/ogen 2569478736aed33cf1fe9d2a5b6e2d659bea0e69 _testdata/positive/content_header_response.json _testdata/positive/sample.json _testdata/positive/client_options.json _testdata/positive/security.json _testdata/positive/servers.json _testdata/positive/parameters.json _testdata/positive/webhooks.json"
+    "ogen-go/ogen 2569478736aed33cf1fe9d2a5b6e2d659bea0e69 _testdata/positive/content_header_response.json _testdata/positive/sample.json _testdata/positive/client_options.json _testdata/positive/security.json _testdata/positive/servers.json _testdata/positive/parameters.json _testdata/positive/webhooks.json _testdata/positive/additional_operations.yml"
 )
 
 # Split documents: owner/name commit folder root (the root file, in the folder).

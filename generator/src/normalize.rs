@@ -288,7 +288,10 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
         {
             let written = std::mem::take(paths);
             for (key, item) in written {
-                if key.starts_with('/') || key.starts_with("x-") || paths.contains_key(&format!("/{key}")) {
+                if key.starts_with('/')
+                    || key.starts_with("x-")
+                    || paths.contains_key(&format!("/{key}"))
+                {
                     if !key.starts_with('/') && !key.starts_with("x-") {
                         walker.warnings.borrow_mut().push(LowerError::new(
                             &at.join(&key),

@@ -166,7 +166,10 @@ fn unsupported_request_bodies() {
         stderr.starts_with(&format!("warning: {spec}:9: at /paths/~1upload/post/requestBody/content/application~1xml: the request body's media type `application/xml` cannot be written by this client; the body is raw bytes the caller supplies")),
         "{stderr}"
     );
-    assert!(stderr.ends_with("degraded: 1 request body sent as raw bytes\n"), "{stderr}");
+    assert!(
+        stderr.ends_with("degraded: 1 request body sent as raw bytes\n"),
+        "{stderr}"
+    );
     let code = String::from_utf8(output.stdout).unwrap();
     assert!(code.contains("\"application/xml\""), "{code}");
     let stderr = fails_with_any_args(&[spec, "--strict"]);
@@ -749,13 +752,15 @@ fn root_lets_references_climb_to_a_named_folder() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     let code = String::from_utf8(output.stdout).unwrap();
-    assert!(code.contains("pub up: ::std::option::Option<bool>"), "{code}");
-    let stderr = fails_with_any_args(&[
-        spec,
-        "--root",
-        "generator/fixtures/invalid/climbing/api",
-    ]);
-    assert!(stderr.contains("outside the folder of the spec"), "{stderr}");
+    assert!(
+        code.contains("pub up: ::std::option::Option<bool>"),
+        "{code}"
+    );
+    let stderr = fails_with_any_args(&[spec, "--root", "generator/fixtures/invalid/climbing/api"]);
+    assert!(
+        stderr.contains("outside the folder of the spec"),
+        "{stderr}"
+    );
 }
 
 /// A spec folder whose `part.yaml` is (or becomes) a symlink to a file

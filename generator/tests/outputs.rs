@@ -555,7 +555,10 @@ fn invalid_constructs_are_named() {
         warned,
         [
             (Some(14), "/paths/~1things/get/parameters/1".to_owned()),
-            (Some(22), "/paths/~1things~1{id}/get/parameters/0".to_owned()),
+            (
+                Some(22),
+                "/paths/~1things~1{id}/get/parameters/0".to_owned()
+            ),
             (Some(25), "/paths/~1things~1{name}".to_owned()),
         ]
     );
@@ -564,12 +567,21 @@ fn invalid_constructs_are_named() {
         .iter()
         .map(|w| w.message.as_str())
         .collect();
-    assert!(messages[0].contains("`foo` (query) is given twice"), "{messages:?}");
+    assert!(
+        messages[0].contains("`foo` (query) is given twice"),
+        "{messages:?}"
+    );
     assert!(messages[1].contains("`required: true`"), "{messages:?}");
-    assert!(messages[2].contains("differs from `/things/{id}` only in its parameters' names"), "{messages:?}");
+    assert!(
+        messages[2].contains("differs from `/things/{id}` only in its parameters' names"),
+        "{messages:?}"
+    );
     let code = squeeze(&generated.code);
     let list = squeeze(builder_of(&generated.code, "ListThings"));
-    assert!(list.contains("pubfnfoo(mutself,value:implInto<::std::string::String>)"), "{list}");
+    assert!(
+        list.contains("pubfnfoo(mutself,value:implInto<::std::string::String>)"),
+        "{list}"
+    );
     assert!(!list.contains("value:i64"), "{list}");
     // The header of the same name is another parameter, kept.
     assert!(list.contains("\"foo\""), "{list}");
@@ -640,7 +652,10 @@ fn openapi_32_is_read() {
     let (generated, warned) = warned("generator/fixtures/openapi32.yaml");
     assert!(warned.is_empty(), "{:?}", generated.warnings);
     let code = &generated.code;
-    assert!(code.contains("/// - sorted by name"), "the Markdown description");
+    assert!(
+        code.contains("/// - sorted by name"),
+        "the Markdown description"
+    );
     let code = squeeze(code);
     for needle in [
         // `extra: true`: any value; `legacyId: false`: never present.

@@ -54,7 +54,9 @@ impl<'a> Lowerer<'a> {
         // extends itself in one of its properties) is counted, and refused
         // at the limit, rather than merged anew forever.
         self.all_of_depth += 1;
-        let merged = self.merge(members, &at, &mut merged, &mut origins).map(|()| merged);
+        let merged = self
+            .merge(members, &at, &mut merged, &mut origins)
+            .map(|()| merged);
         self.all_of_depth -= 1;
         let merged = match merged {
             Ok(merged) => merged,

@@ -20,9 +20,9 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Degraded, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
-    ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme,
-    Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyMedia, Degraded, EnumValue, Field, Location, ObjectStyle, Operation,
+    Param, ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind,
+    SecurityScheme, Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 

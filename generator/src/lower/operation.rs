@@ -27,7 +27,11 @@ impl<'a> Lowerer<'a> {
                     let message = format!(
                         "the path template `{path}` differs from `{first}` only in its parameters' names, which OpenAPI does not allow: a server cannot tell them apart"
                     );
-                    self.warn(&at, message, "merge the two path items, or name the parameters alike");
+                    self.warn(
+                        &at,
+                        message,
+                        "merge the two path items, or name the parameters alike",
+                    );
                 }
                 Some(_) => {}
                 None => {
@@ -166,7 +170,11 @@ impl<'a> Lowerer<'a> {
                         format!("{:?}", lowered.location).to_lowercase(),
                         pointers[i]
                     );
-                    self.warn(&param_at, message, "give each parameter once per name and location");
+                    self.warn(
+                        &param_at,
+                        message,
+                        "give each parameter once per name and location",
+                    );
                     self.degraded.parameters += 1;
                 }
                 Some(i) => {
@@ -500,4 +508,25 @@ pub(super) fn shared_headers(operations: &[Operation]) -> Vec<Param> {
         })
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_variables_name_their_operator() {
+        assert_eq!(template_variable("id"), ("id", None, false));
+        assert_eq!(template_variable(".fmt"), ("fmt", Some('.'), false));
+        assert_eq!(template_variable(";id*"), ("id", Some(';'), true));
+        assert_eq!(template_variable("ids*"), ("ids", None, true));
+        assert_eq!(template_variable("+rest"), ("rest", Some('+'), false));
+    }
+
+    #[test]
+    fn routes_differ_by_more_than_names() {
+        assert_eq!(route_shape("/a/{id}"), route_shape("/a/{name}"));
+        assert_ne!(route_shape("/a/{id}"), route_shape("/a/{id}.json"));
+        assert_eq!(route_shape("/v{major}.{minor}"), "/v{}.{}");
+    }
 }
