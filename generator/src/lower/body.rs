@@ -52,7 +52,7 @@ impl<'a> Lowerer<'a> {
                 ),
                 "offer the body as `application/json`, a form or `multipart/form-data` for a typed body",
             );
-            self.degraded.bodies += 1;
+            self.count(|d| &mut d.bodies, &at);
             return Ok(Body {
                 media: BodyMedia::Binary {
                     content_type: first.clone(),

@@ -68,7 +68,7 @@ impl<'a> Lowerer<'a> {
                     format!("{NOT_AN_OBJECT}; the whole `allOf` is read as any JSON value (`serde_json::Value`)"),
                     e.hint,
                 );
-                self.degraded.schemas += 1;
+                self.count(|d| &mut d.schemas, &e.pointer);
                 return Ok(if nullable {
                     TypeRef::Optional(Box::new(TypeRef::Value))
                 } else {

@@ -176,6 +176,8 @@ struct Lowerer<'a> {
     strict: bool,
     /// What was degraded, counted.
     degraded: Degraded,
+    /// The nodes counted in `degraded`: each once, as it is warned of once.
+    counted: BTreeSet<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -209,6 +211,15 @@ impl<'a> Lowerer<'a> {
             left_out: Vec::new(),
             strict: false,
             degraded: Degraded::default(),
+            counted: BTreeSet::new(),
+        }
+    }
+
+    /// Counts a degraded node in the summary (`count` picks the kind),
+    /// once however often it is lowered.
+    pub(super) fn count(&mut self, count: fn(&mut Degraded) -> &mut usize, at: &Pointer) {
+        if self.counted.insert(at.to_string()) {
+            *count(&mut self.degraded) += 1;
         }
     }
 

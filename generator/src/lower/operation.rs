@@ -175,7 +175,7 @@ impl<'a> Lowerer<'a> {
                         message,
                         "give each parameter once per name and location",
                     );
-                    self.degraded.parameters += 1;
+                    self.count(|d| &mut d.parameters, &param_at);
                 }
                 Some(i) => {
                     params[i] = lowered;
@@ -464,7 +464,7 @@ impl Lowerer<'_> {
                     param.ty = TypeRef::String;
                     param.style = ParamStyle::Scalar;
                     param.path_style = None;
-                    self.degraded.parameters += 1;
+                    self.count(|d| &mut d.parameters, &at);
                     self.warn(
                         &at,
                         format!("the path template writes `{written}`, an RFC 6570 expansion no OpenAPI style stands for; `{name}` is sent as one string the caller supplies"),

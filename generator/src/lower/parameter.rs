@@ -53,7 +53,7 @@ impl<'a> Lowerer<'a> {
                 format!("`{}` is not a valid cookie name; the parameter is left out (the operation is sent without it)", data.name),
                 "use letters, digits and `-` only",
             );
-            self.degraded.parameters += 1;
+            self.count(|d| &mut d.parameters, &at.join("name"));
             return Ok(None);
         }
         if location == Location::Header
@@ -64,7 +64,7 @@ impl<'a> Lowerer<'a> {
                 format!("`{}` is not a valid HTTP header name; the parameter is left out (the operation is sent without it)", data.name),
                 "use letters, digits and `-` only",
             );
-            self.degraded.parameters += 1;
+            self.count(|d| &mut d.parameters, &at.join("name"));
             return Ok(None);
         }
         if location == Location::Path && !data.required {

@@ -40,7 +40,7 @@ impl<'a> Lowerer<'a> {
                     format!("`{name}` is not a valid HTTP header name; the header is left out"),
                     "use letters, digits and `-` only",
                 );
-                self.degraded.headers += 1;
+                self.count(|d| &mut d.headers, &header_at);
                 continue;
             }
             let (header, header_at) = self.header(header, &header_at)?;
@@ -57,14 +57,14 @@ impl<'a> Lowerer<'a> {
                         format!("the header `{name}` is described with `content`; it is read as its text, not decoded"),
                         "describe the header with `schema`, or decode the text yourself",
                     );
-                    self.degraded.headers += 1;
+                    self.count(|d| &mut d.headers, &header_at.join("content"));
                     TypeRef::String
                 }
             };
             let ty = if self.is_scalar(&ty, 0) || ty == TypeRef::Secret {
                 ty
             } else {
-                self.degraded.headers += 1;
+                self.count(|d| &mut d.headers, &header_at.join("schema"));
                 // Its text is always there to read: give that, and say so.
                 self.warn(
                     &header_at.join("schema"),
