@@ -75,6 +75,17 @@ pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
 
 /// [`generate_with_warnings`] with [`Options`].
 pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostic> {
+    if let Some(root) = &options.root
+        && !root.is_dir()
+    {
+        return Err(Diagnostic {
+            file: root.clone(),
+            line: None,
+            pointer: String::new(),
+            message: "the folder given with `--root` is not a folder that can be read".into(),
+            hint: "name the folder that holds every file of the spec".into(),
+        });
+    }
     guarded(path, || {
         let source = load::Source::read_under(path, options.root.as_deref())?;
         generate_source_with_options(&source, options)

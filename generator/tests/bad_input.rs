@@ -761,6 +761,8 @@ fn root_lets_references_climb_to_a_named_folder() {
         stderr.contains("outside the folder of the spec"),
         "{stderr}"
     );
+    let stderr = fails_with_any_args(&[spec, "--root", "generator/fixtures/no-such-folder"]);
+    assert!(stderr.contains("`--root`"), "{stderr}");
 }
 
 /// A spec folder whose `part.yaml` is (or becomes) a symlink to a file
