@@ -507,7 +507,8 @@ impl Walker {
                     Value::Object(Map::new())
                 } else {
                     // Its `not` is written nowhere: messages name `false`.
-                    self.moves.borrow_mut().push((at.join("not"), at.clone()));
+                    let written = moved(&self.moves.borrow(), at);
+                    self.moves.borrow_mut().push((at.join("not"), written));
                     serde_json::json!({ "not": {} })
                 };
                 return Ok(());

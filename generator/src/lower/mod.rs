@@ -223,14 +223,22 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Records a warning (once per pointer).
+    /// Records a warning (once per pointer and message).
     pub(super) fn warn(
         &mut self,
         at: &Pointer,
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
-        if !self.warnings.iter().any(|w| w.pointer == *at) {
+        // Once per node and message: a node lowered again (a shared
+        // parameter, for each operation) warns once, and two different
+        // defects of one node are both told.
+        let message = message.into();
+        if !self
+            .warnings
+            .iter()
+            .any(|w| w.pointer == *at && w.message == message)
+        {
             self.warnings.push(LowerError::new(at, message, hint));
         }
     }
