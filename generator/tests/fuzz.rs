@@ -552,6 +552,9 @@ fn accounted(doc: &Value, generated: &generator::Generated) -> Result<(), String
     Ok(())
 }
 
+/// (path, index of a path-level parameter) → how many operations take it.
+type SharedBy = std::collections::BTreeMap<(String, usize), usize>;
+
 /// The parameters of every operation (path-level ones included, an
 /// operation's own overriding one of the same name and location),
 /// following local `$ref`s, and for each path-level parameter (path,
@@ -560,7 +563,7 @@ fn accounted(doc: &Value, generated: &generator::Generated) -> Result<(), String
 fn written_parameters(
     doc: &Value,
     paths: &serde_json::Map<String, Value>,
-) -> Option<(usize, std::collections::BTreeMap<(String, usize), usize>)> {
+) -> Option<(usize, SharedBy)> {
     const METHODS: &[&str] = &[
         "get", "put", "post", "delete", "options", "head", "patch", "trace",
     ];
