@@ -854,3 +854,33 @@ fn a_file_swapped_for_a_symlink_is_never_read_from_outside() {
     let swaps = swapper.join().unwrap();
     eprintln!("{read} read inside, {refused} refused, {swaps} swaps");
 }
+
+/// A client whose document requires credentials can send them: an HTTP
+/// scheme the client does not write (`digest`) is an `Authorization` value
+/// the caller supplies, with a warning; a 3.1 `mutualTLS` scheme is the
+/// transport's certificate, with a warning, and the document is read.
+#[test]
+fn every_required_credential_can_be_sent() {
+    let text = "openapi: 3.1.0\ninfo: { title: t, version: '1' }\nsecurity:\n  - digest: []\n  - tls: []\npaths:\n  /a:\n    get:\n      operationId: fetch\n      responses: { '204': { description: ok } }\ncomponents:\n  securitySchemes:\n    digest: { type: http, scheme: digest }\n    tls: { type: mutualTLS }\n";
+    let file = scratch("credentials.yaml", text.as_bytes());
+    let output = run(&[&file]);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(&format!("warning: {file}:13: at /components/securitySchemes/digest/scheme: the HTTP authentication scheme `digest` is not written by this client; its credential is the whole `Authorization` header value, which the caller supplies")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("warning: {file}:14: at /components/securitySchemes/tls: mutual TLS is the transport's client certificate")),
+        "{stderr}"
+    );
+    let code = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        code.contains("/// `digest`: an API key, sent in the header `Authorization`."),
+        "{code}"
+    );
+    assert!(code.contains("\"authorization\""), "{code}");
+    assert!(!code.contains("pub tls:"), "{code}");
+    let stderr = fails_with_any_args(&[&file, "--strict"]);
+    assert!(stderr.contains(":13:"), "{stderr}");
+}
