@@ -37,6 +37,22 @@
 #     (3.0, about 2,900 files): Apache-2.0, DigitalOcean;
 #     OAI/OpenAPI-Specification @ e77481c7^, the 2.0 petstore-separate
 #     (spec/swagger.yaml, which refers to ../common/Error.yaml): Apache-2.0.
+#   Issue 38's holdout (what the generator degraded, bent or refused):
+#     OAI/learn.openapis.org @ cff6533 (examples/v3.2/3.2-tags-example.yaml)
+#     and @ 0847bae (examples/v3.2/3.2-query-example.yaml, the `query`
+#     method), OpenAPI 3.2.0: CC-BY-4.0, the OpenAPI Initiative;
+#     openapi-generators/openapi-python-client @ ee9a8c4,
+#     end_to_end_tests/ (its baseline 3.0 and 3.1 documents, the 3.1
+#     specific one, 3.1 enums): MIT, Triax Technologies;
+#     ogen-go/ogen @ 2569478, _testdata/positive/ (a response header given
+#     by `content`, a tuple `items: [...]` in 3.1, a document without
+#     `info`, a 3.2 document with `additionalOperations`, security
+#     schemes, servers, parameters of every style,
+#     webhooks, a `$ref` to another file):
+#     Apache-2.0, the ogen authors.
+#
+# A document that cannot be had (no mirror, no network, a commit missing
+# from a snapshot) is listed as unavailable under the table; the rest run.
 #
 # A mirror is looked for under $MIRRORS/<owner>+<name>/repo (default
 # /work/.mirror, where the session's fetch tool puts them) and otherwise
@@ -70,6 +86,10 @@ SOURCES=(
     "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v2.0/yaml/petstore.yaml examples/v2.0/yaml/petstore-expanded.yaml examples/v2.0/yaml/petstore-minimal.yaml examples/v2.0/yaml/petstore-simple.yaml examples/v2.0/yaml/petstore-with-external-docs.yaml examples/v2.0/yaml/uber.yaml examples/v2.0/yaml/api-with-examples.yaml"
     "moby/moby b985e2313a8676e18072b442911fc8f64f17d440 api/swagger.yaml"
     "slackapi/slack-api-specs bc08db49625630e3585bf2f1322128ea04f2a7f3 web-api/slack_web_openapi_v2.json"
+    "OAI/learn.openapis.org cff6533ce5444b144946ef6ae2722c34ef6769e0 examples/v3.2/3.2-tags-example.yaml"
+    "OAI/learn.openapis.org 0847baee64cbc83b3531437503c35449c52a309b examples/v3.2/3.2-query-example.yaml"
+    "openapi-generators/openapi-python-client ee9a8c435b92e7425a0b68be2d42bae977bf7526 end_to_end_tests/baseline_openapi_3.0.json end_to_end_tests/baseline_openapi_3.1.yaml end_to_end_tests/3.1_specific.openapi.yaml end_to_end_tests/openapi_3.1_enums.yaml"
+    "ogen-go/ogen 2569478736aed33cf1fe9d2a5b6e2d659bea0e69 _testdata/positive/content_header_response.json _testdata/positive/sample.json _testdata/positive/client_options.json _testdata/positive/security.json _testdata/positive/servers.json _testdata/positive/parameters.json _testdata/positive/webhooks.json _testdata/positive/additional_operations.yml"
 )
 
 # Split documents: owner/name commit folder root (the root file, in the folder).
@@ -77,20 +97,25 @@ SPLIT=(
     "Redocly/openapi-starter 9cf62a576cac37ac90c875337fdebb3f09a072c6 openapi openapi.yaml"
     "digitalocean/openapi 7c1300c479fed9c353cda9fc21cd968619552304 specification DigitalOcean-public.v2.yaml"
     "OAI/OpenAPI-Specification e77481c73e1c703c7de2e4249047b42b8e9b56f4^ examples/v2.0/yaml/petstore-separate spec/swagger.yaml"
+    "ogen-go/ogen 2569478736aed33cf1fe9d2a5b6e2d659bea0e69 _testdata/positive file_reference.yml"
 )
 
 mirror() {
     local repo="$1" dir="$MIRRORS/${1/\//+}/repo"
     if [ -d "$dir" ]; then echo "$dir"; return; fi
     dir="$WORK/mirrors/${repo/\//+}.git"
-    [ -d "$dir" ] || git clone -q --bare "https://github.com/$repo" "$dir"
+    [ -d "$dir" ] || git clone -q --bare "https://github.com/$repo" "$dir" 2>/dev/null || return 1
     echo "$dir"
 }
 
 specs=()
+unavailable=()
 for source in "${SOURCES[@]}"; do
     read -r repo commit paths <<<"$source"
-    dir="$(mirror "$repo")"
+    if ! dir="$(mirror "$repo")"; then
+        for path in $paths; do unavailable+=("$repo@${commit:0:7}:$path (no mirror)"); done
+        continue
+    fi
     for path in $paths; do
         name="$(basename "$path")"
         name="${name%.*}"
@@ -99,17 +124,35 @@ for source in "${SOURCES[@]}"; do
         # A name every vendor uses: told apart by the repository's.
         [ "$name" = openapi ] && name="${repo#*/}"
         file="$W/specs/$name.${path##*.}"
-        git -C "$dir" show "$commit:$path" >"$file"
+        if ! git -C "$dir" show "$commit:$path" >"$file" 2>/dev/null; then
+            rm -f "$file"
+            unavailable+=("$repo@${commit:0:7}:$path (not in the mirror)")
+            continue
+        fi
         specs+=("$file")
     done
 done
 for source in "${SPLIT[@]}"; do
     read -r repo commit folder root <<<"$source"
-    dir="$(mirror "$repo")"
+    if ! dir="$(mirror "$repo")"; then
+        unavailable+=("$repo@${commit:0:7}:$folder/$root (no mirror)")
+        continue
+    fi
     name="${repo#*/}"
     [ -d "$W/specs/$name" ] && name="$name-$(basename "$folder")"
     mkdir -p "$W/specs/$name"
-    git -C "$dir" archive "$commit" "$folder" | tar -x -C "$W/specs/$name"
+    # `git archive` needs every blob of the folder; a snapshot may lack
+    # large ones: then each file is copied alone, and the root must be.
+    if ! git -C "$dir" archive "$commit" "$folder" 2>/dev/null | tar -x -C "$W/specs/$name" 2>/dev/null; then
+        while read -r file; do
+            mkdir -p "$W/specs/$name/$(dirname "$file")"
+            git -C "$dir" show "$commit:$file" >"$W/specs/$name/$file" 2>/dev/null || rm -f "$W/specs/$name/$file"
+        done < <(git -C "$dir" ls-tree -r --name-only "$commit" "$folder" 2>/dev/null)
+    fi
+    if [ ! -f "$W/specs/$name/$folder/$root" ]; then
+        unavailable+=("$repo@${commit:0:7}:$folder/$root (not in the mirror)")
+        continue
+    fi
     specs+=("$W/specs/$name/$folder/$root")
 done
 
@@ -233,6 +276,11 @@ fi
         echo "| $shown | $size | $(cell "${ours_ok[$name]}" "${ours_c[$name]:-}" "${ours_why[$name]:-}") | $(ms "${ours_ms[$name]}") | $(cell "${peer_ok[$name]}" "${peer_c[$name]:-}" "${peer_why[$name]:-}") | $peer_time | $peer_ratio | $cpu_cell |"
     done
     echo
+    if [ "${#unavailable[@]}" -gt 0 ]; then
+        echo "Unavailable here (listed, not run): ${#unavailable[@]} documents."
+        for missing in "${unavailable[@]}"; do echo "- \`$missing\`"; done
+        echo
+    fi
     echo "Times are whole processes, wall clock, and include refusals (a refused spec is timed up to its error). CPU time is user + system, mean of the runs: ours formats items on every core. Machine: $(machine)."
 } >"$OUT"
 cat "$OUT"

@@ -9,7 +9,9 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 
 use client_runtime::reqwest::Request;
-use generator_expected::{multipart, parameters, secrets, security, tagged};
+use generator_expected::{
+    degraded_operations, multipart, parameters, secrets, security, security_refs, tagged,
+};
 
 /// A listener that answers one request `204` and gives back its bytes.
 fn one_exchange() -> (String, std::thread::JoinHandle<Vec<u8>>) {
@@ -487,4 +489,94 @@ async fn format_password_never_prints_and_travels_plain() {
         sent.contains("name=\"spares\"\r\n\r\nmp-spare\r\n"),
         "{sent}"
     );
+}
+
+/// Security schemes given by `$ref` (to a shared file, to another scheme of
+/// the document, to a whole file) are applied like inline ones: each
+/// operation sends the credential it requires, over real HTTP too.
+#[tokio::test]
+async fn schemes_given_by_reference_send_their_credentials() {
+    use client_runtime::{Basic, Secret};
+    use security_refs::Credentials;
+    let client = security_refs::Client::new("http://h")
+        .unwrap()
+        .with_credentials(Credentials {
+            api_key: Some(Secret::new("key-1")),
+            basic: Some(Basic::new("ann", "pw")),
+            audit_key: Some(Secret::new("audit-1")),
+            ..Default::default()
+        });
+    let request = client.list_items().build().unwrap().into_request();
+    assert_eq!(header(&request, "x-api-key"), Some("key-1"));
+    // `basic` is a `$ref` to `plainBasic`, itself a `$ref` to the file.
+    let request = client.delete_item().id("7").build().unwrap().into_request();
+    assert_eq!(header(&request, "authorization"), Some("Basic YW5uOnB3"));
+    let request = client.audit().build().unwrap().into_request();
+    assert_eq!(request.url().query(), Some("audit_key=audit-1"));
+    let (base, listener) = one_exchange();
+    security_refs::Client::new(&base)
+        .unwrap()
+        .with_credentials(Credentials {
+            api_key: Some(Secret::new("key-2")),
+            ..Default::default()
+        })
+        .list_items()
+        .send()
+        .await
+        .unwrap();
+    let received = String::from_utf8_lossy(&listener.join().unwrap()).into_owned();
+    assert!(received.contains("x-api-key: key-2\r\n"), "{received}");
+}
+
+/// Operations degraded rather than left out: RFC 6570 operators in path
+/// templates are sent in the style they stand for, a `multipart/related`
+/// body is the caller's bytes with its media type, and a header parameter
+/// whose name cannot be sent is not sent while the rest are.
+#[tokio::test]
+async fn degraded_operations_can_still_be_called() {
+    let client = degraded_operations::Client::new("http://h/api").unwrap();
+    let request = client
+        .create_report()
+        .format("json")
+        .x_trace("t-1")
+        .body(b"--b\r\n\r\n--b--".to_vec())
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(request.url().path(), "/api/reports.json");
+    assert_eq!(header(&request, "content-type"), Some("multipart/related"));
+    assert_eq!(header(&request, "x-trace"), Some("t-1"));
+    let request = client
+        .get_matrix()
+        .id(vec!["a".into(), "b".into()])
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(request.url().path(), "/api/matrix/;id=a;id=b");
+    let request = client
+        .get_many()
+        .ids(vec![1, 2])
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(request.url().path(), "/api/many/1,2");
+    let request = client
+        .get_file()
+        .rest("a b")
+        .build()
+        .unwrap()
+        .into_request();
+    assert_eq!(request.url().path(), "/api/files/a%20b");
+    let (base, listener) = one_exchange();
+    degraded_operations::Client::new(&base)
+        .unwrap()
+        .create_report()
+        .format("csv")
+        .body(b"raw".to_vec())
+        .send()
+        .await
+        .unwrap();
+    let received = String::from_utf8_lossy(&listener.join().unwrap()).into_owned();
+    assert!(received.starts_with("POST /reports.csv "), "{received}");
+    assert!(received.ends_with("\r\n\r\nraw"), "{received}");
 }

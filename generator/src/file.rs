@@ -66,6 +66,144 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
     })
 }
 
+/// What [`open_beneath`] refuses.
+#[derive(Debug)]
+pub enum BeneathError {
+    /// The file opened is not under the folder (a symlink on its way, or
+    /// one swapped in after the path was checked).
+    Outside(std::path::PathBuf),
+    Read(Diagnostic),
+}
+
+/// The text of the file at `path`, read from one descriptor that is checked
+/// to be a regular file under `folder` (a canonical path) *after* it is
+/// opened: what was checked is what is read, so a file swapped for a
+/// symlink between a check and the open cannot be read from outside.
+///
+/// The check reads the descriptor's own path (`/proc/self/fd/N` on Linux);
+/// where that is not available, the descriptor's device and inode must be
+/// those of the canonical path, which must be under `folder`.
+pub fn read_text_beneath(path: &Path, folder: &Path) -> Result<String, BeneathError> {
+    use std::io::Read;
+    let diagnostic = |message: String, hint: &str| {
+        BeneathError::Read(Diagnostic {
+            file: path.to_owned(),
+            line: None,
+            pointer: String::new(),
+            message,
+            hint: hint.into(),
+        })
+    };
+    let io = |e: std::io::Error| {
+        diagnostic(
+            format!("cannot read the file: {e}"),
+            "check the path and its permissions",
+        )
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK | O_NOCTTY: opening a FIFO never waits for a writer,
+        // a terminal never becomes ours; on a regular file they do nothing.
+        options.custom_flags(0o4000 | 0o400);
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        // Without O_NONBLOCK, a FIFO is refused before it is opened (the
+        // descriptor's own check below still decides what is read).
+        if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+            return Err(diagnostic(
+                "cannot read the file: not a regular file".into(),
+                "give the path of a spec file",
+            ));
+        }
+    }
+    let file = options.open(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(diagnostic(
+            "cannot read the file: not a regular file".into(),
+            "give the path of a spec file",
+        ));
+    }
+    let real = opened_path(&file, path, &meta);
+    match &real {
+        Some(real) if real.starts_with(folder) => {}
+        _ => {
+            return Err(BeneathError::Outside(
+                real.unwrap_or_else(|| path.to_owned()),
+            ));
+        }
+    }
+    if meta.len() > MAX_BYTES {
+        return Err(diagnostic(
+            format!(
+                "the file is larger than {} MiB, the most this generator reads",
+                MAX_BYTES / (1024 * 1024)
+            ),
+            "split the spec, or check that the path names a spec",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    file.take(MAX_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_BYTES {
+        return Err(diagnostic(
+            format!(
+                "the file is larger than {} MiB, the most this generator reads",
+                MAX_BYTES / (1024 * 1024)
+            ),
+            "split the spec, or check that the path names a spec",
+        ));
+    }
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        diagnostic(
+            format!(
+                "the file is not UTF-8 text (invalid byte at offset {})",
+                e.utf8_error().valid_up_to()
+            ),
+            "save the spec as UTF-8 YAML or JSON",
+        )
+    })
+}
+
+/// The real path of the file `file` (opened as `path`): the descriptor's
+/// link under `/proc/self/fd`, or else the canonical path when it names
+/// the same device and inode as the descriptor; `None` when neither holds.
+fn opened_path(
+    file: &std::fs::File,
+    path: &Path,
+    meta: &std::fs::Metadata,
+) -> Option<std::path::PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        if let Ok(real) = std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd())) {
+            return Some(real);
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = file;
+    let canonical = path.canonicalize().ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let now = std::fs::metadata(&canonical).ok()?;
+        (now.dev() == meta.dev() && now.ino() == meta.ino()).then_some(canonical)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Some(canonical)
+    }
+}
+
 /// The text of a file (named `path` in messages) as a JSON tree: bounded in
 /// size and depth, every key of a mapping unique.
 pub fn parse_tree(path: &Path, text: &str) -> Result<serde_json::Value, Diagnostic> {

@@ -39,6 +39,9 @@ pub struct Generated {
     /// Each names the node (file, line, JSON pointer); print them with
     /// [`Diagnostic::as_warning`].
     pub warnings: Vec<Diagnostic>,
+    /// What was left out or read more loosely than the spec says, counted
+    /// (each also has its warning); printed as one summary line.
+    pub degraded: model::Degraded,
 }
 
 /// Choices about the output that the spec does not make.
@@ -54,6 +57,10 @@ pub struct Options {
     /// defect confined to one node of a real document (a misspelt
     /// keyword, an undeclared scheme) should not cost the whole client.
     pub strict: bool,
+    /// The folder no file a `$ref` names may be outside of (`--root`):
+    /// for a specification laid out over a tree whose references climb
+    /// above the entry file's folder. `None`: the entry file's folder.
+    pub root: Option<std::path::PathBuf>,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -68,8 +75,19 @@ pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
 
 /// [`generate_with_warnings`] with [`Options`].
 pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostic> {
+    if let Some(root) = &options.root
+        && !root.is_dir()
+    {
+        return Err(Diagnostic {
+            file: root.clone(),
+            line: None,
+            pointer: String::new(),
+            message: "the folder given with `--root` is not a folder that can be read".into(),
+            hint: "name the folder that holds every file of the spec".into(),
+        });
+    }
     guarded(path, || {
-        let source = load::Source::read(path)?;
+        let source = load::Source::read_under(path, options.root.as_deref())?;
         generate_source_with_options(&source, options)
     })
 }
@@ -192,7 +210,11 @@ pub fn generate_source_with_options(
         message: format!("{INTERNAL_ERROR}: the generated code does not parse as Rust ({e})"),
         hint: "please report it with the spec that caused it".into(),
     })?;
-    Ok(Generated { code, warnings })
+    Ok(Generated {
+        code,
+        warnings,
+        degraded: api.degraded.clone(),
+    })
 }
 
 /// The comment on top of the output: what it was made from, and the spec's

@@ -32,11 +32,22 @@ pub struct Source {
 
 impl Source {
     pub fn read(path: &Path) -> Result<Self, Diagnostic> {
+        Self::read_under(path, None)
+    }
+
+    /// [`Source::read`], with the folder no referenced file may be outside
+    /// of (`--root`; by default the spec's own folder).
+    pub fn read_under(path: &Path, root: Option<&Path>) -> Result<Self, Diagnostic> {
         let text = read_text(path)?;
-        Self::parse(path, text)
+        Self::parse_under(path, text, root)
     }
 
     pub fn parse(path: &Path, text: String) -> Result<Self, Diagnostic> {
+        Self::parse_under(path, text, None)
+    }
+
+    /// [`Source::parse`] with a root folder (see [`Source::read_under`]).
+    pub fn parse_under(path: &Path, text: String, root: Option<&Path>) -> Result<Self, Diagnostic> {
         let value = parse_tree(path, &text)?;
         let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
         let diagnostic = |line, pointer: &Pointer, message: String, hint: &str| Diagnostic {
@@ -57,15 +68,19 @@ impl Source {
         let version = match version.as_deref() {
             Some(v) if v.starts_with("3.0.") => normalize::Version::V30,
             Some(v) if v.starts_with("3.1.") => normalize::Version::V31,
+            // 3.2 adds to 3.1 (the `query` method, `itemSchema`, tag
+            // hierarchies, ...) and keeps its schemas: read as 3.1, what
+            // it adds is named where it is met.
+            Some(v) if v.starts_with("3.2.") => normalize::Version::V32,
             Some(v) => {
                 let at = Pointer::root().join("openapi");
                 return Err(diagnostic(
                     locate(body, &at),
                     &at,
                     format!(
-                        "the document is OpenAPI `{v}`, and only 3.0.x and 3.1.x are supported"
+                        "the document is OpenAPI `{v}`, and only 3.0.x, 3.1.x and 3.2.x are supported"
                     ),
-                    "convert the document to OpenAPI 3.0.3 or 3.1.0",
+                    "convert the document to OpenAPI 3.0.3, 3.1.1 or 3.2.0",
                 ));
             }
             None if swagger => normalize::Version::V30,
@@ -108,7 +123,7 @@ impl Source {
         } else {
             (value, Vec::new(), Vec::new())
         };
-        let (mut value, origins) = resolve::bundle(path, text, value, moves)?;
+        let (mut value, origins) = resolve::bundle(path, text, value, moves, root)?;
         let mut source = Self {
             path: path.to_owned(),
             document: OpenAPI::default(),

@@ -11,14 +11,14 @@ use clap::Parser;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON) and emits Rust bindings.
+/// Reads an OpenAPI 3.0, 3.1 or 3.2 document (YAML or JSON) and emits Rust bindings.
 ///
 /// Exit codes: 0 done (or fresh with --check), 1 stale with --check,
 /// 2 bad input or a file that cannot be written.
 #[derive(Parser)]
 #[command(version)]
 struct Cli {
-    /// The OpenAPI 3.0 or 3.1 document.
+    /// The OpenAPI 3.0, 3.1 or 3.2 document (or Swagger 2.0).
     spec: PathBuf,
     /// Write the bindings to FILE (default: standard output).
     #[arg(long, value_name = "FILE", conflicts_with = "check")]
@@ -33,6 +33,10 @@ struct Cli {
     /// Refuse the spec at its first warning, as an error (exit code 2).
     #[arg(long)]
     strict: bool,
+    /// Read files that `$ref`s name anywhere under DIR (by default, only
+    /// under the spec's own folder).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
     let options = generator::Options {
         client_feature: cli.client_feature.clone(),
         strict: cli.strict,
+        root: cli.root.clone(),
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -49,6 +54,9 @@ fn main() -> ExitCode {
         Ok(generated) => {
             for warning in &generated.warnings {
                 eprintln!("{}", warning.as_warning());
+            }
+            if !generated.degraded.is_empty() {
+                eprintln!("degraded: {}", generated.degraded);
             }
             generated.code
         }

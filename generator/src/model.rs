@@ -21,6 +21,67 @@ pub struct Api {
     /// The `securitySchemes` this client can apply: the client holds a
     /// credential for each (`Credentials`).
     pub security: Vec<SecurityScheme>,
+    /// What was made looser than the spec says, counted (the summary line).
+    pub degraded: Degraded,
+}
+
+/// What the generator read more loosely than the spec says, or left out,
+/// by kind: each also has its warning at its node.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Degraded {
+    /// Operations left out of the client (none of it can be called).
+    pub operations: usize,
+    /// Parameters left out, or sent as a string the caller supplies.
+    pub parameters: usize,
+    /// Schemas read as any JSON value, in place.
+    pub schemas: usize,
+    /// Response headers left out or read as their text.
+    pub headers: usize,
+    /// Request bodies sent as raw bytes the caller supplies.
+    pub bodies: usize,
+}
+
+impl Degraded {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+impl std::fmt::Display for Degraded {
+    /// `degraded: 1 operation left out, 2 parameters, ...`: one line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let parts: Vec<String> = [
+            (self.operations, "operation", "operations", "left out"),
+            (
+                self.parameters,
+                "parameter",
+                "parameters",
+                "left out or sent as a string",
+            ),
+            (self.schemas, "schema", "schemas", "read as any JSON value"),
+            (
+                self.headers,
+                "response header",
+                "response headers",
+                "left out or read as text",
+            ),
+            (
+                self.bodies,
+                "request body",
+                "request bodies",
+                "sent as raw bytes",
+            ),
+        ]
+        .into_iter()
+        .filter(|(n, ..)| *n > 0)
+        .map(|(n, one, many, how)| format!("{n} {} {how}", if n == 1 { one } else { many }))
+        .collect();
+        if parts.is_empty() {
+            f.write_str("nothing")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
 }
 
 /// A way of authenticating from `components/securitySchemes`.

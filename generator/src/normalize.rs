@@ -40,11 +40,24 @@ pub const SIBLINGS: &str = "x-generator-siblings";
 /// `oneOf`/`anyOf`, which lowering skips (the whole is made `nullable`).
 pub const NULL_MEMBER: &str = "x-generator-null";
 
+/// The extension marking a 3.1 `type: mutualTLS` security scheme, which
+/// `openapiv3` cannot read, written as `{type: http, scheme: mutualTLS}`.
+pub const MUTUAL_TLS: &str = "x-generator-mutual-tls";
+
 /// Which OpenAPI the document says it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Version {
     V30,
     V31,
+    /// OpenAPI 3.2: 3.1's schemas, with additions named where met.
+    V32,
+}
+
+impl Version {
+    /// 3.1 or later: JSON Schema 2020-12 schemas.
+    fn json_schema(self) -> bool {
+        self != Version::V30
+    }
 }
 
 /// Schema keywords of OpenAPI 3.0 (the Schema Object).
@@ -152,6 +165,7 @@ const DATA_KEYWORDS: &[&str] = &["example", "examples", "default", "enum", "cons
 pub fn normalize(doc: &mut Value, version: Version) -> Result<Normalized> {
     let walker = Walker {
         version,
+        tuple_items: Default::default(),
         warnings: Default::default(),
         moves: Default::default(),
     };
@@ -202,7 +216,19 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
     let Some(map) = doc.as_object_mut() else {
         return Ok(());
     };
-    if version == Version::V31 {
+    if !map.contains_key("info") {
+        // Required, and says nothing a client needs: read without it.
+        map.insert(
+            "info".into(),
+            serde_json::json!({ "title": "", "version": "" }),
+        );
+        walker.warnings.borrow_mut().push(LowerError::new(
+            &root,
+            "the document has no `info`, which OpenAPI requires; it is read without a title or version",
+            "add `info: { title: ..., version: ... }`",
+        ));
+    }
+    if version.json_schema() {
         map.insert("openapi".into(), Value::String("3.0.3".into()));
         // 3.1 additions with no part in a client.
         map.remove("webhooks");
@@ -219,8 +245,23 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
     }
     if let Some(components) = map.get_mut("components").and_then(Value::as_object_mut) {
         let at = root.join("components");
-        if version == Version::V31 {
+        if version.json_schema() {
             components.remove("pathItems");
+            components.remove("mediaTypes");
+            if let Some(schemes) = components
+                .get_mut("securitySchemes")
+                .and_then(Value::as_object_mut)
+            {
+                for scheme in schemes.values_mut() {
+                    if let Some(map) = scheme.as_object_mut()
+                        && map.get("type").is_some_and(|t| t == "mutualTLS")
+                    {
+                        map.insert("type".into(), Value::String("http".into()));
+                        map.insert("scheme".into(), Value::String("mutualTLS".into()));
+                        map.insert(MUTUAL_TLS.into(), Value::Bool(true));
+                    }
+                }
+            }
         }
         for (section, kind) in [
             ("schemas", Kind::Schema),
@@ -239,6 +280,42 @@ fn walk(doc: &mut Value, walker: &Walker) -> Result<()> {
     }
     if let Some(paths) = map.get_mut("paths").and_then(Value::as_object_mut) {
         let at = root.join("paths");
+        // A path must start with `/`; `openapiv3` drops any other key
+        // without a word. Read as the path it would be, with a warning.
+        if paths
+            .keys()
+            .any(|key| !key.starts_with('/') && !key.starts_with("x-"))
+        {
+            let written = std::mem::take(paths);
+            for (key, item) in written {
+                if key.starts_with('/')
+                    || key.starts_with("x-")
+                    || paths.contains_key(&format!("/{key}"))
+                {
+                    if !key.starts_with('/') && !key.starts_with("x-") {
+                        walker.warnings.borrow_mut().push(LowerError::new(
+                            &at.join(&key),
+                            format!("the path `{key}` does not start with `/`, and `/{key}` is written too; it is left out of the client"),
+                            "start every path with `/`",
+                        ));
+                        continue;
+                    }
+                    paths.insert(key, item);
+                    continue;
+                }
+                let fixed = format!("/{key}");
+                walker.warnings.borrow_mut().push(LowerError::new(
+                    &at.join(&key),
+                    format!("the path `{key}` does not start with `/`; it is read as `{fixed}`"),
+                    "start every path with `/`",
+                ));
+                walker
+                    .moves
+                    .borrow_mut()
+                    .push((at.join(&fixed), at.join(&key)));
+                paths.insert(fixed, item);
+            }
+        }
         for (path, item) in paths.iter_mut() {
             walker.path_item(item, &at.join(path))?;
         }
@@ -296,6 +373,8 @@ enum Kind {
 
 struct Walker {
     version: Version,
+    /// Schemas whose `items` was a draft-4 tuple (read as `prefixItems`).
+    tuple_items: std::cell::RefCell<Vec<Pointer>>,
     /// What was ignored, each with its node.
     warnings: std::cell::RefCell<Vec<LowerError>>,
     /// Nodes moved to where `openapiv3` reads them (`prefixItems` into
@@ -329,12 +408,24 @@ impl Walker {
                 self.node(param, Kind::Parameter, &at.join("parameters").join(i))?;
             }
         }
+        for (key, what) in [
+            ("query", "the `query` method"),
+            ("additionalOperations", "operations of other methods"),
+        ] {
+            if item.contains_key(key) && self.version == Version::V32 {
+                self.warnings.borrow_mut().push(LowerError::new(
+                    &at.join(key),
+                    format!("{what} (OpenAPI 3.2) cannot be sent by this client; left out"),
+                    "call it with the client's transport directly",
+                ));
+            }
+        }
         for method in METHODS {
             let Some(operation) = item.get_mut(*method).and_then(Value::as_object_mut) else {
                 continue;
             };
             let at = at.join(method);
-            if self.version == Version::V31 && !operation.contains_key("responses") {
+            if self.version.json_schema() && !operation.contains_key("responses") {
                 // 3.1 makes `responses` optional: none documented.
                 operation.insert("responses".into(), Value::Object(Map::new()));
             }
@@ -384,6 +475,20 @@ impl Walker {
     }
 
     fn response(&self, response: &mut Value, at: &Pointer) -> Result<()> {
+        if let Some(map) = response.as_object_mut()
+            && !map.contains_key("description")
+        {
+            // Required by every version before 3.2, and often missing: the
+            // response is read without one, and the message names it.
+            map.insert("description".into(), Value::String(String::new()));
+            if self.version != Version::V32 {
+                self.warnings.borrow_mut().push(LowerError::new(
+                    at,
+                    "the response has no `description`, which this OpenAPI version requires; it is read without one",
+                    "describe the response in a word or two",
+                ));
+            }
+        }
         if let Some(headers) = response.get_mut("headers").and_then(Value::as_object_mut) {
             for (name, header) in headers.iter_mut() {
                 self.node(header, Kind::Parameter, &at.join("headers").join(name))?;
@@ -394,12 +499,19 @@ impl Walker {
 
     fn schema(&self, schema: &mut Value, at: &Pointer) -> Result<()> {
         let Some(map) = schema.as_object_mut() else {
-            if schema.is_boolean() && self.version == Version::V31 {
-                // `true` is any value; `false` none, which no type holds.
-                if schema == &Value::Bool(true) {
-                    *schema = Value::Object(Map::new());
-                    return Ok(());
-                }
+            if schema.is_boolean() && self.version.json_schema() {
+                // JSON Schema 2020-12: `true` allows every value, `false`
+                // none (`not: {}`, read as any JSON value by lowering,
+                // with its warning).
+                *schema = if schema == &Value::Bool(true) {
+                    Value::Object(Map::new())
+                } else {
+                    // Its `not` is written nowhere: messages name `false`.
+                    let written = moved(&self.moves.borrow(), at);
+                    self.moves.borrow_mut().push((at.join("not"), written));
+                    serde_json::json!({ "not": {} })
+                };
+                return Ok(());
             }
             return Err(LowerError::new(
                 at,
@@ -411,7 +523,11 @@ impl Walker {
             // Siblings of `$ref` are ignored in 3.0, and annotations in 3.1.
             return Ok(());
         }
-        if self.version == Version::V31 {
+        if self.version == Version::V30 {
+            self.bend_30(map, at);
+        }
+        self.tuple(map, at);
+        if self.version.json_schema() {
             if map.remove("$recursiveAnchor").is_some() {
                 // Draft 2019-09's recursion: `$recursiveRef: "#"` below
                 // means this schema, which a `$ref` to where it is says.
@@ -422,7 +538,27 @@ impl Walker {
             }
             self.convert_31(map, at)?;
         }
+        let moved = self.moves.borrow().len();
         self.json_schema_2020(map, at);
+        if self.tuple_items.borrow().contains(at) {
+            // Written as `items/N`, not `prefixItems/N`: the moves say so,
+            // and the tuple is warned of once, at `items`.
+            let prefix = at.join("prefixItems");
+            let written = |p: &Pointer| {
+                let segments = p.segments();
+                if segments.starts_with(prefix.segments()) {
+                    segments[prefix.segments().len()..]
+                        .iter()
+                        .fold(at.join("items"), |p, s| p.join(s))
+                } else {
+                    p.clone()
+                }
+            };
+            for (_, from) in self.moves.borrow_mut()[moved..].iter_mut() {
+                *from = written(from);
+            }
+            self.warnings.borrow_mut().retain(|w| w.pointer != prefix);
+        }
         // Not a keyword of any vocabulary this generator reads, or a
         // misspelling of one (`min_items`, `additional_properties`):
         // ignored with a warning, as JSON Schema ignores unknown keywords
@@ -468,6 +604,11 @@ impl Walker {
                     "write `properties` as a mapping",
                 ));
             };
+            // A property whose schema is `false` can never be present:
+            // no field stands for it.
+            if self.version.json_schema() {
+                properties.retain(|_, property| property != &Value::Bool(false));
+            }
             for (name, property) in properties.iter_mut() {
                 self.schema(property, &at.join("properties").join(name))?;
             }
@@ -502,6 +643,44 @@ impl Walker {
     /// [a, b]}`: "not both") validates the object without changing its
     /// type: dropped, with a warning for the `not` (a `not` with more in it
     /// is still refused).
+    /// A common bend of 3.0 documents, read as its authors meant it, with
+    /// a warning: a numeric `exclusiveMinimum`/`exclusiveMaximum` (3.1's
+    /// form).
+    fn bend_30(&self, map: &mut Map<String, Value>, at: &Pointer) {
+        for (key, bound) in [
+            ("exclusiveMinimum", "minimum"),
+            ("exclusiveMaximum", "maximum"),
+        ] {
+            if let Some(number) = map.get(key).filter(|v| v.is_number()).cloned() {
+                map.insert(bound.into(), number);
+                map.insert(key.into(), Value::Bool(true));
+                self.warnings.borrow_mut().push(LowerError::new(
+                    &at.join(key),
+                    format!("a numeric `{key}` is OpenAPI 3.1's form; in 3.0 it is a boolean beside `{bound}`, and it is read so"),
+                    format!("write `{bound}: N` and `{key}: true`, or declare the document 3.1"),
+                ));
+            }
+        }
+    }
+
+    /// A draft-4 tuple `items: [...]` (in any version: neither OpenAPI 3.0
+    /// nor JSON Schema 2020-12 has it), read as 2020-12's `prefixItems`:
+    /// a list whose items are any of the positions' types, with a warning.
+    fn tuple(&self, map: &mut Map<String, Value>, at: &Pointer) {
+        if map.get("items").is_some_and(Value::is_array)
+            && !map.contains_key("prefixItems")
+            && let Some(Value::Array(tuple)) = map.remove("items")
+        {
+            map.insert("prefixItems".into(), Value::Array(tuple));
+            self.warnings.borrow_mut().push(LowerError::new(
+                &at.join("items"),
+                "`items` as a list (a draft-4 tuple) is not OpenAPI; it is read as a list whose items are any of its positions' types",
+                "give `items` one schema (or, in 3.1, write the tuple as `prefixItems`)",
+            ));
+            self.tuple_items.borrow_mut().push(at.clone());
+        }
+    }
+
     fn drop_object_constraints(&self, map: &mut Map<String, Value>, at: &Pointer) {
         let only_required = |v: &Value| {
             v.as_object().is_some_and(|m| {

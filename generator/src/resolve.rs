@@ -171,11 +171,14 @@ struct Bundler {
 /// file it refers to; gives the bundle and where its nodes were written.
 /// `converted` maps the nodes of a root document converted from another
 /// version back to where they are written (see [`Origins::converted`]).
+/// `root`: the folder no file outside of is read (`--root`); by default
+/// the root file's own folder.
 pub fn bundle(
     path: &Path,
     text: String,
     value: Value,
     converted: Vec<(Pointer, Pointer)>,
+    root: Option<&Path>,
 ) -> Result<(Value, Origins)> {
     // The folder, not the file: text given with a name (the fuzz test's)
     // need not be a file on disk.
@@ -183,7 +186,7 @@ pub fn bundle(
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
-    let root_dir = folder.canonicalize().ok();
+    let root_dir = root.unwrap_or(folder).canonicalize().ok();
     let mut bundler = Bundler {
         root_dir,
         origins: Origins {
@@ -211,6 +214,7 @@ pub fn bundle(
         return Ok((value, bundler.origins));
     }
     let mut doc = value;
+    bundler.security_schemes(&mut doc)?;
     bundler.walk_root(&mut doc)?;
     while let Some(mut import) = bundler.queue.pop_front() {
         bundler.node(import.kind, &mut import.value, import.file, &import.from)?;
@@ -259,6 +263,27 @@ fn mentions_a_reference(value: &Value) -> bool {
 }
 
 impl Bundler {
+    /// A security scheme given by `$ref` (to another of this document's
+    /// schemes, or to another file) is copied in its place: lowering
+    /// applies it like one written inline.
+    fn security_schemes(&mut self, doc: &mut Value) -> Result<()> {
+        let at = Pointer::root().join("components").join("securitySchemes");
+        let Some(schemes) = doc
+            .get_mut("components")
+            .and_then(|c| c.get_mut("securitySchemes"))
+            .and_then(Value::as_object_mut)
+        else {
+            return Ok(());
+        };
+        for (name, scheme) in schemes.iter_mut() {
+            if scheme.get("$ref").is_some_and(Value::is_string) {
+                let at = at.join(name);
+                self.inline(scheme, 0, &at, &at, "security scheme")?;
+            }
+        }
+        Ok(())
+    }
+
     fn walk_root(&mut self, doc: &mut Value) -> Result<()> {
         let root = Pointer::root();
         // The names each section holds already: copies take others.
@@ -417,6 +442,10 @@ impl Bundler {
                 continue;
             };
             let ref_at = at.join(key).join("$ref");
+            if let Some(text) = self.plain_text(&reference, file, &ref_at)? {
+                map.insert(key.into(), Value::String(text));
+                continue;
+            }
             let (target_file, target) = self.target(&reference, file, &ref_at)?;
             let text = self.node_at(target_file, &target, &reference, file, &ref_at)?;
             if !text.is_string() {
@@ -596,8 +625,13 @@ impl Bundler {
             let Some(target) = fragment(&reference[1..]) else {
                 return Ok(reference.to_owned());
             };
-            if is_direct(kind, &target) {
-                return Ok(reference.to_owned());
+            let through = self.through(0, target.clone(), 0)?;
+            if is_direct(kind, &through) {
+                return Ok(if through == target {
+                    reference.to_owned()
+                } else {
+                    local_pointer(&through)
+                });
             }
         }
         let (target_file, target) = self.target(reference, file, at)?;
@@ -641,6 +675,7 @@ impl Bundler {
             })?,
         };
         if location.is_empty() {
+            let target = self.through(file, target, 0)?;
             return Ok((file, target));
         }
         if is_url(location) {
@@ -672,26 +707,46 @@ impl Bundler {
             .as_ref()
             .is_some_and(|dir| canonical.starts_with(dir));
         if !inside {
-            return Err(self.diagnostic(
-                file,
-                at,
-                format!(
-                    "the reference `{reference}` leads to {}, outside the folder of the spec",
-                    shown.display()
-                ),
-                "keep every file of the spec in the spec's folder or below it",
-            ));
+            return Err(self.outside(reference, &shown, file, at));
         }
         if let Some(&index) = self.by_path.get(&canonical) {
+            let target = self.through(index, target, 0)?;
             return Ok((index, target));
         }
-        let index = self.load(&shown, &canonical, file, at)?;
+        let index = self.load(reference, &shown, &canonical, file, at)?;
+        let target = self.through(index, target, 0)?;
         Ok((index, target))
     }
 
-    /// Reads and parses another file of the document.
-    fn load(&mut self, shown: &Path, canonical: &Path, file: usize, at: &Pointer) -> Result<usize> {
-        let text = crate::file::read_text(shown)?;
+    /// The message for a reference that leads outside the root folder.
+    fn outside(&self, reference: &str, shown: &Path, file: usize, at: &Pointer) -> Diagnostic {
+        self.diagnostic(
+            file,
+            at,
+            format!(
+                "the reference `{reference}` leads to {}, outside the folder of the spec",
+                shown.display()
+            ),
+            "keep every file of the spec in the spec's folder or below it, or name a folder above them all with `--root DIR`",
+        )
+    }
+
+    /// The text of the file `reference` names (written at `at` in `file`),
+    /// opened once and checked to be under the root folder as opened.
+    fn read_beneath(
+        &mut self,
+        reference: &str,
+        shown: &Path,
+        file: usize,
+        at: &Pointer,
+    ) -> Result<String> {
+        let Some(root) = self.root_dir.clone() else {
+            return Err(self.outside(reference, shown, file, at));
+        };
+        let text = crate::file::read_text_beneath(shown, &root).map_err(|e| match e {
+            crate::file::BeneathError::Outside(_) => self.outside(reference, shown, file, at),
+            crate::file::BeneathError::Read(diagnostic) => diagnostic,
+        })?;
         self.bytes += text.len() as u64;
         if self.bytes > MAX_TOTAL_BYTES {
             return Err(self.diagnostic(
@@ -704,6 +759,97 @@ impl Bundler {
                 "check that the references name the spec's own files",
             ));
         }
+        Ok(text)
+    }
+
+    /// A `description` or `summary` `$ref` to a whole file that is not
+    /// YAML or JSON (Markdown, plain text): its text, read as written.
+    fn plain_text(&mut self, reference: &str, file: usize, at: &Pointer) -> Result<Option<String>> {
+        if reference.contains('#') || reference.is_empty() || is_url(reference) {
+            return Ok(None);
+        }
+        let relative = percent_decode(reference);
+        let data = Path::new(&relative)
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| matches!(e.to_ascii_lowercase().as_str(), "yaml" | "yml" | "json"));
+        if data {
+            return Ok(None);
+        }
+        let referring = &self.origins.files[file].path;
+        let shown = normal(&referring.parent().unwrap_or(Path::new("")).join(&relative));
+        let text = self.read_beneath(reference, &shown, file, at)?;
+        self.origins.files.push(File {
+            path: shown,
+            text: text.clone(),
+        });
+        self.loaded.push(Loaded { value: Value::Null });
+        Ok(Some(text))
+    }
+
+    /// `target` in `file` with every `$ref` met on the way followed: a
+    /// pointer that runs through a reference (`.../schema/allOf/0` where
+    /// `schema` is a `$ref`, as bundlers write them) names the node the
+    /// reference leads to. A pointer that leads to nothing is kept as
+    /// written, for the caller to name.
+    fn through(&mut self, file: usize, target: Pointer, hops: usize) -> Result<Pointer> {
+        // Bounded: a chain of references through references ends.
+        if hops > 32 {
+            return Ok(target);
+        }
+        let segments = target.segments().to_vec();
+        let mut node = &self.loaded[file].value;
+        for (i, segment) in segments.iter().enumerate() {
+            let next = match node {
+                Value::Object(map) => map.get(segment),
+                Value::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                _ => None,
+            };
+            match next {
+                Some(next) => node = next,
+                None => {
+                    let Some(reference) = node.get("$ref").and_then(Value::as_str) else {
+                        return Ok(target);
+                    };
+                    // Only a reference within the same file is followed
+                    // here (one to another file is a copy of its own).
+                    let Some(local) = reference.strip_prefix('#').and_then(fragment) else {
+                        return Ok(target);
+                    };
+                    let mut rest = local;
+                    for segment in &segments[i..] {
+                        rest = rest.join(segment);
+                    }
+                    return self.through(file, rest, hops + 1);
+                }
+            }
+        }
+        // A node that is only a reference within this file stands for its
+        // target, once a pointer has run through another on its way.
+        if hops > 0
+            && let Value::Object(map) = node
+            && map.len() == 1
+            && let Some(local) = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(fragment)
+        {
+            return self.through(file, local, hops + 1);
+        }
+        Ok(target)
+    }
+
+    /// Reads and parses another file of the document.
+    fn load(
+        &mut self,
+        reference: &str,
+        shown: &Path,
+        canonical: &Path,
+        file: usize,
+        at: &Pointer,
+    ) -> Result<usize> {
+        let text = self.read_beneath(reference, shown, file, at)?;
         let value = crate::file::parse_tree(shown, &text)?;
         let index = self.origins.files.len();
         self.origins.files.push(File {
@@ -872,6 +1018,11 @@ fn is_keyword(segment: &str) -> bool {
             | "content"
             | "components"
     )
+}
+
+/// `#` and the pointer, each segment escaped.
+fn local_pointer(target: &Pointer) -> String {
+    format!("#{target}")
 }
 
 /// `#/components/schemas/<name>`, with the name escaped for a pointer.

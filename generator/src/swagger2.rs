@@ -1026,7 +1026,11 @@ impl<'a> Converter<'a> {
                     "accessCode" => ("authorizationCode", &["authorizationUrl", "tokenUrl"]),
                     _ => {
                         return Err(LowerError::new(
-                            &at.join("flow"),
+                            &if scheme.get("flow").is_some() {
+                                at.join("flow")
+                            } else {
+                                at.clone()
+                            },
                             "an OAuth 2 scheme's `flow` is none of `implicit`, `password`, `application`, `accessCode`",
                             "name the scheme's flow",
                         ));
@@ -1051,8 +1055,14 @@ impl<'a> Converter<'a> {
                 out.insert("flows".into(), json!({ name: body }));
             }
             _ => {
+                // At `type` when it is written, else at the scheme.
+                let type_at = if scheme.get("type").is_some() {
+                    at.join("type")
+                } else {
+                    at.clone()
+                };
                 return Err(LowerError::new(
-                    &at.join("type"),
+                    &type_at,
                     "a security scheme's `type` is none of `basic`, `apiKey`, `oauth2`",
                     "give the scheme one of the Swagger 2.0 types",
                 ));

@@ -426,6 +426,7 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             for warning in &generated.warnings {
                 located(doc, warning).map_err(|why| fail(format!("a warning {why}: {warning}")))?;
             }
+            accounted(doc, &generated).map_err(fail)?;
             let code = generated.code;
             let file =
                 syn::parse_file(&code).map_err(|e| fail(format!("output does not parse: {e}")))?;
@@ -454,6 +455,157 @@ fn check(doc: &Value) -> Result<Option<Accepted>, TestCaseError> {
             Ok(None)
         }
     }
+}
+
+/// Nothing is dropped in silence: every operation of the document is in
+/// the client or named by a warning that it is left out, and the summary
+/// counts those. (Documents whose path items are `$ref`s, copied in by
+/// the bundler, are counted in the client only.)
+fn accounted(doc: &Value, generated: &generator::Generated) -> Result<(), String> {
+    const METHODS: &[&str] = &[
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let left_out = generated
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("is left out of the client"))
+        .count();
+    if left_out != generated.degraded.operations {
+        return Err(format!(
+            "{left_out} operations warned left out, {} counted",
+            generated.degraded.operations
+        ));
+    }
+    // Squeezed: a long signature is broken over lines (`&self,`).
+    let squeezed: String = generated.code.split_whitespace().collect();
+    let in_client = squeezed.matches("(&self)->builder::").count()
+        + squeezed.matches("(&self,)->builder::").count();
+    let Some(paths) = doc.get("paths").and_then(Value::as_object) else {
+        return Ok(());
+    };
+    let items: Vec<&Value> = paths
+        .iter()
+        .filter(|(key, _)| !key.starts_with("x-"))
+        .map(|(_, item)| item)
+        .collect();
+    if items.iter().any(|item| item.get("$ref").is_some()) {
+        return Ok(());
+    }
+    let written: usize = items
+        .iter()
+        .filter_map(|item| item.as_object())
+        .map(|item| {
+            METHODS
+                .iter()
+                .filter(|m| item.get(**m).is_some_and(Value::is_object))
+                .count()
+        })
+        .sum();
+    if written != in_client + left_out {
+        return Err(format!(
+            "{written} operations written, {in_client} in the client and {left_out} warned left out: some dropped in silence"
+        ));
+    }
+    // Parameters, where every operation is in the client and the document
+    // is OpenAPI 3 (a 2.0 body or form parameter becomes a request body):
+    // each parameter of an operation has its setter, or a warning that it
+    // is left out.
+    if left_out > 0 || doc.get("openapi").is_none() {
+        return Ok(());
+    }
+    let Some((written, shared_by)) = written_parameters(doc, paths) else {
+        return Ok(());
+    };
+    let setters = squeezed.matches("(mutself,value:").count()
+        - squeezed.matches("pubfnbody(mutself,value:").count();
+    // A warning is given once per node: one about a path-level parameter
+    // stands for every operation of the path item that takes it.
+    let warned: usize = generated
+        .warnings
+        .iter()
+        .filter(|w| w.pointer.contains("/parameters/") && w.message.contains("left out"))
+        .map(|w| {
+            let segments: Vec<String> = w
+                .pointer
+                .split('/')
+                .map(|s| s.replace("~1", "/").replace("~0", "~"))
+                .collect();
+            match segments.as_slice() {
+                [_, paths, path, parameters, index, ..]
+                    if paths == "paths" && parameters == "parameters" =>
+                {
+                    index
+                        .parse::<usize>()
+                        .ok()
+                        .and_then(|i| shared_by.get(&(path.clone(), i)).copied())
+                        .unwrap_or(1)
+                }
+                _ => 1,
+            }
+        })
+        .sum();
+    if written != setters + warned {
+        return Err(format!(
+            "{written} parameters written, {setters} setters and {warned} warned left out: some dropped in silence"
+        ));
+    }
+    Ok(())
+}
+
+/// (path, index of a path-level parameter) → how many operations take it.
+type SharedBy = std::collections::BTreeMap<(String, usize), usize>;
+
+/// The parameters of every operation (path-level ones included, an
+/// operation's own overriding one of the same name and location),
+/// following local `$ref`s, and for each path-level parameter (path,
+/// index) the number of operations that take it; `None` when one cannot
+/// be followed.
+fn written_parameters(
+    doc: &Value,
+    paths: &serde_json::Map<String, Value>,
+) -> Option<(usize, SharedBy)> {
+    const METHODS: &[&str] = &[
+        "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    ];
+    let resolve = |param: &Value| -> Option<(String, String)> {
+        let param = match param.get("$ref") {
+            Some(reference) => doc.pointer(reference.as_str()?.strip_prefix('#')?)?,
+            None => param,
+        };
+        Some((
+            param.get("name")?.as_str()?.to_owned(),
+            param.get("in")?.as_str()?.to_owned(),
+        ))
+    };
+    let list = |value: Option<&Value>| -> Option<Vec<(String, String)>> {
+        match value {
+            None => Some(Vec::new()),
+            Some(Value::Array(params)) => params.iter().map(resolve).collect(),
+            Some(_) => None,
+        }
+    };
+    let mut total = 0;
+    let mut shared_by = std::collections::BTreeMap::new();
+    for (path, item) in paths.iter().filter(|(key, _)| !key.starts_with("x-")) {
+        let shared = list(item.get("parameters"))?;
+        for method in METHODS {
+            let Some(operation) = item.get(*method).filter(|o| o.is_object()) else {
+                continue;
+            };
+            // Every entry of the operation's own list (one given twice is
+            // two, one of them warned), and each path-level one it does
+            // not override.
+            let own = list(operation.get("parameters"))?;
+            total += own.len();
+            for (i, param) in shared.iter().enumerate() {
+                if !own.contains(param) {
+                    total += 1;
+                    *shared_by.entry((path.clone(), i)).or_insert(0) += 1;
+                }
+            }
+        }
+    }
+    Some((total, shared_by))
 }
 
 /// A message about a node names one that is in the document as written

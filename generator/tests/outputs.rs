@@ -43,7 +43,10 @@ fn fixtures() -> Vec<String> {
 /// Fixtures that exist to be read with warnings (their own test names
 /// each); every other fixture gives none.
 const WARNED: &[&str] = &[
+    "bends_30.yaml",
     "broken_operations.yaml",
+    "degraded_operations.yaml",
+    "invalid_constructs.yaml",
     "degraded.yaml",
     "json_schema_2020.yaml",
     "shapes.yaml",
@@ -487,4 +490,216 @@ fn json_schema_2020_keywords_are_read() {
     )
     .unwrap_err();
     assert_eq!(strict.line, Some(23), "{strict}");
+}
+
+/// The warnings of a fixture as (line, pointer), in order.
+fn warned(spec: &str) -> (generator::Generated, Vec<(Option<usize>, String)>) {
+    let generated = generator::generate_with_warnings(&root().join(spec)).unwrap();
+    let warned = generated
+        .warnings
+        .iter()
+        .map(|w| (w.line, w.pointer.clone()))
+        .collect();
+    (generated, warned)
+}
+
+/// `--strict` refuses the fixture at its first warning's line.
+fn strict_refuses_at(spec: &str, line: usize) {
+    let refusal = generator::generate_with_options(
+        &root().join(spec),
+        &generator::Options {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_eq!(refusal.line, Some(line), "{refusal}");
+    assert!(refusal.hint.contains("--strict"), "{refusal}");
+}
+
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect()
+}
+
+/// Security schemes given by `$ref` (to a shared file, to another scheme of
+/// the document through a chain, to a whole file) are applied like inline
+/// ones, with no warning: every operation that requires a credential sends
+/// it (see generator-expected's wire test for the bytes).
+#[test]
+fn security_schemes_by_reference_are_applied() {
+    let (generated, warned) = warned("generator/fixtures/security_refs.yaml");
+    assert!(warned.is_empty(), "{:?}", generated.warnings);
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub api_key: ::std::option::Option<rt::Secret>,",
+        "pub bearer: ::std::option::Option<rt::Secret>,",
+        "pub basic: ::std::option::Option<rt::Basic>,",
+        "pub audit_key: ::std::option::Option<rt::Secret>,",
+        "if let Some(api_key_credential) = &credentials.api_key",
+        "if let Some(audit_key_credential) = &credentials.audit_key",
+        "else if let Some(basic_credential) = &credentials.basic",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    assert!(generated.degraded.is_empty());
+}
+
+/// Invalid constructs that change a request's meaning are each named at
+/// their line and pointer; the first of a parameter given twice is kept
+/// (the string, not the integer); `--strict` refuses.
+#[test]
+fn invalid_constructs_are_named() {
+    let spec = "generator/fixtures/invalid_constructs.yaml";
+    let (generated, warned) = warned(spec);
+    assert_eq!(
+        warned,
+        [
+            (Some(14), "/paths/~1things/get/parameters/1".to_owned()),
+            (
+                Some(22),
+                "/paths/~1things~1{id}/get/parameters/0".to_owned()
+            ),
+            (Some(25), "/paths/~1things~1{name}".to_owned()),
+        ]
+    );
+    let messages: Vec<&str> = generated
+        .warnings
+        .iter()
+        .map(|w| w.message.as_str())
+        .collect();
+    assert!(
+        messages[0].contains("`foo` (query) is given twice"),
+        "{messages:?}"
+    );
+    assert!(messages[1].contains("`required: true`"), "{messages:?}");
+    assert!(
+        messages[2].contains("differs from `/things/{id}` only in its parameters' names"),
+        "{messages:?}"
+    );
+    let code = squeeze(&generated.code);
+    let list = squeeze(builder_of(&generated.code, "ListThings"));
+    assert!(
+        list.contains("pubfnfoo(mutself,value:implInto<::std::string::String>)"),
+        "{list}"
+    );
+    assert!(!list.contains("value:i64"), "{list}");
+    // The header of the same name is another parameter, kept.
+    assert!(list.contains("\"foo\""), "{list}");
+    assert!(code.contains("pubfnget_thing(&self)") && code.contains("pubfnput_thing(&self)"));
+    assert_eq!(generated.degraded.parameters, 1);
+    strict_refuses_at(spec, 14);
+}
+
+/// Degraded at the smallest scope: every operation is kept; what could not
+/// be read as the spec says is read more loosely in place, each with its
+/// warning, and counted in one summary.
+#[test]
+fn operations_degrade_in_place() {
+    let spec = "generator/fixtures/degraded_operations.yaml";
+    let (generated, warned) = warned(spec);
+    let pointers: Vec<&str> = warned.iter().map(|(_, p)| p.as_str()).collect();
+    assert_eq!(
+        pointers,
+        [
+            "/paths/~1reports{.format}/post/parameters/1/name",
+            "/paths/~1reports{.format}",
+            "/paths/~1reports{.format}/post/requestBody/content/multipart~1related",
+            "/paths/~1reports{.format}/post/responses/201/headers/X-Rate-Limit/content",
+            "/paths/~1reports{.format}/post/responses/400/content/application~1json/schema/allOf/0",
+            "/paths/~1matrix~1{;id*}",
+            "/paths/~1many~1{ids*}",
+            "/paths/~1files~1{+rest}",
+            "/paths/~1files~1{+rest}/get/responses/404/content/application~1json/schema/anyOf",
+        ]
+    );
+    assert!(warned.iter().all(|(line, _)| line.is_some()));
+    assert_eq!(
+        generated.degraded,
+        generator::model::Degraded {
+            operations: 0,
+            parameters: 2,
+            schemas: 2,
+            headers: 1,
+            bodies: 1,
+        }
+    );
+    assert_eq!(
+        generated.degraded.to_string(),
+        "2 parameters left out or sent as a string, 2 schemas read as any JSON value, 1 response header left out or read as text, 1 request body sent as raw bytes"
+    );
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub fn create_report(&self)",
+        "pub fn get_matrix(&self)",
+        "pub fn get_many(&self)",
+        "pub fn get_file(&self)",
+        "pub type CreateReportResponse = CreatedBadRequestAnswers< CreateReportCreatedHeaders, ::client_runtime::serde_json::Value, >;",
+        "pub x_rate_limit: ::std::option::Option<::std::string::String>,",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    assert!(
+        !code.contains("pubfnrequest_id(") && !code.contains("RequestId\""),
+        "a header that cannot be sent"
+    );
+    strict_refuses_at(spec, 19);
+}
+
+/// OpenAPI 3.2 is read as 3.1: boolean schemas, descriptions by `$ref` to
+/// Markdown (as text), pointers through a `$ref` on their way, a response
+/// without `description` (optional since 3.2): no warning.
+#[test]
+fn openapi_32_is_read() {
+    let (generated, warned) = warned("generator/fixtures/openapi32.yaml");
+    assert!(warned.is_empty(), "{:?}", generated.warnings);
+    let code = &generated.code;
+    assert!(
+        code.contains("/// - sorted by name"),
+        "the Markdown description"
+    );
+    let code = squeeze(code);
+    for needle in [
+        // `extra: true`: any value; `legacyId: false`: never present.
+        "pub extra: ::std::option::Option<::client_runtime::serde_json::Value>,",
+        // The mapping through `Animal/properties/cat` (a `$ref`) names `Cat`.
+        "#[serde(tag = \"kind\")] pub enum Pet { #[serde(rename = \"cat\")] Cat(Cat), #[serde(rename = \"dog\")] Dog(Dog), }",
+        // `.../items/oneOf/0` runs through `items`, a `$ref` to `Pet`.
+        "pub type GetPetResponse = OkAnswers<types::Cat>;",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    assert!(!code.contains("legacy"), "a `false` property has no field");
+}
+
+/// The common bends of 3.0 documents are read as meant, each with a
+/// warning at its node (a response without `description` at the response,
+/// not at `/paths`); `--strict` refuses.
+#[test]
+fn bends_of_30_are_read_with_warnings() {
+    let spec = "generator/fixtures/bends_30.yaml";
+    let (generated, warned) = warned(spec);
+    assert_eq!(
+        warned,
+        [
+            (
+                Some(29),
+                "/components/schemas/Reading/properties/value/exclusiveMinimum".to_owned()
+            ),
+            (
+                Some(32),
+                "/components/schemas/Reading/properties/at/items".to_owned()
+            ),
+            (Some(17), "/paths/~1readings/get/responses/200".to_owned()),
+            (Some(9), "/servers/0/url".to_owned()),
+        ]
+    );
+    let code = squeeze(&generated.code);
+    for needle in [
+        "pub value: f64,",
+        "pub at: ::std::vec::Vec<ReadingAtItem>,",
+        "pub fn server_url(region: &str, version: &str)",
+    ] {
+        assert!(code.contains(&squeeze(needle)), "missing: {needle}");
+    }
+    strict_refuses_at(spec, 29);
 }

@@ -30,14 +30,36 @@ impl<'a> Lowerer<'a> {
                 ));
             };
             let listed: Vec<String> = body.content.keys().map(|m| format!("`{m}`")).collect();
-            return Err(LowerError::new(
-                &content_at.join(first),
+            let at = content_at.join(first);
+            if !first.bytes().all(|b| (b' '..=b'~').contains(&b)) || first.contains('*') {
+                return Err(LowerError::new(
+                    &at,
+                    format!(
+                        "the request body's media type {} is not supported by this generator, and `{first}` cannot be sent as a `Content-Type`",
+                        listed.join(", ")
+                    ),
+                    "offer the body as `application/json`, `application/x-www-form-urlencoded`, `application/octet-stream` or `text/plain`",
+                ));
+            }
+            // A structure this generator cannot write (XML, a multipart
+            // other than form data): the caller writes the bytes, sent
+            // with the first media type listed.
+            self.warn(
+                &at,
                 format!(
-                    "the request body's media type {} is not supported by this generator",
+                    "the request body's media type {} cannot be written by this client; the body is raw bytes the caller supplies, sent as `{first}`",
                     listed.join(", ")
                 ),
-                "offer the body as `application/json`, `application/x-www-form-urlencoded`, `application/octet-stream` or `text/plain`",
-            ));
+                "offer the body as `application/json`, a form or `multipart/form-data` for a typed body",
+            );
+            self.count(|d| &mut d.bodies, &at);
+            return Ok(Body {
+                media: BodyMedia::Binary {
+                    content_type: first.clone(),
+                },
+                required: body.required,
+                description: body.description.clone(),
+            });
         };
         let media_at = content_at.join(media);
         let media = match kind {

@@ -54,13 +54,33 @@ impl<'a> Lowerer<'a> {
         // extends itself in one of its properties) is counted, and refused
         // at the limit, rather than merged anew forever.
         self.all_of_depth += 1;
-        let result = self
+        let merged = self
             .merge(members, &at, &mut merged, &mut origins)
-            .and_then(|()| {
-                let description = schema.schema_data.description.clone();
-                // The merge is written nowhere: point at the schema itself.
-                self.object(&merged, &at.parent(), hint, description, &origins)
-            });
+            .map(|()| merged);
+        self.all_of_depth -= 1;
+        let merged = match merged {
+            Ok(merged) => merged,
+            // A member that is no object (a `oneOf` beside a `$ref`): the
+            // value is still JSON, read as such in place, and said so.
+            Err(e) if e.message == NOT_AN_OBJECT => {
+                self.warn(
+                    &e.pointer,
+                    format!("{NOT_AN_OBJECT}; the whole `allOf` is read as any JSON value (`serde_json::Value`)"),
+                    e.hint,
+                );
+                self.count(|d| &mut d.schemas, &e.pointer);
+                return Ok(if nullable {
+                    TypeRef::Optional(Box::new(TypeRef::Value))
+                } else {
+                    TypeRef::Value
+                });
+            }
+            Err(e) => return Err(e),
+        };
+        self.all_of_depth += 1;
+        let description = schema.schema_data.description.clone();
+        // The merge is written nowhere: point at the schema itself.
+        let result = self.object(&merged, &at.parent(), hint, description, &origins);
         self.all_of_depth -= 1;
         result
     }
@@ -160,7 +180,7 @@ impl<'a> Lowerer<'a> {
                 _ => {
                     return Err(LowerError::new(
                         &schema_at,
-                        "`allOf` of a schema that is not an object is not supported by this generator",
+                        NOT_AN_OBJECT,
                         "merge only object schemas with `allOf`, or use the member's type directly",
                     ));
                 }
@@ -182,6 +202,10 @@ impl<'a> Lowerer<'a> {
         Ok(())
     }
 }
+
+/// Why an `allOf` cannot be merged into one struct.
+const NOT_AN_OBJECT: &str =
+    "`allOf` of a schema that is not an object is not supported by this generator";
 
 /// How deep `allOf` may nest (through references) before it is refused as
 /// circular.

@@ -20,9 +20,9 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, EnumValue, Field, Location, ObjectStyle, Operation, Param,
-    ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind, SecurityScheme,
-    Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyMedia, Degraded, EnumValue, Field, Location, ObjectStyle, Operation,
+    Param, ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind,
+    SecurityScheme, Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 
@@ -130,6 +130,10 @@ pub fn lower_with_options(doc: &OpenAPI, strict: bool) -> Result<(Api, Vec<Lower
             types: lowerer.types,
             shared_headers,
             security,
+            degraded: Degraded {
+                operations: left_out.len(),
+                ..lowerer.degraded
+            },
         };
         return Ok((api, lowerer.warnings));
     }
@@ -170,6 +174,10 @@ struct Lowerer<'a> {
     left_out: Vec<LeftOut>,
     /// A failed operation refuses the document (`--strict`).
     strict: bool,
+    /// What was degraded, counted.
+    degraded: Degraded,
+    /// The nodes counted in `degraded`: each once, as it is warned of once.
+    counted: BTreeSet<String>,
 }
 
 impl<'a> Lowerer<'a> {
@@ -202,17 +210,35 @@ impl<'a> Lowerer<'a> {
             warnings: Vec::new(),
             left_out: Vec::new(),
             strict: false,
+            degraded: Degraded::default(),
+            counted: BTreeSet::new(),
         }
     }
 
-    /// Records a warning (once per pointer).
+    /// Counts a degraded node in the summary (`count` picks the kind),
+    /// once however often it is lowered.
+    pub(super) fn count(&mut self, count: fn(&mut Degraded) -> &mut usize, at: &Pointer) {
+        if self.counted.insert(at.to_string()) {
+            *count(&mut self.degraded) += 1;
+        }
+    }
+
+    /// Records a warning (once per pointer and message).
     pub(super) fn warn(
         &mut self,
         at: &Pointer,
         message: impl Into<String>,
         hint: impl Into<String>,
     ) {
-        if !self.warnings.iter().any(|w| w.pointer == *at) {
+        // Once per node and message: a node lowered again (a shared
+        // parameter, for each operation) warns once, and two different
+        // defects of one node are both told.
+        let message = message.into();
+        if !self
+            .warnings
+            .iter()
+            .any(|w| w.pointer == *at && w.message == message)
+        {
             self.warnings.push(LowerError::new(at, message, hint));
         }
     }

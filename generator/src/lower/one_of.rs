@@ -27,11 +27,15 @@ impl<'a> Lowerer<'a> {
             })
             .collect();
         if members.is_empty() {
-            return Err(LowerError::new(
+            // Nothing to tell a type by (or only `null`): any JSON value,
+            // in place, rather than the operation left out.
+            self.warn(
                 at,
-                "a `oneOf`/`anyOf` without members",
+                "a `oneOf`/`anyOf` without members (other than `null`); it is read as any JSON value (`serde_json::Value`)",
                 "list at least one schema",
-            ));
+            );
+            self.count(|d| &mut d.schemas, at);
+            return Ok(TypeRef::Value);
         }
         if let Some(def) = self.tagged(schema, &members, at, hint, &description)? {
             return Ok(self.define(hint, def));

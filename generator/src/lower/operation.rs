@@ -19,8 +19,25 @@ impl<'a> Lowerer<'a> {
         // Where each operationId was first given, to name both when one is
         // given again.
         let mut ids: BTreeMap<&str, Pointer> = BTreeMap::new();
+        let mut routes: BTreeMap<String, &str> = BTreeMap::new();
         for (path, item) in &self.doc.paths.paths {
             let at = Pointer::root().join("paths").join(path);
+            match routes.get(&route_shape(path)) {
+                Some(first) if *first != path.as_str() => {
+                    let message = format!(
+                        "the path template `{path}` differs from `{first}` only in its parameters' names, which OpenAPI does not allow: a server cannot tell them apart"
+                    );
+                    self.warn(
+                        &at,
+                        message,
+                        "merge the two path items, or name the parameters alike",
+                    );
+                }
+                Some(_) => {}
+                None => {
+                    routes.insert(route_shape(path), path.as_str());
+                }
+            }
             let item = match item {
                 ReferenceOr::Item(item) => item,
                 ReferenceOr::Reference { reference } => {
@@ -135,13 +152,31 @@ impl<'a> Lowerer<'a> {
             .iter()
             .enumerate()
             .map(|(i, p)| (p, at.join("parameters").join(i)));
-        let mut pointers = Vec::new();
+        let mut pointers: Vec<Pointer> = Vec::new();
         for (param, param_at) in path_level.chain(op_level) {
-            let lowered = self.parameter(param, &param_at, &type_name)?;
+            let Some(lowered) = self.parameter(param, &param_at, &type_name)? else {
+                continue;
+            };
             match params
                 .iter()
                 .position(|p| p.name == lowered.name && p.location == lowered.location)
             {
+                // Given twice in one list: invalid, and neither can be
+                // told to win; the first is kept, the second named.
+                Some(i) if same_list(&pointers[i], &param_at) => {
+                    let message = format!(
+                        "the parameter `{}` ({}) is given twice in one list (first at {}); this one is left out",
+                        lowered.name,
+                        format!("{:?}", lowered.location).to_lowercase(),
+                        pointers[i]
+                    );
+                    self.warn(
+                        &param_at,
+                        message,
+                        "give each parameter once per name and location",
+                    );
+                    self.count(|d| &mut d.parameters, &param_at);
+                }
                 Some(i) => {
                     params[i] = lowered;
                     pointers[i] = param_at;
@@ -180,6 +215,7 @@ impl<'a> Lowerer<'a> {
             param.rust_name = scope.claim(&param.rust_name);
         }
 
+        self.template_styles(path, &mut params);
         let segments = path_segments(path, &params, &pointers, at)?;
 
         let body = match &operation.request_body {
@@ -296,7 +332,7 @@ pub(super) fn path_segments(
         while !rest.is_empty() {
             match (rest.find('{'), rest.find('}')) {
                 (Some(0), Some(close)) => {
-                    pieces.push(lookup(&rest[1..close], &mut used)?);
+                    pieces.push(lookup(template_variable(&rest[1..close]).0, &mut used)?);
                     rest = &rest[close + 1..];
                 }
                 (Some(open), _) if open > 0 => {
@@ -341,16 +377,113 @@ pub(super) fn path_segments(
 
 /// The names of the `{variables}` of a path template.
 fn template_names(path: &str) -> BTreeSet<&str> {
-    let mut names = BTreeSet::new();
+    template_variables(path)
+        .into_iter()
+        .map(|(name, _, _)| name)
+        .collect()
+}
+
+/// The `{variables}` of a path template: name, RFC 6570 operator (`.`,
+/// `;`, ... which OpenAPI does not allow, but documents write) and whether
+/// it is exploded (`*`).
+pub(super) fn template_variables(path: &str) -> Vec<(&str, Option<char>, bool)> {
+    let mut variables = Vec::new();
     let mut rest = path;
     while let Some(open) = rest.find('{') {
         let Some(close) = rest[open..].find('}') else {
             break;
         };
-        names.insert(&rest[open + 1..open + close]);
+        variables.push(template_variable(&rest[open + 1..open + close]));
         rest = &rest[open + close + 1..];
     }
-    names
+    variables
+}
+
+/// One variable's text (between the braces): its name, operator, explode.
+pub(super) fn template_variable(text: &str) -> (&str, Option<char>, bool) {
+    let (operator, rest) = match text.chars().next() {
+        Some(c @ ('.' | ';' | '+' | '#' | '/' | '?' | '&')) => (Some(c), &text[1..]),
+        _ => (None, text),
+    };
+    match rest.strip_suffix('*') {
+        Some(name) => (name, operator, true),
+        None => (rest, operator, false),
+    }
+}
+
+/// Whether two parameters are in the same `parameters` list.
+fn same_list(a: &Pointer, b: &Pointer) -> bool {
+    a.parent() == b.parent()
+}
+
+/// `/a/{id}` → `/a/{}`: templates that differ only in their variables'
+/// names are one route to a server.
+pub(super) fn route_shape(path: &str) -> String {
+    let mut shape = String::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        shape.push_str(&rest[..open]);
+        shape.push_str("{}");
+        rest = &rest[open + close + 1..];
+    }
+    shape.push_str(rest);
+    shape
+}
+
+impl Lowerer<'_> {
+    /// A template variable written with an RFC 6570 operator (`{.fmt}`,
+    /// `{;id*}`, `{ids*}`) is sent in the style it stands for (label,
+    /// matrix, simple; exploded with `*`), with a warning; one with an
+    /// operator no OpenAPI style stands for (`{+x}`, `{?x}`) is sent as
+    /// one string the caller supplies.
+    fn template_styles(&mut self, path: &str, params: &mut [Param]) {
+        let at = Pointer::root().join("paths").join(path);
+        for (name, operator, explode) in template_variables(path) {
+            if operator.is_none() && !explode {
+                continue;
+            }
+            let Some(param) = params
+                .iter_mut()
+                .find(|p| p.location == Location::Path && p.name == name)
+            else {
+                continue;
+            };
+            let written = format!(
+                "{{{}{name}{}}}",
+                operator.map(String::from).unwrap_or_default(),
+                if explode { "*" } else { "" }
+            );
+            let (style, what) = match operator {
+                Some('.') => (Some(PathStyle::Label { explode }), "the label style"),
+                Some(';') => (Some(PathStyle::Matrix { explode }), "the matrix style"),
+                None => (None, "the simple style"),
+                Some(_) => {
+                    param.ty = TypeRef::String;
+                    param.style = ParamStyle::Scalar;
+                    param.path_style = None;
+                    self.count(|d| &mut d.parameters, &at);
+                    self.warn(
+                        &at,
+                        format!("the path template writes `{written}`, an RFC 6570 expansion no OpenAPI style stands for; `{name}` is sent as one string the caller supplies"),
+                        format!("write `{{{name}}}` and say how it is sent with `style`"),
+                    );
+                    continue;
+                }
+            };
+            param.path_style = style;
+            if explode {
+                param.style = self.parameter_style(&param.ty, Some(true), None);
+            }
+            self.warn(
+                &at,
+                format!("the path template writes `{written}`, an RFC 6570 operator OpenAPI does not allow; `{name}` is sent in {what}{}, which it stands for", if explode { " (exploded)" } else { "" }),
+                format!("write `{{{name}}}` and say how it is sent with `style` and `explode`"),
+            );
+        }
+    }
 }
 
 /// Header parameters that every operation takes, with the same type.
@@ -375,4 +508,25 @@ pub(super) fn shared_headers(operations: &[Operation]) -> Vec<Param> {
         })
         .cloned()
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn template_variables_name_their_operator() {
+        assert_eq!(template_variable("id"), ("id", None, false));
+        assert_eq!(template_variable(".fmt"), ("fmt", Some('.'), false));
+        assert_eq!(template_variable(";id*"), ("id", Some(';'), true));
+        assert_eq!(template_variable("ids*"), ("ids", None, true));
+        assert_eq!(template_variable("+rest"), ("rest", Some('+'), false));
+    }
+
+    #[test]
+    fn routes_differ_by_more_than_names() {
+        assert_eq!(route_shape("/a/{id}"), route_shape("/a/{name}"));
+        assert_ne!(route_shape("/a/{id}"), route_shape("/a/{id}.json"));
+        assert_eq!(route_shape("/v{major}.{minor}"), "/v{}.{}");
+    }
 }

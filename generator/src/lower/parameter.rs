@@ -8,7 +8,7 @@ impl<'a> Lowerer<'a> {
         param: &ReferenceOr<Parameter>,
         at: &Pointer,
         op_type: &str,
-    ) -> Result<Param> {
+    ) -> Result<Option<Param>> {
         // Errors about the parameter point at where it is written.
         let doc = self.doc;
         let (param, at) = resolve(param, "parameters", at, || {
@@ -45,21 +45,36 @@ impl<'a> Lowerer<'a> {
                     .bytes()
                     .all(|b| b.is_ascii_graphic() && !b"()<>@,;:\\\"/[]?={}".contains(&b))
         };
+        // A name that cannot be sent costs the parameter, not the
+        // operation: it is left out, and said so.
         if location == Location::Cookie && !cookie_name(&data.name) {
-            return Err(LowerError::new(
+            self.warn(
                 &at.join("name"),
-                format!("`{}` is not a valid cookie name", data.name),
+                format!("`{}` is not a valid cookie name; the parameter is left out (the operation is sent without it)", data.name),
                 "use letters, digits and `-` only",
-            ));
+            );
+            self.count(|d| &mut d.parameters, &at.join("name"));
+            return Ok(None);
         }
         if location == Location::Header
             && http::HeaderName::from_bytes(data.name.as_bytes()).is_err()
         {
-            return Err(LowerError::new(
+            self.warn(
                 &at.join("name"),
-                format!("`{}` is not a valid HTTP header name", data.name),
+                format!("`{}` is not a valid HTTP header name; the parameter is left out (the operation is sent without it)", data.name),
                 "use letters, digits and `-` only",
-            ));
+            );
+            self.count(|d| &mut d.parameters, &at.join("name"));
+            return Ok(None);
+        }
+        if location == Location::Path && !data.required {
+            // OpenAPI: a path parameter's `required` MUST be true; it is
+            // read as required (a path cannot be sent without it).
+            self.warn(
+                at,
+                format!("the path parameter `{}` does not say `required: true`, which every path parameter must; it is read as required", data.name),
+                "add `required: true`",
+            );
         }
         let (ty, secret, json) = self.parameter_type(data, at, op_type, location)?;
         let style = if json {
@@ -67,7 +82,7 @@ impl<'a> Lowerer<'a> {
         } else {
             self.parameter_style(&ty, data.explode, query_style)
         };
-        Ok(Param {
+        Ok(Some(Param {
             name: data.name.clone(),
             rust_name: snake(&data.name),
             location,
@@ -77,7 +92,7 @@ impl<'a> Lowerer<'a> {
             description: data.description.clone(),
             style,
             path_style,
-        })
+        }))
     }
 
     /// How a value of `ty` is written: one string; an array as the query

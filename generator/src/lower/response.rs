@@ -34,11 +34,14 @@ impl<'a> Lowerer<'a> {
             }
             let header_at = at.join("headers").join(name);
             if http::HeaderName::from_bytes(name.as_bytes()).is_err() {
-                return Err(LowerError::new(
+                // No response can carry it: the header alone is left out.
+                self.warn(
                     &header_at,
-                    format!("`{name}` is not a valid HTTP header name"),
+                    format!("`{name}` is not a valid HTTP header name; the header is left out"),
                     "use letters, digits and `-` only",
-                ));
+                );
+                self.count(|d| &mut d.headers, &header_at);
+                continue;
             }
             let (header, header_at) = self.header(header, &header_at)?;
             let ty = match &header.format {
@@ -48,16 +51,20 @@ impl<'a> Lowerer<'a> {
                     &format!("{op_type}{}", pascal(name)),
                 )?,
                 ParameterSchemaOrContent::Content(_) => {
-                    return Err(LowerError::new(
+                    // Its text is always there to read.
+                    self.warn(
                         &header_at.join("content"),
-                        format!("the header `{name}` uses `content`"),
-                        "describe the header with `schema`",
-                    ));
+                        format!("the header `{name}` is described with `content`; it is read as its text, not decoded"),
+                        "describe the header with `schema`, or decode the text yourself",
+                    );
+                    self.count(|d| &mut d.headers, &header_at.join("content"));
+                    TypeRef::String
                 }
             };
             let ty = if self.is_scalar(&ty, 0) || ty == TypeRef::Secret {
                 ty
             } else {
+                self.count(|d| &mut d.headers, &header_at.join("schema"));
                 // Its text is always there to read: give that, and say so.
                 self.warn(
                     &header_at.join("schema"),

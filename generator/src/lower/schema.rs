@@ -120,6 +120,7 @@ impl<'a> Lowerer<'a> {
                 self.one_of(schema, any_of, &at.join("anyOf"), hint, description)?
             }
             SchemaKind::Not { .. } => {
+                self.count(|d| &mut d.schemas, &at.join("not"));
                 // What a value is not says nothing of what it is: any JSON
                 // value holds every value the schema allows.
                 self.warn(
@@ -130,6 +131,7 @@ impl<'a> Lowerer<'a> {
                 TypeRef::Value
             }
             SchemaKind::Any(any) => {
+                self.count(|d| &mut d.schemas, at);
                 // Beyond the model, but any JSON value holds every value the
                 // schema allows: read it as that, and say so.
                 let what = if any.not.is_some() {

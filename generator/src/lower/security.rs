@@ -70,13 +70,31 @@ impl<'a> Lowerer<'a> {
                 } => match http_scheme.to_ascii_lowercase().as_str() {
                     "bearer" => (SchemeKind::Bearer, description),
                     "basic" => (SchemeKind::Basic, description),
-                    other => {
+                    "mutualtls" if scheme_is_mutual_tls(scheme) => {
+                        // Nothing to send per request: the certificate is
+                        // the transport's.
                         self.warn(
-                            &at.join("scheme"),
-                            format!("the HTTP authentication scheme `{other}` is not applied by this client"),
-                            "set the `Authorization` header on a prepared request (`build()`, then `set_header`)",
+                            &at,
+                            "mutual TLS is the transport's client certificate; nothing is sent per request",
+                            "give the client a transport with the certificate (`Client::with_transport`)",
                         );
                         continue;
+                    }
+                    other => {
+                        // Still a credential the client can send: the whole
+                        // `Authorization` value, written by the caller.
+                        self.warn(
+                            &at.join("scheme"),
+                            format!("the HTTP authentication scheme `{other}` is not written by this client; its credential is the whole `Authorization` header value, which the caller supplies (e.g. `{} ...`)", pascal(other)),
+                            "use `bearer` or `basic` for a credential the client writes itself",
+                        );
+                        (
+                            SchemeKind::ApiKey {
+                                location: Location::Header,
+                                name: "Authorization".into(),
+                            },
+                            description,
+                        )
                     }
                 },
                 openapiv3::SecurityScheme::OAuth2 { description, .. }
@@ -139,4 +157,10 @@ impl<'a> Lowerer<'a> {
         }
         Ok(alternatives)
     }
+}
+
+/// Whether `scheme` stands for a 3.1 `type: mutualTLS` (see
+/// [`crate::normalize`], which writes it so for `openapiv3`).
+fn scheme_is_mutual_tls(scheme: &openapiv3::SecurityScheme) -> bool {
+    matches!(scheme, openapiv3::SecurityScheme::HTTP { extensions, .. } if extensions.contains_key(crate::normalize::MUTUAL_TLS))
 }

@@ -3,7 +3,7 @@
 use super::*;
 
 impl<'a> Lowerer<'a> {
-    pub(super) fn server(&self) -> Result<Option<Server>> {
+    pub(super) fn server(&mut self) -> Result<Option<Server>> {
         let Some(server) = self.doc.servers.first() else {
             return Ok(None);
         };
@@ -27,11 +27,12 @@ impl<'a> Lowerer<'a> {
                 .as_ref()
                 .is_some_and(|vars| vars.contains_key(name));
             if !declared {
-                return Err(LowerError::new(
+                // Still a variable: `server_url()` takes it like the rest.
+                self.warn(
                     &at.join("url"),
-                    format!("the server URL uses the variable `{name}`, which is not declared"),
+                    format!("the server URL uses the variable `{name}`, which is not declared; it is an argument of `server_url()` with no default"),
                     format!("declare `{name}` under `servers[0].variables`"),
-                ));
+                );
             }
             if open > 0 {
                 pieces.push(UrlPiece::Literal(rest[..open].to_owned()));
