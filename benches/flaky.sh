@@ -52,6 +52,9 @@ def strip(v, top):
         for k, x in v.items():
             if k in ("duration_ms", "latency"):
                 continue
+            # The summary counts the results, compared one by one.
+            if top and k == "summary":
+                continue
             if top and k == "pace":
                 # Load, not behaviour: what a server's limits made of the run.
                 x = {pk: pv for pk, pv in x.items()
@@ -59,7 +62,12 @@ def strip(v, top):
             out[k] = strip(x, False)
         return out
     if isinstance(v, list):
-        return [strip(x, False) for x in v]
+        # Whether a server limits a run depends on its load: the check that
+        # judges limit answers passes or has none to judge.
+        return [dict(x, status="passed or not applicable (load)", note=None)
+                if isinstance(x, dict) and x.get("id") == "answers/limit-answers-are-envelopes"
+                and x.get("status") in ("passed", "not_applicable") else strip(x, False)
+                for x in v]
     return v
 print(json.dumps(strip(json.load(open(sys.argv[1])), True), sort_keys=True))
 ' "$@"

@@ -82,6 +82,26 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
                     );
                 }
             };
+            // The components the steps reach, held alone (in profile order,
+            // so two sequences never wait on each other): a read here sees
+            // the settled claim, not the one another sequence claims for a
+            // moment (`state/environments`).
+            let mut reached: Vec<usize> = steps
+                .iter()
+                .filter_map(|s| t.primary(s.op))
+                .filter_map(|c| {
+                    t.profile
+                        .components
+                        .iter()
+                        .position(|p| std::ptr::eq(p, c))
+                })
+                .collect();
+            reached.sort_unstable();
+            reached.dedup();
+            let mut held = Vec::new();
+            for i in reached {
+                held.push(t.alone(&t.profile.components[i].name).await);
+            }
             let mut sent = Vec::new();
             let mut about = Vec::new();
             for step in steps {

@@ -196,12 +196,29 @@ async fn one_verdict(variants: &[Variant], name: &str, edits: &[(&str, &str)]) {
 pub(crate) fn without_timings(report: &serde_json::Value) -> serde_json::Value {
     use serde_json::Value;
     fn strip(v: &Value, top: bool) -> Value {
+        // Whether a server limits a run depends on its load: the check that
+        // judges limit answers passes or has none to judge. Its failure
+        // stays compared; the summary's counts are the results', compared
+        // one by one.
+        if let Some(result) = v.as_object().filter(|r| {
+            r.get("id").and_then(Value::as_str) == Some("answers/limit-answers-are-envelopes")
+                && matches!(
+                    r.get("status").and_then(Value::as_str),
+                    Some("passed" | "not_applicable")
+                )
+        }) {
+            let mut result = result.clone();
+            result.insert("status".into(), "passed or not applicable (load)".into());
+            result.remove("note");
+            return Value::Object(result);
+        }
         match v {
             Value::Object(map) => Value::Object(
                 map.iter()
                     .filter(|(k, _)| !matches!(k.as_str(), "duration_ms" | "latency"))
-                    // The server's address: a fresh server has another port.
-                    .filter(|(k, _)| !(top && k.as_str() == "target"))
+                    // The server's address: a fresh server has another port;
+                    // the summary counts the results compared one by one.
+                    .filter(|(k, _)| !(top && matches!(k.as_str(), "target" | "summary")))
                     .map(|(k, x)| {
                         let x = match (top, k.as_str(), x) {
                             (true, "pace", Value::Object(pace)) => {
