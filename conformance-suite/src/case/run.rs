@@ -89,12 +89,7 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             let mut reached: Vec<usize> = steps
                 .iter()
                 .filter_map(|s| t.primary(s.op))
-                .filter_map(|c| {
-                    t.profile
-                        .components
-                        .iter()
-                        .position(|p| std::ptr::eq(p, c))
-                })
+                .filter_map(|c| t.profile.components.iter().position(|p| std::ptr::eq(p, c)))
                 .collect();
             reached.sort_unstable();
             reached.dedup();
