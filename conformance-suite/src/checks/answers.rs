@@ -92,21 +92,23 @@ fn envelopes(run: &RunWide<'_>) -> Outcome {
     }
     let failures = answers
         .into_iter()
-        .filter_map(|(c, ex)| {
-            let problems = problems(ex);
-            (!problems.is_empty()).then(|| {
-                format!(
-                    "{} / {}: {}\n    {}{}",
-                    c.id,
-                    ex.label,
-                    problems.join("; "),
-                    ex.summary(),
-                    reproduce(ex)
-                )
-            })
-        })
+        .filter_map(|(c, ex)| not_an_envelope(&format!("{} / {}", c.id, ex.label), ex))
         .collect();
     Outcome::from_failures(failures, Vec::new())
+}
+
+/// `who: what is wrong`, the answer and its reproduction, where `ex`'s
+/// answer is not an error envelope.
+fn not_an_envelope(who: &str, ex: &Exchange) -> Option<String> {
+    let problems = problems(ex);
+    (!problems.is_empty()).then(|| {
+        format!(
+            "{who}: {}\n    {}{}",
+            problems.join("; "),
+            ex.summary(),
+            reproduce(ex)
+        )
+    })
 }
 
 /// Every limit answer the run was given an error envelope of the
@@ -119,18 +121,7 @@ fn limit_answers(run: &RunWide<'_>) -> Outcome {
     let failures = run
         .limited
         .iter()
-        .filter_map(|ex| {
-            let problems = problems(ex);
-            (!problems.is_empty()).then(|| {
-                format!(
-                    "{}: {}\n    {}{}",
-                    ex.label,
-                    problems.join("; "),
-                    ex.summary(),
-                    reproduce(ex)
-                )
-            })
-        })
+        .filter_map(|ex| not_an_envelope(&ex.label, ex))
         .collect();
     Outcome::from_failures(failures, Vec::new())
 }
