@@ -44,7 +44,7 @@ const PACE_PROBES: usize = 400;
 
 /// The pace a server allows this client, where it limits it: valid Auth
 /// Claims (which change nothing) as fast as the concurrency allows, up to
-/// [`PACE_PROBES`] or two seconds, each limit answer honoured as a run
+/// 400 requests or two seconds, each limit answer honoured as a run
 /// honours it. `None` when nothing was limited. The rate is a little under
 /// what the server stated (`RateLimit-Policy`) or, where it stated none,
 /// the pace the run fell to: a run paced at it is not limited, or seldom.

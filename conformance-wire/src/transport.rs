@@ -251,7 +251,7 @@ impl Throttle {
         }
     }
 
-    /// The server has answered nothing but limits for [`HOPELESS`] answers
+    /// The server has answered nothing but limits for 48 answers
     /// in a row: re-sending more only waits longer for the same answer.
     pub fn hopeless(&self) -> bool {
         self.lock().in_a_row >= HOPELESS

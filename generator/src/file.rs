@@ -66,7 +66,7 @@ pub fn read_text(path: &Path) -> Result<String, Diagnostic> {
     })
 }
 
-/// What [`open_beneath`] refuses.
+/// What [`read_text_beneath`] refuses.
 #[derive(Debug)]
 pub enum BeneathError {
     /// The file opened is not under the folder (a symlink on its way, or
