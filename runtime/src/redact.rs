@@ -65,32 +65,39 @@ pub(crate) fn headers(headers: &reqwest::header::HeaderMap) -> impl fmt::Debug +
 }
 
 /// A URL's text with the password of its user information written
-/// `[redacted]` (`https://user:[redacted]@host/`), as it was given or
-/// parsed, even when it does not parse.
+/// `[redacted]` (`https://user:[redacted]@host/`); a text that does not
+/// parse as a URL loses everything between its `://` and its last `@`
+/// before any `?` or `#` but the user name (a password may hold a `/`).
+#[cfg(feature = "client")]
 pub fn url_text(url: &str) -> String {
+    if let Ok(parsed) = reqwest::Url::parse(url) {
+        let text = parsed.as_str();
+        return match parsed.password() {
+            Some(password) => {
+                let user = format!("://{}:", parsed.username());
+                let written = format!("{user}{password}@");
+                text.replacen(&written, &format!("{user}{REDACTED}@"), 1)
+            }
+            None => text.to_owned(),
+        };
+    }
     let Some(scheme_end) = url.find("://") else {
         return url.to_owned();
     };
-    let authority_start = scheme_end + 3;
-    let authority_end = url[authority_start..]
-        .find(['/', '?', '#'])
-        .map_or(url.len(), |i| authority_start + i);
-    let authority = &url[authority_start..authority_end];
-    let Some(at) = authority.rfind('@') else {
+    let start = scheme_end + 3;
+    let end = url[start..].find(['?', '#']).map_or(url.len(), |i| start + i);
+    let Some(at) = url[start..end].rfind('@') else {
         return url.to_owned();
     };
-    let user_info = &authority[..at];
-    let user = user_info.split(':').next().unwrap_or_default();
-    let password = if user_info.contains(':') {
-        format!(":{REDACTED}")
-    } else {
-        String::new()
-    };
-    format!(
-        "{}{user}{password}{}",
-        &url[..authority_start],
-        &url[authority_start + at..]
-    )
+    let user_info = &url[start..start + at];
+    match user_info.split_once(':') {
+        Some((user, _)) => format!(
+            "{}{user}:{REDACTED}{}",
+            &url[..start],
+            &url[start + at..]
+        ),
+        None => url.to_owned(),
+    }
 }
 
 /// A body described without its values: `42 bytes, JSON {"status": bool,
@@ -153,51 +160,55 @@ fn shape(value: &Value, out: &mut String, level: usize) {
 
 /// serde's message for a body that does not match, without the values it
 /// quotes (`invalid type: string "tok_…", expected i64` names the value
-/// itself): each `"…"` and `` `…` `` of the message that is not a key the
-/// schema names is written `[redacted]`, so that the message still says
-/// what was wrong and where (`missing field `code``, `line 1 column 80`).
-pub fn serde_message(message: &str) -> String {
-    // serde names a schema's own field (`missing field`, `unknown field`,
-    // `duplicate field`) and its expected variants in backticks; the value
-    // that came is quoted after `string ` or, for a variant, in the
-    // backticks after `unknown variant `.
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(start) = rest.find(['"', '`']) {
-        let quote = rest[start..].chars().next().unwrap_or('"');
-        let before = &rest[..start];
-        out.push_str(before);
-        let after = &rest[start + 1..];
-        let Some(end) = closing(after, quote) else {
-            // An unclosed quote: nothing after it is shown.
-            out.push_str(REDACTED);
-            return out;
-        };
-        let keep = quote == '`' && !out.ends_with("unknown variant ");
-        if keep {
-            out.push('`');
-            out.push_str(&after[..end]);
-            out.push('`');
-        } else {
-            out.push_str(REDACTED);
-        }
-        rest = &after[end + 1..];
+/// itself, and a type's own error may say anything): what kind of value
+/// came, what was expected, which field is missing, and where, rebuilt from
+/// the parts of the message that come from the schema.
+pub fn serde_error(error: &serde_json::Error) -> String {
+    use serde_json::error::Category;
+    let message = error.to_string();
+    let at = format!(" at line {} column {}", error.line(), error.column());
+    let message = message.strip_suffix(&at).unwrap_or(&message);
+    let said = match error.classify() {
+        // The parser's own words: about the bytes' syntax, never a value.
+        Category::Syntax | Category::Eof | Category::Io => message.to_owned(),
+        Category::Data => data_message(message),
+    };
+    if error.line() == 0 {
+        said
+    } else {
+        format!("{said}{at}")
     }
-    out.push_str(rest);
-    out
 }
 
-/// Where the quote closing a quoted text ends: `"` escapes with `\`.
-fn closing(text: &str, quote: char) -> Option<usize> {
-    let mut escaped = false;
-    for (i, c) in text.char_indices() {
-        match c {
-            '\\' if quote == '"' && !escaped => escaped = true,
-            c if c == quote && !escaped => return Some(i),
-            _ => escaped = false,
+/// A data error's message without the value that came.
+fn data_message(message: &str) -> String {
+    // What the schema expected: the text after the last `, expected `
+    // (the value that came is written before it).
+    let expected = message
+        .rfind(", expected ")
+        .map(|i| &message[i..])
+        .unwrap_or_default();
+    for field in ["missing field `", "duplicate field `"] {
+        if let Some(rest) = message.strip_prefix(field)
+            && let Some(end) = rest.find('`')
+        {
+            return format!("{field}{}`", &rest[..end]);
         }
     }
-    None
+    for kind in ["invalid type: ", "invalid value: ", "invalid length "] {
+        if let Some(rest) = message.strip_prefix(kind) {
+            // `string "…"`, `integer `…``, `map`: the kind's words alone.
+            let words: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphabetic() || *c == ' ')
+                .collect();
+            return format!("{kind}{}{expected}", words.trim_end());
+        }
+    }
+    if message.starts_with("unknown variant ") {
+        return format!("unknown variant{expected}");
+    }
+    "a value that its type does not accept".to_owned()
 }
 
 #[cfg(test)]
@@ -217,29 +228,48 @@ mod tests {
 
     #[test]
     fn serde_messages_lose_their_values_and_keep_their_fields() {
-        for (message, shown) in [
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Body {
+            code: i64,
+            env: Env,
+            pin: Option<u8>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        enum Env {
+            #[serde(rename = "dev")]
+            Dev,
+        }
+        for (body, shown) in [
             (
-                r#"invalid type: string "tok_\"1", expected i64 at line 1 column 9"#,
-                "invalid type: string [redacted], expected i64 at line 1 column 9",
+                r#"{"code":"tok_`1\", expected x"}"#,
+                "invalid type: string, expected i64 at line 1 column 30",
             ),
             (
-                "unknown variant `tok_1`, expected `dev` or `live`",
-                "unknown variant [redacted], expected `dev` or `live`",
+                r#"{"code":1,"env":"tok_1"}"#,
+                "unknown variant, expected `dev` at line 1 column 23",
             ),
-            ("missing field `code`", "missing field `code`"),
-            ("invalid value: string \"tok_1", "invalid value: string [redacted]"),
+            (
+                r#"{"code":1,"env":"dev","pin":4321}"#,
+                "invalid value: integer, expected u8 at line 1 column 32",
+            ),
+            (r#"{"env":"dev"}"#, "missing field `code` at line 1 column 13"),
+            (r#"{"code":1,"#, "EOF while parsing a value at line 1 column 10"),
         ] {
-            assert_eq!(serde_message(message), shown);
+            let error = serde_json::from_str::<Body>(body).unwrap_err();
+            assert_eq!(serde_error(&error), shown, "{error}");
         }
     }
 
+    #[cfg(feature = "client")]
     #[test]
     fn a_url_loses_its_password() {
         assert_eq!(
             url_text("http://u:hunter2@127.0.0.1:9/v2?x=1"),
             "http://u:[redacted]@127.0.0.1:9/v2?x=1"
         );
-        assert_eq!(url_text("http://u:p@ss@h/"), "http://u:[redacted]@h/");
+        assert_eq!(url_text("http://u:p/ss@h/"), "http://u:[redacted]@h/");
+        assert_eq!(url_text("http://u:p@ a/"), "http://u:[redacted]@ a/");
         assert_eq!(url_text("http://h/a@b"), "http://h/a@b");
         assert_eq!(url_text("not a url"), "not a url");
     }

@@ -93,7 +93,7 @@ pub trait DecodeResponse: Sized {
 
 /// Decodes a JSON body, saying why when it does not match: where, and
 /// which field or type, never a value of the body (serde quotes the value
-/// it did not expect; see [`redact::serde_message`](crate::redact::serde_message)).
+/// it did not expect; see [`redact::serde_error`](crate::redact::serde_error)).
 pub fn decode_json<T: DeserializeOwned>(raw: &RawResponse) -> Result<T, String> {
     if raw.body.is_empty() {
         return serde_json::from_slice(b"null").map_err(|_| "the body is empty".to_owned());
@@ -101,7 +101,7 @@ pub fn decode_json<T: DeserializeOwned>(raw: &RawResponse) -> Result<T, String> 
     serde_json::from_slice(&raw.body).map_err(|e| {
         format!(
             "the body does not match its schema: {}",
-            crate::redact::serde_message(&e.to_string())
+            crate::redact::serde_error(&e)
         )
     })
 }
