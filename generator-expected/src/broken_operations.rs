@@ -12,8 +12,17 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub name: ::std::string::String,
+    }
+
+    impl Pet {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self { name }
+        }
     }
 }
 

@@ -20,11 +20,23 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Cat {
         #[serde(rename = "petType")]
         pub pet_type: CatPetType,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub purrs: ::std::option::Option<bool>,
+    }
+
+    impl Cat {
+        /// Its required fields, in the spec's order; `purrs` left `None`.
+        #[inline]
+        pub fn new(pet_type: CatPetType) -> Self {
+            Self {
+                pet_type,
+                purrs: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -34,16 +46,37 @@ pub mod types {
     ::client_runtime::impl_string_enum!(CatPetType { Cat = "Cat" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Circle {
         pub radius: f64,
     }
 
+    impl Circle {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(radius: f64) -> Self {
+            Self { radius }
+        }
+    }
+
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Dog {
         #[serde(rename = "petType")]
         pub pet_type: DogPetType,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub barks: ::std::option::Option<bool>,
+    }
+
+    impl Dog {
+        /// Its required fields, in the spec's order; `barks` left `None`.
+        #[inline]
+        pub fn new(pet_type: DogPetType) -> Self {
+            Self {
+                pet_type,
+                barks: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,19 +94,44 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
 
+    impl NewPet {
+        /// Its required fields, in the spec's order; `tag` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self {
+                name,
+                tag: ::std::option::Option::None,
+            }
+        }
+    }
+
     /// A stored pet, NewPet and an id.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
+    }
+
+    impl Pet {
+        /// Its required fields, in the spec's order; `tag` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String, id: i64) -> Self {
+            Self {
+                name,
+                tag: ::std::option::Option::None,
+                id,
+            }
+        }
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -86,16 +144,37 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Square {
         pub side: f64,
     }
 
+    impl Square {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(side: f64) -> Self {
+            Self { side }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Zoo {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub animals: ::std::option::Option<::std::vec::Vec<Animal>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub mascot: ::std::option::Option<Animal>,
+    }
+
+    impl Zoo {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                animals: ::std::option::Option::None,
+                mascot: ::std::option::Option::None,
+            }
+        }
     }
 }
 

@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Delivery {
         /// Declared a string, with object keywords beside (which JSON Schema ignores for a string).
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -26,6 +27,19 @@ pub mod types {
         pub extra: ::std::option::Option<::client_runtime::serde_json::Value>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub events: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    }
+
+    impl Delivery {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                payload: ::std::option::Option::None,
+                config: ::std::option::Option::None,
+                extra: ::std::option::Option::None,
+                events: ::std::option::Option::None,
+            }
+        }
     }
 
     pub type Name = ::std::string::String;

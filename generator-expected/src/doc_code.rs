@@ -27,6 +27,7 @@ pub mod types {
     /// std::process::exit(1);
     /// \`\`\`
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Thing {
         /// \~\~\~rust
         /// panic!("a field's description ran as a doctest");
@@ -35,6 +36,17 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<Kind>,
+    }
+
+    impl Thing {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                name: ::std::option::Option::None,
+                kind: ::std::option::Option::None,
+            }
+        }
     }
 }
 
@@ -256,6 +268,7 @@ pub type GetThingResponse = OkAnswers<types::Thing, GetThingOkHeaders>;
 
 /// The documented headers of the answer: \`\`\` panic!("a response's description ran as a doctest"); \`\`\`
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct GetThingOkHeaders {
     /// `X-Rate` (optional); `None` when absent or not parseable.
     ///

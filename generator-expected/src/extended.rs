@@ -18,6 +18,7 @@ use ::client_runtime as rt;
 pub mod types {
     /// Choice (not shown) - the success body of Auth Claims; `model` is absent when no model has claimed the authentication.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct AuthClaimsResult {
         pub code: i64,
         pub status: bool,
@@ -25,6 +26,25 @@ pub mod types {
         pub component: Component,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
+    }
+
+    impl AuthClaimsResult {
+        /// Its required fields, in the spec's order; `model` left `None`.
+        #[inline]
+        pub fn new(
+            code: i64,
+            status: bool,
+            env: ProjectEnv,
+            component: Component,
+        ) -> Self {
+            Self {
+                code,
+                status,
+                env,
+                component,
+                model: ::std::option::Option::None,
+            }
+        }
     }
 
     /// Fields defined by the auth section of the component's settings.
@@ -35,6 +55,7 @@ pub mod types {
 
     /// Choice (not shown) - the success body of Authorize.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct AuthorizeResult {
         pub code: i64,
         pub status: bool,
@@ -45,8 +66,31 @@ pub mod types {
         pub token: ::std::string::String,
     }
 
+    impl AuthorizeResult {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            code: i64,
+            status: bool,
+            env: ProjectEnv,
+            component: Component,
+            model: Model,
+            token: ::std::string::String,
+        ) -> Self {
+            Self {
+                code,
+                status,
+                env,
+                component,
+                model,
+                token,
+            }
+        }
+    }
+
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Component {
         pub uuid: ::std::string::String,
         pub name: ::std::string::String,
@@ -54,8 +98,27 @@ pub mod types {
         pub requires_auth: bool,
     }
 
+    impl Component {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            uuid: ::std::string::String,
+            name: ::std::string::String,
+            tag: ::std::string::String,
+            requires_auth: bool,
+        ) -> Self {
+            Self {
+                uuid,
+                name,
+                tag,
+                requires_auth,
+            }
+        }
+    }
+
     /// The 400 envelope.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ErrorResponse {
         /// Error code. Choice (not shown) - equal to the HTTP status.
         pub code: i64,
@@ -70,14 +133,48 @@ pub mod types {
         pub status: bool,
     }
 
+    impl ErrorResponse {
+        /// Its required fields, in the spec's order; `details` left `None`.
+        #[inline]
+        pub fn new(
+            code: i64,
+            message: ::std::string::String,
+            request_id: ::std::string::String,
+            status: bool,
+        ) -> Self {
+            Self {
+                code,
+                message,
+                request_id,
+                details: ::std::option::Option::None,
+                status,
+            }
+        }
+    }
+
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Model {
         pub uuid: ::std::string::String,
         pub fields: ::client_runtime::serde_json::Map<
             ::std::string::String,
             ::client_runtime::serde_json::Value,
         >,
+    }
+
+    impl Model {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            uuid: ::std::string::String,
+            fields: ::client_runtime::serde_json::Map<
+                ::std::string::String,
+                ::client_runtime::serde_json::Value,
+            >,
+        ) -> Self {
+            Self { uuid, fields }
+        }
     }
 
     /// The environment a request is made in.
@@ -93,6 +190,7 @@ pub mod types {
 
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ValidationError {
         /// The body field, or the parameter name, that failed.
         pub field: ::std::string::String,
@@ -102,8 +200,21 @@ pub mod types {
         pub message: ::std::string::String,
     }
 
+    impl ValidationError {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            field: ::std::string::String,
+            rule: ::std::string::String,
+            message: ::std::string::String,
+        ) -> Self {
+            Self { field, rule, message }
+        }
+    }
+
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ValidationErrorResponse {
         /// Error code. Choice (not shown) - 417.
         pub code: i64,
@@ -111,6 +222,18 @@ pub mod types {
         pub errors: ::std::vec::Vec<ValidationError>,
         /// `false` on an error.
         pub status: bool,
+    }
+
+    impl ValidationErrorResponse {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            code: i64,
+            errors: ::std::vec::Vec<ValidationError>,
+            status: bool,
+        ) -> Self {
+            Self { code, errors, status }
+        }
     }
 }
 
@@ -559,7 +682,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 400, 401, 404, 413 and 417: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub enum OkAnswers<
     OkBody,
     OkHeaders,
     BadRequestBody,
@@ -596,13 +719,12 @@ rt::impl_response!(
     rt::DeserializeOwned, UnauthorizedHeaders : rt::FromHeaders, NotFoundBody :
     rt::DeserializeOwned, NotFoundHeaders : rt::FromHeaders, PayloadTooLargeBody :
     rt::DeserializeOwned, PayloadTooLargeHeaders : rt::FromHeaders, ExpectationFailedBody
-    : rt::DeserializeOwned, ExpectationFailedHeaders : rt::FromHeaders]
-    OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers < OkBody,
-    OkHeaders, BadRequestBody, BadRequestHeaders, UnauthorizedBody, UnauthorizedHeaders,
-    NotFoundBody, NotFoundHeaders, PayloadTooLargeBody, PayloadTooLargeHeaders,
-    ExpectationFailedBody, ExpectationFailedHeaders >, 200 => Ok json, 400 => BadRequest
-    json, 401 => Unauthorized json, 404 => NotFound json, 413 => PayloadTooLarge json,
-    417 => ExpectationFailed json, _ => Undocumented raw
+    : rt::DeserializeOwned, ExpectationFailedHeaders : rt::FromHeaders] OkAnswers <
+    OkBody, OkHeaders, BadRequestBody, BadRequestHeaders, UnauthorizedBody,
+    UnauthorizedHeaders, NotFoundBody, NotFoundHeaders, PayloadTooLargeBody,
+    PayloadTooLargeHeaders, ExpectationFailedBody, ExpectationFailedHeaders >, 200 => Ok
+    json, 400 => BadRequest json, 401 => Unauthorized json, 404 => NotFound json, 413 =>
+    PayloadTooLarge json, 417 => ExpectationFailed json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::auth_claims`]:
@@ -612,7 +734,7 @@ rt::impl_response!(
 /// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 /// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub type AuthClaimsResponse = OkAnswers<
     types::AuthClaimsResult,
     AuthClaimsOkHeaders,
     types::ErrorResponse,
@@ -629,6 +751,7 @@ pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExp
 
 /// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsOkHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -646,6 +769,7 @@ impl rt::FromHeaders for AuthClaimsOkHeaders {
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -663,6 +787,7 @@ impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
 
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -680,6 +805,7 @@ impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
 
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -697,6 +823,7 @@ impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
 
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsPayloadTooLargeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -714,6 +841,7 @@ impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
 
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthClaimsExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -736,7 +864,7 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 /// - `NotFound` (404): Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 /// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub type AuthorizeResponse = OkAnswers<
     types::AuthorizeResult,
     AuthorizeOkHeaders,
     types::ErrorResponse,
@@ -753,6 +881,7 @@ pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpe
 
 /// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizeOkHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -770,6 +899,7 @@ impl rt::FromHeaders for AuthorizeOkHeaders {
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizeBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -787,6 +917,7 @@ impl rt::FromHeaders for AuthorizeBadRequestHeaders {
 
 /// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizeUnauthorizedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -804,6 +935,7 @@ impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
 
 /// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizeNotFoundHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -821,6 +953,7 @@ impl rt::FromHeaders for AuthorizeNotFoundHeaders {
 
 /// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizePayloadTooLargeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -838,6 +971,7 @@ impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
 
 /// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AuthorizeExpectationFailedHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
@@ -855,7 +989,7 @@ impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
 
 /// The answers of the operations that document 204 and 400: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum NoContentBadRequestAnswers<BadRequestBody, BadRequestHeaders> {
+pub enum NoContentAnswers<BadRequestBody, BadRequestHeaders> {
     /// Status 204.
     NoContent(rt::Decoded<(), ()>),
     /// Status 400.
@@ -867,20 +1001,21 @@ pub enum NoContentBadRequestAnswers<BadRequestBody, BadRequestHeaders> {
 }
 rt::impl_response!(
     [BadRequestBody : rt::DeserializeOwned, BadRequestHeaders : rt::FromHeaders]
-    NoContentBadRequestAnswers < BadRequestBody, BadRequestHeaders >, 204 => NoContent
-    empty, 400 => BadRequest json, _ => Undocumented raw
+    NoContentAnswers < BadRequestBody, BadRequestHeaders >, 204 => NoContent empty, 400
+    => BadRequest json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::revoke_token`]:
 /// - `NoContent` (204): Revoked.
 /// - `BadRequest` (400): The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
-pub type RevokeTokenResponse = NoContentBadRequestAnswers<
+pub type RevokeTokenResponse = NoContentAnswers<
     types::ErrorResponse,
     RevokeTokenBadRequestHeaders,
 >;
 
 /// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct RevokeTokenBadRequestHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///

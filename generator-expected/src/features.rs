@@ -22,9 +22,20 @@ pub mod types {
     );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetItemTagStatus499Body {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<::std::string::String>,
+    }
+
+    impl GetItemTagStatus499Body {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                detail: ::std::option::Option::None,
+            }
+        }
     }
 
     /// An alias for a string.
@@ -32,6 +43,7 @@ pub mod types {
 
     /// An item with one field of each kind.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Item {
         pub id: Identifier,
         /// Its name.
@@ -70,12 +82,51 @@ pub mod types {
         pub children: ::std::option::Option<::std::vec::Vec<Item>>,
     }
 
+    impl Item {
+        /// Its required fields, in the spec's order; `weight`, `count`, `active`, `color`, `labels`, `scores`, `extra`, `anything`, `note`, `owner`, `children` left `None`.
+        #[inline]
+        pub fn new(
+            id: Identifier,
+            name: ::std::string::String,
+            type_: ::std::string::String,
+        ) -> Self {
+            Self {
+                id,
+                name,
+                type_,
+                weight: ::std::option::Option::None,
+                count: ::std::option::Option::None,
+                active: ::std::option::Option::None,
+                color: ::std::option::Option::None,
+                labels: ::std::option::Option::None,
+                scores: ::std::option::Option::None,
+                extra: ::std::option::Option::None,
+                anything: ::std::option::Option::None,
+                note: ::std::option::Option::None,
+                owner: ::std::option::Option::None,
+                children: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ItemOwner {
         #[serde(rename = "displayName")]
         pub display_name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<ItemOwnerKind>,
+    }
+
+    impl ItemOwner {
+        /// Its required fields, in the spec's order; `kind` left `None`.
+        #[inline]
+        pub fn new(display_name: ::std::string::String) -> Self {
+            Self {
+                display_name,
+                kind: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -319,12 +370,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 204, 499 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNoContentStatus499DefaultAnswers<
-    OkBody,
-    OkHeaders,
-    Status499Body,
-    DefaultBody,
-> {
+pub enum OkNoContentAnswers<OkBody, OkHeaders, Status499Body, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Status 204.
@@ -338,9 +384,9 @@ pub enum OkNoContentStatus499DefaultAnswers<
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, Status499Body :
-    rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned]
-    OkNoContentStatus499DefaultAnswers < OkBody, OkHeaders, Status499Body, DefaultBody >,
-    200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _ => Default json
+    rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkNoContentAnswers <
+    OkBody, OkHeaders, Status499Body, DefaultBody >, 200 => Ok json, 204 => NoContent
+    empty, 499 => Status499 json, _ => Default json
 );
 
 /// The answers of [`Client::get_item_tag`]:
@@ -348,7 +394,7 @@ rt::impl_response!(
 /// - `NoContent` (204): Nothing to show.
 /// - `Status499` (499): A status with no standard reason.
 /// - `Default` (`default`): Anything else.
-pub type GetItemTagResponse = OkNoContentStatus499DefaultAnswers<
+pub type GetItemTagResponse = OkNoContentAnswers<
     types::Item,
     GetItemTagOkHeaders,
     types::GetItemTagStatus499Body,
@@ -357,6 +403,7 @@ pub type GetItemTagResponse = OkNoContentStatus499DefaultAnswers<
 
 /// The documented headers of the answer: The item.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct GetItemTagOkHeaders {
     /// `X-Rate-Remaining` (optional); `None` when absent or not parseable.
     ///

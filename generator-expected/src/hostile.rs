@@ -35,6 +35,7 @@ pub mod types {
 
     /// A recursive node.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Node {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub next: ::std::option::Option<::std::boxed::Box<Node>>,
@@ -44,12 +45,34 @@ pub mod types {
         pub pair: ::std::option::Option<::std::boxed::Box<Pair>>,
     }
 
+    impl Node {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                next: ::std::option::Option::None,
+                children: ::std::option::Option::None,
+                pair: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pair {
         pub left: ::std::boxed::Box<Node>,
     }
 
+    impl Pair {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(left: ::std::boxed::Box<Node>) -> Self {
+            Self { left }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -70,10 +93,36 @@ pub mod types {
         pub value: ::std::option::Option<::std::string::String>,
     }
 
+    impl Pet {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                name: ::std::option::Option::None,
+                name_2: ::std::option::Option::None,
+                type_: ::std::option::Option::None,
+                gen_: ::std::option::Option::None,
+                self_: ::std::option::Option::None,
+                value: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
+    }
+
+    impl Pet2 {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                tag: ::std::option::Option::None,
+            }
+        }
     }
 }
 
@@ -311,7 +360,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 404 and 4XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundClientErrorAnswers<OkBody, OkHeaders> {
+pub enum OkAnswers<OkBody, OkHeaders> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Status 404.
@@ -324,19 +373,20 @@ pub enum OkNotFoundClientErrorAnswers<OkBody, OkHeaders> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders]
-    OkNotFoundClientErrorAnswers < OkBody, OkHeaders >, 200 => Ok json, 404 => NotFound
-    empty, 400..= 499 => ClientError empty, _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders] OkAnswers < OkBody,
+    OkHeaders >, 200 => Ok json, 404 => NotFound empty, 400..= 499 => ClientError empty,
+    _ => Undocumented raw
 );
 
 /// The answers of [`Client::send_2`]:
 /// - `Ok` (200): ok \u{202e}
 /// - `NotFound` (404): not found
 /// - `ClientError` (4XX): client error
-pub type SendResponse = OkNotFoundClientErrorAnswers<types::Node, SendOkHeaders>;
+pub type SendResponse = OkAnswers<types::Node, SendOkHeaders>;
 
 /// The documented headers of the answer: ok \u{202e}
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SendOkHeaders {
     /// `X-A` (optional); `None` when absent or not parseable.
     ///
@@ -357,7 +407,7 @@ impl rt::FromHeaders for SendOkHeaders {
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers2<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -366,14 +416,14 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers2 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::new_2`]:
 /// - `Ok` (200): ok
-pub type New2Response = OkAnswers<types::Pet>;
+pub type New2Response = OkAnswers2<types::Pet>;
 
 /// The answers of [`Client::new_3`]:
 /// - `Ok` (200): ok
-pub type New3Response = OkAnswers<types::List>;
+pub type New3Response = OkAnswers2<types::List>;

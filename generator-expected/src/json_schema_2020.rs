@@ -13,6 +13,7 @@ pub mod types {
     pub type Coordinate = f64;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Extras {
         pub nick: ::std::option::Option<::std::string::String>,
         pub blob: ::std::string::String,
@@ -24,9 +25,27 @@ pub mod types {
         pub mixed: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
 
+    impl Extras {
+        /// Its required fields, in the spec's order; `marks`, `other`, `mixed` left `None`.
+        #[inline]
+        pub fn new(
+            nick: ::std::option::Option<::std::string::String>,
+            blob: ::std::string::String,
+        ) -> Self {
+            Self {
+                nick,
+                blob,
+                marks: ::std::option::Option::None,
+                other: ::std::option::Option::None,
+                mixed: ::std::option::Option::None,
+            }
+        }
+    }
+
     pub type Label = ::std::string::String;
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Point {
         pub at: ::std::vec::Vec<Coordinate>,
         pub id: PointId,
@@ -40,6 +59,21 @@ pub mod types {
         pub counts: ::std::option::Option<
             ::std::collections::BTreeMap<::std::string::String, i64>,
         >,
+    }
+
+    impl Point {
+        /// Its required fields, in the spec's order; `label`, `extras`, `entry`, `counts` left `None`.
+        #[inline]
+        pub fn new(at: ::std::vec::Vec<Coordinate>, id: PointId) -> Self {
+            Self {
+                at,
+                id,
+                label: ::std::option::Option::None,
+                extras: ::std::option::Option::None,
+                entry: ::std::option::Option::None,
+                counts: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

@@ -11,11 +11,23 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Avatar {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub image: ::std::option::Option<::client_runtime::FilePart>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub caption: ::std::option::Option<::std::string::String>,
+    }
+
+    impl Avatar {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                image: ::std::option::Option::None,
+                caption: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -26,12 +38,24 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Kind { Photo = "photo", Video = "video" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Meta {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::std::string::String>,
     }
 
+    impl Meta {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                source: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SearchBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub q: ::std::option::Option<::std::string::String>,
@@ -43,7 +67,21 @@ pub mod types {
         pub meta: ::std::option::Option<Meta>,
     }
 
+    impl SearchBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                q: ::std::option::Option::None,
+                tags: ::std::option::Option::None,
+                kinds: ::std::option::Option::None,
+                meta: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadBody {
         pub title: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -63,6 +101,27 @@ pub mod types {
         pub meta: ::std::option::Option<Meta>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub thumbnail: ::std::option::Option<::client_runtime::FilePart>,
+    }
+
+    impl UploadBody {
+        /// Its required fields, in the spec's order; `count`, `public`, `kind`, `labels`, `attachments`, `meta`, `thumbnail` left `None`.
+        #[inline]
+        pub fn new(
+            title: ::std::string::String,
+            file: ::client_runtime::FilePart,
+        ) -> Self {
+            Self {
+                title,
+                count: ::std::option::Option::None,
+                public: ::std::option::Option::None,
+                kind: ::std::option::Option::None,
+                labels: ::std::option::Option::None,
+                file,
+                attachments: ::std::option::Option::None,
+                meta: ::std::option::Option::None,
+                thumbnail: ::std::option::Option::None,
+            }
+        }
     }
 }
 

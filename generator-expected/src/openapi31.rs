@@ -11,6 +11,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Item {
         pub id: i64,
         pub kind: ItemKind,
@@ -22,6 +23,21 @@ pub mod types {
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub anything: ::std::option::Option<::client_runtime::serde_json::Value>,
+    }
+
+    impl Item {
+        /// Its required fields, in the spec's order; `name`, `parent`, `tags`, `anything` left `None`.
+        #[inline]
+        pub fn new(id: i64, kind: ItemKind) -> Self {
+            Self {
+                id,
+                kind,
+                name: ::std::option::Option::None,
+                parent: ::std::option::Option::None,
+                tags: ::std::option::Option::None,
+                anything: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -18,6 +18,7 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Color { Red = "red", Green = "green" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Filter {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -27,17 +28,52 @@ pub mod types {
         pub nested: ::std::option::Option<FilterNested>,
     }
 
+    impl Filter {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                name: ::std::option::Option::None,
+                colors: ::std::option::Option::None,
+                nested: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct FilterNested {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub deep: ::std::option::Option<bool>,
     }
 
+    impl FilterNested {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                deep: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Page {
         pub offset: i64,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub limit: ::std::option::Option<i64>,
+    }
+
+    impl Page {
+        /// Its required fields, in the spec's order; `limit` left `None`.
+        #[inline]
+        pub fn new(offset: i64) -> Self {
+            Self {
+                offset,
+                limit: ::std::option::Option::None,
+            }
+        }
     }
 }
 

@@ -12,9 +12,18 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Point {
         pub x: i64,
         pub y: i64,
+    }
+
+    impl Point {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(x: i64, y: i64) -> Self {
+            Self { x, y }
+        }
     }
 }
 

@@ -12,24 +12,58 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
     }
 
+    impl Error {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(code: i32, message: ::std::string::String) -> Self {
+            Self { code, message }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
 
+    impl NewPet {
+        /// Its required fields, in the spec's order; `tag` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self {
+                name,
+                tag: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
+    }
+
+    impl Pet {
+        /// Its required fields, in the spec's order; `tag` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String, id: i64) -> Self {
+            Self {
+                name,
+                tag: ::std::option::Option::None,
+                id,
+            }
+        }
     }
 }
 
@@ -282,7 +316,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers<OkBody, DefaultBody> {
+pub enum OkAnswers<OkBody, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Any other status.
@@ -291,28 +325,28 @@ pub enum OkDefaultAnswers<OkBody, DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers
-    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkAnswers <
+    OkBody, DefaultBody >, 200 => Ok json, _ => Default json
 );
 
 /// The answers of [`Client::find_pets`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type FindPetsResponse = OkDefaultAnswers<::std::vec::Vec<types::Pet>, types::Error>;
+pub type FindPetsResponse = OkAnswers<::std::vec::Vec<types::Pet>, types::Error>;
 
 /// The answers of [`Client::add_pet`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type AddPetResponse = OkDefaultAnswers<types::Pet, types::Error>;
+pub type AddPetResponse = OkAnswers<types::Pet, types::Error>;
 
 /// The answers of [`Client::find_pet_by_id`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type FindPetByIdResponse = OkDefaultAnswers<types::Pet, types::Error>;
+pub type FindPetByIdResponse = OkAnswers<types::Pet, types::Error>;
 
 /// The answers of the operations that document 204 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum NoContentDefaultAnswers<DefaultBody> {
+pub enum NoContentAnswers<DefaultBody> {
     /// Status 204.
     NoContent(rt::Decoded<(), ()>),
     /// Any other status.
@@ -321,11 +355,11 @@ pub enum NoContentDefaultAnswers<DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [DefaultBody : rt::DeserializeOwned] NoContentDefaultAnswers < DefaultBody >, 204 =>
+    [DefaultBody : rt::DeserializeOwned] NoContentAnswers < DefaultBody >, 204 =>
     NoContent empty, _ => Default json
 );
 
 /// The answers of [`Client::delete_pet`]:
 /// - `NoContent` (204): pet deleted
 /// - `Default` (`default`): unexpected error
-pub type DeletePetResponse = NoContentDefaultAnswers<types::Error>;
+pub type DeletePetResponse = NoContentAnswers<types::Error>;

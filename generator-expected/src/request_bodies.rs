@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SearchBody {
         /// Lucene query syntax.
         pub criteria: ::std::string::String,
@@ -25,6 +26,20 @@ pub mod types {
         pub order: ::std::option::Option<SearchBodyOrder>,
     }
 
+    impl SearchBody {
+        /// Its required fields, in the spec's order; `start`, `rows`, `exact`, `order` left `None`.
+        #[inline]
+        pub fn new(criteria: ::std::string::String) -> Self {
+            Self {
+                criteria,
+                start: ::std::option::Option::None,
+                rows: ::std::option::Option::None,
+                exact: ::std::option::Option::None,
+                order: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SearchBodyOrder {
         Asc,
@@ -33,18 +48,45 @@ pub mod types {
     ::client_runtime::impl_string_enum!(SearchBodyOrder { Asc = "asc", Desc = "desc" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct TokenOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub access_token: ::std::option::Option<::std::string::String>,
     }
 
+    impl TokenOkBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                access_token: ::std::option::Option::None,
+            }
+        }
+    }
+
     /// An OAuth 2.0 device token request, as in nexus.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct TokenRequest {
         pub client_id: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub device_code: ::std::option::Option<::std::string::String>,
         pub grant_type: ::std::string::String,
+    }
+
+    impl TokenRequest {
+        /// Its required fields, in the spec's order; `device_code` left `None`.
+        #[inline]
+        pub fn new(
+            client_id: ::std::string::String,
+            grant_type: ::std::string::String,
+        ) -> Self {
+            Self {
+                client_id,
+                device_code: ::std::option::Option::None,
+                grant_type,
+            }
+        }
     }
 }
 

@@ -15,12 +15,25 @@ pub mod types {
     pub type ApiKey = ::client_runtime::Secret;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Login {
         pub user: ::std::string::String,
         pub password: ::client_runtime::Secret,
     }
 
+    impl Login {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(
+            user: ::std::string::String,
+            password: ::client_runtime::Secret,
+        ) -> Self {
+            Self { user, password }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Session {
         pub user: ::std::string::String,
         /// The bearer token this session is.
@@ -31,12 +44,41 @@ pub mod types {
         pub keys: ::std::option::Option<::std::vec::Vec<ApiKey>>,
     }
 
+    impl Session {
+        /// Its required fields, in the spec's order; `refresh`, `keys` left `None`.
+        #[inline]
+        pub fn new(
+            user: ::std::string::String,
+            token: ::client_runtime::Secret,
+        ) -> Self {
+            Self {
+                user,
+                token,
+                refresh: ::std::option::Option::None,
+                keys: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadKeyBody {
         pub name: ::std::string::String,
         pub key: ::client_runtime::Secret,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub spares: ::std::option::Option<::std::vec::Vec<::client_runtime::Secret>>,
+    }
+
+    impl UploadKeyBody {
+        /// Its required fields, in the spec's order; `spares` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String, key: ::client_runtime::Secret) -> Self {
+            Self {
+                name,
+                key,
+                spares: ::std::option::Option::None,
+            }
+        }
     }
 }
 
@@ -210,6 +252,7 @@ pub type CreateSessionResponse = OkAnswers<types::Session, CreateSessionOkHeader
 
 /// The documented headers of the answer: The session and its tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CreateSessionOkHeaders {
     /// `X-Session-Token` (optional); `None` when absent or not parseable.
     ///

@@ -14,6 +14,7 @@ pub mod types {
 
     /// Which properties may be given together only validates: the type is the object's.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Either {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
@@ -21,34 +22,90 @@ pub mod types {
         pub file: ::std::option::Option<::std::string::String>,
     }
 
+    impl Either {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                url: ::std::option::Option::None,
+                file: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetOrderNotFoundBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
     }
 
+    impl GetOrderNotFoundBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                message: ::std::option::Option::None,
+            }
+        }
+    }
+
     /// A property titled as the schema itself is named where it is used (`LineNext`): the name is the schema's.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Line {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub next: ::std::option::Option<LineNext>,
     }
 
+    impl Line {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                next: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LineNext {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub text: ::std::option::Option<::std::string::String>,
     }
 
+    impl LineNext {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                text: ::std::option::Option::None,
+            }
+        }
+    }
+
     pub type MaybeText = ::std::string::String;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NotFound {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
     }
 
+    impl NotFound {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                message: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Order {
         pub id: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -67,9 +124,35 @@ pub mod types {
         pub memo: ::std::option::Option<MaybeText>,
     }
 
+    impl Order {
+        /// Its required fields, in the spec's order; `note`, `previous`, `code`, `reference`, `lines`, `memo` left `None`.
+        #[inline]
+        pub fn new(id: ::std::string::String, status: Status) -> Self {
+            Self {
+                id,
+                note: ::std::option::Option::None,
+                status,
+                previous: ::std::option::Option::None,
+                code: ::std::option::Option::None,
+                reference: ::std::option::Option::None,
+                lines: ::std::option::Option::None,
+                memo: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Receipt {
         pub existed_already: bool,
+    }
+
+    impl Receipt {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(existed_already: bool) -> Self {
+            Self { existed_already }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -313,7 +396,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
+pub enum OkAnswers<OkBody, NotFoundBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -324,15 +407,14 @@ pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned]
-    OkNotFoundAnswers < OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _
-    => Undocumented raw
+    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned] OkAnswers <
+    OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_order`]:
 /// - `Ok` (200): The order.
 /// - `NotFound` (404): No such order.
-pub type GetOrderResponse = OkNotFoundAnswers<types::Order, types::GetOrderNotFoundBody>;
+pub type GetOrderResponse = OkAnswers<types::Order, types::GetOrderNotFoundBody>;
 
 /// The answers of the operations that document 200, 201 and 202: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
@@ -389,7 +471,7 @@ pub type CloseOrderResponse = OkAcceptedAnswers<types::Receipt, types::Line>;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers2<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -398,10 +480,10 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers2 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::open_order`]:
 /// - `Ok` (200): Whether the order was open already.
-pub type OpenOrderResponse = OkAnswers<types::Receipt>;
+pub type OpenOrderResponse = OkAnswers2<types::Receipt>;

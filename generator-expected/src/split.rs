@@ -11,6 +11,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Address {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub street: ::std::option::Option<::std::string::String>,
@@ -18,27 +19,71 @@ pub mod types {
         pub city: ::std::option::Option<::std::string::String>,
     }
 
+    impl Address {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                street: ::std::option::Option::None,
+                city: ::std::option::Option::None,
+            }
+        }
+    }
+
     pub type Code = i64;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct CreateUserBody {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
     }
 
+    impl CreateUserBody {
+        /// Its required fields, in the spec's order; `address` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self {
+                name,
+                address: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub message: ::std::string::String,
     }
 
+    impl Error {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(message: ::std::string::String) -> Self {
+            Self { message }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<Code>,
     }
 
+    impl Error2 {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                code: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetUserDefaultBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub error: ::std::option::Option<Error>,
@@ -46,7 +91,19 @@ pub mod types {
         pub detail: ::std::option::Option<Error2>,
     }
 
+    impl GetUserDefaultBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                error: ::std::option::Option::None,
+                detail: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ListPetsOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub named: ::std::option::Option<PetAllOf0>,
@@ -54,7 +111,19 @@ pub mod types {
         pub tag: ::std::option::Option<Tag>,
     }
 
+    impl ListPetsOkBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                named: ::std::option::Option::None,
+                tag: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ListUsersDefaultBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub error: ::std::option::Option<Error>,
@@ -62,9 +131,29 @@ pub mod types {
         pub detail: ::std::option::Option<Error2>,
     }
 
+    impl ListUsersDefaultBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                error: ::std::option::Option::None,
+                detail: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct PetAllOf0 {
         pub name: ::std::string::String,
+    }
+
+    impl PetAllOf0 {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self { name }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +164,7 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Tag { Cat = "cat", Dog = "dog" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct User {
         pub id: ::std::string::String,
         pub name: ::std::string::String,
@@ -82,6 +172,19 @@ pub mod types {
         pub address: ::std::option::Option<Address>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub friends: ::std::option::Option<::std::vec::Vec<User>>,
+    }
+
+    impl User {
+        /// Its required fields, in the spec's order; `address`, `friends` left `None`.
+        #[inline]
+        pub fn new(id: ::std::string::String, name: ::std::string::String) -> Self {
+            Self {
+                id,
+                name,
+                address: ::std::option::Option::None,
+                friends: ::std::option::Option::None,
+            }
+        }
     }
 }
 
@@ -287,7 +390,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
+pub enum OkAnswers<OkBody, OkHeaders, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Any other status.
@@ -297,14 +400,14 @@ pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, DefaultBody :
-    rt::DeserializeOwned] OkDefaultAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok
-    json, _ => Default json
+    rt::DeserializeOwned] OkAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok json, _
+    => Default json
 );
 
 /// The answers of [`Client::list_users`]:
 /// - `Ok` (200): The users.
 /// - `Default` (`default`): What went wrong.
-pub type ListUsersResponse = OkDefaultAnswers<
+pub type ListUsersResponse = OkAnswers<
     ::std::vec::Vec<types::User>,
     ListUsersOkHeaders,
     types::ListUsersDefaultBody,
@@ -312,6 +415,7 @@ pub type ListUsersResponse = OkDefaultAnswers<
 
 /// The documented headers of the answer: The users.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListUsersOkHeaders {
     /// `X-Total` (optional); `None` when absent or not parseable.
     ///
@@ -348,7 +452,7 @@ pub type CreateUserResponse = CreatedAnswers<types::User>;
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
+pub enum OkAnswers2<OkBody, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Any other status.
@@ -357,18 +461,18 @@ pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers2
-    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkAnswers2 <
+    OkBody, DefaultBody >, 200 => Ok json, _ => Default json
 );
 
 /// The answers of [`Client::get_user`]:
 /// - `Ok` (200): One user.
 /// - `Default` (`default`): What went wrong.
-pub type GetUserResponse = OkDefaultAnswers2<types::User, types::GetUserDefaultBody>;
+pub type GetUserResponse = OkAnswers2<types::User, types::GetUserDefaultBody>;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers3<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -377,10 +481,10 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers3 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::list_pets`]:
 /// - `Ok` (200): The pets' names and their tags.
-pub type ListPetsResponse = OkAnswers<types::ListPetsOkBody>;
+pub type ListPetsResponse = OkAnswers3<types::ListPetsOkBody>;

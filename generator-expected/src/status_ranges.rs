@@ -11,14 +11,34 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetThingOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
 
+    impl GetThingOkBody {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                name: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Problem {
         pub message: ::std::string::String,
+    }
+
+    impl Problem {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(message: ::std::string::String) -> Self {
+            Self { message }
+        }
     }
 }
 
@@ -126,7 +146,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 404, 2XX, 4XX and 5XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundSuccessClientErrorServerErrorAnswers<OkBody, ClientErrorBody> {
+pub enum OkSuccessAnswers<OkBody, ClientErrorBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -144,9 +164,9 @@ pub enum OkNotFoundSuccessClientErrorServerErrorAnswers<OkBody, ClientErrorBody>
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, ClientErrorBody : rt::DeserializeOwned]
-    OkNotFoundSuccessClientErrorServerErrorAnswers < OkBody, ClientErrorBody >, 200 => Ok
-    json, 404 => NotFound empty, 200..= 299 => Success empty, 400..= 499 => ClientError
-    json, 500..= 599 => ServerError empty, _ => Undocumented raw
+    OkSuccessAnswers < OkBody, ClientErrorBody >, 200 => Ok json, 404 => NotFound empty,
+    200..= 299 => Success empty, 400..= 499 => ClientError json, 500..= 599 =>
+    ServerError empty, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_thing`]:
@@ -155,7 +175,4 @@ rt::impl_response!(
 /// - `Success` (2XX): Any other success, no body.
 /// - `ClientError` (4XX): A client error, with a message.
 /// - `ServerError` (5XX): A server error.
-pub type GetThingResponse = OkNotFoundSuccessClientErrorServerErrorAnswers<
-    types::GetThingOkBody,
-    types::Problem,
->;
+pub type GetThingResponse = OkSuccessAnswers<types::GetThingOkBody, types::Problem>;

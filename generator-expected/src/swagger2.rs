@@ -11,9 +11,18 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
+    }
+
+    impl Error {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(code: i32, message: ::std::string::String) -> Self {
+            Self { code, message }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -24,13 +33,26 @@ pub mod types {
     ::client_runtime::impl_string_enum!(ListPetsKindsItem { Cat = "cat", Dog = "dog" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
 
+    impl NewPet {
+        /// Its required fields, in the spec's order; `tags` left `None`.
+        #[inline]
+        pub fn new(name: ::std::string::String) -> Self {
+            Self {
+                name,
+                tags: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub id: i64,
         pub name: ::std::string::String,
@@ -39,7 +61,25 @@ pub mod types {
         pub owner: ::std::option::Option<::std::string::String>,
     }
 
+    impl Pet {
+        /// Its required fields, in the spec's order; `owner` left `None`.
+        #[inline]
+        pub fn new(
+            id: i64,
+            name: ::std::string::String,
+            kind: ::std::string::String,
+        ) -> Self {
+            Self {
+                id,
+                name,
+                kind,
+                owner: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Photo {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
@@ -47,7 +87,19 @@ pub mod types {
         pub size: ::std::option::Option<i64>,
     }
 
+    impl Photo {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                url: ::std::option::Option::None,
+                size: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct RecordVisitBody {
         pub when: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -56,7 +108,20 @@ pub mod types {
         pub note: ::std::option::Option<::std::string::String>,
     }
 
+    impl RecordVisitBody {
+        /// Its required fields, in the spec's order; `vet`, `note` left `None`.
+        #[inline]
+        pub fn new(when: ::std::string::String) -> Self {
+            Self {
+                when,
+                vet: ::std::option::Option::None,
+                note: ::std::option::Option::None,
+            }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadPhotoBody {
         /// The picture.
         pub photo: ::client_runtime::FilePart,
@@ -64,6 +129,18 @@ pub mod types {
         pub caption: ::std::option::Option<::std::string::String>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    }
+
+    impl UploadPhotoBody {
+        /// Its required fields, in the spec's order; `caption`, `labels` left `None`.
+        #[inline]
+        pub fn new(photo: ::client_runtime::FilePart) -> Self {
+            Self {
+                photo,
+                caption: ::std::option::Option::None,
+                labels: ::std::option::Option::None,
+            }
+        }
     }
 }
 
@@ -626,6 +703,7 @@ pub type ListPetsResponse = OkAnswers<::std::vec::Vec<types::Pet>, ListPetsOkHea
 
 /// The documented headers of the answer: The pets.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListPetsOkHeaders {
     /// `X-Total` (optional); `None` when absent or not parseable.
     ///
@@ -647,7 +725,7 @@ impl rt::FromHeaders for ListPetsOkHeaders {
 
 /// The answers of the operations that document 201 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreatedDefaultAnswers<CreatedBody, DefaultBody> {
+pub enum CreatedAnswers<CreatedBody, DefaultBody> {
     /// Status 201.
     Created(rt::Decoded<CreatedBody, ()>),
     /// Any other status.
@@ -657,18 +735,17 @@ pub enum CreatedDefaultAnswers<CreatedBody, DefaultBody> {
 }
 rt::impl_response!(
     [CreatedBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned]
-    CreatedDefaultAnswers < CreatedBody, DefaultBody >, 201 => Created json, _ => Default
-    json
+    CreatedAnswers < CreatedBody, DefaultBody >, 201 => Created json, _ => Default json
 );
 
 /// The answers of [`Client::add_pet`]:
 /// - `Created` (201): Added.
 /// - `Default` (`default`): Failed.
-pub type AddPetResponse = CreatedDefaultAnswers<types::Pet, types::Error>;
+pub type AddPetResponse = CreatedAnswers<types::Pet, types::Error>;
 
 /// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
+pub enum OkAnswers2<OkBody, NotFoundBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -679,15 +756,14 @@ pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned]
-    OkNotFoundAnswers < OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _
-    => Undocumented raw
+    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned] OkAnswers2 <
+    OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_pet`]:
 /// - `Ok` (200): The pet.
 /// - `NotFound` (404): Nothing there.
-pub type GetPetResponse = OkNotFoundAnswers<types::Pet, types::Error>;
+pub type GetPetResponse = OkAnswers2<types::Pet, types::Error>;
 
 /// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
@@ -707,7 +783,7 @@ pub type RenamePetResponse = NoContentAnswers;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers2 {
+pub enum OkAnswers3 {
     /// Status 200.
     Ok(rt::Decoded<(), ()>),
     /// A status the operation does not document.
@@ -715,15 +791,15 @@ pub enum OkAnswers2 {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(OkAnswers2, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers3, 200 => Ok empty, _ => Undocumented raw);
 
 /// The answers of [`Client::get_photo`]:
 /// - `Ok` (200): The picture.
-pub type GetPhotoResponse = OkAnswers2;
+pub type GetPhotoResponse = OkAnswers3;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers3<OkBody> {
+pub enum OkAnswers4<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -732,13 +808,13 @@ pub enum OkAnswers3<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers3 < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers4 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::upload_photo`]:
 /// - `Ok` (200): Stored.
-pub type UploadPhotoResponse = OkAnswers3<types::Photo>;
+pub type UploadPhotoResponse = OkAnswers4<types::Photo>;
 
 /// The answers of [`Client::record_visit`]:
 /// - `NoContent` (204): Recorded.

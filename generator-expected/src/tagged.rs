@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Board {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub notice: ::std::option::Option<Notice>,
@@ -21,6 +22,19 @@ pub mod types {
         pub same: ::std::option::Option<Same>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub level: ::std::option::Option<Level>,
+    }
+
+    impl Board {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                notice: ::std::option::Option::None,
+                loose: ::std::option::Option::None,
+                same: ::std::option::Option::None,
+                level: ::std::option::Option::None,
+            }
+        }
     }
 
     /// One member only.
@@ -84,16 +98,37 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LooseObject {
         pub kind: LooseObjectKind,
     }
 
+    impl LooseObject {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(kind: LooseObjectKind) -> Self {
+            Self { kind }
+        }
+    }
+
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LooseObject2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<LooseObject2Kind>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub size: ::std::option::Option<i64>,
+    }
+
+    impl LooseObject2 {
+        /// Every field `None`.
+        #[inline]
+        pub fn new() -> Self {
+            Self {
+                kind: ::std::option::Option::None,
+                size: ::std::option::Option::None,
+            }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,15 +162,33 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SameObject {
         pub kind: SameObjectKind,
         pub x: i64,
     }
 
+    impl SameObject {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(kind: SameObjectKind, x: i64) -> Self {
+            Self { kind, x }
+        }
+    }
+
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SameObject2 {
         pub kind: SameObject2Kind,
         pub y: i64,
+    }
+
+    impl SameObject2 {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(kind: SameObject2Kind, y: i64) -> Self {
+            Self { kind, y }
+        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -177,9 +230,18 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ShapePolygonShapeCornersItem {
         pub x: i64,
         pub y: i64,
+    }
+
+    impl ShapePolygonShapeCornersItem {
+        /// Its fields, in the spec's order.
+        #[inline]
+        pub fn new(x: i64, y: i64) -> Self {
+            Self { x, y }
+        }
     }
 }
 

@@ -817,12 +817,12 @@ struct ComponentView<'a> {
 impl ComponentView<'_> {
     fn component(&self) -> types::Component {
         let c = self.component;
-        types::Component {
-            name: c.name.clone(),
-            requires_auth: c.requires_auth,
-            tag: c.tag.clone(),
-            uuid: c.uuid.clone(),
-        }
+        types::Component::new(
+            c.uuid.clone(),
+            c.name.clone(),
+            c.tag.clone(),
+            c.requires_auth,
+        )
     }
 
     /// A model as the client sees it: secret fields left out.
@@ -835,10 +835,7 @@ impl ComponentView<'_> {
             .filter(|(name, _)| !settings.auth.iter().any(|s| s.secret && s.name == **name))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        types::Model {
-            fields,
-            uuid: model.uuid.clone(),
-        }
+        types::Model::new(model.uuid.clone(), fields)
     }
 
     /// The model whose stored auth fields equal the given ones.
@@ -915,14 +912,14 @@ fn authorize(
         model,
     });
     Ok(Success::Authorize(
-        AuthorizeResult {
-            code: i64::from(view.app.behaviour.authorize.success.as_u16()),
-            component: view.component(),
-            env: view.env,
-            model: view.model(model),
-            status: true,
-            token: token.into(),
-        },
+        AuthorizeResult::new(
+            i64::from(view.app.behaviour.authorize.success.as_u16()),
+            true,
+            view.env,
+            view.component(),
+            view.model(model),
+            token.into(),
+        ),
         replaced,
     ))
 }
@@ -947,13 +944,9 @@ fn auth_claims(
         false => model,
     };
     let model = model.filter(|_| !view.app.behaviour.claims_omit_model);
-    Ok(Success::Claims(AuthClaimsResult {
-        code: 200,
-        component: view.component(),
-        env: view.env,
-        model: model.map(|m| view.model(m)),
-        status: true,
-    }))
+    let mut claims = AuthClaimsResult::new(200, true, view.env, view.component());
+    claims.model = model.map(|m| view.model(m));
+    Ok(Success::Claims(claims))
 }
 
 #[cfg(test)]

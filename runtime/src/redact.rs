@@ -10,7 +10,9 @@
 //! only the spec knows which fields are secrets, which an undocumented or
 //! mismatched body has left. The bytes stay in `raw.body`, read on purpose.
 
-use std::fmt::{self, Write};
+use std::fmt::Write;
+#[cfg(feature = "client")]
+use std::fmt;
 
 use serde_json::Value;
 

@@ -125,10 +125,33 @@ impl Shape {
         }
     }
 
-    /// Its variants' names, joined: `OkClientErrorServerErrorAnswers`.
+    /// A short name from its successes: `OkAnswers`, `CreatedAnswers`,
+    /// `OkNoContentAnswers` (the variants of its 2XX statuses; without
+    /// one, of its first arm; without arms, `Answers`). Shapes with the
+    /// same successes get a number ([`crate::names::Scope`]), in the order
+    /// operations come; operations are named by their aliases
+    /// (`AuthorizeResponse`), so this name is what compiler messages and
+    /// rustdoc show, and it does not change when an operation is added.
     fn name(&self) -> String {
-        let variants: String = self.arms.iter().map(|arm| arm.variant.as_str()).collect();
-        format!("{variants}Answers")
+        let success = |arm: &&Arm| match arm.status {
+            Status::Code(code) => (200..300).contains(&code),
+            Status::Range(hundreds) => hundreds == 2,
+            Status::Default => false,
+        };
+        let mut named: String = self
+            .arms
+            .iter()
+            .filter(success)
+            .map(|arm| arm.variant.as_str())
+            .collect();
+        if named.is_empty() {
+            named = self
+                .arms
+                .first()
+                .map(|arm| arm.variant.clone())
+                .unwrap_or_default();
+        }
+        format!("{named}Answers")
     }
 
     /// The type parameters: one per documented body (`OkBody`), one per
@@ -330,6 +353,7 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
     quote! {
         #[doc = #struct_doc]
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[non_exhaustive]
         pub struct #name {
             #(#fields)*
         }

@@ -86,7 +86,7 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
 
 /// Whether values of `ty` have a `Default`: every primitive, list, map and
 /// option does, a struct when every field does (so a body with many
-/// optional fields is written `Body { id, ..Default::default() }`); an enum
+/// optional fields is `Body::default()` with the fields set); an enum
 /// or `oneOf` has no value to prefer, and a type that holds itself by value
 /// (through a box) none that is finite. `visiting` holds the named types on
 /// the way.
@@ -124,6 +124,12 @@ fn has_default(api: &Api, ty: &TypeRef, visiting: &mut Vec<String>) -> bool {
     }
 }
 
+/// A struct, `#[non_exhaustive]` with a constructor of its required
+/// fields (`new`, in the spec's order; each optional one `None`): a field
+/// the spec adds later, optional, then changes no code that builds or
+/// matches it in another crate (`T::new(..)`, `T { a, .. }`), where a
+/// struct literal would no longer compile. Fields stay public, to read and
+/// to set.
 fn structure(
     name: &str,
     description: Option<&str>,
@@ -132,13 +138,62 @@ fn structure(
 ) -> TokenStream {
     let default = default.then(|| quote!(Default,));
     let struct_doc = doc(description);
+    let constructor = constructor(name, fields);
     let name = ident(name);
     let fields = fields.iter().map(|field| field_tokens(field, quote!(pub)));
     quote! {
         #struct_doc
         #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[non_exhaustive]
         pub struct #name {
             #(#fields)*
+        }
+
+        #constructor
+    }
+}
+
+/// `impl T { pub fn new(required fields) -> Self }`. `#[inline]`: compiled
+/// in the crate that builds a `T`, not for every type of the API.
+fn constructor(name: &str, fields: &[Field]) -> TokenStream {
+    let required: Vec<&Field> = fields.iter().filter(|f| f.required).collect();
+    let params = required.iter().map(|field| {
+        let name = ident(&field.rust_name);
+        let ty = rust_type(&field.ty, &TokenStream::new());
+        quote!(#name: #ty)
+    });
+    let values = fields.iter().map(|field| {
+        let name = ident(&field.rust_name);
+        if field.required {
+            quote!(#name,)
+        } else {
+            quote!(#name: ::std::option::Option::None,)
+        }
+    });
+    let optional: Vec<String> = fields
+        .iter()
+        .filter(|f| !f.required)
+        .map(|f| format!("`{}`", f.rust_name.trim_start_matches("r#")))
+        .collect();
+    let doc = match (required.is_empty(), optional.is_empty()) {
+        (true, _) => " Every field `None`.".to_owned(),
+        (false, true) => " Its fields, in the spec's order.".to_owned(),
+        (false, false) => format!(
+            " Its required fields, in the spec's order; {} left `None`.",
+            optional.join(", ")
+        ),
+    };
+    // Past clippy's limit of seven: the spec's required fields, all of them.
+    let many = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    let name = ident(name);
+    quote! {
+        impl #name {
+            #[doc = #doc]
+            #[inline]
+            #many
+            pub fn new(#(#params),*) -> Self {
+                Self { #(#values)* }
+            }
         }
     }
 }
