@@ -13,6 +13,7 @@
 //! field of the output comes from the spec. The code it emits stands on the
 //! small `client-runtime` crate (secrets, prepared requests, decoding).
 
+pub mod compat;
 pub mod diff;
 pub mod emit;
 pub mod error;

@@ -23,7 +23,9 @@ struct Cli {
     /// Write the bindings to FILE (default: standard output).
     #[arg(long, value_name = "FILE", conflicts_with = "check")]
     out: Option<PathBuf>,
-    /// Compare FILE with what would be generated; exit 1 with a diff when stale.
+    /// Compare FILE with what would be generated; exit 1 with a diff when
+    /// stale, and whether the change is additive or breaking for code
+    /// that uses the bindings.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
     /// Compile the client (and everything but the types) only with the
@@ -63,6 +65,9 @@ fn main() -> ExitCode {
                     cli.spec.display()
                 );
                 eprint!("{}", generator::diff::short(&existing, &code, 40));
+                if let Some(change) = generator::compat::classify(&existing, &code) {
+                    eprintln!("{}", change.describe(12));
+                }
                 let feature = cli
                     .client_feature
                     .as_ref()
