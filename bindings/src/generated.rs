@@ -563,30 +563,25 @@ pub mod variants {
 #[derive(Clone, Debug)]
 pub enum OkAnswers<
     OkBody,
-    OkHeaders,
+    Headers,
     BadRequestBody,
-    BadRequestHeaders,
     UnauthorizedBody,
-    UnauthorizedHeaders,
     NotFoundBody,
-    NotFoundHeaders,
     PayloadTooLargeBody,
-    PayloadTooLargeHeaders,
     ExpectationFailedBody,
-    ExpectationFailedHeaders,
 > {
     /// Status 200.
-    Ok(rt::Decoded<OkBody, OkHeaders>),
+    Ok(rt::Decoded<OkBody, Headers>),
     /// Status 400.
-    BadRequest(rt::Decoded<BadRequestBody, BadRequestHeaders>),
+    BadRequest(rt::Decoded<BadRequestBody, Headers>),
     /// Status 401.
-    Unauthorized(rt::Decoded<UnauthorizedBody, UnauthorizedHeaders>),
+    Unauthorized(rt::Decoded<UnauthorizedBody, Headers>),
     /// Status 404.
-    NotFound(rt::Decoded<NotFoundBody, NotFoundHeaders>),
+    NotFound(rt::Decoded<NotFoundBody, Headers>),
     /// Status 413.
-    PayloadTooLarge(rt::Decoded<PayloadTooLargeBody, PayloadTooLargeHeaders>),
+    PayloadTooLarge(rt::Decoded<PayloadTooLargeBody, Headers>),
     /// Status 417.
-    ExpectationFailed(rt::Decoded<ExpectationFailedBody, ExpectationFailedHeaders>),
+    ExpectationFailed(rt::Decoded<ExpectationFailedBody, Headers>),
     /// A status the operation does not document.
     Undocumented(rt::RawResponse),
     /// A documented status whose body does not match its schema.
@@ -595,17 +590,14 @@ pub enum OkAnswers<
 
 #[cfg(feature = "client")]
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, BadRequestBody :
-    rt::DeserializeOwned, BadRequestHeaders : rt::FromHeaders, UnauthorizedBody :
-    rt::DeserializeOwned, UnauthorizedHeaders : rt::FromHeaders, NotFoundBody :
-    rt::DeserializeOwned, NotFoundHeaders : rt::FromHeaders, PayloadTooLargeBody :
-    rt::DeserializeOwned, PayloadTooLargeHeaders : rt::FromHeaders, ExpectationFailedBody
-    : rt::DeserializeOwned, ExpectationFailedHeaders : rt::FromHeaders] OkAnswers <
-    OkBody, OkHeaders, BadRequestBody, BadRequestHeaders, UnauthorizedBody,
-    UnauthorizedHeaders, NotFoundBody, NotFoundHeaders, PayloadTooLargeBody,
-    PayloadTooLargeHeaders, ExpectationFailedBody, ExpectationFailedHeaders >, 200 => Ok
-    json, 400 => BadRequest json, 401 => Unauthorized json, 404 => NotFound json, 413 =>
-    PayloadTooLarge json, 417 => ExpectationFailed json, _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, Headers : rt::FromHeaders, BadRequestBody :
+    rt::DeserializeOwned, UnauthorizedBody : rt::DeserializeOwned, NotFoundBody :
+    rt::DeserializeOwned, PayloadTooLargeBody : rt::DeserializeOwned,
+    ExpectationFailedBody : rt::DeserializeOwned] OkAnswers < OkBody, Headers,
+    BadRequestBody, UnauthorizedBody, NotFoundBody, PayloadTooLargeBody,
+    ExpectationFailedBody >, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized
+    json, 404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed
+    json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::auth_claims`]:
@@ -618,24 +610,19 @@ rt::impl_response!(
 #[cfg(feature = "client")]
 pub type AuthClaimsResponse = OkAnswers<
     types::AuthClaimsResult,
-    AuthClaimsOkHeaders,
+    AuthClaimsHeaders,
     types::ErrorResponse,
-    AuthClaimsBadRequestHeaders,
     types::ErrorResponse,
-    AuthClaimsUnauthorizedHeaders,
     types::ErrorResponse,
-    AuthClaimsNotFoundHeaders,
     types::ErrorResponse,
-    AuthClaimsPayloadTooLargeHeaders,
     types::ValidationErrorResponse,
-    AuthClaimsExpectationFailedHeaders,
 >;
 
-/// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
+/// The documented headers of every answer of [`Client::auth_claims`].
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
-pub struct AuthClaimsOkHeaders {
+pub struct AuthClaimsHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
@@ -643,107 +630,7 @@ pub struct AuthClaimsOkHeaders {
 }
 
 #[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsOkHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthClaimsBadRequestHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthClaimsUnauthorizedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthClaimsNotFoundHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthClaimsPayloadTooLargeHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthClaimsExpectationFailedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
+impl rt::FromHeaders for AuthClaimsHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
             x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
@@ -761,24 +648,19 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 #[cfg(feature = "client")]
 pub type AuthorizeResponse = OkAnswers<
     types::AuthorizeResult,
-    AuthorizeOkHeaders,
+    AuthorizeHeaders,
     types::ErrorResponse,
-    AuthorizeBadRequestHeaders,
     types::ErrorResponse,
-    AuthorizeUnauthorizedHeaders,
     types::ErrorResponse,
-    AuthorizeNotFoundHeaders,
     types::ErrorResponse,
-    AuthorizePayloadTooLargeHeaders,
     types::ValidationErrorResponse,
-    AuthorizeExpectationFailedHeaders,
 >;
 
-/// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
+/// The documented headers of every answer of [`Client::authorize`].
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
 #[non_exhaustive]
-pub struct AuthorizeOkHeaders {
+pub struct AuthorizeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
@@ -786,107 +668,7 @@ pub struct AuthorizeOkHeaders {
 }
 
 #[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeOkHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthorizeBadRequestHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeBadRequestHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthorizeUnauthorizedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthorizeNotFoundHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeNotFoundHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthorizePayloadTooLargeHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct AuthorizeExpectationFailedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
+impl rt::FromHeaders for AuthorizeHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
             x_project_uuid: rt::parse_header(headers, "x-project-uuid"),

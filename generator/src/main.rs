@@ -64,9 +64,10 @@ fn main() -> ExitCode {
                     path.display(),
                     cli.spec.display()
                 );
-                eprint!("{}", generator::diff::short(&existing, &code, 40));
+                // The diff's first lines, then what kind of change it is.
+                eprint!("{}", generator::diff::short(&existing, &code, 30));
                 if let Some(change) = generator::compat::classify(&existing, &code) {
-                    eprintln!("{}", change.describe(12));
+                    eprintln!("{}", change.describe(6));
                 }
                 let feature = cli
                     .client_feature

@@ -30,7 +30,7 @@ use bindings::types::{
     AuthClaimsResult, AuthorizeResult, Component, ErrorResponse, Model, ProjectEnv,
     ValidationError, ValidationErrorResponse,
 };
-use bindings::{AuthorizeOkHeaders, AuthorizeResponse, Client, Defaults};
+use bindings::{AuthorizeHeaders, AuthorizeResponse, Client, Defaults};
 
 pub fn stub_authorize() -> AuthorizeResult {
     let component = Component::new("c".into(), "Users".into(), "users".into(), true);
@@ -58,20 +58,20 @@ pub fn said(answer: &AuthorizeResponse) -> String {
             let AuthorizeResult { token, component: Component { name, .. }, .. } = &ok.body;
             format!("{name}: {}", token.expose().len())
         }
-        AuthorizeResponse::BadRequest(e) => {
+        AuthorizeResponse::BadRequest(e)
+        | AuthorizeResponse::Unauthorized(e)
+        | AuthorizeResponse::NotFound(e)
+        | AuthorizeResponse::PayloadTooLarge(e) => {
             let ErrorResponse { message, .. } = &e.body;
             message.clone()
         }
-        AuthorizeResponse::Unauthorized(e) => e.body.message.clone(),
-        AuthorizeResponse::NotFound(e) => e.body.message.clone(),
-        AuthorizeResponse::PayloadTooLarge(e) => e.body.message.clone(),
         AuthorizeResponse::ExpectationFailed(e) => e.body.errors.len().to_string(),
         AuthorizeResponse::Undocumented(raw) => raw.status.to_string(),
         AuthorizeResponse::Mismatch { reason, .. } => reason.clone(),
     }
 }
 
-pub fn project(headers: &AuthorizeOkHeaders) -> Option<&str> {
+pub fn project(headers: &AuthorizeHeaders) -> Option<&str> {
     headers.x_project_uuid.as_deref()
 }
 
