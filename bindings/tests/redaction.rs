@@ -29,7 +29,8 @@ fn spellings(secret: &str) -> Vec<String> {
         let bytes = secret.as_bytes();
         let mut out = String::new();
         for chunk in bytes.chunks(3) {
-            let n = chunk.iter().fold(0u32, |n, b| (n << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
+            let n =
+                chunk.iter().fold(0u32, |n, b| (n << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
             for i in 0..=chunk.len() {
                 out.push(TABLE[((n >> (18 - 6 * i)) & 63) as usize] as char);
             }
@@ -156,12 +157,14 @@ fn no_answer_prints_an_issued_token() {
     assert!(printed.contains("missing field `code`"), "{printed}");
     let printed = format!("{undocumented:?}");
     assert!(printed.contains("status: 201"), "{printed}");
-    assert!(printed.contains("\"authorization\": \"[redacted]\""), "{printed}");
+    assert!(
+        printed.contains("\"authorization\": \"[redacted]\""),
+        "{printed}"
+    );
 }
 
 fn documented_body_with(key: &str, value: &str) -> String {
-    let mut body: serde_json::Value =
-        serde_json::from_slice(documented().expose_body()).unwrap();
+    let mut body: serde_json::Value = serde_json::from_slice(documented().expose_body()).unwrap();
     body[key] = value.into();
     body.to_string()
 }

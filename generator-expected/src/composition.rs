@@ -165,17 +165,6 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub mascot: ::std::option::Option<Animal>,
     }
-
-    impl Zoo {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                animals: ::std::option::Option::None,
-                mascot: ::std::option::Option::None,
-            }
-        }
-    }
 }
 
 /// Values of the header parameters that every operation takes; each

@@ -29,19 +29,6 @@ pub mod types {
         pub events: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
 
-    impl Delivery {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                payload: ::std::option::Option::None,
-                config: ::std::option::Option::None,
-                extra: ::std::option::Option::None,
-                events: ::std::option::Option::None,
-            }
-        }
-    }
-
     pub type Name = ::std::string::String;
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

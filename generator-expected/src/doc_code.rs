@@ -37,17 +37,6 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<Kind>,
     }
-
-    impl Thing {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                name: ::std::option::Option::None,
-                kind: ::std::option::Option::None,
-            }
-        }
-    }
 }
 
 /// The URL template of the spec's first server: `{base}/v1`.

@@ -28,16 +28,6 @@ pub mod types {
         pub detail: ::std::option::Option<::std::string::String>,
     }
 
-    impl GetItemTagStatus499Body {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                detail: ::std::option::Option::None,
-            }
-        }
-    }
-
     /// An alias for a string.
     pub type Identifier = ::std::string::String;
 

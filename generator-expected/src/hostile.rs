@@ -45,18 +45,6 @@ pub mod types {
         pub pair: ::std::option::Option<::std::boxed::Box<Pair>>,
     }
 
-    impl Node {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                next: ::std::option::Option::None,
-                children: ::std::option::Option::None,
-                pair: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct Pair {
@@ -93,36 +81,11 @@ pub mod types {
         pub value: ::std::option::Option<::std::string::String>,
     }
 
-    impl Pet {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                name: ::std::option::Option::None,
-                name_2: ::std::option::Option::None,
-                type_: ::std::option::Option::None,
-                gen_: ::std::option::Option::None,
-                self_: ::std::option::Option::None,
-                value: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct Pet2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
-    }
-
-    impl Pet2 {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                tag: ::std::option::Option::None,
-            }
-        }
     }
 }
 

@@ -19,17 +19,6 @@ pub mod types {
         pub caption: ::std::option::Option<::std::string::String>,
     }
 
-    impl Avatar {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                image: ::std::option::Option::None,
-                caption: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Kind {
         Photo,
@@ -44,16 +33,6 @@ pub mod types {
         pub source: ::std::option::Option<::std::string::String>,
     }
 
-    impl Meta {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                source: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct SearchBody {
@@ -65,19 +44,6 @@ pub mod types {
         pub kinds: ::std::option::Option<::std::vec::Vec<Kind>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub meta: ::std::option::Option<Meta>,
-    }
-
-    impl SearchBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                q: ::std::option::Option::None,
-                tags: ::std::option::Option::None,
-                kinds: ::std::option::Option::None,
-                meta: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

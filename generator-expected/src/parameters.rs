@@ -28,33 +28,11 @@ pub mod types {
         pub nested: ::std::option::Option<FilterNested>,
     }
 
-    impl Filter {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                name: ::std::option::Option::None,
-                colors: ::std::option::Option::None,
-                nested: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct FilterNested {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub deep: ::std::option::Option<bool>,
-    }
-
-    impl FilterNested {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                deep: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

@@ -54,16 +54,6 @@ pub mod types {
         pub access_token: ::std::option::Option<::std::string::String>,
     }
 
-    impl TokenOkBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                access_token: ::std::option::Option::None,
-            }
-        }
-    }
-
     /// An OAuth 2.0 device token request, as in nexus.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]

@@ -22,32 +22,11 @@ pub mod types {
         pub file: ::std::option::Option<::std::string::String>,
     }
 
-    impl Either {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                url: ::std::option::Option::None,
-                file: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct GetOrderNotFoundBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
-    }
-
-    impl GetOrderNotFoundBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                message: ::std::option::Option::None,
-            }
-        }
     }
 
     /// A property titled as the schema itself is named where it is used (`LineNext`): the name is the schema's.
@@ -58,31 +37,11 @@ pub mod types {
         pub next: ::std::option::Option<LineNext>,
     }
 
-    impl Line {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                next: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct LineNext {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub text: ::std::option::Option<::std::string::String>,
-    }
-
-    impl LineNext {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                text: ::std::option::Option::None,
-            }
-        }
     }
 
     pub type MaybeText = ::std::string::String;
@@ -92,16 +51,6 @@ pub mod types {
     pub struct NotFound {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
-    }
-
-    impl NotFound {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                message: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

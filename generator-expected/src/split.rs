@@ -19,17 +19,6 @@ pub mod types {
         pub city: ::std::option::Option<::std::string::String>,
     }
 
-    impl Address {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                street: ::std::option::Option::None,
-                city: ::std::option::Option::None,
-            }
-        }
-    }
-
     pub type Code = i64;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -72,16 +61,6 @@ pub mod types {
         pub code: ::std::option::Option<Code>,
     }
 
-    impl Error2 {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                code: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct GetUserDefaultBody {
@@ -89,17 +68,6 @@ pub mod types {
         pub error: ::std::option::Option<Error>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<Error2>,
-    }
-
-    impl GetUserDefaultBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                error: ::std::option::Option::None,
-                detail: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -111,17 +79,6 @@ pub mod types {
         pub tag: ::std::option::Option<Tag>,
     }
 
-    impl ListPetsOkBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                named: ::std::option::Option::None,
-                tag: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct ListUsersDefaultBody {
@@ -129,17 +86,6 @@ pub mod types {
         pub error: ::std::option::Option<Error>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<Error2>,
-    }
-
-    impl ListUsersDefaultBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                error: ::std::option::Option::None,
-                detail: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

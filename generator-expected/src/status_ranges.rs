@@ -17,16 +17,6 @@ pub mod types {
         pub name: ::std::option::Option<::std::string::String>,
     }
 
-    impl GetThingOkBody {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                name: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct Problem {

@@ -87,17 +87,6 @@ pub mod types {
         pub size: ::std::option::Option<i64>,
     }
 
-    impl Photo {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                url: ::std::option::Option::None,
-                size: ::std::option::Option::None,
-            }
-        }
-    }
-
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct RecordVisitBody {

@@ -24,19 +24,6 @@ pub mod types {
         pub level: ::std::option::Option<Level>,
     }
 
-    impl Board {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                notice: ::std::option::Option::None,
-                loose: ::std::option::Option::None,
-                same: ::std::option::Option::None,
-                level: ::std::option::Option::None,
-            }
-        }
-    }
-
     /// One member only.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(tag = "type")]
@@ -118,17 +105,6 @@ pub mod types {
         pub kind: ::std::option::Option<LooseObject2Kind>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub size: ::std::option::Option<i64>,
-    }
-
-    impl LooseObject2 {
-        /// Every field `None`.
-        #[inline]
-        pub fn new() -> Self {
-            Self {
-                kind: ::std::option::Option::None,
-                size: ::std::option::Option::None,
-            }
-        }
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -39,7 +39,9 @@ impl Change {
     /// One line, then up to `max` of the reasons, each on its own line.
     pub fn describe(&self, max: usize) -> String {
         let (head, items) = match self {
-            Change::None => return "the public API is unchanged (docs or private code only)".into(),
+            Change::None => {
+                return "the public API is unchanged (docs or private code only)".into();
+            }
             Change::Additive(items) => ("additive: code that compiles today still compiles", items),
             Change::Breaking(items) => ("breaking: code that compiles today may not", items),
         };
@@ -98,7 +100,13 @@ enum Item {
     Whole(String),
 }
 
-fn compare(key: &str, before: &Item, after: &Item, breaking: &mut Vec<String>, added: &mut Vec<String>) {
+fn compare(
+    key: &str,
+    before: &Item,
+    after: &Item,
+    breaking: &mut Vec<String>,
+    added: &mut Vec<String>,
+) {
     match (before, after) {
         (
             Item::Struct {
@@ -277,15 +285,10 @@ fn items(list: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) {
                 // `impl_response!(Enum, ...)`, `impl_string_enum!(Enum {...})`:
                 // named by the macro and the first identifier it is given.
                 let name = m.mac.path.segments.last().map(|s| s.ident.to_string());
-                let first = m
-                    .mac
-                    .tokens
-                    .clone()
-                    .into_iter()
-                    .find_map(|t| match t {
-                        proc_macro2::TokenTree::Ident(ident) => Some(ident.to_string()),
-                        _ => None,
-                    });
+                let first = m.mac.tokens.clone().into_iter().find_map(|t| match t {
+                    proc_macro2::TokenTree::Ident(ident) => Some(ident.to_string()),
+                    _ => None,
+                });
                 out.insert(
                     format!(
                         "{prefix}{}!({})",
@@ -312,7 +315,11 @@ fn derives(attrs: &[syn::Attribute], name: &str) -> bool {
     attrs
         .iter()
         .filter(|a| a.path().is_ident("derive"))
-        .any(|a| tokens(&a.meta).split([' ', ',', '(', ')']).any(|w| w == name))
+        .any(|a| {
+            tokens(&a.meta)
+                .split([' ', ',', '(', ')'])
+                .any(|w| w == name)
+        })
 }
 
 fn strip_docs(attrs: &mut Vec<syn::Attribute>) {
@@ -354,19 +361,37 @@ mod tests {
             Some(Change::None)
         );
         for (from, to) in [
-            ("pub name:", "pub tag: ::std::option::Option<String>, pub name:"),
+            (
+                "pub name:",
+                "pub tag: ::std::option::Option<String>, pub name:",
+            ),
             ("pub a:", "pub b: ::std::option::Option<u8>, pub a:"),
-            ("fn private(&self) {}", "fn private(&self) {} pub fn put(&self) {}"),
+            (
+                "fn private(&self) {}",
+                "fn private(&self) {} pub fn put(&self) {}",
+            ),
             ("pub struct Client;", "pub struct Client; pub struct Other;"),
         ] {
             let change = classify(BASE, &with(from, to)).unwrap();
             assert!(matches!(change, Change::Additive(_)), "{to}: {change:?}");
         }
         for (from, to, says) in [
-            ("pub name:", "pub age: i64, pub name:", "required field `types::Pet.age` added"),
-            ("Cat, Dog", "Cat, Dog, Bird", "variant `types::Kind::Bird` added"),
+            (
+                "pub name:",
+                "pub age: i64, pub name:",
+                "required field `types::Pet.age` added",
+            ),
+            (
+                "Cat, Dog",
+                "Cat, Dog, Bird",
+                "variant `types::Kind::Bird` added",
+            ),
             ("Cat, Dog", "Cat", "variant `types::Kind::Dog` removed"),
-            ("pub id: i64", "pub id: i32", "field `types::Pet.id` changed type"),
+            (
+                "pub id: i64",
+                "pub id: i32",
+                "field `types::Pet.id` changed type",
+            ),
             ("-> u8 { 1 }", "-> u16 { 1 }", "`Client::get` changed"),
             ("pub struct Client;", "", "`Client` removed"),
         ] {
@@ -374,7 +399,10 @@ mod tests {
             let Change::Breaking(reasons) = &change else {
                 panic!("{to}: {change:?}")
             };
-            assert!(reasons.iter().any(|r| r.starts_with(says)), "{to}: {reasons:?}");
+            assert!(
+                reasons.iter().any(|r| r.starts_with(says)),
+                "{to}: {reasons:?}"
+            );
         }
     }
 }

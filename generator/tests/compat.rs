@@ -128,7 +128,13 @@ fn additive_spec_changes_break_no_downstream_code() {
         );
         let rmeta = crate_dir.join("out/libbindings.rmeta");
         let bindings = [format!("--extern=bindings={}", rmeta.display())];
-        let downstream = rustc(&crate_dir, "downstream", "downstream.rs", &externs, &bindings);
+        let downstream = rustc(
+            &crate_dir,
+            "downstream",
+            "downstream.rs",
+            &externs,
+            &bindings,
+        );
         outputs.push((name, code, downstream));
     }
     let stderr = |output: &Output| String::from_utf8_lossy(&output.stderr).into_owned();
@@ -200,9 +206,10 @@ fn additive(base: &Value) -> Value {
         .as_array_mut()
         .unwrap()
         .push(json!({"name": "trace", "in": "query", "schema": {"type": "string"}}));
-    path["parameters"].as_array_mut().unwrap().push(
-        json!({"name": "X-Request-Trace", "in": "header", "schema": {"type": "string"}}),
-    );
+    path["parameters"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "X-Request-Trace", "in": "header", "schema": {"type": "string"}}));
     let parameters = path["parameters"].clone();
     spec["paths"]["/component/{ref}/auth/revoke"] = json!({
         "parameters": parameters,

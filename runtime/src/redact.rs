@@ -10,9 +10,9 @@
 //! only the spec knows which fields are secrets, which an undocumented or
 //! mismatched body has left. The bytes stay in `raw.body`, read on purpose.
 
-use std::fmt::Write;
 #[cfg(feature = "client")]
 use std::fmt;
+use std::fmt::Write;
 
 use serde_json::Value;
 
@@ -87,17 +87,15 @@ pub fn url_text(url: &str) -> String {
         return url.to_owned();
     };
     let start = scheme_end + 3;
-    let end = url[start..].find(['?', '#']).map_or(url.len(), |i| start + i);
+    let end = url[start..]
+        .find(['?', '#'])
+        .map_or(url.len(), |i| start + i);
     let Some(at) = url[start..end].rfind('@') else {
         return url.to_owned();
     };
     let user_info = &url[start..start + at];
     match user_info.split_once(':') {
-        Some((user, _)) => format!(
-            "{}{user}:{REDACTED}{}",
-            &url[..start],
-            &url[start + at..]
-        ),
+        Some((user, _)) => format!("{}{user}:{REDACTED}{}", &url[..start], &url[start + at..]),
         None => url.to_owned(),
     }
 }
@@ -255,8 +253,14 @@ mod tests {
                 r#"{"code":1,"env":"dev","pin":4321}"#,
                 "invalid value: integer, expected u8 at line 1 column 32",
             ),
-            (r#"{"env":"dev"}"#, "missing field `code` at line 1 column 13"),
-            (r#"{"code":1,"#, "EOF while parsing a value at line 1 column 10"),
+            (
+                r#"{"env":"dev"}"#,
+                "missing field `code` at line 1 column 13",
+            ),
+            (
+                r#"{"code":1,"#,
+                "EOF while parsing a value at line 1 column 10",
+            ),
         ] {
             let error = serde_json::from_str::<Body>(body).unwrap_err();
             assert_eq!(serde_error(&error), shown, "{error}");

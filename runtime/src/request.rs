@@ -32,10 +32,7 @@ impl<R> std::fmt::Debug for Prepared<R> {
             .unwrap_or_else(|| "none".to_owned());
         f.debug_struct("Prepared")
             .field("method", &self.request.method().as_str())
-            .field(
-                "url",
-                &crate::redact::url_text(self.request.url().as_str()),
-            )
+            .field("url", &crate::redact::url_text(self.request.url().as_str()))
             .field("headers", &crate::redact::headers(self.request.headers()))
             .field("body", &format_args!("{body}"))
             .finish()

@@ -375,7 +375,11 @@ fn operation(op: &Operation, shape: &Shape, shape_name: &str) -> TokenStream {
     }
 }
 
-fn header_struct(name: &proc_macro2::Ident, response: &Response, struct_doc: String) -> TokenStream {
+fn header_struct(
+    name: &proc_macro2::Ident,
+    response: &Response,
+    struct_doc: String,
+) -> TokenStream {
     let fields = response.headers.iter().map(|header| {
         let required = if header.required {
             "documented as always present"

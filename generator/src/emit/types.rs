@@ -125,7 +125,8 @@ fn has_default(api: &Api, ty: &TypeRef, visiting: &mut Vec<String>) -> bool {
 }
 
 /// A struct, `#[non_exhaustive]` with a constructor of its required
-/// fields (`new`, in the spec's order; each optional one `None`): a field
+/// fields (`new`, in the spec's order; each optional one `None`; a struct
+/// of optional fields only has `Default` for it): a field
 /// the spec adds later, optional, then changes no code that builds or
 /// matches it in another crate (`T::new(..)`, `T { a, .. }`), where a
 /// struct literal would no longer compile. Fields stay public, to read and
@@ -157,6 +158,10 @@ fn structure(
 /// in the crate that builds a `T`, not for every type of the API.
 fn constructor(name: &str, fields: &[Field]) -> TokenStream {
     let required: Vec<&Field> = fields.iter().filter(|f| f.required).collect();
+    if required.is_empty() {
+        // Every field optional: `T::default()` is its constructor.
+        return TokenStream::new();
+    }
     let params = required.iter().map(|field| {
         let name = ident(&field.rust_name);
         let ty = rust_type(&field.ty, &TokenStream::new());
@@ -175,10 +180,9 @@ fn constructor(name: &str, fields: &[Field]) -> TokenStream {
         .filter(|f| !f.required)
         .map(|f| format!("`{}`", f.rust_name.trim_start_matches("r#")))
         .collect();
-    let doc = match (required.is_empty(), optional.is_empty()) {
-        (true, _) => " Every field `None`.".to_owned(),
-        (false, true) => " Its fields, in the spec's order.".to_owned(),
-        (false, false) => format!(
+    let doc = match optional.is_empty() {
+        true => " Its fields, in the spec's order.".to_owned(),
+        false => format!(
             " Its required fields, in the spec's order; {} left `None`.",
             optional.join(", ")
         ),
