@@ -23,6 +23,7 @@ pub mod lower;
 pub mod model;
 pub mod names;
 pub mod normalize;
+pub mod overlay;
 pub mod recursion;
 pub mod resolve;
 pub mod swagger2;
@@ -55,6 +56,10 @@ pub struct Options {
     /// defect confined to one node of a real document (a misspelt
     /// keyword, an undeclared scheme) should not cost the whole client.
     pub strict: bool,
+    /// OpenAPI Overlay documents applied to the spec, in order, before it
+    /// is read (`--overlay`; see [`overlay`]): a server's choices laid
+    /// over the spec. Default: none.
+    pub overlays: Vec<std::path::PathBuf>,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -70,9 +75,39 @@ pub fn generate_with_warnings(path: &Path) -> Result<Generated, Diagnostic> {
 /// [`generate_with_warnings`] with [`Options`].
 pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated, Diagnostic> {
     guarded(path, || {
-        let source = load::Source::read(path)?;
+        let source = match options.overlays.is_empty() {
+            true => load::Source::read(path)?,
+            false => overlaid(path, &options.overlays)?,
+        };
         generate_source_with_options(&source, options)
     })
+}
+
+/// The spec at `path` with `overlays` applied, read as the JSON document
+/// that results, named `<stem>.overlaid.json` beside the spec (so that
+/// relative `$ref`s resolve as from the spec, and messages say they are
+/// about the overlaid document: its lines are those of that JSON).
+fn overlaid(path: &Path, overlays: &[std::path::PathBuf]) -> Result<load::Source, Diagnostic> {
+    let text = file::read_text(path)?;
+    let mut tree = file::parse_tree(path, &text)?;
+    for overlay in overlays {
+        overlay::Overlay::read(overlay)?.apply(&mut tree)?;
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let merged = serde_json::to_string_pretty(&tree).map_err(|e| Diagnostic {
+        file: path.to_owned(),
+        line: None,
+        pointer: String::new(),
+        message: format!("{INTERNAL_ERROR}: the overlaid document cannot be written ({e})"),
+        hint: "please report it with the spec and the overlays".into(),
+    })?;
+    load::Source::parse(
+        &path.with_file_name(format!("{stem}.overlaid.json")),
+        merged,
+    )
 }
 
 /// Generates the bindings for spec text already read (named `path` in

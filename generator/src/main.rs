@@ -35,6 +35,11 @@ struct Cli {
     /// Refuse the spec at its first warning, as an error (exit code 2).
     #[arg(long)]
     strict: bool,
+    /// Apply the OpenAPI Overlay 1.0 document FILE to the spec before
+    /// reading it (a server's choices: `conformance choices --overlay`);
+    /// repeatable, applied in the order given.
+    #[arg(long, value_name = "FILE")]
+    overlay: Vec<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -42,6 +47,7 @@ fn main() -> ExitCode {
     let options = generator::Options {
         client_feature: cli.client_feature.clone(),
         strict: cli.strict,
+        overlays: cli.overlay.clone(),
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -69,11 +75,14 @@ fn main() -> ExitCode {
                 if let Some(change) = generator::compat::classify(&existing, &code) {
                     eprintln!("{}", change.describe(6));
                 }
-                let feature = cli
+                let mut feature = cli
                     .client_feature
                     .as_ref()
                     .map(|name| format!(" --client-feature {name}"))
                     .unwrap_or_default();
+                for overlay in &cli.overlay {
+                    feature.push_str(&format!(" --overlay {}", overlay.display()));
+                }
                 eprintln!(
                     "help: cargo run -p generator -- {}{feature} --out {}",
                     cli.spec.display(),
