@@ -268,11 +268,23 @@ pub struct Defaults {
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[cfg(feature = "client")]
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+#[cfg(feature = "client")]
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 #[cfg(feature = "client")]
@@ -367,7 +379,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
         pub(super) client: &'a super::Client,
@@ -377,6 +389,20 @@ pub mod builder {
         pub(super) x_auth_token: Option<rt::Secret>,
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) body: Option<super::types::AuthFields>,
+    }
+
+    impl ::std::fmt::Debug for AuthClaims<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AuthClaims")
+                .field("client", &self.client)
+                .field("ref_", &self.ref_)
+                .field("x_client_id", &self.x_client_id)
+                .field("x_client_secret", &self.x_client_secret)
+                .field("x_auth_token", &self.x_auth_token)
+                .field("x_project_env", &self.x_project_env)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AuthClaims<'a> {
@@ -446,7 +472,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
         pub(super) client: &'a super::Client,
@@ -457,6 +483,21 @@ pub mod builder {
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) model_uuid: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
+    }
+
+    impl ::std::fmt::Debug for Authorize<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Authorize")
+                .field("client", &self.client)
+                .field("ref_", &self.ref_)
+                .field("x_client_id", &self.x_client_id)
+                .field("x_client_secret", &self.x_client_secret)
+                .field("x_auth_token", &self.x_auth_token)
+                .field("x_project_env", &self.x_project_env)
+                .field("model_uuid", &self.model_uuid)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Authorize<'a> {

@@ -184,15 +184,26 @@ fn no_error_or_request_prints_a_credential() {
         });
     let mut fields = component_auth_bindings::types::AuthFields::new();
     fields.insert("password".into(), TOKEN.into());
-    let prepared = client
+    let builder = client
         .authorize()
         .ref_("users")
         .model_uuid("m")
         .x_auth_token(TOKEN)
-        .body(fields)
-        .build()
-        .unwrap();
+        .body(fields);
+    let printed = format!("{builder:?}");
+    assert_clean("a request builder", &printed);
+    assert!(
+        printed.contains("[not shown]") && printed.contains("users"),
+        "{printed}"
+    );
+    let prepared = builder.build().unwrap();
     let printed = format!("{prepared:?}");
     assert_clean("a prepared request", &printed);
     assert!(printed.contains("bytes"), "{printed}");
+
+    // A base URL's password (reqwest sends it as basic credentials).
+    let client = Client::new("http://user:pw-Base-Url-73@127.0.0.1:9/v2/api").unwrap();
+    let printed = format!("{client:?} {:?}", client.auth_claims());
+    assert!(!printed.contains("pw-Base-Url-73"), "{printed}");
+    assert!(printed.contains("user:[redacted]@127.0.0.1:9"), "{printed}");
 }

@@ -173,11 +173,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -255,11 +266,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
+    }
+
+    impl ::std::fmt::Debug for AddPet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AddPet")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AddPet<'a> {
@@ -280,10 +300,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListShapes<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for ListShapes<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListShapes").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> ListShapes<'a> {
@@ -296,10 +322,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetZoo<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for GetZoo<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetZoo").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> GetZoo<'a> {
@@ -312,10 +344,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_value`](super::Client::get_value): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetValue<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for GetValue<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetValue").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> GetValue<'a> {

@@ -68,11 +68,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -145,7 +156,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetDelivery<'a> {
         pub(super) client: &'a super::Client,
@@ -154,6 +165,19 @@ pub mod builder {
         pub(super) limit: Option<i32>,
         pub(super) tool_guid: Option<::std::string::String>,
         pub(super) tag: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for GetDelivery<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetDelivery")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("sort_by", &self.sort_by)
+                .field("limit", &self.limit)
+                .field("tool_guid", &self.tool_guid)
+                .field("tag", &self.tag)
+                .finish()
+        }
     }
 
     impl<'a> GetDelivery<'a> {
@@ -204,11 +228,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_check`](super::Client::create_check): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateCheck<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::client_runtime::serde_json::Value>,
+    }
+
+    impl ::std::fmt::Debug for CreateCheck<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CreateCheck")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> CreateCheck<'a> {

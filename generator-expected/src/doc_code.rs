@@ -60,11 +60,22 @@ pub fn server_url(base: &str) -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -143,12 +154,22 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) x_trace: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for GetThing<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetThing")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("x_trace", &self.x_trace)
+                .finish()
+        }
     }
 
     impl<'a> GetThing<'a> {
@@ -184,12 +205,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_thing`](super::Client::put_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutThing<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Thing>,
+    }
+
+    impl ::std::fmt::Debug for PutThing<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("PutThing")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> PutThing<'a> {

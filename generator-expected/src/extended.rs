@@ -272,11 +272,22 @@ pub struct Defaults {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -385,7 +396,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
         pub(super) client: &'a super::Client,
@@ -396,6 +407,21 @@ pub mod builder {
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) x_request_trace: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
+    }
+
+    impl ::std::fmt::Debug for AuthClaims<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AuthClaims")
+                .field("client", &self.client)
+                .field("ref_", &self.ref_)
+                .field("x_client_id", &self.x_client_id)
+                .field("x_client_secret", &self.x_client_secret)
+                .field("x_auth_token", &self.x_auth_token)
+                .field("x_project_env", &self.x_project_env)
+                .field("x_request_trace", &self.x_request_trace)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AuthClaims<'a> {
@@ -475,7 +501,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
         pub(super) client: &'a super::Client,
@@ -487,6 +513,22 @@ pub mod builder {
         pub(super) x_request_trace: Option<::std::string::String>,
         pub(super) model_uuid: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
+    }
+
+    impl ::std::fmt::Debug for Authorize<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Authorize")
+                .field("client", &self.client)
+                .field("ref_", &self.ref_)
+                .field("x_client_id", &self.x_client_id)
+                .field("x_client_secret", &self.x_client_secret)
+                .field("x_auth_token", &self.x_auth_token)
+                .field("x_project_env", &self.x_project_env)
+                .field("x_request_trace", &self.x_request_trace)
+                .field("model_uuid", &self.model_uuid)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Authorize<'a> {
@@ -577,7 +619,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RevokeToken<'a> {
         pub(super) client: &'a super::Client,
@@ -587,6 +629,20 @@ pub mod builder {
         pub(super) x_auth_token: Option<rt::Secret>,
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) x_request_trace: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for RevokeToken<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("RevokeToken")
+                .field("client", &self.client)
+                .field("ref_", &self.ref_)
+                .field("x_client_id", &self.x_client_id)
+                .field("x_client_secret", &self.x_client_secret)
+                .field("x_auth_token", &self.x_auth_token)
+                .field("x_project_env", &self.x_project_env)
+                .field("x_request_trace", &self.x_request_trace)
+                .finish()
+        }
     }
 
     impl<'a> RevokeToken<'a> {

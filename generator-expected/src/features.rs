@@ -153,11 +153,22 @@ pub struct Defaults {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -233,7 +244,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItemTag<'a> {
         pub(super) client: &'a super::Client,
@@ -243,6 +254,20 @@ pub mod builder {
         pub(super) verbose: Option<bool>,
         pub(super) x_api_key: Option<rt::Secret>,
         pub(super) x_trace: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for GetItemTag<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetItemTag")
+                .field("client", &self.client)
+                .field("item_id", &self.item_id)
+                .field("tag", &self.tag)
+                .field("limit", &self.limit)
+                .field("verbose", &self.verbose)
+                .field("x_api_key", &self.x_api_key)
+                .field("x_trace", &self.x_trace)
+                .finish()
+        }
     }
 
     impl<'a> GetItemTag<'a> {
@@ -306,12 +331,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_item`](super::Client::create_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateItem<'a> {
         pub(super) client: &'a super::Client,
         pub(super) x_api_key: Option<rt::Secret>,
         pub(super) body: Option<super::types::Item>,
+    }
+
+    impl ::std::fmt::Debug for CreateItem<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CreateItem")
+                .field("client", &self.client)
+                .field("x_api_key", &self.x_api_key)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> CreateItem<'a> {

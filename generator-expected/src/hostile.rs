@@ -110,11 +110,22 @@ pub fn server_url(host: &str, url_2: &str) -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -197,7 +208,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::send_2`](super::Client::send_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Send<'a> {
         pub(super) client: &'a super::Client,
@@ -207,6 +218,20 @@ pub mod builder {
         pub(super) url: Option<i64>,
         pub(super) x_url: Option<::std::string::String>,
         pub(super) x_url_2: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for Send<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Send")
+                .field("client", &self.client)
+                .field("u2460", &self.u2460)
+                .field("u0661_abc", &self.u0661_abc)
+                .field("client_2", &self.client_2)
+                .field("url", &self.url)
+                .field("x_url", &self.x_url)
+                .field("x_url_2", &self.x_url_2)
+                .finish()
+        }
     }
 
     impl<'a> Send<'a> {
@@ -265,11 +290,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::new_2`](super::Client::new_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New2<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Pet2>,
+    }
+
+    impl ::std::fmt::Debug for New2<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("New2")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> New2<'a> {
@@ -291,10 +325,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::new_3`](super::Client::new_3): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New3<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for New3<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("New3").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> New3<'a> {

@@ -97,11 +97,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -186,11 +197,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadBody>,
+    }
+
+    impl ::std::fmt::Debug for Upload<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Upload")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Upload<'a> {
@@ -239,11 +259,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutAvatar<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Avatar>,
+    }
+
+    impl ::std::fmt::Debug for PutAvatar<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("PutAvatar")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> PutAvatar<'a> {
@@ -272,7 +301,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::any_parts`](super::Client::any_parts): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AnyParts<'a> {
         pub(super) client: &'a super::Client,
@@ -282,6 +311,15 @@ pub mod builder {
                 ::client_runtime::serde_json::Value,
             >,
         >,
+    }
+
+    impl ::std::fmt::Debug for AnyParts<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AnyParts")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AnyParts<'a> {
@@ -311,11 +349,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
+    }
+
+    impl ::std::fmt::Debug for Search<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Search")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Search<'a> {

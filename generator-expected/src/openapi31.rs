@@ -53,11 +53,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -123,11 +134,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_item`](super::Client::get_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItem<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for GetItem<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetItem")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> GetItem<'a> {
@@ -150,10 +170,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::ping`](super::Client::ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Ping<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for Ping<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Ping").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> Ping<'a> {

@@ -33,11 +33,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -114,7 +125,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::label`](super::Client::label): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Label<'a> {
         pub(super) client: &'a super::Client,
@@ -123,6 +134,19 @@ pub mod builder {
         pub(super) idsx: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) point: Option<super::types::Point>,
         pub(super) pointx: Option<super::types::Point>,
+    }
+
+    impl ::std::fmt::Debug for Label<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Label")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("ids", &self.ids)
+                .field("idsx", &self.idsx)
+                .field("point", &self.point)
+                .field("pointx", &self.pointx)
+                .finish()
+        }
     }
 
     impl<'a> Label<'a> {
@@ -181,7 +205,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::matrix`](super::Client::matrix): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Matrix<'a> {
         pub(super) client: &'a super::Client,
@@ -190,6 +214,19 @@ pub mod builder {
         pub(super) idsx: Option<::std::vec::Vec<i64>>,
         pub(super) point: Option<super::types::Point>,
         pub(super) pointx: Option<super::types::Point>,
+    }
+
+    impl ::std::fmt::Debug for Matrix<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Matrix")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("ids", &self.ids)
+                .field("idsx", &self.idsx)
+                .field("point", &self.point)
+                .field("pointx", &self.pointx)
+                .finish()
+        }
     }
 
     impl<'a> Matrix<'a> {

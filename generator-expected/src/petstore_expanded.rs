@@ -84,11 +84,22 @@ pub fn server_url() -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -185,12 +196,22 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::find_pets`](super::Client::find_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPets<'a> {
         pub(super) client: &'a super::Client,
         pub(super) tags: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) limit: Option<i32>,
+    }
+
+    impl ::std::fmt::Debug for FindPets<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("FindPets")
+                .field("client", &self.client)
+                .field("tags", &self.tags)
+                .field("limit", &self.limit)
+                .finish()
+        }
     }
 
     impl<'a> FindPets<'a> {
@@ -221,11 +242,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
+    }
+
+    impl ::std::fmt::Debug for AddPet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AddPet")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AddPet<'a> {
@@ -248,11 +278,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPetById<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for FindPetById<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("FindPetById")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> FindPetById<'a> {
@@ -275,11 +314,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct DeletePet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for DeletePet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("DeletePet")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> DeletePet<'a> {

@@ -66,11 +66,22 @@ pub fn server_url() -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -149,11 +160,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
         pub(super) limit: Option<i32>,
+    }
+
+    impl ::std::fmt::Debug for ListPets<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListPets")
+                .field("client", &self.client)
+                .field("limit", &self.limit)
+                .finish()
+        }
     }
 
     impl<'a> ListPets<'a> {
@@ -173,10 +193,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_pets`](super::Client::create_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreatePets<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for CreatePets<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CreatePets").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> CreatePets<'a> {
@@ -189,11 +215,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::show_pet_by_id`](super::Client::show_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ShowPetById<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for ShowPetById<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ShowPetById")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .finish()
+        }
     }
 
     impl<'a> ShowPetById<'a> {

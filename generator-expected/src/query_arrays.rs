@@ -26,11 +26,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -94,7 +105,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
@@ -102,6 +113,18 @@ pub mod builder {
         pub(super) tag: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) color: Option<::std::vec::Vec<super::types::SearchColorItem>>,
         pub(super) word: Option<::std::vec::Vec<::std::string::String>>,
+    }
+
+    impl ::std::fmt::Debug for Search<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Search")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("tag", &self.tag)
+                .field("color", &self.color)
+                .field("word", &self.word)
+                .finish()
+        }
     }
 
     impl<'a> Search<'a> {

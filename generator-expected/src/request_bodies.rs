@@ -86,11 +86,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -232,11 +243,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
+    }
+
+    impl ::std::fmt::Debug for Search<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Search")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Search<'a> {
@@ -258,11 +278,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::token`](super::Client::token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Token<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
+    }
+
+    impl ::std::fmt::Debug for Token<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Token")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Token<'a> {
@@ -283,13 +312,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::free_form`](super::Client::free_form): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FreeForm<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
+    }
+
+    impl ::std::fmt::Debug for FreeForm<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("FreeForm")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> FreeForm<'a> {
@@ -321,11 +359,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
+    }
+
+    impl ::std::fmt::Debug for Upload<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Upload")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Upload<'a> {
@@ -346,11 +393,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_certificate`](super::Client::upload_certificate): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadCertificate<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
+    }
+
+    impl ::std::fmt::Debug for UploadCertificate<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("UploadCertificate")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> UploadCertificate<'a> {
@@ -375,11 +431,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::anything`](super::Client::anything): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Anything<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
+    }
+
+    impl ::std::fmt::Debug for Anything<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Anything")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Anything<'a> {
@@ -401,11 +466,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::note`](super::Client::note): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Note<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for Note<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Note")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Note<'a> {
@@ -426,11 +500,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::markdown`](super::Client::markdown): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Markdown<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for Markdown<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Markdown")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Markdown<'a> {
@@ -452,11 +535,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::json_wins`](super::Client::json_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct JsonWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
+    }
+
+    impl ::std::fmt::Debug for JsonWins<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("JsonWins")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> JsonWins<'a> {
@@ -481,11 +573,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::form_wins`](super::Client::form_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FormWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
+    }
+
+    impl ::std::fmt::Debug for FormWins<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("FormWins")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> FormWins<'a> {
@@ -510,11 +611,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct BinaryWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
+    }
+
+    impl ::std::fmt::Debug for BinaryWins<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("BinaryWins")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> BinaryWins<'a> {

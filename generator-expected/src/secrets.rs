@@ -88,11 +88,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -161,11 +172,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::create_session`](super::Client::create_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateSession<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Login>,
+    }
+
+    impl ::std::fmt::Debug for CreateSession<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CreateSession")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> CreateSession<'a> {
@@ -186,11 +206,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_key`](super::Client::upload_key): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadKey<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadKeyBody>,
+    }
+
+    impl ::std::fmt::Debug for UploadKey<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("UploadKey")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> UploadKey<'a> {

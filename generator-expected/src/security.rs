@@ -38,12 +38,24 @@ pub struct Credentials {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
     credentials: Credentials,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .field("credentials", &self.credentials)
+            .finish()
+    }
 }
 
 impl Client {
@@ -138,10 +150,16 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_me`](super::Client::get_me): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetMe<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for GetMe<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetMe").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> GetMe<'a> {
@@ -158,10 +176,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_reports`](super::Client::list_reports): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListReports<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for ListReports<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListReports").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> ListReports<'a> {
@@ -194,11 +218,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RefreshSession<'a> {
         pub(super) client: &'a super::Client,
         pub(super) credentials: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for RefreshSession<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("RefreshSession")
+                .field("client", &self.client)
+                .field("credentials", &self.credentials)
+                .finish()
+        }
     }
 
     impl<'a> RefreshSession<'a> {
@@ -226,10 +259,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::health`](super::Client::health): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Health<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for Health<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Health").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> Health<'a> {
@@ -242,10 +281,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::maybe`](super::Client::maybe): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Maybe<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for Maybe<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Maybe").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> Maybe<'a> {

@@ -120,11 +120,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -210,11 +221,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_order`](super::Client::get_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for GetOrder<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetOrder")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> GetOrder<'a> {
@@ -237,12 +257,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_order`](super::Client::put_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Order>,
+    }
+
+    impl ::std::fmt::Debug for PutOrder<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("PutOrder")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> PutOrder<'a> {
@@ -273,11 +303,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::close_order`](super::Client::close_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CloseOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for CloseOrder<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CloseOrder")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> CloseOrder<'a> {
@@ -300,11 +339,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::open_order`](super::Client::open_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct OpenOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for OpenOrder<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("OpenOrder")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> OpenOrder<'a> {

@@ -140,11 +140,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -228,11 +239,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_users`](super::Client::list_users): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListUsers<'a> {
         pub(super) client: &'a super::Client,
         pub(super) limit: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for ListUsers<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListUsers")
+                .field("client", &self.client)
+                .field("limit", &self.limit)
+                .finish()
+        }
     }
 
     impl<'a> ListUsers<'a> {
@@ -252,11 +272,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_user`](super::Client::create_user): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateUser<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::CreateUserBody>,
+    }
+
+    impl ::std::fmt::Debug for CreateUser<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("CreateUser")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> CreateUser<'a> {
@@ -277,11 +306,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_user`](super::Client::get_user): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetUser<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for GetUser<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetUser")
+                .field("client", &self.client)
+                .field("id", &self.id)
+                .finish()
+        }
     }
 
     impl<'a> GetUser<'a> {
@@ -304,10 +342,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for ListPets<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListPets").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> ListPets<'a> {

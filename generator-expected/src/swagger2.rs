@@ -170,12 +170,24 @@ pub struct Credentials {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
     credentials: Credentials,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .field("credentials", &self.credentials)
+            .finish()
+    }
 }
 
 impl Client {
@@ -305,7 +317,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
@@ -315,6 +327,20 @@ pub mod builder {
         pub(super) ids: Option<::std::vec::Vec<i64>>,
         pub(super) kinds: Option<::std::vec::Vec<super::types::ListPetsKindsItem>>,
         pub(super) words: Option<::std::vec::Vec<::std::string::String>>,
+    }
+
+    impl ::std::fmt::Debug for ListPets<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("ListPets")
+                .field("client", &self.client)
+                .field("x_trace", &self.x_trace)
+                .field("limit", &self.limit)
+                .field("tags", &self.tags)
+                .field("ids", &self.ids)
+                .field("kinds", &self.kinds)
+                .field("words", &self.words)
+                .finish()
+        }
     }
 
     impl<'a> ListPets<'a> {
@@ -402,12 +428,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) x_trace: Option<::std::string::String>,
         pub(super) body: Option<super::types::NewPet>,
+    }
+
+    impl ::std::fmt::Debug for AddPet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("AddPet")
+                .field("client", &self.client)
+                .field("x_trace", &self.x_trace)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> AddPet<'a> {
@@ -441,11 +477,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_pet`](super::Client::get_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for GetPet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetPet")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .finish()
+        }
     }
 
     impl<'a> GetPet<'a> {
@@ -476,12 +521,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::rename_pet`](super::Client::rename_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RenamePet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<::std::string::String>,
+    }
+
+    impl ::std::fmt::Debug for RenamePet<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("RenamePet")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> RenamePet<'a> {
@@ -520,11 +575,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_photo`](super::Client::get_photo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPhoto<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
+    }
+
+    impl ::std::fmt::Debug for GetPhoto<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetPhoto")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .finish()
+        }
     }
 
     impl<'a> GetPhoto<'a> {
@@ -555,12 +619,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_photo`](super::Client::upload_photo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadPhoto<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<super::types::UploadPhotoBody>,
+    }
+
+    impl ::std::fmt::Debug for UploadPhoto<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("UploadPhoto")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> UploadPhoto<'a> {
@@ -609,12 +683,22 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::record_visit`](super::Client::record_visit): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RecordVisit<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<::std::string::String>,
         pub(super) body: Option<super::types::RecordVisitBody>,
+    }
+
+    impl ::std::fmt::Debug for RecordVisit<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("RecordVisit")
+                .field("client", &self.client)
+                .field("pet_id", &self.pet_id)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> RecordVisit<'a> {

@@ -227,11 +227,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -305,11 +316,20 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::draw`](super::Client::draw): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Draw<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Shape>,
+    }
+
+    impl ::std::fmt::Debug for Draw<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Draw")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Draw<'a> {
@@ -330,11 +350,20 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::evaluate`](super::Client::evaluate): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Evaluate<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Expr>,
+    }
+
+    impl ::std::fmt::Debug for Evaluate<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("Evaluate")
+                .field("client", &self.client)
+                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                .finish()
+        }
     }
 
     impl<'a> Evaluate<'a> {
@@ -359,10 +388,16 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_board`](super::Client::get_board): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetBoard<'a> {
         pub(super) client: &'a super::Client,
+    }
+
+    impl ::std::fmt::Debug for GetBoard<'_> {
+        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+            f.debug_struct("GetBoard").field("client", &self.client).finish()
+        }
     }
 
     impl<'a> GetBoard<'a> {
