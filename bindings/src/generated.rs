@@ -28,25 +28,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
     }
-
-    impl AuthClaimsResult {
-        /// Its required fields, in the spec's order; `model` left `None`.
-        #[inline]
-        pub fn new(
-            code: i64,
-            status: bool,
-            env: ProjectEnv,
-            component: Component,
-        ) -> Self {
-            Self {
-                code,
-                status,
-                env,
-                component,
-                model: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        AuthClaimsResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component), model
+    );
 
     /// Fields defined by the auth section of the component's settings.
     pub type AuthFields = ::client_runtime::serde_json::Map<
@@ -66,28 +51,10 @@ pub mod types {
         /// The X-Auth-Token issued, bound to the model. A credential (`format password`), so generated clients hold it as a secret that never prints.
         pub token: ::client_runtime::Secret,
     }
-
-    impl AuthorizeResult {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            code: i64,
-            status: bool,
-            env: ProjectEnv,
-            component: Component,
-            model: Model,
-            token: ::client_runtime::Secret,
-        ) -> Self {
-            Self {
-                code,
-                status,
-                env,
-                component,
-                model,
-                token,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        AuthorizeResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component, model : Model, token : ::client_runtime::Secret)
+    );
 
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -98,24 +65,10 @@ pub mod types {
         pub tag: ::std::string::String,
         pub requires_auth: bool,
     }
-
-    impl Component {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            uuid: ::std::string::String,
-            name: ::std::string::String,
-            tag: ::std::string::String,
-            requires_auth: bool,
-        ) -> Self {
-            Self {
-                uuid,
-                name,
-                tag,
-                requires_auth,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Component(uuid : ::std::string::String, name : ::std::string::String, tag :
+        ::std::string::String, requires_auth : bool)
+    );
 
     /// The 400 envelope.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -130,24 +83,10 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
-
-    impl ErrorResponse {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            code: i64,
-            message: ::std::string::String,
-            request_id: ::std::string::String,
-            status: bool,
-        ) -> Self {
-            Self {
-                code,
-                message,
-                request_id,
-                status,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ErrorResponse(code : i64, message : ::std::string::String, request_id :
+        ::std::string::String, status : bool)
+    );
 
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -159,20 +98,10 @@ pub mod types {
             ::client_runtime::serde_json::Value,
         >,
     }
-
-    impl Model {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            uuid: ::std::string::String,
-            fields: ::client_runtime::serde_json::Map<
-                ::std::string::String,
-                ::client_runtime::serde_json::Value,
-            >,
-        ) -> Self {
-            Self { uuid, fields }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Model(uuid : ::std::string::String, fields : ::client_runtime::serde_json::Map <
+        ::std::string::String, ::client_runtime::serde_json::Value >)
+    );
 
     /// The environment a request is made in.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -193,18 +122,10 @@ pub mod types {
         /// A sentence for a person.
         pub message: ::std::string::String,
     }
-
-    impl ValidationError {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            field: ::std::string::String,
-            rule: ::std::string::String,
-            message: ::std::string::String,
-        ) -> Self {
-            Self { field, rule, message }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ValidationError(field : ::std::string::String, rule : ::std::string::String,
+        message : ::std::string::String)
+    );
 
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -217,18 +138,10 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
-
-    impl ValidationErrorResponse {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            code: i64,
-            errors: ::std::vec::Vec<ValidationError>,
-            status: bool,
-        ) -> Self {
-            Self { code, errors, status }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ValidationErrorResponse(code : i64, errors : ::std::vec::Vec < ValidationError >,
+        status : bool)
+    );
 }
 
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
@@ -390,20 +303,9 @@ pub mod builder {
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) body: Option<super::types::AuthFields>,
     }
-
-    impl ::std::fmt::Debug for AuthClaims<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AuthClaims")
-                .field("client", &self.client)
-                .field("ref_", &self.ref_)
-                .field("x_client_id", &self.x_client_id)
-                .field("x_client_secret", &self.x_client_secret)
-                .field("x_auth_token", &self.x_auth_token)
-                .field("x_project_env", &self.x_project_env)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(
+        AuthClaims { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env }
+    );
 
     impl<'a> AuthClaims<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
@@ -484,21 +386,10 @@ pub mod builder {
         pub(super) model_uuid: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
     }
-
-    impl ::std::fmt::Debug for Authorize<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Authorize")
-                .field("client", &self.client)
-                .field("ref_", &self.ref_)
-                .field("x_client_id", &self.x_client_id)
-                .field("x_client_secret", &self.x_client_secret)
-                .field("x_auth_token", &self.x_auth_token)
-                .field("x_project_env", &self.x_project_env)
-                .field("model_uuid", &self.model_uuid)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(
+        Authorize { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env,
+        model_uuid }
+    );
 
     impl<'a> Authorize<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.

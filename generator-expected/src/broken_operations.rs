@@ -16,14 +16,7 @@ pub mod types {
     pub struct Pet {
         pub name: ::std::string::String,
     }
-
-    impl Pet {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self { name }
-        }
-    }
+    ::client_runtime::impl_new!(Pet(name : ::std::string::String));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -110,16 +103,10 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for ListPets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListPets").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> ListPets<'a> {
@@ -132,16 +119,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::health`](super::Client::health): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Health<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for Health<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Health").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> Health<'a> {

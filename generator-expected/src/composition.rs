@@ -27,17 +27,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub purrs: ::std::option::Option<bool>,
     }
-
-    impl Cat {
-        /// Its required fields, in the spec's order; `purrs` left `None`.
-        #[inline]
-        pub fn new(pet_type: CatPetType) -> Self {
-            Self {
-                pet_type,
-                purrs: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Cat(pet_type : CatPetType), purrs);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum CatPetType {
@@ -50,14 +40,7 @@ pub mod types {
     pub struct Circle {
         pub radius: f64,
     }
-
-    impl Circle {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(radius: f64) -> Self {
-            Self { radius }
-        }
-    }
+    ::client_runtime::impl_new!(Circle(radius : f64));
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -67,17 +50,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub barks: ::std::option::Option<bool>,
     }
-
-    impl Dog {
-        /// Its required fields, in the spec's order; `barks` left `None`.
-        #[inline]
-        pub fn new(pet_type: DogPetType) -> Self {
-            Self {
-                pet_type,
-                barks: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Dog(pet_type : DogPetType), barks);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum DogPetType {
@@ -100,17 +73,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
-
-    impl NewPet {
-        /// Its required fields, in the spec's order; `tag` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self {
-                name,
-                tag: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tag);
 
     /// A stored pet, NewPet and an id.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -121,18 +84,7 @@ pub mod types {
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
     }
-
-    impl Pet {
-        /// Its required fields, in the spec's order; `tag` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String, id: i64) -> Self {
-            Self {
-                name,
-                tag: ::std::option::Option::None,
-                id,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Pet(name : ::std::string::String, id : i64), tag);
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(tag = "kind")]
@@ -148,14 +100,7 @@ pub mod types {
     pub struct Square {
         pub side: f64,
     }
-
-    impl Square {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(side: f64) -> Self {
-            Self { side }
-        }
-    }
+    ::client_runtime::impl_new!(Square(side : f64));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -272,15 +217,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
     }
-
-    impl ::std::fmt::Debug for AddPet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AddPet")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(AddPet {});
 
     impl<'a> AddPet<'a> {
         /// The request body (required), sent as JSON.
@@ -300,16 +237,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_shapes`](super::Client::list_shapes): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListShapes<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for ListShapes<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListShapes").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> ListShapes<'a> {
@@ -322,16 +253,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_zoo`](super::Client::get_zoo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetZoo<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetZoo<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetZoo").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetZoo<'a> {
@@ -344,16 +269,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_value`](super::Client::get_value): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetValue<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetValue<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetValue").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetValue<'a> {

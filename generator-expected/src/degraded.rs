@@ -156,7 +156,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_delivery`](super::Client::get_delivery): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetDelivery<'a> {
         pub(super) client: &'a super::Client,
@@ -165,19 +165,6 @@ pub mod builder {
         pub(super) limit: Option<i32>,
         pub(super) tool_guid: Option<::std::string::String>,
         pub(super) tag: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetDelivery<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetDelivery")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("sort_by", &self.sort_by)
-                .field("limit", &self.limit)
-                .field("tool_guid", &self.tool_guid)
-                .field("tag", &self.tag)
-                .finish()
-        }
     }
 
     impl<'a> GetDelivery<'a> {
@@ -234,15 +221,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::client_runtime::serde_json::Value>,
     }
-
-    impl ::std::fmt::Debug for CreateCheck<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CreateCheck")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(CreateCheck {});
 
     impl<'a> CreateCheck<'a> {
         /// The request body (required), sent as JSON.

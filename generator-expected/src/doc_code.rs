@@ -154,22 +154,12 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) x_trace: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetThing<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetThing")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("x_trace", &self.x_trace)
-                .finish()
-        }
     }
 
     impl<'a> GetThing<'a> {
@@ -212,16 +202,7 @@ pub mod builder {
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Thing>,
     }
-
-    impl ::std::fmt::Debug for PutThing<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("PutThing")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(PutThing { id });
 
     impl<'a> PutThing<'a> {
         /// `id` (path, required).

@@ -27,25 +27,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
     }
-
-    impl AuthClaimsResult {
-        /// Its required fields, in the spec's order; `model` left `None`.
-        #[inline]
-        pub fn new(
-            code: i64,
-            status: bool,
-            env: ProjectEnv,
-            component: Component,
-        ) -> Self {
-            Self {
-                code,
-                status,
-                env,
-                component,
-                model: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        AuthClaimsResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component), model
+    );
 
     /// Fields defined by the auth section of the component's settings.
     pub type AuthFields = ::client_runtime::serde_json::Map<
@@ -65,28 +50,10 @@ pub mod types {
         /// The X-Auth-Token issued, bound to the model.
         pub token: ::std::string::String,
     }
-
-    impl AuthorizeResult {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            code: i64,
-            status: bool,
-            env: ProjectEnv,
-            component: Component,
-            model: Model,
-            token: ::std::string::String,
-        ) -> Self {
-            Self {
-                code,
-                status,
-                env,
-                component,
-                model,
-                token,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        AuthorizeResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component, model : Model, token : ::std::string::String)
+    );
 
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -97,24 +64,10 @@ pub mod types {
         pub tag: ::std::string::String,
         pub requires_auth: bool,
     }
-
-    impl Component {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            uuid: ::std::string::String,
-            name: ::std::string::String,
-            tag: ::std::string::String,
-            requires_auth: bool,
-        ) -> Self {
-            Self {
-                uuid,
-                name,
-                tag,
-                requires_auth,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Component(uuid : ::std::string::String, name : ::std::string::String, tag :
+        ::std::string::String, requires_auth : bool)
+    );
 
     /// The 400 envelope.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -132,25 +85,10 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
-
-    impl ErrorResponse {
-        /// Its required fields, in the spec's order; `details` left `None`.
-        #[inline]
-        pub fn new(
-            code: i64,
-            message: ::std::string::String,
-            request_id: ::std::string::String,
-            status: bool,
-        ) -> Self {
-            Self {
-                code,
-                message,
-                request_id,
-                details: ::std::option::Option::None,
-                status,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ErrorResponse(code : i64, message : ::std::string::String, request_id :
+        ::std::string::String, status : bool), details
+    );
 
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -162,20 +100,10 @@ pub mod types {
             ::client_runtime::serde_json::Value,
         >,
     }
-
-    impl Model {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            uuid: ::std::string::String,
-            fields: ::client_runtime::serde_json::Map<
-                ::std::string::String,
-                ::client_runtime::serde_json::Value,
-            >,
-        ) -> Self {
-            Self { uuid, fields }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Model(uuid : ::std::string::String, fields : ::client_runtime::serde_json::Map <
+        ::std::string::String, ::client_runtime::serde_json::Value >)
+    );
 
     /// The environment a request is made in.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -199,18 +127,10 @@ pub mod types {
         /// A sentence for a person.
         pub message: ::std::string::String,
     }
-
-    impl ValidationError {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            field: ::std::string::String,
-            rule: ::std::string::String,
-            message: ::std::string::String,
-        ) -> Self {
-            Self { field, rule, message }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ValidationError(field : ::std::string::String, rule : ::std::string::String,
+        message : ::std::string::String)
+    );
 
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -223,18 +143,10 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
-
-    impl ValidationErrorResponse {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            code: i64,
-            errors: ::std::vec::Vec<ValidationError>,
-            status: bool,
-        ) -> Self {
-            Self { code, errors, status }
-        }
-    }
+    ::client_runtime::impl_new!(
+        ValidationErrorResponse(code : i64, errors : ::std::vec::Vec < ValidationError >,
+        status : bool)
+    );
 }
 
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
@@ -408,21 +320,10 @@ pub mod builder {
         pub(super) x_request_trace: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
     }
-
-    impl ::std::fmt::Debug for AuthClaims<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AuthClaims")
-                .field("client", &self.client)
-                .field("ref_", &self.ref_)
-                .field("x_client_id", &self.x_client_id)
-                .field("x_client_secret", &self.x_client_secret)
-                .field("x_auth_token", &self.x_auth_token)
-                .field("x_project_env", &self.x_project_env)
-                .field("x_request_trace", &self.x_request_trace)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(
+        AuthClaims { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env,
+        x_request_trace }
+    );
 
     impl<'a> AuthClaims<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
@@ -514,22 +415,10 @@ pub mod builder {
         pub(super) model_uuid: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
     }
-
-    impl ::std::fmt::Debug for Authorize<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Authorize")
-                .field("client", &self.client)
-                .field("ref_", &self.ref_)
-                .field("x_client_id", &self.x_client_id)
-                .field("x_client_secret", &self.x_client_secret)
-                .field("x_auth_token", &self.x_auth_token)
-                .field("x_project_env", &self.x_project_env)
-                .field("x_request_trace", &self.x_request_trace)
-                .field("model_uuid", &self.model_uuid)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(
+        Authorize { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env,
+        x_request_trace, model_uuid }
+    );
 
     impl<'a> Authorize<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
@@ -619,7 +508,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::revoke_token`](super::Client::revoke_token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RevokeToken<'a> {
         pub(super) client: &'a super::Client,
@@ -629,20 +518,6 @@ pub mod builder {
         pub(super) x_auth_token: Option<rt::Secret>,
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) x_request_trace: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for RevokeToken<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("RevokeToken")
-                .field("client", &self.client)
-                .field("ref_", &self.ref_)
-                .field("x_client_id", &self.x_client_id)
-                .field("x_client_secret", &self.x_client_secret)
-                .field("x_auth_token", &self.x_auth_token)
-                .field("x_project_env", &self.x_project_env)
-                .field("x_request_trace", &self.x_request_trace)
-                .finish()
-        }
     }
 
     impl<'a> RevokeToken<'a> {

@@ -71,33 +71,11 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub children: ::std::option::Option<::std::vec::Vec<Item>>,
     }
-
-    impl Item {
-        /// Its required fields, in the spec's order; `weight`, `count`, `active`, `color`, `labels`, `scores`, `extra`, `anything`, `note`, `owner`, `children` left `None`.
-        #[inline]
-        pub fn new(
-            id: Identifier,
-            name: ::std::string::String,
-            type_: ::std::string::String,
-        ) -> Self {
-            Self {
-                id,
-                name,
-                type_,
-                weight: ::std::option::Option::None,
-                count: ::std::option::Option::None,
-                active: ::std::option::Option::None,
-                color: ::std::option::Option::None,
-                labels: ::std::option::Option::None,
-                scores: ::std::option::Option::None,
-                extra: ::std::option::Option::None,
-                anything: ::std::option::Option::None,
-                note: ::std::option::Option::None,
-                owner: ::std::option::Option::None,
-                children: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Item(id : Identifier, name : ::std::string::String, type_ :
+        ::std::string::String), weight, count, active, color, labels, scores, extra,
+        anything, note, owner, children
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -107,17 +85,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<ItemOwnerKind>,
     }
-
-    impl ItemOwner {
-        /// Its required fields, in the spec's order; `kind` left `None`.
-        #[inline]
-        pub fn new(display_name: ::std::string::String) -> Self {
-            Self {
-                display_name,
-                kind: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(ItemOwner(display_name : ::std::string::String), kind);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemOwnerKind {
@@ -244,7 +212,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_item_tag`](super::Client::get_item_tag): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItemTag<'a> {
         pub(super) client: &'a super::Client,
@@ -254,20 +222,6 @@ pub mod builder {
         pub(super) verbose: Option<bool>,
         pub(super) x_api_key: Option<rt::Secret>,
         pub(super) x_trace: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetItemTag<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetItemTag")
-                .field("client", &self.client)
-                .field("item_id", &self.item_id)
-                .field("tag", &self.tag)
-                .field("limit", &self.limit)
-                .field("verbose", &self.verbose)
-                .field("x_api_key", &self.x_api_key)
-                .field("x_trace", &self.x_trace)
-                .finish()
-        }
     }
 
     impl<'a> GetItemTag<'a> {
@@ -338,16 +292,7 @@ pub mod builder {
         pub(super) x_api_key: Option<rt::Secret>,
         pub(super) body: Option<super::types::Item>,
     }
-
-    impl ::std::fmt::Debug for CreateItem<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CreateItem")
-                .field("client", &self.client)
-                .field("x_api_key", &self.x_api_key)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(CreateItem { x_api_key });
 
     impl<'a> CreateItem<'a> {
         /// `X-Api-Key` (header, required).

@@ -50,14 +50,7 @@ pub mod types {
     pub struct Pair {
         pub left: ::std::boxed::Box<Node>,
     }
-
-    impl Pair {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(left: ::std::boxed::Box<Node>) -> Self {
-            Self { left }
-        }
-    }
+    ::client_runtime::impl_new!(Pair(left : ::std::boxed::Box < Node >));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -208,7 +201,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::send_2`](super::Client::send_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Send<'a> {
         pub(super) client: &'a super::Client,
@@ -218,20 +211,6 @@ pub mod builder {
         pub(super) url: Option<i64>,
         pub(super) x_url: Option<::std::string::String>,
         pub(super) x_url_2: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for Send<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Send")
-                .field("client", &self.client)
-                .field("u2460", &self.u2460)
-                .field("u0661_abc", &self.u0661_abc)
-                .field("client_2", &self.client_2)
-                .field("url", &self.url)
-                .field("x_url", &self.x_url)
-                .field("x_url_2", &self.x_url_2)
-                .finish()
-        }
     }
 
     impl<'a> Send<'a> {
@@ -296,15 +275,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Pet2>,
     }
-
-    impl ::std::fmt::Debug for New2<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("New2")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(New2 {});
 
     impl<'a> New2<'a> {
         /// The request body (optional), sent as JSON.
@@ -325,16 +296,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::new_3`](super::Client::new_3): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New3<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for New3<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("New3").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> New3<'a> {

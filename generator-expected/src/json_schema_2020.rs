@@ -24,23 +24,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub mixed: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
-
-    impl Extras {
-        /// Its required fields, in the spec's order; `marks`, `other`, `mixed` left `None`.
-        #[inline]
-        pub fn new(
-            nick: ::std::option::Option<::std::string::String>,
-            blob: ::std::string::String,
-        ) -> Self {
-            Self {
-                nick,
-                blob,
-                marks: ::std::option::Option::None,
-                other: ::std::option::Option::None,
-                mixed: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Extras(nick : ::std::option::Option < ::std::string::String >, blob :
+        ::std::string::String), marks, other, mixed
+    );
 
     pub type Label = ::std::string::String;
 
@@ -60,21 +47,10 @@ pub mod types {
             ::std::collections::BTreeMap<::std::string::String, i64>,
         >,
     }
-
-    impl Point {
-        /// Its required fields, in the spec's order; `label`, `extras`, `entry`, `counts` left `None`.
-        #[inline]
-        pub fn new(at: ::std::vec::Vec<Coordinate>, id: PointId) -> Self {
-            Self {
-                at,
-                id,
-                label: ::std::option::Option::None,
-                extras: ::std::option::Option::None,
-                entry: ::std::option::Option::None,
-                counts: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Point(at : ::std::vec::Vec < Coordinate >, id : PointId), label, extras, entry,
+        counts
+    );
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(untagged)]
@@ -188,16 +164,10 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_point`](super::Client::get_point): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPoint<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetPoint<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetPoint").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetPoint<'a> {

@@ -89,16 +89,10 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_ping`](super::Client::get_ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPing<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetPing<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetPing").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetPing<'a> {

@@ -68,27 +68,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub thumbnail: ::std::option::Option<::client_runtime::FilePart>,
     }
-
-    impl UploadBody {
-        /// Its required fields, in the spec's order; `count`, `public`, `kind`, `labels`, `attachments`, `meta`, `thumbnail` left `None`.
-        #[inline]
-        pub fn new(
-            title: ::std::string::String,
-            file: ::client_runtime::FilePart,
-        ) -> Self {
-            Self {
-                title,
-                count: ::std::option::Option::None,
-                public: ::std::option::Option::None,
-                kind: ::std::option::Option::None,
-                labels: ::std::option::Option::None,
-                file,
-                attachments: ::std::option::Option::None,
-                meta: ::std::option::Option::None,
-                thumbnail: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        UploadBody(title : ::std::string::String, file : ::client_runtime::FilePart),
+        count, public, kind, labels, attachments, meta, thumbnail
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -203,15 +186,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadBody>,
     }
-
-    impl ::std::fmt::Debug for Upload<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Upload")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Upload {});
 
     impl<'a> Upload<'a> {
         /// The request body (required), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -265,15 +240,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Avatar>,
     }
-
-    impl ::std::fmt::Debug for PutAvatar<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("PutAvatar")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(PutAvatar {});
 
     impl<'a> PutAvatar<'a> {
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -312,15 +279,7 @@ pub mod builder {
             >,
         >,
     }
-
-    impl ::std::fmt::Debug for AnyParts<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AnyParts")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(AnyParts {});
 
     impl<'a> AnyParts<'a> {
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -355,15 +314,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
     }
-
-    impl ::std::fmt::Debug for Search<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Search")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Search {});
 
     impl<'a> Search<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).

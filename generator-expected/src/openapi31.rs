@@ -24,21 +24,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub anything: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
-
-    impl Item {
-        /// Its required fields, in the spec's order; `name`, `parent`, `tags`, `anything` left `None`.
-        #[inline]
-        pub fn new(id: i64, kind: ItemKind) -> Self {
-            Self {
-                id,
-                kind,
-                name: ::std::option::Option::None,
-                parent: ::std::option::Option::None,
-                tags: ::std::option::Option::None,
-                anything: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Item(id : i64, kind : ItemKind), name, parent, tags, anything
+    );
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemKind {
@@ -134,20 +122,11 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_item`](super::Client::get_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetItem<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for GetItem<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetItem")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> GetItem<'a> {
@@ -170,16 +149,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::ping`](super::Client::ping): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Ping<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for Ping<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Ping").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> Ping<'a> {

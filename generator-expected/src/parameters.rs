@@ -42,17 +42,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub limit: ::std::option::Option<i64>,
     }
-
-    impl Page {
-        /// Its required fields, in the spec's order; `limit` left `None`.
-        #[inline]
-        pub fn new(offset: i64) -> Self {
-            Self {
-                offset,
-                limit: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Page(offset : i64), limit);
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -174,7 +164,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_file`](super::Client::get_file): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetFile<'a> {
         pub(super) client: &'a super::Client,
@@ -184,20 +174,6 @@ pub mod builder {
         pub(super) spaced: Option<::std::vec::Vec<super::types::Color>>,
         pub(super) repeated: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) tags: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetFile<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetFile")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("ids", &self.ids)
-                .field("piped", &self.piped)
-                .field("spaced", &self.spaced)
-                .field("repeated", &self.repeated)
-                .field("tags", &self.tags)
-                .finish()
-        }
     }
 
     impl<'a> GetFile<'a> {
@@ -278,7 +254,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_things`](super::Client::list_things): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListThings<'a> {
         pub(super) client: &'a super::Client,
@@ -293,25 +269,6 @@ pub mod builder {
         pub(super) session: Option<rt::Secret>,
         pub(super) prefs: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) x_raw: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for ListThings<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListThings")
-                .field("client", &self.client)
-                .field("major", &self.major)
-                .field("minor", &self.minor)
-                .field("filter", &self.filter)
-                .field("page", &self.page)
-                .field("range", &self.range)
-                .field("where_", &self.where_)
-                .field("x_tags", &self.x_tags)
-                .field("x_page", &self.x_page)
-                .field("session", &self.session)
-                .field("prefs", &self.prefs)
-                .field("x_raw", &self.x_raw)
-                .finish()
-        }
     }
 
     impl<'a> ListThings<'a> {
@@ -453,7 +410,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::locals`](super::Client::locals): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Locals<'a> {
         pub(super) client: &'a super::Client,
@@ -464,21 +421,6 @@ pub mod builder {
         pub(super) values: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) value: Option<::std::string::String>,
         pub(super) form: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for Locals<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Locals")
-                .field("client", &self.client)
-                .field("url", &self.url)
-                .field("request", &self.request)
-                .field("joined", &self.joined)
-                .field("item", &self.item)
-                .field("values", &self.values)
-                .field("value", &self.value)
-                .field("form", &self.form)
-                .finish()
-        }
     }
 
     impl<'a> Locals<'a> {

@@ -17,14 +17,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
-
-    impl Point {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(x: i64, y: i64) -> Self {
-            Self { x, y }
-        }
-    }
+    ::client_runtime::impl_new!(Point(x : i64, y : i64));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -125,7 +118,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::label`](super::Client::label): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Label<'a> {
         pub(super) client: &'a super::Client,
@@ -134,19 +127,6 @@ pub mod builder {
         pub(super) idsx: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) point: Option<super::types::Point>,
         pub(super) pointx: Option<super::types::Point>,
-    }
-
-    impl ::std::fmt::Debug for Label<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Label")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("ids", &self.ids)
-                .field("idsx", &self.idsx)
-                .field("point", &self.point)
-                .field("pointx", &self.pointx)
-                .finish()
-        }
     }
 
     impl<'a> Label<'a> {
@@ -205,7 +185,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::matrix`](super::Client::matrix): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Matrix<'a> {
         pub(super) client: &'a super::Client,
@@ -214,19 +194,6 @@ pub mod builder {
         pub(super) idsx: Option<::std::vec::Vec<i64>>,
         pub(super) point: Option<super::types::Point>,
         pub(super) pointx: Option<super::types::Point>,
-    }
-
-    impl ::std::fmt::Debug for Matrix<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Matrix")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("ids", &self.ids)
-                .field("idsx", &self.idsx)
-                .field("point", &self.point)
-                .field("pointx", &self.pointx)
-                .finish()
-        }
     }
 
     impl<'a> Matrix<'a> {

@@ -17,14 +17,7 @@ pub mod types {
         pub code: i32,
         pub message: ::std::string::String,
     }
-
-    impl Error {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(code: i32, message: ::std::string::String) -> Self {
-            Self { code, message }
-        }
-    }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -33,17 +26,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
-
-    impl NewPet {
-        /// Its required fields, in the spec's order; `tag` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self {
-                name,
-                tag: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tag);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -53,18 +36,7 @@ pub mod types {
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
     }
-
-    impl Pet {
-        /// Its required fields, in the spec's order; `tag` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String, id: i64) -> Self {
-            Self {
-                name,
-                tag: ::std::option::Option::None,
-                id,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Pet(name : ::std::string::String, id : i64), tag);
 }
 
 /// The URL template of the spec's first server: `https://petstore.swagger.io/v2`.
@@ -196,22 +168,12 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::find_pets`](super::Client::find_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPets<'a> {
         pub(super) client: &'a super::Client,
         pub(super) tags: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) limit: Option<i32>,
-    }
-
-    impl ::std::fmt::Debug for FindPets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("FindPets")
-                .field("client", &self.client)
-                .field("tags", &self.tags)
-                .field("limit", &self.limit)
-                .finish()
-        }
     }
 
     impl<'a> FindPets<'a> {
@@ -248,15 +210,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
     }
-
-    impl ::std::fmt::Debug for AddPet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AddPet")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(AddPet {});
 
     impl<'a> AddPet<'a> {
         /// The request body (required), sent as JSON.
@@ -278,20 +232,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::find_pet_by_id`](super::Client::find_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FindPetById<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for FindPetById<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("FindPetById")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> FindPetById<'a> {
@@ -314,20 +259,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::delete_pet`](super::Client::delete_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct DeletePet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for DeletePet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("DeletePet")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> DeletePet<'a> {

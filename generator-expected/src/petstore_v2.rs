@@ -16,14 +16,7 @@ pub mod types {
         pub code: i32,
         pub message: ::std::string::String,
     }
-
-    impl Error {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(code: i32, message: ::std::string::String) -> Self {
-            Self { code, message }
-        }
-    }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -33,18 +26,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
-
-    impl Pet {
-        /// Its required fields, in the spec's order; `tag` left `None`.
-        #[inline]
-        pub fn new(id: i64, name: ::std::string::String) -> Self {
-            Self {
-                id,
-                name,
-                tag: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(Pet(id : i64, name : ::std::string::String), tag);
 
     pub type Pets = ::std::vec::Vec<Pet>;
 }
@@ -160,20 +142,11 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
         pub(super) limit: Option<i32>,
-    }
-
-    impl ::std::fmt::Debug for ListPets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListPets")
-                .field("client", &self.client)
-                .field("limit", &self.limit)
-                .finish()
-        }
     }
 
     impl<'a> ListPets<'a> {
@@ -193,16 +166,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_pets`](super::Client::create_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreatePets<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for CreatePets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CreatePets").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> CreatePets<'a> {
@@ -215,20 +182,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::show_pet_by_id`](super::Client::show_pet_by_id): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ShowPetById<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for ShowPetById<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ShowPetById")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .finish()
-        }
     }
 
     impl<'a> ShowPetById<'a> {

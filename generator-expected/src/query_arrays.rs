@@ -105,7 +105,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
@@ -113,18 +113,6 @@ pub mod builder {
         pub(super) tag: Option<::std::vec::Vec<::std::string::String>>,
         pub(super) color: Option<::std::vec::Vec<super::types::SearchColorItem>>,
         pub(super) word: Option<::std::vec::Vec<::std::string::String>>,
-    }
-
-    impl ::std::fmt::Debug for Search<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Search")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("tag", &self.tag)
-                .field("color", &self.color)
-                .field("word", &self.word)
-                .finish()
-        }
     }
 
     impl<'a> Search<'a> {

@@ -25,20 +25,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub order: ::std::option::Option<SearchBodyOrder>,
     }
-
-    impl SearchBody {
-        /// Its required fields, in the spec's order; `start`, `rows`, `exact`, `order` left `None`.
-        #[inline]
-        pub fn new(criteria: ::std::string::String) -> Self {
-            Self {
-                criteria,
-                start: ::std::option::Option::None,
-                rows: ::std::option::Option::None,
-                exact: ::std::option::Option::None,
-                order: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        SearchBody(criteria : ::std::string::String), start, rows, exact, order
+    );
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SearchBodyOrder {
@@ -63,21 +52,10 @@ pub mod types {
         pub device_code: ::std::option::Option<::std::string::String>,
         pub grant_type: ::std::string::String,
     }
-
-    impl TokenRequest {
-        /// Its required fields, in the spec's order; `device_code` left `None`.
-        #[inline]
-        pub fn new(
-            client_id: ::std::string::String,
-            grant_type: ::std::string::String,
-        ) -> Self {
-            Self {
-                client_id,
-                device_code: ::std::option::Option::None,
-                grant_type,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        TokenRequest(client_id : ::std::string::String, grant_type :
+        ::std::string::String), device_code
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -249,15 +227,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
     }
-
-    impl ::std::fmt::Debug for Search<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Search")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Search {});
 
     impl<'a> Search<'a> {
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
@@ -284,15 +254,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
-
-    impl ::std::fmt::Debug for Token<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Token")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Token {});
 
     impl<'a> Token<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
@@ -320,15 +282,7 @@ pub mod builder {
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
     }
-
-    impl ::std::fmt::Debug for FreeForm<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("FreeForm")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(FreeForm {});
 
     impl<'a> FreeForm<'a> {
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
@@ -365,15 +319,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
-
-    impl ::std::fmt::Debug for Upload<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Upload")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Upload {});
 
     impl<'a> Upload<'a> {
         /// The request body (required), sent as it is with `Content-Type: application/octet-stream`.
@@ -399,15 +345,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
-
-    impl ::std::fmt::Debug for UploadCertificate<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("UploadCertificate")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(UploadCertificate {});
 
     impl<'a> UploadCertificate<'a> {
         /// The request body (required), sent as it is with `Content-Type: application/x-x509-ca-cert`.
@@ -437,15 +375,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
-
-    impl ::std::fmt::Debug for Anything<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Anything")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Anything {});
 
     impl<'a> Anything<'a> {
         /// The request body (optional), sent as it is with `Content-Type: application/octet-stream`.
@@ -472,15 +402,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
     }
-
-    impl ::std::fmt::Debug for Note<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Note")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Note {});
 
     impl<'a> Note<'a> {
         /// The request body (required), sent as it is with `Content-Type: text/plain; charset=utf-8`.
@@ -506,15 +428,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
     }
-
-    impl ::std::fmt::Debug for Markdown<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Markdown")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Markdown {});
 
     impl<'a> Markdown<'a> {
         /// The request body (optional), sent as it is with `Content-Type: text/x-markdown`.
@@ -541,15 +455,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
-
-    impl ::std::fmt::Debug for JsonWins<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("JsonWins")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(JsonWins {});
 
     impl<'a> JsonWins<'a> {
         /// The request body (required), sent as JSON.
@@ -579,15 +485,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
-
-    impl ::std::fmt::Debug for FormWins<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("FormWins")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(FormWins {});
 
     impl<'a> FormWins<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
@@ -617,15 +515,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
-
-    impl ::std::fmt::Debug for BinaryWins<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("BinaryWins")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(BinaryWins {});
 
     impl<'a> BinaryWins<'a> {
         /// The request body (required), sent as it is with `Content-Type: image/png`.

@@ -20,17 +20,9 @@ pub mod types {
         pub user: ::std::string::String,
         pub password: ::client_runtime::Secret,
     }
-
-    impl Login {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(
-            user: ::std::string::String,
-            password: ::client_runtime::Secret,
-        ) -> Self {
-            Self { user, password }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Login(user : ::std::string::String, password : ::client_runtime::Secret)
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -43,22 +35,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub keys: ::std::option::Option<::std::vec::Vec<ApiKey>>,
     }
-
-    impl Session {
-        /// Its required fields, in the spec's order; `refresh`, `keys` left `None`.
-        #[inline]
-        pub fn new(
-            user: ::std::string::String,
-            token: ::client_runtime::Secret,
-        ) -> Self {
-            Self {
-                user,
-                token,
-                refresh: ::std::option::Option::None,
-                keys: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Session(user : ::std::string::String, token : ::client_runtime::Secret), refresh,
+        keys
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -68,18 +48,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub spares: ::std::option::Option<::std::vec::Vec<::client_runtime::Secret>>,
     }
-
-    impl UploadKeyBody {
-        /// Its required fields, in the spec's order; `spares` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String, key: ::client_runtime::Secret) -> Self {
-            Self {
-                name,
-                key,
-                spares: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        UploadKeyBody(name : ::std::string::String, key : ::client_runtime::Secret),
+        spares
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -178,15 +150,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Login>,
     }
-
-    impl ::std::fmt::Debug for CreateSession<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CreateSession")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(CreateSession {});
 
     impl<'a> CreateSession<'a> {
         /// The request body (required), sent as JSON.
@@ -212,15 +176,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadKeyBody>,
     }
-
-    impl ::std::fmt::Debug for UploadKey<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("UploadKey")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(UploadKey {});
 
     impl<'a> UploadKey<'a> {
         /// The request body (required), sent as `multipart/form-data`: a part per field, files as file parts.

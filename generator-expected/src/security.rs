@@ -150,16 +150,10 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_me`](super::Client::get_me): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetMe<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetMe<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetMe").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetMe<'a> {
@@ -176,16 +170,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_reports`](super::Client::list_reports): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListReports<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for ListReports<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListReports").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> ListReports<'a> {
@@ -218,20 +206,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::refresh_session`](super::Client::refresh_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RefreshSession<'a> {
         pub(super) client: &'a super::Client,
         pub(super) credentials: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for RefreshSession<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("RefreshSession")
-                .field("client", &self.client)
-                .field("credentials", &self.credentials)
-                .finish()
-        }
     }
 
     impl<'a> RefreshSession<'a> {
@@ -259,16 +238,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::health`](super::Client::health): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Health<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for Health<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Health").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> Health<'a> {
@@ -281,16 +254,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::maybe`](super::Client::maybe): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Maybe<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for Maybe<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Maybe").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> Maybe<'a> {

@@ -72,37 +72,17 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub memo: ::std::option::Option<MaybeText>,
     }
-
-    impl Order {
-        /// Its required fields, in the spec's order; `note`, `previous`, `code`, `reference`, `lines`, `memo` left `None`.
-        #[inline]
-        pub fn new(id: ::std::string::String, status: Status) -> Self {
-            Self {
-                id,
-                note: ::std::option::Option::None,
-                status,
-                previous: ::std::option::Option::None,
-                code: ::std::option::Option::None,
-                reference: ::std::option::Option::None,
-                lines: ::std::option::Option::None,
-                memo: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Order(id : ::std::string::String, status : Status), note, previous, code,
+        reference, lines, memo
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct Receipt {
         pub existed_already: bool,
     }
-
-    impl Receipt {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(existed_already: bool) -> Self {
-            Self { existed_already }
-        }
-    }
+    ::client_runtime::impl_new!(Receipt(existed_already : bool));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Status {
@@ -221,20 +201,11 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_order`](super::Client::get_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetOrder<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetOrder")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> GetOrder<'a> {
@@ -264,16 +235,7 @@ pub mod builder {
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Order>,
     }
-
-    impl ::std::fmt::Debug for PutOrder<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("PutOrder")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(PutOrder { id });
 
     impl<'a> PutOrder<'a> {
         /// `id` (path, required).
@@ -303,20 +265,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::close_order`](super::Client::close_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CloseOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for CloseOrder<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CloseOrder")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> CloseOrder<'a> {
@@ -339,20 +292,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::open_order`](super::Client::open_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct OpenOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for OpenOrder<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("OpenOrder")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> OpenOrder<'a> {

@@ -28,31 +28,14 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
     }
-
-    impl CreateUserBody {
-        /// Its required fields, in the spec's order; `address` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self {
-                name,
-                address: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(CreateUserBody(name : ::std::string::String), address);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
     pub struct Error {
         pub message: ::std::string::String,
     }
-
-    impl Error {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(message: ::std::string::String) -> Self {
-            Self { message }
-        }
-    }
+    ::client_runtime::impl_new!(Error(message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -93,14 +76,7 @@ pub mod types {
     pub struct PetAllOf0 {
         pub name: ::std::string::String,
     }
-
-    impl PetAllOf0 {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self { name }
-        }
-    }
+    ::client_runtime::impl_new!(PetAllOf0(name : ::std::string::String));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Tag {
@@ -119,19 +95,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub friends: ::std::option::Option<::std::vec::Vec<User>>,
     }
-
-    impl User {
-        /// Its required fields, in the spec's order; `address`, `friends` left `None`.
-        #[inline]
-        pub fn new(id: ::std::string::String, name: ::std::string::String) -> Self {
-            Self {
-                id,
-                name,
-                address: ::std::option::Option::None,
-                friends: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        User(id : ::std::string::String, name : ::std::string::String), address, friends
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -239,20 +205,11 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_users`](super::Client::list_users): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListUsers<'a> {
         pub(super) client: &'a super::Client,
         pub(super) limit: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for ListUsers<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListUsers")
-                .field("client", &self.client)
-                .field("limit", &self.limit)
-                .finish()
-        }
     }
 
     impl<'a> ListUsers<'a> {
@@ -278,15 +235,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::CreateUserBody>,
     }
-
-    impl ::std::fmt::Debug for CreateUser<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("CreateUser")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(CreateUser {});
 
     impl<'a> CreateUser<'a> {
         /// The request body (required), sent as JSON.
@@ -306,20 +255,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_user`](super::Client::get_user): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetUser<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
-    }
-
-    impl ::std::fmt::Debug for GetUser<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetUser")
-                .field("client", &self.client)
-                .field("id", &self.id)
-                .finish()
-        }
     }
 
     impl<'a> GetUser<'a> {
@@ -342,16 +282,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for ListPets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListPets").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> ListPets<'a> {

@@ -22,14 +22,7 @@ pub mod types {
     pub struct Problem {
         pub message: ::std::string::String,
     }
-
-    impl Problem {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(message: ::std::string::String) -> Self {
-            Self { message }
-        }
-    }
+    ::client_runtime::impl_new!(Problem(message : ::std::string::String));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -111,16 +104,10 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::get_thing`](super::Client::get_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetThing<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetThing<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetThing").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetThing<'a> {

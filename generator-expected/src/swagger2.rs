@@ -16,14 +16,7 @@ pub mod types {
         pub code: i32,
         pub message: ::std::string::String,
     }
-
-    impl Error {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(code: i32, message: ::std::string::String) -> Self {
-            Self { code, message }
-        }
-    }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ListPetsKindsItem {
@@ -39,17 +32,7 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
-
-    impl NewPet {
-        /// Its required fields, in the spec's order; `tags` left `None`.
-        #[inline]
-        pub fn new(name: ::std::string::String) -> Self {
-            Self {
-                name,
-                tags: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tags);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -60,23 +43,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub owner: ::std::option::Option<::std::string::String>,
     }
-
-    impl Pet {
-        /// Its required fields, in the spec's order; `owner` left `None`.
-        #[inline]
-        pub fn new(
-            id: i64,
-            name: ::std::string::String,
-            kind: ::std::string::String,
-        ) -> Self {
-            Self {
-                id,
-                name,
-                kind,
-                owner: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        Pet(id : i64, name : ::std::string::String, kind : ::std::string::String), owner
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -96,18 +65,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub note: ::std::option::Option<::std::string::String>,
     }
-
-    impl RecordVisitBody {
-        /// Its required fields, in the spec's order; `vet`, `note` left `None`.
-        #[inline]
-        pub fn new(when: ::std::string::String) -> Self {
-            Self {
-                when,
-                vet: ::std::option::Option::None,
-                note: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        RecordVisitBody(when : ::std::string::String), vet, note
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -119,18 +79,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
-
-    impl UploadPhotoBody {
-        /// Its required fields, in the spec's order; `caption`, `labels` left `None`.
-        #[inline]
-        pub fn new(photo: ::client_runtime::FilePart) -> Self {
-            Self {
-                photo,
-                caption: ::std::option::Option::None,
-                labels: ::std::option::Option::None,
-            }
-        }
-    }
+    ::client_runtime::impl_new!(
+        UploadPhotoBody(photo : ::client_runtime::FilePart), caption, labels
+    );
 }
 
 /// The URL template of the spec's first server: `https://api.example.test/v2`.
@@ -317,7 +268,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::list_pets`](super::Client::list_pets): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct ListPets<'a> {
         pub(super) client: &'a super::Client,
@@ -327,20 +278,6 @@ pub mod builder {
         pub(super) ids: Option<::std::vec::Vec<i64>>,
         pub(super) kinds: Option<::std::vec::Vec<super::types::ListPetsKindsItem>>,
         pub(super) words: Option<::std::vec::Vec<::std::string::String>>,
-    }
-
-    impl ::std::fmt::Debug for ListPets<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("ListPets")
-                .field("client", &self.client)
-                .field("x_trace", &self.x_trace)
-                .field("limit", &self.limit)
-                .field("tags", &self.tags)
-                .field("ids", &self.ids)
-                .field("kinds", &self.kinds)
-                .field("words", &self.words)
-                .finish()
-        }
     }
 
     impl<'a> ListPets<'a> {
@@ -435,16 +372,7 @@ pub mod builder {
         pub(super) x_trace: Option<::std::string::String>,
         pub(super) body: Option<super::types::NewPet>,
     }
-
-    impl ::std::fmt::Debug for AddPet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("AddPet")
-                .field("client", &self.client)
-                .field("x_trace", &self.x_trace)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(AddPet { x_trace });
 
     impl<'a> AddPet<'a> {
         /// `X-Trace` (header, optional).
@@ -477,20 +405,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_pet`](super::Client::get_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for GetPet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetPet")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .finish()
-        }
     }
 
     impl<'a> GetPet<'a> {
@@ -528,16 +447,7 @@ pub mod builder {
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<::std::string::String>,
     }
-
-    impl ::std::fmt::Debug for RenamePet<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("RenamePet")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(RenamePet { pet_id });
 
     impl<'a> RenamePet<'a> {
         /// `petId` (path, required).
@@ -575,20 +485,11 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_photo`](super::Client::get_photo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetPhoto<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
-    }
-
-    impl ::std::fmt::Debug for GetPhoto<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetPhoto")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .finish()
-        }
     }
 
     impl<'a> GetPhoto<'a> {
@@ -626,16 +527,7 @@ pub mod builder {
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<super::types::UploadPhotoBody>,
     }
-
-    impl ::std::fmt::Debug for UploadPhoto<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("UploadPhoto")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(UploadPhoto { pet_id });
 
     impl<'a> UploadPhoto<'a> {
         /// `petId` (path, required).
@@ -690,16 +582,7 @@ pub mod builder {
         pub(super) pet_id: Option<::std::string::String>,
         pub(super) body: Option<super::types::RecordVisitBody>,
     }
-
-    impl ::std::fmt::Debug for RecordVisit<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("RecordVisit")
-                .field("client", &self.client)
-                .field("pet_id", &self.pet_id)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(RecordVisit { pet_id });
 
     impl<'a> RecordVisit<'a> {
         /// `petId` (path, required).

@@ -89,14 +89,7 @@ pub mod types {
     pub struct LooseObject {
         pub kind: LooseObjectKind,
     }
-
-    impl LooseObject {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(kind: LooseObjectKind) -> Self {
-            Self { kind }
-        }
-    }
+    ::client_runtime::impl_new!(LooseObject(kind : LooseObjectKind));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -143,14 +136,7 @@ pub mod types {
         pub kind: SameObjectKind,
         pub x: i64,
     }
-
-    impl SameObject {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(kind: SameObjectKind, x: i64) -> Self {
-            Self { kind, x }
-        }
-    }
+    ::client_runtime::impl_new!(SameObject(kind : SameObjectKind, x : i64));
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[non_exhaustive]
@@ -158,14 +144,7 @@ pub mod types {
         pub kind: SameObject2Kind,
         pub y: i64,
     }
-
-    impl SameObject2 {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(kind: SameObject2Kind, y: i64) -> Self {
-            Self { kind, y }
-        }
-    }
+    ::client_runtime::impl_new!(SameObject2(kind : SameObject2Kind, y : i64));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SameObject2Kind {
@@ -211,14 +190,7 @@ pub mod types {
         pub x: i64,
         pub y: i64,
     }
-
-    impl ShapePolygonShapeCornersItem {
-        /// Its fields, in the spec's order.
-        #[inline]
-        pub fn new(x: i64, y: i64) -> Self {
-            Self { x, y }
-        }
-    }
+    ::client_runtime::impl_new!(ShapePolygonShapeCornersItem(x : i64, y : i64));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -322,15 +294,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Shape>,
     }
-
-    impl ::std::fmt::Debug for Draw<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Draw")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Draw {});
 
     impl<'a> Draw<'a> {
         /// The request body (required), sent as JSON.
@@ -356,15 +320,7 @@ pub mod builder {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Expr>,
     }
-
-    impl ::std::fmt::Debug for Evaluate<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("Evaluate")
-                .field("client", &self.client)
-                .field("body", &self.body.as_ref().map(|_| "[not shown]"))
-                .finish()
-        }
-    }
+    rt::impl_builder_debug!(Evaluate {});
 
     impl<'a> Evaluate<'a> {
         /// The request body (required), sent as JSON.
@@ -388,16 +344,10 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::get_board`](super::Client::get_board): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone)]
+    #[derive(Clone, Debug)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct GetBoard<'a> {
         pub(super) client: &'a super::Client,
-    }
-
-    impl ::std::fmt::Debug for GetBoard<'_> {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            f.debug_struct("GetBoard").field("client", &self.client).finish()
-        }
     }
 
     impl<'a> GetBoard<'a> {

@@ -95,6 +95,9 @@ enum Item {
         head: String,
         variants: BTreeMap<String, String>,
     },
+    /// A struct's `impl_new!`: its parameters (the required fields), and
+    /// the optional fields it sets to `None`, which may grow.
+    Constructor { params: String },
     /// Anything compared as a whole (a function's signature, an alias, a
     /// constant, a macro call, a trait impl).
     Whole(String),
@@ -285,6 +288,28 @@ fn items(list: &[syn::Item], prefix: &str, out: &mut BTreeMap<String, Item>) {
                 // `impl_response!(Enum, ...)`, `impl_string_enum!(Enum {...})`:
                 // named by the macro and the first identifier it is given.
                 let name = m.mac.path.segments.last().map(|s| s.ident.to_string());
+                let mut tokens = m.mac.tokens.clone().into_iter();
+                match name.as_deref() {
+                    // A `Debug` impl: not a surface anything builds on.
+                    Some("impl_builder_debug") => continue,
+                    // `impl_new!(T(a: A, b: B), c, d)`: `T::new(a, b)`.
+                    Some("impl_new") => {
+                        if let (
+                            Some(proc_macro2::TokenTree::Ident(ty)),
+                            Some(proc_macro2::TokenTree::Group(params)),
+                        ) = (tokens.next(), tokens.next())
+                        {
+                            out.insert(
+                                format!("{prefix}{ty}::new"),
+                                Item::Constructor {
+                                    params: params.stream().to_string(),
+                                },
+                            );
+                            continue;
+                        }
+                    }
+                    _ => {}
+                }
                 let first = m.mac.tokens.clone().into_iter().find_map(|t| match t {
                     proc_macro2::TokenTree::Ident(ident) => Some(ident.to_string()),
                     _ => None,

@@ -25,6 +25,7 @@
 //! feature the client speaks plain HTTP only.
 
 // What the generated types need: always.
+mod construct;
 mod file;
 pub mod json;
 pub mod redact;

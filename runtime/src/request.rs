@@ -114,6 +114,24 @@ impl<R: DecodeResponse> Prepared<R> {
     }
 }
 
+/// `Debug` of an operation's request builder that holds a body: its
+/// parameters (secrets print `[redacted]`) and whether the body is set,
+/// never the body itself (auth fields, a password).
+#[macro_export]
+macro_rules! impl_builder_debug {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl ::std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(::std::stringify!($name))
+                    .field("client", &self.client)
+                    $(.field(::std::stringify!($field), &self.$field))*
+                    .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                    .finish()
+            }
+        }
+    };
+}
+
 /// The `send` of an operation's request builder, whose `build()` gives a
 /// [`Prepared`] request for the answers `$response`, sent by its client.
 #[macro_export]

@@ -666,14 +666,13 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     let mut fields = Vec::new();
     let mut setters = Vec::new();
     // `Debug` shows the parameters (secrets print `[redacted]`) and whether
-    // a body is set, never the body: auth fields, passwords.
+    // a body is set, never the body: auth fields, passwords (`impl_builder_debug!`).
     let mut shown = Vec::new();
     for param in &op.params {
         let field = ident(&param.rust_name);
         let ty = stored_type(param, &types);
         fields.push(quote!(pub(super) #field: Option<#ty>,));
-        let label = param.rust_name.trim_start_matches("r#").to_owned();
-        shown.push(quote!(.field(#label, &self.#field)));
+        shown.push(field.clone());
         let param_doc = param_doc(param);
         let (arg_ty, value) = if param.secret || param.ty == TypeRef::String {
             (quote!(impl Into<#ty>), quote!(value.into()))
@@ -691,7 +690,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     if let Some(body) = &op.body {
         let ty = body_type(&body.media, &types);
         fields.push(quote!(pub(super) body: Option<#ty>,));
-        shown.push(quote!(.field("body", &self.body.as_ref().map(|_| "[not shown]"))));
+
         let required = if body.required {
             "required"
         } else {
@@ -969,24 +968,24 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
     }
 
-    let name_text = op.type_name.clone();
+    // Without a body, every field prints safely: derived.
+    let (derives, debug) = match op.body {
+        None => (quote!(#[derive(Clone, Debug)]), None),
+        Some(_) => (
+            quote!(#[derive(Clone)]),
+            Some(quote!(rt::impl_builder_debug!(#name { #(#shown),* });)),
+        ),
+    };
     quote! {
         #[doc = #builder_doc]
-        #[derive(Clone)]
+        #derives
         #[must_use = "a request builder does nothing until it is built or sent"]
         pub struct #name<'a> {
             pub(super) client: &'a super::Client,
             #(#fields)*
         }
 
-        impl ::std::fmt::Debug for #name<'_> {
-            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.debug_struct(#name_text)
-                    .field("client", &self.client)
-                    #(#shown)*
-                    .finish()
-            }
-        }
+        #debug
 
         impl<'a> #name<'a> {
             #(#setters)*

@@ -154,51 +154,24 @@ fn structure(
     }
 }
 
-/// `impl T { pub fn new(required fields) -> Self }`. `#[inline]`: compiled
-/// in the crate that builds a `T`, not for every type of the API.
+/// `T::new(required fields)`, from the runtime's `impl_new!` (nothing
+/// when every field is optional: `T::default()` is its constructor).
 fn constructor(name: &str, fields: &[Field]) -> TokenStream {
-    let required: Vec<&Field> = fields.iter().filter(|f| f.required).collect();
-    if required.is_empty() {
-        // Every field optional: `T::default()` is its constructor.
+    if fields.iter().all(|f| !f.required) {
         return TokenStream::new();
     }
-    let params = required.iter().map(|field| {
+    let params = fields.iter().filter(|f| f.required).map(|field| {
         let name = ident(&field.rust_name);
         let ty = rust_type(&field.ty, &TokenStream::new());
         quote!(#name: #ty)
     });
-    let values = fields.iter().map(|field| {
-        let name = ident(&field.rust_name);
-        if field.required {
-            quote!(#name,)
-        } else {
-            quote!(#name: ::std::option::Option::None,)
-        }
-    });
-    let optional: Vec<String> = fields
+    let optional = fields
         .iter()
         .filter(|f| !f.required)
-        .map(|f| format!("`{}`", f.rust_name.trim_start_matches("r#")))
-        .collect();
-    let doc = match optional.is_empty() {
-        true => " Its fields, in the spec's order.".to_owned(),
-        false => format!(
-            " Its required fields, in the spec's order; {} left `None`.",
-            optional.join(", ")
-        ),
-    };
-    // Past clippy's limit of seven: the spec's required fields, all of them.
-    let many = (required.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+        .map(|field| ident(&field.rust_name));
     let name = ident(name);
     quote! {
-        impl #name {
-            #[doc = #doc]
-            #[inline]
-            #many
-            pub fn new(#(#params),*) -> Self {
-                Self { #(#values)* }
-            }
-        }
+        ::client_runtime::impl_new!(#name(#(#params),*) #(, #optional)*);
     }
 }
 
