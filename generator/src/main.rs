@@ -1,4 +1,5 @@
-//! `generator SPEC [--out FILE | --check FILE]`: a thin shell over the library.
+//! `generator SPEC [--out FILE | --check FILE] [--overlay FILE]...`: a thin
+//! shell over the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
