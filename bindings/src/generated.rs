@@ -19,6 +19,7 @@ use ::client_runtime as rt;
 pub mod types {
     /// Choice (not shown) - the success body of Auth Claims; `model` is absent when no model has claimed the authentication.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct AuthClaimsResult {
         pub code: i64,
         pub status: bool,
@@ -27,6 +28,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub model: ::std::option::Option<Model>,
     }
+    ::client_runtime::impl_new!(
+        AuthClaimsResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component), model
+    );
 
     /// Fields defined by the auth section of the component's settings.
     pub type AuthFields = ::client_runtime::serde_json::Map<
@@ -36,6 +41,7 @@ pub mod types {
 
     /// Choice (not shown) - the success body of Authorize.
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct AuthorizeResult {
         pub code: i64,
         pub status: bool,
@@ -45,18 +51,28 @@ pub mod types {
         /// The X-Auth-Token issued, bound to the model. A credential (`format password`), so generated clients hold it as a secret that never prints.
         pub token: ::client_runtime::Secret,
     }
+    ::client_runtime::impl_new!(
+        AuthorizeResult(code : i64, status : bool, env : ProjectEnv, component :
+        Component, model : Model, token : ::client_runtime::Secret)
+    );
 
     /// Choice (not shown) - what a component shows of itself.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Component {
         pub uuid: ::std::string::String,
         pub name: ::std::string::String,
         pub tag: ::std::string::String,
         pub requires_auth: bool,
     }
+    ::client_runtime::impl_new!(
+        Component(uuid : ::std::string::String, name : ::std::string::String, tag :
+        ::std::string::String, requires_auth : bool)
+    );
 
     /// The 400 envelope.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ErrorResponse {
         /// Error code. Choice (not shown) - equal to the HTTP status.
         pub code: i64,
@@ -67,9 +83,14 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
+    ::client_runtime::impl_new!(
+        ErrorResponse(code : i64, message : ::std::string::String, request_id :
+        ::std::string::String, status : bool)
+    );
 
     /// Choice (not shown) - a model, its uuid and its field values other than secrets.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Model {
         pub uuid: ::std::string::String,
         pub fields: ::client_runtime::serde_json::Map<
@@ -77,6 +98,10 @@ pub mod types {
             ::client_runtime::serde_json::Value,
         >,
     }
+    ::client_runtime::impl_new!(
+        Model(uuid : ::std::string::String, fields : ::client_runtime::serde_json::Map <
+        ::std::string::String, ::client_runtime::serde_json::Value >)
+    );
 
     /// The environment a request is made in.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -88,6 +113,7 @@ pub mod types {
 
     /// One failed validation. Choice (not shown) - the item shape of `errors`.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ValidationError {
         /// The body field, or the parameter name, that failed.
         pub field: ::std::string::String,
@@ -96,9 +122,14 @@ pub mod types {
         /// A sentence for a person.
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(
+        ValidationError(field : ::std::string::String, rule : ::std::string::String,
+        message : ::std::string::String)
+    );
 
     /// The 417 envelope, for a request that failed validation.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ValidationErrorResponse {
         /// Error code. Choice (not shown) - 417.
         pub code: i64,
@@ -107,6 +138,10 @@ pub mod types {
         /// `false` on an error.
         pub status: bool,
     }
+    ::client_runtime::impl_new!(
+        ValidationErrorResponse(code : i64, errors : ::std::vec::Vec < ValidationError >,
+        status : bool)
+    );
 }
 
 /// The URL template of the spec's first server: `{base_url}/v2/api`.
@@ -146,11 +181,23 @@ pub struct Defaults {
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
 #[cfg(feature = "client")]
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+#[cfg(feature = "client")]
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 #[cfg(feature = "client")]
@@ -245,7 +292,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::auth_claims`](super::Client::auth_claims): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AuthClaims<'a> {
         pub(super) client: &'a super::Client,
@@ -256,6 +303,9 @@ pub mod builder {
         pub(super) x_project_env: Option<super::types::ProjectEnv>,
         pub(super) body: Option<super::types::AuthFields>,
     }
+    rt::impl_builder_debug!(
+        AuthClaims { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env }
+    );
 
     impl<'a> AuthClaims<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
@@ -324,7 +374,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::authorize`](super::Client::authorize): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Authorize<'a> {
         pub(super) client: &'a super::Client,
@@ -336,6 +386,10 @@ pub mod builder {
         pub(super) model_uuid: Option<::std::string::String>,
         pub(super) body: Option<super::types::AuthFields>,
     }
+    rt::impl_builder_debug!(
+        Authorize { ref_, x_client_id, x_client_secret, x_auth_token, x_project_env,
+        model_uuid }
+    );
 
     impl<'a> Authorize<'a> {
         /// `ref` (path, required): Identifies a component by its name, its tag, or its uuid.
@@ -439,32 +493,27 @@ pub mod variants {
 /// The answers of the operations that document 200, 400, 401, 404, 413 and 417: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[cfg(feature = "client")]
 #[derive(Clone, Debug)]
-pub enum OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub enum OkAnswers<
     OkBody,
-    OkHeaders,
+    Headers,
     BadRequestBody,
-    BadRequestHeaders,
     UnauthorizedBody,
-    UnauthorizedHeaders,
     NotFoundBody,
-    NotFoundHeaders,
     PayloadTooLargeBody,
-    PayloadTooLargeHeaders,
     ExpectationFailedBody,
-    ExpectationFailedHeaders,
 > {
     /// Status 200.
-    Ok(rt::Decoded<OkBody, OkHeaders>),
+    Ok(rt::Decoded<OkBody, Headers>),
     /// Status 400.
-    BadRequest(rt::Decoded<BadRequestBody, BadRequestHeaders>),
+    BadRequest(rt::Decoded<BadRequestBody, Headers>),
     /// Status 401.
-    Unauthorized(rt::Decoded<UnauthorizedBody, UnauthorizedHeaders>),
+    Unauthorized(rt::Decoded<UnauthorizedBody, Headers>),
     /// Status 404.
-    NotFound(rt::Decoded<NotFoundBody, NotFoundHeaders>),
+    NotFound(rt::Decoded<NotFoundBody, Headers>),
     /// Status 413.
-    PayloadTooLarge(rt::Decoded<PayloadTooLargeBody, PayloadTooLargeHeaders>),
+    PayloadTooLarge(rt::Decoded<PayloadTooLargeBody, Headers>),
     /// Status 417.
-    ExpectationFailed(rt::Decoded<ExpectationFailedBody, ExpectationFailedHeaders>),
+    ExpectationFailed(rt::Decoded<ExpectationFailedBody, Headers>),
     /// A status the operation does not document.
     Undocumented(rt::RawResponse),
     /// A documented status whose body does not match its schema.
@@ -473,18 +522,14 @@ pub enum OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers
 
 #[cfg(feature = "client")]
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, BadRequestBody :
-    rt::DeserializeOwned, BadRequestHeaders : rt::FromHeaders, UnauthorizedBody :
-    rt::DeserializeOwned, UnauthorizedHeaders : rt::FromHeaders, NotFoundBody :
-    rt::DeserializeOwned, NotFoundHeaders : rt::FromHeaders, PayloadTooLargeBody :
-    rt::DeserializeOwned, PayloadTooLargeHeaders : rt::FromHeaders, ExpectationFailedBody
-    : rt::DeserializeOwned, ExpectationFailedHeaders : rt::FromHeaders]
-    OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers < OkBody,
-    OkHeaders, BadRequestBody, BadRequestHeaders, UnauthorizedBody, UnauthorizedHeaders,
-    NotFoundBody, NotFoundHeaders, PayloadTooLargeBody, PayloadTooLargeHeaders,
-    ExpectationFailedBody, ExpectationFailedHeaders >, 200 => Ok json, 400 => BadRequest
-    json, 401 => Unauthorized json, 404 => NotFound json, 413 => PayloadTooLarge json,
-    417 => ExpectationFailed json, _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, Headers : rt::FromHeaders, BadRequestBody :
+    rt::DeserializeOwned, UnauthorizedBody : rt::DeserializeOwned, NotFoundBody :
+    rt::DeserializeOwned, PayloadTooLargeBody : rt::DeserializeOwned,
+    ExpectationFailedBody : rt::DeserializeOwned] OkAnswers < OkBody, Headers,
+    BadRequestBody, UnauthorizedBody, NotFoundBody, PayloadTooLargeBody,
+    ExpectationFailedBody >, 200 => Ok json, 400 => BadRequest json, 401 => Unauthorized
+    json, 404 => NotFound json, 413 => PayloadTooLarge json, 417 => ExpectationFailed
+    json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::auth_claims`]:
@@ -495,25 +540,21 @@ rt::impl_response!(
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 /// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
-pub type AuthClaimsResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub type AuthClaimsResponse = OkAnswers<
     types::AuthClaimsResult,
-    AuthClaimsOkHeaders,
+    AuthClaimsHeaders,
     types::ErrorResponse,
-    AuthClaimsBadRequestHeaders,
     types::ErrorResponse,
-    AuthClaimsUnauthorizedHeaders,
     types::ErrorResponse,
-    AuthClaimsNotFoundHeaders,
     types::ErrorResponse,
-    AuthClaimsPayloadTooLargeHeaders,
     types::ValidationErrorResponse,
-    AuthClaimsExpectationFailedHeaders,
 >;
 
-/// The documented headers of the answer: Choice (not shown) - the component and the model that claimed the authentication.
+/// The documented headers of every answer of [`Client::auth_claims`].
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsOkHeaders {
+#[non_exhaustive]
+pub struct AuthClaimsHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
@@ -521,102 +562,7 @@ pub struct AuthClaimsOkHeaders {
 }
 
 #[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsOkHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsBadRequestHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsBadRequestHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsUnauthorizedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsUnauthorizedHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsNotFoundHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsNotFoundHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsPayloadTooLargeHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsPayloadTooLargeHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthClaimsExpectationFailedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
+impl rt::FromHeaders for AuthClaimsHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
             x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
@@ -632,25 +578,21 @@ impl rt::FromHeaders for AuthClaimsExpectationFailedHeaders {
 /// - `PayloadTooLarge` (413): Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
 /// - `ExpectationFailed` (417): Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
 #[cfg(feature = "client")]
-pub type AuthorizeResponse = OkBadRequestUnauthorizedNotFoundPayloadTooLargeExpectationFailedAnswers<
+pub type AuthorizeResponse = OkAnswers<
     types::AuthorizeResult,
-    AuthorizeOkHeaders,
+    AuthorizeHeaders,
     types::ErrorResponse,
-    AuthorizeBadRequestHeaders,
     types::ErrorResponse,
-    AuthorizeUnauthorizedHeaders,
     types::ErrorResponse,
-    AuthorizeNotFoundHeaders,
     types::ErrorResponse,
-    AuthorizePayloadTooLargeHeaders,
     types::ValidationErrorResponse,
-    AuthorizeExpectationFailedHeaders,
 >;
 
-/// The documented headers of the answer: Choice (not shown) - the token issued and the model it is bound to.
+/// The documented headers of every answer of [`Client::authorize`].
 #[cfg(feature = "client")]
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizeOkHeaders {
+#[non_exhaustive]
+pub struct AuthorizeHeaders {
     /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
     ///
     /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
@@ -658,102 +600,7 @@ pub struct AuthorizeOkHeaders {
 }
 
 #[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeOkHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: The request is malformed. Choice (not shown): a missing or empty X-Client-Id or X-Client-Secret, an X-Project-Env other than `dev` or `live`, or a body that is not a JSON object or has a duplicate key.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizeBadRequestHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeBadRequestHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): an unknown client id, a wrong client secret, a missing or wrong X-Auth-Token where the component requires auth (or a wrong one where it does not), or auth fields that no model claims. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizeUnauthorizedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeUnauthorizedHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown): no component has this name, tag or uuid, no model of the component has this modelUuid, or the path is not part of the interface. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizeNotFoundHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeNotFoundHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Choice (not shown) - the body is larger than 64 KiB. The body has the 400 shape.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizePayloadTooLargeHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizePayloadTooLargeHeaders {
-    fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
-        Self {
-            x_project_uuid: rt::parse_header(headers, "x-project-uuid"),
-        }
-    }
-}
-
-/// The documented headers of the answer: Validation of the request failed (described as a conflict). Every failure is collected into `errors`.
-#[cfg(feature = "client")]
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct AuthorizeExpectationFailedHeaders {
-    /// `X-Project-Uuid` (documented as always present); `None` when absent or not parseable.
-    ///
-    /// Identifier of the project, `<project_uuid>`. Choice - sent on every response, not only on errors.
-    pub x_project_uuid: ::std::option::Option<::std::string::String>,
-}
-
-#[cfg(feature = "client")]
-impl rt::FromHeaders for AuthorizeExpectationFailedHeaders {
+impl rt::FromHeaders for AuthorizeHeaders {
     fn from_headers(headers: &rt::reqwest::header::HeaderMap) -> Self {
         Self {
             x_project_uuid: rt::parse_header(headers, "x-project-uuid"),

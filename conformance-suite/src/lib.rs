@@ -23,6 +23,7 @@ pub mod generate;
 pub mod judge;
 pub mod needs;
 pub mod observe;
+pub mod overlay;
 pub mod probes;
 pub mod results;
 pub mod runner;

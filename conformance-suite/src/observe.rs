@@ -16,16 +16,37 @@ use crate::runner::{RunError, RunOptions};
 use crate::target::{Op, Probe, Req, Sent, Target};
 use component_auth_bindings::types::ProjectEnv;
 
+/// What the successful answers the probes got looked like: the bodies
+/// (JSON) of a valid Authorize and of the Auth Claims after it, with their
+/// statuses, and the token Authorize issued, if any: what `choices
+/// --overlay` infers the success bodies' shapes from.
+#[derive(Debug, Clone, Default)]
+pub struct Samples {
+    pub authorize: Option<(u16, serde_json::Value)>,
+    pub auth_claims: Option<(u16, serde_json::Value)>,
+    pub token: Option<String>,
+}
+
 /// [`observe`] within `options.deadline`: when it passes, an error (exit
 /// 2) and nothing declared, as a block cut short would be a guess.
 pub async fn observe_within(
     profile: crate::profile::Profile,
     options: &RunOptions,
 ) -> Result<Choices, RunError> {
+    observe_within_samples(profile, options)
+        .await
+        .map(|(choices, _)| choices)
+}
+
+/// [`observe_within`], with the [`Samples`] of the successful answers.
+pub async fn observe_within_samples(
+    profile: crate::profile::Profile,
+    options: &RunOptions,
+) -> Result<(Choices, Samples), RunError> {
     let url = profile.base_url.clone();
     match options.deadline {
-        None => observe(profile, options).await,
-        Some(limit) => match tokio::time::timeout(limit, observe(profile, options)).await {
+        None => observe_all(profile, options).await,
+        Some(limit) => match tokio::time::timeout(limit, observe_all(profile, options)).await {
             Ok(seen) => seen,
             Err(_) => Err(RunError::Unreachable {
                 url: without_userinfo(&url),
@@ -97,6 +118,17 @@ pub async fn observe(
     profile: crate::profile::Profile,
     options: &RunOptions,
 ) -> Result<Choices, RunError> {
+    observe_all(profile, options)
+        .await
+        .map(|(choices, _)| choices)
+}
+
+/// [`observe`], with the [`Samples`] of the successful answers.
+async fn observe_all(
+    profile: crate::profile::Profile,
+    options: &RunOptions,
+) -> Result<(Choices, Samples), RunError> {
+    let mut samples = Samples::default();
     // Start from ours: what the profile declares is what is being learnt.
     let profile = crate::profile::Profile {
         choices: Choices::default(),
@@ -180,12 +212,15 @@ pub async fn observe(
                 .and_then(|r| r.json())
                 .and_then(|b| carried::issued_token(&b));
             seen.issues_token = Some(token.is_some());
+            samples.token = token.clone();
+            samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
             let req = match token {
                 Some(token) => t.claims_with_token(c, component_auth_bindings::Secret::new(token)),
                 None => t.valid(Op::AuthClaims, c),
             };
             let second = t.send(Probe::new("claims", req)).await;
             if is_2xx(&second) {
+                samples.auth_claims = second.raw().and_then(|r| Some((r.status, r.json()?)));
                 let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
                 seen.authorize_claims = second
                     .raw()
@@ -349,7 +384,7 @@ pub async fn observe(
             }
         }
     }
-    Ok(seen)
+    Ok((seen, samples))
 }
 
 /// What one size of body came to, for the body limit.

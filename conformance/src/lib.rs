@@ -49,8 +49,8 @@ pub use conformance_model::{choices, expand, fields, input, level, profile, spel
 pub use conformance_report::{baseline, coverage, diff, report};
 /// The third stage, its own crate: the checks and the run that judges them.
 pub use conformance_suite::{
-    case, catalogue, checks, context, generate, judge, needs, observe, probes, results, runner,
-    snapshot,
+    case, catalogue, checks, context, generate, judge, needs, observe, overlay, probes, results,
+    runner, snapshot,
 };
 /// The second stage, its own crate.
 pub use conformance_wire::{

@@ -87,6 +87,12 @@ enum Command {
         /// passes, nothing is printed and the exit code is 2 (default: none).
         #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
         deadline: Option<Duration>,
+        /// Also write the choices as an OpenAPI Overlay 1.0 document to
+        /// FILE, for `generator spec/openapi.yaml --overlay FILE`: where
+        /// modelUuid travels, the statuses, and the success bodies' shape
+        /// inferred from the answers (the issued token a password).
+        #[arg(long, value_name = "FILE")]
+        overlay: Option<PathBuf>,
     },
     /// What changed between two runs (their `--json` reports): regressions,
     /// fixes, checks added or removed, snapshot changes, latency. Exit 1 on
@@ -351,6 +357,7 @@ fn main() -> ExitCode {
             connect,
             timeout,
             deadline,
+            overlay,
         }) => {
             let profile = cli.run.profile;
             if profile.is_some() && embedded {
@@ -372,7 +379,7 @@ fn main() -> ExitCode {
                 Ok(r) => r,
                 Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
             };
-            return runtime.block_on(print_choices(profile, connect, timeout, deadline));
+            return runtime.block_on(print_choices(profile, connect, timeout, deadline, overlay));
         }
         Some(Command::Diff { old, new, markdown }) => return diff(&old, &new, markdown),
         Some(Command::Proxy {
@@ -677,6 +684,7 @@ async fn print_choices(
     mut connect: Connect,
     timeout: Option<Duration>,
     deadline: Option<Duration>,
+    overlay: Option<PathBuf>,
 ) -> ExitCode {
     let (profile, server) = match load_or_embedded(path.as_deref()).await {
         Ok(p) => p,
@@ -700,7 +708,7 @@ async fn print_choices(
             .as_ref()
             .is_some_and(|a| a.second_model.is_some())
     });
-    let seen = conformance::observe::observe_within(profile.clone(), &options).await;
+    let seen = conformance::observe::observe_within_samples(profile.clone(), &options).await;
     let pace = match &seen {
         Ok(_) => conformance::observe::pace(profile, &options).await,
         Err(_) => Ok(None),
@@ -709,7 +717,21 @@ async fn print_choices(
         server.shutdown().await;
     }
     match (seen, pace) {
-        (Ok(choices), Ok(pace)) => {
+        (Ok((choices, samples)), Ok(pace)) => {
+            if let Some(file) = &overlay {
+                let document = conformance::overlay::overlay(&choices, &samples);
+                let text = match serde_yaml::to_string(&document) {
+                    Ok(text) => text,
+                    Err(e) => return fail(&format!("cannot write the overlay: {e}")),
+                };
+                let header = "# The server's choices where the description is silent, as an OpenAPI Overlay:\n# cargo run -p generator -- spec/openapi.yaml --overlay THIS_FILE --out src/bindings.rs\n";
+                if let Err(e) = std::fs::write(file, format!("{header}{text}")) {
+                    return fail(&format!(
+                        "{}: cannot write the overlay: {e}",
+                        file.display()
+                    ));
+                }
+            }
             println!("# What the server was seen to choose where the description is silent.");
             println!("# Paste into its profile; a run then holds it to these at MUST level.");
             print!("{}", choices.to_yaml());

@@ -11,10 +11,14 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Reading {
         pub value: f64,
         pub at: ::std::vec::Vec<ReadingAtItem>,
     }
+    ::client_runtime::impl_new!(
+        Reading(value : f64, at : ::std::vec::Vec < ReadingAtItem >)
+    );
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(untagged)]
@@ -53,11 +57,22 @@ pub fn server_url(region: &str, version: &str) -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {

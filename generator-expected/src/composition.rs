@@ -20,12 +20,14 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Cat {
         #[serde(rename = "petType")]
         pub pet_type: CatPetType,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub purrs: ::std::option::Option<bool>,
     }
+    ::client_runtime::impl_new!(Cat(pet_type : CatPetType), purrs);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum CatPetType {
@@ -34,17 +36,21 @@ pub mod types {
     ::client_runtime::impl_string_enum!(CatPetType { Cat = "Cat" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Circle {
         pub radius: f64,
     }
+    ::client_runtime::impl_new!(Circle(radius : f64));
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Dog {
         #[serde(rename = "petType")]
         pub pet_type: DogPetType,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub barks: ::std::option::Option<bool>,
     }
+    ::client_runtime::impl_new!(Dog(pet_type : DogPetType), barks);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum DogPetType {
@@ -61,20 +67,24 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tag);
 
     /// A stored pet, NewPet and an id.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
     }
+    ::client_runtime::impl_new!(Pet(name : ::std::string::String, id : i64), tag);
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(tag = "kind")]
@@ -86,11 +96,14 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Square {
         pub side: f64,
     }
+    ::client_runtime::impl_new!(Square(side : f64));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Zoo {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub animals: ::std::option::Option<::std::vec::Vec<Animal>>,
@@ -105,11 +118,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -187,12 +211,13 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
     }
+    rt::impl_builder_debug!(AddPet {});
 
     impl<'a> AddPet<'a> {
         /// The request body (required), sent as JSON.

@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Delivery {
         /// Declared a string, with object keywords beside (which JSON Schema ignores for a string).
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -67,11 +68,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -203,12 +215,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_check`](super::Client::create_check): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateCheck<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::client_runtime::serde_json::Value>,
     }
+    rt::impl_builder_debug!(CreateCheck {});
 
     impl<'a> CreateCheck<'a> {
         /// The request body (required), sent as JSON.

@@ -16,11 +16,22 @@ pub mod types {}
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -107,7 +118,7 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::create_report`](super::Client::create_report): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateReport<'a> {
         pub(super) client: &'a super::Client,
@@ -115,6 +126,7 @@ pub mod builder {
         pub(super) x_trace: Option<::std::string::String>,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
+    rt::impl_builder_debug!(CreateReport { format, x_trace });
 
     impl<'a> CreateReport<'a> {
         /// `format` (path, required).
@@ -271,7 +283,7 @@ pub mod variants {
 
 /// The answers of the operations that document 201 and 400: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreatedBadRequestAnswers<CreatedHeaders, BadRequestBody> {
+pub enum CreatedAnswers<CreatedHeaders, BadRequestBody> {
     /// Status 201.
     Created(rt::Decoded<(), CreatedHeaders>),
     /// Status 400.
@@ -283,20 +295,21 @@ pub enum CreatedBadRequestAnswers<CreatedHeaders, BadRequestBody> {
 }
 rt::impl_response!(
     [CreatedHeaders : rt::FromHeaders, BadRequestBody : rt::DeserializeOwned]
-    CreatedBadRequestAnswers < CreatedHeaders, BadRequestBody >, 201 => Created empty,
-    400 => BadRequest json, _ => Undocumented raw
+    CreatedAnswers < CreatedHeaders, BadRequestBody >, 201 => Created empty, 400 =>
+    BadRequest json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::create_report`]:
 /// - `Created` (201): Created.
 /// - `BadRequest` (400): Refused.
-pub type CreateReportResponse = CreatedBadRequestAnswers<
+pub type CreateReportResponse = CreatedAnswers<
     CreateReportCreatedHeaders,
     ::client_runtime::serde_json::Value,
 >;
 
 /// The documented headers of the answer: Created.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CreateReportCreatedHeaders {
     /// `X-Rate-Limit` (optional); `None` when absent or not parseable.
     ///
@@ -337,7 +350,7 @@ pub type GetManyResponse = OkAnswers;
 
 /// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundAnswers<NotFoundBody> {
+pub enum OkAnswers2<NotFoundBody> {
     /// Status 200.
     Ok(rt::Decoded<(), ()>),
     /// Status 404.
@@ -348,11 +361,11 @@ pub enum OkNotFoundAnswers<NotFoundBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [NotFoundBody : rt::DeserializeOwned] OkNotFoundAnswers < NotFoundBody >, 200 => Ok
-    empty, 404 => NotFound json, _ => Undocumented raw
+    [NotFoundBody : rt::DeserializeOwned] OkAnswers2 < NotFoundBody >, 200 => Ok empty,
+    404 => NotFound json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_file`]:
 /// - `Ok` (200): The file.
 /// - `NotFound` (404): Not found.
-pub type GetFileResponse = OkNotFoundAnswers<::client_runtime::serde_json::Value>;
+pub type GetFileResponse = OkAnswers2<::client_runtime::serde_json::Value>;

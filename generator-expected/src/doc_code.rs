@@ -27,6 +27,7 @@ pub mod types {
     /// std::process::exit(1);
     /// \`\`\`
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Thing {
         /// \~\~\~rust
         /// panic!("a field's description ran as a doctest");
@@ -59,11 +60,22 @@ pub fn server_url(base: &str) -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -183,13 +195,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_thing`](super::Client::put_thing): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutThing<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Thing>,
     }
+    rt::impl_builder_debug!(PutThing { id });
 
     impl<'a> PutThing<'a> {
         /// `id` (path, required).
@@ -256,6 +269,7 @@ pub type GetThingResponse = OkAnswers<types::Thing, GetThingOkHeaders>;
 
 /// The documented headers of the answer: \`\`\` panic!("a response's description ran as a doctest"); \`\`\`
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct GetThingOkHeaders {
     /// `X-Rate` (optional); `None` when absent or not parseable.
     ///

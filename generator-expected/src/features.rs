@@ -22,6 +22,7 @@ pub mod types {
     );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetItemTagStatus499Body {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub detail: ::std::option::Option<::std::string::String>,
@@ -32,6 +33,7 @@ pub mod types {
 
     /// An item with one field of each kind.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Item {
         pub id: Identifier,
         /// Its name.
@@ -69,14 +71,21 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub children: ::std::option::Option<::std::vec::Vec<Item>>,
     }
+    ::client_runtime::impl_new!(
+        Item(id : Identifier, name : ::std::string::String, type_ :
+        ::std::string::String), weight, count, active, color, labels, scores, extra,
+        anything, note, owner, children
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ItemOwner {
         #[serde(rename = "displayName")]
         pub display_name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<ItemOwnerKind>,
     }
+    ::client_runtime::impl_new!(ItemOwner(display_name : ::std::string::String), kind);
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemOwnerKind {
@@ -112,11 +121,22 @@ pub struct Defaults {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -265,13 +285,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_item`](super::Client::create_item): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateItem<'a> {
         pub(super) client: &'a super::Client,
         pub(super) x_api_key: Option<rt::Secret>,
         pub(super) body: Option<super::types::Item>,
     }
+    rt::impl_builder_debug!(CreateItem { x_api_key });
 
     impl<'a> CreateItem<'a> {
         /// `X-Api-Key` (header, required).
@@ -319,12 +340,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 204, 499 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNoContentStatus499DefaultAnswers<
-    OkBody,
-    OkHeaders,
-    Status499Body,
-    DefaultBody,
-> {
+pub enum OkNoContentAnswers<OkBody, OkHeaders, Status499Body, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Status 204.
@@ -338,9 +354,9 @@ pub enum OkNoContentStatus499DefaultAnswers<
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, Status499Body :
-    rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned]
-    OkNoContentStatus499DefaultAnswers < OkBody, OkHeaders, Status499Body, DefaultBody >,
-    200 => Ok json, 204 => NoContent empty, 499 => Status499 json, _ => Default json
+    rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkNoContentAnswers <
+    OkBody, OkHeaders, Status499Body, DefaultBody >, 200 => Ok json, 204 => NoContent
+    empty, 499 => Status499 json, _ => Default json
 );
 
 /// The answers of [`Client::get_item_tag`]:
@@ -348,7 +364,7 @@ rt::impl_response!(
 /// - `NoContent` (204): Nothing to show.
 /// - `Status499` (499): A status with no standard reason.
 /// - `Default` (`default`): Anything else.
-pub type GetItemTagResponse = OkNoContentStatus499DefaultAnswers<
+pub type GetItemTagResponse = OkNoContentAnswers<
     types::Item,
     GetItemTagOkHeaders,
     types::GetItemTagStatus499Body,
@@ -357,6 +373,7 @@ pub type GetItemTagResponse = OkNoContentStatus499DefaultAnswers<
 
 /// The documented headers of the answer: The item.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct GetItemTagOkHeaders {
     /// `X-Rate-Remaining` (optional); `None` when absent or not parseable.
     ///

@@ -35,6 +35,7 @@ pub mod types {
 
     /// A recursive node.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Node {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub next: ::std::option::Option<::std::boxed::Box<Node>>,
@@ -45,11 +46,14 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pair {
         pub left: ::std::boxed::Box<Node>,
     }
+    ::client_runtime::impl_new!(Pair(left : ::std::boxed::Box < Node >));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -71,6 +75,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
@@ -98,11 +103,22 @@ pub fn server_url(host: &str, url_2: &str) -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -253,12 +269,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::new_2`](super::Client::new_2): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct New2<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Pet2>,
     }
+    rt::impl_builder_debug!(New2 {});
 
     impl<'a> New2<'a> {
         /// The request body (optional), sent as JSON.
@@ -311,7 +328,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 404 and 4XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundClientErrorAnswers<OkBody, OkHeaders> {
+pub enum OkAnswers<OkBody, OkHeaders> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Status 404.
@@ -324,19 +341,20 @@ pub enum OkNotFoundClientErrorAnswers<OkBody, OkHeaders> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders]
-    OkNotFoundClientErrorAnswers < OkBody, OkHeaders >, 200 => Ok json, 404 => NotFound
-    empty, 400..= 499 => ClientError empty, _ => Undocumented raw
+    [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders] OkAnswers < OkBody,
+    OkHeaders >, 200 => Ok json, 404 => NotFound empty, 400..= 499 => ClientError empty,
+    _ => Undocumented raw
 );
 
 /// The answers of [`Client::send_2`]:
 /// - `Ok` (200): ok \u{202e}
 /// - `NotFound` (404): not found
 /// - `ClientError` (4XX): client error
-pub type SendResponse = OkNotFoundClientErrorAnswers<types::Node, SendOkHeaders>;
+pub type SendResponse = OkAnswers<types::Node, SendOkHeaders>;
 
 /// The documented headers of the answer: ok \u{202e}
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct SendOkHeaders {
     /// `X-A` (optional); `None` when absent or not parseable.
     ///
@@ -357,7 +375,7 @@ impl rt::FromHeaders for SendOkHeaders {
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers2<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -366,14 +384,14 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers2 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::new_2`]:
 /// - `Ok` (200): ok
-pub type New2Response = OkAnswers<types::Pet>;
+pub type New2Response = OkAnswers2<types::Pet>;
 
 /// The answers of [`Client::new_3`]:
 /// - `Ok` (200): ok
-pub type New3Response = OkAnswers<types::List>;
+pub type New3Response = OkAnswers2<types::List>;

@@ -13,6 +13,7 @@ pub mod types {
     pub type Coordinate = f64;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Extras {
         pub nick: ::std::option::Option<::std::string::String>,
         pub blob: ::std::string::String,
@@ -23,10 +24,15 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub mixed: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
+    ::client_runtime::impl_new!(
+        Extras(nick : ::std::option::Option < ::std::string::String >, blob :
+        ::std::string::String), marks, other, mixed
+    );
 
     pub type Label = ::std::string::String;
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Point {
         pub at: ::std::vec::Vec<Coordinate>,
         pub id: PointId,
@@ -41,6 +47,10 @@ pub mod types {
             ::std::collections::BTreeMap<::std::string::String, i64>,
         >,
     }
+    ::client_runtime::impl_new!(
+        Point(at : ::std::vec::Vec < Coordinate >, id : PointId), label, extras, entry,
+        counts
+    );
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
     #[serde(untagged)]
@@ -81,11 +91,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {

@@ -11,6 +11,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Avatar {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub image: ::std::option::Option<::client_runtime::FilePart>,
@@ -26,12 +27,14 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Kind { Photo = "photo", Video = "video" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Meta {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub source: ::std::option::Option<::std::string::String>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SearchBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub q: ::std::option::Option<::std::string::String>,
@@ -44,6 +47,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadBody {
         pub title: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -64,6 +68,10 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub thumbnail: ::std::option::Option<::client_runtime::FilePart>,
     }
+    ::client_runtime::impl_new!(
+        UploadBody(title : ::std::string::String, file : ::client_runtime::FilePart),
+        count, public, kind, labels, attachments, meta, thumbnail
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -72,11 +80,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -161,12 +180,13 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadBody>,
     }
+    rt::impl_builder_debug!(Upload {});
 
     impl<'a> Upload<'a> {
         /// The request body (required), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -214,12 +234,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_avatar`](super::Client::put_avatar): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutAvatar<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Avatar>,
     }
+    rt::impl_builder_debug!(PutAvatar {});
 
     impl<'a> PutAvatar<'a> {
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -247,7 +268,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::any_parts`](super::Client::any_parts): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AnyParts<'a> {
         pub(super) client: &'a super::Client,
@@ -258,6 +279,7 @@ pub mod builder {
             >,
         >,
     }
+    rt::impl_builder_debug!(AnyParts {});
 
     impl<'a> AnyParts<'a> {
         /// The request body (optional), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -286,12 +308,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
     }
+    rt::impl_builder_debug!(Search {});
 
     impl<'a> Search<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).

@@ -11,6 +11,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Item {
         pub id: i64,
         pub kind: ItemKind,
@@ -23,6 +24,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub anything: ::std::option::Option<::client_runtime::serde_json::Value>,
     }
+    ::client_runtime::impl_new!(
+        Item(id : i64, kind : ItemKind), name, parent, tags, anything
+    );
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ItemKind {
@@ -37,11 +41,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {

@@ -18,6 +18,7 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Color { Red = "red", Green = "green" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Filter {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
@@ -28,17 +29,20 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct FilterNested {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub deep: ::std::option::Option<bool>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Page {
         pub offset: i64,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub limit: ::std::option::Option<i64>,
     }
+    ::client_runtime::impl_new!(Page(offset : i64), limit);
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -47,11 +51,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {

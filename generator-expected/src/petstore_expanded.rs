@@ -12,25 +12,31 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tag);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
         pub id: i64,
     }
+    ::client_runtime::impl_new!(Pet(name : ::std::string::String, id : i64), tag);
 }
 
 /// The URL template of the spec's first server: `https://petstore.swagger.io/v2`.
@@ -50,11 +56,22 @@ pub fn server_url() -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -187,12 +204,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::NewPet>,
     }
+    rt::impl_builder_debug!(AddPet {});
 
     impl<'a> AddPet<'a> {
         /// The request body (required), sent as JSON.
@@ -282,7 +300,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers<OkBody, DefaultBody> {
+pub enum OkAnswers<OkBody, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Any other status.
@@ -291,28 +309,28 @@ pub enum OkDefaultAnswers<OkBody, DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers
-    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkAnswers <
+    OkBody, DefaultBody >, 200 => Ok json, _ => Default json
 );
 
 /// The answers of [`Client::find_pets`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type FindPetsResponse = OkDefaultAnswers<::std::vec::Vec<types::Pet>, types::Error>;
+pub type FindPetsResponse = OkAnswers<::std::vec::Vec<types::Pet>, types::Error>;
 
 /// The answers of [`Client::add_pet`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type AddPetResponse = OkDefaultAnswers<types::Pet, types::Error>;
+pub type AddPetResponse = OkAnswers<types::Pet, types::Error>;
 
 /// The answers of [`Client::find_pet_by_id`]:
 /// - `Ok` (200): pet response
 /// - `Default` (`default`): unexpected error
-pub type FindPetByIdResponse = OkDefaultAnswers<types::Pet, types::Error>;
+pub type FindPetByIdResponse = OkAnswers<types::Pet, types::Error>;
 
 /// The answers of the operations that document 204 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum NoContentDefaultAnswers<DefaultBody> {
+pub enum NoContentAnswers<DefaultBody> {
     /// Status 204.
     NoContent(rt::Decoded<(), ()>),
     /// Any other status.
@@ -321,11 +339,11 @@ pub enum NoContentDefaultAnswers<DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [DefaultBody : rt::DeserializeOwned] NoContentDefaultAnswers < DefaultBody >, 204 =>
+    [DefaultBody : rt::DeserializeOwned] NoContentAnswers < DefaultBody >, 204 =>
     NoContent empty, _ => Default json
 );
 
 /// The answers of [`Client::delete_pet`]:
 /// - `NoContent` (204): pet deleted
 /// - `Default` (`default`): unexpected error
-pub type DeletePetResponse = NoContentDefaultAnswers<types::Error>;
+pub type DeletePetResponse = NoContentAnswers<types::Error>;

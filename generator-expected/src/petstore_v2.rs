@@ -11,18 +11,22 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub id: i64,
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tag: ::std::option::Option<::std::string::String>,
     }
+    ::client_runtime::impl_new!(Pet(id : i64, name : ::std::string::String), tag);
 
     pub type Pets = ::std::vec::Vec<Pet>;
 }
@@ -44,11 +48,22 @@ pub fn server_url() -> ::std::string::String {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -208,7 +223,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
+pub enum OkAnswers<OkBody, OkHeaders, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Any other status.
@@ -218,21 +233,18 @@ pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, DefaultBody :
-    rt::DeserializeOwned] OkDefaultAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok
-    json, _ => Default json
+    rt::DeserializeOwned] OkAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok json, _
+    => Default json
 );
 
 /// The answers of [`Client::list_pets`]:
 /// - `Ok` (200): A paged array of pets
 /// - `Default` (`default`): unexpected error
-pub type ListPetsResponse = OkDefaultAnswers<
-    types::Pets,
-    ListPetsOkHeaders,
-    types::Error,
->;
+pub type ListPetsResponse = OkAnswers<types::Pets, ListPetsOkHeaders, types::Error>;
 
 /// The documented headers of the answer: A paged array of pets
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListPetsOkHeaders {
     /// `x-next` (optional); `None` when absent or not parseable.
     ///
@@ -250,7 +262,7 @@ impl rt::FromHeaders for ListPetsOkHeaders {
 
 /// The answers of the operations that document 201 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreatedDefaultAnswers<DefaultBody> {
+pub enum CreatedAnswers<DefaultBody> {
     /// Status 201.
     Created(rt::Decoded<(), ()>),
     /// Any other status.
@@ -259,18 +271,18 @@ pub enum CreatedDefaultAnswers<DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [DefaultBody : rt::DeserializeOwned] CreatedDefaultAnswers < DefaultBody >, 201 =>
-    Created empty, _ => Default json
+    [DefaultBody : rt::DeserializeOwned] CreatedAnswers < DefaultBody >, 201 => Created
+    empty, _ => Default json
 );
 
 /// The answers of [`Client::create_pets`]:
 /// - `Created` (201): Null response
 /// - `Default` (`default`): unexpected error
-pub type CreatePetsResponse = CreatedDefaultAnswers<types::Error>;
+pub type CreatePetsResponse = CreatedAnswers<types::Error>;
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
+pub enum OkAnswers2<OkBody, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Any other status.
@@ -279,11 +291,11 @@ pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers2
-    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkAnswers2 <
+    OkBody, DefaultBody >, 200 => Ok json, _ => Default json
 );
 
 /// The answers of [`Client::show_pet_by_id`]:
 /// - `Ok` (200): Expected response to a valid request
 /// - `Default` (`default`): unexpected error
-pub type ShowPetByIdResponse = OkDefaultAnswers2<types::Pets, types::Error>;
+pub type ShowPetByIdResponse = OkAnswers2<types::Pets, types::Error>;

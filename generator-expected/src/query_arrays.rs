@@ -26,11 +26,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {

@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SearchBody {
         /// Lucene query syntax.
         pub criteria: ::std::string::String,
@@ -24,6 +25,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub order: ::std::option::Option<SearchBodyOrder>,
     }
+    ::client_runtime::impl_new!(
+        SearchBody(criteria : ::std::string::String), start, rows, exact, order
+    );
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SearchBodyOrder {
@@ -33,6 +37,7 @@ pub mod types {
     ::client_runtime::impl_string_enum!(SearchBodyOrder { Asc = "asc", Desc = "desc" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct TokenOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub access_token: ::std::option::Option<::std::string::String>,
@@ -40,12 +45,17 @@ pub mod types {
 
     /// An OAuth 2.0 device token request, as in nexus.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct TokenRequest {
         pub client_id: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub device_code: ::std::option::Option<::std::string::String>,
         pub grant_type: ::std::string::String,
     }
+    ::client_runtime::impl_new!(
+        TokenRequest(client_id : ::std::string::String, grant_type :
+        ::std::string::String), device_code
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -54,11 +64,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -200,12 +221,13 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::search`](super::Client::search): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Search<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::SearchBody>,
     }
+    rt::impl_builder_debug!(Search {});
 
     impl<'a> Search<'a> {
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
@@ -226,12 +248,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::token`](super::Client::token): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Token<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
+    rt::impl_builder_debug!(Token {});
 
     impl<'a> Token<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
@@ -251,7 +274,7 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::free_form`](super::Client::free_form): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FreeForm<'a> {
         pub(super) client: &'a super::Client,
@@ -259,6 +282,7 @@ pub mod builder {
             ::std::collections::BTreeMap<::std::string::String, ::std::string::String>,
         >,
     }
+    rt::impl_builder_debug!(FreeForm {});
 
     impl<'a> FreeForm<'a> {
         /// The request body (optional), sent as a form (`application/x-www-form-urlencoded`).
@@ -289,12 +313,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload`](super::Client::upload): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Upload<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
+    rt::impl_builder_debug!(Upload {});
 
     impl<'a> Upload<'a> {
         /// The request body (required), sent as it is with `Content-Type: application/octet-stream`.
@@ -314,12 +339,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_certificate`](super::Client::upload_certificate): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadCertificate<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
+    rt::impl_builder_debug!(UploadCertificate {});
 
     impl<'a> UploadCertificate<'a> {
         /// The request body (required), sent as it is with `Content-Type: application/x-x509-ca-cert`.
@@ -343,12 +369,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::anything`](super::Client::anything): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Anything<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
+    rt::impl_builder_debug!(Anything {});
 
     impl<'a> Anything<'a> {
         /// The request body (optional), sent as it is with `Content-Type: application/octet-stream`.
@@ -369,12 +396,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::note`](super::Client::note): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Note<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
     }
+    rt::impl_builder_debug!(Note {});
 
     impl<'a> Note<'a> {
         /// The request body (required), sent as it is with `Content-Type: text/plain; charset=utf-8`.
@@ -394,12 +422,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::markdown`](super::Client::markdown): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Markdown<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<::std::string::String>,
     }
+    rt::impl_builder_debug!(Markdown {});
 
     impl<'a> Markdown<'a> {
         /// The request body (optional), sent as it is with `Content-Type: text/x-markdown`.
@@ -420,12 +449,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::json_wins`](super::Client::json_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct JsonWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
+    rt::impl_builder_debug!(JsonWins {});
 
     impl<'a> JsonWins<'a> {
         /// The request body (required), sent as JSON.
@@ -449,12 +479,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::form_wins`](super::Client::form_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FormWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::TokenRequest>,
     }
+    rt::impl_builder_debug!(FormWins {});
 
     impl<'a> FormWins<'a> {
         /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
@@ -478,12 +509,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct BinaryWins<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<rt::bytes::Bytes>,
     }
+    rt::impl_builder_debug!(BinaryWins {});
 
     impl<'a> BinaryWins<'a> {
         /// The request body (required), sent as it is with `Content-Type: image/png`.

@@ -15,12 +15,17 @@ pub mod types {
     pub type ApiKey = ::client_runtime::Secret;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Login {
         pub user: ::std::string::String,
         pub password: ::client_runtime::Secret,
     }
+    ::client_runtime::impl_new!(
+        Login(user : ::std::string::String, password : ::client_runtime::Secret)
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Session {
         pub user: ::std::string::String,
         /// The bearer token this session is.
@@ -30,14 +35,23 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub keys: ::std::option::Option<::std::vec::Vec<ApiKey>>,
     }
+    ::client_runtime::impl_new!(
+        Session(user : ::std::string::String, token : ::client_runtime::Secret), refresh,
+        keys
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadKeyBody {
         pub name: ::std::string::String,
         pub key: ::client_runtime::Secret,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub spares: ::std::option::Option<::std::vec::Vec<::client_runtime::Secret>>,
     }
+    ::client_runtime::impl_new!(
+        UploadKeyBody(name : ::std::string::String, key : ::client_runtime::Secret),
+        spares
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -46,11 +60,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -119,12 +144,13 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::create_session`](super::Client::create_session): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateSession<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Login>,
     }
+    rt::impl_builder_debug!(CreateSession {});
 
     impl<'a> CreateSession<'a> {
         /// The request body (required), sent as JSON.
@@ -144,12 +170,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_key`](super::Client::upload_key): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadKey<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::UploadKeyBody>,
     }
+    rt::impl_builder_debug!(UploadKey {});
 
     impl<'a> UploadKey<'a> {
         /// The request body (required), sent as `multipart/form-data`: a part per field, files as file parts.
@@ -210,6 +237,7 @@ pub type CreateSessionResponse = OkAnswers<types::Session, CreateSessionOkHeader
 
 /// The documented headers of the answer: The session and its tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct CreateSessionOkHeaders {
     /// `X-Session-Token` (optional); `None` when absent or not parseable.
     ///

@@ -14,6 +14,7 @@ pub mod types {
 
     /// Which properties may be given together only validates: the type is the object's.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Either {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
@@ -22,6 +23,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetOrderNotFoundBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
@@ -29,12 +31,14 @@ pub mod types {
 
     /// A property titled as the schema itself is named where it is used (`LineNext`): the name is the schema's.
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Line {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub next: ::std::option::Option<LineNext>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LineNext {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub text: ::std::option::Option<::std::string::String>,
@@ -43,12 +47,14 @@ pub mod types {
     pub type MaybeText = ::std::string::String;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NotFound {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub message: ::std::option::Option<::std::string::String>,
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Order {
         pub id: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -66,11 +72,17 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub memo: ::std::option::Option<MaybeText>,
     }
+    ::client_runtime::impl_new!(
+        Order(id : ::std::string::String, status : Status), note, previous, code,
+        reference, lines, memo
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Receipt {
         pub existed_already: bool,
     }
+    ::client_runtime::impl_new!(Receipt(existed_already : bool));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Status {
@@ -88,11 +100,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -205,13 +228,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::put_order`](super::Client::put_order): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct PutOrder<'a> {
         pub(super) client: &'a super::Client,
         pub(super) id: Option<::std::string::String>,
         pub(super) body: Option<super::types::Order>,
     }
+    rt::impl_builder_debug!(PutOrder { id });
 
     impl<'a> PutOrder<'a> {
         /// `id` (path, required).
@@ -313,7 +337,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
+pub enum OkAnswers<OkBody, NotFoundBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -324,15 +348,14 @@ pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned]
-    OkNotFoundAnswers < OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _
-    => Undocumented raw
+    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned] OkAnswers <
+    OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_order`]:
 /// - `Ok` (200): The order.
 /// - `NotFound` (404): No such order.
-pub type GetOrderResponse = OkNotFoundAnswers<types::Order, types::GetOrderNotFoundBody>;
+pub type GetOrderResponse = OkAnswers<types::Order, types::GetOrderNotFoundBody>;
 
 /// The answers of the operations that document 200, 201 and 202: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
@@ -389,7 +412,7 @@ pub type CloseOrderResponse = OkAcceptedAnswers<types::Receipt, types::Line>;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers2<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -398,10 +421,10 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers2 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::open_order`]:
 /// - `Ok` (200): Whether the order was open already.
-pub type OpenOrderResponse = OkAnswers<types::Receipt>;
+pub type OpenOrderResponse = OkAnswers2<types::Receipt>;

@@ -11,6 +11,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Address {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub street: ::std::option::Option<::std::string::String>,
@@ -21,24 +22,30 @@ pub mod types {
     pub type Code = i64;
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct CreateUserBody {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub address: ::std::option::Option<Address>,
     }
+    ::client_runtime::impl_new!(CreateUserBody(name : ::std::string::String), address);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(Error(message : ::std::string::String));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<Code>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetUserDefaultBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub error: ::std::option::Option<Error>,
@@ -47,6 +54,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ListPetsOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub named: ::std::option::Option<PetAllOf0>,
@@ -55,6 +63,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ListUsersDefaultBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub error: ::std::option::Option<Error>,
@@ -63,9 +72,11 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct PetAllOf0 {
         pub name: ::std::string::String,
     }
+    ::client_runtime::impl_new!(PetAllOf0(name : ::std::string::String));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum Tag {
@@ -75,6 +86,7 @@ pub mod types {
     ::client_runtime::impl_string_enum!(Tag { Cat = "cat", Dog = "dog" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct User {
         pub id: ::std::string::String,
         pub name: ::std::string::String,
@@ -83,6 +95,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub friends: ::std::option::Option<::std::vec::Vec<User>>,
     }
+    ::client_runtime::impl_new!(
+        User(id : ::std::string::String, name : ::std::string::String), address, friends
+    );
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -91,11 +106,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -203,12 +229,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::create_user`](super::Client::create_user): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct CreateUser<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::CreateUserBody>,
     }
+    rt::impl_builder_debug!(CreateUser {});
 
     impl<'a> CreateUser<'a> {
         /// The request body (required), sent as JSON.
@@ -287,7 +314,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
+pub enum OkAnswers<OkBody, OkHeaders, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, OkHeaders>),
     /// Any other status.
@@ -297,14 +324,14 @@ pub enum OkDefaultAnswers<OkBody, OkHeaders, DefaultBody> {
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, OkHeaders : rt::FromHeaders, DefaultBody :
-    rt::DeserializeOwned] OkDefaultAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok
-    json, _ => Default json
+    rt::DeserializeOwned] OkAnswers < OkBody, OkHeaders, DefaultBody >, 200 => Ok json, _
+    => Default json
 );
 
 /// The answers of [`Client::list_users`]:
 /// - `Ok` (200): The users.
 /// - `Default` (`default`): What went wrong.
-pub type ListUsersResponse = OkDefaultAnswers<
+pub type ListUsersResponse = OkAnswers<
     ::std::vec::Vec<types::User>,
     ListUsersOkHeaders,
     types::ListUsersDefaultBody,
@@ -312,6 +339,7 @@ pub type ListUsersResponse = OkDefaultAnswers<
 
 /// The documented headers of the answer: The users.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListUsersOkHeaders {
     /// `X-Total` (optional); `None` when absent or not parseable.
     ///
@@ -348,7 +376,7 @@ pub type CreateUserResponse = CreatedAnswers<types::User>;
 
 /// The answers of the operations that document 200 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
+pub enum OkAnswers2<OkBody, DefaultBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Any other status.
@@ -357,18 +385,18 @@ pub enum OkDefaultAnswers2<OkBody, DefaultBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkDefaultAnswers2
-    < OkBody, DefaultBody >, 200 => Ok json, _ => Default json
+    [OkBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned] OkAnswers2 <
+    OkBody, DefaultBody >, 200 => Ok json, _ => Default json
 );
 
 /// The answers of [`Client::get_user`]:
 /// - `Ok` (200): One user.
 /// - `Default` (`default`): What went wrong.
-pub type GetUserResponse = OkDefaultAnswers2<types::User, types::GetUserDefaultBody>;
+pub type GetUserResponse = OkAnswers2<types::User, types::GetUserDefaultBody>;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers<OkBody> {
+pub enum OkAnswers3<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -377,10 +405,10 @@ pub enum OkAnswers<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers3 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::list_pets`]:
 /// - `Ok` (200): The pets' names and their tags.
-pub type ListPetsResponse = OkAnswers<types::ListPetsOkBody>;
+pub type ListPetsResponse = OkAnswers3<types::ListPetsOkBody>;

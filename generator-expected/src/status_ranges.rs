@@ -11,15 +11,18 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct GetThingOkBody {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub name: ::std::option::Option<::std::string::String>,
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Problem {
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(Problem(message : ::std::string::String));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -28,11 +31,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -126,7 +140,7 @@ pub mod variants {
 
 /// The answers of the operations that document 200, 404, 2XX, 4XX and 5XX: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundSuccessClientErrorServerErrorAnswers<OkBody, ClientErrorBody> {
+pub enum OkSuccessAnswers<OkBody, ClientErrorBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -144,9 +158,9 @@ pub enum OkNotFoundSuccessClientErrorServerErrorAnswers<OkBody, ClientErrorBody>
 }
 rt::impl_response!(
     [OkBody : rt::DeserializeOwned, ClientErrorBody : rt::DeserializeOwned]
-    OkNotFoundSuccessClientErrorServerErrorAnswers < OkBody, ClientErrorBody >, 200 => Ok
-    json, 404 => NotFound empty, 200..= 299 => Success empty, 400..= 499 => ClientError
-    json, 500..= 599 => ServerError empty, _ => Undocumented raw
+    OkSuccessAnswers < OkBody, ClientErrorBody >, 200 => Ok json, 404 => NotFound empty,
+    200..= 299 => Success empty, 400..= 499 => ClientError json, 500..= 599 =>
+    ServerError empty, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_thing`]:
@@ -155,7 +169,4 @@ rt::impl_response!(
 /// - `Success` (2XX): Any other success, no body.
 /// - `ClientError` (4XX): A client error, with a message.
 /// - `ServerError` (5XX): A server error.
-pub type GetThingResponse = OkNotFoundSuccessClientErrorServerErrorAnswers<
-    types::GetThingOkBody,
-    types::Problem,
->;
+pub type GetThingResponse = OkSuccessAnswers<types::GetThingOkBody, types::Problem>;

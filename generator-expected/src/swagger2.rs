@@ -11,10 +11,12 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Error {
         pub code: i32,
         pub message: ::std::string::String,
     }
+    ::client_runtime::impl_new!(Error(code : i32, message : ::std::string::String));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum ListPetsKindsItem {
@@ -24,13 +26,16 @@ pub mod types {
     ::client_runtime::impl_string_enum!(ListPetsKindsItem { Cat = "cat", Dog = "dog" });
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct NewPet {
         pub name: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
+    ::client_runtime::impl_new!(NewPet(name : ::std::string::String), tags);
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Pet {
         pub id: i64,
         pub name: ::std::string::String,
@@ -38,8 +43,12 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub owner: ::std::option::Option<::std::string::String>,
     }
+    ::client_runtime::impl_new!(
+        Pet(id : i64, name : ::std::string::String, kind : ::std::string::String), owner
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Photo {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub url: ::std::option::Option<::std::string::String>,
@@ -48,6 +57,7 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct RecordVisitBody {
         pub when: ::std::string::String,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -55,8 +65,12 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub note: ::std::option::Option<::std::string::String>,
     }
+    ::client_runtime::impl_new!(
+        RecordVisitBody(when : ::std::string::String), vet, note
+    );
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct UploadPhotoBody {
         /// The picture.
         pub photo: ::client_runtime::FilePart,
@@ -65,6 +79,9 @@ pub mod types {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     }
+    ::client_runtime::impl_new!(
+        UploadPhotoBody(photo : ::client_runtime::FilePart), caption, labels
+    );
 }
 
 /// The URL template of the spec's first server: `https://api.example.test/v2`.
@@ -104,12 +121,24 @@ pub struct Credentials {
 
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
     credentials: Credentials,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .field("credentials", &self.credentials)
+            .finish()
+    }
 }
 
 impl Client {
@@ -336,13 +365,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::add_pet`](super::Client::add_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct AddPet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) x_trace: Option<::std::string::String>,
         pub(super) body: Option<super::types::NewPet>,
     }
+    rt::impl_builder_debug!(AddPet { x_trace });
 
     impl<'a> AddPet<'a> {
         /// `X-Trace` (header, optional).
@@ -410,13 +440,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::rename_pet`](super::Client::rename_pet): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RenamePet<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<::std::string::String>,
     }
+    rt::impl_builder_debug!(RenamePet { pet_id });
 
     impl<'a> RenamePet<'a> {
         /// `petId` (path, required).
@@ -489,13 +520,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::upload_photo`](super::Client::upload_photo): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadPhoto<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<i64>,
         pub(super) body: Option<super::types::UploadPhotoBody>,
     }
+    rt::impl_builder_debug!(UploadPhoto { pet_id });
 
     impl<'a> UploadPhoto<'a> {
         /// `petId` (path, required).
@@ -543,13 +575,14 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::record_visit`](super::Client::record_visit): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct RecordVisit<'a> {
         pub(super) client: &'a super::Client,
         pub(super) pet_id: Option<::std::string::String>,
         pub(super) body: Option<super::types::RecordVisitBody>,
     }
+    rt::impl_builder_debug!(RecordVisit { pet_id });
 
     impl<'a> RecordVisit<'a> {
         /// `petId` (path, required).
@@ -626,6 +659,7 @@ pub type ListPetsResponse = OkAnswers<::std::vec::Vec<types::Pet>, ListPetsOkHea
 
 /// The documented headers of the answer: The pets.
 #[derive(Clone, Debug, Default, PartialEq)]
+#[non_exhaustive]
 pub struct ListPetsOkHeaders {
     /// `X-Total` (optional); `None` when absent or not parseable.
     ///
@@ -647,7 +681,7 @@ impl rt::FromHeaders for ListPetsOkHeaders {
 
 /// The answers of the operations that document 201 and `default`: a variant per status, `Mismatch` for a documented status whose body does not match. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum CreatedDefaultAnswers<CreatedBody, DefaultBody> {
+pub enum CreatedAnswers<CreatedBody, DefaultBody> {
     /// Status 201.
     Created(rt::Decoded<CreatedBody, ()>),
     /// Any other status.
@@ -657,18 +691,17 @@ pub enum CreatedDefaultAnswers<CreatedBody, DefaultBody> {
 }
 rt::impl_response!(
     [CreatedBody : rt::DeserializeOwned, DefaultBody : rt::DeserializeOwned]
-    CreatedDefaultAnswers < CreatedBody, DefaultBody >, 201 => Created json, _ => Default
-    json
+    CreatedAnswers < CreatedBody, DefaultBody >, 201 => Created json, _ => Default json
 );
 
 /// The answers of [`Client::add_pet`]:
 /// - `Created` (201): Added.
 /// - `Default` (`default`): Failed.
-pub type AddPetResponse = CreatedDefaultAnswers<types::Pet, types::Error>;
+pub type AddPetResponse = CreatedAnswers<types::Pet, types::Error>;
 
 /// The answers of the operations that document 200 and 404: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
+pub enum OkAnswers2<OkBody, NotFoundBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// Status 404.
@@ -679,15 +712,14 @@ pub enum OkNotFoundAnswers<OkBody, NotFoundBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned]
-    OkNotFoundAnswers < OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _
-    => Undocumented raw
+    [OkBody : rt::DeserializeOwned, NotFoundBody : rt::DeserializeOwned] OkAnswers2 <
+    OkBody, NotFoundBody >, 200 => Ok json, 404 => NotFound json, _ => Undocumented raw
 );
 
 /// The answers of [`Client::get_pet`]:
 /// - `Ok` (200): The pet.
 /// - `NotFound` (404): Nothing there.
-pub type GetPetResponse = OkNotFoundAnswers<types::Pet, types::Error>;
+pub type GetPetResponse = OkAnswers2<types::Pet, types::Error>;
 
 /// The answers of the operations that document 204: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
@@ -707,7 +739,7 @@ pub type RenamePetResponse = NoContentAnswers;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers2 {
+pub enum OkAnswers3 {
     /// Status 200.
     Ok(rt::Decoded<(), ()>),
     /// A status the operation does not document.
@@ -715,15 +747,15 @@ pub enum OkAnswers2 {
     /// A documented status whose body does not match its schema.
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
-rt::impl_response!(OkAnswers2, 200 => Ok empty, _ => Undocumented raw);
+rt::impl_response!(OkAnswers3, 200 => Ok empty, _ => Undocumented raw);
 
 /// The answers of [`Client::get_photo`]:
 /// - `Ok` (200): The picture.
-pub type GetPhotoResponse = OkAnswers2;
+pub type GetPhotoResponse = OkAnswers3;
 
 /// The answers of the operations that document 200: a variant per status, `Mismatch` for a documented status whose body does not match, `Undocumented` for any other status. Each such operation names it with its own types (`…Response`).
 #[derive(Clone, Debug)]
-pub enum OkAnswers3<OkBody> {
+pub enum OkAnswers4<OkBody> {
     /// Status 200.
     Ok(rt::Decoded<OkBody, ()>),
     /// A status the operation does not document.
@@ -732,13 +764,13 @@ pub enum OkAnswers3<OkBody> {
     Mismatch { raw: rt::RawResponse, reason: ::std::string::String },
 }
 rt::impl_response!(
-    [OkBody : rt::DeserializeOwned] OkAnswers3 < OkBody >, 200 => Ok json, _ =>
+    [OkBody : rt::DeserializeOwned] OkAnswers4 < OkBody >, 200 => Ok json, _ =>
     Undocumented raw
 );
 
 /// The answers of [`Client::upload_photo`]:
 /// - `Ok` (200): Stored.
-pub type UploadPhotoResponse = OkAnswers3<types::Photo>;
+pub type UploadPhotoResponse = OkAnswers4<types::Photo>;
 
 /// The answers of [`Client::record_visit`]:
 /// - `NoContent` (204): Recorded.

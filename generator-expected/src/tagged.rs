@@ -12,6 +12,7 @@ use ::client_runtime as rt;
 /// Types of the schemas in the spec.
 pub mod types {
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct Board {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub notice: ::std::option::Option<Notice>,
@@ -84,11 +85,14 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LooseObject {
         pub kind: LooseObjectKind,
     }
+    ::client_runtime::impl_new!(LooseObject(kind : LooseObjectKind));
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct LooseObject2 {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub kind: ::std::option::Option<LooseObject2Kind>,
@@ -127,16 +131,20 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SameObject {
         pub kind: SameObjectKind,
         pub x: i64,
     }
+    ::client_runtime::impl_new!(SameObject(kind : SameObjectKind, x : i64));
 
     #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct SameObject2 {
         pub kind: SameObject2Kind,
         pub y: i64,
     }
+    ::client_runtime::impl_new!(SameObject2(kind : SameObject2Kind, y : i64));
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
     pub enum SameObject2Kind {
@@ -177,10 +185,12 @@ pub mod types {
     }
 
     #[derive(Clone, Debug, Default, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[non_exhaustive]
     pub struct ShapePolygonShapeCornersItem {
         pub x: i64,
         pub y: i64,
     }
+    ::client_runtime::impl_new!(ShapePolygonShapeCornersItem(x : i64, y : i64));
 }
 
 /// Values of the header parameters that every operation takes; each
@@ -189,11 +199,22 @@ pub mod types {
 pub struct Defaults {}
 /// A client for the API: where it is, how requests travel, and the
 /// values every request starts from.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Client {
     base_url: rt::reqwest::Url,
     transport: rt::Transport,
     defaults: Defaults,
+}
+
+/// The base URL without its password, if it has one.
+impl ::std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.debug_struct("Client")
+            .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+            .field("transport", &self.transport)
+            .field("defaults", &self.defaults)
+            .finish()
+    }
 }
 
 impl Client {
@@ -267,12 +288,13 @@ pub mod builder {
     use ::client_runtime as rt;
 
     /// Builds a request for [`Client::draw`](super::Client::draw): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Draw<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Shape>,
     }
+    rt::impl_builder_debug!(Draw {});
 
     impl<'a> Draw<'a> {
         /// The request body (required), sent as JSON.
@@ -292,12 +314,13 @@ pub mod builder {
     }
 
     /// Builds a request for [`Client::evaluate`](super::Client::evaluate): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
-    #[derive(Clone, Debug)]
+    #[derive(Clone)]
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Evaluate<'a> {
         pub(super) client: &'a super::Client,
         pub(super) body: Option<super::types::Expr>,
     }
+    rt::impl_builder_debug!(Evaluate {});
 
     impl<'a> Evaluate<'a> {
         /// The request body (required), sent as JSON.

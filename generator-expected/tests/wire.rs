@@ -73,24 +73,20 @@ fn parameters_follow_their_style() {
         request.url().query(),
         Some("ids=1%2C2&piped=a%7Cb+c&spaced=red+green&repeated=x&repeated=y")
     );
-    let filter = Filter {
-        name: Some("n".into()),
-        ..Default::default()
-    };
+    let mut filter = Filter::default();
+    filter.name = Some("n".into());
     let request = client
         .list_things()
         .major(2)
         .minor(1)
         .filter(filter.clone())
-        .page(Page {
-            offset: 10,
-            limit: None,
-        })
+        .page(Page::new(10))
         .where_(filter)
         .x_tags(vec!["a".into(), "b".into()])
-        .x_page(Page {
-            offset: 3,
-            limit: Some(5),
+        .x_page({
+            let mut page = Page::new(3);
+            page.limit = Some(5);
+            page
         })
         .session("s;1")
         .prefs(vec!["dark".into(), "wide view".into()])
@@ -139,18 +135,17 @@ async fn multipart_and_forms_on_the_wire() {
     use client_runtime::FilePart;
     let (base, listener) = one_exchange();
     let client = multipart::Client::new(&base).unwrap();
-    let body = multipart::types::UploadBody {
-        title: "Holiday".into(),
-        file: FilePart::new(&b"\x89PNG"[..])
+    let mut body = multipart::types::UploadBody::new(
+        "Holiday".into(),
+        FilePart::new(&b"\x89PNG"[..])
             .file_name("a.png")
             .content_type("image/png"),
-        labels: Some(vec!["sea".into(), "sun".into()]),
-        count: Some(2),
-        meta: Some(multipart::types::Meta {
-            source: Some("phone".into()),
-        }),
-        ..Default::default()
-    };
+    );
+    body.labels = Some(vec!["sea".into(), "sun".into()]);
+    body.count = Some(2);
+    let mut meta = multipart::types::Meta::default();
+    meta.source = Some("phone".into());
+    body.meta = Some(meta);
     let answer = client.upload().body(body).send().await.unwrap();
     assert!(matches!(answer, multipart::UploadResponse::Undocumented(_)));
     let received = String::from_utf8_lossy(&listener.join().unwrap()).into_owned();
@@ -173,14 +168,12 @@ async fn multipart_and_forms_on_the_wire() {
     ] {
         assert!(received.contains(&part), "{part:?} missing from {received}");
     }
-    let form = multipart::types::SearchBody {
-        q: Some("x y".into()),
-        tags: Some(vec!["a".into(), "b".into()]),
-        meta: Some(multipart::types::Meta {
-            source: Some("s".into()),
-        }),
-        ..Default::default()
-    };
+    let mut form = multipart::types::SearchBody::default();
+    form.q = Some("x y".into());
+    form.tags = Some(vec!["a".into(), "b".into()]);
+    let mut meta = multipart::types::Meta::default();
+    meta.source = Some("s".into());
+    form.meta = Some(meta);
     let request = client.search().body(form).build().unwrap().into_request();
     let bytes = request.body().and_then(|b| b.as_bytes()).unwrap();
     assert_eq!(
@@ -253,7 +246,7 @@ async fn credentials_are_applied_as_each_operation_asks() {
 fn label_and_matrix_path_parameters_follow_the_style_table() {
     use generator_expected::path_styles::{Client, types::Point};
     let client = Client::new("http://127.0.0.1:9/api").unwrap();
-    let point = Point { x: 1, y: 2 };
+    let point = Point::new(1, 2);
     let label = client
         .label()
         .id(5)
@@ -314,7 +307,7 @@ async fn a_tagged_one_of_carries_its_tag_both_ways() {
         ),
         (
             Shape::PolygonShape {
-                corners: vec![Corner { x: 0, y: 1 }],
+                corners: vec![Corner::new(0, 1)],
                 type_: Some("t".into()),
             },
             json!({"kind": "polygon-shape", "corners": [{"x": 0, "y": 1}], "type": "t"}),
@@ -437,10 +430,7 @@ async fn format_password_never_prints_and_travels_plain() {
     assert_eq!(BODY.len(), 80);
     let (base, listener) = one_answer(ANSWER);
     let client = secrets::Client::new(&base).unwrap();
-    let login = secrets::types::Login {
-        user: "ada".into(),
-        password: Secret::new("pw-0d6b17"),
-    };
+    let login = secrets::types::Login::new("ada".into(), Secret::new("pw-0d6b17"));
     let answer = client.create_session().body(login).send().await.unwrap();
     let received = String::from_utf8_lossy(&listener.join().unwrap()).into_owned();
     // On the wire the password is its plain value.
@@ -471,11 +461,8 @@ async fn format_password_never_prints_and_travels_plain() {
     // serde writes back what it read.
     assert_eq!(serde_json::to_string(session).unwrap(), BODY);
     // A multipart part holds the plain value too.
-    let upload = secrets::types::UploadKeyBody {
-        name: "ci".into(),
-        key: Secret::new("mp-3e1f"),
-        spares: Some(vec![Secret::new("mp-spare")]),
-    };
+    let mut upload = secrets::types::UploadKeyBody::new("ci".into(), Secret::new("mp-3e1f"));
+    upload.spares = Some(vec![Secret::new("mp-spare")]);
     let request = client
         .upload_key()
         .body(upload)

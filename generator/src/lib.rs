@@ -13,6 +13,7 @@
 //! field of the output comes from the spec. The code it emits stands on the
 //! small `client-runtime` crate (secrets, prepared requests, decoding).
 
+pub mod compat;
 pub mod diff;
 pub mod emit;
 pub mod error;
@@ -22,6 +23,7 @@ pub mod lower;
 pub mod model;
 pub mod names;
 pub mod normalize;
+pub mod overlay;
 pub mod recursion;
 pub mod resolve;
 pub mod swagger2;
@@ -61,6 +63,10 @@ pub struct Options {
     /// for a specification laid out over a tree whose references climb
     /// above the entry file's folder. `None`: the entry file's folder.
     pub root: Option<std::path::PathBuf>,
+    /// OpenAPI Overlay documents applied to the spec, in order, before it
+    /// is read (`--overlay`; see [`overlay`]): a server's choices laid
+    /// over the spec. Default: none.
+    pub overlays: Vec<std::path::PathBuf>,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -87,9 +93,44 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
         });
     }
     guarded(path, || {
-        let source = load::Source::read_under(path, options.root.as_deref())?;
+        let source = match options.overlays.is_empty() {
+            true => load::Source::read_under(path, options.root.as_deref())?,
+            false => overlaid(path, &options.overlays, options.root.as_deref())?,
+        };
         generate_source_with_options(&source, options)
     })
+}
+
+/// The spec at `path` with `overlays` applied, read as the JSON document
+/// that results, named `<stem>.overlaid.json` beside the spec (so that
+/// relative `$ref`s resolve as from the spec, and messages say they are
+/// about the overlaid document: its lines are those of that JSON).
+fn overlaid(
+    path: &Path,
+    overlays: &[std::path::PathBuf],
+    root: Option<&Path>,
+) -> Result<load::Source, Diagnostic> {
+    let text = file::read_text(path)?;
+    let mut tree = file::parse_tree(path, &text)?;
+    for overlay in overlays {
+        overlay::Overlay::read(overlay)?.apply(&mut tree)?;
+    }
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let merged = serde_json::to_string_pretty(&tree).map_err(|e| Diagnostic {
+        file: path.to_owned(),
+        line: None,
+        pointer: String::new(),
+        message: format!("{INTERNAL_ERROR}: the overlaid document cannot be written ({e})"),
+        hint: "please report it with the spec and the overlays".into(),
+    })?;
+    load::Source::parse_under(
+        &path.with_file_name(format!("{stem}.overlaid.json")),
+        merged,
+        root,
+    )
 }
 
 /// Generates the bindings for spec text already read (named `path` in

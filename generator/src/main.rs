@@ -1,4 +1,5 @@
-//! `generator SPEC [--out FILE | --check FILE]`: a thin shell over the library.
+//! `generator SPEC [--out FILE | --check FILE] [--overlay FILE]...`: a thin
+//! shell over the library.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -23,7 +24,9 @@ struct Cli {
     /// Write the bindings to FILE (default: standard output).
     #[arg(long, value_name = "FILE", conflicts_with = "check")]
     out: Option<PathBuf>,
-    /// Compare FILE with what would be generated; exit 1 with a diff when stale.
+    /// Compare FILE with what would be generated; exit 1 with a diff when
+    /// stale, and whether the change is additive or breaking for code
+    /// that uses the bindings.
     #[arg(long, value_name = "FILE")]
     check: Option<PathBuf>,
     /// Compile the client (and everything but the types) only with the
@@ -37,6 +40,11 @@ struct Cli {
     /// under the spec's own folder).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// Apply the OpenAPI Overlay 1.0 document FILE to the spec before
+    /// reading it (a server's choices: `conformance choices --overlay`);
+    /// repeatable, applied in the order given.
+    #[arg(long, value_name = "FILE")]
+    overlay: Vec<PathBuf>,
 }
 
 fn main() -> ExitCode {
@@ -45,6 +53,7 @@ fn main() -> ExitCode {
         client_feature: cli.client_feature.clone(),
         strict: cli.strict,
         root: cli.root.clone(),
+        overlays: cli.overlay.clone(),
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -70,12 +79,19 @@ fn main() -> ExitCode {
                     path.display(),
                     cli.spec.display()
                 );
-                eprint!("{}", generator::diff::short(&existing, &code, 40));
-                let feature = cli
+                // The diff's first lines, then what kind of change it is.
+                eprint!("{}", generator::diff::short(&existing, &code, 30));
+                if let Some(change) = generator::compat::classify(&existing, &code) {
+                    eprintln!("{}", change.describe(6));
+                }
+                let mut feature = cli
                     .client_feature
                     .as_ref()
                     .map(|name| format!(" --client-feature {name}"))
                     .unwrap_or_default();
+                for overlay in &cli.overlay {
+                    feature.push_str(&format!(" --overlay {}", overlay.display()));
+                }
                 eprintln!(
                     "help: cargo run -p generator -- {}{feature} --out {}",
                     cli.spec.display(),

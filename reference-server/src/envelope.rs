@@ -322,12 +322,12 @@ fn failure_body(
                 let text = format!("error {}: {message}\n", status.as_u16());
                 return (status, text.into_bytes(), header);
             }
-            let envelope = ErrorResponse {
-                code: ctx.answer.code(status),
+            let envelope = ErrorResponse::new(
+                ctx.answer.code(status),
                 message,
-                request_id: ctx.request_id.to_owned(),
-                status: false,
-            };
+                ctx.request_id.to_owned(),
+                false,
+            );
             let mut value = to_map(&envelope);
             if status == StatusCode::BAD_REQUEST {
                 if ctx.answer.bad_request_without_request_id {
@@ -361,11 +361,7 @@ fn failure_body(
                     )
                 })
                 .collect();
-            let envelope = ValidationErrorResponse {
-                code: ctx.answer.code(status),
-                errors,
-                status: false,
-            };
+            let envelope = ValidationErrorResponse::new(ctx.answer.code(status), errors, false);
             let mut value = to_map(&envelope);
             if ctx.answer.validation_without_errors {
                 value.remove("errors");

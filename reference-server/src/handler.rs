@@ -838,12 +838,12 @@ struct ComponentView<'a> {
 impl ComponentView<'_> {
     fn component(&self) -> types::Component {
         let c = self.component;
-        types::Component {
-            name: c.name.clone(),
-            requires_auth: c.requires_auth,
-            tag: c.tag.clone(),
-            uuid: c.uuid.clone(),
-        }
+        types::Component::new(
+            c.uuid.clone(),
+            c.name.clone(),
+            c.tag.clone(),
+            c.requires_auth,
+        )
     }
 
     /// A model as the client sees it: secret fields left out.
@@ -856,10 +856,7 @@ impl ComponentView<'_> {
             .filter(|(name, _)| !settings.get(name).is_some_and(|s| s.secret))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        types::Model {
-            fields,
-            uuid: model.uuid.clone(),
-        }
+        types::Model::new(model.uuid.clone(), fields)
     }
 
     /// The model whose stored auth fields equal the given ones.
@@ -936,14 +933,14 @@ fn authorize(
         model,
     });
     Ok(Success::Authorize(
-        AuthorizeResult {
-            code: i64::from(view.app.behaviour.authorize.success.as_u16()),
-            component: view.component(),
-            env: view.env,
-            model: view.model(model),
-            status: true,
-            token: token.into(),
-        },
+        AuthorizeResult::new(
+            i64::from(view.app.behaviour.authorize.success.as_u16()),
+            true,
+            view.env,
+            view.component(),
+            view.model(model),
+            token.into(),
+        ),
         replaced,
     ))
 }
@@ -968,13 +965,9 @@ fn auth_claims(
         false => model,
     };
     let model = model.filter(|_| !view.app.behaviour.claims_omit_model);
-    Ok(Success::Claims(AuthClaimsResult {
-        code: 200,
-        component: view.component(),
-        env: view.env,
-        model: model.map(|m| view.model(m)),
-        status: true,
-    }))
+    let mut claims = AuthClaimsResult::new(200, true, view.env, view.component());
+    claims.model = model.map(|m| view.model(m));
+    Ok(Success::Claims(claims))
 }
 
 #[cfg(test)]

@@ -32,11 +32,7 @@ pub mod rule {
 pub const MODEL_UUID: &str = "modelUuid";
 
 fn failure(field: &str, rule: &str, message: String) -> ValidationError {
-    ValidationError {
-        field: field.to_owned(),
-        message,
-        rule: rule.to_owned(),
-    }
+    ValidationError::new(field.to_owned(), rule.to_owned(), message)
 }
 
 /// A required header that is missing or empty (the 417 of the variant

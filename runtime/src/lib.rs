@@ -11,7 +11,8 @@
 //!   send a raw body, use another method) before it is sent, and is then
 //!   decoded by the operation's own typed decoder;
 //! - [`RawResponse`], [`Decoded`] and [`DecodeResponse`]: what comes back,
-//!   always kept whole, never a panic on an answer the spec does not describe;
+//!   always kept whole, never a panic on an answer the spec does not describe,
+//!   and never a credential in their `Debug` ([`redact`]);
 //! - [`Transport`]: the HTTP client with its time-out and body cap;
 //! - [`client_builder`]: how every `reqwest` client here starts (the TLS
 //!   backend the features chose, no redirects followed).
@@ -24,8 +25,10 @@
 //! feature the client speaks plain HTTP only.
 
 // What the generated types need: always.
+mod construct;
 mod file;
 pub mod json;
+pub mod redact;
 mod secret;
 pub mod string_enum;
 

@@ -11,10 +11,32 @@ use crate::{DecodeResponse, Error};
 /// Everything about it can still be changed, so a test can send what the
 /// typed builder would refuse to build (a header dropped, a raw body, another
 /// method), and the answer is still decoded by the operation's decoder `R`.
-#[derive(Debug)]
+///
+/// `Debug` shows the method, the URL without a password, the headers with
+/// credentials `[redacted]` and the body's size, never its bytes (an auth
+/// field's value, a password).
 pub struct Prepared<R> {
     request: reqwest::Request,
     decoder: PhantomData<fn() -> R>,
+}
+
+impl<R> std::fmt::Debug for Prepared<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let body = self
+            .request
+            .body()
+            .map(|body| match body.as_bytes() {
+                Some(bytes) => format!("{} bytes", bytes.len()),
+                None => "streamed".to_owned(),
+            })
+            .unwrap_or_else(|| "none".to_owned());
+        f.debug_struct("Prepared")
+            .field("method", &self.request.method().as_str())
+            .field("url", &crate::redact::url_text(self.request.url().as_str()))
+            .field("headers", &crate::redact::headers(self.request.headers()))
+            .field("body", &format_args!("{body}"))
+            .finish()
+    }
 }
 
 impl<R: DecodeResponse> Prepared<R> {
@@ -92,6 +114,24 @@ impl<R: DecodeResponse> Prepared<R> {
     }
 }
 
+/// `Debug` of an operation's request builder that holds a body: its
+/// parameters (secrets print `[redacted]`) and whether the body is set,
+/// never the body itself (auth fields, a password).
+#[macro_export]
+macro_rules! impl_builder_debug {
+    ($name:ident { $($field:ident),* $(,)? }) => {
+        impl ::std::fmt::Debug for $name<'_> {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct(::std::stringify!($name))
+                    .field("client", &self.client)
+                    $(.field(::std::stringify!($field), &self.$field))*
+                    .field("body", &self.body.as_ref().map(|_| "[not shown]"))
+                    .finish()
+            }
+        }
+    };
+}
+
 /// The `send` of an operation's request builder, whose `build()` gives a
 /// [`Prepared`] request for the answers `$response`, sent by its client.
 #[macro_export]
@@ -108,7 +148,7 @@ macro_rules! impl_send {
 /// Parses the URL that operation paths are appended to.
 pub fn parse_base_url(base_url: &str) -> Result<Url, Error> {
     let invalid = |reason: String| Error::BaseUrl {
-        url: base_url.to_owned(),
+        url: crate::redact::url_text(base_url),
         reason,
     };
     let url = Url::parse(base_url).map_err(|e| invalid(e.to_string()))?;
@@ -123,7 +163,7 @@ pub fn push_path<'a>(
     url: &mut Url,
     segments: impl IntoIterator<Item = &'a str>,
 ) -> Result<(), Error> {
-    let base = url.to_string();
+    let base = crate::redact::url_text(url.as_str());
     let mut path = url.path_segments_mut().map_err(|()| Error::BaseUrl {
         url: base,
         reason: "it has no path that segments can be added to".into(),

@@ -5,7 +5,13 @@ use reqwest::header::HeaderMap;
 use serde::de::DeserializeOwned;
 
 /// An answer exactly as it arrived: status, headers and the whole body.
-#[derive(Clone, Debug)]
+///
+/// `Debug` never shows a credential, whatever the server sent: the status,
+/// the headers with the values of credential headers (`X-Auth-Token`,
+/// `Authorization`, `Set-Cookie`, ...) written `[redacted]`, and the body's
+/// size and shape without its values (see [`redact`](crate::redact)). The
+/// bytes are read on purpose, from `body` or [`RawResponse::expose_body`].
+#[derive(Clone)]
 pub struct RawResponse {
     pub status: u16,
     pub headers: HeaderMap,
@@ -22,6 +28,22 @@ impl RawResponse {
     /// [`json::parse`](crate::json::parse)).
     pub fn json(&self) -> Option<serde_json::Value> {
         crate::json::parse(&self.body)
+    }
+
+    /// The body's bytes as they came, which may hold a credential (`Debug`
+    /// never prints them).
+    pub fn expose_body(&self) -> &[u8] {
+        &self.body
+    }
+}
+
+impl std::fmt::Debug for RawResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RawResponse")
+            .field("status", &self.status)
+            .field("headers", &crate::redact::headers(&self.headers))
+            .field("body", &format_args!("{}", crate::redact::body(&self.body)))
+            .finish()
     }
 }
 
@@ -69,13 +91,19 @@ pub trait DecodeResponse: Sized {
     }
 }
 
-/// Decodes a JSON body, saying why when it does not match.
+/// Decodes a JSON body, saying why when it does not match: where, and
+/// which field or type, never a value of the body (serde quotes the value
+/// it did not expect; see [`redact::serde_error`](crate::redact::serde_error)).
 pub fn decode_json<T: DeserializeOwned>(raw: &RawResponse) -> Result<T, String> {
     if raw.body.is_empty() {
         return serde_json::from_slice(b"null").map_err(|_| "the body is empty".to_owned());
     }
-    serde_json::from_slice(&raw.body)
-        .map_err(|e| format!("the body does not match its schema: {e}"))
+    serde_json::from_slice(&raw.body).map_err(|e| {
+        format!(
+            "the body does not match its schema: {}",
+            crate::redact::serde_error(&e)
+        )
+    })
 }
 
 /// Parses the header `name` into `T`; `None` when absent or unparseable (the

@@ -1219,3 +1219,189 @@ fn fastify_server_fault_framework_errors_is_caught() {
 fn fastify_server_deterministic_at_any_concurrency() {
     deterministic_at_any_concurrency(&FASTIFY, 1, true);
 }
+
+/// A client team calling the Flask server, which chose otherwise where the
+/// description is silent (Authorize 201, modelUuid in the body, bodies of
+/// its own shape): `conformance choices --overlay` writes its choices as
+/// an OpenAPI Overlay, the generator lays it over the spec, and the
+/// bindings it writes, compiled into a program, call the server and get
+/// typed answers: `Created` for Authorize with the issued token a
+/// `Secret` (a type check: the program does not compile otherwise), `Ok`
+/// for Auth Claims with the claim Authorize recorded.
+#[test]
+fn flask_server_bindings_from_its_overlay_decode_its_answers() {
+    let Some(program) = program_for(&FLASK, "overlay") else {
+        return;
+    };
+    let dir = TempDir::new("flask-overlay");
+    let (_server, url) = start(&FLASK, &program, &[], &dir.0);
+    let overlay = dir.0.join("flask.overlay.yaml");
+    let choices = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .arg("choices")
+        .arg("--profile")
+        .arg(independent_dir().join(FLASK.profile))
+        .arg("--overlay")
+        .arg(&overlay)
+        .arg("--deadline")
+        .arg(RUN_DEADLINE)
+        .env(FLASK.url_var, &url)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run conformance choices");
+    assert!(
+        choices.status.success(),
+        "conformance choices --overlay: {}",
+        String::from_utf8_lossy(&choices.stderr)
+    );
+    let written = fs::read_to_string(&overlay).expect("the overlay is written");
+    for secret in FLASK.secrets.iter().chain([&FLASK.issued_prefix]) {
+        assert!(!written.contains(secret), "the overlay holds {secret}");
+    }
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/openapi.yaml");
+    let options = generator::Options {
+        overlays: vec![overlay.clone()],
+        ..Default::default()
+    };
+    let code = generator::generate_with_options(&spec, &options)
+        .unwrap_or_else(|e| panic!("the generator refused the overlay: {e}\n{written}"))
+        .code;
+    fs::write(dir.0.join("bindings.rs"), &code).expect("write the bindings");
+    let program = format!(
+        r#"
+#![deny(warnings)]
+#[allow(dead_code, clippy::all)]
+mod bindings;
+use bindings::{{AuthClaimsResponse, AuthorizeResponse, Client, Defaults}};
+
+fn main() {{
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {{
+        let mut defaults = Defaults::default();
+        defaults.x_client_id = Some("flask-client".into());
+        defaults.x_client_secret = Some("fl-secret-Hm7t".into());
+        let client = Client::new("{url}/v2/api").unwrap().with_defaults(defaults);
+        let mut fields = client_runtime::serde_json::Map::new();
+        fields.insert("device".into(), "probe-7".into());
+        fields.insert("sample_rate".into(), 50.into());
+        fields.insert("modelUuid".into(), "f1e2d3c4-b5a6-4978-8695-a4b3c2d1e0f9".into());
+        let answer = client.authorize().ref_("telemetry").body(fields).send().await.unwrap();
+        let printed = format!("{{answer:?}}");
+        let AuthorizeResponse::Created(created) = answer else {{ panic!("Authorize: {{printed}}") }};
+        let token: &client_runtime::Secret = &created.body.token;
+        assert!(!token.expose().is_empty() && !printed.contains(token.expose()));
+        let answer = client.auth_claims().ref_("telemetry").send().await.unwrap();
+        let AuthClaimsResponse::Ok(ok) = &answer else {{ panic!("Auth Claims: {{answer:?}}") }};
+        println!("Authorize: Created; Auth Claims: Ok, {{}}", ok.body.env);
+    }});
+}}
+"#
+    );
+    fs::write(dir.0.join("main.rs"), program).expect("write the program");
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let mut tried = Vec::new();
+    // The folder may hold several builds of tokio: the one reqwest was
+    // built with is the one whose runtime reqwest finds.
+    for externs in built_externs(&dir.0) {
+        let built = Command::new(&rustc)
+            .args([
+                "--edition=2024",
+                "--crate-type=bin",
+                "--crate-name=flask_client",
+            ])
+            .args(["-C", "debuginfo=0", "--error-format=short"])
+            .arg("-o")
+            .arg(dir.0.join("flask_client"))
+            .args(&externs)
+            .arg("main.rs")
+            .current_dir(&dir.0)
+            .output()
+            .expect("rustc runs");
+        assert!(
+            built.status.success(),
+            "the client does not compile:\n{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let ran = Command::new(dir.0.join("flask_client"))
+            .output()
+            .expect("run the client");
+        let said = String::from_utf8_lossy(&ran.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+        if stderr.contains("no reactor running") {
+            tried.push(stderr);
+            continue;
+        }
+        assert!(
+            ran.status.success() && said.contains("Authorize: Created; Auth Claims: Ok"),
+            "{said}{stderr}"
+        );
+        return;
+    }
+    panic!("no build of tokio in the deps folder is reqwest's: {tried:?}");
+}
+
+/// `--extern` arguments for the runtime, serde and tokio from this test
+/// binary's `deps` folder: the newest builds with which a probe (a serde
+/// derive, the runtime's client, a tokio runtime) compiles, as the folder
+/// can hold builds with other features; one set per build of tokio.
+fn built_externs(dir: &Path) -> Vec<Vec<String>> {
+    let deps = std::env::current_exe()
+        .expect("the test binary")
+        .parent()
+        .expect("its folder")
+        .to_owned();
+    let newest = |krate: &str| {
+        let prefix = format!("lib{krate}-");
+        let mut found: Vec<(SystemTime, PathBuf)> = fs::read_dir(&deps)
+            .expect("the deps folder")
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let name = e.file_name().into_string().ok()?;
+                (name.starts_with(&prefix) && name.ends_with(".rlib"))
+                    .then(|| Some((e.metadata().ok()?.modified().ok()?, e.path())))?
+            })
+            .collect();
+        found.sort_by(|a, b| b.cmp(a));
+        found
+            .into_iter()
+            .take(4)
+            .map(|(_, p)| p)
+            .collect::<Vec<_>>()
+    };
+    let probe = dir.join("probe.rs");
+    fs::write(
+        &probe,
+        "#[derive(::serde::Serialize)]\npub struct P(u8);\npub use ::client_runtime::{set_bearer, impl_new};\npub fn r() { let _ = tokio::runtime::Builder::new_current_thread().enable_all().build(); }\n",
+    )
+    .expect("write the probe");
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let mut sets = Vec::new();
+    for tokio in newest("tokio") {
+        'found: for runtime in newest("client_runtime") {
+            for serde in newest("serde") {
+                let externs = vec![
+                    format!("-Ldependency={}", deps.display()),
+                    format!("--extern=client_runtime={}", runtime.display()),
+                    format!("--extern=serde={}", serde.display()),
+                    format!("--extern=tokio={}", tokio.display()),
+                ];
+                let ok = Command::new(&rustc)
+                    .args(["--edition=2024", "--crate-type=lib", "--emit=metadata"])
+                    .arg(format!("--out-dir={}", dir.join("probe-out").display()))
+                    .args(&externs)
+                    .arg(&probe)
+                    .output()
+                    .is_ok_and(|o| o.status.success());
+                if ok {
+                    sets.push(externs);
+                    break 'found;
+                }
+            }
+        }
+    }
+    assert!(
+        !sets.is_empty(),
+        "no build of client-runtime, serde and tokio in {}",
+        deps.display()
+    );
+    sets
+}

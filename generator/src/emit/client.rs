@@ -171,6 +171,8 @@ fn client(api: &Api) -> TokenStream {
     let credentials = credentials(api);
     let has_credentials = !api.security.is_empty();
     let credentials_field = has_credentials.then(|| quote!(credentials: Credentials,));
+    let credentials_debug =
+        has_credentials.then(|| quote!(.field("credentials", &self.credentials)));
     let credentials_init = has_credentials.then(|| quote!(credentials: Credentials::default(),));
     let credentials_methods = has_credentials.then(|| {
         quote! {
@@ -212,12 +214,24 @@ fn client(api: &Api) -> TokenStream {
 
         /// A client for the API: where it is, how requests travel, and the
         /// values every request starts from.
-        #[derive(Clone, Debug)]
+        #[derive(Clone)]
         pub struct Client {
             base_url: rt::reqwest::Url,
             transport: rt::Transport,
             defaults: Defaults,
             #credentials_field
+        }
+
+        /// The base URL without its password, if it has one.
+        impl ::std::fmt::Debug for Client {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.debug_struct("Client")
+                    .field("base_url", &rt::redact::url_text(self.base_url.as_str()))
+                    .field("transport", &self.transport)
+                    .field("defaults", &self.defaults)
+                    #credentials_debug
+                    .finish()
+            }
         }
 
         impl Client {
@@ -651,10 +665,14 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
 
     let mut fields = Vec::new();
     let mut setters = Vec::new();
+    // `Debug` shows the parameters (secrets print `[redacted]`) and whether
+    // a body is set, never the body: auth fields, passwords (`impl_builder_debug!`).
+    let mut shown = Vec::new();
     for param in &op.params {
         let field = ident(&param.rust_name);
         let ty = stored_type(param, &types);
         fields.push(quote!(pub(super) #field: Option<#ty>,));
+        shown.push(field.clone());
         let param_doc = param_doc(param);
         let (arg_ty, value) = if param.secret || param.ty == TypeRef::String {
             (quote!(impl Into<#ty>), quote!(value.into()))
@@ -672,6 +690,7 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     if let Some(body) = &op.body {
         let ty = body_type(&body.media, &types);
         fields.push(quote!(pub(super) body: Option<#ty>,));
+
         let required = if body.required {
             "required"
         } else {
@@ -949,14 +968,24 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
         }
     }
 
+    // Without a body, every field prints safely: derived.
+    let (derives, debug) = match op.body {
+        None => (quote!(#[derive(Clone, Debug)]), None),
+        Some(_) => (
+            quote!(#[derive(Clone)]),
+            Some(quote!(rt::impl_builder_debug!(#name { #(#shown),* });)),
+        ),
+    };
     quote! {
         #[doc = #builder_doc]
-        #[derive(Clone, Debug)]
+        #derives
         #[must_use = "a request builder does nothing until it is built or sent"]
         pub struct #name<'a> {
             pub(super) client: &'a super::Client,
             #(#fields)*
         }
+
+        #debug
 
         impl<'a> #name<'a> {
             #(#setters)*

@@ -1,7 +1,8 @@
 //! Operations' answers: an enum per shape of answers (one variant per
 //! documented status), shared by the operations of that shape and generic in
 //! their types; per operation, an alias naming it with the operation's types,
-//! and a struct for each response's documented headers.
+//! and a struct for the documented headers (one per operation when every
+//! answer documents the same ones, else one per response).
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
@@ -80,6 +81,10 @@ fn headers_name(op: &Operation, response: &Response) -> String {
 struct Shape {
     arms: Vec<Arm>,
     undocumented: bool,
+    /// Every response that documents headers documents the same ones (the
+    /// usual case: a header of every answer): one type parameter
+    /// (`Headers`) and, per operation, one struct for them all.
+    same_headers: bool,
 }
 
 #[derive(Clone, PartialEq)]
@@ -96,10 +101,13 @@ impl Arm {
         self.body.then(|| ident(&format!("{}Body", self.variant)))
     }
 
-    /// The type parameter of its documented headers (`OkHeaders`), if any.
-    fn headers_param(&self) -> Option<Ident> {
-        self.headers
-            .then(|| ident(&format!("{}Headers", self.variant)))
+    /// The type parameter of its documented headers (`OkHeaders`, or
+    /// `Headers` when they are the same for every answer), if any.
+    fn headers_param(&self, same: bool) -> Option<Ident> {
+        self.headers.then(|| match same {
+            true => ident("Headers"),
+            false => ident(&format!("{}Headers", self.variant)),
+        })
     }
 }
 
@@ -122,23 +130,55 @@ impl Shape {
         Self {
             arms,
             undocumented: op.default_response.is_none(),
+            same_headers: same_headers(op),
         }
     }
 
-    /// Its variants' names, joined: `OkClientErrorServerErrorAnswers`.
+    /// A short name from its successes: `OkAnswers`, `CreatedAnswers`,
+    /// `OkNoContentAnswers` (the variants of its 2XX statuses; without
+    /// one, of its first arm; without arms, `Answers`). Shapes with the
+    /// same successes get a number ([`crate::names::Scope`]), in the order
+    /// operations come; operations are named by their aliases
+    /// (`AuthorizeResponse`), so this name is what compiler messages and
+    /// rustdoc show, and it does not change when an operation is added.
     fn name(&self) -> String {
-        let variants: String = self.arms.iter().map(|arm| arm.variant.as_str()).collect();
-        format!("{variants}Answers")
+        let success = |arm: &&Arm| match arm.status {
+            Status::Code(code) => (200..300).contains(&code),
+            Status::Range(hundreds) => hundreds == 2,
+            Status::Default => false,
+        };
+        let mut named: String = self
+            .arms
+            .iter()
+            .filter(success)
+            .map(|arm| arm.variant.as_str())
+            .collect();
+        if named.is_empty() {
+            named = self
+                .arms
+                .first()
+                .map(|arm| arm.variant.clone())
+                .unwrap_or_default();
+        }
+        format!("{named}Answers")
     }
 
     /// The type parameters: one per documented body (`OkBody`), one per
-    /// response with documented headers (`OkHeaders`).
+    /// response with documented headers (`OkHeaders`), or one for them all
+    /// (`Headers`) when they are the same.
     fn params(&self) -> Vec<Ident> {
-        self.arms
-            .iter()
-            .flat_map(|arm| [arm.body_param(), arm.headers_param()])
-            .flatten()
-            .collect()
+        let mut params: Vec<Ident> = Vec::new();
+        for arm in &self.arms {
+            for param in [arm.body_param(), arm.headers_param(self.same_headers)]
+                .into_iter()
+                .flatten()
+            {
+                if !params.contains(&param) {
+                    params.push(param);
+                }
+            }
+        }
+        params
     }
 
     /// The enum, and its decoder and accessors from the runtime's
@@ -163,9 +203,12 @@ impl Shape {
                 }
                 None => quote!(()),
             };
-            let headers = match arm.headers_param() {
+            let headers = match arm.headers_param(self.same_headers) {
                 Some(param) => {
-                    bounds.push(quote!(#param: rt::FromHeaders));
+                    let bound = quote!(#param: rt::FromHeaders).to_string();
+                    if !bounds.iter().any(|b| b.to_string() == bound) {
+                        bounds.push(quote!(#param: rt::FromHeaders));
+                    }
                     quote!(#param)
                 }
                 None => quote!(()),
@@ -234,6 +277,21 @@ impl Shape {
     }
 }
 
+/// Whether every response of `op` that documents headers documents the
+/// same ones, and at least two do.
+fn same_headers(op: &Operation) -> bool {
+    let mut with = op
+        .responses
+        .iter()
+        .chain(&op.default_response)
+        .filter(|r| !r.headers.is_empty());
+    let Some(first) = with.next() else {
+        return false;
+    };
+    let mut others = with.peekable();
+    others.peek().is_some() && others.all(|r| r.headers == first.headers)
+}
+
 /// The order in which statuses are matched.
 fn rank(status: Status) -> u8 {
     match status {
@@ -286,9 +344,24 @@ fn operation(op: &Operation, shape: &Shape, shape_name: &str) -> TokenStream {
         if let Some(body) = &response.body {
             args.push(rust_type(body, &types));
         }
-        if arm.headers {
+        if arm.headers && shape.same_headers {
+            // One struct for every answer, where the first needs it.
+            if header_structs.is_empty() {
+                let headers = ident(&format!("{}Headers", op.type_name));
+                let doc = format!(
+                    " The documented headers of every answer of [`Client::{}`].",
+                    op.method_name
+                );
+                header_structs.push(header_struct(&headers, response, doc));
+                args.push(quote!(#headers));
+            }
+        } else if arm.headers {
             let headers = ident(&headers_name(op, response));
-            header_structs.push(header_struct(&headers, response));
+            let doc = format!(
+                " The documented headers of the answer: {}",
+                first_paragraph(&response.description)
+            );
+            header_structs.push(header_struct(&headers, response, doc));
             args.push(quote!(#headers));
         }
     }
@@ -302,7 +375,11 @@ fn operation(op: &Operation, shape: &Shape, shape_name: &str) -> TokenStream {
     }
 }
 
-fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream {
+fn header_struct(
+    name: &proc_macro2::Ident,
+    response: &Response,
+    struct_doc: String,
+) -> TokenStream {
     let fields = response.headers.iter().map(|header| {
         let required = if header.required {
             "documented as always present"
@@ -323,13 +400,10 @@ fn header_struct(name: &proc_macro2::Ident, response: &Response) -> TokenStream 
         let wire = header.name.to_ascii_lowercase();
         quote!(#field: rt::parse_header(headers, #wire),)
     });
-    let struct_doc = format!(
-        " The documented headers of the answer: {}",
-        first_paragraph(&response.description)
-    );
     quote! {
         #[doc = #struct_doc]
         #[derive(Clone, Debug, Default, PartialEq)]
+        #[non_exhaustive]
         pub struct #name {
             #(#fields)*
         }

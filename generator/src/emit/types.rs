@@ -86,7 +86,7 @@ fn item(api: &Api, name: &str, def: &TypeDef) -> TokenStream {
 
 /// Whether values of `ty` have a `Default`: every primitive, list, map and
 /// option does, a struct when every field does (so a body with many
-/// optional fields is written `Body { id, ..Default::default() }`); an enum
+/// optional fields is `Body::default()` with the fields set); an enum
 /// or `oneOf` has no value to prefer, and a type that holds itself by value
 /// (through a box) none that is finite. `visiting` holds the named types on
 /// the way.
@@ -124,6 +124,13 @@ fn has_default(api: &Api, ty: &TypeRef, visiting: &mut Vec<String>) -> bool {
     }
 }
 
+/// A struct, `#[non_exhaustive]` with a constructor of its required
+/// fields (`new`, in the spec's order; each optional one `None`; a struct
+/// of optional fields only has `Default` for it): a field
+/// the spec adds later, optional, then changes no code that builds or
+/// matches it in another crate (`T::new(..)`, `T { a, .. }`), where a
+/// struct literal would no longer compile. Fields stay public, to read and
+/// to set.
 fn structure(
     name: &str,
     description: Option<&str>,
@@ -132,14 +139,39 @@ fn structure(
 ) -> TokenStream {
     let default = default.then(|| quote!(Default,));
     let struct_doc = doc(description);
+    let constructor = constructor(name, fields);
     let name = ident(name);
     let fields = fields.iter().map(|field| field_tokens(field, quote!(pub)));
     quote! {
         #struct_doc
         #[derive(Clone, Debug, #default PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[non_exhaustive]
         pub struct #name {
             #(#fields)*
         }
+
+        #constructor
+    }
+}
+
+/// `T::new(required fields)`, from the runtime's `impl_new!` (nothing
+/// when every field is optional: `T::default()` is its constructor).
+fn constructor(name: &str, fields: &[Field]) -> TokenStream {
+    if fields.iter().all(|f| !f.required) {
+        return TokenStream::new();
+    }
+    let params = fields.iter().filter(|f| f.required).map(|field| {
+        let name = ident(&field.rust_name);
+        let ty = rust_type(&field.ty, &TokenStream::new());
+        quote!(#name: #ty)
+    });
+    let optional = fields
+        .iter()
+        .filter(|f| !f.required)
+        .map(|field| ident(&field.rust_name));
+    let name = ident(name);
+    quote! {
+        ::client_runtime::impl_new!(#name(#(#params),*) #(, #optional)*);
     }
 }
 
