@@ -47,7 +47,7 @@ sed "s#^base_url: .*#base_url: $UPSTREAM#" conformance/profiles/reference.yaml >
 PROXY_PID=$!
 PIDS+=("$PROXY_PID")
 line="$(wait_for_line "$W/proxy.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$PROXY_PID")"
-OURS="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+')"
+OURS="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -1)"
 
 port="$(free_port)"
 "$PRISM" proxy spec/openapi.yaml "$UPSTREAM/v2/api" -p "$port" -v silent >"$W/prism.stdout" 2>"$W/prism.stderr" &
