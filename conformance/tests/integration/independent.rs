@@ -1363,14 +1363,16 @@ fn built_externs(dir: &Path) -> Vec<Vec<String>> {
         found.sort_by(|a, b| b.cmp(a));
         found
             .into_iter()
-            .take(4)
+            .take(8)
             .map(|(_, p)| p)
             .collect::<Vec<_>>()
     };
     let probe = dir.join("probe.rs");
     fs::write(
         &probe,
-        "#[derive(::serde::Serialize)]\npub struct P(u8);\npub use ::client_runtime::{set_bearer, impl_new};\npub fn r() { let _ = tokio::runtime::Builder::new_current_thread().enable_all().build(); }\n",
+        // The serde whose derives the runtime's own traits accept (one
+        // build of the folder may be another's, e.g. a build script's).
+        "#[derive(::serde::Serialize, ::serde::Deserialize)]\npub struct P(u8);\npub use ::client_runtime::{set_bearer, impl_new};\npub fn r() { let _ = tokio::runtime::Builder::new_current_thread().enable_all().build(); }\npub fn s(p: &P, t: &::client_runtime::Secret) -> (String, String) { (::client_runtime::serde_json::to_string(p).unwrap(), ::client_runtime::serde_json::to_string(t).unwrap()) }\npub fn d() -> P { ::client_runtime::serde_json::from_str(\"1\").unwrap() }\n",
     )
     .expect("write the probe");
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
