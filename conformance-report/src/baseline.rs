@@ -31,9 +31,9 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::catalogue::Level;
-use crate::checks::catalogue;
 use crate::report::{CheckResult, Kind, Report, SNAPSHOT_REQUIREMENT, Status};
+use conformance_suite::catalogue::Level;
+use conformance_suite::checks::catalogue;
 
 /// What a new entry holds until a person fills it in; refused on reading.
 pub const TO_FILL_IN: &str = "TODO";
@@ -134,7 +134,7 @@ pub struct Baseline {
 pub const MAX_BASELINE_BYTES: usize = 4 << 20;
 
 /// Why a baseline cannot be used (exit 2).
-pub use crate::input::InputError as BaselineError;
+pub use conformance_model::input::InputError as BaselineError;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -186,7 +186,7 @@ fn hash(text: &str) -> String {
 impl Baseline {
     pub fn from_path(path: &Path) -> Result<Self, BaselineError> {
         // A regular file only (a FIFO would hang), capped, BOM dropped.
-        let text = crate::input::read_text(path, "baseline", MAX_BASELINE_BYTES)?;
+        let text = conformance_model::input::read_text(path, "baseline", MAX_BASELINE_BYTES)?;
         Self::from_yaml_str(&text, &path.display().to_string())
     }
 
@@ -201,7 +201,7 @@ impl Baseline {
             });
         }
         let lines = yaml_location::Lines::of(text);
-        crate::input::refuse_before_parsing(text, file, &lines, "baseline")?;
+        conformance_model::input::refuse_before_parsing(text, file, &lines, "baseline")?;
         let invalid = |path: &str, reported: usize, message: String| {
             let (line, key) = lines.locate(path, reported);
             BaselineError::Invalid {
@@ -223,7 +223,7 @@ impl Baseline {
                     let inner = e.inner();
                     // Messages never quote a value: a baseline may hold a
                     // secret pasted in the wrong place.
-                    let full = crate::input::without_values(&inner.to_string());
+                    let full = conformance_model::input::without_values(&inner.to_string());
                     let Some(at) = inner.location() else {
                         return BaselineError::Invalid {
                             file: file.to_owned(),
@@ -422,8 +422,8 @@ pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::Verdict;
-    use crate::generate::Generation;
+    use conformance_suite::catalogue::Verdict;
+    use conformance_suite::generate::Generation;
     use std::time::Duration;
 
     #[test]

@@ -10,8 +10,8 @@ use crate::report::escape::{markdown_code, terminal, terminal_line};
 
 use serde::Deserialize;
 
-use crate::latency::OperationLatency;
 use crate::report::Status;
+use conformance_wire::latency::OperationLatency;
 
 /// The part of a JSON report a diff reads.
 #[derive(Clone, Debug, Deserialize)]
@@ -38,7 +38,7 @@ impl ResultRecord {
     /// Whether the result is a snapshot assertion: a JSON report names no
     /// kind, so its section (as the suite writes it) is read, here only.
     pub fn is_snapshot(&self) -> bool {
-        self.section == crate::catalogue::SNAPSHOTS_SECTION
+        self.section == conformance_suite::catalogue::SNAPSHOTS_SECTION
     }
 }
 
@@ -52,7 +52,7 @@ pub const MAX_REPORT_BYTES: usize = 64 << 20;
 pub enum DiffError {
     /// Missing, not a regular file, too large, not UTF-8.
     #[error(transparent)]
-    Read(#[from] crate::input::InputError),
+    Read(#[from] conformance_model::input::InputError),
     #[error("{file}:{line}:{column}: not a conformance JSON report (--json): {message}")]
     Invalid {
         file: String,
@@ -65,7 +65,7 @@ pub enum DiffError {
 impl RunRecord {
     pub fn from_path(path: &Path) -> Result<Self, DiffError> {
         // A regular file only (a FIFO would hang), capped, BOM dropped.
-        let text = crate::input::read_text(path, "report", MAX_REPORT_BYTES)?;
+        let text = conformance_model::input::read_text(path, "report", MAX_REPORT_BYTES)?;
         Self::from_json_str(&text, &path.display().to_string())
     }
 
@@ -80,7 +80,7 @@ impl RunRecord {
             let inner = e.into_inner();
             // Never a value of the file: a report may hold anything a
             // server sent.
-            let full = crate::input::without_values(&inner.to_string());
+            let full = conformance_model::input::without_values(&inner.to_string());
             let message = full
                 .rsplit_once(" at line ")
                 .map_or(full.as_str(), |(head, _)| head);
@@ -128,8 +128,8 @@ pub struct OneSided {
 #[derive(Clone, Debug, PartialEq)]
 pub struct LatencyChange {
     pub operation: String,
-    pub old: Option<crate::latency::Stats>,
-    pub new: Option<crate::latency::Stats>,
+    pub old: Option<conformance_wire::latency::Stats>,
+    pub new: Option<conformance_wire::latency::Stats>,
 }
 
 /// Everything that changed, each list in the later run's order.
@@ -224,11 +224,11 @@ pub fn diff(old: &RunRecord, new: &RunRecord) -> Changes {
     out
 }
 
-fn p95(stats: Option<crate::latency::Stats>) -> String {
+fn p95(stats: Option<conformance_wire::latency::Stats>) -> String {
     stats.map_or("-".to_owned(), |s| format!("{} ms", s.p95_ms))
 }
 
-fn median(stats: Option<crate::latency::Stats>) -> String {
+fn median(stats: Option<conformance_wire::latency::Stats>) -> String {
     stats.map_or("-".to_owned(), |s| format!("{} ms", s.median_ms))
 }
 

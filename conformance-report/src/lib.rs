@@ -12,8 +12,3 @@ pub mod baseline;
 pub mod coverage;
 pub mod diff;
 pub mod report;
-
-/// The stages below, under the paths this crate's modules name them by.
-pub use conformance_model::{choices, input, level};
-pub use conformance_suite::{catalogue, checks, generate, needs, results, snapshot};
-pub use conformance_wire::{curl, description, latency, outcomes};

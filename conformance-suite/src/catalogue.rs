@@ -7,19 +7,19 @@
 //! `--only`/`--skip` select by id prefix or section, and `conformance list`
 //! prints this table (the README holds it too; a test keeps them in step).
 
-use crate::choices::ChoiceKey;
 use crate::context::RunContext;
-use crate::phase::Phase;
-use crate::target::{Op, Probe, Sent, Target};
+use conformance_model::choices::ChoiceKey;
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Op, Probe, Sent, Target};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use crate::exchange::Exchange;
 use crate::generate::Judged;
 use crate::needs::Need;
+use conformance_wire::exchange::Exchange;
 
-pub use crate::level::Level;
+pub use conformance_model::level::Level;
 
 pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
@@ -39,14 +39,14 @@ pub struct RunWide<'a> {
     pub checks: &'a [Check],
     pub outcomes: &'a [Outcome],
     /// Every answer of the run, each request once.
-    pub answers: &'a [crate::outcomes::Answer],
+    pub answers: &'a [conformance_wire::outcomes::Answer],
     /// Each operation's latency over the run.
-    pub latency: &'a [crate::latency::OperationLatency],
-    pub profile: &'a crate::profile::Profile,
+    pub latency: &'a [conformance_wire::latency::OperationLatency],
+    pub profile: &'a conformance_model::profile::Profile,
     pub strict: bool,
     /// The limit answers the run was given (a few of each kind), judged by
     /// no other check.
-    pub limited: &'a [crate::exchange::Exchange],
+    pub limited: &'a [conformance_wire::exchange::Exchange],
 }
 
 impl RunWide<'_> {
@@ -81,7 +81,7 @@ pub struct Run {
     choice: Option<ChoiceKey>,
     /// Where the profile declares what the check holds the server to (a
     /// latency budget): then a MUST of the profile.
-    declared: Option<fn(&crate::profile::Profile) -> bool>,
+    declared: Option<fn(&conformance_model::profile::Profile) -> bool>,
     /// The shared cases it reads (a run sends only the cases some
     /// selected check reads).
     judged: Judged,
@@ -121,7 +121,10 @@ impl Run {
 
     /// The check holds the server to what the profile declares where
     /// `declared` says it declares it: a MUST of the profile there.
-    pub fn must_where(mut self, declared: fn(&crate::profile::Profile) -> bool) -> Self {
+    pub fn must_where(
+        mut self,
+        declared: fn(&conformance_model::profile::Profile) -> bool,
+    ) -> Self {
         self.declared = Some(declared);
         self
     }
@@ -144,7 +147,7 @@ impl Run {
 
     /// The shared cases the check reads, where it will run against
     /// `profile` (a check skipped for an unmet need reads none).
-    pub fn generated_read(&self, profile: &crate::profile::Profile) -> Judged {
+    pub fn generated_read(&self, profile: &conformance_model::profile::Profile) -> Judged {
         match crate::needs::unmet(&self.needs, profile) {
             Some(_) => Judged::default(),
             None => self.judged.clone(),
@@ -277,7 +280,7 @@ impl Subject {
 impl Check {
     /// The check's level for `profile`: MUST where it judges a choice the
     /// profile declares, else its own.
-    pub fn level_for(&self, profile: &crate::profile::Profile) -> Level {
+    pub fn level_for(&self, profile: &conformance_model::profile::Profile) -> Level {
         if self
             .run
             .needs

@@ -1,7 +1,7 @@
 //! One run's shared state, owned by the runner: the target, the error
 //! probes several checks judge (sent once), and the generated cases (made
 //! once from the run's seed). The runner sends both phase by phase
-//! ([`crate::phase`]) before any check judges them; checks receive the
+//! ([`conformance_wire::phase`]) before any check judges them; checks receive the
 //! context; nothing in it outlives the run, and the target itself holds no
 //! check's state.
 
@@ -9,9 +9,9 @@ use std::ops::Deref;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::generate::{Generated, Generation, Judged};
-use crate::phase::Phase;
 use crate::probes::ErrorProbe;
-use crate::target::{Probe, Sent, Target};
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Probe, Sent, Target};
 
 /// The requests of the error probes, made from the target's profile, each
 /// with which probe it is.
@@ -62,7 +62,7 @@ impl RunContext {
 
     /// Holds the component named `name` alone until the guard is dropped:
     /// no other check's write to it lands between a write and the read of
-    /// what it wrote (a token it issued; [`crate::phase`]).
+    /// what it wrote (a token it issued; [`conformance_wire::phase`]).
     pub async fn alone(&self, name: &str) -> Option<tokio::sync::MutexGuard<'_, ()>> {
         let i = self
             .target

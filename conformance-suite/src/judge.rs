@@ -1,12 +1,12 @@
 //! What the checks' words mean, once: "accepted" (a 2xx), "refused" (the
-//! description's error answer, [`crate::envelope`]), "a 417 in the 7.2
+//! description's error answer, [`conformance_wire::envelope`]), "a 417 in the 7.2
 //! shape", "the status the server chose". Declared checks
 //! ([`crate::case`]) and procedures ([`crate::checks`]) judge with these,
 //! and render their texts from the same constants.
 
 use crate::catalogue::Outcome;
-use crate::exchange::Exchange;
-use crate::target::Sent;
+use conformance_wire::exchange::Exchange;
+use conformance_wire::target::Sent;
 
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";
@@ -32,7 +32,7 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
     if raw.status != 417 {
         problems.push(format!("the status is {}, not 417", raw.status));
     }
-    problems.extend(crate::envelope::shape_417(raw.json().as_ref()));
+    problems.extend(conformance_wire::envelope::shape_417(raw.json().as_ref()));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -43,8 +43,8 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
 /// `Ok` when the answer's status is the chosen one.
 pub(crate) fn status_is(
     sent: &Sent,
-    want: &crate::choices::Chosen<u16>,
-    key: crate::choices::ChoiceKey,
+    want: &conformance_model::choices::Chosen<u16>,
+    key: conformance_model::choices::ChoiceKey,
 ) -> Result<(), String> {
     match sent.status() {
         Some(s) if s == want.value => Ok(()),
@@ -62,12 +62,12 @@ pub(crate) fn status_is(
 }
 
 /// `Ok` when the answer is a refusal of the description (see
-/// [`crate::envelope`]), else what is wrong.
+/// [`conformance_wire::envelope`]), else what is wrong.
 pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
     let Some(raw) = sent.raw() else {
         return Err(sent.summary());
     };
-    let problems = crate::envelope::refusal_problems(raw);
+    let problems = conformance_wire::envelope::refusal_problems(raw);
     if problems.is_empty() {
         Ok(())
     } else {

@@ -28,11 +28,3 @@ pub mod probes;
 pub mod results;
 pub mod runner;
 pub mod snapshot;
-
-/// The first stage, under the paths this crate's modules name it by.
-pub use conformance_model::{choices, expand, fields, input, level, profile, spelling};
-/// The second stage, likewise.
-pub use conformance_wire::{
-    carried, connect, curl, description, envelope, exchange, latency, outcomes, phase, request,
-    target, transport, volatile,
-};

@@ -4,8 +4,8 @@
 //! need's reason, when the profile cannot meet them, and `check-profile`
 //! says so before any request is sent, with what to add.
 
-use crate::profile::{Component, Profile};
-use crate::request::Op;
+use conformance_model::profile::{Component, Profile};
+use conformance_wire::request::Op;
 
 /// One thing a check needs from the profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -10,11 +10,11 @@
 
 use std::sync::Arc;
 
-use crate::carried;
-use crate::choices::{Choices, Shape, UnknownFields};
 use crate::runner::{RunError, RunOptions};
-use crate::target::{Op, Probe, Req, Sent, Target};
 use component_auth_bindings::types::ProjectEnv;
+use conformance_model::choices::{Choices, Shape, UnknownFields};
+use conformance_wire::carried;
+use conformance_wire::target::{Op, Probe, Req, Sent, Target};
 
 /// What the successful answers the probes got looked like: the bodies
 /// (JSON) of a valid Authorize and of the Auth Claims after it, with their
@@ -30,7 +30,7 @@ pub struct Samples {
 /// [`observe`] within `options.deadline`: when it passes, an error (exit
 /// 2) and nothing declared, as a block cut short would be a guess.
 pub async fn observe_within(
-    profile: crate::profile::Profile,
+    profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<Choices, RunError> {
     observe_within_samples(profile, options)
@@ -40,7 +40,7 @@ pub async fn observe_within(
 
 /// [`observe_within`], with the [`Samples`] of the successful answers.
 pub async fn observe_within_samples(
-    profile: crate::profile::Profile,
+    profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<(Choices, Samples), RunError> {
     let url = profile.base_url.clone();
@@ -70,7 +70,7 @@ const PACE_PROBES: usize = 400;
 /// what the server stated (`RateLimit-Policy`) or, where it stated none,
 /// the pace the run fell to: a run paced at it is not limited, or seldom.
 pub async fn pace(
-    profile: crate::profile::Profile,
+    profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<Option<f64>, RunError> {
     let mut limits = options.limits;
@@ -115,7 +115,7 @@ fn without_userinfo(url: &str) -> String {
 
 /// Asks the server what it chose. Choices it does not settle are `None`.
 pub async fn observe(
-    profile: crate::profile::Profile,
+    profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<Choices, RunError> {
     observe_all(profile, options)
@@ -125,12 +125,12 @@ pub async fn observe(
 
 /// [`observe`], with the [`Samples`] of the successful answers.
 async fn observe_all(
-    profile: crate::profile::Profile,
+    profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<(Choices, Samples), RunError> {
     let mut samples = Samples::default();
     // Start from ours: what the profile declares is what is being learnt.
-    let profile = crate::profile::Profile {
+    let profile = conformance_model::profile::Profile {
         choices: Choices::default(),
         ..profile
     };
@@ -150,7 +150,7 @@ async fn observe_all(
     // Target::valid reads the place from the profile: give it what was seen.
     let target = Arc::new(
         Target::new(
-            crate::profile::Profile {
+            conformance_model::profile::Profile {
                 choices: Choices {
                     model_uuid: seen.model_uuid.clone(),
                     ..Choices::default()
@@ -189,7 +189,7 @@ async fn observe_all(
         let body = s.raw()?.json()?;
         body.get("request_id")?
             .as_str()
-            .map(crate::profile::is_uuid)
+            .map(conformance_model::profile::is_uuid)
     });
     let codes: Vec<bool> = refusals
         .iter()
@@ -327,7 +327,7 @@ async fn observe_all(
             if s.status() == Some(417) {
                 let spec = matches!(
                     s.typed,
-                    Some(crate::target::Typed::Authorize(
+                    Some(conformance_wire::target::Typed::Authorize(
                         component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
                     ))
                 );
@@ -421,7 +421,7 @@ impl Size {
 /// sizes until one is refused, then halving to the byte. `None` where a
 /// size had no usable answer, or no refusal was answered (sizes that found
 /// no answer at all say nothing of what the server chose); the largest
-/// size tried taken: no limit ([`crate::choices::NO_BODY_LIMIT`]).
+/// size tried taken: no limit ([`conformance_model::choices::NO_BODY_LIMIT`]).
 async fn body_limit<F, Fut>(size: F) -> Option<(u64, Option<u16>)>
 where
     F: Fn(usize) -> Fut,
@@ -440,7 +440,7 @@ where
         }
     }
     let Some((mut over, mut status)) = refused else {
-        return (taken > 0).then_some((crate::choices::NO_BODY_LIMIT, None));
+        return (taken > 0).then_some((conformance_model::choices::NO_BODY_LIMIT, None));
     };
     while over - taken > 1 {
         let mid = taken + (over - taken) / 2;
@@ -486,10 +486,10 @@ async fn answers_http(t: &Target) -> Result<(), RunError> {
 fn in_spec_shape(s: &Sent) -> bool {
     use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse};
     match &s.typed {
-        Some(crate::target::Typed::Claims(AuthClaimsResponse::Ok(d))) => {
+        Some(conformance_wire::target::Typed::Claims(AuthClaimsResponse::Ok(d))) => {
             d.headers.x_project_uuid.is_some()
         }
-        Some(crate::target::Typed::Authorize(AuthorizeResponse::Ok(d))) => {
+        Some(conformance_wire::target::Typed::Authorize(AuthorizeResponse::Ok(d))) => {
             d.headers.x_project_uuid.is_some()
         }
         _ => false,

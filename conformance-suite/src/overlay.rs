@@ -13,8 +13,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::choices::{Choices, ModelUuidAt, Shape};
 use crate::observe::Samples;
+use conformance_model::choices::{Choices, ModelUuidAt, Shape};
 
 /// The path both operations share in `spec/openapi.yaml`.
 const PATH: &str = "/component/{ref}/auth";

@@ -2,7 +2,7 @@
 //! envelopes, choices), and the values a check sends where something must
 //! be wrong.
 
-use crate::target::{Op, Probe, Target};
+use conformance_wire::target::{Op, Probe, Target};
 
 /// The error probes, in words: what [`probe_requests`] sends.
 pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";

@@ -91,7 +91,7 @@ pub struct CheckResult {
     pub note: Option<String>,
     /// How long the check's own requests took (differs run to run).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub latency: Option<crate::latency::Stats>,
+    pub latency: Option<conformance_wire::latency::Stats>,
     /// Where the result stands when it is about a file of the user's rather
     /// than a check of the catalogue (a baseline's entry): file and line.
     /// Not in the JSON, whose `sends` says it in words.
@@ -201,7 +201,7 @@ impl CheckResult {
 #[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
 pub struct Pace {
     /// Authorize requests that put the components in a known state before
-    /// the checks (see `crate::phase`).
+    /// the checks (see `conformance_wire::phase`).
     pub settled: usize,
     /// Per-request time-out (connect to last byte).
     pub timeout_ms: u128,
@@ -280,10 +280,10 @@ pub struct RunResults {
     /// Each selected check's result, then each snapshot assertion's.
     pub results: Vec<CheckResult>,
     /// Median, p95 and max of each operation over every request of the run.
-    pub latency: Vec<crate::latency::OperationLatency>,
+    pub latency: Vec<conformance_wire::latency::OperationLatency>,
     /// Each documented outcome of each operation, and how often the run
-    /// saw it ([`crate::outcomes`]).
-    pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
+    /// saw it ([`conformance_wire::outcomes`]).
+    pub outcomes: Vec<conformance_wire::outcomes::OutcomeSeen>,
     /// What the user may do about the failures, where the run can tell.
     pub hints: Vec<String>,
     /// The choices the profile does not declare that this run saw the

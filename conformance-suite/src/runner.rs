@@ -10,16 +10,16 @@ use component_auth_bindings::types::ProjectEnv;
 
 use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
 use crate::checks::catalogue;
-use crate::choices::{ChoiceKey, Shape, UnknownFields};
-use crate::connect::Connect;
 use crate::context::RunContext;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
-use crate::phase::Phase;
-use crate::profile::Profile;
 use crate::results::{CheckResult, Pace, RunResults, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
-use crate::target::{Limits, Op, Probe, Sent, Target, describe_error};
+use conformance_model::choices::{ChoiceKey, Shape, UnknownFields};
+use conformance_model::profile::Profile;
+use conformance_wire::connect::Connect;
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Limits, Op, Probe, Sent, Target, describe_error};
 
 /// What to run and how.
 #[derive(Clone, Debug, Default)]
@@ -107,7 +107,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     // does), sends it there, and says so.
     if !target.profile.choices.declares(ChoiceKey::ModelUuid) {
         if let Some((at, _)) = target.model_uuid_place().await {
-            if at != crate::choices::ModelUuidAt::default() {
+            if at != conformance_model::choices::ModelUuidAt::default() {
                 let mut profile = target.profile.clone();
                 profile.choices.observed_model_uuid = Some(at);
                 target = Arc::new(
@@ -117,7 +117,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
             }
         }
     }
-    // Every component in a known state before any read (see crate::phase).
+    // Every component in a known state before any read (see conformance_wire::phase).
     let settled = target.settle().await;
     target.learn_volatile().await;
 
@@ -187,7 +187,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
                 &o.verdict,
                 options.strict,
             );
-            r.latency = crate::latency::of_exchanges(&o.exchanges);
+            r.latency = conformance_wire::latency::of_exchanges(&o.exchanges);
             if r.note.is_none() {
                 r.note = o.note.clone();
             }
@@ -234,7 +234,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         learnt_rate: throttled.learnt_rate,
     };
     let took = started.elapsed();
-    let outcomes_seen = crate::outcomes::coverage(&answers, &target.profile.choices);
+    let outcomes_seen = conformance_wire::outcomes::coverage(&answers, &target.profile.choices);
     let hints = hints(&checks, &results, &target.profile);
     let undeclared = undeclared(&checks, &outcomes, &results, &target.profile);
     Ok(RunResults {
@@ -258,7 +258,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
 fn not_judged_when_limited(
     checks: &[Check],
     outcomes: &mut [Outcome],
-    throttled: crate::target::Throttled,
+    throttled: conformance_wire::target::Throttled,
     rate: Option<f64>,
 ) {
     for (c, o) in checks.iter().zip(outcomes.iter_mut()) {
@@ -301,9 +301,9 @@ fn suggested_rate(learnt: f64) -> f64 {
 
 /// What run-wide checks judge besides the other checks' outcomes.
 struct RunWideInput<'a> {
-    answers: &'a [crate::outcomes::Answer],
-    latency: &'a [crate::latency::OperationLatency],
-    limited: &'a [crate::exchange::Exchange],
+    answers: &'a [conformance_wire::outcomes::Answer],
+    latency: &'a [conformance_wire::latency::OperationLatency],
+    limited: &'a [conformance_wire::exchange::Exchange],
 }
 
 /// The run-wide checks' verdicts, over every other check's outcome (each
@@ -342,7 +342,7 @@ fn judge_run_wide(
 }
 
 /// Where each selected check stands while the run goes through its phases
-/// ([`crate::phase`]): its planned requests and their answers so far, or
+/// ([`conformance_wire::phase`]): its planned requests and their answers so far, or
 /// its outcome once known.
 struct Schedule {
     checks: Vec<Check>,

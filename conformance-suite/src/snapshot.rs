@@ -30,7 +30,7 @@ use std::sync::{Mutex, OnceLock};
 use serde::Serialize;
 
 use crate::catalogue::Level;
-use crate::exchange::Exchange;
+use conformance_wire::exchange::Exchange;
 
 /// What happens to a snapshot that is missing or differs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 //! expression over it (`"${CLIENT_SECRET}x"`), so that a reproduction never
 //! shows a secret, not even most of one.
 
-use crate::profile::Profile;
 use crate::request::Req;
+use conformance_model::profile::Profile;
 
 /// A secret of the profile and the variable that stands for it.
 #[derive(Clone, Debug)]
@@ -59,7 +59,7 @@ pub fn variable(profile: &Profile, value: &str, fallback: &str) -> String {
     secret_variable(profile, value).unwrap_or_else(|| fallback.to_owned())
 }
 
-pub use crate::profile::shell_name;
+pub use conformance_model::profile::shell_name;
 
 /// A variable a reproduction reads that the profile does not take from the
 /// environment: the report prints `export VARIABLE=...` and where the value

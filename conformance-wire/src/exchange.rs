@@ -337,7 +337,7 @@ impl ResponseRecord {
             // Its presence and form are the interface's; its value is the
             // deployment's (a test server may make one at each start).
             // `errors/project-uuid-*` judge that it is a uuid and stable.
-            if name_str == "x-project-uuid" && crate::profile::is_uuid(&text) {
+            if name_str == "x-project-uuid" && conformance_model::profile::is_uuid(&text) {
                 text = "[uuid]".to_owned();
             }
             headers

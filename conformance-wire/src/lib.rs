@@ -25,6 +25,3 @@ pub mod request;
 pub mod target;
 pub mod transport;
 pub mod volatile;
-
-/// The first stage, under the paths this crate's modules name it by.
-pub use conformance_model::{choices, expand, fields, input, level, profile, spelling};

@@ -20,10 +20,10 @@ use std::sync::Mutex;
 use component_auth_bindings::RawResponse;
 use serde::{Deserialize, Serialize};
 
-use crate::choices::{Choices, Chosen};
 use crate::envelope::{is_json_media_type, shape_400, shape_417};
 use crate::latency::operation_key;
 use crate::request::Op;
+use conformance_model::choices::{Choices, Chosen};
 
 /// What one answer showed, as far as the outcomes go.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,8 +7,8 @@ use component_auth_bindings::{
     AuthClaimsResponse, AuthorizeResponse, Error, Prepared, RawResponse,
 };
 
-use crate::choices::ModelUuidAt;
 use crate::exchange::Exchange;
+use conformance_model::choices::ModelUuidAt;
 
 /// The two operations of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,16 +14,16 @@ use component_auth_bindings::{
 
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
-use crate::choices::ModelUuidAt;
 use crate::connect::Connect;
 use crate::exchange::{Exchange, Recording, RequestRecord, ResponseRecord, Scrubber};
-use crate::profile::{Component, Profile};
 pub use crate::request::{BodyField, Case, Op, Probe, Req, Sent, Typed};
 pub use crate::transport::Throttled;
 pub use crate::transport::{Limits, MAX_RETRY_AFTER, describe_error};
 use crate::transport::{
     Throttle, is_loopback, limit_answer, rate_limit_reset, stated_rate, waits_too_long,
 };
+use conformance_model::choices::ModelUuidAt;
+use conformance_model::profile::{Component, Profile};
 
 /// The server under test.
 #[derive(Debug)]
@@ -124,7 +124,7 @@ impl Target {
             .headers
             .keys()
             .map(|name| {
-                let var = crate::profile::shell_name(&format!("header_{name}"));
+                let var = conformance_model::profile::shell_name(&format!("header_{name}"));
                 format!(" -H '{name}: '\"${{{var}}}\"")
             })
             .collect();

@@ -306,7 +306,7 @@ impl ComponentAnswer {
     /// variables for `init`'s own requests.
     pub fn protect(&mut self) -> Vec<Protected> {
         let mut out = Vec::new();
-        let prefix = crate::profile::shell_name(&self.tag);
+        let prefix = conformance_model::profile::shell_name(&self.tag);
         let Some(body) = self.valid_body.as_mut() else {
             return out;
         };
@@ -320,7 +320,7 @@ impl ComponentAnswer {
                 serde_json::Value::Null => continue,
                 other => (other.to_string(), true),
             };
-            let mut variable = format!("{prefix}_{}", crate::profile::shell_name(key));
+            let mut variable = format!("{prefix}_{}", conformance_model::profile::shell_name(key));
             if !is_var_name(&variable) || reserved(&variable).is_some() {
                 variable = format!("SECRET_{variable}");
             }
@@ -920,9 +920,12 @@ mod tests {
             "BASE_URL" => Some("http://127.0.0.1:8080".to_owned()),
             _ => Some(format!("value-of-{name}")),
         };
-        let profile =
-            crate::profile::Profile::from_yaml_str(&answers.profile_yaml(), "p.yaml", &env)
-                .unwrap();
+        let profile = conformance_model::profile::Profile::from_yaml_str(
+            &answers.profile_yaml(),
+            "p.yaml",
+            &env,
+        )
+        .unwrap();
         assert_eq!(profile.client_secret.expose(), "value-of-CLIENT_SECRET");
         assert_eq!(
             profile.components[0].auth_token.as_ref().unwrap().expose(),

@@ -9,18 +9,18 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use conformance::baseline::{Baseline, Date};
-use conformance::catalogue::Level;
-use conformance::catalogue::{markdown_table, plain_list};
-use conformance::checks::catalogue;
-use conformance::connect::{Connect, ConnectError};
-use conformance::generate::Generation;
-use conformance::profile::Profile;
-use conformance::report::{html, human, junit, sarif};
 use conformance::run;
-use conformance::runner::{Plan, RunOptions};
-use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
-use conformance::target::Limits;
+use conformance_model::profile::Profile;
+use conformance_report::baseline::{Baseline, Date};
+use conformance_report::report::{html, human, junit, sarif};
+use conformance_suite::catalogue::Level;
+use conformance_suite::catalogue::{markdown_table, plain_list};
+use conformance_suite::checks::catalogue;
+use conformance_suite::generate::Generation;
+use conformance_suite::runner::{Plan, RunOptions};
+use conformance_suite::snapshot::{SnapshotOptions, SnapshotUpdate};
+use conformance_wire::connect::{Connect, ConnectError};
+use conformance_wire::target::Limits;
 
 /// The shipped profile of the reference server's default fixture.
 const SHIPPED_PROFILE: &str = include_str!("../profiles/reference.yaml");
@@ -419,7 +419,7 @@ fn main() -> ExitCode {
             };
         }
         Some(Command::Coverage { markdown }) => {
-            let coverage = conformance::coverage::Coverage::of_description();
+            let coverage = conformance_report::coverage::Coverage::of_description();
             print!(
                 "{}",
                 if markdown {
@@ -437,10 +437,10 @@ fn main() -> ExitCode {
     if !cli.run.no_snapshots {
         let update = SnapshotUpdate::from_flags(cli.run.accept, SnapshotUpdate::ci_from_env());
         // SAFETY: no other thread has started: the runtime is built below.
-        if let Err(e) = unsafe { conformance::snapshot::configure(update) } {
+        if let Err(e) = unsafe { conformance_suite::snapshot::configure(update) } {
             return fail(&e.to_string());
         }
-        conformance::snapshot::quiet_snapshot_panics();
+        conformance_suite::snapshot::quiet_snapshot_panics();
     }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -457,7 +457,10 @@ fn main() -> ExitCode {
 
 fn fail(message: &str) -> ExitCode {
     // A message may hold a crafted id or value: escaped for the terminal.
-    eprintln!("error: {}", conformance::report::escape::terminal(message));
+    eprintln!(
+        "error: {}",
+        conformance_report::report::escape::terminal(message)
+    );
     ExitCode::from(2)
 }
 
@@ -551,7 +554,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         .profile
         .as_deref()
         .map(|path| ci_verdict(path, &profile, args.accept, args.no_snapshots));
-    let definitions = conformance::curl::definitions(&profile, &profile_name);
+    let definitions = conformance_wire::curl::definitions(&profile, &profile_name);
     let result = run(profile, &options).await;
     let embedded = server.is_some();
     if let Some(server) = server {
@@ -566,11 +569,11 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         report.target = format!("the embedded reference server, {}", report.target);
     }
     if let Some(baseline) = &baseline {
-        conformance::baseline::apply(&mut report, baseline, Date::today());
+        conformance_report::baseline::apply(&mut report, baseline, Date::today());
     }
     report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
-        let text = conformance::baseline::write(&report, baseline.as_ref());
+        let text = conformance_report::baseline::write(&report, baseline.as_ref());
         if let Err(e) = std::fs::write(path, text) {
             return fail(&format!(
                 "cannot write the baseline {}: {e}",
@@ -657,12 +660,12 @@ fn ci_verdict(
 
 /// `diff`: what changed between two JSON reports.
 fn diff(old: &Path, new: &Path, markdown: bool) -> ExitCode {
-    let read = |path: &Path| conformance::diff::RunRecord::from_path(path);
+    let read = |path: &Path| conformance_report::diff::RunRecord::from_path(path);
     let (old_run, new_run) = match (read(old), read(new)) {
         (Ok(o), Ok(n)) => (o, n),
         (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
     };
-    let changes = conformance::diff::diff(&old_run, &new_run);
+    let changes = conformance_report::diff::diff(&old_run, &new_run);
     print!(
         "{}",
         if markdown {
@@ -708,9 +711,9 @@ async fn print_choices(
             .as_ref()
             .is_some_and(|a| a.second_model.is_some())
     });
-    let seen = conformance::observe::observe_within_samples(profile.clone(), &options).await;
+    let seen = conformance_suite::observe::observe_within_samples(profile.clone(), &options).await;
     let pace = match &seen {
-        Ok(_) => conformance::observe::pace(profile, &options).await,
+        Ok(_) => conformance_suite::observe::pace(profile, &options).await,
         Err(_) => Ok(None),
     };
     if let Some(server) = server {
@@ -719,7 +722,7 @@ async fn print_choices(
     match (seen, pace) {
         (Ok((choices, samples)), Ok(pace)) => {
             if let Some(file) = &overlay {
-                let document = conformance::overlay::overlay(&choices, &samples);
+                let document = conformance_suite::overlay::overlay(&choices, &samples);
                 let text = match serde_yaml::to_string(&document) {
                     Ok(text) => text,
                     Err(e) => return fail(&format!("cannot write the overlay: {e}")),
@@ -889,7 +892,7 @@ fn plan_text(
     if plan.runnable.is_empty() && plan.skipped.is_empty() {
         return Err("--only/--skip selected no check (see `conformance list`)".to_owned());
     }
-    let must = |c: &&conformance::catalogue::Check| c.level_for(profile) == Level::Must;
+    let must = |c: &&conformance_suite::catalogue::Check| c.level_for(profile) == Level::Must;
     let skipped_must = plan.skipped.iter().map(|(c, _)| c).filter(must).count();
     let mut out = String::new();
     let _ = writeln!(out, "Profile {}: {profile}", file.display());
@@ -1193,9 +1196,12 @@ fn init(args: InitArgs) -> ExitCode {
             connect,
             ..RunOptions::default()
         };
-        let seen = runtime.block_on(conformance::observe::observe(profile.clone(), &options));
+        let seen = runtime.block_on(conformance_suite::observe::observe(
+            profile.clone(),
+            &options,
+        ));
         let pace = runtime
-            .block_on(conformance::observe::pace(profile, &options))
+            .block_on(conformance_suite::observe::pace(profile, &options))
             .ok()
             .flatten();
         match seen {

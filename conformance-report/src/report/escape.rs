@@ -150,10 +150,10 @@ mod tests {
 mod outputs {
     use std::time::Duration;
 
-    use crate::catalogue::{Level, Verdict};
-    use crate::checks::catalogue;
-    use crate::generate::Generation;
     use crate::report::{CheckResult, Report};
+    use conformance_suite::catalogue::{Level, Verdict};
+    use conformance_suite::checks::catalogue;
+    use conformance_suite::generate::Generation;
 
     const NASTY: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{9d}0;x\u{9c}\u{202e}cba\u{7f}\u{0}\u{fffe}\u{ffff}\u{1}<script>";
 

@@ -363,9 +363,9 @@ fn check(out: &mut String, r: &CheckResult) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::Verdict;
-    use crate::checks::catalogue;
-    use crate::generate::Generation;
+    use conformance_suite::catalogue::Verdict;
+    use conformance_suite::checks::catalogue;
+    use conformance_suite::generate::Generation;
     use std::time::Duration;
 
     #[test]

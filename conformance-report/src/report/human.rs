@@ -122,7 +122,7 @@ pub fn render(report: &Report, style: Style) -> String {
             out.push_str(&format!("  {}\n", terminal_line(line)));
         }
     }
-    let unseen = crate::outcomes::unseen_lines(&report.outcomes);
+    let unseen = conformance_wire::outcomes::unseen_lines(&report.outcomes);
     if !unseen.is_empty() {
         out.push_str(&format!(
             "Documented outcomes this run never triggered ({}):\n",

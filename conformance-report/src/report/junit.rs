@@ -4,8 +4,8 @@
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-use crate::catalogue::SECTIONS;
 use crate::report::{Report, Status, is_snapshot};
+use conformance_suite::catalogue::SECTIONS;
 
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
     let mut junit = quick_junit::Report::new("conformance");

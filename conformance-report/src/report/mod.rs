@@ -4,16 +4,18 @@
 //! self-contained HTML page ([`html`]). The counts and the exit code are
 //! read from the statuses the suite gave (and a baseline marked known).
 
-use crate::generate::Generation;
+use conformance_suite::generate::Generation;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::catalogue::Level;
+use conformance_suite::catalogue::Level;
 
 /// The suite's results, which a report shows (re-exported where reports
 /// have always named them).
-pub use crate::results::{CheckResult, Kind, Pace, RunResults, SNAPSHOT_REQUIREMENT, Status};
+pub use conformance_suite::results::{
+    CheckResult, Kind, Pace, RunResults, SNAPSHOT_REQUIREMENT, Status,
+};
 
 pub mod escape;
 pub mod html;
@@ -173,11 +175,11 @@ pub struct Report {
     /// Median, p95 and max of each operation over every request of the run
     /// (differs run to run; never in a snapshot).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub latency: Vec<crate::latency::OperationLatency>,
+    pub latency: Vec<conformance_wire::latency::OperationLatency>,
     /// Each documented outcome of each operation, and how often the run
-    /// saw it ([`crate::outcomes`]).
+    /// saw it ([`conformance_wire::outcomes`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub outcomes: Vec<crate::outcomes::OutcomeSeen>,
+    pub outcomes: Vec<conformance_wire::outcomes::OutcomeSeen>,
     pub results: Vec<CheckResult>,
     /// What the user may do about the failures, where the run can tell
     /// (a choice the profile left undeclared that they may come from).
@@ -192,7 +194,7 @@ pub struct Report {
     /// does not take from the environment: each to `export` before pasting
     /// one, with where its value is (never the value).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub reproduction_variables: Vec<crate::curl::Definition>,
+    pub reproduction_variables: Vec<conformance_wire::curl::Definition>,
 }
 
 impl Report {
@@ -239,7 +241,10 @@ impl Report {
 
     /// Keeps of `definitions` those a reproduction in this report reads
     /// (`${VARIABLE}`), for the report to print how to define them.
-    pub fn define_reproduction_variables(&mut self, definitions: Vec<crate::curl::Definition>) {
+    pub fn define_reproduction_variables(
+        &mut self,
+        definitions: Vec<conformance_wire::curl::Definition>,
+    ) {
         let texts: Vec<&str> = self
             .results
             .iter()
@@ -324,7 +329,10 @@ impl Report {
     /// section it does not list, in the order first met), each group in
     /// catalogue order: how every rendering lays a report out.
     pub fn by_section(&self) -> Vec<(&str, Vec<&CheckResult>)> {
-        let mut order: Vec<&str> = crate::catalogue::SECTIONS.iter().map(|(s, _)| *s).collect();
+        let mut order: Vec<&str> = conformance_suite::catalogue::SECTIONS
+            .iter()
+            .map(|(s, _)| *s)
+            .collect();
         for r in &self.results {
             if !order.contains(&r.section.as_str()) {
                 order.push(&r.section);
@@ -352,8 +360,8 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::Verdict;
-    use crate::checks::catalogue;
+    use conformance_suite::catalogue::Verdict;
+    use conformance_suite::checks::catalogue;
 
     #[test]
     fn should_failures_gate_only_when_strict() {
@@ -408,7 +416,7 @@ mod tests {
         assert_eq!(ids.len(), all.len(), "duplicate check ids");
         for c in &all {
             assert!(
-                crate::catalogue::SECTIONS
+                conformance_suite::catalogue::SECTIONS
                     .iter()
                     .any(|(s, _)| *s == c.section),
                 "{}: unknown section",

@@ -18,13 +18,13 @@
 
 use serde_json::{Value, json};
 
-use crate::catalogue::Check;
-use crate::checks::catalogue;
-use crate::choices::ChoiceKey;
-use crate::description;
 use crate::report::{CheckResult, Kind, Report, Status};
+use conformance_model::choices::ChoiceKey;
+use conformance_suite::catalogue::Check;
+use conformance_suite::checks::catalogue;
+use conformance_wire::description;
 
-use crate::description::{OPENAPI, OPENAPI_PATH};
+use conformance_wire::description::{OPENAPI, OPENAPI_PATH};
 const OPERATIONS_PATH: &str = "/component/{ref}/auth";
 
 /// The node of `spec/openapi.yaml` that states choice `key`.
@@ -123,7 +123,7 @@ pub fn render(report: &Report) -> String {
                         "§{} {} \"{}\"\nSends: {}\nExpects: {}",
                         r.section, r.level.as_str(), r.requirement, r.sends, r.expects
                     )},
-                    "defaultConfiguration": {"level": if r.level == crate::catalogue::Level::Must { "error" } else { "warning" }},
+                    "defaultConfiguration": {"level": if r.level == conformance_suite::catalogue::Level::Must { "error" } else { "warning" }},
                     "properties": {"tags": ["conformance", r.level.as_str(), format!("§{}", r.section)]},
                 }));
                 rules.len() - 1
@@ -197,14 +197,14 @@ pub fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::catalogue::{Level, Verdict};
-    use crate::generate::Generation;
+    use conformance_suite::catalogue::{Level, Verdict};
+    use conformance_suite::generate::Generation;
     use std::time::Duration;
 
     #[test]
     fn every_choice_has_its_own_node() {
         let lines = yaml_location::Lines::of(OPENAPI);
-        for key in crate::choices::ChoiceKey::ALL {
+        for key in conformance_model::choices::ChoiceKey::ALL {
             let path = choice_node(key);
             let line = lines.line(&path).expect("a line");
             let at = lines.path_at(line).unwrap_or_default();

@@ -20,13 +20,13 @@
 
 mod run;
 
-use crate::choices::{ChoiceKey, Choices, Chosen};
 use crate::generate::Family;
 use crate::needs::Need;
 use crate::probes::ErrorProbe;
-use crate::profile::Component;
-pub use crate::spelling::flip_case;
-use crate::target::{Case as HeaderCase, Op, Sent};
+use conformance_model::choices::{ChoiceKey, Choices, Chosen};
+use conformance_model::profile::Component;
+pub use conformance_model::spelling::flip_case;
+use conformance_wire::target::{Case as HeaderCase, Op, Sent};
 
 /// Which components a case's requests go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -447,7 +447,7 @@ pub type JudgeAll = fn(&[Answer<'_>], &Choices) -> Found;
 pub enum Expect {
     /// A 2xx.
     Accepted,
-    /// A refusal of the description ([`crate::envelope::REFUSED`]).
+    /// A refusal of the description ([`conformance_wire::envelope::REFUSED`]).
     Refused,
     /// A 417 in the 7.2 shape.
     ValidationFailed,
@@ -501,12 +501,12 @@ impl Expect {
     pub fn describe(&self) -> String {
         match self {
             Expect::Accepted => crate::judge::ACCEPTED.to_owned(),
-            Expect::Refused => crate::envelope::REFUSED.to_owned(),
+            Expect::Refused => conformance_wire::envelope::REFUSED.to_owned(),
             Expect::ValidationFailed => crate::judge::IS_417.to_owned(),
             Expect::AcceptedUnlessChanged => format!(
                 "the valid requests: {}; the others: {}",
                 crate::judge::ACCEPTED,
-                crate::envelope::REFUSED
+                conformance_wire::envelope::REFUSED
             ),
             Expect::Chosen {
                 key,
@@ -527,7 +527,7 @@ impl Expect {
             | Expect::When { text, .. }
             | Expect::Together { text, .. } => text
                 .replace("{accepted}", crate::judge::ACCEPTED)
-                .replace("{refused}", crate::envelope::REFUSED),
+                .replace("{refused}", conformance_wire::envelope::REFUSED),
         }
     }
 
@@ -588,7 +588,7 @@ pub struct Case {
 mod tests {
     use super::run::label;
     use super::*;
-    use crate::profile::Profile;
+    use conformance_model::profile::Profile;
 
     fn profile() -> Profile {
         let text = "\

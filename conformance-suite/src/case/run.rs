@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use super::{Answer, Case, Change, Expect, Found, Label, Requests, Sends, To, flip_case};
 use crate::catalogue::{Outcome, Run};
-use crate::choices::Choices;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged};
-use crate::phase::Phase;
-use crate::profile::Component;
-use crate::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
+use conformance_model::choices::Choices;
+use conformance_model::profile::Component;
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
 
 impl Case {
     /// The check's run: declared requests are planned (the runner sends
@@ -245,7 +245,7 @@ fn answers<'a>(sent: &'a [Sent], about: &[(&'a Component, Change)]) -> Vec<Answe
         .collect()
 }
 
-fn outcome(found: Found, exchanges: Vec<crate::exchange::Exchange>) -> Outcome {
+fn outcome(found: Found, exchanges: Vec<conformance_wire::exchange::Exchange>) -> Outcome {
     match found {
         Found::Failures(failures) => Outcome::from_failures(failures, exchanges),
         Found::NotApplicable(why) => Outcome::not_applicable(why, exchanges),
@@ -304,7 +304,7 @@ impl Change {
                 t.valid_with_ref(op, c, &reference)
             }
             Change::PercentEncodedName => {
-                reference = crate::spelling::percent_encoded(&c.name);
+                reference = conformance_model::spelling::percent_encoded(&c.name);
                 valid().map(|r| r.with_encoded_ref(&reference))
             }
             Change::Body(b) => valid().map(|r| r.raw_body(b.as_bytes().to_vec())),
@@ -324,7 +324,8 @@ impl Change {
             }
             // No limit declared: nothing is over it.
             Change::BodyOverLimit
-                if t.profile.choices.body_limit().value == crate::choices::NO_BODY_LIMIT =>
+                if t.profile.choices.body_limit().value
+                    == conformance_model::choices::NO_BODY_LIMIT =>
             {
                 return None;
             }

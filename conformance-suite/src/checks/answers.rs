@@ -12,8 +12,8 @@
 //! the rule.
 
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
-use crate::exchange::Exchange;
 use crate::judge::reproduce;
+use conformance_wire::exchange::Exchange;
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -185,7 +185,7 @@ pub(crate) fn problems(ex: &Exchange) -> Vec<String> {
     };
     let mut p = Vec::new();
     let ct = r.headers.get("content-type").map_or("", String::as_str);
-    if !crate::envelope::is_json_media_type(ct) {
+    if !conformance_wire::envelope::is_json_media_type(ct) {
         p.push(if ct.is_empty() {
             "no Content-Type".to_owned()
         } else {

@@ -5,7 +5,7 @@
 use crate::case::{CaseCheck, Change, Expect, Sends, To};
 use crate::catalogue::{Check, Level, Subject};
 use crate::checks::WRONG_TOKEN;
-use crate::target::Op;
+use conformance_wire::target::Op;
 
 const QUOTE: &str =
     "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.";

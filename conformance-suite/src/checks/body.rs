@@ -5,9 +5,9 @@
 use crate::case::{Answer, CaseCheck, Change, Expect, Judge, Sends, To};
 use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{accepted, is_417, refused};
-use crate::choices::ChoiceKey;
-use crate::choices::Choices;
-use crate::target::Op;
+use conformance_model::choices::ChoiceKey;
+use conformance_model::choices::Choices;
+use conformance_wire::target::Op;
 
 const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
 const RULE_417: &str =
@@ -47,7 +47,7 @@ fn get_refused(c: &Choices) -> Judge {
     }
 }
 
-fn served_or_refused(sent: &crate::target::Sent) -> Result<(), String> {
+fn served_or_refused(sent: &conformance_wire::target::Sent) -> Result<(), String> {
     accepted(sent).or_else(|_| refused(sent))
 }
 

@@ -10,9 +10,9 @@
 use std::time::Duration;
 
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
-use crate::latency::operation_key;
-use crate::profile::Profile;
-use crate::request::Op;
+use conformance_model::profile::Profile;
+use conformance_wire::latency::operation_key;
+use conformance_wire::request::Op;
 
 const QUOTE: &str = "the profile's latency budget (`budgets:`): the description sets no speed";
 
@@ -85,7 +85,7 @@ fn millis(d: Duration) -> String {
 mod tests {
     use super::*;
     use crate::catalogue::Verdict;
-    use crate::latency::{OperationLatency, Stats};
+    use conformance_wire::latency::{OperationLatency, Stats};
 
     fn profile(budgets: &str) -> Profile {
         let text = format!(

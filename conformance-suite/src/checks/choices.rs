@@ -8,17 +8,17 @@
 //! declarations too, but `choices/issued-token`: its second request
 //! carries the token the first was answered with, so it is a procedure.
 
-use crate::choices::ChoiceKey;
 use crate::context::RunContext;
+use conformance_model::choices::ChoiceKey;
 use std::sync::Arc;
 
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends, To};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
-use crate::choices::{Choices, Chosen, Shape};
 use crate::needs::Need;
-use crate::phase::Phase;
+use conformance_model::choices::{Choices, Chosen, Shape};
+use conformance_wire::phase::Phase;
 
 use crate::checks::{
     UNKNOWN_REF, UNKNOWN_UUID, WRONG_SECRET, WRONG_TOKEN, accepted, judge_all, refused,
@@ -26,8 +26,8 @@ use crate::checks::{
 use component_auth_bindings::variants;
 
 use crate::probes::ErrorProbe;
-use crate::profile::is_uuid;
-use crate::target::{Op, Probe, Typed};
+use conformance_model::profile::is_uuid;
+use conformance_wire::target::{Op, Probe, Typed};
 
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
@@ -137,7 +137,7 @@ const STATUS_CHOICES: &[StatusChoice] = &[
         change: Change::BodyOverLimit,
         chosen: Choices::body_too_large,
         unless: |c| {
-            (c.body_limit().value == crate::choices::NO_BODY_LIMIT)
+            (c.body_limit().value == conformance_model::choices::NO_BODY_LIMIT)
                 .then_some("the profile declares no body limit (`choices.body_limit: none`)")
         },
         fails_validation: false,
@@ -403,7 +403,7 @@ fn absent_env(answers: &[Answer<'_>], choices: &Choices) -> Found {
         let named = sent
             .raw()
             .and_then(|r| r.json())
-            .and_then(|b| crate::carried::environment(&b));
+            .and_then(|b| conformance_wire::carried::environment(&b));
         match named {
             None => {
                 return Found::NotApplicable(
@@ -440,7 +440,7 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
         .raw()
         .filter(|r| (200..300).contains(&r.status))
         .and_then(|r| r.json())
-        .and_then(|b| crate::carried::issued_token(&b));
+        .and_then(|b| conformance_wire::carried::issued_token(&b));
     let Some(token) = token else {
         let why = format!(
             "Authorize issued no token: {}{}",
@@ -469,7 +469,7 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
     let v = match second.raw() {
         Some(r) if (200..300).contains(&r.status) && !named => Ok(()),
         Some(r) if (200..300).contains(&r.status) => match r.json() {
-            Some(body) if crate::carried::holds_string(&body, &want) => Ok(()),
+            Some(body) if conformance_wire::carried::holds_string(&body, &want) => Ok(()),
             _ => Err(format!(
                 "the model `{want}` is not in the answer: {}",
                 second.summary()
@@ -608,11 +608,13 @@ fn validation_items(a: &Answer<'_>) -> Result<(), String> {
 /// so, with X-Project-Uuid (the 7.1 shape is the 400's only).
 fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
     match a.sent.raw() {
-        Some(r) if r.status == 405 && crate::envelope::error_problems(r).is_empty() => Ok(()),
+        Some(r) if r.status == 405 && conformance_wire::envelope::error_problems(r).is_empty() => {
+            Ok(())
+        }
         Some(r) if r.status == 405 => Err(format!(
             "{} ({})",
             a.sent.summary(),
-            crate::envelope::error_problems(r).join("; ")
+            conformance_wire::envelope::error_problems(r).join("; ")
         )),
         _ => Err(a.sent.summary()),
     }

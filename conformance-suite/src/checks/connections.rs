@@ -7,8 +7,8 @@
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Sends, Step};
 use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{WRONG_SECRET, refused};
-use crate::choices::Choices;
-use crate::target::Op;
+use conformance_model::choices::Choices;
+use conformance_wire::target::Op;
 
 const WITHOUT_CLIENT_ID: Change = Change::DropHeader("X-Client-Id");
 const WRONG: Change = Change::Header("X-Client-Secret", WRONG_SECRET);

@@ -11,10 +11,10 @@ use serde_json::Value;
 
 use crate::case::{Answer, CaseCheck, Expect, Found, JudgeAnswer, Sends};
 use crate::catalogue::{Check, Level, Subject};
-use crate::choices::Choices;
 use crate::needs::Need;
-use crate::profile::is_uuid;
-use crate::target::Sent;
+use conformance_model::choices::Choices;
+use conformance_model::profile::is_uuid;
+use conformance_wire::target::Sent;
 
 fn is_error(s: &Sent) -> bool {
     s.status().is_some_and(|st| (400..600).contains(&st))

@@ -1,5 +1,5 @@
 //! §2 and §7 rule 1 against the component's auth settings as its profile
-//! declares them (`fields:`, [`crate::fields`]): every generated body has a
+//! declares them (`fields:`, [`conformance_model::fields`]): every generated body has a
 //! verdict known in advance ([`crate::generate::oracle`]). A body that
 //! breaks a declared setting fails validation, so it is answered 417 in
 //! the 7.2 shape; one that keeps every setting does not fail validation,
@@ -16,11 +16,11 @@
 use std::sync::Arc;
 
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
-use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::generate::{Family, Judged, describe, listed, oracle};
 use crate::needs::Need;
-use crate::phase::Phase;
+use conformance_model::choices::ChoiceKey;
+use conformance_wire::phase::Phase;
 
 /// What the fields checks send.
 const SENDS: &str = "bodies generated from each declared component's `fields` and `valid_body` (every bound from both sides, in and out of `enum` and `pattern`, each other JSON type, null, a field left out or under another letter case, an unknown field added), several changes at once, drawn from --seed, --cases per component and operation (Auth Claims only where `choices.get_body_validated` is declared true); a failing body shrunk to a minimal one";

@@ -6,7 +6,7 @@
 use crate::case::{CaseCheck, Change, Expect, Label, Sends, To};
 use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{WRONG_CLIENT_ID, WRONG_SECRET};
-use crate::target::{Case, Op};
+use conformance_wire::target::{Case, Op};
 
 const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
 const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::catalogue::{Check, Outcome, Run, Subject};
 use crate::generate::{Judged, describe, invariants, listed};
-use crate::phase::Phase;
+use conformance_wire::phase::Phase;
 
 /// What every invariant check sends.
 const SENDS: &str = "every generated request: near misses of each credential, X-Project-Env and ref; odd refs; whole bodies that are not a JSON object of fields; JSON media type spellings; every single change of every field of each valid_body; and bodies of several changes drawn from --seed, --cases per component and operation";

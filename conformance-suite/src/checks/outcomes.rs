@@ -8,10 +8,10 @@
 //! Run-wide checks ([`RunWide`]): they judge every answer of the run.
 
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
-use crate::latency::operation_key;
-use crate::request::Op;
+use conformance_wire::latency::operation_key;
+use conformance_wire::request::Op;
 
-/// Each documented outcome: its id (as `crate::outcomes` names it), the
+/// Each documented outcome: its id (as `conformance_wire::outcomes` names it), the
 /// ids of its checks on Auth Claims and on Authorize, the section and the
 /// sentence that document it.
 const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
@@ -60,7 +60,7 @@ pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for (at, op) in Op::BOTH.into_iter().enumerate() {
         for &(id, checks, section, quote) in DOCUMENTED {
-            let outcome = crate::outcomes::described(id).unwrap_or(id);
+            let outcome = conformance_wire::outcomes::described(id).unwrap_or(id);
             out.push(Check {
                 id: checks[at],
                 level: Level::Must,
@@ -80,7 +80,7 @@ pub fn checks() -> Vec<Check> {
 }
 
 fn seen(run: &RunWide<'_>, op: Op, id: &str) -> Outcome {
-    let coverage = crate::outcomes::coverage(run.answers, &run.profile.choices);
+    let coverage = conformance_wire::outcomes::coverage(run.answers, &run.profile.choices);
     let Some(o) = coverage
         .iter()
         .find(|o| o.operation == operation_key(op) && o.id == id)
@@ -117,8 +117,8 @@ fn seen(run: &RunWide<'_>, op: Op, id: &str) -> Outcome {
 mod tests {
     use super::*;
     use crate::catalogue::Verdict;
-    use crate::outcomes::Answer;
-    use crate::profile::Profile;
+    use conformance_model::profile::Profile;
+    use conformance_wire::outcomes::Answer;
 
     fn profile(extra: &str) -> Profile {
         let text = format!(

@@ -2,7 +2,7 @@
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends, To};
 use crate::catalogue::{Check, Level, Subject};
-use crate::target::Op;
+use conformance_wire::target::Op;
 
 const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
 

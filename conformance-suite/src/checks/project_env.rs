@@ -3,7 +3,7 @@
 
 use crate::case::{CaseCheck, Change, Expect, Sends};
 use crate::catalogue::{Check, Level, Subject};
-use crate::target::Op;
+use conformance_wire::target::Op;
 
 const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
 

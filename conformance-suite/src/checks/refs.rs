@@ -5,8 +5,8 @@
 use crate::case::{Answer, By, CaseCheck, Change, Expect, Found, Label, Sends, To, per_component};
 use crate::catalogue::{Check, Level, Subject};
 use crate::checks::{UNKNOWN_REF, UNKNOWN_UUID, accepted, refused};
-use crate::choices::Choices;
-use crate::target::Op;
+use conformance_model::choices::Choices;
+use conformance_wire::target::Op;
 
 const QUOTE: &str =
     "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
@@ -172,7 +172,7 @@ fn letter_case(answers: &[Answer<'_>], _: &Choices) -> Found {
 /// Which parts of the answers are not all equal: the status, each header
 /// by name, the body; so that a difference the summaries do not show (a
 /// header) is still named.
-fn differing_parts(answers: &[&crate::exchange::ResponseRecord]) -> Vec<String> {
+fn differing_parts(answers: &[&conformance_wire::exchange::ResponseRecord]) -> Vec<String> {
     let Some((first, rest)) = answers.split_first() else {
         return vec!["what was answered".into()];
     };
@@ -205,7 +205,7 @@ fn differing_parts(answers: &[&crate::exchange::ResponseRecord]) -> Vec<String> 
 #[cfg(test)]
 mod tests {
     use super::differing_parts;
-    use crate::exchange::ResponseRecord;
+    use conformance_wire::exchange::ResponseRecord;
 
     fn answer(status: u16, uuid: &str, body: &str) -> ResponseRecord {
         ResponseRecord {

@@ -1,12 +1,12 @@
 //! §1 What the service does: responses are JSON, and Auth Claims returns
 //! the model that claimed the authentication.
 
-use crate::carried::holds_string;
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Label, Sends, To};
 use crate::catalogue::{Check, Level, Subject};
-use crate::choices::ChoiceKey;
-use crate::choices::Choices;
-use crate::target::Op;
+use conformance_model::choices::ChoiceKey;
+use conformance_model::choices::Choices;
+use conformance_wire::carried::holds_string;
+use conformance_wire::target::Op;
 
 pub fn checks() -> Vec<Check> {
     [

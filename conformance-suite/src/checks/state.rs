@@ -1,7 +1,7 @@
 //! §3 States and transitions: "not shown". A server may keep state: a
 //! successful Authorize may change what Auth Claims returns, as one that
 //! records claims does. The run is scheduled so that no other verdict
-//! depends on it ([`crate::phase`]); this check holds the server to it
+//! depends on it ([`conformance_wire::phase`]); this check holds the server to it
 //! where the profile says it does (`choices.authorize_claims`, which
 //! `conformance choices` observes): after Authorize succeeds, Auth Claims
 //! returns that model.
@@ -17,11 +17,11 @@ use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
-use crate::choices::ChoiceKey;
 use crate::context::RunContext;
 use crate::needs::Need;
-use crate::phase::Phase;
-use crate::target::{Op, Probe, Sent};
+use conformance_model::choices::ChoiceKey;
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Op, Probe, Sent};
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -106,7 +106,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                 sent.raw()
                     .filter(|_| ok)
                     .and_then(|r| r.json())
-                    .and_then(|b| crate::carried::issued_token(&b)),
+                    .and_then(|b| conformance_wire::carried::issued_token(&b)),
             );
             let verdict = match ok {
                 true => Ok(()),
@@ -133,7 +133,9 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                 let label = format!("Auth Claims {} in {env}", c.name);
                 let sent = t.send(Probe::new(label.clone(), req)).await;
                 let names = |b: &serde_json::Value, marks: &[String]| {
-                    marks.iter().any(|m| crate::carried::holds_string(b, m))
+                    marks
+                        .iter()
+                        .any(|m| conformance_wire::carried::holds_string(b, m))
                 };
                 let verdict = match sent.raw() {
                     Some(r) if (200..300).contains(&r.status) => match r.json() {
@@ -224,7 +226,9 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
             cases.push((label, first, Err(why)));
             continue;
         };
-        let token = body.as_ref().and_then(crate::carried::issued_token);
+        let token = body
+            .as_ref()
+            .and_then(conformance_wire::carried::issued_token);
         let (with, req) = match token {
             Some(token) => (
                 "with the issued token",
@@ -236,7 +240,7 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
         let second = t.send(Probe::new(label2.clone(), req)).await;
         let verdict = match second.raw() {
             Some(r) if (200..300).contains(&r.status) => match r.json() {
-                Some(b) if crate::carried::holds_string(&b, &model) => Ok(()),
+                Some(b) if conformance_wire::carried::holds_string(&b, &model) => Ok(()),
                 _ => Err(format!(
                     "the model `{model}` just authorized is not in the answer: {}{allowed}",
                     second.summary()

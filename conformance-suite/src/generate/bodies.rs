@@ -2,7 +2,7 @@
 //! at once (a field set to another value of its type or of another type,
 //! left out, its name in another letter case, an unknown field added),
 //! drawn by proptest from the run's seed. The property is the invariants;
-//! where the component declares its `fields` ([`crate::fields`]) it is also
+//! where the component declares its `fields` ([`conformance_model::fields`]) it is also
 //! the oracle: a body that breaks a declared setting fails validation (417
 //! in the 7.2 shape), one that keeps them all does not (no 417). A body
 //! that breaks either is shrunk by proptest to the fewest, simplest changes
@@ -22,9 +22,9 @@ use std::borrow::Cow;
 
 use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
-use crate::fields::{Field, FieldType, Fields as Declared};
-use crate::target::{Op, Probe, Target};
+use conformance_model::fields::{Field, FieldType, Fields as Declared};
 use conformance_model::limits::ENUM_VALUES_SENT;
+use conformance_wire::target::{Op, Probe, Target};
 
 /// A value as JSON text.
 pub type Lit = Cow<'static, str>;
@@ -199,14 +199,14 @@ impl Fields {
         let one_flipped = (0..chars.len()).map(|k| {
             let mut c = chars.clone();
             c[k..=k].iter_mut().for_each(|ch| {
-                *ch = crate::spelling::flip_case(&ch.to_string())
+                *ch = conformance_model::spelling::flip_case(&ch.to_string())
                     .chars()
                     .next()
                     .unwrap_or(*ch)
             });
             c.into_iter().collect::<String>()
         });
-        std::iter::once(crate::spelling::flip_case(name))
+        std::iter::once(conformance_model::spelling::flip_case(name))
             .chain(one_flipped)
             .find(|other| {
                 other != name
@@ -285,7 +285,7 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
             for v in sent_enum_values(f) {
                 out.push(v.to_string());
                 if let Some(s) = v.as_str() {
-                    out.push(text(&crate::spelling::flip_case(s)));
+                    out.push(text(&conformance_model::spelling::flip_case(s)));
                 }
             }
             out.push(text("conformance-not-listed"));
@@ -412,7 +412,7 @@ fn property(
     };
     // Every answer judged by the invariants, and by the oracle where the
     // component declares its fields.
-    let judge = |body: &str, sent: &crate::target::Sent| {
+    let judge = |body: &str, sent: &conformance_wire::target::Sent| {
         let mut broken = invariants::broken(Family::Fields, sent);
         if let Some(d) = declared {
             broken.extend(super::oracle::judge(d, op, body, sent, &t.profile.choices));

@@ -10,8 +10,8 @@ use serde_json::Value;
 use super::bodies::{Change, Fields, OTHER_TYPES, same_type};
 use super::curl::{self, Derived, Placeholder};
 use super::{Case, Family, Judged};
-use crate::profile::Component;
-use crate::target::{Op, Probe, Req, Target};
+use conformance_model::profile::Component;
+use conformance_wire::target::{Op, Probe, Req, Target};
 
 /// One request to send, before it is sent.
 struct Pending {
@@ -25,7 +25,7 @@ struct Pending {
     prelude: Option<String>,
     /// Its component's declared fields and the body sent: the oracle
     /// judges the answer ([`super::oracle`]).
-    judged_body: Option<(crate::fields::Fields, String)>,
+    judged_body: Option<(conformance_model::fields::Fields, String)>,
     /// See [`Case::foreign_token_to`].
     foreign_token_to: Option<usize>,
 }
@@ -315,7 +315,7 @@ struct ForeignToken {
 
 /// A token valid for another component than the `i`th: from the profile,
 /// else the one Authorize issued to another component when the run settled
-/// the state ([`crate::phase`]; read wherever the success body puts it). A
+/// the state ([`conformance_wire::phase`]; read wherever the success body puts it). A
 /// token equal to the component's own is no "other component's token" (a
 /// profile may give one token to several components, as the description's
 /// single `<AUTH_TOKEN>` allows): it is passed over, and with no other, the
@@ -587,7 +587,7 @@ fn declared_field_changes(
     t: &Target,
     op: Op,
     c: &Component,
-    declared: &crate::fields::Fields,
+    declared: &conformance_model::fields::Fields,
     out: &mut Vec<Pending>,
 ) {
     let Some(a) = &c.authorize else { return };

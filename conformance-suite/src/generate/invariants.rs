@@ -3,8 +3,8 @@
 //! with its own section and level; here is what it judges.
 
 use super::Family;
-use crate::level::Level;
-use crate::target::Sent;
+use conformance_model::level::Level;
+use conformance_wire::target::Sent;
 
 /// One invariant: its check's id, anchor and judgement.
 pub struct Invariant {
@@ -80,7 +80,7 @@ pub const ALL: &[Invariant] = &[
                 .and_then(|v| v.to_str().ok())
             {
                 None => Some(format!("no X-Project-Uuid: {}", s.summary())),
-                Some(v) if !crate::profile::is_uuid(v) => {
+                Some(v) if !conformance_model::profile::is_uuid(v) => {
                     Some(format!("X-Project-Uuid `{v}` is not a uuid"))
                 }
                 Some(_) => None,
@@ -99,7 +99,7 @@ pub const ALL: &[Invariant] = &[
             if raw.status != 400 {
                 return None;
             }
-            let problems = crate::envelope::shape_400(raw.json().as_ref());
+            let problems = conformance_wire::envelope::shape_400(raw.json().as_ref());
             (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
         },
     },
@@ -115,7 +115,7 @@ pub const ALL: &[Invariant] = &[
             if raw.status != 417 {
                 return None;
             }
-            let problems = crate::envelope::shape_417(raw.json().as_ref());
+            let problems = conformance_wire::envelope::shape_417(raw.json().as_ref());
             (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
         },
     },
@@ -146,7 +146,7 @@ pub const ALL: &[Invariant] = &[
     },
 ];
 
-pub use crate::envelope::is_json_media_type;
+pub use conformance_wire::envelope::is_json_media_type;
 
 /// Every invariant `sent` breaks, by id.
 pub fn broken(family: Family, sent: &Sent) -> Vec<(&'static str, String)> {

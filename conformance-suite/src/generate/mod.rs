@@ -18,15 +18,15 @@
 //! request as a `curl` command ([`curl`]) with secrets as shell variables.
 
 pub mod bodies;
-pub use crate::curl;
+pub use conformance_wire::curl;
 pub mod edges;
 pub mod invariants;
 pub mod oracle;
 
 use std::sync::Arc;
 
-use crate::phase::Phase;
-use crate::target::{Op, Sent, Target};
+use conformance_wire::phase::Phase;
+use conformance_wire::target::{Op, Sent, Target};
 
 /// How many generated cases, from which seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -269,7 +269,7 @@ pub struct Generated {
 
 impl Generated {
     /// Sends the edge cases of the families `judged` names whose requests
-    /// go in `phase` (see [`crate::phase`]), and runs the properties of
+    /// go in `phase` (see [`conformance_wire::phase`]), and runs the properties of
     /// that phase's operation (if judged) side by side (a property's cases
     /// go one after the other; against a slow server the edge cases fill
     /// the time in between). The first phase sends a valid request first:
@@ -290,7 +290,7 @@ impl Generated {
         };
         if let (Phase::Read, Some(c)) = (phase, t.primary(Op::AuthClaims)) {
             let label = "a valid request, before the generated ones";
-            let valid = crate::target::Probe::new(label, t.valid(Op::AuthClaims, c));
+            let valid = conformance_wire::target::Probe::new(label, t.valid(Op::AuthClaims, c));
             let sent = t.send(valid).await;
             if sent.typed.is_none() {
                 return Generated {

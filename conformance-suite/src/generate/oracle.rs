@@ -1,5 +1,5 @@
 //! The exact oracle of a generated body, where its component declares its
-//! `fields` ([`crate::fields`]): what the answer must be is known before
+//! `fields` ([`conformance_model::fields`]): what the answer must be is known before
 //! the body is sent.
 //!
 //! - a body that breaks a declared setting fails validation: a 417 in the
@@ -8,7 +8,7 @@
 //! - a body whose only departure is a field the settings do not define is
 //!   the profile's choice `unknown_fields` (`refused`: a 417; `ignored`:
 //!   no 417);
-//! - anything the description leaves open in it (see [`crate::fields`])
+//! - anything the description leaves open in it (see [`conformance_model::fields`])
 //!   makes any answer pass.
 //!
 //! A GET body is judged so only where the profile declares that Auth Claims
@@ -16,9 +16,9 @@
 
 use serde_json::Value;
 
-use crate::choices::{Choices, UnknownFields};
-use crate::fields::Fields;
-use crate::target::{Op, Sent};
+use conformance_model::choices::{Choices, UnknownFields};
+use conformance_model::fields::Fields;
+use conformance_wire::target::{Op, Sent};
 
 /// A body that breaks a declared setting was not answered 417 (7.2).
 pub const BREAKING: &str = "fields-breaking";
@@ -44,7 +44,8 @@ pub fn judge(
         return Vec::new();
     };
     let j = declared.judge(&value);
-    let is_417 = raw.status == 417 && crate::envelope::shape_417(raw.json().as_ref()).is_empty();
+    let is_417 =
+        raw.status == 417 && conformance_wire::envelope::shape_417(raw.json().as_ref()).is_empty();
     let mut out = Vec::new();
     if !j.breaks.is_empty() {
         if !is_417 {

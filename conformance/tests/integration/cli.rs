@@ -360,7 +360,7 @@ fn readme_numbers_are_the_tools() {
     let (checks, snapshots) = last.split_once("; ").expect("checks; snapshots");
     let count = |part: &str| part.split(' ').next().unwrap().parse::<usize>().unwrap();
     let (checks, snapshots) = (count(checks), count(snapshots));
-    assert_eq!(checks, conformance::checks::catalogue().len());
+    assert_eq!(checks, conformance_suite::checks::catalogue().len());
     for n in numbers_before(&flat, " checks") {
         assert_eq!(
             n, checks,

@@ -5,11 +5,11 @@
 
 use std::collections::BTreeSet;
 
-use conformance::catalogue::Level;
-use conformance::profile::Profile;
-use conformance::report::Status;
 use conformance::run;
-use conformance::runner::{Plan, RunOptions};
+use conformance_model::profile::Profile;
+use conformance_report::report::Status;
+use conformance_suite::catalogue::Level;
+use conformance_suite::runner::{Plan, RunOptions};
 use reference_server::{Server, ServerOptions};
 
 /// Profiles of the reference fixture with parts left out.
@@ -233,7 +233,7 @@ async fn accept_records_nothing_a_failed_check_made() {
 /// Requests a run sent beyond those of its checks' own exchanges: what it
 /// sends to learn about the target, and any generated case no selected check
 /// reads.
-fn unread_requests(report: &conformance::report::Report) -> usize {
+fn unread_requests(report: &conformance_report::report::Report) -> usize {
     let sent: usize = report.latency.iter().map(|l| l.stats.requests).sum();
     let read: usize = report
         .results

@@ -7,11 +7,11 @@
 
 use std::time::{Duration, Instant};
 
-use conformance::profile::Profile;
-use conformance::report::Status;
 use conformance::run;
-use conformance::runner::{RunError, RunOptions};
-use conformance::target::Limits;
+use conformance_model::profile::Profile;
+use conformance_report::report::Status;
+use conformance_suite::runner::{RunError, RunOptions};
+use conformance_wire::target::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
@@ -178,7 +178,7 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
         let must: Vec<_> = report
             .results
             .iter()
-            .filter(|r| r.level == conformance::catalogue::Level::Must)
+            .filter(|r| r.level == conformance_suite::catalogue::Level::Must)
             .collect();
         let failed = must.iter().filter(|r| r.status == Status::Failed).count();
         assert!(
@@ -273,7 +273,7 @@ async fn choices_against_what_is_not_a_server_is_an_error_quickly() {
     }
     for (what, url) in targets {
         let began = Instant::now();
-        let seen = conformance::observe::observe_within(profile(url), &options()).await;
+        let seen = conformance_suite::observe::observe_within(profile(url), &options()).await;
         match seen {
             Err(RunError::Unreachable { reason, .. }) => {
                 assert!(reason.contains("no HTTP answer"), "{what}: {reason}")
@@ -297,7 +297,7 @@ async fn choices_against_what_is_not_a_server_is_an_error_quickly() {
 async fn choices_declares_no_body_limit_without_a_usable_answer() {
     for how in [Misbehaviour::Redirect, Misbehaviour::EndlessChunks] {
         let url = start(how).await;
-        match conformance::observe::observe_within(profile(url), &options()).await {
+        match conformance_suite::observe::observe_within(profile(url), &options()).await {
             Ok(seen) => {
                 assert_eq!(seen.body_limit, None, "{how:?}");
                 assert_eq!(seen.body_too_large, None, "{how:?}");
@@ -340,7 +340,9 @@ async fn choices_ends_at_its_deadline() {
         ..options()
     };
     let began = Instant::now();
-    match conformance::observe::observe_within(profile(format!("http://{addr}")), &options).await {
+    match conformance_suite::observe::observe_within(profile(format!("http://{addr}")), &options)
+        .await
+    {
         Err(RunError::Unreachable { reason, .. }) => {
             assert!(reason.contains("deadline"), "{reason}")
         }

@@ -2,7 +2,7 @@
 //! that prints a secret: a value read from `${VAR}`, a password in
 //! `base_url`, a `client_secret` written in the profile.
 
-use conformance::profile::{MAX_PROFILE_BYTES, Profile, ProfileError};
+use conformance_model::profile::{MAX_PROFILE_BYTES, Profile, ProfileError};
 
 /// A valid profile; each case changes one thing.
 const GOOD: &str = "\
@@ -411,7 +411,7 @@ fn every_value_may_come_from_the_environment() {
 #[test]
 fn a_closed_choice_is_one_of_its_values() {
     use component_auth_bindings::types::ProjectEnv;
-    use conformance::choices::{Shape, UnknownFields};
+    use conformance_model::choices::{Shape, UnknownFields};
 
     let with = |key: &str, value: &str| format!("{GOOD}choices:\n  {key}: {value}\n");
     let p = parse(&format!(

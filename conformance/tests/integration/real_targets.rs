@@ -4,12 +4,12 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use conformance::observe::observe;
-use conformance::profile::Profile;
-use conformance::report::Status;
 use conformance::run;
-use conformance::runner::RunOptions;
-use conformance::target::Limits;
+use conformance_model::profile::Profile;
+use conformance_report::report::Status;
+use conformance_suite::observe::observe;
+use conformance_suite::runner::RunOptions;
+use conformance_wire::target::Limits;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
@@ -91,7 +91,7 @@ async fn a_redirect_is_an_answer_that_fails_and_is_never_followed() {
         .find(|r| r.id == "answers/no-redirects")
         .expect("the redirect check ran");
     assert_eq!(redirects.status, Status::Failed, "{redirects:?}");
-    assert_eq!(redirects.level, conformance::catalogue::Level::Must);
+    assert_eq!(redirects.level, conformance_suite::catalogue::Level::Must);
     let actual = redirects.actual.as_deref().unwrap_or_default();
     assert!(
         actual.contains("307") && actual.contains(&format!("Location {elsewhere}/v2/api/")),
@@ -166,7 +166,7 @@ async fn a_server_that_limits_its_rate_passes_at_any_concurrency() {
     .expect("server");
     for concurrency in [1, 64] {
         let options = RunOptions {
-            limits: conformance::target::Limits {
+            limits: conformance_wire::target::Limits {
                 concurrency,
                 ..Default::default()
             },
@@ -201,7 +201,7 @@ async fn rate_and_deadline_are_kept() {
     let rate = 40.0;
     let options = RunOptions {
         only: vec!["headers/auth-claims".into()],
-        limits: conformance::target::Limits {
+        limits: conformance_wire::target::Limits {
             rate: Some(rate),
             ..Default::default()
         },
@@ -221,7 +221,7 @@ async fn rate_and_deadline_are_kept() {
 
     let options = RunOptions {
         deadline: Some(std::time::Duration::from_millis(1)),
-        limits: conformance::target::Limits {
+        limits: conformance_wire::target::Limits {
             rate: Some(rate),
             ..Default::default()
         },
@@ -242,8 +242,8 @@ async fn rate_and_deadline_are_kept() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
-    use conformance::connect::Connect;
-    use conformance::runner::RunError;
+    use conformance_suite::runner::RunError;
+    use conformance_wire::connect::Connect;
     let made =
         rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).expect("a certificate");
     let (cert, key) = (made.cert.pem(), made.signing_key.serialize_pem());

@@ -6,14 +6,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use conformance::catalogue::Level;
-use conformance::checks::catalogue;
-use conformance::generate::Generation;
-use conformance::profile::Profile;
-use conformance::report::{Report, Status};
 use conformance::run;
-use conformance::runner::RunOptions;
-use conformance::snapshot::{SnapshotOptions, SnapshotUpdate};
+use conformance_model::profile::Profile;
+use conformance_report::report::{Report, Status};
+use conformance_suite::catalogue::Level;
+use conformance_suite::checks::catalogue;
+use conformance_suite::generate::Generation;
+use conformance_suite::runner::RunOptions;
+use conformance_suite::snapshot::{SnapshotOptions, SnapshotUpdate};
 use reference_server::{Fault, Server, ServerOptions};
 
 const PROFILE: &str = include_str!("../../profiles/reference.yaml");

@@ -288,7 +288,7 @@ fn every_check_id_is_a_literal_in_the_sources() {
             code.to_owned()
         })
         .collect();
-    let missing: Vec<&str> = conformance::checks::catalogue()
+    let missing: Vec<&str> = conformance_suite::checks::catalogue()
         .iter()
         .map(|c| c.id)
         .filter(|id| !code.contains(&format!("\"{id}\"")))

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use conformance::profile::Profile;
-use conformance::runner::RunOptions;
 use conformance::traffic::{ProxyOptions, audit, start_proxy};
+use conformance_model::profile::Profile;
+use conformance_suite::runner::RunOptions;
 use reference_server::{Fault, Server, ServerOptions};
 use traffic_rules::{Side, Tally};
 
@@ -249,7 +249,7 @@ async fn server_faults_show_through_the_proxy_while_the_suite_runs() {
             .await
             .expect("proxy");
         let options = RunOptions {
-            generation: conformance::generate::Generation {
+            generation: conformance_suite::generate::Generation {
                 cases: 4,
                 ..Default::default()
             },

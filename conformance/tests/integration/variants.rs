@@ -18,11 +18,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use conformance::choices::Choices;
-use conformance::observe::observe;
-use conformance::profile::Profile;
 use conformance::run;
-use conformance::runner::RunOptions;
+use conformance_model::choices::Choices;
+use conformance_model::profile::Profile;
+use conformance_suite::observe::observe;
+use conformance_suite::runner::RunOptions;
 use reference_server::{Fault, Server, ServerOptions, Variant};
 
 const PROFILE: &str = include_str!("../../profiles/reference.yaml");
@@ -305,7 +305,7 @@ async fn caught_by(
     // fault fails one of them; with the variants on it must still.
     let options = RunOptions {
         only,
-        generation: conformance::generate::Generation {
+        generation: conformance_suite::generate::Generation {
             cases: 8,
             ..Default::default()
         },
