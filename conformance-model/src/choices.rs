@@ -302,11 +302,6 @@ pub struct Choices {
     /// Where Authorize's `modelUuid` travels.
     #[serde(default, deserialize_with = "model_uuid_at")]
     pub model_uuid: Option<ModelUuidAt>,
-    /// Where the run saw Authorize read `modelUuid`, when the profile does
-    /// not declare it: a run cannot send a valid Authorize without knowing,
-    /// so it looks first (never declared: the checks stay SHOULD).
-    #[serde(skip)]
-    pub observed_model_uuid: Option<ModelUuidAt>,
     /// A missing or empty X-Client-Id or X-Client-Secret. Ours: 400.
     #[serde(default, deserialize_with = "refusal")]
     pub missing_credential: Option<u16>,
@@ -421,8 +416,7 @@ fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
 
 impl Choices {
     pub fn model_uuid(&self) -> Chosen<ModelUuidAt> {
-        let ours = self.observed_model_uuid.clone().unwrap_or_default();
-        chosen(&self.model_uuid, ours)
+        chosen(&self.model_uuid, ModelUuidAt::default())
     }
     pub fn missing_credential(&self) -> Chosen<u16> {
         chosen(&self.missing_credential, ours::MISSING_CREDENTIAL)

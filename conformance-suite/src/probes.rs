@@ -70,7 +70,7 @@ pub fn probe_requests(t: &Target) -> Vec<(ErrorProbe, Probe)> {
         push(
             ErrorProbe::NoModelUuid,
             "POST without modelUuid",
-            v().map(|r| r.without_model_uuid(&t.profile.choices.model_uuid().value)),
+            v().map(|r| r.without_model_uuid(&t.model_uuid_at())),
         );
         push(
             ErrorProbe::WrongSecret(Op::Authorize),

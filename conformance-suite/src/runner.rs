@@ -88,39 +88,128 @@ impl Plan {
     }
 }
 
-/// Runs the selected checks against the target the profile names.
+/// Runs the selected checks against the target the profile names: a
+/// pipeline of named steps, each a function of what the one before
+/// returns (`plan` → `prepare` → `settle` → `schedule` → `collect` →
+/// `assert_snapshots`).
 pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, RunError> {
     let started = Instant::now();
+    let checks = plan(options)?;
+    let described = profile.to_string();
+    let prepared = prepare(profile, options).await?;
+    let settled = settle(&prepared.target).await;
+    let outcomes = schedule(&checks, &prepared.target, options, started).await;
+    let collected = collect(&checks, outcomes, &prepared, options);
+    let mut results = collected.results;
+    results
+        .extend(assert_snapshots(&checks, &collected.outcomes, &prepared.target, options).await?);
+    // Whatever a check or the server wrote, no secret leaves the run: the
+    // server may echo one into a request id, a header or a message.
+    let scrub = &collected.scrub;
+    for r in &mut results {
+        for text in [&mut r.actual, &mut r.note].into_iter().flatten() {
+            *text = scrub.text(text);
+        }
+    }
+    let target = &prepared.target;
+    let pace = Pace {
+        settled,
+        timeout_ms: options.limits.timeout.as_millis(),
+        deadline_ms: options.deadline.map(|d| d.as_millis()),
+        concurrency: options.limits.concurrency,
+        rate: prepared.limits.rate,
+        retried: target.retried(),
+        limited: collected.throttled.limited,
+        learnt_rate: collected.throttled.learnt_rate,
+    };
+    let took = started.elapsed();
+    let outcomes_seen =
+        conformance_wire::outcomes::coverage(&collected.answers, &target.profile.choices);
+    let observed = target.observed_model_uuid();
+    let hints = hints(&checks, &results, &target.profile, observed);
+    let undeclared = undeclared(
+        &checks,
+        &collected.outcomes,
+        &results,
+        &target.profile,
+        observed,
+    );
+    Ok(RunResults {
+        target: scrub.text(&described),
+        strict: options.strict,
+        generation: options.generation,
+        pace,
+        took,
+        results,
+        latency: collected.latency,
+        outcomes: outcomes_seen,
+        hints,
+        undeclared,
+    })
+}
+
+/// Step 1: the checks `options` select; none is an error.
+fn plan(options: &RunOptions) -> Result<Vec<Check>, RunError> {
     let checks = select(options);
     if checks.is_empty() {
         return Err(RunError::NothingSelected);
     }
-    let described = profile.to_string();
-    // The pace the profile declares (`rate`), where `--rate` sets none.
+    Ok(checks)
+}
+
+/// What [`prepare`] makes: the target and the limits it sends within.
+struct Prepared {
+    target: Arc<Target>,
+    limits: Limits,
+}
+
+/// Step 2: the target, reached once, and where it reads `modelUuid`. The
+/// profile's pace (`rate`) applies where `--rate` sets none. No valid
+/// Authorize can be sent without knowing where `modelUuid` travels:
+/// undeclared, the run looks first (as `conformance choices` does), sends
+/// it there, and says so; the place is the target's, never written into
+/// the profile's choices.
+async fn prepare(profile: Profile, options: &RunOptions) -> Result<Prepared, RunError> {
     let mut limits = options.limits;
     limits.rate = limits.rate.or(profile.rate);
-    let mut target =
-        Arc::new(Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?);
+    let target = Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?;
+    let target = Arc::new(target);
     preflight(&target).await?;
-    // No valid Authorize can be sent without knowing where modelUuid
-    // travels: undeclared, the run looks first (as `conformance choices`
-    // does), sends it there, and says so.
-    if !target.profile.choices.declares(ChoiceKey::ModelUuid) {
-        if let Some((at, _)) = target.model_uuid_place().await {
-            if at != conformance_model::choices::ModelUuidAt::default() {
-                let mut profile = target.profile.clone();
-                profile.choices.observed_model_uuid = Some(at);
-                target = Arc::new(
-                    Target::new(profile, limits, options.connect.clone())
-                        .map_err(RunError::Client)?,
-                );
-            }
-        }
+    if target.profile.choices.declares(ChoiceKey::ModelUuid) {
+        return Ok(Prepared { target, limits });
     }
-    // Every component in a known state before any read (see conformance_wire::phase).
+    let Some((at, _)) = target.model_uuid_place().await else {
+        return Ok(Prepared { target, limits });
+    };
+    if at == conformance_model::choices::ModelUuidAt::default() {
+        return Ok(Prepared { target, limits });
+    }
+    let target = Target::new(target.profile.clone(), limits, options.connect.clone())
+        .map_err(RunError::Client)?
+        .with_observed_model_uuid(at);
+    Ok(Prepared {
+        target: Arc::new(target),
+        limits,
+    })
+}
+
+/// Step 3: every component in a known state before any read
+/// ([`conformance_wire::phase`]), and what varies learnt in that state.
+/// Returns how many requests the settle sent.
+async fn settle(target: &Arc<Target>) -> usize {
     let settled = target.settle().await;
     target.learn_volatile().await;
+    settled
+}
 
+/// Step 4: every check sent phase by phase and judged, in catalogue order;
+/// a check not done by the run's deadline fails, saying so.
+async fn schedule(
+    checks: &[Check],
+    target: &Arc<Target>,
+    options: &RunOptions,
+    started: Instant,
+) -> Vec<Outcome> {
     let judged = checks.iter().fold(Judged::default(), |all, c| {
         all.union(&c.run.generated_read(&target.profile))
     });
@@ -142,7 +231,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
             Vec::new(),
         )
     };
-    let mut schedule = Schedule::new(&checks, &target);
+    let mut schedule = Schedule::new(checks, target);
     for phase in [Phase::Read, Phase::Write] {
         schedule.send(phase, &context, deadline, late).await;
     }
@@ -151,7 +240,31 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         schedule.send(Phase::Verify, &context, deadline, late).await;
     }
     context.seal();
-    let mut outcomes = schedule.judge(&context, deadline, late).await;
+    schedule.judge(&context, deadline, late).await
+}
+
+/// What [`collect`] makes of the outcomes.
+struct Collected {
+    outcomes: Vec<Outcome>,
+    results: Vec<CheckResult>,
+    /// The run's outputs' scrubber: the profile's secrets and every token
+    /// the server issued.
+    scrub: conformance_wire::exchange::Scrubber,
+    answers: Vec<conformance_wire::outcomes::Answer>,
+    latency: Vec<conformance_wire::latency::OperationLatency>,
+    throttled: conformance_wire::target::Throttled,
+}
+
+/// Step 5: the outcomes scrubbed of every secret the run learnt, checks the
+/// server's limits kept from being judged marked so, the run-wide checks
+/// judged last over the rest, each check's result.
+fn collect(
+    checks: &[Check],
+    mut outcomes: Vec<Outcome>,
+    prepared: &Prepared,
+    options: &RunOptions,
+) -> Collected {
+    let target = &prepared.target;
     // A token the server issued is a secret too, wherever it was echoed.
     let scrub = target.final_scrubber();
     for o in &mut outcomes {
@@ -165,9 +278,9 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     for ex in &mut limit_answers {
         scrub.exchange(ex);
     }
-    not_judged_when_limited(&checks, &mut outcomes, throttled, limits.rate);
+    not_judged_when_limited(checks, &mut outcomes, throttled, prepared.limits.rate);
     judge_run_wide(
-        &checks,
+        checks,
         &mut outcomes,
         &RunWideInput {
             answers: &answers,
@@ -177,7 +290,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         &target.profile,
         options.strict,
     );
-    let mut results: Vec<CheckResult> = checks
+    let results = checks
         .iter()
         .zip(&outcomes)
         .map(|(c, o)| {
@@ -194,61 +307,44 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
             r
         })
         .collect();
-
-    if let Some(snap) = &options.snapshots {
-        let groups = groups(&checks, &outcomes, &target.profile);
-        let snap = snap.clone();
-        let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
-            .await
-            .unwrap_or_else(|e| {
-                Ok(vec![snapshot::SnapshotResult {
-                    group: "snapshots".to_owned(),
-                    level: Level::Must,
-                    file: Default::default(),
-                    outcome: SnapshotOutcome::Failed(format!(
-                        "the snapshot assertions failed: {e}"
-                    )),
-                }])
-            })?;
-        results.extend(
-            asserted
-                .iter()
-                .map(|s| CheckResult::from_snapshot(s, options.strict)),
-        );
-    }
-    // Whatever a check or the server wrote, no secret leaves the run: the
-    // server may echo one into a request id, a header or a message.
-    for r in &mut results {
-        for text in [&mut r.actual, &mut r.note].into_iter().flatten() {
-            *text = scrub.text(text);
-        }
-    }
-    let pace = Pace {
-        settled,
-        timeout_ms: options.limits.timeout.as_millis(),
-        deadline_ms: options.deadline.map(|d| d.as_millis()),
-        concurrency: options.limits.concurrency,
-        rate: limits.rate,
-        retried: target.retried(),
-        limited: throttled.limited,
-        learnt_rate: throttled.learnt_rate,
-    };
-    let took = started.elapsed();
-    let outcomes_seen = conformance_wire::outcomes::coverage(&answers, &target.profile.choices);
-    let hints = hints(&checks, &results, &target.profile);
-    let undeclared = undeclared(&checks, &outcomes, &results, &target.profile);
-    Ok(RunResults {
-        target: scrub.text(&described),
-        strict: options.strict,
-        generation: options.generation,
-        pace,
-        took,
+    Collected {
+        outcomes,
         results,
+        scrub,
+        answers,
         latency,
-        outcomes: outcomes_seen,
-        hints,
-        undeclared,
-    })
+        throttled,
+    }
+}
+
+/// Step 6: each group of exchanges asserted against its stored snapshot,
+/// on one thread (insta's settings are per thread); none without
+/// `options.snapshots`.
+async fn assert_snapshots(
+    checks: &[Check],
+    outcomes: &[Outcome],
+    target: &Target,
+    options: &RunOptions,
+) -> Result<Vec<CheckResult>, RunError> {
+    let Some(snap) = &options.snapshots else {
+        return Ok(Vec::new());
+    };
+    let groups = groups(checks, outcomes, &target.profile);
+    let snap = snap.clone();
+    let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
+        .await
+        .unwrap_or_else(|e| {
+            Ok(vec![snapshot::SnapshotResult {
+                group: "snapshots".to_owned(),
+                level: Level::Must,
+                file: Default::default(),
+                outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
+            }])
+        })?;
+    Ok(asserted
+        .iter()
+        .map(|s| CheckResult::from_snapshot(s, options.strict))
+        .collect())
 }
 
 /// A check whose request the server still limited when the runner gave up
@@ -564,13 +660,11 @@ fn undeclared(
     outcomes: &[Outcome],
     results: &[CheckResult],
     profile: &Profile,
+    observed_model_uuid: Option<&conformance_model::choices::ModelUuidAt>,
 ) -> Vec<String> {
     let choices = &profile.choices;
     let mut lines: Vec<(ChoiceKey, String)> = Vec::new();
-    if let (false, Some(at)) = (
-        choices.declares(ChoiceKey::ModelUuid),
-        choices.observed_model_uuid.as_ref(),
-    ) {
+    if let (false, Some(at)) = (choices.declares(ChoiceKey::ModelUuid), observed_model_uuid) {
         lines.push((ChoiceKey::ModelUuid, format!("model_uuid: \"{at}\"")));
     }
     for ((c, o), r) in checks.iter().zip(outcomes).zip(results) {
@@ -636,10 +730,13 @@ fn undeclared(
 /// Where failures may come from a choice the profile left undeclared: the
 /// place of `modelUuid`, which no run can find unaided (`conformance
 /// choices` probes for it).
-fn hints(checks: &[Check], results: &[CheckResult], profile: &Profile) -> Vec<String> {
-    if profile.choices.declares(ChoiceKey::ModelUuid)
-        || profile.choices.observed_model_uuid.is_some()
-    {
+fn hints(
+    checks: &[Check],
+    results: &[CheckResult],
+    profile: &Profile,
+    observed_model_uuid: Option<&conformance_model::choices::ModelUuidAt>,
+) -> Vec<String> {
+    if profile.choices.declares(ChoiceKey::ModelUuid) || observed_model_uuid.is_some() {
         return Vec::new();
     }
     let sends_authorize = |c: &Check| {

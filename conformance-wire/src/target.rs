@@ -63,6 +63,10 @@ pub struct Target {
     /// The token each component's settling Authorize issued, by the
     /// component's index ([`Target::settle`]).
     settled: std::sync::Mutex<Vec<Option<String>>>,
+    /// Where this run saw Authorize read `modelUuid` when the profile
+    /// declares no place ([`Target::with_observed_model_uuid`]): a value
+    /// the runner passes on, never written into the profile's choices.
+    observed_model_uuid: Option<ModelUuidAt>,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
@@ -150,9 +154,33 @@ impl Target {
             retried: std::sync::atomic::AtomicUsize::new(0),
             volatile: std::sync::OnceLock::new(),
             settled: Default::default(),
+            observed_model_uuid: None,
             latencies: Default::default(),
             outcomes: Default::default(),
         })
+    }
+
+    /// The target sending `modelUuid` where the run saw the server read it
+    /// (the profile declares no place; a declared place always wins).
+    pub fn with_observed_model_uuid(mut self, at: ModelUuidAt) -> Self {
+        self.observed_model_uuid = Some(at);
+        self
+    }
+
+    /// Where this run sends Authorize's `modelUuid`: the profile's declared
+    /// place, else where the run saw the server read it, else ours (the
+    /// query).
+    pub fn model_uuid_at(&self) -> ModelUuidAt {
+        let chosen = self.profile.choices.model_uuid();
+        match (chosen.declared, &self.observed_model_uuid) {
+            (false, Some(seen)) => seen.clone(),
+            _ => chosen.value,
+        }
+    }
+
+    /// Where the run saw the server read `modelUuid`, when it looked.
+    pub fn observed_model_uuid(&self) -> Option<&ModelUuidAt> {
+        self.observed_model_uuid.as_ref()
     }
 
     /// The `--header`s as `curl` arguments, each value a shell variable
@@ -436,7 +464,7 @@ impl Target {
                 if let Some(t) = &c.auth_token {
                     b = b.x_auth_token(t.clone());
                 }
-                let at = self.profile.choices.model_uuid().value;
+                let at = self.model_uuid_at();
                 let req = Req::Authorize(b.build()?, None);
                 if at == ModelUuidAt::default() {
                     Ok(req)

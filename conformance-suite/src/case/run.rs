@@ -315,11 +315,11 @@ impl Change {
             }
             Change::InvalidBody => t.with_invalid_body(op, c)?,
             Change::NoModelUuid => {
-                let at = t.profile.choices.model_uuid().value;
+                let at = t.model_uuid_at();
                 valid().map(|r| r.without_model_uuid(&at))
             }
             Change::ModelUuid(m) => {
-                let at = t.profile.choices.model_uuid().value;
+                let at = t.model_uuid_at();
                 valid().and_then(|r| r.with_model_uuid(&at, m))
             }
             // No limit declared: nothing is over it.
