@@ -11,14 +11,16 @@
 //! invariants), [`context`] (one run's shared probes and generated cases),
 //! [`runner`] (selects, runs concurrently, judges every check, the
 //! run-wide ones last), [`snapshot`] (insta assertions on the exchanges),
-//! [`observe`] (the server's choices, asked for) and [`results`] (what a
-//! run produced, as data). It makes every verdict and shows none: the
+//! [`observe`] (the server's choices, asked for), [`coverage`] (the
+//! description's statements and the checks that enforce them, beside the
+//! catalogue) and [`results`] (what a run produced, as data). It makes every verdict and shows none: the
 //! report is the next crate's, and this one cannot import it.
 
 pub mod case;
 pub mod catalogue;
 pub mod checks;
 pub mod context;
+pub mod coverage;
 pub mod generate;
 pub mod judge;
 pub mod needs;

@@ -37,7 +37,7 @@
 //!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`](conformance_suite::snapshot): insta assertions on the exchanges, on one thread;
 //! - [`report`](conformance_report::report): human, JUnit, JSON, SARIF and HTML output; [`baseline`](conformance_report::baseline),
-//!   [`diff`](conformance_report::diff), [`coverage`](conformance_report::coverage), [`outcomes`](conformance_wire::outcomes), [`latency`](conformance_wire::latency): adopting
+//!   [`diff`](conformance_report::diff), [`coverage`](conformance_suite::coverage), [`outcomes`](conformance_wire::outcomes), [`latency`](conformance_wire::latency): adopting
 //!   the gate.
 //!
 //! MUST checks gate (the profile's declared choices among them); SHOULD

@@ -419,7 +419,7 @@ fn main() -> ExitCode {
             };
         }
         Some(Command::Coverage { markdown }) => {
-            let coverage = conformance_report::coverage::Coverage::of_description();
+            let coverage = conformance_suite::coverage::Coverage::of_description();
             print!(
                 "{}",
                 if markdown {

@@ -7,8 +7,8 @@
 //! in the check's own section of the description (MUST quotes are word for
 //! word) and overlaps the statement.
 
-use conformance_suite::catalogue::Check;
-use conformance_suite::checks::catalogue;
+use crate::catalogue::Check;
+use crate::checks::catalogue;
 use conformance_wire::description::{self, Statement};
 
 /// Each statement with the ids of the checks that enforce it.
@@ -55,7 +55,7 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
 
 /// Whether the check holds the item of table row `s` (its first cell):
 /// `headers/auth-claims/x-client-secret/missing` holds `X-Client-Secret`
-/// ([`Subject::items`](conformance_suite::catalogue::Subject)). Checks quote the
+/// ([`Subject::items`](crate::catalogue::Subject)). Checks quote the
 /// sentence that makes a table a rule ("Every request ... carries these
 /// headers:"); the rows are what they judge.
 fn holds_the_row(check: &Check, s: &Statement) -> bool {
@@ -167,7 +167,7 @@ impl Coverage {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conformance_suite::catalogue::Level;
+    use crate::catalogue::Level;
 
     #[test]
     fn every_must_check_enforces_a_statement() {
