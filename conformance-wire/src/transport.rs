@@ -49,10 +49,16 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
 /// minutes, and the limit answers say more than the pace could.
 const MIN_LEARNT_RATE: f64 = 2.0;
 
-/// Limit answers in a row after which no request is re-sent: a server that
-/// limits everything (its clients' quota spent, a limiter stuck) would
-/// otherwise hold a run for minutes to show the same answer.
+/// Limit answers in a row, for at least [`HOPELESS_AFTER`], after which no
+/// request is re-sent: a server that limits everything (its clients' quota
+/// spent, a limiter stuck) would otherwise hold a run for minutes to show
+/// the same answer. Both, because a burst at a high concurrency brings as
+/// many limit answers at once (every request in flight when the limit
+/// began) from a server that is only pacing its clients.
 const HOPELESS: usize = 48;
+
+/// See [`HOPELESS`].
+const HOPELESS_AFTER: Duration = Duration::from_secs(10);
 
 impl Default for Limits {
     fn default() -> Self {
@@ -119,6 +125,9 @@ struct ThrottleState {
     stated: Option<f64>,
     /// Limit answers since the last answer that was not one.
     in_a_row: usize,
+    /// When the last answer that was not a limit came (the throttle's
+    /// start, before any).
+    last_answered: tokio::time::Instant,
 }
 
 impl ThrottleState {
@@ -157,6 +166,7 @@ impl Throttle {
                 began: now,
                 stated: None,
                 in_a_row: 0,
+                last_answered: now,
             }),
         }
     }
@@ -238,6 +248,7 @@ impl Throttle {
     pub fn answered(&self, hold: Option<Duration>, policy: Option<f64>) {
         let mut s = self.lock();
         s.in_a_row = 0;
+        s.last_answered = tokio::time::Instant::now();
         if let Some(rate) = policy {
             s.state_rate(rate);
         }
@@ -251,10 +262,14 @@ impl Throttle {
         }
     }
 
-    /// The server has answered nothing but limits for 48 answers
-    /// in a row: re-sending more only waits longer for the same answer.
+    /// The server has answered nothing but limits for 48 answers in a
+    /// row, over 10 s: re-sending more only waits longer for the same
+    /// answer.
     pub fn hopeless(&self) -> bool {
-        self.lock().in_a_row >= HOPELESS
+        let s = self.lock();
+        s.in_a_row >= HOPELESS
+            && tokio::time::Instant::now().saturating_duration_since(s.last_answered)
+                >= HOPELESS_AFTER
     }
 
     /// What the throttle made of the run so far.
