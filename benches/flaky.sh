@@ -56,7 +56,7 @@ def strip(v, top):
             if top and k == "summary":
                 continue
             if top and k == "pace":
-                # Load, not behaviour: what a server's limits made of the run.
+                # Load, not behaviour: what the limits of a server made of the run.
                 x = {pk: pv for pk, pv in x.items()
                      if pk not in ("concurrency", "retried", "limited", "learnt_rate")}
             out[k] = strip(x, False)
