@@ -584,7 +584,7 @@ impl Target {
                     .answered(rate_limit_reset(raw), stated_rate(raw));
                 break typed;
             };
-            self.keep_limit_answer(&label, &request, raw);
+            self.keep_limit_answer(&label, &request, raw, curl.as_deref());
             let attempt = retries.len() as u32;
             let too_long = waits_too_long(raw);
             let waited = self.throttle.limited(said, attempt, stated_rate(raw));
@@ -694,7 +694,13 @@ impl Target {
     /// error answers: the first few of each kind (status, media type,
     /// X-Project-Uuid or not), so a run holds a handful whatever the
     /// server limits.
-    fn keep_limit_answer(&self, label: &str, request: &RequestRecord, raw: &RawResponse) {
+    fn keep_limit_answer(
+        &self,
+        label: &str,
+        request: &RequestRecord,
+        raw: &RawResponse,
+        curl: Option<&str>,
+    ) {
         let mut kept = self.limit_answers.lock().unwrap_or_else(|p| p.into_inner());
         let kind = (
             raw.status,
@@ -718,7 +724,7 @@ impl Target {
             retried: None,
             limited: None,
             latency: Default::default(),
-            curl: None,
+            curl: curl.map(str::to_owned),
         });
     }
 

@@ -18,6 +18,7 @@ use component_auth_bindings::types::{AuthFields, ProjectEnv};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
 use crate::context::RunContext;
+use crate::judge::reproduce;
 use crate::needs::Need;
 use conformance_model::choices::ChoiceKey;
 use conformance_wire::phase::Phase;
@@ -119,6 +120,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                     ))
                 }
             };
+            let verdict = verdict.map_err(|why| format!("{why}{}", reproduce(&sent.exchange)));
             cases.push((label, sent, verdict));
         }
         if served {
@@ -161,6 +163,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                     },
                     _ => Err(sent.summary()),
                 };
+                let verdict = verdict.map_err(|why| format!("{why}{}", reproduce(&sent.exchange)));
                 cases.push((label, sent, verdict));
             }
         }
