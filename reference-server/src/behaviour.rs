@@ -51,6 +51,10 @@ pub(crate) struct RateLimit {
     /// The limiter answers in plain text, without X-Project-Uuid (a fault:
     /// a limiter outside the service's envelope).
     pub answer_text: bool,
+    /// The server's `n`th request is a limit answer whatever the bucket
+    /// holds (with `Retry-After: 0`): a limit every run meets, however slow
+    /// the machine, so a fault of the limiter always shows.
+    pub nth: Option<u64>,
 }
 
 impl Default for RateLimit {
@@ -61,6 +65,7 @@ impl Default for RateLimit {
             per_second: 200.0,
             burst: 20.0,
             answer_text: false,
+            nth: None,
         }
     }
 }

@@ -360,6 +360,8 @@ faults! {
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         |b| b.rate_limit = Some(crate::behaviour::RateLimit {
             answer_text: true,
+            // However slow the run, its 30th request meets the limiter.
+            nth: Some(30),
             ..Default::default()
         });
     /// gzip-encoded answers lose their Content-Type.

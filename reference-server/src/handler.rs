@@ -67,6 +67,8 @@ pub(crate) struct App {
     request_ids: AtomicU64,
     /// Each client's token bucket (variant `rate-limit`).
     buckets: std::sync::Mutex<std::collections::HashMap<Vec<u8>, Bucket>>,
+    /// Requests seen, for a limiter's `nth` ([`RateLimit::nth`]).
+    requests_seen: AtomicU64,
     /// What the server's clients broke, rule by rule ([`crate::judged`]).
     pub clients: std::sync::Mutex<traffic_rules::Tally>,
 }
@@ -99,6 +101,7 @@ impl App {
             request_ids: AtomicU64::new(0),
             buckets: Default::default(),
             clients: Default::default(),
+            requests_seen: AtomicU64::new(0),
         }
     }
 
@@ -281,7 +284,14 @@ pub(crate) async fn handle(
             .get("x-client-id")
             .map_or(&b""[..], |v| v.as_bytes())
             .to_vec();
-        if let Err(wait) = app.take_token(limit, &client) {
+        let nth = limit
+            .nth
+            .is_some_and(|n| app.requests_seen.fetch_add(1, Ordering::Relaxed) + 1 == n);
+        let taken = match nth {
+            true => Err(0.0),
+            false => app.take_token(limit, &client),
+        };
+        if let Err(wait) = taken {
             tracing::info!(status = 429, request_id = %request_id, "{method} {path} (limited)");
             return limited(app, limit, wait, &request_id, accepts_gzip);
         }
@@ -325,6 +335,7 @@ fn limited(
     accepts_gzip: bool,
 ) -> Response<Full<Bytes>> {
     let seconds: &'static str = match wait.ceil() as u64 {
+        _ if wait <= 0.0 => "0",
         0 | 1 => "1",
         2 => "2",
         _ => "5",
