@@ -1,7 +1,7 @@
 //! Input and expected output, paired: every fixture spec (and the real spec)
 //! is generated and compared with its expected output, the file checked in
 //! where the workspace compiles and lints it (`bindings/`,
-//! `generator-expected/`). Those files are the one source of truth.
+//! `generator/expected/`). Those files are the one source of truth.
 
 use std::path::{Path, PathBuf};
 
@@ -11,7 +11,7 @@ fn root() -> PathBuf {
 
 /// (spec, checked-in output) pairs, relative to the workspace root: the
 /// real spec and its bindings, then every fixture of `generator/fixtures/`
-/// (not `invalid/`) with its namesake in `generator-expected/src/`.
+/// (not `invalid/`) with its namesake in `generator/expected/src/`.
 fn pairs() -> Vec<(String, String)> {
     let mut pairs = vec![(
         "spec/openapi.yaml".to_owned(),
@@ -19,7 +19,7 @@ fn pairs() -> Vec<(String, String)> {
     )];
     pairs.extend(fixtures().into_iter().map(|spec| {
         let stem = Path::new(&spec).file_stem().unwrap().to_string_lossy();
-        let output = format!("generator-expected/src/{stem}.rs");
+        let output = format!("generator/expected/src/{stem}.rs");
         (spec, output)
     }));
     pairs
@@ -54,14 +54,14 @@ const WARNED: &[&str] = &[
     "swagger2.yaml",
 ];
 
-/// Every output in `generator-expected/src/` has its fixture: none is left
+/// Every output in `generator/expected/src/` has its fixture: none is left
 /// behind when a fixture is renamed or removed.
 #[test]
 fn every_expected_output_has_a_fixture() {
     let outputs: Vec<String> = pairs().into_iter().map(|(_, output)| output).collect();
-    for entry in std::fs::read_dir(root().join("generator-expected/src")).unwrap() {
+    for entry in std::fs::read_dir(root().join("generator/expected/src")).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        let output = format!("generator-expected/src/{name}");
+        let output = format!("generator/expected/src/{name}");
         assert!(
             name == "lib.rs" || outputs.contains(&output),
             "{output} has no fixture in generator/fixtures/"

@@ -134,7 +134,7 @@ mod tests {
     /// Each quoted sentence is in the description.
     #[test]
     fn every_quote_is_the_description_s() {
-        let description = include_str!("../../spec/interface-description.md");
+        let description = include_str!("../../../spec/interface-description.md");
         for r in RULES {
             assert!(description.contains(r.quote), "{}: {}", r.id, r.quote);
         }

@@ -164,12 +164,12 @@ pub unsafe fn configure(update: SnapshotUpdate) -> Result<(), SnapshotError> {
             std::env::set_var("INSTA_OUTPUT", "none");
             std::env::set_var("INSTA_REQUIRE_FULL_MATCH", "0");
             // The workspace root, so the `source:` line of a snapshot is
-            // `conformance-suite/src/snapshot.rs` whatever the working directory
+            // `conformance/suite/src/snapshot.rs` whatever the working directory
             // (and insta does not run `cargo metadata` to find it).
             let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
             std::env::set_var(
                 "INSTA_WORKSPACE_ROOT",
-                manifest.parent().unwrap_or(manifest),
+                manifest.ancestors().nth(2).unwrap_or(manifest),
             );
         }
         update

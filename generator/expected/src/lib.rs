@@ -4,6 +4,6 @@
 //! builds (and passes clippy with `-D warnings`, and runs its doctests:
 //! none, since spec text never becomes one) proves the output compiles.
 //!
-//! Regenerate with `cargo run -p generator -- generator/fixtures/NAME.yaml --out generator-expected/src/NAME.rs`.
+//! Regenerate with `cargo run -p generator -- generator/fixtures/NAME.yaml --out generator/expected/src/NAME.rs`.
 
 include!(concat!(env!("OUT_DIR"), "/modules.rs"));

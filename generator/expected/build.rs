@@ -9,7 +9,7 @@ fn main() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     println!("cargo::rerun-if-changed={}", src.display());
     let mut names: Vec<String> = std::fs::read_dir(&src)
-        .expect("generator-expected/src is readable")
+        .expect("generator/expected/src is readable")
         .filter_map(|entry| {
             let path = entry.ok()?.path();
             let stem = path.file_stem()?.to_str()?.to_owned();

@@ -76,7 +76,7 @@ mod tests {
     fn description() -> String {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../spec/interface-description.md"
+            "/../../spec/interface-description.md"
         );
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
     }
@@ -87,7 +87,7 @@ mod tests {
     fn the_copy_of_the_description_is_the_original() {
         let original = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/interface-description.md"
+            "/../../../shared/interface-description.md"
         );
         match std::fs::read_to_string(original) {
             Ok(text) => assert!(

@@ -4,13 +4,13 @@
 //! each failure at its line.
 
 /// The text of `spec/interface-description.md`, built in.
-pub const TEXT: &str = include_str!("../../spec/interface-description.md");
+pub const TEXT: &str = include_str!("../../../spec/interface-description.md");
 
 /// Where the description is in this repository (SARIF's artifact).
 pub const PATH: &str = "spec/interface-description.md";
 
 /// Our spec beside it, built in: where our choices are stated.
-pub const OPENAPI: &str = include_str!("../../spec/openapi.yaml");
+pub const OPENAPI: &str = include_str!("../../../spec/openapi.yaml");
 pub const OPENAPI_PATH: &str = "spec/openapi.yaml";
 
 /// One sentence, table row, rule or item that states something a server
