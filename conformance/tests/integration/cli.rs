@@ -406,6 +406,11 @@ fn readme_numbers_are_the_tools() {
         flat.contains(&sentence),
         "the README does not say {sentence:?} (coverage: {line})"
     );
+    let sentence = format!("{all} statements, {enforced} enforced by a check, {none} by none");
+    assert!(
+        runner_flat.contains(&sentence),
+        "conformance/README.md does not say {sentence:?} (coverage: {line})"
+    );
     let faults = reference_server::Fault::ALL.len();
     let variants = reference_server::Variant::ALL.len();
     for phrase in [
