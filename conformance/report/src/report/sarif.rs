@@ -250,4 +250,52 @@ mod tests {
         assert_eq!(results[0]["ruleId"], rule.id);
         assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], rule.id);
     }
+
+    /// A snapshot stands where the check its group is named after does; a
+    /// budget the profile declares, at its operation; a result with no
+    /// anchor, at its section's heading (else §4's).
+    #[test]
+    fn each_result_stands_where_its_anchor_says() {
+        let all = catalogue();
+        let openapi = yaml_location::Lines::of(OPENAPI);
+        let rule = all
+            .iter()
+            .find(|c| c.quote.starts_with("When validation of the request fails"))
+            .expect("the 417 rule");
+        let fail = Verdict::Fail {
+            actual: "HTTP 200".into(),
+        };
+        let check = CheckResult::from_check(rule, Level::Must, &fail, false);
+        let snapshot = CheckResult::from_snapshot(
+            &conformance_suite::snapshot::SnapshotResult {
+                group: rule.id.to_owned(),
+                level: Level::Must,
+                file: Default::default(),
+                outcome: conformance_suite::snapshot::SnapshotOutcome::Failed("changed".into()),
+            },
+            check.anchor,
+            false,
+        );
+        assert_eq!(location(&snapshot, &openapi), location(&check, &openapi));
+        let budget = all
+            .iter()
+            .find(|c| c.run.declared_by_profile() && c.subject.op.is_some())
+            .expect("a budget");
+        let op = budget.subject.op.expect("an operation");
+        let (uri, line) = location(
+            &CheckResult::from_check(budget, Level::Must, &fail, false),
+            &openapi,
+        );
+        assert_eq!(uri, OPENAPI_PATH);
+        let method = op.method().to_ascii_lowercase();
+        assert_eq!(
+            openapi.line(vec!["paths", OPERATIONS_PATH, method.as_str()]),
+            Some(line)
+        );
+        let mut unanchored = check.clone();
+        unanchored.anchor = None;
+        let (uri, line) = location(&unanchored, &openapi);
+        assert_eq!(uri, description::PATH);
+        assert_eq!(description::heading_line(&check.section), Some(line));
+    }
 }
