@@ -687,3 +687,16 @@ fn in_spec_shape(s: &Sent) -> bool {
 fn is_2xx(s: &Sent) -> bool {
     s.status().is_some_and(|st| (200..300).contains(&st))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row of the table is observed, once.
+    #[test]
+    fn every_row_is_observed_once() {
+        let mut observed = OBSERVED.to_vec();
+        observed.sort();
+        assert_eq!(observed, ChoiceKey::ALL);
+    }
+}
