@@ -10,6 +10,13 @@
 //! warns and fails only with `--strict`. A team whose server chose
 //! differently writes its choices down once (or lets `conformance choices`
 //! write them) and the gate stays green on a correct server.
+//!
+//! Each choice is one row of one table (`choices!`): its key, type, ours,
+//! how a profile's value is read, its node of `spec/openapi.yaml`, what lets
+//! `conformance choices` observe it. The key enum, the profile's fields,
+//! the accessors, the printed block, the SARIF node and what a warned run
+//! proposes follow from the rows; the suite observes each row with a
+//! function of its own (`conformance_suite::observe`).
 
 use std::fmt;
 
@@ -134,7 +141,7 @@ where
     })
 }
 
-/// What a choice's type says of its values, so that a row of [`choices!`]
+/// What a choice's type says of its values, so that a row of `choices!`
 /// needs no code of its own to be printed or proposed.
 pub trait ChoiceValue: Clone {
     /// The value as a profile writes it.
@@ -759,6 +766,23 @@ mod tests {
         }
         // Declared as ours, the block is ours without a comment.
         assert!(!declared.to_yaml().contains('#'), "{}", declared.to_yaml());
+    }
+
+    /// The shipped `profiles/reference.yaml` declares every choice, as ours
+    /// (the reference server makes ours).
+    #[test]
+    fn the_shipped_profile_declares_ours() {
+        let profile = crate::profile::Profile::from_yaml_str(
+            include_str!("../../profiles/reference.yaml"),
+            "reference.yaml",
+            &|_| None,
+        )
+        .expect("the shipped profile");
+        for &key in ChoiceKey::ALL {
+            let c = profile.choices.written(key);
+            assert!(c.declared, "profiles/reference.yaml does not declare {key}");
+            assert_eq!(c.value, key.ours(), "{key}");
+        }
     }
 
     /// Each row's node of `spec/openapi.yaml` is there: the SARIF result of
