@@ -788,7 +788,7 @@ mod tests {
     /// Each row's node of `spec/openapi.yaml` is there: the SARIF result of
     /// the choice's check stands at it.
     #[test]
-    fn every_choice_has_its_node_in_the_openapi() {
+    fn every_choice_has_its_own_node() {
         let lines = yaml_location::Lines::of(include_str!("../../../spec/openapi.yaml"));
         for &key in ChoiceKey::ALL {
             let path = key.node();
