@@ -390,3 +390,84 @@ fn the_verdict_detector_sees_each_kind_and_only_in_code() {
     assert!(found[2].contains("sets a status"), "{found:?}");
     assert!(found[3].contains("decides an exit code"), "{found:?}");
 }
+
+/// A new choice is one row of the table (`conformance/model/src/choices.rs`:
+/// its key, type, ours, how it is read, its node of `spec/openapi.yaml`),
+/// its observer (`conformance/suite/src/observe.rs`) and its checks (under
+/// `conformance/suite/src/checks/`): no other code of the runner names a
+/// key, as the SARIF node, the printed block and what a warned run proposes
+/// all come from the row. `model_uuid`, which a run looks for itself before
+/// it sends an Authorize, is the one key the runner names.
+#[test]
+fn a_choice_is_named_by_its_row_its_observer_and_its_checks_only() {
+    use conformance_model::choices::ChoiceKey;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    for krate in ["", "model", "wire", "suite", "report", "traffic"] {
+        rust_files(
+            &root.join("conformance").join(krate).join("src"),
+            &mut files,
+        );
+    }
+    let own = |f: &Path| {
+        let f = f.to_string_lossy().replace('\\', "/");
+        f.ends_with("conformance/model/src/choices.rs")
+            || f.ends_with("conformance/suite/src/observe.rs")
+            || f.contains("conformance/suite/src/checks/")
+    };
+    let mut named = Vec::new();
+    for f in files.iter().filter(|f| !own(f)) {
+        let text = std::fs::read_to_string(f).expect("a source file");
+        let code = text
+            .split("#[cfg(test)]\nmod tests")
+            .next()
+            .unwrap_or(&text);
+        for key in ChoiceKey::ALL
+            .iter()
+            .filter(|k| **k != ChoiceKey::ModelUuid)
+        {
+            let variant = format!("{key:?}");
+            let names = |prefix: &str| {
+                code.match_indices(&format!("{prefix}::{variant}"))
+                    .any(|(i, m)| {
+                        let before = code[..i].chars().next_back();
+                        let after = code[i + m.len()..].chars().next();
+                        !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                            && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    })
+            };
+            if names("ChoiceKey") || names("K") {
+                named.push(format!("{}: {variant}", f.display()));
+            }
+        }
+    }
+    assert!(
+        named.is_empty(),
+        "a choice named outside its row, its observer and its checks (put what it says in its row of conformance/model/src/choices.rs):\n{}",
+        named.join("\n")
+    );
+}
+
+/// The README's table of choices has a row for every key of the table, and
+/// only those.
+#[test]
+fn the_readme_lists_every_choice() {
+    use conformance_model::choices::ChoiceKey;
+    let readme = include_str!("../../README.md");
+    let section = readme
+        .split("\n## Choices: a server that chose differently")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("the Choices section of conformance/README.md");
+    let mut listed: Vec<&str> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .flat_map(|first| first.split(", "))
+        .filter_map(|k| k.strip_prefix('`')?.strip_suffix('`'))
+        .collect();
+    listed.sort_unstable();
+    let mut keys: Vec<&str> = ChoiceKey::ALL.iter().map(|k| k.as_str()).collect();
+    keys.sort_unstable();
+    assert_eq!(listed, keys);
+}
