@@ -1,7 +1,8 @@
 //! Choices where the description says "not shown": the server's own, as
 //! its profile declares them (`choices:`, MUST: the gate holds the server
 //! to what its team wrote down), else ours (`spec/README.md` numbers them;
-//! SHOULD: reported, failing only with `--strict`). Also HTTP norms.
+//! SHOULD: reported, failing only with `--strict`). HTTP's own norms are
+//! `http.rs`'s.
 //!
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
 //! says what is sent and which choice judges the answer. The others are
@@ -317,21 +318,6 @@ pub fn checks() -> Vec<Check> {
             },
         }
         .into(),
-        CaseCheck {
-            id: "http/method-not-allowed",
-            subject: Subject::NONE,
-            level: Level::Should,
-            section: "4",
-            quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
-            title: "another method on the interface path is answered 405".into(),
-            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
-                .labelled(Label::Template("{component}")),
-            expects: Expect::Custom {
-                text: "a 405 answer that is an error answer of the description: a JSON body, Content-Type: application/json, X-Project-Uuid",
-                judge: method_not_allowed,
-            },
-        }
-        .into(),
     ]);
     out
 }
@@ -602,20 +588,4 @@ fn validation_items(a: &Answer<'_>) -> Result<(), String> {
         return Err("no item {field: modelUuid, rule: required}".to_owned());
     }
     Ok(())
-}
-
-/// 405 (RFC 9110), as an error answer of the description: JSON, saying
-/// so, with X-Project-Uuid (the 7.1 shape is the 400's only).
-fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
-    match a.sent.raw() {
-        Some(r) if r.status == 405 && conformance_wire::envelope::error_problems(r).is_empty() => {
-            Ok(())
-        }
-        Some(r) if r.status == 405 => Err(format!(
-            "{} ({})",
-            a.sent.summary(),
-            conformance_wire::envelope::error_problems(r).join("; ")
-        )),
-        _ => Err(a.sent.summary()),
-    }
 }

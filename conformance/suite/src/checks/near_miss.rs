@@ -85,16 +85,6 @@ pub fn checks() -> Vec<Check> {
             sends: Sends::Generated(Family::OddRef),
             expects: refused,
         },
-        CaseCheck {
-            id: "media-type/json-spellings",
-            subject: Subject::NONE,
-            level: Level::Must,
-            section: "4.2",
-            quote: "Body: the fields configured in the component's settings auth section, sent as JSON.",
-            title: "a JSON body is taken as JSON however HTTP lets the media type be spelt (RFC 9110 section 8.3.1)".into(),
-            sends: Sends::Generated(Family::MediaType),
-            expects: Expect::Accepted,
-        },
     ]
     .into_iter()
     .map(Check::from)
