@@ -6,8 +6,9 @@
 //!
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
 //! says what is sent and which choice judges the answer. The others are
-//! declarations too, but `choices/issued-token`: its second request
-//! carries the token the first was answered with, so it is a procedure.
+//! declarations too; `choices/issued-token` has a run of its own
+//! ([`Sends::Own`]): its second request carries the token the first was
+//! answered with.
 
 use crate::context::RunContext;
 use conformance_model::choices::ChoiceKey;
@@ -259,20 +260,23 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         // Its second request carries what the first answered, to the same
-        // component: a procedure, not a declaration.
-        Check {
+        // component: a run of its own.
+        CaseCheck {
             id: "choices/issued-token",
             level: Level::Should,
             section: "5",
             quote: "spec choice 5: tokens are issued by Authorize",
             title: "a token issued by Authorize claims its model in Auth Claims".into(),
-            sends: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
-            expects: "where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into(),
-            run: Run::procedure(Phase::Verify, issued_token)
-                .needs(&[Need::Authorize])
-                .choice(ChoiceKey::IssuesToken),
+            sends: Sends::Own {
+                text: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
+                run: Run::procedure(Phase::Verify, issued_token)
+                    .needs(&[Need::Authorize])
+                    .choice(ChoiceKey::IssuesToken),
+            },
+            expects: Expect::Own("where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into()),
             subject: Subject::NONE,
-        },
+        }
+        .into(),
         CaseCheck {
             id: "choices/code-equals-status",
             subject: Subject::NONE,

@@ -1,14 +1,19 @@
-//! The checks, one file per concept of the interface description.
+//! The checks: the file is the id. Every check's id begins with the name of
+//! the file that declares it (`near-miss/ref` is in `near_miss.rs`), so a
+//! report's id says where to read its check; a test holds it.
 //!
-//! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
+//! Each file declares its checks one way, as [`CaseCheck`](crate::case::CaseCheck)s:
 //! id, level, section and quote, what is sent and what must happen, as
 //! data that [`crate::case`] renders into the catalogue's texts and runs.
-//! Eleven checks keep a procedure of their own, each said why beside it:
-//! the seven invariants (they judge shrunk property findings, which are no
-//! answers), the three over every answer of the run (`answers.rs`: the
-//! runner judges them last) and `choices/issued-token` (its second request carries what
-//! the first answered). Judgements shared by several files live here: what
-//! counts as "accepted", "refused" and "a 417 in the 7.2 shape".
+//! A check that needs a run of its own says why beside it and declares it
+//! as [`Sends::Own`](crate::case::Sends::Own): the invariants and the
+//! fields checks (they judge shrunk property findings, which are no
+//! answers), the checks over the whole run (`answers.rs`, `outcomes.rs`,
+//! `budgets.rs`: the runner judges them last), `compression.rs` (answers
+//! compared with and without Accept-Encoding), `state.rs` and `choices/issued-token` (a second
+//! request carries what the first answered). Judgements shared by several
+//! files live here: what counts as "accepted", "refused" and "a 417 in the
+//! 7.2 shape".
 //!
 //! MUST checks judge from the raw answer and assume nothing the description
 //! leaves open: a refusal may be any 4xx, as long as its body is an error
