@@ -389,7 +389,8 @@ fn a_check_is_declared_one_way() {
 }
 
 /// `line` opens a `Check { .. }` literal (not `CaseCheck {`, not the
-/// struct's own `struct Check {` or `impl .. for Check {`).
+/// struct's own `struct Check {` or `impl .. for Check {`, not a function
+/// returning one, `-> Check {`).
 fn check_literal(line: &str) -> bool {
     line.match_indices("Check {").any(|(at, _)| {
         let before = &line[..at];
@@ -398,7 +399,7 @@ fn check_literal(line: &str) -> bool {
             .next_back()
             .is_some_and(|c| c.is_alphanumeric() || c == '_');
         let word = before.split_whitespace().next_back().unwrap_or_default();
-        !glued && !matches!(word, "struct" | "impl" | "for")
+        !glued && !matches!(word, "struct" | "impl" | "for" | "->")
     })
 }
 
@@ -412,4 +413,7 @@ fn the_literal_detector_sees_a_check_and_only_a_check() {
     assert!(!check_literal("pub struct Check {"));
     assert!(!check_literal("impl std::fmt::Debug for Check {"));
     assert!(!check_literal("impl Check {"));
+    assert!(!check_literal(
+        "fn status_check(row: &'static StatusChoice) -> Check {"
+    ));
 }
