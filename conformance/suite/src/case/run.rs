@@ -18,7 +18,9 @@ impl Case {
     /// The check's run: declared requests are planned (the runner sends
     /// each in its phase, then they are judged); a sequence is a procedure
     /// of the phase its operations make it; the shared probes and
-    /// generated cases are judged once the runner has sent them.
+    /// generated cases are judged once the runner has sent them; a run of
+    /// its own ([`Sends::Own`]) is the check's as declared, its needs and
+    /// choice with it.
     pub fn run(self) -> Run {
         if let Sends::Own { run, .. } = self.sends {
             return run;
