@@ -471,3 +471,124 @@ fn the_readme_lists_every_choice() {
     keys.sort_unstable();
     assert_eq!(listed, keys);
 }
+
+/// The code of a source file, without its unit tests.
+fn code_of(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    text.split("#[cfg(test)]\nmod tests")
+        .next()
+        .unwrap_or(&text)
+        .to_owned()
+}
+
+/// Every string literal of `code` (plain ones: ids are never raw strings).
+fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, line) in code_lines(code) {
+        let line = line.trim_start();
+        if line.starts_with("//") {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find('"') {
+            let after = &rest[at + 1..];
+            let Some(end) = after.find('"') else { break };
+            out.push(after[..end].to_owned());
+            rest = &after[end + 1..];
+        }
+    }
+    out
+}
+
+/// The file is the id: every check's id is written out in the code of
+/// `conformance/suite/src/checks/<first segment>.rs` (`-` as `_`), and no
+/// file of checks writes out the id of a check another file should hold.
+#[test]
+fn each_id_is_declared_in_the_file_its_first_segment_names() {
+    let checks = Path::new(env!("CARGO_MANIFEST_DIR")).join("suite/src/checks");
+    let catalogue = conformance_suite::checks::catalogue();
+    let mut wrong = Vec::new();
+    for c in &catalogue {
+        let prefix = c.id.split('/').next().unwrap_or_default();
+        let file = checks.join(format!("{}.rs", prefix.replace('-', "_")));
+        if !file.exists() {
+            wrong.push(format!("{}: no file {}", c.id, file.display()));
+        } else if !code_of(&file).contains(&format!("\"{}\"", c.id)) {
+            wrong.push(format!("{}: not written out in {}", c.id, file.display()));
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&checks, &mut files);
+    for file in &files {
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        for literal in string_literals(&code_of(file)) {
+            let Some(c) = catalogue.iter().find(|c| c.id == literal) else {
+                continue;
+            };
+            if c.id.split('/').next() != Some(stem.replace('_', "-").as_str()) {
+                wrong.push(format!("{}: declared in {}", c.id, file.display()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "an id's first segment names the file that declares it (checks/near_miss.rs declares near-miss/...): move these checks, or rename the file:\n{}",
+        wrong.join("\n")
+    );
+}
+
+/// One way to declare a check: a `CaseCheck` (a run of its own as
+/// `Sends::Own`), rendered into a `Check` by `case/mod.rs` alone; no other
+/// source of the suite writes a `Check { .. }` literal.
+#[test]
+fn a_check_is_declared_one_way() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("suite/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 20, "found only {} files", files.len());
+    let mut found = Vec::new();
+    for file in files.iter().filter(|f| !f.ends_with("case/mod.rs")) {
+        let code = code_of(file);
+        for (i, line) in code_lines(&code) {
+            let line = line.split("//").next().unwrap_or_default();
+            if check_literal(line) {
+                found.push(format!("{}:{}: {}", file.display(), i + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "declare these as a CaseCheck (a run of its own: Sends::Own), in the file its id names:\n{}",
+        found.join("\n")
+    );
+}
+
+/// `line` opens a `Check { .. }` literal (not `CaseCheck {`, not the
+/// struct's own `struct Check {` or `impl .. for Check {`, not a function
+/// returning one, `-> Check {`).
+fn check_literal(line: &str) -> bool {
+    line.match_indices("Check {").any(|(at, _)| {
+        let before = &line[..at];
+        let glued = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let word = before.split_whitespace().next_back().unwrap_or_default();
+        !glued && !matches!(word, "struct" | "impl" | "for" | "->")
+    })
+}
+
+#[test]
+fn the_literal_detector_sees_a_check_and_only_a_check() {
+    assert!(check_literal("        Check {"));
+    assert!(check_literal("    out.push(Check {"));
+    assert!(check_literal("        .map(|(index, inv)| Check {"));
+    assert!(check_literal("    crate::catalogue::Check {"));
+    assert!(!check_literal("        CaseCheck {"));
+    assert!(!check_literal("pub struct Check {"));
+    assert!(!check_literal("impl std::fmt::Debug for Check {"));
+    assert!(!check_literal("impl Check {"));
+    assert!(!check_literal(
+        "fn status_check(row: &'static StatusChoice) -> Check {"
+    ));
+}
