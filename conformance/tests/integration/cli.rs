@@ -59,9 +59,15 @@ fn copy_dir(from: &Path, to: &Path) {
     }
 }
 
+/// The stored snapshots of `dir`, by name (not the `.snap.new` files a
+/// failing run leaves beside them).
 fn read_all(dir: &Path) -> Vec<(String, String)> {
     let mut out: Vec<_> = std::fs::read_dir(dir)
         .expect("read dir")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "snap"))
+        })
         .map(|e| {
             let e = e.expect("entry");
             (
