@@ -1,0 +1,81 @@
+//! Which rules one exchange put to the test, broken or kept: a report tells
+//! a rule the traffic kept (passed) from one no exchange could break (not
+//! applicable: no 417 came, no request went to a component that requires
+//! auth). Read from what judging already found, so the exchange's body is
+//! not parsed again.
+
+use crate::knowledge::Knows;
+use crate::observed::{Answer, Request, values};
+use crate::rules::{self, Finding, Rule};
+
+/// The rules `req` and its `answer` could have broken. `findings`: every
+/// rule the exchange broke, both sides (each is exercised too).
+pub fn exercised(
+    req: &Request,
+    answer: Option<&Answer>,
+    findings: &[Finding],
+    knows: &dyn Knows,
+) -> Vec<&'static Rule> {
+    let broke = |rule: &Rule| findings.iter().any(|f| f.rule == rule);
+    let mut out: Vec<&'static Rule> = vec![&rules::PATH];
+    // Outside the interface's path nothing else is judged.
+    if broke(&rules::PATH) {
+        return out;
+    }
+    out.extend([&rules::CLIENT_ID, &rules::CLIENT_SECRET]);
+    if values(&req.headers, "x-project-env").next().is_some() {
+        out.push(&rules::PROJECT_ENV);
+    }
+    let component = req.reference().and_then(|r| knows.component(&r));
+    if component.as_ref().is_some_and(|c| c.requires_auth) {
+        out.push(&rules::AUTH_TOKEN);
+    }
+    let post = req.method == "POST";
+    let has_body = !req.body.iter().all(u8::is_ascii_whitespace);
+    if post || has_body {
+        out.push(&rules::JSON_BODY);
+    }
+    // A body that is one JSON object meets the component's declared fields.
+    let object = has_body && !broke(&rules::JSON_BODY);
+    if object && component.as_ref().is_some_and(|c| c.fields.is_some()) {
+        out.push(&rules::FIELDS);
+    }
+    if post {
+        out.push(&rules::MODEL_UUID);
+    }
+    if let Some(answer) = answer {
+        let status = answer.status;
+        let client: Vec<&Finding> = findings
+            .iter()
+            .filter(|f| f.rule.side == crate::Side::Client)
+            .collect();
+        if (200..300).contains(&status) {
+            if !answer.body.is_empty() {
+                out.push(&rules::RESPONSES_JSON);
+            }
+        } else if status >= 400 {
+            out.push(&rules::ERRORS_ARE_ENVELOPES);
+            if status == 400 {
+                out.push(&rules::SHAPE_400);
+            }
+            if status == 417 {
+                out.push(&rules::SHAPE_417);
+            }
+            if !client.is_empty() && client.iter().all(|f| f.rule == &rules::FIELDS) {
+                out.push(&rules::VALIDATION_417);
+            }
+        }
+        // Any answer to a request a server must refuse puts the refusal to
+        // the test (a 2xx breaks it).
+        if client.iter().any(|f| f.rule != &rules::FIELDS) {
+            out.push(&rules::REFUSES);
+        }
+    }
+    // A rule broken is a rule exercised, whatever the above says.
+    for f in findings {
+        if !out.contains(&f.rule) {
+            out.push(f.rule);
+        }
+    }
+    out
+}
