@@ -13,8 +13,9 @@ use serde_json::Value;
 use crate::observed::Request;
 
 /// Headers whose values are shown as sent: they say what the request is,
-/// never who sends it (`X-Client-Id` is an identifier, not a credential;
-/// `X-Project-Env` is `dev` or `live`, or the fault shown).
+/// never who sends it (`X-Project-Env` is `dev` or `live`, or the fault
+/// shown). `X-Client-Id` is not among them: a profile may read it from the
+/// environment, as a secret.
 const SHOWN: &[&str] = &[
     "accept",
     "accept-encoding",
@@ -22,7 +23,6 @@ const SHOWN: &[&str] = &[
     "content-encoding",
     "content-type",
     "user-agent",
-    "x-client-id",
     "x-project-env",
 ];
 
@@ -97,11 +97,11 @@ pub fn curl(req: &Request) -> String {
         if shown {
             words.push(vec![Piece::Text(format!("{name}: {text}"))]);
         } else {
-            let var = variable(name.strip_prefix("X-").unwrap_or(name));
-            let var = match lower.as_str() {
-                "x-client-secret" => "CLIENT_SECRET".to_owned(),
-                "x-auth-token" => "AUTH_TOKEN".to_owned(),
-                _ => var,
+            // `x-client-secret` is `CLIENT_SECRET`, `X-Auth-Token` `AUTH_TOKEN`.
+            let var = if lower.starts_with("x-") {
+                variable(&name[2..])
+            } else {
+                variable(name)
             };
             hidden.push((text.into_owned(), var.clone()));
             words.push(vec![Piece::Text(format!("{name}: ")), Piece::Var(var)]);
@@ -323,19 +323,19 @@ mod tests {
         );
         assert_eq!(
             curl(&r),
-            r#"curl -sS -X 'POST' "${BASE_URL}"'/v2/api/component/catalog/auth?modelUuid='"${MODEL_UUID}"'&x=' -H 'X-Client-Id: conformance-client' -H 'X-Client-Secret: '"${CLIENT_SECRET}" -H 'X-Auth-Token;' -H 'Content-Type: application/json' --data-binary '{"account":"'"${ACCOUNT}"'","ok":true,"pin":'"${PIN}"'}{"pin":"'"${PIN}"'"}'"#
+            r#"curl -sS -X 'POST' "${BASE_URL}"'/v2/api/component/catalog/auth?modelUuid='"${MODEL_UUID}"'&x=' -H 'X-Client-Id: '"${CLIENT_ID}" -H 'X-Client-Secret: '"${CLIENT_SECRET}" -H 'X-Auth-Token;' -H 'Content-Type: application/json' --data-binary '{"account":"'"${ACCOUNT}"'","ok":true,"pin":'"${PIN}"'}{"pin":"'"${PIN}"'"}'"#
         );
     }
 
-    /// A secret sent where a harmless value goes (the secret as the
-    /// client id, in the path) is written as its variable there too.
+    /// A secret sent where a harmless value goes (in the path, as
+    /// X-Project-Env) is written as its variable there too.
     #[test]
     fn a_secret_anywhere_is_a_variable() {
         let r = req(
             "GET",
             "/v2/api/component/s3cret-value/auth",
             &[
-                ("X-Client-Id", "s3cret-value"),
+                ("X-Project-Env", "s3cret-value"),
                 ("X-Client-Secret", "s3cret-value"),
                 ("X-Api-Key", "k3y-k3y"),
             ],
