@@ -13,7 +13,8 @@
 //! run-wide ones last), [`snapshot`] (insta assertions on the exchanges),
 //! [`observe`] (the server's choices, asked for), [`coverage`] (the
 //! description's statements and the checks that enforce them, beside the
-//! catalogue) and [`results`] (what a run produced, as data). It makes every verdict and shows none: the
+//! catalogue), [`traffic`] (the checks observed traffic judges too, by
+//! the proxy's rules) and [`results`] (what a run produced, as data). It makes every verdict and shows none: the
 //! report is the next crate's, and this one cannot import it.
 
 pub mod case;
@@ -30,3 +31,4 @@ pub mod probes;
 pub mod results;
 pub mod runner;
 pub mod snapshot;
+pub mod traffic;

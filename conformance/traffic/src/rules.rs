@@ -170,7 +170,18 @@ rules! {
     REFUSES = "server/refuses-what-a-client-must-not-send", Server, "5",
         "Every request to both operations carries these headers:",
         "a request missing a required header, with an X-Project-Env other than dev or live, a body that is not JSON, or Authorize without modelUuid is not served (no 2xx)",
-        [];
+        [
+            "headers/auth-claims/x-client-id/missing",
+            "headers/auth-claims/x-client-id/empty",
+            "headers/auth-claims/x-client-secret/missing",
+            "headers/auth-claims/x-client-secret/empty",
+            "headers/authorize/x-client-id/missing",
+            "headers/authorize/x-client-id/empty",
+            "headers/authorize/x-client-secret/missing",
+            "headers/authorize/x-client-secret/empty",
+            "auth-token/auth-claims/missing",
+            "auth-token/authorize/missing",
+        ];
 }
 
 #[cfg(test)]
