@@ -173,12 +173,8 @@ impl Outputs {
 /// over it: a reader (a CI step, a browser reloading) sees the old report
 /// or the new one, never a part.
 fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
-    let fail = |e: std::io::Error| {
-        format!(
-            "{}: cannot write the {what} report: {e}",
-            path.display()
-        )
-    };
+    let fail =
+        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
     let name = path
         .file_name()
         .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
@@ -203,5 +199,42 @@ mod tests {
             let first = rule.quote.lines().next().unwrap_or_default();
             assert!(text.contains(first), "{}: line {line} is {text}", rule.id);
         }
+    }
+
+    /// A report replaces the last whole, leaving no temporary file; one
+    /// that cannot be written says where.
+    #[test]
+    fn reports_are_replaced_whole() {
+        let dir = std::env::temp_dir().join(format!("traffic-report-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let outputs = Outputs {
+            junit: Some(dir.join("r.xml")),
+            sarif: Some(dir.join("r.sarif")),
+            ..Outputs::default()
+        };
+        let tally = Tally::default();
+        outputs.write(&tally, "t").expect("written");
+        outputs.write(&tally, "t").expect("written again");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["r.sarif", "r.xml"]);
+        let nowhere = Outputs {
+            html: Some(dir.join("missing").join("r.html")),
+            ..Outputs::default()
+        };
+        let e = nowhere.write(&tally, "t").expect_err("no such folder");
+        assert!(e.contains("missing/r.html") && e.contains("HTML"), "{e}");
+        // No exchange: every rule not applicable, and the gate fails.
+        assert!(
+            results(&tally)
+                .iter()
+                .all(|r| r.status == Status::NotApplicable)
+        );
+        assert_eq!(exit_code(&tally, "t"), 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -513,7 +513,10 @@ pub fn plain_list(checks: &[Check]) -> String {
             c.title
         ));
         // Observed traffic judges it too (`proxy`, `audit`).
-        let traffic: Vec<&str> = crate::traffic::rules_of(c.id).iter().map(|r| r.id).collect();
+        let traffic: Vec<&str> = crate::traffic::rules_of(c.id)
+            .iter()
+            .map(|r| r.id)
+            .collect();
         if !traffic.is_empty() {
             out.push_str(&format!("  [traffic: {}]", traffic.join(", ")));
         }

@@ -59,7 +59,10 @@ mod tests {
                     description::locate(rule.quote, check.section),
                     description::locate(check.quote, check.section),
                 ) else {
-                    wrong.push(format!("{}: `{id}`'s quote is not the description's", rule.id));
+                    wrong.push(format!(
+                        "{}: `{id}`'s quote is not the description's",
+                        rule.id
+                    ));
                     continue;
                 };
                 // A sentence that introduces a table ("Every request ...
@@ -77,8 +80,8 @@ mod tests {
                     ));
                 }
                 let nested = |x: &str, y: &str| x == y || x.starts_with(&format!("{y}."));
-                let holds = description::section_span(check.section)
-                    .is_some_and(|(s, e)| s <= a && b <= e);
+                let holds =
+                    description::section_span(check.section).is_some_and(|(s, e)| s <= a && b <= e);
                 if !(nested(rule.section, check.section)
                     || nested(check.section, rule.section)
                     || holds)

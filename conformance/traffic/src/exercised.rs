@@ -79,3 +79,97 @@ pub fn exercised(
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::{Component, Place};
+
+    struct Users;
+
+    impl Knows for Users {
+        fn component(&self, reference: &str) -> Option<Component> {
+            (reference == "users").then(|| Component {
+                requires_auth: true,
+                fields: Some(Vec::new()),
+            })
+        }
+        fn model_uuid_at(&self) -> Place {
+            Place::default()
+        }
+    }
+
+    fn ids(req: &Request, answer: Option<&Answer>) -> Vec<&'static str> {
+        let mut findings = crate::client::judge_request(req, &Users);
+        if let Some(a) = answer {
+            findings.extend(crate::server::judge_answer(req, a, &findings));
+        }
+        let mut ids: Vec<_> = exercised(req, answer, &findings, &Users)
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        ids.sort_unstable();
+        ids
+    }
+
+    /// A read of a component without auth, answered 200, cannot break a
+    /// rule about bodies, tokens, modelUuid or error answers; a refused
+    /// Authorize to one with auth puts those to the test.
+    #[test]
+    fn only_what_the_exchange_could_break() {
+        let get = Request {
+            method: "GET".into(),
+            target: "/v2/api/component/catalog/auth".into(),
+            headers: vec![
+                ("x-client-id".into(), b"c".to_vec()),
+                ("x-client-secret".into(), b"s".to_vec()),
+            ],
+            body: Vec::new(),
+        };
+        let ok = Answer {
+            status: 200,
+            headers: Vec::new(),
+            body: b"{}".to_vec(),
+        };
+        assert_eq!(
+            ids(&get, Some(&ok)),
+            [
+                "client/path",
+                "client/x-client-id",
+                "client/x-client-secret",
+                "server/responses-json"
+            ]
+        );
+        let post = Request {
+            method: "POST".into(),
+            target: "/v2/api/component/users/auth".into(),
+            headers: get.headers.clone(),
+            body: b"{\"a\": 1}".to_vec(),
+        };
+        let refused = Answer {
+            status: 417,
+            headers: Vec::new(),
+            body: b"{}".to_vec(),
+        };
+        assert_eq!(
+            ids(&post, Some(&refused)),
+            [
+                "client/fields",
+                "client/json-body",
+                "client/model-uuid",
+                "client/path",
+                "client/x-auth-token",
+                "client/x-client-id",
+                "client/x-client-secret",
+                "server/417-shape",
+                "server/errors-are-envelopes",
+                "server/refuses-what-a-client-must-not-send"
+            ]
+        );
+        let elsewhere = Request {
+            target: "/health".into(),
+            ..get
+        };
+        assert_eq!(ids(&elsewhere, Some(&ok)), ["client/path"]);
+    }
+}
