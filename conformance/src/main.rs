@@ -42,7 +42,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the check catalogue.
+    /// Print the check catalogue; a check observed traffic judges too
+    /// (`proxy`, `audit`) is marked `[traffic: RULE]`.
     List {
         /// As the Markdown table the README holds.
         #[arg(long)]
@@ -107,8 +108,9 @@ enum Command {
         markdown: bool,
     },
     /// Every sentence of the interface description that states a
-    /// requirement, with the checks that enforce it, and those no check
-    /// enforces.
+    /// requirement, with the checks that enforce it and the traffic rules
+    /// that enforce it on observed exchanges (`proxy`, `audit`), and those
+    /// no check enforces.
     Coverage {
         /// As Markdown.
         #[arg(long)]

@@ -595,3 +595,11 @@ fn a_gate_no_client_went_through_fails() {
         page.contains("Observed traffic: 0 exchanges") && page.contains("no exchange was seen")
     );
 }
+
+/// The README states what `coverage` says the proxy enforces.
+#[test]
+fn the_readme_says_what_the_proxy_enforces() {
+    let line = conformance_suite::coverage::Coverage::of_description().traffic_line();
+    let readme = include_str!("../../README.md").replace('\n', " ");
+    assert!(readme.contains(&line), "the README does not say {line:?}");
+}
