@@ -9,6 +9,7 @@ mod caps;
 mod cli;
 mod coverage;
 mod determinism;
+mod foreign_client;
 mod independent;
 mod init;
 mod large_answers;
