@@ -141,6 +141,24 @@ pub fn html_page(report: &Report, exchanges: u64) -> String {
     page.replacen(&run_lines, &traffic, 1)
 }
 
+/// The SARIF log: a run's, under a category of its own, so that code
+/// scanning keeps the traffic's alerts beside a run's rather than replacing
+/// them (an upload replaces the alerts of its category).
+pub fn sarif_log(report: &Report) -> String {
+    let text = sarif::render(report);
+    let Ok(mut log) = serde_json::from_str::<serde_json::Value>(&text) else {
+        return text;
+    };
+    log["runs"][0]["automationDetails"]["id"] = serde_json::json!(SARIF_CATEGORY);
+    let mut text = serde_json::to_string_pretty(&log).unwrap_or(text);
+    text.push('\n');
+    text
+}
+
+/// The code-scanning category of the traffic's SARIF (a run's is
+/// `conformance/`).
+pub const SARIF_CATEGORY: &str = "conformance-traffic/";
+
 impl Outputs {
     /// Writes every report asked for, each whole or not at all.
     pub fn write(&self, tally: &Tally, target: &str) -> Result<(), String> {
@@ -156,7 +174,7 @@ impl Outputs {
             replace(path, "JUnit", &xml)?;
         }
         if let Some(path) = &self.sarif {
-            replace(path, "SARIF", &sarif::render(&report))?;
+            replace(path, "SARIF", &sarif_log(&report))?;
         }
         if let Some(path) = &self.html {
             replace(path, "HTML", &html_page(&report, tally.exchanges()))?;

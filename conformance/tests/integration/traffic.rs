@@ -411,6 +411,11 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
     let sarif: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("r.sarif")).expect("SARIF"))
             .expect("SARIF is JSON");
+    // Beside a run's alerts in code scanning, not over them.
+    assert_eq!(
+        sarif["runs"][0]["automationDetails"]["id"],
+        "conformance-traffic/"
+    );
     let results = sarif["runs"][0]["results"].as_array().expect("results");
     let result = results
         .iter()
