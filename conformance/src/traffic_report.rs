@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use conformance_report::report::{CheckResult, Kind, Report, Status, html, junit, sarif};
-use conformance_suite::catalogue::{Level, section_title};
+use conformance_suite::catalogue::{Level, Subject, section_title};
 use conformance_suite::generate::Generation;
+use conformance_suite::results::{Anchor, RunResults};
 use conformance_wire::description;
 use traffic_rules::{RULES, Rule, Side, Tally};
 
@@ -26,7 +27,8 @@ pub struct Outputs {
     pub html: Option<PathBuf>,
 }
 
-/// The line of the description where `rule`'s sentence stands.
+/// The line of the description where `rule`'s sentence stands (where SARIF
+/// places its results, from their anchor).
 pub fn rule_line(rule: &Rule) -> usize {
     description::locate(rule.quote, rule.section)
         .map(|(start, _)| description::line_of(start))
@@ -96,31 +98,45 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                 actual,
                 note,
                 latency: None,
-                // Where a run's check stands: the quoted sentence's line.
-                stands_at: Some((description::PATH.to_owned(), rule_line(rule))),
+                stands_at: None,
                 unmet: None,
+                // Where a run's check stands: the quoted sentence's line
+                // in the rule's section.
+                anchor: Some(Anchor {
+                    section: rule.section,
+                    quote: rule.quote,
+                    choice: None,
+                    subject: Subject::NONE,
+                    declared_by_profile: false,
+                }),
             }
         })
         .collect()
 }
 
-/// The traffic's report, as a run's: `target` says what was judged.
-pub fn report(tally: &Tally, target: &str) -> Report {
-    Report::new(
-        target.to_owned(),
-        false,
+/// The traffic's results, as a run's: `target` says what was judged.
+pub fn run_results(tally: &Tally, target: &str) -> RunResults {
+    RunResults {
+        target: target.to_owned(),
+        strict: false,
         // No case is generated: the traffic is the client's.
-        Generation { seed: 0, cases: 0 },
-        results(tally),
-        Duration::ZERO,
-    )
+        generation: Generation { seed: 0, cases: 0 },
+        took: Duration::ZERO,
+        results: results(tally),
+        ..RunResults::default()
+    }
 }
 
-/// 0 when no MUST rule was broken, 1 when one was or when no exchange was
-/// judged at all (nothing proven: a run that judged no MUST check is never
-/// green either).
+/// The traffic's report, as a run's.
+pub fn report(tally: &Tally, target: &str) -> Report {
+    Report::of(run_results(tally, target))
+}
+
+/// The run's gate over the traffic's results: 0 when no MUST rule was
+/// broken, 1 when one was or when no exchange was judged at all (nothing
+/// proven: a run that judged no MUST check is never green either).
 pub fn exit_code(tally: &Tally, target: &str) -> u8 {
-    u8::try_from(report(tally, target).exit_code()).unwrap_or(1)
+    u8::try_from(run_results(tally, target).exit_code()).unwrap_or(1)
 }
 
 /// The HTML page: a run's, with the lines about generated cases and pace
@@ -129,9 +145,9 @@ pub fn html_page(report: &Report, exchanges: u64) -> String {
     let page = html::render(report);
     let run_lines = format!(
         "<p class=\"meta\">Generated cases: --seed {} --cases {}</p>\n<p class=\"meta\">{}</p>\n",
-        report.generation.seed,
-        report.generation.cases,
-        conformance_report::report::escape::html(&report.pace.line()),
+        report.run.generation.seed,
+        report.run.generation.cases,
+        conformance_report::report::escape::html(&report.run.pace.line()),
     );
     let traffic = format!(
         "<p class=\"meta\">Observed traffic: {exchanges} exchange{} judged on both sides by {} rules of the description, each quoted; values that may be secret are shell variables in the reproductions.</p>\n",

@@ -14,14 +14,20 @@
 //! [`observe`] (the server's choices, asked for), [`coverage`] (the
 //! description's statements and the checks that enforce them, beside the
 //! catalogue), [`traffic`] (the checks observed traffic judges too, by
-//! the proxy's rules) and [`results`] (what a run produced, as data). It makes every verdict and shows none: the
-//! report is the next crate's, and this one cannot import it.
+//! the proxy's rules), [`results`] (what a run produced, as data, each result
+//! with its check's anchor), [`baseline`] (the known failures a team lists,
+//! read, applied to the results and written) and [`gate`] (whether the run
+//! passes: the exit code). It makes every verdict and shows none (the
+//! baseline it writes is the gate's own input, not a report): the report
+//! is the next crate's, and this one cannot import it.
 
+pub mod baseline;
 pub mod case;
 pub mod catalogue;
 pub mod checks;
 pub mod context;
 pub mod coverage;
+pub mod gate;
 pub mod generate;
 pub mod judge;
 pub mod needs;

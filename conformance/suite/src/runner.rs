@@ -1,6 +1,6 @@
 //! Selects checks, runs them concurrently against one target, asserts the
 //! snapshots of their exchanges on one thread, and collects the run's
-//! [`RunResults`] (the report crate shows them).
+//! [`RunResults`] (the gate judges them, the report crate shows them).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +13,7 @@ use crate::checks::catalogue;
 use crate::context::RunContext;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
-use crate::results::{CheckResult, Pace, RunResults, Status};
+use crate::results::{Anchor, CheckResult, Pace, RunResults, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
 use conformance_model::choices::{ChoiceKey, Shape, UnknownFields};
 use conformance_model::profile::Profile;
@@ -341,9 +341,13 @@ async fn assert_snapshots(
                 outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
             }])
         })?;
+    // A snapshot stands where the check its group is named after does,
+    // selected or not.
+    let all = catalogue();
+    let anchor = |group: &str| all.iter().find(|c| c.id == group).map(Anchor::of);
     Ok(asserted
         .iter()
-        .map(|s| CheckResult::from_snapshot(s, options.strict))
+        .map(|s| CheckResult::from_snapshot(s, anchor(&s.group), options.strict))
         .collect())
 }
 

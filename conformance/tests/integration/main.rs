@@ -20,4 +20,5 @@ mod real_targets;
 mod self_test;
 mod source;
 mod traffic;
+mod traffic_faults;
 mod variants;

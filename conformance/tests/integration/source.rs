@@ -296,3 +296,97 @@ fn every_check_id_is_a_literal_in_the_sources() {
         missing.join(", ")
     );
 }
+
+/// What in `text` (a source file of the report crate) would make a
+/// verdict rather than show one, outside its comments and unit tests:
+/// a look-up in the catalogue (results carry their check's anchor), an
+/// exit code decided (the suite's gate decides it), a status set (the
+/// runner judges, a baseline marks).
+fn verdicts_in(text: &str) -> Vec<String> {
+    let code = text.split("#[cfg(test)]").next().unwrap_or(text);
+    let mut found = Vec::new();
+    for (i, line) in code.lines().enumerate() {
+        let line = line.trim_start();
+        if line.starts_with("//") {
+            continue;
+        }
+        let marks_a_status = line
+            .match_indices(".status =")
+            .any(|(at, m)| !line[at + m.len()..].starts_with('='))
+            || line.contains("status: Status::");
+        for (what, seen) in [
+            ("calls the catalogue", line.contains("catalogue(")),
+            (
+                "reads the checks",
+                line.contains("conformance_suite::checks"),
+            ),
+            (
+                "decides an exit code",
+                [
+                    "fn exit_code",
+                    "fn judged_no_must",
+                    "ExitCode",
+                    "process::exit",
+                ]
+                .iter()
+                .any(|p| line.contains(p)),
+            ),
+            ("sets a status", marks_a_status),
+        ] {
+            if seen {
+                found.push(format!("line {}: {what}: {line}", i + 1));
+            }
+        }
+    }
+    found
+}
+
+/// The report crate shows a run and holds no verdict: its code (not its
+/// unit tests) never looks a check up in the catalogue, never decides the
+/// exit code and never sets a result's status. The suite does all three
+/// (`results`, `gate`, `baseline`), below it.
+#[test]
+fn the_report_crate_holds_no_verdict() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("report/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    assert!(files.len() > 5, "found only {} files", files.len());
+    let found: Vec<String> = files
+        .iter()
+        .flat_map(|f| {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            let shown = f.strip_prefix(&src).unwrap_or(f).display().to_string();
+            verdicts_in(&text)
+                .into_iter()
+                .map(move |v| format!("report/src/{shown}: {v}"))
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "the report crate makes a verdict (move it to conformance-suite):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_verdict_detector_sees_each_kind_and_only_in_code() {
+    let text = "use conformance_suite::checks::catalogue;\n\
+                fn f(r: &mut R) {\n\
+                    let all = catalogue();\n\
+                    r.status = Status::Known;\n\
+                    if r.status == Status::Failed {}\n\
+                    // catalogue() in a comment\n\
+                }\n\
+                pub fn exit_code(&self) -> i32 { 0 }\n\
+                #[cfg(test)]\n\
+                mod tests { fn t() { let _ = catalogue(); } }\n";
+    let found = verdicts_in(text);
+    let lines: Vec<&str> = found
+        .iter()
+        .map(|f| f.split(':').next().unwrap_or(""))
+        .collect();
+    assert_eq!(lines, ["line 1", "line 3", "line 4", "line 8"], "{found:?}");
+    assert!(found[0].contains("reads the checks"), "{found:?}");
+    assert!(found[2].contains("sets a status"), "{found:?}");
+    assert!(found[3].contains("decides an exit code"), "{found:?}");
+}

@@ -49,9 +49,23 @@ pub fn exercised(
             .iter()
             .filter(|f| f.rule.side == crate::Side::Client)
             .collect();
+        if values(&answer.headers, "x-project-uuid").next().is_some() {
+            out.push(&rules::PROJECT_UUID);
+        }
+        // Any answer to the operation's method says whether it is served.
+        match req.method.as_str() {
+            "GET" => out.push(&rules::AUTH_CLAIMS_IS_GET),
+            "POST" => out.push(&rules::AUTHORIZE_IS_POST),
+            _ => {}
+        }
+        let only_fields = !client.is_empty() && client.iter().all(|f| f.rule == &rules::FIELDS);
         if (200..300).contains(&status) {
             if !answer.body.is_empty() {
                 out.push(&rules::RESPONSES_JSON);
+            }
+            // Authorize served a body that fails its declared validation.
+            if only_fields && post {
+                out.push(&rules::VALIDATION_417);
             }
         } else if status >= 400 {
             out.push(&rules::ERRORS_ARE_ENVELOPES);
@@ -61,7 +75,7 @@ pub fn exercised(
             if status == 417 {
                 out.push(&rules::SHAPE_417);
             }
-            if !client.is_empty() && client.iter().all(|f| f.rule == &rules::FIELDS) {
+            if only_fields {
                 out.push(&rules::VALIDATION_417);
             }
         }
@@ -137,6 +151,7 @@ mod tests {
                 "client/path",
                 "client/x-client-id",
                 "client/x-client-secret",
+                "server/auth-claims-is-get",
                 "server/responses-json"
             ]
         );
@@ -162,6 +177,7 @@ mod tests {
                 "client/x-client-id",
                 "client/x-client-secret",
                 "server/417-shape",
+                "server/authorize-is-post",
                 "server/errors-are-envelopes",
                 "server/refuses-what-a-client-must-not-send"
             ]

@@ -48,6 +48,11 @@ pub struct Finding {
     pub rule: &'static Rule,
     /// What was wrong; never a secret (names, not values).
     pub detail: String,
+    /// A body that fails the component's declared validation (a required
+    /// field missing, a field of another type), not only one with a field
+    /// the settings do not define, which a server may ignore: a server must
+    /// not serve it.
+    pub fails_validation: bool,
 }
 
 impl Finding {
@@ -55,6 +60,7 @@ impl Finding {
         Finding {
             rule,
             detail: detail.into(),
+            fails_validation: false,
         }
     }
 }
@@ -137,6 +143,20 @@ rules! {
             "responses/json",
             "invariants/responses-are-json",
         ];
+    PROJECT_UUID = "server/x-project-uuid-is-a-uuid", Server, "2",
+        "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`, present on the error responses.",
+        "X-Project-Uuid, where an answer carries it, is a uuid",
+        [
+            "errors/x-project-uuid/uuid",
+        ];
+    AUTH_CLAIMS_IS_GET = "server/auth-claims-is-get", Server, "4.1",
+        "| Method | GET |",
+        "GET on /v2/api/component/{ref}/auth is Auth Claims: never answered 405 or 501",
+        [];
+    AUTHORIZE_IS_POST = "server/authorize-is-post", Server, "4.2",
+        "| Method | POST |",
+        "POST on /v2/api/component/{ref}/auth is Authorize: never answered 405 or 501",
+        [];
     ERRORS_ARE_ENVELOPES = "server/errors-are-envelopes", Server, "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         "an error answer (a limit answer included) is JSON, says so, and carries X-Project-Uuid",
@@ -163,7 +183,7 @@ rules! {
         ];
     VALIDATION_417 = "server/validation-417", Server, "7",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
-        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417, not 400 or 422",
+        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417: not 400 or 422, nor served where Authorize's body lacks a required field or has one of another type",
         [
             "invariants/validation-is-417",
         ];
