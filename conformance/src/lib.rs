@@ -19,8 +19,8 @@
 //!   is silent (declared in the profile, else ours);
 //! - [`catalogue`](conformance_suite::catalogue): what a check is (id, section, quote, [`level`](conformance_model::level), what is
 //!   sent, what must happen); [`case`](conformance_suite::case): a check declared by what it sends
-//!   and what it expects; [`checks`](conformance_suite::checks): the checks, one file per concept of
-//!   the description; [`envelope`](conformance_wire::envelope): what an error answer is;
+//!   and what it expects; [`checks`](conformance_suite::checks): the checks, one file per id
+//!   prefix, named by it; [`envelope`](conformance_wire::envelope): what an error answer is;
 //! - [`needs`](conformance_suite::needs): what a check needs from the profile, and what to add;
 //! - [`connect`](conformance_wire::connect): TLS roots, client certificate, proxies, gateway headers;
 //!   [`transport`](conformance_wire::transport): limits, pacing, retries;

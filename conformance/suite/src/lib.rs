@@ -4,8 +4,8 @@
 //! exchanges → report): [`catalogue`] (what a check is: id, section,
 //! quote, level, what is sent, what must happen), [`case`] (a check
 //! declared by what it sends and what it expects, and the interpreter that
-//! runs it), [`checks`] (the checks, one file per concept of the
-//! description), [`judge`] (what "accepted", "refused", "a 417" mean),
+//! runs it), [`checks`] (the checks, one file per id prefix,
+//! named by it), [`judge`] (what "accepted", "refused", "a 417" mean),
 //! [`needs`] (what a check needs from the profile), [`probes`] (the shared
 //! error probes), [`generate`] (edge cases, property-based bodies, the
 //! invariants), [`context`] (one run's shared probes and generated cases),

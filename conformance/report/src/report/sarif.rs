@@ -19,44 +19,10 @@
 use serde_json::{Value, json};
 
 use crate::report::{CheckResult, Report, Status};
-use conformance_model::choices::ChoiceKey;
 use conformance_wire::description;
 
 use conformance_wire::description::{OPENAPI, OPENAPI_PATH};
 const OPERATIONS_PATH: &str = "/component/{ref}/auth";
-
-/// The node of `spec/openapi.yaml` that states choice `key`.
-fn choice_node(key: ChoiceKey) -> Vec<&'static str> {
-    use ChoiceKey as K;
-    let op = |method: &'static str, rest: &[&'static str]| {
-        let mut path = vec!["paths", OPERATIONS_PATH, method];
-        path.extend_from_slice(rest);
-        path
-    };
-    match key {
-        K::ModelUuid => vec!["components", "parameters", "ModelUuid"],
-        K::MissingCredential | K::WrongCredential => op("get", &["responses", "401"]),
-        K::UnknownRef => op("get", &["responses", "404"]),
-        K::UnknownModel => op("post", &["responses", "404"]),
-        K::MalformedBody => op("post", &["responses", "400"]),
-        K::BodyTooLarge | K::BodyLimit => op("post", &["responses", "413"]),
-        K::AuthClaimsSuccess => op("get", &["responses", "200"]),
-        K::AuthorizeSuccess => op("post", &["responses", "200"]),
-        K::GetBodyValidated => op("get", &["requestBody"]),
-        K::BadProjectEnv | K::AbsentProjectEnv => {
-            vec!["components", "parameters", "XProjectEnv"]
-        }
-        K::TokenCheckedWhenNotRequired => vec!["components", "parameters", "XAuthToken"],
-        K::IssuesToken => vec!["components", "schemas", "AuthorizeResult"],
-        K::AuthorizeClaims | K::ClaimsCarryModelUuid => {
-            vec!["components", "schemas", "AuthClaimsResult"]
-        }
-        K::SuccessShape => op("post", &["responses", "200"]),
-        K::RequestIdUuid => vec!["components", "schemas", "ErrorResponse"],
-        K::UnknownFields | K::ValidationItems => vec!["components", "schemas", "ValidationError"],
-        K::CodeIsStatus => vec!["components", "schemas", "ErrorResponse"],
-    }
-}
 
 /// Where a result stands: (file, line), from its anchor (a snapshot's is
 /// the check whose exchanges it holds).
@@ -64,7 +30,7 @@ pub fn location(r: &CheckResult, openapi: &yaml_location::Lines) -> (String, usi
     if let Some(at) = &r.stands_at {
         return at.clone();
     }
-    let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
+    let node = |path: &[&str]| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
     let Some(anchor) = &r.anchor else {
         let line = description::heading_line(&r.section)
             .or_else(|| description::heading_line("4"))
@@ -75,10 +41,11 @@ pub fn location(r: &CheckResult, openapi: &yaml_location::Lines) -> (String, usi
     // at the operation.
     if let (true, Some(op)) = (anchor.declared_by_profile, anchor.subject.op) {
         let method = op.method().to_ascii_lowercase();
-        return node(vec!["paths", OPERATIONS_PATH, &method]);
+        return node(&["paths", OPERATIONS_PATH, &method]);
     }
+    // A choice stands at the node its row of the table names.
     if let Some(key) = anchor.choice {
-        return node(choice_node(key));
+        return node(key.node());
     }
     let line = description::locate(anchor.quote, anchor.section)
         .map(|(start, _)| description::line_of(start))
@@ -187,21 +154,10 @@ pub fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use conformance_model::choices::ChoiceKey;
     use conformance_suite::catalogue::{Level, Verdict};
     use conformance_suite::checks::catalogue;
     use conformance_suite::results::RunResults;
-
-    #[test]
-    fn every_choice_has_its_own_node() {
-        let lines = yaml_location::Lines::of(OPENAPI);
-        for key in conformance_model::choices::ChoiceKey::ALL {
-            let path = choice_node(key);
-            let line = lines.line(&path).expect("a line");
-            let at = lines.path_at(line).unwrap_or_default();
-            let wanted = yaml_location::render_path(&path);
-            assert!(at.starts_with(&wanted), "{key}: {wanted} is at {at}");
-        }
-    }
 
     #[test]
     fn failures_stand_at_the_sentence_they_break() {
