@@ -9,7 +9,8 @@
 //! crate per stage so that Cargo refuses a backward import:
 //! `conformance-model` ← `conformance-wire` ← `conformance-suite` (every
 //! verdict) ← `conformance-report` (shows them) ← this package (the
-//! `conformance` command, [`init`], [`traffic`]). Nothing is re-exported:
+//! `conformance` command, [`init`], [`traffic`] and its reports,
+//! [`traffic_report`]). Nothing is re-exported:
 //! every import names the crate it comes from (`conformance_wire::target`),
 //! so a reader sees at each one which stage it crosses into.
 //!
@@ -48,6 +49,7 @@
 
 pub mod init;
 pub mod traffic;
+pub mod traffic_report;
 
 /// Runs the selected checks against the target the profile names, and
 /// assembles their report: the suite judges ([`conformance_suite::runner::run`]), the report

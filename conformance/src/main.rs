@@ -41,7 +41,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Print the check catalogue.
+    /// Print the check catalogue; a check observed traffic judges too
+    /// (`proxy`, `audit`) is marked `[traffic: RULE]`.
     List {
         /// As the Markdown table the README holds.
         #[arg(long)]
@@ -106,8 +107,9 @@ enum Command {
         markdown: bool,
     },
     /// Every sentence of the interface description that states a
-    /// requirement, with the checks that enforce it, and those no check
-    /// enforces.
+    /// requirement, with the checks that enforce it and the traffic rules
+    /// that enforce it on observed exchanges (`proxy`, `audit`), and those
+    /// no check enforces.
     Coverage {
         /// As Markdown.
         #[arg(long)]
@@ -117,8 +119,10 @@ enum Command {
     /// and judge both sides of each by the description's rules one exchange
     /// can settle (a client's credentials, X-Project-Env, JSON, fields,
     /// modelUuid; a server's envelopes, X-Project-Uuid, 417s). Prints the
-    /// report on exit (Ctrl-C, --exchanges, --for); exit 1 with --gate when
-    /// a MUST rule was broken.
+    /// report on exit (Ctrl-C, --exchanges, --for) and writes it in every
+    /// format asked for, on exit and every --every. Exit 0; with --gate,
+    /// exit 1 when a MUST rule was broken or no exchange came (nothing
+    /// proven); 2 for a bad profile or address.
     Proxy {
         /// Where to listen (default: a free port on 127.0.0.1, printed).
         #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
@@ -129,28 +133,58 @@ enum Command {
         /// Stop after this long, e.g. `10m`.
         #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
         duration: Option<Duration>,
-        /// Write the report as JSON here, on exit and every --every.
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
-        /// How often the JSON report is written while running (default 10s).
+        #[command(flatten)]
+        reports: TrafficReports,
+        /// How often the reports are written while running (default 10s).
         #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
         every: Option<Duration>,
-        /// Exit 1 when a MUST rule was broken (a CI job driving a client
-        /// through the proxy).
+        /// Exit 1 when a MUST rule was broken, or when no exchange came (a
+        /// CI job driving a client through the proxy).
         #[arg(long)]
         gate: bool,
     },
     /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
     /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
-    /// uses. Exit 1 when a MUST rule was broken, 2 for a file that cannot
-    /// be read.
+    /// uses, the reports in every format asked for. Exit codes as for a
+    /// run: 0 when no MUST rule was broken, 1 when one was (or the file
+    /// held no exchange: nothing proven), 2 for a file that cannot be read
+    /// or a bad profile.
     Audit {
         /// The HAR file.
         har: PathBuf,
-        /// Write the report as JSON here.
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
+        #[command(flatten)]
+        reports: TrafficReports,
     },
+}
+
+/// The reports of `proxy` and `audit`: the formats of a run, the same flags.
+#[derive(Args)]
+struct TrafficReports {
+    /// Write the report as JSON here (each rule's count, examples and
+    /// reproductions).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a JUnit XML report here: one test case per rule.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write a SARIF 2.1.0 report here: each broken rule at the line of the
+    /// description it quotes.
+    #[arg(long, value_name = "FILE")]
+    sarif: Option<PathBuf>,
+    /// Write one self-contained HTML report here.
+    #[arg(long, value_name = "FILE")]
+    html: Option<PathBuf>,
+}
+
+impl TrafficReports {
+    fn outputs(self) -> conformance::traffic_report::Outputs {
+        conformance::traffic_report::Outputs {
+            json: self.json,
+            junit: self.junit,
+            sarif: self.sarif,
+            html: self.html,
+        }
+    }
 }
 
 #[derive(Args)]
@@ -385,7 +419,7 @@ fn main() -> ExitCode {
             listen,
             exchanges,
             duration,
-            json,
+            reports,
             every,
             gate,
         }) => {
@@ -402,9 +436,9 @@ fn main() -> ExitCode {
                 duration,
                 ..Default::default()
             };
-            return proxy(profile, options, json, every, gate);
+            return proxy(profile, options, reports.outputs(), every, gate);
         }
-        Some(Command::Audit { har, json }) => {
+        Some(Command::Audit { har, reports }) => {
             let Some(path) = cli.run.profile else {
                 return fail("audit needs the server's profile: --profile FILE");
             };
@@ -412,8 +446,9 @@ fn main() -> ExitCode {
                 Ok(p) => p,
                 Err(e) => return fail(&e.to_string()),
             };
+            let target = format!("traffic recorded in {} (for {profile})", har.display());
             return match conformance::traffic::audit(&har, &profile) {
-                Ok(tally) => traffic_report(&tally, json.as_deref(), true),
+                Ok(tally) => traffic_report(&tally, &target, &reports.outputs(), true),
                 Err(e) => fail(&e),
             };
         }
@@ -755,12 +790,12 @@ async fn print_choices(
     }
 }
 
-/// `proxy`: runs until its count, its time or Ctrl-C, writing the JSON
-/// report as it goes.
+/// `proxy`: runs until its count, its time or Ctrl-C, writing the reports
+/// as it goes.
 fn proxy(
     profile: Profile,
     options: conformance::traffic::ProxyOptions,
-    json: Option<PathBuf>,
+    outputs: conformance::traffic_report::Outputs,
     every: Option<Duration>,
     gate: bool,
 ) -> ExitCode {
@@ -773,6 +808,7 @@ fn proxy(
     };
     runtime.block_on(async move {
         let upstream = profile.to_string();
+        let target = format!("traffic through the proxy to {upstream}");
         let mut running = match conformance::traffic::start_proxy(profile, options).await {
             Ok(p) => p,
             Err(e) => return fail(&e),
@@ -790,9 +826,8 @@ fn proxy(
                 _ = running.finished() => break,
                 _ = tokio::signal::ctrl_c() => break,
                 _ = tick.tick() => {
-                    if let Some(path) = &json {
-                        let report = running.tally().report(None);
-                        if let Err(e) = write_json(path, &report) {
+                    if outputs.any() {
+                        if let Err(e) = outputs.write(&running.tally(), &target) {
                             return fail(&e);
                         }
                     }
@@ -800,32 +835,31 @@ fn proxy(
             }
         }
         running.stop();
-        traffic_report(&running.tally(), json.as_deref(), gate)
+        traffic_report(&running.tally(), &target, &outputs, gate)
     })
 }
 
-/// Prints a traffic report, writes its JSON; 1 on a MUST violation where it
-/// gates.
-fn traffic_report(tally: &traffic_rules::Tally, json: Option<&Path>, gate: bool) -> ExitCode {
-    let report = tally.report(None);
-    print!("{}", report.text());
-    if let Some(path) = json {
-        if let Err(e) = write_json(path, &report) {
-            return fail(&e);
-        }
+/// Prints a traffic report and writes it in every format asked for;
+/// where it gates, the exit code a run's report of it would have (1 on a
+/// MUST violation, or when no exchange was judged).
+fn traffic_report(
+    tally: &traffic_rules::Tally,
+    target: &str,
+    outputs: &conformance::traffic_report::Outputs,
+    gate: bool,
+) -> ExitCode {
+    print!("{}", tally.report(None).text());
+    if tally.exchanges() == 0 {
+        eprintln!("No exchange was judged: nothing is proven (a gate fails).");
     }
-    if gate && report.must_violations > 0 {
-        ExitCode::from(1)
+    if let Err(e) = outputs.write(tally, target) {
+        return fail(&e);
+    }
+    if gate {
+        ExitCode::from(conformance::traffic_report::exit_code(tally, target))
     } else {
         ExitCode::SUCCESS
     }
-}
-
-fn write_json(path: &Path, value: &impl serde::Serialize) -> Result<(), String> {
-    let text =
-        serde_json::to_string_pretty(value).map_err(|e| format!("cannot write the report: {e}"))?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| format!("{}: cannot write the report: {e}", path.display()))
 }
 
 /// The profile's `rate:` for a server seen to limit its clients, with why.

@@ -68,7 +68,7 @@ pub fn judge(tally: &mut Tally, knows: &dyn Knows, req: &Request, answer: Option
         let server = traffic_rules::server::judge_answer(req, answer, &findings);
         findings.extend(server);
     }
-    tally.record(req, answer, &findings);
+    tally.record_judged(req, answer, &findings, knows);
 }
 
 /// Every exchange of the HAR file at `path`, judged; the file is read

@@ -483,38 +483,54 @@ pub fn selects(selector: &str, check: &Check) -> bool {
     check.section == section || check.section.starts_with(&format!("{section}."))
 }
 
-/// The catalogue as a Markdown table (the README holds this).
+/// The catalogue as a Markdown table (the README holds this). `Traffic`
+/// names the proxy's rules that judge the same on observed exchanges.
 pub fn markdown_table(checks: &[Check]) -> String {
     let mut out = String::from(
-        "| Id | Level | § | Requirement | Sends | Expects |\n|---|---|---|---|---|---|\n",
+        "| Id | Level | § | Requirement | Sends | Expects | Traffic |\n|---|---|---|---|---|---|---|\n",
     );
     for c in checks {
         let cell = |s: &str| s.replace('|', "\\|").replace('\n', " ");
+        let traffic: Vec<String> = crate::traffic::rules_of(c.id)
+            .iter()
+            .map(|r| format!("`{}`", r.id))
+            .collect();
         out.push_str(&format!(
-            "| `{}` | {} | {} | {} | {} | {} |\n",
+            "| `{}` | {} | {} | {} | {} | {} | {} |\n",
             c.id,
             c.level.as_str(),
             c.section,
             cell(c.quote),
             cell(&c.sends),
-            cell(&c.expects)
+            cell(&c.expects),
+            traffic.join(", ")
         ));
     }
     out
 }
 
-/// The catalogue as plain text, one check a line.
+/// The catalogue as plain text, one check a line; `[traffic: RULE]` marks
+/// a check observed traffic judges too.
 pub fn plain_list(checks: &[Check]) -> String {
     let width = checks.iter().map(|c| c.id.len()).max().unwrap_or(0);
     let mut out = String::new();
     for c in checks {
         out.push_str(&format!(
-            "{:<width$}  {:<6}  §{:<4}  {}\n",
+            "{:<width$}  {:<6}  §{:<4}  {}",
             c.id,
             c.level.as_str(),
             c.section,
             c.title
         ));
+        // Observed traffic judges it too (`proxy`, `audit`).
+        let traffic: Vec<&str> = crate::traffic::rules_of(c.id)
+            .iter()
+            .map(|r| r.id)
+            .collect();
+        if !traffic.is_empty() {
+            out.push_str(&format!("  [traffic: {}]", traffic.join(", ")));
+        }
+        out.push('\n');
     }
     out
 }

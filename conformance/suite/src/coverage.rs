@@ -5,7 +5,10 @@
 //!
 //! A check enforces the statement its quote stands in: the quote is found
 //! in the check's own section of the description (MUST quotes are word for
-//! word) and overlaps the statement.
+//! word) and overlaps the statement. Beside the checks, each statement
+//! lists the proxy's rules that enforce it on observed traffic (`proxy`,
+//! `audit`): those whose quoted sentence stands in it
+//! ([`crate::traffic::statements_of`]).
 
 use crate::catalogue::Check;
 use crate::checks::catalogue;
@@ -15,6 +18,10 @@ use conformance_wire::description::{self, Statement};
 #[derive(Clone, Debug)]
 pub struct Coverage {
     pub statements: Vec<(Statement, Vec<String>)>,
+    /// The ids of the traffic rules that enforce each statement, in the
+    /// order of `statements` (a field of its own, so what reads
+    /// `statements` reads what it always did).
+    pub traffic: Vec<Vec<String>>,
 }
 
 /// The statements `check`'s quote stands in (none for a quote that is not
@@ -89,7 +96,25 @@ impl Coverage {
                 }
             }
         }
-        Coverage { statements: out }
+        let traffic = statements
+            .iter()
+            .map(|s| {
+                traffic_rules::RULES
+                    .iter()
+                    .filter(|r| crate::traffic::statements_of(r, &statements).contains(&s))
+                    .map(|r| r.id.to_owned())
+                    .collect()
+            })
+            .collect();
+        Coverage {
+            statements: out,
+            traffic,
+        }
+    }
+
+    /// The traffic rules that enforce statement `i` of `statements`.
+    pub fn traffic_of(&self, i: usize) -> &[String] {
+        self.traffic.get(i).map_or(&[], Vec::as_slice)
     }
 
     /// Statements no check enforces.
@@ -113,7 +138,7 @@ impl Coverage {
     /// One block per statement, then those enforced by none.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        for (s, ids) in &self.statements {
+        for (i, (s, ids)) in self.statements.iter().enumerate() {
             out.push_str(&format!(
                 "§{:<4} line {:>3}  {}\n",
                 s.section, s.line, s.text
@@ -124,6 +149,9 @@ impl Coverage {
             for id in ids {
                 out.push_str(&format!("            {id}\n"));
             }
+            for rule in self.traffic_of(i) {
+                out.push_str(&format!("            traffic: {rule}\n"));
+            }
         }
         out.push_str("\nEnforced by no check:\n");
         for s in self.uncovered() {
@@ -133,18 +161,30 @@ impl Coverage {
             ));
         }
         out.push('\n');
+        out.push_str(&self.traffic_line());
+        out.push('\n');
         out.push_str(&self.summary());
         out.push('\n');
         out
     }
 
+    /// How many statements observed traffic is judged by.
+    pub fn traffic_line(&self) -> String {
+        let judged = self.traffic.iter().filter(|t| !t.is_empty()).count();
+        format!(
+            "Judged on observed traffic too (`proxy`, `audit`): {judged} statements, by {} rules",
+            traffic_rules::RULES.len()
+        )
+    }
+
     pub fn markdown(&self) -> String {
         let cell = |s: &str| s.replace('|', "\\|");
         let mut out = format!(
-            "{}\n\n| § | Line | Statement | Checks |\n|---|---|---|---|\n",
-            self.summary()
+            "{}\n\n{}\n\n| § | Line | Statement | Checks | Traffic |\n|---|---|---|---|---|\n",
+            self.summary(),
+            self.traffic_line()
         );
-        for (s, ids) in &self.statements {
+        for (i, (s, ids)) in self.statements.iter().enumerate() {
             let checks = if ids.is_empty() {
                 "**none**".to_owned()
             } else {
@@ -153,11 +193,17 @@ impl Coverage {
                     .collect::<Vec<_>>()
                     .join(", ")
             };
+            let traffic: Vec<String> = self
+                .traffic_of(i)
+                .iter()
+                .map(|r| format!("`{r}`"))
+                .collect();
             out.push_str(&format!(
-                "| {} | {} | {} | {checks} |\n",
+                "| {} | {} | {} | {checks} | {} |\n",
                 s.section,
                 s.line,
-                cell(&s.text)
+                cell(&s.text),
+                traffic.join(", ")
             ));
         }
         out
@@ -223,6 +269,36 @@ mod tests {
         assert!(!of("2. When the response is 400").is_empty());
         let text = coverage.text();
         assert!(text.contains("Enforced by no check:"));
+        // What the proxy enforces: each rule under the statements it quotes,
+        // a header's row in each operation's table and in §5.
+        let traffic_of = |text: &str| -> Vec<Vec<String>> {
+            coverage
+                .statements
+                .iter()
+                .enumerate()
+                .filter(|(_, (s, _))| s.text.contains(text))
+                .map(|(i, _)| coverage.traffic_of(i).to_vec())
+                .collect()
+        };
+        let secret = traffic_of("| X-Client-Secret | string | yes | Client secret");
+        assert_eq!(secret, [vec!["client/x-client-secret".to_owned()]]);
+        let env = traffic_of("| X-Project-Env | string | no | Allowed values");
+        assert_eq!(env.len(), 2, "§4.1 and §4.2");
+        assert!(env.iter().all(|t| t == &["client/x-project-env"]));
+        let rule = traffic_of("1. When validation of the request fails");
+        assert_eq!(
+            rule,
+            [vec![
+                "server/417-shape".to_owned(),
+                "server/validation-417".to_owned()
+            ]]
+        );
+        assert_eq!(
+            traffic_of("| Method | GET |"),
+            [vec!["server/auth-claims-is-get".to_owned()]]
+        );
+        assert!(traffic_of("| Path |").iter().all(Vec::is_empty));
+        assert!(text.contains("            traffic: client/x-client-secret\n"));
         assert!(text.trim_end().ends_with("by none"));
         assert_eq!(text, Coverage::of_description().text(), "deterministic");
     }

@@ -13,7 +13,8 @@
 //! run-wide ones last), [`snapshot`] (insta assertions on the exchanges),
 //! [`observe`] (the server's choices, asked for), [`coverage`] (the
 //! description's statements and the checks that enforce them, beside the
-//! catalogue), [`results`] (what a run produced, as data, each result
+//! catalogue), [`traffic`] (the checks observed traffic judges too, by
+//! the proxy's rules), [`results`] (what a run produced, as data, each result
 //! with its check's anchor), [`baseline`] (the known failures a team lists,
 //! read, applied to the results and written) and [`gate`] (whether the run
 //! passes: the exit code). It makes every verdict and shows none (the
@@ -36,3 +37,4 @@ pub mod probes;
 pub mod results;
 pub mod runner;
 pub mod snapshot;
+pub mod traffic;

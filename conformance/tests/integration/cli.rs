@@ -511,7 +511,7 @@ fn the_readmes_promises_name_tests_that_exist() {
 /// Every form a secret can travel in: as written, percent-encoded (path and
 /// form style) and JSON-escaped, and the spellings a hostile server echoes
 /// ([`spellings`]).
-fn forms(secret: &str) -> Vec<String> {
+pub(crate) fn forms(secret: &str) -> Vec<String> {
     let json = serde_json::to_string(secret).expect("json");
     let mut all = vec![
         secret.to_owned(),

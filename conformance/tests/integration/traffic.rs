@@ -265,3 +265,340 @@ async fn server_faults_show_through_the_proxy_while_the_suite_runs() {
         server.shutdown().await;
     }
 }
+
+const BIN: &str = env!("CARGO_BIN_EXE_conformance");
+const TOKEN: &str = "users-token-ada-0001";
+const PASSWORD: &str = "correct-horse-battery";
+const PIN: &str = "pin-secret-55";
+const USERS_MODEL: &str = "5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01";
+
+/// The shipped profile, pointed at `base`, written to `dir`.
+fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
+    let path = dir.join("profile.yaml");
+    std::fs::write(
+        &path,
+        PROFILE.replace(
+            "base_url: http://127.0.0.1:8080",
+            &format!("base_url: {base}"),
+        ),
+    )
+    .expect("profile");
+    path
+}
+
+fn fresh(name: &str) -> PathBuf {
+    let dir = scratch(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+/// The line of the description that holds `text` (1-based), in the
+/// section starting at heading `section`.
+fn line_of(text: &str, section: &str) -> usize {
+    let description = include_str!("../../../spec/interface-description.md");
+    let start = description
+        .lines()
+        .position(|l| l.starts_with(&format!("## {section}")))
+        .expect("the section");
+    start
+        + 1
+        + description
+            .lines()
+            .skip(start)
+            .position(|l| l.contains(text))
+            .expect("the line")
+}
+
+fn html_escaped(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// A client's faults through `conformance proxy --gate`, as a CI job drives
+/// a client through it: every report format is written; JUnit fails the
+/// rule's test case, SARIF stands at the rule's sentence, HTML quotes it,
+/// each violation is reproduced as a curl; the client's secret, token and
+/// secret field values show in none of them, in any spelling.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_secrets() {
+    use std::io::BufRead;
+    let server = Server::start(ServerOptions::default())
+        .await
+        .expect("server");
+    let dir = fresh("formats");
+    let profile = profile_file(&dir, &server.base_url());
+    let file = |name: &str| dir.join(name).to_str().expect("utf-8").to_owned();
+    let mut child = std::process::Command::new(BIN)
+        .args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+        .args(["--exchanges", "3", "--gate", "--every", "1s"])
+        .args(["--json", &file("r.json"), "--junit", &file("r.xml")])
+        .args(["--sarif", &file("r.sarif"), "--html", &file("r.html")])
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("conformance proxy");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    out.read_line(&mut first).expect("the first line");
+    let base = first
+        .clone()
+        .split_whitespace()
+        .nth(2)
+        .expect("listening on URL")
+        .to_owned();
+    // The bindings' builder: rustls with its provider set.
+    let client = component_auth_bindings::client_builder()
+        .no_proxy()
+        .build()
+        .expect("a client");
+    let users = format!("{base}/v2/api/component/users/auth");
+    let catalog = format!("{base}/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}");
+    // No X-Auth-Token to a component that requires auth.
+    client
+        .get(&users)
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .send()
+        .await
+        .expect("an answer");
+    // A field the component does not declare, beside the secret ones.
+    client
+        .post(format!("{users}?modelUuid={USERS_MODEL}"))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .header("X-Auth-Token", TOKEN)
+        .header("Content-Type", "application/json")
+        .body(format!(
+            r#"{{"email": "ada@example.com", "password": "{PASSWORD}", "nickname": "ada"}}"#
+        ))
+        .send()
+        .await
+        .expect("an answer");
+    // A secret field of the wrong type. The last exchange ends the proxy:
+    // its answer may not come back before the process exits.
+    let _ = client
+        .post(&catalog)
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .header("Content-Type", "application/json")
+        .body(format!(r#"{{"account": "acme", "pin": "{PIN}"}}"#))
+        .send()
+        .await;
+    let (status, stdout) = tokio::task::spawn_blocking(move || {
+        let mut rest = String::new();
+        std::io::Read::read_to_string(&mut out, &mut rest).expect("stdout");
+        (child.wait().expect("exit"), first + &rest)
+    })
+    .await
+    .expect("joined");
+    assert_eq!(status.code(), Some(1), "a MUST rule was broken:\n{stdout}");
+
+    // JUnit: the rule's test case fails, with its sentence and a curl.
+    let xml = std::fs::read_to_string(dir.join("r.xml")).expect("JUnit");
+    let case = |id: &str| junit_case(&xml, id);
+    let token = case("client/x-auth-token");
+    assert!(token.contains("<failure"), "{token}");
+    assert!(token.contains("reproduce: curl"), "{token}");
+    assert!(token.contains("X-Auth-Token | string | only if the component requires auth"));
+    assert!(case("client/fields").contains("<failure"));
+    assert!(!case("client/x-client-secret").contains("<failure"));
+    // SARIF: the result stands at the line of the sentence the rule quotes.
+    let sarif: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.sarif")).expect("SARIF"))
+            .expect("SARIF is JSON");
+    // Beside a run's alerts in code scanning, not over them.
+    assert_eq!(
+        sarif["runs"][0]["automationDetails"]["id"],
+        "conformance-traffic/"
+    );
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let result = results
+        .iter()
+        .find(|r| r["ruleId"] == "client/x-auth-token")
+        .expect("a result of the rule");
+    let at = &result["locations"][0]["physicalLocation"];
+    assert_eq!(
+        at["artifactLocation"]["uri"],
+        "spec/interface-description.md"
+    );
+    assert_eq!(
+        at["region"]["startLine"].as_u64(),
+        Some(line_of(
+            "| X-Auth-Token | string | only if the component requires auth",
+            "5"
+        ) as u64)
+    );
+    // HTML: the quoted sentence, and the verdict.
+    let html = std::fs::read_to_string(dir.join("r.html")).expect("HTML");
+    assert!(html.contains(&html_escaped(traffic_rules::rules::AUTH_TOKEN.quote)));
+    assert!(html.contains("FAILED") && html.contains("Observed traffic: 3 exchanges"));
+    // JSON: every example has its reproduction.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).expect("JSON"))
+            .expect("JSON");
+    let fields = json["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .find(|r| r["id"] == "client/fields")
+        .expect("client/fields");
+    assert_eq!(fields["violations"], 2);
+    assert_eq!(fields["reproductions"].as_array().map(Vec::len), Some(2));
+    // Nothing secret anywhere, in any spelling: each credential sent is its
+    // variable.
+    assert!(
+        token.contains("x-client-secret: &apos;&quot;${CLIENT_SECRET}&quot;"),
+        "{token}"
+    );
+    let mut shown = vec![("stdout".to_owned(), stdout)];
+    for name in ["r.json", "r.xml", "r.sarif", "r.html"] {
+        shown.push((
+            name.to_owned(),
+            std::fs::read_to_string(dir.join(name)).expect("read"),
+        ));
+    }
+    for secret in [SECRET, TOKEN, PASSWORD, PIN] {
+        for spelt in crate::cli::forms(secret) {
+            for (name, text) in &shown {
+                assert!(!text.contains(&spelt), "{name} shows {spelt:?} ({secret})");
+            }
+        }
+    }
+    // No temporary file is left beside the reports.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+    server.shutdown().await;
+}
+
+/// The test case `id` of a JUnit report, to the next case or the end of
+/// its suite (a passing case closes itself).
+fn junit_case(xml: &str, id: &str) -> String {
+    let at = xml
+        .find(&format!("<testcase name=\"{id}\""))
+        .unwrap_or_else(|| panic!("no test case {id}:\n{xml}"));
+    let rest = &xml[at + 1..];
+    let end = [rest.find("<testcase "), rest.find("</testsuite>")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(rest.len());
+    xml[at..at + 1 + end].to_owned()
+}
+
+fn audit_cli(
+    profile: &std::path::Path,
+    har: &std::path::Path,
+    junit: &std::path::Path,
+) -> std::process::Output {
+    std::process::Command::new(BIN)
+        .args(["--profile", profile.to_str().expect("utf-8"), "audit"])
+        .arg(har)
+        .arg("--junit")
+        .arg(junit)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("conformance audit")
+}
+
+/// `audit` exits as a run: 0 when the recorded traffic broke no MUST rule,
+/// 1 when it broke one (or held no exchange: nothing proven), 2 for a file
+/// that cannot be read; its reports are written as the proxy's are.
+#[test]
+fn audit_exits_as_a_run() {
+    let dir = fresh("audit");
+    let profile = profile_file(&dir, "http://127.0.0.1:8080");
+    let junit = dir.join("r.xml");
+    let har = |name: &str, entries: Vec<serde_json::Value>| {
+        let path = dir.join(name);
+        let log = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}});
+        std::fs::write(&path, log.to_string()).expect("write");
+        path
+    };
+    let good = ClientFault {
+        rule: "",
+        method: "GET",
+        target: "/v2/api/component/catalog/auth".into(),
+        headers: vec![
+            ("X-Client-Id", "conformance-client"),
+            ("X-Client-Secret", SECRET),
+        ],
+        body: "",
+    };
+    let base = "http://127.0.0.1:8080";
+    let clean = har("clean.har", vec![har_entry(base, &good)]);
+    let out = audit_cli(&profile, &clean, &junit);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let xml = std::fs::read_to_string(&junit).expect("JUnit");
+    assert!(xml.contains("<testcase name=\"client/x-client-secret\"") && !xml.contains("<failure"));
+    let faults = har(
+        "faults.har",
+        client_faults().iter().map(|f| har_entry(base, f)).collect(),
+    );
+    let out = audit_cli(&profile, &faults, &junit);
+    assert_eq!(out.status.code(), Some(1));
+    let xml = std::fs::read_to_string(&junit).expect("JUnit");
+    for f in client_faults() {
+        assert!(junit_case(&xml, f.rule).contains("<failure"), "{}", f.rule);
+    }
+    let empty = har("empty.har", Vec::new());
+    let out = audit_cli(&profile, &empty, &junit);
+    assert_eq!(out.status.code(), Some(1), "no exchange: nothing proven");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("No exchange was judged"));
+    let not_har = dir.join("not.har");
+    std::fs::write(&not_har, "{\"log\": 7}").expect("write");
+    for unreadable in [not_har, dir.join("missing.har")] {
+        let out = audit_cli(&profile, &unreadable, &junit);
+        assert_eq!(out.status.code(), Some(2), "{}", unreadable.display());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(unreadable.to_str().expect("utf-8")), "{err}");
+    }
+}
+
+/// Without --gate the proxy exits 0 whatever it saw; with it, a proxy no
+/// client went through proves nothing and exits 1. Its reports are
+/// written all the same.
+#[test]
+fn a_gate_no_client_went_through_fails() {
+    let dir = fresh("idle");
+    let profile = profile_file(&dir, "http://127.0.0.1:9");
+    let html = dir.join("r.html");
+    let run = |gate: bool| {
+        let mut cmd = std::process::Command::new(BIN);
+        cmd.args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+            .args(["--for", "300ms", "--html"])
+            .arg(&html);
+        if gate {
+            cmd.arg("--gate");
+        }
+        cmd.output().expect("conformance proxy")
+    };
+    assert_eq!(run(false).status.code(), Some(0));
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(1));
+    let page = std::fs::read_to_string(&html).expect("HTML");
+    assert!(
+        page.contains("Observed traffic: 0 exchanges") && page.contains("no exchange was seen")
+    );
+}
+
+/// The README states what `coverage` says the proxy enforces.
+#[test]
+fn the_readme_says_what_the_proxy_enforces() {
+    let line = conformance_suite::coverage::Coverage::of_description().traffic_line();
+    let readme = include_str!("../../README.md").replace('\n', " ");
+    assert!(readme.contains(&line), "the README does not say {line:?}");
+}

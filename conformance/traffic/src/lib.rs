@@ -14,7 +14,10 @@
 //! - [`tally::Tally`]: every finding of a stream of exchanges, each rule
 //!   counted with a few examples (bounded, whatever the traffic), rendered
 //!   as text or JSON, never with a secret (header values are named, not
-//!   shown; bodies by their field names only);
+//!   shown; bodies by their field names only), each example with a `curl`
+//!   reproduction whose values are shell variables ([`reproduce`]); which
+//!   rules an exchange could break at all ([`exercised`]), so a report
+//!   tells a rule kept from one no exchange put to the test;
 //! - [`har`]: exchanges read from a HAR 1.2 file, streamed entry by entry.
 //!
 //! What the rules know of the server ([`knowledge::Knows`]) comes from a
@@ -24,9 +27,11 @@
 //! can use it without the runner.
 
 pub mod client;
+pub mod exercised;
 pub mod har;
 pub mod knowledge;
 pub mod observed;
+pub mod reproduce;
 pub mod rules;
 pub mod server;
 pub mod tally;

@@ -35,6 +35,11 @@ pub struct Rule {
     pub quote: &'static str,
     /// What the rule asks, in a line.
     pub title: &'static str,
+    /// The checks of the runner's catalogue that enforce the same sentence
+    /// in the same way, on requests the runner sends: those an observed
+    /// exchange can judge too (`conformance list` marks them; a test of the
+    /// suite holds each id to the catalogue and its quote to this one's).
+    pub checks: &'static [&'static str],
 }
 
 /// A rule an exchange broke, and how.
@@ -61,7 +66,7 @@ impl Finding {
 }
 
 macro_rules! rules {
-    ($( $name:ident = $id:literal, $side:ident, $section:literal, $quote:literal, $title:literal; )*) => {
+    ($( $name:ident = $id:literal, $side:ident, $section:literal, $quote:literal, $title:literal, [$($check:literal),* $(,)?]; )*) => {
         $( pub static $name: Rule = Rule {
             id: $id,
             side: Side::$side,
@@ -69,6 +74,7 @@ macro_rules! rules {
             section: $section,
             quote: $quote,
             title: $title,
+            checks: &[$($check),*],
         }; )*
 
         /// Every rule, in the order reports list them.
@@ -79,55 +85,123 @@ macro_rules! rules {
 rules! {
     PATH = "client/path", Client, "4",
         "The path prefix is `{base_url}/v2/api`.",
-        "a request goes to /v2/api/component/{ref}/auth, with GET (Auth Claims) or POST (Authorize)";
+        "a request goes to /v2/api/component/{ref}/auth, with GET (Auth Claims) or POST (Authorize)",
+        [];
     CLIENT_ID = "client/x-client-id", Client, "5",
         "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.",
-        "every request carries a non-empty X-Client-Id";
+        "every request carries a non-empty X-Client-Id",
+        [
+            "headers/auth-claims/x-client-id/missing",
+            "headers/auth-claims/x-client-id/empty",
+            "headers/authorize/x-client-id/missing",
+            "headers/authorize/x-client-id/empty",
+        ];
     CLIENT_SECRET = "client/x-client-secret", Client, "5",
         "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.",
-        "every request carries a non-empty X-Client-Secret";
+        "every request carries a non-empty X-Client-Secret",
+        [
+            "headers/auth-claims/x-client-secret/missing",
+            "headers/auth-claims/x-client-secret/empty",
+            "headers/authorize/x-client-secret/missing",
+            "headers/authorize/x-client-secret/empty",
+        ];
     AUTH_TOKEN = "client/x-auth-token", Client, "5",
         "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
-        "a request to a component that requires auth carries a non-empty X-Auth-Token";
+        "a request to a component that requires auth carries a non-empty X-Auth-Token",
+        [
+            "auth-token/auth-claims/missing",
+            "auth-token/authorize/missing",
+        ];
     PROJECT_ENV = "client/x-project-env", Client, "4.1",
         "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
-        "X-Project-Env, where sent, is `dev` or `live`";
+        "X-Project-Env, where sent, is `dev` or `live`",
+        [
+            "project-env/auth-claims/other",
+            "project-env/authorize/other",
+        ];
     JSON_BODY = "client/json-body", Client, "4.2",
         "Body: the fields configured in the component's settings auth section, sent as JSON.",
-        "a body, where sent, is one JSON text, an object (Authorize always sends one)";
+        "a body, where sent, is one JSON text, an object (Authorize always sends one)",
+        [
+            "body/authorize/malformed-json",
+            "body/authorize/one-json-text",
+        ];
     FIELDS = "client/fields", Client, "4.2",
         "Body: the fields configured in the component's settings auth section, sent as JSON.",
-        "a body carries the component's auth fields: each required one, each of its type, no other";
+        "a body carries the component's auth fields: each required one, each of its type, no other",
+        [];
     MODEL_UUID = "client/model-uuid", Client, "4.2",
         "modelUuid | string | yes | Listed as a path parameter, but it does not appear in the path shape given above; where it is carried in the request: not shown.",
-        "Authorize carries modelUuid where the server reads it (the profile's `choices.model_uuid`; ours: the query)";
+        "Authorize carries modelUuid where the server reads it (the profile's `choices.model_uuid`; ours: the query)",
+        [
+            "validation/authorize/missing-model-uuid",
+        ];
     RESPONSES_JSON = "server/responses-json", Server, "1",
         "Responses are JSON.",
-        "a successful answer's body is JSON";
+        "a successful answer's body is JSON",
+        [
+            "responses/json",
+            "invariants/responses-are-json",
+        ];
     PROJECT_UUID = "server/x-project-uuid-is-a-uuid", Server, "2",
         "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`, present on the error responses.",
-        "X-Project-Uuid, where an answer carries it, is a uuid";
+        "X-Project-Uuid, where an answer carries it, is a uuid",
+        [
+            "errors/x-project-uuid/uuid",
+        ];
     AUTH_CLAIMS_IS_GET = "server/auth-claims-is-get", Server, "4.1",
         "| Method | GET |",
-        "GET on /v2/api/component/{ref}/auth is Auth Claims: never answered 405 or 501";
+        "GET on /v2/api/component/{ref}/auth is Auth Claims: never answered 405 or 501",
+        [];
     AUTHORIZE_IS_POST = "server/authorize-is-post", Server, "4.2",
         "| Method | POST |",
-        "POST on /v2/api/component/{ref}/auth is Authorize: never answered 405 or 501";
+        "POST on /v2/api/component/{ref}/auth is Authorize: never answered 405 or 501",
+        [];
     ERRORS_ARE_ENVELOPES = "server/errors-are-envelopes", Server, "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
-        "an error answer (a limit answer included) is JSON, says so, and carries X-Project-Uuid";
+        "an error answer (a limit answer included) is JSON, says so, and carries X-Project-Uuid",
+        [
+            "errors/json",
+            "errors/content-type",
+            "errors/x-project-uuid",
+            "invariants/errors-are-json",
+            "invariants/errors-carry-project-uuid",
+            "answers/errors-are-envelopes",
+            "answers/limit-answers-are-envelopes",
+        ];
     SHAPE_400 = "server/400-shape", Server, "7.1",
         "When the response is 400, it has the 7.1 shape.",
-        "a 400 has `code` (integer), `message` (string), `request_id` (string), `status` false";
+        "a 400 has `code` (integer), `message` (string), `request_id` (string), `status` false",
+        [
+            "invariants/400-shape",
+        ];
     SHAPE_417 = "server/417-shape", Server, "7.2",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
-        "a 417 has `code` (integer), `errors` (array), `status` false";
+        "a 417 has `code` (integer), `errors` (array), `status` false",
+        [
+            "invariants/417-shape",
+        ];
     VALIDATION_417 = "server/validation-417", Server, "7",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
-        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417: not 400 or 422, nor served where Authorize's body lacks a required field or has one of another type";
+        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417: not 400 or 422, nor served where Authorize's body lacks a required field or has one of another type",
+        [
+            "invariants/validation-is-417",
+        ];
     REFUSES = "server/refuses-what-a-client-must-not-send", Server, "5",
         "Every request to both operations carries these headers:",
-        "a request missing a required header, with an X-Project-Env other than dev or live, a body that is not JSON, or Authorize without modelUuid is not served (no 2xx)";
+        "a request missing a required header, with an X-Project-Env other than dev or live, a body that is not JSON, or Authorize without modelUuid is not served (no 2xx)",
+        [
+            "headers/auth-claims/x-client-id/missing",
+            "headers/auth-claims/x-client-id/empty",
+            "headers/auth-claims/x-client-secret/missing",
+            "headers/auth-claims/x-client-secret/empty",
+            "headers/authorize/x-client-id/missing",
+            "headers/authorize/x-client-id/empty",
+            "headers/authorize/x-client-secret/missing",
+            "headers/authorize/x-client-secret/empty",
+            "auth-token/auth-claims/missing",
+            "auth-token/authorize/missing",
+        ];
 }
 
 #[cfg(test)]

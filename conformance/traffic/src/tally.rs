@@ -2,12 +2,14 @@
 //! few examples, so memory stays flat whatever the traffic (each exchange
 //! is judged, then dropped). Rendered as text or JSON, with nothing
 //! secret: a request is shown by its method, path, query names and header
-//! names ([`crate::Request::describe`]).
+//! names ([`crate::Request::describe`]), and reproduced as a `curl` whose
+//! values are shell variables ([`crate::reproduce::curl`]).
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::knowledge::Knows;
 use crate::observed::{Answer, Request};
 use crate::rules::{Finding, Level, RULES, Rule, Side};
 
@@ -19,12 +21,18 @@ const EXAMPLES: usize = 3;
 pub struct Tally {
     exchanges: u64,
     by_rule: BTreeMap<&'static str, Seen>,
+    /// Exchanges that could break each rule ([`Tally::record_judged`]).
+    exercised: BTreeMap<&'static str, u64>,
+    /// Whether `exercised` is counted (the judging knew the server).
+    counts_exercised: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 struct Seen {
     count: u64,
     examples: Vec<String>,
+    /// Each example's request as a `curl` with placeholders, in order.
+    reproductions: Vec<String>,
 }
 
 /// One rule's line of a report.
@@ -40,6 +48,13 @@ pub struct RuleReport {
     pub violations: u64,
     /// The first few, each the request and what was wrong.
     pub examples: Vec<String>,
+    /// Each example's request as a `curl` command, every value that may be
+    /// secret a shell variable (`"${CLIENT_SECRET}"`).
+    pub reproductions: Vec<String>,
+    /// Exchanges that could break it (kept or broken); absent where the
+    /// tally does not count them (the mock's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exercised: Option<u64>,
 }
 
 /// A report of a stream of exchanges.
@@ -62,19 +77,42 @@ impl Tally {
                 let status = answer.map_or(String::new(), |a| format!(" → HTTP {}", a.status));
                 seen.examples
                     .push(format!("{}{status}: {}", req.describe(), f.detail));
+                seen.reproductions.push(crate::reproduce::curl(req));
             }
         }
+    }
+
+    /// [`Tally::record`], and counts the rules the exchange could break
+    /// ([`crate::exercised::exercised`]): a report then tells a rule kept
+    /// from one no exchange put to the test.
+    pub fn record_judged(
+        &mut self,
+        req: &Request,
+        answer: Option<&Answer>,
+        findings: &[Finding],
+        knows: &dyn Knows,
+    ) {
+        self.counts_exercised = true;
+        for rule in crate::exercised::exercised(req, answer, findings, knows) {
+            *self.exercised.entry(rule.id).or_default() += 1;
+        }
+        self.record(req, answer, findings);
     }
 
     /// Adds another tally's counts (a proxy's connections, say).
     pub fn merge(&mut self, other: Tally) {
         self.exchanges += other.exchanges;
+        self.counts_exercised |= other.counts_exercised;
+        for (id, n) in other.exercised {
+            *self.exercised.entry(id).or_default() += n;
+        }
         for (id, seen) in other.by_rule {
             let mine = self.by_rule.entry(id).or_default();
             mine.count += seen.count;
-            for e in seen.examples {
+            for (e, r) in seen.examples.into_iter().zip(seen.reproductions) {
                 if mine.examples.len() < EXAMPLES {
                     mine.examples.push(e);
+                    mine.reproductions.push(r);
                 }
             }
         }
@@ -87,6 +125,13 @@ impl Tally {
     /// Violations of `rule` so far.
     pub fn violations(&self, rule: &Rule) -> u64 {
         self.by_rule.get(rule.id).map_or(0, |s| s.count)
+    }
+
+    /// Exchanges so far that could break `rule`, where counted
+    /// ([`Tally::record_judged`]).
+    pub fn exercised(&self, rule: &Rule) -> Option<u64> {
+        self.counts_exercised
+            .then(|| self.exercised.get(rule.id).copied().unwrap_or(0))
     }
 
     /// Every rule with its count, in table order; `side` only, where given.
@@ -105,6 +150,8 @@ impl Tally {
                     title: r.title,
                     violations: seen.count,
                     examples: seen.examples,
+                    reproductions: seen.reproductions,
+                    exercised: self.exercised(r),
                 }
             })
             .collect();
@@ -135,8 +182,11 @@ impl Report {
                 r.section,
                 r.requirement
             ));
-            for e in &r.examples {
+            for (i, e) in r.examples.iter().enumerate() {
                 out.push_str(&format!("          e.g. {e}\n"));
+                if let Some(curl) = r.reproductions.get(i) {
+                    out.push_str(&format!("               reproduce: {curl}\n"));
+                }
             }
         }
         let broken = self.rules.iter().filter(|r| r.violations > 0).count();
