@@ -13,8 +13,7 @@ use bytes::Bytes;
 use conformance_model::choices::ModelUuidAt;
 use conformance_model::fields::FieldType;
 use conformance_model::profile::Profile;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use hyper::{Request as HyperRequest, Response};
 use traffic_rules::{Answer, Component, Field, Kind, Knows, Place, Request, Tally};
 
@@ -229,7 +228,9 @@ struct Shared {
 }
 
 /// Headers that belong to one connection, not to the exchange (RFC 9110
-/// 7.6.1), and `Host`, which the forwarding client sets.
+/// 7.6.1), and `Host`, which the forwarding client sets, and
+/// `Content-Length`, which each side's HTTP sets from the streamed body's
+/// exact length.
 const HOP_BY_HOP: &[&str] = &[
     "connection",
     "keep-alive",
@@ -244,105 +245,290 @@ const HOP_BY_HOP: &[&str] = &[
     "content-length",
 ];
 
-impl Shared {
-    async fn forward(&self, req: HyperRequest<Incoming>) -> Response<Full<Bytes>> {
-        let (parts, body) = req.into_parts();
-        let body = match Limited::new(body, MAX_BODY).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(_) => {
-                return plain(413, "the request body is over the proxy's 1 MiB cap");
+/// The first [`MAX_BODY`] bytes of a streamed body, kept for judging while
+/// every byte is forwarded as it arrives. Past the cap nothing is kept
+/// (the body is judged by no rule that reads it); the wire never sees the
+/// cap.
+#[derive(Default)]
+struct Kept {
+    chunks: Vec<Bytes>,
+    len: usize,
+    /// Over the cap: `chunks` dropped.
+    over: bool,
+    /// The body's end was seen.
+    ended: bool,
+}
+
+impl Kept {
+    fn keep(&mut self, chunk: &Bytes) {
+        if self.over {
+            return;
+        }
+        self.len += chunk.len();
+        if self.len > MAX_BODY {
+            self.over = true;
+            self.chunks = Vec::new();
+        } else if !chunk.is_empty() {
+            // A clone of `Bytes` is a count, not a copy.
+            self.chunks.push(chunk.clone());
+        }
+    }
+
+    /// The body as judged, and whether it was cut (over the cap, or its
+    /// end never seen).
+    fn take(&mut self) -> (Vec<u8>, bool) {
+        if self.over || !self.ended {
+            return (Vec::new(), true);
+        }
+        (std::mem::take(&mut self.chunks).concat(), false)
+    }
+}
+
+/// The client's request body on its way to the server: each frame passed
+/// on as it comes, its data teed into the exchange's [`Kept`].
+struct Sending {
+    inner: Incoming,
+    kept: Arc<Mutex<Kept>>,
+}
+
+impl hyper::body::Body for Sending {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, hyper::Error>>> {
+        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        match &polled {
+            std::task::Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    let mut kept = lock(&self.kept);
+                    kept.keep(data);
+                    // The last frame of a body of known length: its reader
+                    // may not poll again.
+                    kept.ended |= self.inner.is_end_stream();
+                }
             }
+            std::task::Poll::Ready(None) => lock(&self.kept).ended = true,
+            _ => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The proxy's answer to its client: the server's body streamed through
+/// (teed into a [`Kept`]), or the proxy's own short text. The exchange is
+/// judged when hyper is done with the body (its last byte handed to the
+/// connection, or the client gone): after the answer is forwarded, on the
+/// connection's task, before the connection reads its next request.
+pub struct Answering {
+    inner: Inner,
+    kept: Kept,
+    pending: Option<Pending>,
+}
+
+enum Inner {
+    Plain(Option<Bytes>),
+    Streamed(reqwest::Body),
+}
+
+/// What judging the exchange needs once its answer's body has passed.
+struct Pending {
+    shared: Arc<Shared>,
+    req: Request,
+    /// The request body's [`Kept`]; `None`: it had none.
+    req_body: Option<Arc<Mutex<Kept>>>,
+    status: u16,
+    headers: Vec<(String, Vec<u8>)>,
+}
+
+impl Answering {
+    fn plain(status: u16, text: &str) -> Response<Answering> {
+        let mut resp = Response::new(Answering {
+            inner: Inner::Plain(Some(Bytes::from(format!("{text}\n")))),
+            kept: Kept::default(),
+            pending: None,
+        });
+        *resp.status_mut() =
+            hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+        resp.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        resp
+    }
+}
+
+impl hyper::body::Body for Answering {
+    type Data = Bytes;
+    type Error = reqwest::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, reqwest::Error>>> {
+        let this = &mut *self;
+        match &mut this.inner {
+            Inner::Plain(text) => {
+                std::task::Poll::Ready(text.take().map(|t| Ok(hyper::body::Frame::data(t))))
+            }
+            Inner::Streamed(body) => {
+                let polled = std::pin::Pin::new(body).poll_frame(cx);
+                match &polled {
+                    std::task::Poll::Ready(Some(Ok(frame))) => {
+                        if let Some(data) = frame.data_ref() {
+                            this.kept.keep(data);
+                        }
+                    }
+                    std::task::Poll::Ready(Some(Err(_))) => this.kept.over = true,
+                    std::task::Poll::Ready(None) => this.kept.ended = true,
+                    _ => {}
+                }
+                polled
+            }
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.inner {
+            Inner::Plain(text) => text.is_none(),
+            Inner::Streamed(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match &self.inner {
+            Inner::Plain(text) => {
+                hyper::body::SizeHint::with_exact(text.as_ref().map_or(0, |t| t.len() as u64))
+            }
+            Inner::Streamed(body) => body.size_hint(),
+        }
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        let Some(mut p) = self.pending.take() else {
+            return;
         };
-        let target = parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
-        let observed = Request {
+        // hyper may stop polling once the body's length is reached.
+        if let Inner::Streamed(body) = &self.inner {
+            self.kept.ended |= body.is_end_stream();
+        }
+        if let Some(kept) = &p.req_body {
+            let (body, cut) = lock(kept).take();
+            p.req.body = body;
+            p.req.body_cut = cut;
+        }
+        let (body, body_cut) = self.kept.take();
+        let seen = decoded(Answer {
+            status: p.status,
+            headers: std::mem::take(&mut p.headers),
+            body,
+            body_cut,
+        });
+        p.shared.done(&p.req, Some(&seen));
+    }
+}
+
+impl Shared {
+    async fn forward(self: Arc<Self>, req: HyperRequest<Incoming>) -> Response<Answering> {
+        let (parts, body) = req.into_parts();
+        let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
+        let mut observed = Request {
             method: parts.method.as_str().to_owned(),
-            target: target.clone(),
+            target: target.to_owned(),
             headers: parts
                 .headers
                 .iter()
                 .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
                 .collect(),
-            body: body.to_vec(),
+            body: Vec::new(),
+            body_cut: false,
         };
         let mut out = self
             .client
-            .request(parts.method.clone(), format!("{}{target}", self.upstream))
-            .body(body);
+            .request(parts.method, format!("{}{target}", self.upstream));
+        // A request without a body (most GETs) goes without one; any other
+        // is streamed to the server as it arrives, teed for judging.
+        let req_body = if body.is_end_stream() {
+            None
+        } else {
+            let kept = Arc::new(Mutex::new(Kept::default()));
+            out = out.body(reqwest::Body::wrap(Sending {
+                inner: body,
+                kept: kept.clone(),
+            }));
+            Some(kept)
+        };
         for (name, value) in &parts.headers {
             if !HOP_BY_HOP.contains(&name.as_str()) {
                 out = out.header(name, value);
             }
         }
-        let answered = async {
-            let resp = out.send().await?;
-            let status = resp.status();
-            let headers = resp.headers().clone();
-            let body = resp.bytes().await?;
-            Ok::<_, reqwest::Error>((status, headers, body))
-        }
-        .await;
-        let (status, headers, body) = match answered {
-            Ok(a) if a.2.len() <= MAX_BODY => a,
-            Ok(_) => {
-                return self.done(
-                    &observed,
-                    None,
-                    plain(502, "the answer is over the proxy's 1 MiB cap"),
-                );
-            }
+        let answer = match out.send().await {
+            Ok(a) => a,
             Err(e) => {
+                if let Some(kept) = &req_body {
+                    let (body, cut) = lock(kept).take();
+                    observed.body = body;
+                    observed.body_cut = cut;
+                }
                 let why = format!("the server gave no answer: {}", e.without_url());
-                return self.done(&observed, None, plain(502, &why));
+                self.done(&observed, None);
+                return Answering::plain(502, &why);
             }
         };
-        let seen = decoded(Answer {
-            status: status.as_u16(),
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-                .collect(),
-            body: body.to_vec(),
+        let (answer, body) = hyper::Response::from(answer).into_parts();
+        let headers = answer
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
+            .collect();
+        let status = answer.status;
+        let mut resp = Response::new(Answering {
+            inner: Inner::Streamed(body),
+            kept: Kept::default(),
+            pending: Some(Pending {
+                shared: self.clone(),
+                req: observed,
+                req_body,
+                status: status.as_u16(),
+                headers,
+            }),
         });
-        let mut resp = Response::new(Full::new(body));
         *resp.status_mut() = status;
-        for (name, value) in &headers {
-            if !HOP_BY_HOP.contains(&name.as_str()) {
-                resp.headers_mut().append(name, value.clone());
-            }
+        let mut wire = answer.headers;
+        for name in HOP_BY_HOP {
+            wire.remove(*name);
         }
-        self.done(&observed, Some(&seen), resp)
+        *resp.headers_mut() = wire;
+        resp
     }
 
     /// Judges the exchange, counts it, and ends the proxy when its count is
     /// reached.
-    fn done(
-        &self,
-        req: &Request,
-        answer: Option<&Answer>,
-        resp: Response<Full<Bytes>>,
-    ) -> Response<Full<Bytes>> {
+    fn done(&self, req: &Request, answer: Option<&Answer>) {
         let count = {
-            let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
+            let mut tally = lock(&self.tally);
             judge(&mut tally, &ProfileKnows(&self.profile), req, answer);
             tally.exchanges()
         };
         if self.max.is_some_and(|max| count >= max) {
             let _ = self.finish.send(true);
         }
-        resp
     }
-}
-
-fn plain(status: u16, text: &str) -> Response<Full<Bytes>> {
-    let mut resp = Response::new(Full::new(Bytes::from(format!("{text}\n"))));
-    *resp.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
-    resp.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    resp
 }
