@@ -164,21 +164,14 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot listen: {e}"))?;
-    // The bindings' builder: TLS through rustls on ring, its provider set.
-    let client = component_auth_bindings::client_builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(options.timeout)
-        .build()
-        .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
-    let upstream = profile.base_url.trim_end_matches('/').to_owned();
+    let upstream = Upstream::new(&profile.base_url, options.timeout)?;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
         profile,
-        client,
         upstream,
+        timeout: options.timeout,
         tally: tally.clone(),
         max: options.max_exchanges,
         finish,
@@ -220,11 +213,71 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
 
 struct Shared {
     profile: Profile,
-    client: reqwest::Client,
-    upstream: String,
+    upstream: Upstream,
+    /// Of a forwarded exchange, its answer's body included.
+    timeout: Duration,
     tally: Arc<Mutex<Tally>>,
     max: Option<u64>,
     finish: tokio::sync::watch::Sender<bool>,
+}
+
+/// Where exchanges are forwarded, and with what client.
+enum Upstream {
+    /// `http://`: hyper's own pooled client (keep-alive), the request's
+    /// parsed head moved into the forwarded one: no URL parsed, no header
+    /// copied per exchange.
+    Plain {
+        client: hyper_util::client::legacy::Client<
+            hyper_util::client::legacy::connect::HttpConnector,
+            Sending,
+        >,
+        scheme: hyper::http::uri::Scheme,
+        authority: hyper::http::uri::Authority,
+        /// The base URL's path (`/prefix`), empty for none.
+        prefix: String,
+    },
+    /// `https://`: the bindings' client (rustls on ring, its provider set).
+    Tls {
+        client: reqwest::Client,
+        base: String,
+    },
+}
+
+impl Upstream {
+    fn new(base_url: &str, timeout: Duration) -> Result<Upstream, String> {
+        let base = base_url.trim_end_matches('/');
+        let uri: hyper::Uri = base.parse().map_err(|e| {
+            format!("the profile's base_url is no URL the proxy can forward to: {e}")
+        })?;
+        if uri.scheme_str() == Some("http") && uri.query().is_none() {
+            if let Some(authority) = uri.authority().filter(|a| !a.as_str().contains('@')) {
+                let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+                connector.set_nodelay(true);
+                connector.set_connect_timeout(Some(timeout));
+                let client = hyper_util::client::legacy::Client::builder(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .build(connector);
+                return Ok(Upstream::Plain {
+                    client,
+                    scheme: hyper::http::uri::Scheme::HTTP,
+                    authority: authority.clone(),
+                    prefix: uri.path().trim_end_matches('/').to_owned(),
+                });
+            }
+        }
+        let client = component_auth_bindings::client_builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .build()
+            .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
+        Ok(Upstream::Tls {
+            client,
+            base: base.to_owned(),
+        })
+    }
 }
 
 /// Headers that belong to one connection, not to the exchange (RFC 9110
@@ -285,10 +338,9 @@ impl Kept {
 }
 
 /// The client's request body on its way to the server: each frame passed
-/// on as it comes, its data teed into the exchange's [`Kept`].
+/// on as it comes, its data teed into the exchange's [`Kept`]; or none.
 struct Sending {
-    inner: Incoming,
-    kept: Arc<Mutex<Kept>>,
+    inner: Option<(Incoming, Arc<Mutex<Kept>>)>,
 }
 
 impl hyper::body::Body for Sending {
@@ -299,30 +351,44 @@ impl hyper::body::Body for Sending {
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, hyper::Error>>> {
-        let polled = std::pin::Pin::new(&mut self.inner).poll_frame(cx);
+        let Some((body, kept)) = &mut self.inner else {
+            return std::task::Poll::Ready(None);
+        };
+        let polled = std::pin::Pin::new(&mut *body).poll_frame(cx);
         match &polled {
             std::task::Poll::Ready(Some(Ok(frame))) => {
                 if let Some(data) = frame.data_ref() {
-                    let mut kept = lock(&self.kept);
+                    let mut kept = lock(kept);
                     kept.keep(data);
                     // The last frame of a body of known length: its reader
                     // may not poll again.
-                    kept.ended |= self.inner.is_end_stream();
+                    kept.ended |= body.is_end_stream();
                 }
             }
-            std::task::Poll::Ready(None) => lock(&self.kept).ended = true,
+            std::task::Poll::Ready(None) => lock(kept).ended = true,
             _ => {}
         }
         polled
     }
 
     fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
+        self.inner.as_ref().is_none_or(|(b, _)| b.is_end_stream())
     }
 
     fn size_hint(&self) -> hyper::body::SizeHint {
-        self.inner.size_hint()
+        self.inner.as_ref().map_or_else(
+            || hyper::body::SizeHint::with_exact(0),
+            |(b, _)| b.size_hint(),
+        )
     }
+}
+
+/// Header pairs as the rules read them.
+fn pairs(headers: &hyper::HeaderMap) -> Vec<(String, Vec<u8>)> {
+    headers
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
+        .collect()
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -342,8 +408,18 @@ pub struct Answering {
 
 enum Inner {
     Plain(Option<Bytes>),
-    Streamed(reqwest::Body),
+    /// From hyper's client, with the exchange's deadline (its timer set
+    /// only when the body makes it wait).
+    Streamed {
+        body: Incoming,
+        deadline: tokio::time::Instant,
+        timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    },
+    /// From the TLS client, which keeps its own deadline.
+    Tls(reqwest::Body),
 }
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
 /// What judging the exchange needs once its answer's body has passed.
 struct Pending {
@@ -374,38 +450,58 @@ impl Answering {
 
 impl hyper::body::Body for Answering {
     type Data = Bytes;
-    type Error = reqwest::Error;
+    type Error = BoxError;
 
     fn poll_frame(
         mut self: std::pin::Pin<&mut Self>,
         cx: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, reqwest::Error>>> {
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, BoxError>>> {
+        use std::task::Poll;
         let this = &mut *self;
-        match &mut this.inner {
-            Inner::Plain(text) => {
-                std::task::Poll::Ready(text.take().map(|t| Ok(hyper::body::Frame::data(t))))
-            }
-            Inner::Streamed(body) => {
-                let polled = std::pin::Pin::new(body).poll_frame(cx);
-                match &polled {
-                    std::task::Poll::Ready(Some(Ok(frame))) => {
-                        if let Some(data) = frame.data_ref() {
-                            this.kept.keep(data);
+        let polled: Poll<Option<Result<hyper::body::Frame<Bytes>, BoxError>>> =
+            match &mut this.inner {
+                Inner::Plain(text) => {
+                    return Poll::Ready(text.take().map(|t| Ok(hyper::body::Frame::data(t))));
+                }
+                Inner::Streamed {
+                    body,
+                    deadline,
+                    timer,
+                } => match std::pin::Pin::new(&mut *body).poll_frame(cx) {
+                    Poll::Pending => {
+                        let timer = timer
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(*deadline)));
+                        match timer.as_mut().poll(cx) {
+                            Poll::Ready(()) => Poll::Ready(Some(Err(
+                                "the server's answer took longer than the time-out".into(),
+                            ))),
+                            Poll::Pending => Poll::Pending,
                         }
                     }
-                    std::task::Poll::Ready(Some(Err(_))) => this.kept.over = true,
-                    std::task::Poll::Ready(None) => this.kept.ended = true,
-                    _ => {}
+                    Poll::Ready(frame) => Poll::Ready(frame.map(|f| f.map_err(Into::into))),
+                },
+                Inner::Tls(body) => std::pin::Pin::new(body)
+                    .poll_frame(cx)
+                    .map(|frame| frame.map(|f| f.map_err(Into::into))),
+            };
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.kept.keep(data);
                 }
-                polled
             }
+            Poll::Ready(Some(Err(_))) => this.kept.over = true,
+            Poll::Ready(None) => this.kept.ended = true,
+            Poll::Pending => {}
         }
+        polled
     }
 
     fn is_end_stream(&self) -> bool {
         match &self.inner {
             Inner::Plain(text) => text.is_none(),
-            Inner::Streamed(body) => body.is_end_stream(),
+            Inner::Streamed { body, .. } => body.is_end_stream(),
+            Inner::Tls(body) => body.is_end_stream(),
         }
     }
 
@@ -414,7 +510,8 @@ impl hyper::body::Body for Answering {
             Inner::Plain(text) => {
                 hyper::body::SizeHint::with_exact(text.as_ref().map_or(0, |t| t.len() as u64))
             }
-            Inner::Streamed(body) => body.size_hint(),
+            Inner::Streamed { body, .. } => body.size_hint(),
+            Inner::Tls(body) => body.size_hint(),
         }
     }
 }
@@ -425,9 +522,11 @@ impl Drop for Answering {
             return;
         };
         // hyper may stop polling once the body's length is reached.
-        if let Inner::Streamed(body) = &self.inner {
-            self.kept.ended |= body.is_end_stream();
-        }
+        self.kept.ended |= match &self.inner {
+            Inner::Plain(_) => true,
+            Inner::Streamed { body, .. } => body.is_end_stream(),
+            Inner::Tls(body) => body.is_end_stream(),
+        };
         if let Some(kept) = &p.req_body {
             let (body, cut) = lock(kept).take();
             p.req.body = body;
@@ -446,61 +545,105 @@ impl Drop for Answering {
 
 impl Shared {
     async fn forward(self: Arc<Self>, req: HyperRequest<Incoming>) -> Response<Answering> {
-        let (parts, body) = req.into_parts();
+        let (mut parts, body) = req.into_parts();
         let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
-        let mut observed = Request {
+        let observed = Request {
             method: parts.method.as_str().to_owned(),
             target: target.to_owned(),
-            headers: parts
-                .headers
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-                .collect(),
+            headers: pairs(&parts.headers),
             body: Vec::new(),
             body_cut: false,
         };
-        let mut out = self
-            .client
-            .request(parts.method, format!("{}{target}", self.upstream));
         // A request without a body (most GETs) goes without one; any other
         // is streamed to the server as it arrives, teed for judging.
-        let req_body = if body.is_end_stream() {
-            None
+        let sending = if body.is_end_stream() {
+            Sending { inner: None }
         } else {
-            let kept = Arc::new(Mutex::new(Kept::default()));
-            out = out.body(reqwest::Body::wrap(Sending {
-                inner: body,
-                kept: kept.clone(),
-            }));
-            Some(kept)
-        };
-        for (name, value) in &parts.headers {
-            if !HOP_BY_HOP.contains(&name.as_str()) {
-                out = out.header(name, value);
+            Sending {
+                inner: Some((body, Arc::new(Mutex::new(Kept::default())))),
             }
+        };
+        let req_body = sending.inner.as_ref().map(|(_, kept)| kept.clone());
+        for name in HOP_BY_HOP {
+            parts.headers.remove(*name);
         }
-        let answer = match out.send().await {
-            Ok(a) => a,
-            Err(e) => {
-                if let Some(kept) = &req_body {
-                    let (body, cut) = lock(kept).take();
-                    observed.body = body;
-                    observed.body_cut = cut;
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let answered = match &self.upstream {
+            Upstream::Plain {
+                client,
+                scheme,
+                authority,
+                prefix,
+            } => {
+                let uri =
+                    if prefix.is_empty() {
+                        hyper::Uri::builder()
+                            .scheme(scheme.clone())
+                            .authority(authority.clone())
+                            .path_and_query(parts.uri.path_and_query().cloned().unwrap_or_else(
+                                || hyper::http::uri::PathAndQuery::from_static("/"),
+                            ))
+                            .build()
+                    } else {
+                        hyper::Uri::try_from(format!(
+                            "{scheme}://{authority}{prefix}{}",
+                            observed.target
+                        ))
+                        .map_err(Into::into)
+                    };
+                let uri = match uri {
+                    Ok(u) => u,
+                    Err(e) => {
+                        return self.failed(observed, req_body, &format!("cannot forward: {e}"));
+                    }
+                };
+                let mut out = HyperRequest::new(sending);
+                *out.method_mut() = parts.method;
+                *out.uri_mut() = uri;
+                *out.headers_mut() = parts.headers;
+                match tokio::time::timeout_at(deadline, client.request(out)).await {
+                    Ok(Ok(a)) => {
+                        let (head, body) = a.into_parts();
+                        Ok((
+                            head,
+                            Inner::Streamed {
+                                body,
+                                deadline,
+                                timer: None,
+                            },
+                        ))
+                    }
+                    Ok(Err(e)) => Err(format!("the server gave no answer: {e}")),
+                    Err(_) => Err("the server gave no answer within the time-out".to_owned()),
                 }
-                let why = format!("the server gave no answer: {}", e.without_url());
-                self.done(&observed, None);
-                return Answering::plain(502, &why);
+            }
+            Upstream::Tls { client, base } => {
+                let mut out = client
+                    .request(parts.method, format!("{base}{}", observed.target))
+                    .headers(parts.headers);
+                if sending.inner.is_some() {
+                    out = out.body(reqwest::Body::wrap(sending));
+                }
+                match out.send().await {
+                    Ok(a) => {
+                        let (head, body) = hyper::Response::from(a).into_parts();
+                        Ok((head, Inner::Tls(body)))
+                    }
+                    Err(e) => Err(format!("the server gave no answer: {}", e.without_url())),
+                }
             }
         };
-        let (answer, body) = hyper::Response::from(answer).into_parts();
-        let headers = answer
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-            .collect();
-        let status = answer.status;
+        let (mut head, inner) = match answered {
+            Ok(a) => a,
+            Err(why) => return self.failed(observed, req_body, &why),
+        };
+        let headers = pairs(&head.headers);
+        let status = head.status;
+        for name in HOP_BY_HOP {
+            head.headers.remove(*name);
+        }
         let mut resp = Response::new(Answering {
-            inner: Inner::Streamed(body),
+            inner,
             kept: Kept::default(),
             pending: Some(Pending {
                 shared: self.clone(),
@@ -511,12 +654,25 @@ impl Shared {
             }),
         });
         *resp.status_mut() = status;
-        let mut wire = answer.headers;
-        for name in HOP_BY_HOP {
-            wire.remove(*name);
-        }
-        *resp.headers_mut() = wire;
+        *resp.headers_mut() = head.headers;
         resp
+    }
+
+    /// No answer to forward: the exchange judged on the client's side, the
+    /// client told why.
+    fn failed(
+        &self,
+        mut observed: Request,
+        req_body: Option<Arc<Mutex<Kept>>>,
+        why: &str,
+    ) -> Response<Answering> {
+        if let Some(kept) = &req_body {
+            let (body, cut) = lock(kept).take();
+            observed.body = body;
+            observed.body_cut = cut;
+        }
+        self.done(&observed, None);
+        Answering::plain(502, why)
     }
 
     /// Judges the exchange, counts it, and ends the proxy when its count is

@@ -87,7 +87,7 @@ fn client_faults() -> Vec<ClientFault> {
 }
 
 async fn send(base: &str, f: &ClientFault) {
-    let client = reqwest::Client::new();
+    let client = http_client();
     let mut req = client.request(
         f.method.parse().expect("a method"),
         format!("{base}{}", f.target),
@@ -323,7 +323,7 @@ async fn a_body_over_the_cap_passes_whole_and_is_reported_not_judged() {
         .collect();
     let body = format!(r#"{{"account": "acme", "pin": 1234, "pad": "{pad}"}}"#);
     assert!(body.len() > cap);
-    let answer = reqwest::Client::new()
+    let answer = http_client()
         .post(format!(
             "{}/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}",
             proxy.base_url()
@@ -357,7 +357,7 @@ async fn a_body_over_the_cap_passes_whole_and_is_reported_not_judged() {
     );
     // The same body under the cap is judged: `pad` is no field of `catalog`.
     let small = r#"{"account": "acme", "pin": 1234, "pad": "x"}"#;
-    let answer = reqwest::Client::new()
+    let answer = http_client()
         .post(format!(
             "{}/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}",
             proxy.base_url()
@@ -417,4 +417,13 @@ async fn a_client_fault_in_a_streamed_body_is_caught() {
     assert!(broken(&tally, Side::Server).is_empty());
     proxy.stop();
     server.shutdown().await;
+}
+
+/// A client for the tests' own requests (the bindings' builder sets
+/// rustls's provider, which reqwest needs).
+fn http_client() -> reqwest::Client {
+    component_auth_bindings::client_builder()
+        .no_proxy()
+        .build()
+        .expect("a client")
 }
