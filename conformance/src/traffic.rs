@@ -227,9 +227,11 @@ enum Upstream {
     /// parsed head moved into the forwarded one: no URL parsed, no header
     /// copied per exchange.
     Plain {
-        client: hyper_util::client::legacy::Client<
-            hyper_util::client::legacy::connect::HttpConnector,
-            Sending,
+        client: Box<
+            hyper_util::client::legacy::Client<
+                hyper_util::client::legacy::connect::HttpConnector,
+                Sending,
+            >,
         >,
         scheme: hyper::http::uri::Scheme,
         authority: hyper::http::uri::Authority,
@@ -260,7 +262,7 @@ impl Upstream {
                 .pool_timer(hyper_util::rt::TokioTimer::new())
                 .build(connector);
                 return Ok(Upstream::Plain {
-                    client,
+                    client: Box::new(client),
                     scheme: hyper::http::uri::Scheme::HTTP,
                     authority: authority.clone(),
                     prefix: uri.path().trim_end_matches('/').to_owned(),
