@@ -30,25 +30,7 @@ impl Knows for ProfileKnows<'_> {
             .components
             .iter()
             .find(|c| c.uuid == reference || c.name == reference || c.tag == reference)?;
-        Some(Component {
-            requires_auth: c.requires_auth,
-            fields: c.fields.as_ref().map(|fields| {
-                fields
-                    .0
-                    .iter()
-                    .map(|f| Field {
-                        name: f.name.clone(),
-                        kind: match f.kind {
-                            FieldType::String => Kind::String,
-                            FieldType::Integer => Kind::Integer,
-                            FieldType::Number => Kind::Number,
-                            FieldType::Boolean => Kind::Boolean,
-                        },
-                        required: f.required,
-                    })
-                    .collect()
-            }),
-        })
+        Some(known(c))
     }
 
     fn model_uuid_at(&self) -> Place {
@@ -57,6 +39,63 @@ impl Knows for ProfileKnows<'_> {
             ModelUuidAt::Header(name) => Place::Header(name),
             ModelUuidAt::Body(name) => Place::Body(name),
         }
+    }
+}
+
+/// What the rules know of one of the profile's components.
+fn known(c: &conformance_model::profile::Component) -> Component {
+    Component {
+        requires_auth: c.requires_auth,
+        fields: c.fields.as_ref().map(|fields| {
+            fields
+                .0
+                .iter()
+                .map(|f| Field {
+                    name: f.name.clone(),
+                    kind: match f.kind {
+                        FieldType::String => Kind::String,
+                        FieldType::Integer => Kind::Integer,
+                        FieldType::Number => Kind::Number,
+                        FieldType::Boolean => Kind::Boolean,
+                    },
+                    required: f.required,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// What a profile tells the rules, read once: the proxy asks it for every
+/// exchange.
+struct Known {
+    /// Each component's uuid, name and tag, and what the rules know of it.
+    components: Vec<([String; 3], Component)>,
+    at: Place,
+}
+
+impl Known {
+    fn new(profile: &Profile) -> Known {
+        Known {
+            components: profile
+                .components
+                .iter()
+                .map(|c| ([c.uuid.clone(), c.name.clone(), c.tag.clone()], known(c)))
+                .collect(),
+            at: ProfileKnows(profile).model_uuid_at(),
+        }
+    }
+}
+
+impl Knows for Known {
+    fn component(&self, reference: &str) -> Option<Component> {
+        self.components
+            .iter()
+            .find(|(names, _)| names.iter().any(|n| n == reference))
+            .map(|(_, c)| c.clone())
+    }
+
+    fn model_uuid_at(&self) -> Place {
+        self.at.clone()
     }
 }
 
@@ -169,7 +208,7 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
-        profile,
+        known: Known::new(&profile),
         upstream,
         timeout: options.timeout,
         tally: tally.clone(),
@@ -212,7 +251,7 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
 }
 
 struct Shared {
-    profile: Profile,
+    known: Known,
     upstream: Upstream,
     /// Of a forwarded exchange, its answer's body included.
     timeout: Duration,
@@ -682,7 +721,7 @@ impl Shared {
     fn done(&self, req: &Request, answer: Option<&Answer>) {
         let count = {
             let mut tally = lock(&self.tally);
-            judge(&mut tally, &ProfileKnows(&self.profile), req, answer);
+            judge(&mut tally, &self.known, req, answer);
             tally.exchanges()
         };
         if self.max.is_some_and(|max| count >= max) {
