@@ -228,6 +228,9 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
                 _ = stopped.changed() => break,
                 accepted = listener.accept() => {
                     let Ok((stream, _)) = accepted else { continue };
+                    // A head and its body written apart never wait on
+                    // Nagle's algorithm and a delayed ACK.
+                    let _ = stream.set_nodelay(true);
                     let shared = shared.clone();
                     tokio::spawn(async move {
                         let service = hyper::service::service_fn(move |req| {
