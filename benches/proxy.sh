@@ -137,6 +137,9 @@ for label in ("direct", "ours", "prism"):
 ours = med([r[0] for r in by.get("ours", [(0,)])])
 theirs = med([r[0] for r in by.get("prism", [(1,)])]) or 1
 print(f"\nThroughput, ours over Prism's: {ours / theirs:.1f}x.\n")
+if "ours" in by:
+    rss = " → ".join("%.1f" % r[3] for r in by["ours"])
+    print(f"Memory of `conformance proxy` after each round (RSS, MiB; {judged.split()[0]} exchanges judged, then dropped): {rss}.\n")
 # What bounds a proxy on this machine: every exchange through it costs the
 # CPU of wrk, the proxy and the server, all on the same cores.
 if "ours" in by:
