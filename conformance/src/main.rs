@@ -290,7 +290,7 @@ struct RunArgs {
     #[arg(long, value_name = "N", value_parser = parse_rate)]
     rate: Option<f64>,
     /// Times a 429 or 503 with Retry-After (up to 10 s) is waited for and
-    /// re-sent, each one reported (default 2; 0: never).
+    /// re-sent, each one reported (default 8; 0: never).
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
     /// Seed of the generated cases (default 2718, printed in the report):

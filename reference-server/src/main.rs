@@ -65,6 +65,12 @@ struct Cli {
     /// Wait this many milliseconds before every answer (a slow server).
     #[arg(long, value_name = "MS", default_value_t = 0)]
     latency: u64,
+    /// As a client team's mock: write here (JSON) every rule of the
+    /// description its clients' requests broke, each with its section,
+    /// quote, count and first examples (nothing secret). Written at start,
+    /// each second the count changes and at exit (SIGINT, SIGTERM).
+    #[arg(long, value_name = "FILE")]
+    client_report: Option<PathBuf>,
 }
 
 fn at_least_one(text: &str) -> Result<usize, String> {
@@ -157,10 +163,10 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    runtime.block_on(serve(options))
+    runtime.block_on(serve(options, cli.client_report))
 }
 
-async fn serve(options: ServerOptions) -> ExitCode {
+async fn serve(options: ServerOptions, client_report: Option<PathBuf>) -> ExitCode {
     let addr = options.addr;
     let fault = options.fault;
     let variants = options.variants.clone();
@@ -180,6 +186,17 @@ async fn serve(options: ServerOptions) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Written before the listening line, so a path that cannot be written
+    // is said at start (not found missing after the clients' tests), and a
+    // script that read the line finds the file.
+    let mut written = None;
+    if let Some(path) = &client_report {
+        if let Err(e) = write_client_report(path, &server, &mut written) {
+            eprintln!("reference-server: {e}");
+            server.shutdown().await;
+            return ExitCode::from(2);
+        }
+    }
     // The first stdout line is a contract: scripts wait for it to learn the port.
     println!("listening on {}", server.base_url());
     let _ = std::io::stdout().flush();
@@ -197,9 +214,71 @@ async fn serve(options: ServerOptions) -> ExitCode {
             variant.changes()
         );
     }
-    signals.wait().await;
+    let Some(path) = client_report else {
+        signals.wait().await;
+        server.shutdown().await;
+        return ExitCode::SUCCESS;
+    };
+    let mut tick = tokio::time::interval(std::time::Duration::from_secs(1));
+    let wait = signals.wait();
+    tokio::pin!(wait);
+    loop {
+        tokio::select! {
+            () = &mut wait => break,
+            _ = tick.tick() => {
+                if let Err(e) = write_client_report(&path, &server, &mut written) {
+                    eprintln!("reference-server: {e}");
+                }
+            }
+        }
+    }
+    let report = server.client_report();
     server.shutdown().await;
-    ExitCode::SUCCESS
+    written = None;
+    let mut code = ExitCode::SUCCESS;
+    if let Err(e) = write_report(&path, &report, &mut written) {
+        eprintln!("reference-server: {e}");
+        code = ExitCode::FAILURE;
+    }
+    if report.must_violations > 0 {
+        eprint!(
+            "reference-server: the clients broke rules of the description:\n{}",
+            report.text()
+        );
+    }
+    code
+}
+
+/// Writes the clients' report where its exchange count changed since the
+/// last write.
+fn write_client_report(
+    path: &std::path::Path,
+    server: &reference_server::RunningServer,
+    written: &mut Option<u64>,
+) -> Result<(), String> {
+    write_report(path, &server.client_report(), written)
+}
+
+/// Writes `report` to `path` whole (a temporary file renamed over it, so a
+/// reader never sees half), unless `written` says it holds this count.
+fn write_report(
+    path: &std::path::Path,
+    report: &traffic_rules::tally::Report,
+    written: &mut Option<u64>,
+) -> Result<(), String> {
+    if *written == Some(report.exchanges) {
+        return Ok(());
+    }
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| format!("cannot write the client report: {e}"))?;
+    let mut temp = path.as_os_str().to_owned();
+    temp.push(".partial");
+    let temp = PathBuf::from(temp);
+    std::fs::write(&temp, text + "\n")
+        .and_then(|()| std::fs::rename(&temp, path))
+        .map_err(|e| format!("{}: cannot write the client report: {e}", path.display()))?;
+    *written = Some(report.exchanges);
+    Ok(())
 }
 
 /// SIGINT and SIGTERM, registered up front.

@@ -223,6 +223,18 @@ impl RunningServer {
             .report(Some(traffic_rules::Side::Client))
     }
 
+    /// The client rules broken so far, each with its count and first
+    /// examples; empty when every request kept every rule. A client team's
+    /// test asserts `server.violations().is_empty()`, and a failure prints
+    /// each rule's id, section and quote.
+    pub fn violations(&self) -> Vec<traffic_rules::tally::RuleReport> {
+        self.client_report()
+            .rules
+            .into_iter()
+            .filter(|rule| rule.violations > 0)
+            .collect()
+    }
+
     /// Stops accepting, lets requests in flight finish (up to 5 s), returns
     /// when every connection is closed.
     pub async fn shutdown(mut self) {

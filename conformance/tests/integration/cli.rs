@@ -406,6 +406,11 @@ fn readme_numbers_are_the_tools() {
         flat.contains(&sentence),
         "the README does not say {sentence:?} (coverage: {line})"
     );
+    let sentence = format!("{all} statements, {enforced} enforced by a check, {none} by none");
+    assert!(
+        runner_flat.contains(&sentence),
+        "conformance/README.md does not say {sentence:?} (coverage: {line})"
+    );
     let faults = reference_server::Fault::ALL.len();
     let variants = reference_server::Variant::ALL.len();
     for phrase in [
@@ -1579,5 +1584,38 @@ fn profile_is_a_global_flag() {
         for flag in ["--ca-cert", "--client-cert", "--client-key", "--header"] {
             assert!(help.contains(flag), "{sub} --help lacks {flag}");
         }
+    }
+}
+
+/// The defaults the help and the README's option table state are the ones
+/// a run uses (`--retries` said 2 in both while the runner re-sent 8 times).
+#[test]
+fn stated_defaults_are_the_runners() {
+    let limits = conformance_wire::transport::Limits::default();
+    let help = stdout(&conformance(&["--help"], &[]));
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    for (flag, value) in [
+        ("--retries", limits.retries.to_string()),
+        ("--concurrency", limits.concurrency.to_string()),
+        ("--timeout", format!("{}s", limits.timeout.as_secs())),
+    ] {
+        let said = help
+            .split(&format!("      {flag} <"))
+            .nth(1)
+            .and_then(|rest| rest.split("(default ").nth(1))
+            .and_then(|rest| rest.split([';', ')', ',']).next())
+            .unwrap_or_else(|| panic!("`--help` states no default for {flag}"));
+        assert_eq!(said.trim(), value, "`--help`'s default for {flag}");
+        let row = readme
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{flag} ")))
+            .unwrap_or_else(|| panic!("conformance/README.md has no row for {flag}"));
+        let cell = row.trim_end_matches('|').rsplit('|').next().unwrap_or("");
+        assert_eq!(
+            cell.trim(),
+            value,
+            "conformance/README.md's default for {flag}"
+        );
     }
 }

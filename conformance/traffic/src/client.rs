@@ -109,9 +109,11 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
             Place::Body(name) if method == "POST" => Some(name.as_str()),
             _ => None,
         };
+        let mut unknown = 0;
         for name in body.keys() {
             let declared = fields.iter().any(|f| &f.name == name);
             if !declared && Some(name.as_str()) != model_field {
+                unknown += 1;
                 problems.push(format!(
                     "`{}` is no field of the component",
                     shown_text(name)
@@ -119,7 +121,11 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
             }
         }
         if !problems.is_empty() {
-            out.push(Finding::new(&rules::FIELDS, problems.join("; ")));
+            // The problems found before the unknown names fail validation.
+            let fails_validation = problems.len() > unknown;
+            let mut finding = Finding::new(&rules::FIELDS, problems.join("; "));
+            finding.fails_validation = fails_validation;
+            out.push(finding);
         }
     }
     out

@@ -43,6 +43,11 @@ pub struct Finding {
     pub rule: &'static Rule,
     /// What was wrong; never a secret (names, not values).
     pub detail: String,
+    /// A body that fails the component's declared validation (a required
+    /// field missing, a field of another type), not only one with a field
+    /// the settings do not define, which a server may ignore: a server must
+    /// not serve it.
+    pub fails_validation: bool,
 }
 
 impl Finding {
@@ -50,6 +55,7 @@ impl Finding {
         Finding {
             rule,
             detail: detail.into(),
+            fails_validation: false,
         }
     }
 }
@@ -98,6 +104,15 @@ rules! {
     RESPONSES_JSON = "server/responses-json", Server, "1",
         "Responses are JSON.",
         "a successful answer's body is JSON";
+    PROJECT_UUID = "server/x-project-uuid-is-a-uuid", Server, "2",
+        "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`, present on the error responses.",
+        "X-Project-Uuid, where an answer carries it, is a uuid";
+    AUTH_CLAIMS_IS_GET = "server/auth-claims-is-get", Server, "4.1",
+        "| Method | GET |",
+        "GET on /v2/api/component/{ref}/auth is Auth Claims: never answered 405 or 501";
+    AUTHORIZE_IS_POST = "server/authorize-is-post", Server, "4.2",
+        "| Method | POST |",
+        "POST on /v2/api/component/{ref}/auth is Authorize: never answered 405 or 501";
     ERRORS_ARE_ENVELOPES = "server/errors-are-envelopes", Server, "7",
         "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         "an error answer (a limit answer included) is JSON, says so, and carries X-Project-Uuid";
@@ -109,7 +124,7 @@ rules! {
         "a 417 has `code` (integer), `errors` (array), `status` false";
     VALIDATION_417 = "server/validation-417", Server, "7",
         "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
-        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417, not 400 or 422";
+        "a request whose only fault is a body that breaks the component's declared auth fields is answered 417: not 400 or 422, nor served where Authorize's body lacks a required field or has one of another type";
     REFUSES = "server/refuses-what-a-client-must-not-send", Server, "5",
         "Every request to both operations carries these headers:",
         "a request missing a required header, with an X-Project-Env other than dev or live, a body that is not JSON, or Authorize without modelUuid is not served (no 2xx)";

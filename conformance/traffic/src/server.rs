@@ -25,6 +25,30 @@ pub fn judge_answer(req: &Request, answer: &Answer, client: &[Finding]) -> Vec<F
     // reads it: only its status and headers are judged.
     let cut = answer.body_cut;
     let status = answer.status;
+    if let Some(uuid) = first(&answer.headers, "x-project-uuid") {
+        if !is_uuid(uuid) {
+            out.push(Finding::new(
+                &rules::PROJECT_UUID,
+                format!(
+                    "HTTP {status} with X-Project-Uuid `{}`",
+                    crate::tally::cut(uuid, 40)
+                ),
+            ));
+        }
+    }
+    if matches!(status, 405 | 501) {
+        let rule = match req.method.as_str() {
+            "GET" => Some(&rules::AUTH_CLAIMS_IS_GET),
+            "POST" => Some(&rules::AUTHORIZE_IS_POST),
+            _ => None,
+        };
+        if let Some(rule) = rule {
+            out.push(Finding::new(
+                rule,
+                format!("HTTP {status} to {} {}", req.method, req.path()),
+            ));
+        }
+    }
     if (200..300).contains(&status) {
         // Whether it is JSON is all a success needs: checked without
         // building the value (the proxy's hot path).
@@ -44,6 +68,21 @@ pub fn judge_answer(req: &Request, answer: &Answer, client: &[Finding]) -> Vec<F
             .filter(|f| f.rule != &rules::FIELDS)
             .map(|f| f.rule.id)
             .collect();
+        // Authorize only: whether Auth Claims validates its body is a
+        // server's choice (spec/README.md, `get_body_validated`).
+        let invalid = client
+            .iter()
+            .find(|f| f.rule == &rules::FIELDS && f.fails_validation)
+            .filter(|_| req.method == "POST");
+        if let (Some(invalid), true) = (invalid, refusable.is_empty()) {
+            out.push(Finding::new(
+                &rules::VALIDATION_417,
+                format!(
+                    "HTTP {status} to a body that fails the component's validation: {}",
+                    invalid.detail
+                ),
+            ));
+        }
         if !refusable.is_empty() {
             out.push(Finding::new(
                 &rules::REFUSES,
@@ -122,6 +161,17 @@ pub fn judge_answer(req: &Request, answer: &Answer, client: &[Finding]) -> Vec<F
         ));
     }
     out
+}
+
+/// `8-4-4-4-12` hexadecimal digits, either case.
+fn is_uuid(text: &str) -> bool {
+    // Every answer passes here: no allocation.
+    let mut groups = text.split('-');
+    [8, 4, 4, 4, 12].iter().all(|&n| {
+        groups
+            .next()
+            .is_some_and(|g| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
+    }) && groups.next().is_none()
 }
 
 fn parse(body: &[u8]) -> Option<Value> {

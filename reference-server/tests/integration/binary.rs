@@ -304,3 +304,80 @@ fn list_faults_and_bad_flags() {
         assert!(stderr.contains(flag), "{flag} {value}: {stderr}");
     }
 }
+
+/// As a client team's mock, the binary writes what its clients broke: a
+/// request without X-Client-Secret and one with `X-Project-Env: prod` are
+/// each named by their rule, a correct request by none, and no secret the
+/// clients sent is in the file.
+#[test]
+fn client_report_names_each_rule_the_clients_broke_and_no_secret() {
+    let dir = std::env::temp_dir().join(format!("reference-server-clients-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join("clients.json");
+    let (mut child, first) = spawn(&[
+        "--port",
+        "0",
+        "--quiet",
+        "--client-report",
+        path.to_str().unwrap_or_else(|| panic!("a UTF-8 path")),
+    ]);
+    let port = port_of(&first);
+    // Written before any request.
+    let at_start: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}")))
+            .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(at_start["exchanges"], 0);
+    for head in [
+        "GET /v2/api/component/orders/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+         X-Client-Secret: demo-secret-7Qx9\r\n",
+        "GET /v2/api/component/orders/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n",
+        "GET /v2/api/component/orders/auth HTTP/1.1\r\nX-Client-Id: conformance-client\r\n\
+         X-Client-Secret: demo-secret-7Qx9\r\nX-Project-Env: prod\r\n",
+    ] {
+        request(&port, head, "");
+    }
+    let status = terminate(&mut child, "-TERM");
+    assert!(status.success(), "{status:?}");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let report: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(report["exchanges"], 3, "{text}");
+    let broken: Vec<&str> = report["rules"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{text}"))
+        .iter()
+        .filter(|r| r["violations"].as_u64() > Some(0))
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    assert_eq!(
+        broken,
+        ["client/x-client-secret", "client/x-project-env"],
+        "{text}"
+    );
+    assert_eq!(report["must_violations"], 2, "{text}");
+    for secret in ["demo-secret-7Qx9", "DEMO-SECRET-7QX9", "demo%2Dsecret"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A report path that cannot be written is said at start, exit 2, before
+/// a client's tests run against a mock that would lose what they broke.
+#[test]
+fn an_unwritable_client_report_exits_2_at_start() {
+    let output = Command::new(BIN)
+        .args([
+            "--port",
+            "0",
+            "--client-report",
+            "/nonexistent-dir/clients.json",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("/nonexistent-dir/clients.json: cannot write the client report"),
+        "{stderr}"
+    );
+}

@@ -97,5 +97,8 @@ async fn bindings_against_the_in_process_mock_print_no_token() {
         ok.body.model.map(|m| m.uuid),
         Some("0a0b0c0d-1e1f-4a2b-8c3d-4e5f6a7b8c9d".to_owned())
     );
+    // The mock judged every request the client sent: none broke a rule.
+    let broken = server.violations();
+    assert!(broken.is_empty(), "the client broke {broken:#?}");
     server.shutdown().await;
 }

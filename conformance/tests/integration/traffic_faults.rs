@@ -1,0 +1,234 @@
+//! Every fault of the reference server, seen through the proxy while the
+//! suite runs through it: each one that one exchange can show is caught,
+//! passively, by the traffic rule of the sentence it breaks (and by no
+//! other rule), and each one that no exchange alone can show says why.
+//! A new fault fails here until it is given its row.
+
+use conformance::traffic::{ProxyOptions, start_proxy};
+use conformance_model::profile::Profile;
+use conformance_suite::generate::Generation;
+use conformance_suite::runner::RunOptions;
+use reference_server::{Fault, Server, ServerOptions};
+use traffic_rules::Side;
+
+const PROFILE: &str = include_str!("../../profiles/reference.yaml");
+
+/// What the proxy shows of a fault.
+enum Seen {
+    /// The server rules it breaks, with the checks whose exchanges show it
+    /// (the fault's section where empty).
+    Caught(&'static [&'static str], &'static [&'static str]),
+    /// Why no single exchange shows it.
+    Not(&'static str),
+}
+
+/// A wrong value the proxy cannot tell from a right one: it judges what
+/// the description requires of every exchange, not the server's data.
+const DATA: &str = "which credentials, refs and values are right is the server's data: one exchange cannot tell a wrong one accepted from a right one";
+/// A refusal one exchange cannot tell from the right answer to a request
+/// the proxy cannot judge right (a wrong credential, an unknown ref).
+const REFUSAL: &str = "a refusal (401, 404) is the right answer to a credential or a ref that is wrong, which one exchange cannot rule out";
+/// Two answers or more together show it.
+const MANY: &str = "only answers compared show it (values that must differ or stay the same, state, connections): one exchange does not";
+/// Outside the interface's path or methods: not the interface's exchange.
+const OUTSIDE: &str =
+    "the request is outside the interface's path and methods, so its answer is not judged";
+
+fn seen(fault: Fault) -> Seen {
+    use Fault as F;
+    use Seen::{Caught, Not};
+    const ENVELOPE: &[&str] = &["server/errors-are-envelopes"];
+    const SHAPES: &[&str] = &["server/400-shape", "server/417-shape"];
+    const REFUSES: &[&str] = &["server/refuses-what-a-client-must-not-send"];
+    match fault {
+        F::NoProjectUuidOnErrors
+        | F::ErrorContentTypeNotJson
+        | F::LongRefCrashes
+        | F::NulRefCrashes
+        | F::NonBmpCrashes
+        | F::HugeNumberCrashes
+        | F::NonObjectBodyCrashes
+        | F::LimitAnswerText
+        | F::CompressedWithoutContentType => Caught(ENVELOPE, &[]),
+        F::PayloadTooLargeHtml => Caught(ENVELOPE, &["choices/body-too-large"]),
+        F::ErrorBodyNotJson => Caught(
+            &[
+                "server/errors-are-envelopes",
+                "server/400-shape",
+                "server/417-shape",
+            ],
+            &[],
+        ),
+        F::ProjectUuidNotUuid => Caught(&["server/x-project-uuid-is-a-uuid"], &[]),
+        F::SuccessBodyNotJson => Caught(&["server/responses-json"], &[]),
+        F::ValidationAnswered400 | F::UnknownFieldAnswered400 | F::WrongTypeAnswered400 => {
+            Caught(&["server/validation-417"], &[])
+        }
+        F::ValidationWithoutErrors | F::ValidationErrorsNotArray => {
+            Caught(&["server/417-shape"], &[])
+        }
+        F::BadRequestWithoutRequestId | F::BadRequestWithoutMessage => {
+            Caught(&["server/400-shape"], &[])
+        }
+        F::ErrorStatusTrue | F::ErrorCodeAsString => Caught(SHAPES, &[]),
+        F::ClientIdOptional
+        | F::ClientSecretOptional
+        | F::AuthTokenOptional
+        | F::AnyProjectEnv
+        | F::ProjectEnvCaseInsensitive
+        | F::ProjectEnvEmptyAsAbsent
+        | F::ProjectEnvPrefixAccepted
+        | F::ModelUuidOptional
+        | F::TrailingBytesAccepted => Caught(REFUSES, &[]),
+        F::MalformedJsonAccepted => Caught(REFUSES, &["body/"]),
+        F::ClaimsMethodRejected => Caught(&["server/auth-claims-is-get"], &[]),
+        F::AuthorizeMethodRejected => Caught(&["server/authorize-is-post"], &[]),
+        F::UnknownClientAccepted
+        | F::WrongSecretAccepted
+        | F::WrongAuthTokenAccepted
+        | F::SecretExtensionAccepted
+        | F::SecretTruncationAccepted
+        | F::SecretCaseInsensitive
+        | F::ClientIdCaseInsensitive
+        | F::ClientIdPrefixAccepted
+        | F::TokenExtensionAccepted
+        | F::TokenCrossesComponents
+        | F::UnknownRefAccepted
+        | F::RefPrefixResolves
+        | F::RefTrimmed
+        | F::RefSuffixStripped
+        | F::BoundsNotEnforced
+        | F::MaximumExclusive
+        | F::ClaimsOmitModel => Not(DATA),
+        F::AuthTokenDemanded
+        | F::LiveRejected
+        | F::TagsNotResolved
+        | F::NamesNotResolved
+        | F::UuidsNotResolved
+        | F::PercentEncodingNotDecoded
+        | F::JsonCharsetRefused
+        | F::JsonMediaTypeCaseSensitive
+        | F::HeaderNamesCaseSensitive
+        | F::BodyFieldsUnchecked
+        | F::TypesCoerced
+        | F::FieldNamesIgnoreCase => Not(REFUSAL),
+        F::ProjectUuidVaries
+        | F::RequestIdRepeated
+        | F::RequestIdPerConnection
+        | F::AuthCachedPerConnection
+        | F::ClaimsIgnoreEnvironment => Not(MANY),
+        F::UnversionedPath | F::WrongVersionPath | F::MethodNotAllowedHtml => Not(OUTSIDE),
+    }
+}
+
+fn profile(base_url: &str) -> Profile {
+    let mut p = Profile::from_yaml_str(PROFILE, "reference.yaml", &|_| None).expect("profile");
+    p.base_url = base_url.to_owned();
+    p
+}
+
+/// The server rules broken while the suite (its checks `only`) runs
+/// through the proxy to the server with `fault`.
+async fn broken_through_the_proxy(fault: Option<Fault>, only: Vec<String>) -> Vec<&'static str> {
+    let server = Server::start(ServerOptions {
+        fault,
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("server");
+    let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let options = RunOptions {
+        only,
+        generation: Generation {
+            cases: 2,
+            ..Generation::default()
+        },
+        ..RunOptions::default()
+    };
+    let _ = conformance::run(profile(&proxy.base_url()), &options).await;
+    let broken = proxy
+        .tally()
+        .report(Some(Side::Server))
+        .rules
+        .into_iter()
+        .filter(|r| r.violations > 0)
+        .map(|r| r.id)
+        .collect();
+    proxy.stop();
+    server.shutdown().await;
+    broken
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_fault_one_exchange_shows_is_caught_through_the_proxy() {
+    // A few at a time: each run is itself concurrent.
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
+    let mut runs = Vec::new();
+    for &fault in Fault::ALL {
+        let Seen::Caught(rules, checks) = seen(fault) else {
+            continue;
+        };
+        let only = if checks.is_empty() {
+            vec![fault.section().to_owned()]
+        } else {
+            checks.iter().map(|c| (*c).to_owned()).collect()
+        };
+        let slots = slots.clone();
+        runs.push(tokio::spawn(async move {
+            let _slot = slots.acquire_owned().await.expect("open");
+            (
+                fault,
+                rules,
+                broken_through_the_proxy(Some(fault), only).await,
+            )
+        }));
+    }
+    let mut wrong = Vec::new();
+    for run in runs {
+        let (fault, want, got) = run.await.expect("a run");
+        if got != want {
+            wrong.push(format!("{fault}: expected {want:?}, the proxy saw {got:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The runner's README says how many.
+    let caught = Fault::ALL
+        .iter()
+        .filter(|f| matches!(seen(**f), Seen::Caught(..)))
+        .count();
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for said in [
+        format!("the {caught} that one exchange can show"),
+        format!("the other {} say why", Fault::ALL.len() - caught),
+    ] {
+        assert!(
+            flat.contains(&said),
+            "conformance/README.md does not say {said:?}"
+        );
+    }
+}
+
+/// The rows that say a fault is not shown by one exchange are true: run
+/// through the proxy, the fault's own checks break no rule of the server.
+/// (Sampled: the first fault of each reason, so no row hides a rule that
+/// would catch it.)
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fault_one_exchange_cannot_show_breaks_no_rule_through_the_proxy() {
+    let mut reasons: Vec<&str> = Vec::new();
+    for &fault in Fault::ALL {
+        let Seen::Not(reason) = seen(fault) else {
+            continue;
+        };
+        if reasons.contains(&reason) {
+            continue;
+        }
+        reasons.push(reason);
+        let got = broken_through_the_proxy(Some(fault), vec![fault.section().to_owned()]).await;
+        assert!(got.is_empty(), "{fault} ({reason}): the proxy saw {got:?}");
+    }
+    assert_eq!(reasons.len(), 4, "{reasons:?}");
+}
