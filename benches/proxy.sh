@@ -13,6 +13,9 @@
 # rate any proxy can reach.
 #
 # Usage: benches/proxy.sh    (DURATION=10s REPEATS=3; writes benches/results/proxy.md)
+#        BASELINE=path/to/an/older/conformance benches/proxy.sh: that binary's
+#        proxy measured too, in the same rounds (a change's before and after).
+BASELINE="${BASELINE:-}"
 # shellcheck source=benches/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -53,6 +56,14 @@ PROXY_PID=$!
 PIDS+=("$PROXY_PID")
 line="$(wait_for_line "$W/proxy.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$PROXY_PID")"
 OURS="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -1)"
+
+if [ -n "$BASELINE" ]; then
+    "$BASELINE" --profile "$W/profile.yaml" proxy >"$W/baseline.stdout" 2>"$W/baseline.stderr" &
+    BASELINE_PID=$!
+    PIDS+=("$BASELINE_PID")
+    line="$(wait_for_line "$W/baseline.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$BASELINE_PID")"
+    BEFORE="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -1)"
+fi
 
 port="$(free_port)"
 "$PRISM" proxy spec/openapi.yaml "$UPSTREAM/v2/api" -p "$port" -v silent >"$W/prism.stdout" 2>"$W/prism.stderr" &
@@ -104,6 +115,9 @@ for ((round = 1; round <= REPEATS; round++)); do
     log "round $round of $REPEATS"
     run direct "$UPSTREAM/v2/api/component/catalog/auth" "$SERVER_PID"
     run ours "$OURS/v2/api/component/catalog/auth" "$PROXY_PID"
+    if [ -n "$BASELINE" ]; then
+        run baseline "$BEFORE/v2/api/component/catalog/auth" "$BASELINE_PID"
+    fi
     run prism "$THEIRS/component/catalog/auth" "$PRISM_PID"
 done
 kill -INT "$PROXY_PID" 2>/dev/null || true
@@ -124,8 +138,8 @@ print("### The validating proxy beside Prism's\n")
 print(f"wrk -t2 -c32 -d{duration} --latency, a valid GET, the reference server (release, --quiet) upstream; median of {repeats} rounds. The proxy judged {judged.split()[0]} exchanges in all ({judged.split()[1]} MUST violations: wrk's requests break no rule).\n")
 print("| | requests/s | p99 | p99 added | peak RSS | RSS after round 1 → last | non-2xx | CPU per exchange: proxy / server / wrk |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
-names = {"direct": "straight to the server", "ours": "through `conformance proxy`", "prism": f"through `prism proxy` (Prism {prism_version})"}
-for label in ("direct", "ours", "prism"):
+names = {"direct": "straight to the server", "ours": "through `conformance proxy`", "baseline": "through the BASELINE binary's `conformance proxy`", "prism": f"through `prism proxy` (Prism {prism_version})"}
+for label in ("direct", "ours", "baseline", "prism"):
     rs = by.get(label, [])
     if not rs:
         continue
