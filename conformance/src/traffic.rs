@@ -280,8 +280,9 @@ enum Upstream {
         /// The base URL's path (`/prefix`), empty for none.
         prefix: String,
     },
-    /// `https://`: the bindings' client (rustls on ring, its provider set).
-    Tls {
+    /// `https://`, or a base URL with credentials or a query: the bindings'
+    /// client (rustls on ring, its provider set).
+    Bindings {
         client: reqwest::Client,
         base: String,
     },
@@ -317,7 +318,7 @@ impl Upstream {
             .timeout(timeout)
             .build()
             .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
-        Ok(Upstream::Tls {
+        Ok(Upstream::Bindings {
             client,
             base: base.to_owned(),
         })
@@ -444,7 +445,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// judged when hyper is done with the body (its last byte handed to the
 /// connection, or the client gone): after the answer is forwarded, on the
 /// connection's task, before the connection reads its next request.
-pub struct Answering {
+struct Answering {
     inner: Inner,
     kept: Kept,
     pending: Option<Pending>,
@@ -459,8 +460,8 @@ enum Inner {
         deadline: tokio::time::Instant,
         timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
     },
-    /// From the TLS client, which keeps its own deadline.
-    Tls(reqwest::Body),
+    /// From the bindings' client, which keeps its own deadline.
+    Bindings(reqwest::Body),
 }
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
@@ -524,7 +525,7 @@ impl hyper::body::Body for Answering {
                     }
                     Poll::Ready(frame) => Poll::Ready(frame.map(|f| f.map_err(Into::into))),
                 },
-                Inner::Tls(body) => std::pin::Pin::new(body)
+                Inner::Bindings(body) => std::pin::Pin::new(body)
                     .poll_frame(cx)
                     .map(|frame| frame.map(|f| f.map_err(Into::into))),
             };
@@ -545,7 +546,7 @@ impl hyper::body::Body for Answering {
         match &self.inner {
             Inner::Plain(text) => text.is_none(),
             Inner::Streamed { body, .. } => body.is_end_stream(),
-            Inner::Tls(body) => body.is_end_stream(),
+            Inner::Bindings(body) => body.is_end_stream(),
         }
     }
 
@@ -555,7 +556,7 @@ impl hyper::body::Body for Answering {
                 hyper::body::SizeHint::with_exact(text.as_ref().map_or(0, |t| t.len() as u64))
             }
             Inner::Streamed { body, .. } => body.size_hint(),
-            Inner::Tls(body) => body.size_hint(),
+            Inner::Bindings(body) => body.size_hint(),
         }
     }
 }
@@ -569,7 +570,7 @@ impl Drop for Answering {
         self.kept.ended |= match &self.inner {
             Inner::Plain(_) => true,
             Inner::Streamed { body, .. } => body.is_end_stream(),
-            Inner::Tls(body) => body.is_end_stream(),
+            Inner::Bindings(body) => body.is_end_stream(),
         };
         if let Some(kept) = &p.req_body {
             let (body, cut) = lock(kept).take();
@@ -661,7 +662,7 @@ impl Shared {
                     Err(_) => Err("the server gave no answer within the time-out".to_owned()),
                 }
             }
-            Upstream::Tls { client, base } => {
+            Upstream::Bindings { client, base } => {
                 let mut out = client
                     .request(parts.method, format!("{base}{}", observed.target))
                     .headers(parts.headers);
@@ -671,7 +672,7 @@ impl Shared {
                 match out.send().await {
                     Ok(a) => {
                         let (head, body) = hyper::Response::from(a).into_parts();
-                        Ok((head, Inner::Tls(body)))
+                        Ok((head, Inner::Bindings(body)))
                     }
                     Err(e) => Err(format!("the server gave no answer: {}", e.without_url())),
                 }

@@ -306,7 +306,16 @@ async fn echo_server() -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_body_over_the_cap_passes_whole_and_is_reported_not_judged() {
     let upstream = echo_server().await;
-    let proxy = start_proxy(profile(&upstream), ProxyOptions::default())
+    // Plain `http://` goes through hyper's client; a base URL with
+    // credentials through the bindings' (as `https://` does).
+    let with_credentials = upstream.replace("http://", "http://user:pass@");
+    for upstream in [upstream, with_credentials] {
+        over_the_cap_through(&upstream).await;
+    }
+}
+
+async fn over_the_cap_through(upstream: &str) {
+    let proxy = start_proxy(profile(upstream), ProxyOptions::default())
         .await
         .expect("proxy");
     let cap = conformance::traffic::MAX_BODY;
