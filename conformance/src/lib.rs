@@ -18,8 +18,8 @@
 //!   is silent (declared in the profile, else ours);
 //! - [`catalogue`](conformance_suite::catalogue): what a check is (id, section, quote, [`level`](conformance_model::level), what is
 //!   sent, what must happen); [`case`](conformance_suite::case): a check declared by what it sends
-//!   and what it expects; [`checks`](conformance_suite::checks): the checks, one file per concept of
-//!   the description; [`envelope`](conformance_wire::envelope): what an error answer is;
+//!   and what it expects; [`checks`](conformance_suite::checks): the checks, one file per id
+//!   prefix, named by it; [`envelope`](conformance_wire::envelope): what an error answer is;
 //! - [`needs`](conformance_suite::needs): what a check needs from the profile, and what to add;
 //! - [`connect`](conformance_wire::connect): TLS roots, client certificate, proxies, gateway headers;
 //!   [`transport`](conformance_wire::transport): limits, pacing, retries;
@@ -36,7 +36,9 @@
 //!   server's choices, asked for (`conformance choices`); [`init`]: a
 //!   server team's first profile and CI workflow (`conformance init`);
 //! - [`snapshot`](conformance_suite::snapshot): insta assertions on the exchanges, on one thread;
-//! - [`report`](conformance_report::report): human, JUnit, JSON, SARIF and HTML output; [`baseline`](conformance_report::baseline),
+//! - [`gate`](conformance_suite::gate): whether the run passes (the exit code), from the
+//!   results as judged and as a [`baseline`](conformance_suite::baseline) of known failures marked them;
+//! - [`report`](conformance_report::report): human, JUnit, JSON, SARIF and HTML output;
 //!   [`diff`](conformance_report::diff), [`coverage`](conformance_suite::coverage), [`outcomes`](conformance_wire::outcomes), [`latency`](conformance_wire::latency): adopting
 //!   the gate.
 //!
@@ -49,7 +51,8 @@ pub mod traffic;
 
 /// Runs the selected checks against the target the profile names, and
 /// assembles their report: the suite judges ([`conformance_suite::runner::run`]), the report
-/// shows ([`conformance_report::report::Report::of`]).
+/// shows ([`conformance_report::report::Report::of`]); the gate is the results'
+/// ([`conformance_suite::results::RunResults::exit_code`]), held in the report's `run`.
 pub async fn run(
     profile: conformance_model::profile::Profile,
     options: &conformance_suite::runner::RunOptions,

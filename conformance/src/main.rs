@@ -9,10 +9,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
-use conformance::run;
 use conformance_model::profile::Profile;
-use conformance_report::baseline::{Baseline, Date};
-use conformance_report::report::{html, human, junit, sarif};
+use conformance_report::report::{Report, html, human, junit, sarif};
+use conformance_suite::baseline::{Baseline, Date};
 use conformance_suite::catalogue::Level;
 use conformance_suite::catalogue::{markdown_table, plain_list};
 use conformance_suite::checks::catalogue;
@@ -555,25 +554,28 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         .as_deref()
         .map(|path| ci_verdict(path, &profile, args.accept, args.no_snapshots));
     let definitions = conformance_wire::curl::definitions(&profile, &profile_name);
-    let result = run(profile, &options).await;
+    let result = conformance_suite::runner::run(profile, &options).await;
     let embedded = server.is_some();
     if let Some(server) = server {
         server.shutdown().await;
     }
-    let mut report = match result {
+    let mut run = match result {
         Ok(r) => r,
         Err(e) => return fail(&e.to_string()),
     };
     if embedded {
         // The first line says what was tested, whoever reads the report.
-        report.target = format!("the embedded reference server, {}", report.target);
+        run.target = format!("the embedded reference server, {}", run.target);
     }
+    // The verdict is whole before the report shows it: the baseline marks
+    // what it lists, and the gate decides from these results.
     if let Some(baseline) = &baseline {
-        conformance_report::baseline::apply(&mut report, baseline, Date::today());
+        conformance_suite::baseline::apply(&mut run, baseline, Date::today());
     }
+    let mut report = Report::of(run);
     report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
-        let text = conformance_report::baseline::write(&report, baseline.as_ref());
+        let text = conformance_suite::baseline::write(&report.run, baseline.as_ref());
         if let Err(e) = std::fs::write(path, text) {
             return fail(&format!(
                 "cannot write the baseline {}: {e}",
@@ -617,10 +619,11 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }
     }
     print!("{}", human::render(&report, human::Style::from_env()));
+    let exit = report.run.exit_code();
     if let (Some(verdict), false) = (&ci_verdict, SnapshotUpdate::ci_from_env()) {
-        eprintln!("{}", verdict(report.exit_code()));
+        eprintln!("{}", verdict(exit));
     }
-    ExitCode::from(u8::try_from(report.exit_code()).unwrap_or(1))
+    ExitCode::from(u8::try_from(exit).unwrap_or(1))
 }
 
 /// What the action would say of this profile, for a run outside CI: it

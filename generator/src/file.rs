@@ -270,7 +270,12 @@ fn read_tree(body: &str) -> Result<serde_json::Value, (Option<usize>, String)> {
 /// What a key repeated in one mapping is called.
 const TWICE: &str = "a key is given twice in one mapping";
 
-/// A JSON tree read with every key of a mapping unique.
+/// A JSON tree read with every key of a mapping unique. Not the runtime's
+/// reader of any JSON value (`client_runtime::json::Any`), on purpose: this
+/// one reads YAML documents too (a key may be a number or a boolean, an
+/// integer may pass 64 bits, a repeated key is named by itself and found
+/// after its value is read), and the generator does not depend on the
+/// runtime of the code it writes.
 struct UniqueKeys;
 
 impl UniqueKeys {

@@ -7,17 +7,16 @@
 //! is refused instead (400, spec/README.md: duplicate keys), naming its
 //! path, never a value.
 
-use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use component_auth_bindings::json::{Any, Keep};
+use serde::de::DeserializeSeed;
+use serde_json::Value;
 
 /// Parses `text` as JSON whose objects have no repeated keys. The error is
 /// serde_json's (position included); a repeated key is an error of category
 /// `Data` reading `duplicate key `a.b``.
 pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Node { at: None }.deserialize(&mut de)?;
+    let value = Any::new(&NoRepeatedKeys).deserialize(&mut de)?;
     de.end()?;
     Ok(value)
 }
@@ -26,113 +25,15 @@ pub(crate) fn from_str(text: &str) -> Result<Value, serde_json::Error> {
 /// `trailing-bytes-accepted`: a streaming decoder that reads one value).
 pub(crate) fn first_value(text: &str) -> Result<Value, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_str(text);
-    Node { at: None }.deserialize(&mut de)
+    Any::new(&NoRepeatedKeys).deserialize(&mut de)
 }
 
-/// Where a value sits: the chain of keys and indices up to the root,
-/// borrowed from the stack, so nothing is allocated unless a key repeats.
-#[derive(Clone, Copy)]
-enum Step<'a> {
-    Key(&'a str),
-    Index(usize),
-}
+/// Every value kept, as serde_json's `Value` keeps it, but a key an object
+/// already holds, refused; the depth is serde_json's (its recursion limit).
+struct NoRepeatedKeys;
 
-#[derive(Clone, Copy)]
-struct Path<'a> {
-    step: Step<'a>,
-    parent: Option<&'a Path<'a>>,
-}
-
-impl fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(parent) = self.parent {
-            write!(f, "{parent}")?;
-        }
-        match self.step {
-            Step::Key(key) if self.parent.is_some() => write!(f, ".{key}"),
-            Step::Key(key) => write!(f, "{key}"),
-            Step::Index(i) => write!(f, "[{i}]"),
-        }
-    }
-}
-
-/// One value to read, and where it sits.
-struct Node<'a> {
-    at: Option<&'a Path<'a>>,
-}
-
-impl<'de> DeserializeSeed<'de> for Node<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Node<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        loop {
-            let here = Path {
-                step: Step::Index(items.len()),
-                parent: self.at,
-            };
-            match seq.next_element_seed(Node { at: Some(&here) })? {
-                Some(item) => items.push(item),
-                None => return Ok(Value::Array(items)),
-            }
-        }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut fields = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            let here = Path {
-                step: Step::Key(&key),
-                parent: self.at,
-            };
-            if fields.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate key `{here}`")));
-            }
-            let value = map.next_value_seed(Node { at: Some(&here) })?;
-            fields.insert(key, value);
-        }
-        Ok(Value::Object(fields))
-    }
+impl Keep for NoRepeatedKeys {
+    const REFUSES_REPEATED_KEYS: bool = true;
 }
 
 #[cfg(test)]

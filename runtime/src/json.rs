@@ -1,4 +1,5 @@
-//! JSON of any depth read into a [`Value`].
+//! JSON read into a [`Value`]: the workspace's one visitor of any JSON
+//! value ([`Any`]), and the reading of a body of any depth ([`parse`]).
 //!
 //! serde_json stops at 128 levels of nesting, a limit of its parser, not of
 //! JSON (RFC 8259 section 9 lets a parser set one): an answer that echoes a
@@ -6,11 +7,17 @@
 //! JSON. Such a body is read with the levels past [`MAX_DEPTH`] kept as a
 //! marker string; they are checked to be JSON all the same, by serde's
 //! `IgnoredAny`, which serde_json skips without recursing.
+//!
+//! Who reads a JSON value into a tree with more to do than serde_json's
+//! own `Value` does (stop at a depth, refuse a repeated key, keep an outline
+//! of a large body) says what in a [`Keep`], and reads with [`Any`]: the
+//! reference server refuses repeated keys, the runner outlines large
+//! answers, [`parse`] stops at [`MAX_DEPTH`].
 
 use std::fmt;
 
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 /// Levels kept as values; deeper ones are [`TOO_DEEP`].
@@ -26,7 +33,7 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
         Ok(value) => Some(value),
         Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
             let mut de = serde_json::Deserializer::from_slice(bytes);
-            let value = Levels(MAX_DEPTH).deserialize(&mut de).ok()?;
+            let value = Any::new(&Levels).deserialize(&mut de).ok()?;
             de.end().ok()?;
             Some(value)
         }
@@ -34,22 +41,126 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
     }
 }
 
-/// A value with this many levels left to keep.
-struct Levels(usize);
+/// Keeps [`MAX_DEPTH`] levels, the deeper ones as [`TOO_DEEP`].
+struct Levels;
 
-impl<'de> DeserializeSeed<'de> for Levels {
+impl Keep for Levels {
+    fn too_deep(&self, depth: usize) -> Option<Value> {
+        (depth >= MAX_DEPTH).then(|| Value::String(TOO_DEEP.to_owned()))
+    }
+}
+
+/// What a read with [`Any`] keeps of a JSON value. Every method has the
+/// default of serde_json's own `Value`: everything kept, as written, the
+/// last of two equal keys winning.
+pub trait Keep {
+    /// A key an object already holds is an error of the read, `duplicate
+    /// key `a.b[1].c`` (its path, never a value), rather than a second
+    /// value for it.
+    const REFUSES_REPEATED_KEYS: bool = false;
+
+    /// What stands for a value at `depth` (the root's is 0) that is read
+    /// only to check it is JSON; `None`: it is read and kept.
+    fn too_deep(&self, _depth: usize) -> Option<Value> {
+        None
+    }
+
+    /// Whether the next item of an array, or the value of the next member
+    /// of an object, is kept, the array or object being at `depth` and
+    /// holding `kept` of them so far; `false`: it is read, checked to be
+    /// JSON, and counted in [`Keep::left_out`]. Asked before each item of
+    /// an array is read (the last time, before its end is), and after each
+    /// key of an object.
+    fn keep_next(&self, _within: Within, _depth: usize, _kept: usize) -> bool {
+        true
+    }
+
+    /// What says that `count` items of an array, or members of an object,
+    /// were left out: an item put last (its key is not used), or a member.
+    fn left_out(&self, _within: Within, _count: usize) -> (String, Value) {
+        (String::new(), Value::Null)
+    }
+
+    /// A string (or a key) as kept.
+    fn string(&self, s: String) -> String {
+        s
+    }
+}
+
+/// What a [`Keep`] is asked about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Within {
+    Array,
+    Object,
+}
+
+/// Any JSON value read into a [`Value`] as its [`Keep`] says: a
+/// [`DeserializeSeed`] for `serde_json::Deserializer` (or any other).
+pub struct Any<'a, K> {
+    keep: &'a K,
+    depth: usize,
+    at: Option<&'a Path<'a>>,
+}
+
+impl<'a, K: Keep> Any<'a, K> {
+    /// The root value of a read.
+    pub fn new(keep: &'a K) -> Self {
+        Any {
+            keep,
+            depth: 0,
+            at: None,
+        }
+    }
+
+    fn child<'b>(&'b self, at: &'b Path<'b>) -> Any<'b, K> {
+        Any {
+            keep: self.keep,
+            depth: self.depth + 1,
+            at: Some(at),
+        }
+    }
+}
+
+/// Where a value sits: the chain of keys and indices up to the root,
+/// borrowed from the stack, so nothing is allocated unless a key repeats.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+#[derive(Clone, Copy)]
+struct Path<'a> {
+    step: Step<'a>,
+    parent: Option<&'a Path<'a>>,
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(parent) = self.parent {
+            write!(f, "{parent}")?;
+        }
+        match self.step {
+            Step::Key(key) if self.parent.is_some() => write!(f, ".{key}"),
+            Step::Key(key) => write!(f, "{key}"),
+            Step::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+impl<'de, K: Keep> DeserializeSeed<'de> for Any<'_, K> {
     type Value = Value;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        if self.0 == 0 {
+        if let Some(marker) = self.keep.too_deep(self.depth) {
             IgnoredAny::deserialize(d)?;
-            return Ok(Value::String(TOO_DEEP.to_owned()));
+            return Ok(marker);
         }
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Levels {
+impl<'de, K: Keep> Visitor<'de> for Any<'_, K> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -69,15 +180,16 @@ impl<'de> Visitor<'de> for Levels {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // As serde_json's `Value` holds it: a non-finite number is null.
         Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
     fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
+        Ok(Value::String(self.keep.string(v.to_owned())))
     }
 
     fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
+        Ok(Value::String(self.keep.string(v)))
     }
 
     fn visit_unit<E>(self) -> Result<Value, E> {
@@ -86,19 +198,57 @@ impl<'de> Visitor<'de> for Levels {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element_seed(Levels(self.0 - 1))? {
-            items.push(item);
+        let mut left_out = 0usize;
+        loop {
+            if self.keep.keep_next(Within::Array, self.depth, items.len()) {
+                let here = Path {
+                    step: Step::Index(items.len()),
+                    parent: self.at,
+                };
+                match seq.next_element_seed(self.child(&here))? {
+                    Some(item) => items.push(item),
+                    None => break,
+                }
+            } else {
+                match seq.next_element::<IgnoredAny>()? {
+                    Some(_) => left_out += 1,
+                    None => break,
+                }
+            }
+        }
+        if left_out > 0 {
+            items.push(self.keep.left_out(Within::Array, left_out).1);
         }
         Ok(Value::Array(items))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
+        let mut members = Map::new();
+        let mut left_out = 0usize;
         while let Some(key) = map.next_key::<String>()? {
-            let value = map.next_value_seed(Levels(self.0 - 1))?;
-            out.insert(key, value);
+            if !self
+                .keep
+                .keep_next(Within::Object, self.depth, members.len())
+            {
+                map.next_value::<IgnoredAny>()?;
+                left_out += 1;
+                continue;
+            }
+            let here = Path {
+                step: Step::Key(&key),
+                parent: self.at,
+            };
+            if K::REFUSES_REPEATED_KEYS && members.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key `{here}`")));
+            }
+            let value = map.next_value_seed(self.child(&here))?;
+            members.insert(self.keep.string(key), value);
         }
-        Ok(Value::Object(out))
+        if left_out > 0 {
+            let (key, value) = self.keep.left_out(Within::Object, left_out);
+            members.insert(key, value);
+        }
+        Ok(Value::Object(members))
     }
 }
 
@@ -112,6 +262,26 @@ mod tests {
             "[".repeat(depth),
             "]".repeat(depth)
         )
+    }
+
+    /// Keeps nothing but what serde_json's `Value` keeps.
+    struct Defaults;
+
+    impl Keep for Defaults {}
+
+    #[test]
+    fn the_defaults_read_as_serde_jsons_value_does() {
+        for text in [
+            r#"{"a":1,"b":[true,null,-2,3.5e300,"x\u00e9",{"c":{}}],"d":18446744073709551615}"#,
+            r#"{"k":1,"j":2,"k":3}"#,
+            "[[], {}, \"\", 0]",
+        ] {
+            let mut de = serde_json::Deserializer::from_str(text);
+            let ours = Any::new(&Defaults).deserialize(&mut de).expect("JSON");
+            let theirs: Value = serde_json::from_str(text).expect("JSON");
+            assert_eq!(ours, theirs, "{text}");
+            assert_eq!(ours.to_string(), theirs.to_string(), "{text}: member order");
+        }
     }
 
     #[test]

@@ -22,7 +22,11 @@ pub fn not_one_of(text: &str, expected: &str) -> String {
 }
 
 /// Implements, for a fieldless enum, `ALL`, `as_str`, `Display`, `FromStr`
-/// and serde `Serialize`/`Deserialize` as the given texts:
+/// and serde `Serialize`/`Deserialize` as the given texts. Written with
+/// `else |TEXT| ERROR` after the texts, only `ALL`, `as_str`, `Display` and a
+/// `FromStr` whose error is `ERROR`: for a closed set its crate reads its
+/// own way (the conformance runner's profile values, `${VAR}` expanded
+/// first, the error naming the key).
 ///
 /// ```
 /// #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -39,8 +43,30 @@ pub fn not_one_of(text: &str, expected: &str) -> String {
 #[macro_export]
 macro_rules! impl_string_enum {
     ($name:ident { $($variant:ident = $text:literal),* $(,)? }) => {
+        $crate::impl_string_enum!($name { $($variant = $text),* } else |other| {
+            $crate::string_enum::not_one_of(other, $crate::__join_texts!($($text),*))
+        });
+
+        impl $crate::serde::Serialize for $name {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+
+        impl<'de> $crate::serde::Deserialize<'de> for $name {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::string_enum::deserialize_str(deserializer)
+            }
+        }
+    };
+    ($name:ident { $($variant:ident = $text:literal),* $(,)? } else |$other:pat_param| $error:expr) => {
         impl $name {
-            /// Every value, in the order the spec lists them.
+            /// Every value, in the order they are listed.
             pub const ALL: &'static [Self] = &[$(Self::$variant),*];
 
             /// The value as it is sent.
@@ -63,28 +89,8 @@ macro_rules! impl_string_enum {
             fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
                 match value {
                     $($text => ::std::result::Result::Ok(Self::$variant),)*
-                    other => ::std::result::Result::Err($crate::string_enum::not_one_of(
-                        other,
-                        $crate::__join_texts!($($text),*),
-                    )),
+                    $other => ::std::result::Result::Err(::std::string::String::from($error)),
                 }
-            }
-        }
-
-        impl $crate::serde::Serialize for $name {
-            fn serialize<S: $crate::serde::Serializer>(
-                &self,
-                serializer: S,
-            ) -> ::std::result::Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> $crate::serde::Deserialize<'de> for $name {
-            fn deserialize<D: $crate::serde::Deserializer<'de>>(
-                deserializer: D,
-            ) -> ::std::result::Result<Self, D::Error> {
-                $crate::string_enum::deserialize_str(deserializer)
             }
         }
     };
@@ -110,6 +116,27 @@ mod tests {
         Live,
     }
     crate::impl_string_enum!(Env { Dev = "dev", Live = "li\"ve" });
+
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    enum Place {
+        Query,
+        Body,
+    }
+    crate::impl_string_enum!(Place { Query = "query", Body = "body" } else |text| {
+        format!("`{text}` is no place")
+    });
+
+    /// The text-only form: the caller's error, and no serde of its own.
+    #[test]
+    fn text_both_ways_with_the_callers_error() {
+        assert_eq!(Place::ALL, [Place::Query, Place::Body]);
+        assert_eq!(Place::Body.to_string(), "body");
+        assert_eq!("query".parse::<Place>(), Ok(Place::Query));
+        assert_eq!(
+            "Body".parse::<Place>(),
+            Err("`Body` is no place".to_owned())
+        );
+    }
 
     #[test]
     fn text_both_ways_and_through_serde() {

@@ -10,6 +10,13 @@
 //! warns and fails only with `--strict`. A team whose server chose
 //! differently writes its choices down once (or lets `conformance choices`
 //! write them) and the gate stays green on a correct server.
+//!
+//! Each choice is one row of one table (`choices!`): its key, type, ours,
+//! how a profile's value is read, its node of `spec/openapi.yaml`, what lets
+//! `conformance choices` observe it. The key enum, the profile's fields,
+//! the accessors, the printed block, the SARIF node and what a warned run
+//! proposes follow from the rows; the suite observes each row with a
+//! function of its own (`conformance_suite::observe`).
 
 use std::fmt;
 
@@ -83,37 +90,10 @@ pub enum Shape {
     Other,
 }
 
-impl Shape {
-    /// The value as a profile writes it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Shape::Spec => "spec",
-            Shape::Other => "other",
-        }
-    }
-}
-
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for Shape {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "spec" => Ok(Shape::Spec),
-            "other" => Ok(Shape::Other),
-            // The value is named by the caller, which knows where it came from.
-            _ => Err(
-                "is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
-                    .to_owned(),
-            ),
-        }
-    }
-}
+// The value is named by the caller, which knows where it came from.
+client_runtime::impl_string_enum!(Shape { Spec = "spec", Other = "other" } else |_| {
+    "is neither `spec` (the spec's result types) nor `other` (the server's own shape)"
+});
 
 /// Read as text with `${VAR}` expanded, as every value of `choices:` may
 /// come from the environment.
@@ -134,34 +114,10 @@ pub enum UnknownFields {
     Ignored,
 }
 
-impl UnknownFields {
-    /// The value as a profile writes it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            UnknownFields::Refused => "refused",
-            UnknownFields::Ignored => "ignored",
-        }
-    }
-}
-
-impl fmt::Display for UnknownFields {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::str::FromStr for UnknownFields {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s {
-            "refused" => Ok(UnknownFields::Refused),
-            "ignored" => Ok(UnknownFields::Ignored),
-            // The value is named by the caller, which knows where it came from.
-            _ => Err("is neither `refused` (417) nor `ignored`".to_owned()),
-        }
-    }
-}
+// The value is named by the caller, which knows where it came from.
+client_runtime::impl_string_enum!(UnknownFields { Refused = "refused", Ignored = "ignored" } else |_| {
+    "is neither `refused` (417) nor `ignored`"
+});
 
 /// Read as text with `${VAR}` expanded, as every value of `choices:` may
 /// come from the environment.
@@ -185,38 +141,386 @@ where
     })
 }
 
-/// A key of `choices:`: the checks that judge a choice name it by this
-/// enum, so a misspelt key does not compile (a profile's unknown key is
-/// refused with its line by serde).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ChoiceKey {
-    ModelUuid,
-    MissingCredential,
-    WrongCredential,
-    BadProjectEnv,
-    UnknownRef,
-    UnknownModel,
-    MalformedBody,
-    BodyTooLarge,
-    AuthClaimsSuccess,
-    AuthorizeSuccess,
-    TokenCheckedWhenNotRequired,
-    GetBodyValidated,
-    BodyLimit,
-    AbsentProjectEnv,
-    ClaimsCarryModelUuid,
-    IssuesToken,
-    AuthorizeClaims,
-    SuccessShape,
-    RequestIdUuid,
-    CodeIsStatus,
-    ValidationItems,
-    UnknownFields,
+/// What a choice's type says of its values, so that a row of `choices!`
+/// needs no code of its own to be printed or proposed.
+pub trait ChoiceValue: Clone {
+    /// The value as a profile writes it.
+    fn written(&self) -> String;
+
+    /// What a run whose check of this choice warned proposes instead of
+    /// `self` (ours): the status it was `answered`, or the other value of a
+    /// two-valued set; `None` where one answer cannot tell.
+    fn otherwise(&self, answered: Option<u16>) -> Option<String>;
+}
+
+/// A status.
+impl ChoiceValue for u16 {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, answered: Option<u16>) -> Option<String> {
+        answered.map(|s| s.to_string())
+    }
+}
+
+impl ChoiceValue for bool {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        Some((!self).to_string())
+    }
+}
+
+/// The body limit in bytes ([`NO_BODY_LIMIT`] written `none`): no one
+/// answer tells it.
+impl ChoiceValue for u64 {
+    fn written(&self) -> String {
+        match *self {
+            NO_BODY_LIMIT => "none".to_owned(),
+            n => n.to_string(),
+        }
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        None
+    }
+}
+
+/// No one answer tells where `modelUuid` travels.
+impl ChoiceValue for ModelUuidAt {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        None
+    }
+}
+
+impl ChoiceValue for ProjectEnv {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        Some(
+            match self {
+                ProjectEnv::Dev => ProjectEnv::Live,
+                ProjectEnv::Live => ProjectEnv::Dev,
+            }
+            .to_string(),
+        )
+    }
+}
+
+impl ChoiceValue for Shape {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        Some(
+            match self {
+                Shape::Spec => Shape::Other,
+                Shape::Other => Shape::Spec,
+            }
+            .to_string(),
+        )
+    }
+}
+
+impl ChoiceValue for UnknownFields {
+    fn written(&self) -> String {
+        self.to_string()
+    }
+    fn otherwise(&self, _: Option<u16>) -> Option<String> {
+        Some(
+            match self {
+                UnknownFields::Refused => UnknownFields::Ignored,
+                UnknownFields::Ignored => UnknownFields::Refused,
+            }
+            .to_string(),
+        )
+    }
+}
+
+/// One choice: the value the checks hold the server to, and whether the
+/// profile declared it (MUST) or it is ours (SHOULD).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chosen<T> {
+    pub value: T,
+    pub declared: bool,
+}
+
+impl<T> Chosen<T> {
+    pub fn level(&self) -> Level {
+        if self.declared {
+            Level::Must
+        } else {
+            Level::Should
+        }
+    }
+}
+
+fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
+    match declared {
+        Some(v) => Chosen {
+            value: v.clone(),
+            declared: true,
+        },
+        None => Chosen {
+            value: ours,
+            declared: false,
+        },
+    }
+}
+
+/// `body_limit: none`: the server refuses no body for its size.
+pub const NO_BODY_LIMIT: u64 = u64::MAX;
+
+/// The nodes of `spec/openapi.yaml` that state a choice (where its SARIF
+/// results stand).
+mod node {
+    const AUTH: &str = "/component/{ref}/auth";
+    pub const MODEL_UUID: &[&str] = &["components", "parameters", "ModelUuid"];
+    pub const X_PROJECT_ENV: &[&str] = &["components", "parameters", "XProjectEnv"];
+    pub const X_AUTH_TOKEN: &[&str] = &["components", "parameters", "XAuthToken"];
+    pub const AUTHORIZE_RESULT: &[&str] = &["components", "schemas", "AuthorizeResult"];
+    pub const AUTH_CLAIMS_RESULT: &[&str] = &["components", "schemas", "AuthClaimsResult"];
+    pub const ERROR_RESPONSE: &[&str] = &["components", "schemas", "ErrorResponse"];
+    pub const VALIDATION_ERROR: &[&str] = &["components", "schemas", "ValidationError"];
+    pub const GET_401: &[&str] = &["paths", AUTH, "get", "responses", "401"];
+    pub const GET_404: &[&str] = &["paths", AUTH, "get", "responses", "404"];
+    pub const GET_200: &[&str] = &["paths", AUTH, "get", "responses", "200"];
+    pub const GET_BODY: &[&str] = &["paths", AUTH, "get", "requestBody"];
+    pub const POST_400: &[&str] = &["paths", AUTH, "post", "responses", "400"];
+    pub const POST_404: &[&str] = &["paths", AUTH, "post", "responses", "404"];
+    pub const POST_413: &[&str] = &["paths", AUTH, "post", "responses", "413"];
+    pub const POST_200: &[&str] = &["paths", AUTH, "post", "responses", "200"];
+}
+
+/// What lets `conformance choices` observe a choice it could not: the
+/// profile key to add, or what the server must answer.
+mod unobserved {
+    pub const AUTHORIZE: &str =
+        "add `authorize` (`model_uuid` and `valid_body`) to a component, or declare it";
+    pub const INVALID_BODY: &str =
+        "add `authorize.invalid_body` (a body that fails validation) to a component";
+    pub const TOKEN_AND_AUTHORIZE: &str =
+        "add `authorize` to a component that has an `auth_token`, or declare it";
+    pub const NO_AUTH: &str = "add a component with `requires_auth: false`, or declare it";
+    pub const ANSWER: &str = "the server gave no answer that settles it; declare it";
+}
+
+/// The table of choices: one row per key of `choices:`, and from the rows
+/// the key enum (its text both ways), the profile's fields (read with the
+/// row's `read`, an absent one ours), the accessors, `declares`, the
+/// printed block and what a warned run proposes. A row:
+///
+/// `Variant = "key", field: Type = ours, read "fn", node PATH, unobserved HINT[, note TEXT];`
+///
+/// - `ours`: our spec's choice (`spec/README.md`), for a profile that
+///   leaves the key out;
+/// - `read`: the function that reads a profile's value (`${VAR}` expanded);
+/// - `node`: the node of `spec/openapi.yaml` that states the choice, where
+///   the SARIF result of its check stands;
+/// - `unobserved`: what lets `conformance choices` observe it where it
+///   could not; `note`: lines printed above it, commented, where it could
+///   not.
+///
+/// How a choice is observed is the suite's (`conformance_suite::observe`,
+/// one function per row), which sends requests: this stage sends none.
+/// The rows stand in the order of the profile's fields, which a misspelt
+/// key's error lists; the block prints in [`ChoiceKey::PRINTED`]'s.
+macro_rules! choices {
+    ($(
+        $(#[$doc:meta])*
+        $variant:ident = $key:literal, $field:ident: $ty:ty = $ours:expr,
+            read $read:literal, node $node:expr, unobserved $unobserved:expr $(, note $note:expr)?;
+    )*) => {
+        /// A key of `choices:`: the checks that judge a choice name it by
+        /// this enum, so a misspelt key does not compile (a profile's
+        /// unknown key is refused with its line by serde).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum ChoiceKey {
+            $($variant,)*
+        }
+
+        client_runtime::impl_string_enum!(ChoiceKey { $($variant = $key),* });
+
+        impl ChoiceKey {
+            /// Our spec's choice, as a profile writes it.
+            pub fn ours(self) -> String {
+                match self {
+                    $(ChoiceKey::$variant => ChoiceValue::written(&{ let ours: $ty = $ours; ours }),)*
+                }
+            }
+
+            /// The node of `spec/openapi.yaml` that states the choice.
+            pub const fn node(self) -> &'static [&'static str] {
+                match self {
+                    $(ChoiceKey::$variant => $node,)*
+                }
+            }
+
+            /// What lets `conformance choices` observe the choice where it
+            /// could not.
+            pub const fn unobserved(self) -> &'static str {
+                match self {
+                    $(ChoiceKey::$variant => $unobserved,)*
+                }
+            }
+
+            /// Lines printed, commented, above the choice where it was not
+            /// observed.
+            fn note(self) -> Option<&'static str> {
+                match self {
+                    $(ChoiceKey::$variant => None $(.or(Some($note)))?,)*
+                }
+            }
+
+            /// What a run whose check of this choice warned (the choice
+            /// undeclared) proposes to declare, from the status it was
+            /// `answered` ([`ChoiceValue::otherwise`]).
+            pub fn otherwise(self, answered: Option<u16>) -> Option<String> {
+                match self {
+                    $(ChoiceKey::$variant => {
+                        let ours: $ty = $ours;
+                        ours.otherwise(answered)
+                    })*
+                }
+            }
+        }
+
+        /// The choices a profile can declare. Every field is optional; an
+        /// absent one is ours.
+        #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+        #[serde(deny_unknown_fields)]
+        pub struct Choices {
+            $(
+                $(#[$doc])*
+                #[serde(default, rename = $key, deserialize_with = $read)]
+                pub $field: Option<$ty>,
+            )*
+        }
+
+        impl Choices {
+            $(
+                $(#[$doc])*
+                pub fn $field(&self) -> Chosen<$ty> {
+                    chosen(&self.$field, $ours)
+                }
+            )*
+
+            /// Whether the profile declares the choice `key`.
+            pub fn declares(&self, key: ChoiceKey) -> bool {
+                match key {
+                    $(ChoiceKey::$variant => self.$field.is_some(),)*
+                }
+            }
+
+            /// The choice `key` as a profile writes it, and whether it is
+            /// declared.
+            fn written(&self, key: ChoiceKey) -> Chosen<String> {
+                match key {
+                    $(ChoiceKey::$variant => {
+                        let c = self.$field();
+                        Chosen { value: c.value.written(), declared: c.declared }
+                    })*
+                }
+            }
+        }
+
+        /// Each row's field is named as its key is written.
+        #[cfg(test)]
+        const FIELDS: &[&str] = &[$(stringify!($field)),*];
+    };
+}
+
+choices! {
+    /// Where Authorize's `modelUuid` travels.
+    ModelUuid = "model_uuid", model_uuid: ModelUuidAt = ModelUuidAt::default(),
+        read "model_uuid_at", node node::MODEL_UUID, unobserved unobserved::AUTHORIZE,
+        note "  # model_uuid: no place tried was served (query, header:X-Model-Uuid, body:modelUuid, ...);\n  # declare where Authorize reads it, e.g. `model_uuid: \"header:NAME\"`\n";
+    /// A missing or empty X-Client-Id or X-Client-Secret. Ours: 400.
+    MissingCredential = "missing_credential", missing_credential: u16 = 400,
+        read "refusal", node node::GET_401, unobserved unobserved::ANSWER;
+    /// An unknown X-Client-Id or a wrong X-Client-Secret. Ours: 401.
+    WrongCredential = "wrong_credential", wrong_credential: u16 = 401,
+        read "refusal", node node::GET_401, unobserved unobserved::ANSWER;
+    /// An X-Project-Env other than `dev` or `live`. Ours: 400.
+    BadProjectEnv = "bad_project_env", bad_project_env: u16 = 400,
+        read "refusal", node node::X_PROJECT_ENV, unobserved unobserved::ANSWER;
+    /// A ref that names no component. Ours: 404.
+    UnknownRef = "unknown_ref", unknown_ref: u16 = 404,
+        read "refusal", node node::GET_404, unobserved unobserved::ANSWER;
+    /// Authorize for a modelUuid no model of the component has. Ours: 404.
+    UnknownModel = "unknown_model", unknown_model: u16 = 404,
+        read "refusal", node node::POST_404, unobserved unobserved::AUTHORIZE;
+    /// A body that is not JSON. Ours: 400.
+    MalformedBody = "malformed_body", malformed_body: u16 = 400,
+        read "refusal", node node::POST_400, unobserved unobserved::AUTHORIZE;
+    /// A body over the server's limit. Ours: 413.
+    BodyTooLarge = "body_too_large", body_too_large: u16 = 413,
+        read "refusal", node node::POST_413, unobserved unobserved::ANSWER;
+    /// Auth Claims served. Ours: 200.
+    AuthClaimsSuccess = "auth_claims_success", auth_claims_success: u16 = 200,
+        read "success", node node::GET_200, unobserved unobserved::ANSWER;
+    /// Authorize served. Ours: 200.
+    AuthorizeSuccess = "authorize_success", authorize_success: u16 = 200,
+        read "success", node node::POST_200, unobserved unobserved::AUTHORIZE;
+    /// Is an X-Auth-Token checked where the component does not require
+    /// one (a wrong one refused)? Ours: yes.
+    TokenCheckedWhenNotRequired = "token_checked_when_not_required",
+        token_checked_when_not_required: bool = true,
+        read "flag", node node::X_AUTH_TOKEN, unobserved unobserved::NO_AUTH;
+    /// Is the body of Auth Claims (a GET) validated like Authorize's?
+    /// Ours: yes.
+    GetBodyValidated = "get_body_validated", get_body_validated: bool = true,
+        read "flag", node node::GET_BODY, unobserved unobserved::INVALID_BODY;
+    /// The largest body accepted, in bytes, or `none` (no limit: written
+    /// [`NO_BODY_LIMIT`]). Ours: 65536.
+    BodyLimit = "body_limit", body_limit: u64 = 64 * 1024,
+        read "limit", node node::POST_413, unobserved unobserved::AUTHORIZE;
+    /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
+    AbsentProjectEnv = "absent_project_env", absent_project_env: ProjectEnv = ProjectEnv::Dev,
+        read "env", node node::X_PROJECT_ENV, unobserved unobserved::ANSWER;
+    /// Does Auth Claims, served with a token bound to a model, carry that
+    /// model's uuid? The model's fields are not shown. Ours: yes.
+    ClaimsCarryModelUuid = "claims_carry_model_uuid", claims_carry_model_uuid: bool = true,
+        read "flag", node node::AUTH_CLAIMS_RESULT, unobserved unobserved::TOKEN_AND_AUTHORIZE;
+    /// Does a successful Authorize issue a token (anywhere in its body)?
+    /// Ours: yes (choice 5).
+    IssuesToken = "issues_token", issues_token: bool = true,
+        read "flag", node node::AUTHORIZE_RESULT, unobserved unobserved::AUTHORIZE;
+    /// After a successful Authorize, does Auth Claims (with the token it
+    /// issued, where it issued one) return that model? A server that
+    /// records claims does; so does ours, through the token. Ours: yes.
+    AuthorizeClaims = "authorize_claims", authorize_claims: bool = true,
+        read "flag", node node::AUTH_CLAIMS_RESULT, unobserved unobserved::AUTHORIZE;
+    /// The shape of success bodies: `spec` (our AuthClaimsResult and
+    /// AuthorizeResult, with X-Project-Uuid) or `other` (the server's own;
+    /// the description does not show one). Ours: `spec`.
+    SuccessShape = "success_shape", success_shape: Shape = Shape::Spec,
+        read "closed", node node::POST_200, unobserved unobserved::AUTHORIZE;
+    /// Is every `request_id` a uuid? Ours: yes (choice 12).
+    RequestIdUuid = "request_id_uuid", request_id_uuid: bool = true,
+        read "flag", node node::ERROR_RESPONSE, unobserved unobserved::ANSWER;
+    /// Does an error body's `code` equal the HTTP status (not a service
+    /// code of the server's own)? Ours: yes (choice 11).
+    CodeIsStatus = "code_is_status", code_is_status: bool = true,
+        read "flag", node node::ERROR_RESPONSE, unobserved unobserved::ANSWER;
+    /// The items of a 417's `errors`: `spec` ({field, rule, message},
+    /// choice 13) or `other` (the server's own). Ours: `spec`.
+    ValidationItems = "validation_items", validation_items: Shape = Shape::Spec,
+        read "closed", node node::VALIDATION_ERROR, unobserved unobserved::INVALID_BODY;
+    /// A body field the component's settings do not define: `refused`
+    /// (417, choice 13's `unknown_field`) or `ignored`. Ours: `refused`.
+    UnknownFields = "unknown_fields", unknown_fields: UnknownFields = UnknownFields::Refused,
+        read "closed", node node::VALIDATION_ERROR, unobserved unobserved::AUTHORIZE;
 }
 
 impl ChoiceKey {
-    /// Every key, in the order of `to_yaml`.
-    pub const ALL: [ChoiceKey; 22] = [
+    /// Every key, in the order `conformance choices` prints them (and
+    /// always has: `success_shape` after `code_is_status`).
+    pub const PRINTED: [ChoiceKey; ChoiceKey::ALL.len()] = [
         ChoiceKey::ModelUuid,
         ChoiceKey::MissingCredential,
         ChoiceKey::WrongCredential,
@@ -240,432 +544,28 @@ impl ChoiceKey {
         ChoiceKey::ValidationItems,
         ChoiceKey::UnknownFields,
     ];
-
-    /// The key as a profile writes it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ChoiceKey::ModelUuid => "model_uuid",
-            ChoiceKey::MissingCredential => "missing_credential",
-            ChoiceKey::WrongCredential => "wrong_credential",
-            ChoiceKey::BadProjectEnv => "bad_project_env",
-            ChoiceKey::UnknownRef => "unknown_ref",
-            ChoiceKey::UnknownModel => "unknown_model",
-            ChoiceKey::MalformedBody => "malformed_body",
-            ChoiceKey::BodyTooLarge => "body_too_large",
-            ChoiceKey::AuthClaimsSuccess => "auth_claims_success",
-            ChoiceKey::AuthorizeSuccess => "authorize_success",
-            ChoiceKey::TokenCheckedWhenNotRequired => "token_checked_when_not_required",
-            ChoiceKey::GetBodyValidated => "get_body_validated",
-            ChoiceKey::BodyLimit => "body_limit",
-            ChoiceKey::AbsentProjectEnv => "absent_project_env",
-            ChoiceKey::ClaimsCarryModelUuid => "claims_carry_model_uuid",
-            ChoiceKey::IssuesToken => "issues_token",
-            ChoiceKey::AuthorizeClaims => "authorize_claims",
-            ChoiceKey::SuccessShape => "success_shape",
-            ChoiceKey::RequestIdUuid => "request_id_uuid",
-            ChoiceKey::CodeIsStatus => "code_is_status",
-            ChoiceKey::ValidationItems => "validation_items",
-            ChoiceKey::UnknownFields => "unknown_fields",
-        }
-    }
-}
-
-impl fmt::Display for ChoiceKey {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// One choice: the value the checks hold the server to, and whether the
-/// profile declared it (MUST) or it is ours (SHOULD).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Chosen<T> {
-    pub value: T,
-    pub declared: bool,
-}
-
-impl<T> Chosen<T> {
-    pub fn level(&self) -> Level {
-        if self.declared {
-            Level::Must
-        } else {
-            Level::Should
-        }
-    }
-}
-
-/// The choices a profile can declare. Every field is optional; an absent
-/// one is ours.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Choices {
-    /// Where Authorize's `modelUuid` travels.
-    #[serde(default, deserialize_with = "model_uuid_at")]
-    pub model_uuid: Option<ModelUuidAt>,
-    /// A missing or empty X-Client-Id or X-Client-Secret. Ours: 400.
-    #[serde(default, deserialize_with = "refusal")]
-    pub missing_credential: Option<u16>,
-    /// An unknown X-Client-Id or a wrong X-Client-Secret. Ours: 401.
-    #[serde(default, deserialize_with = "refusal")]
-    pub wrong_credential: Option<u16>,
-    /// An X-Project-Env other than `dev` or `live`. Ours: 400.
-    #[serde(default, deserialize_with = "refusal")]
-    pub bad_project_env: Option<u16>,
-    /// A ref that names no component. Ours: 404.
-    #[serde(default, deserialize_with = "refusal")]
-    pub unknown_ref: Option<u16>,
-    /// Authorize for a modelUuid no model of the component has. Ours: 404.
-    #[serde(default, deserialize_with = "refusal")]
-    pub unknown_model: Option<u16>,
-    /// A body that is not JSON. Ours: 400.
-    #[serde(default, deserialize_with = "refusal")]
-    pub malformed_body: Option<u16>,
-    /// A body over the server's limit. Ours: 413.
-    #[serde(default, deserialize_with = "refusal")]
-    pub body_too_large: Option<u16>,
-    /// Auth Claims served. Ours: 200.
-    #[serde(default, deserialize_with = "success")]
-    pub auth_claims_success: Option<u16>,
-    /// Authorize served. Ours: 200.
-    #[serde(default, deserialize_with = "success")]
-    pub authorize_success: Option<u16>,
-    /// Is an X-Auth-Token checked where the component does not require
-    /// one (a wrong one refused)? Ours: yes.
-    #[serde(default, deserialize_with = "flag")]
-    pub token_checked_when_not_required: Option<bool>,
-    /// Is the body of Auth Claims (a GET) validated like Authorize's?
-    /// Ours: yes.
-    #[serde(default, deserialize_with = "flag")]
-    pub get_body_validated: Option<bool>,
-    /// The largest body accepted, in bytes, or `none` (no limit: written
-    /// [`NO_BODY_LIMIT`]). Ours: 65536.
-    #[serde(default, deserialize_with = "limit")]
-    pub body_limit: Option<u64>,
-    /// What an absent X-Project-Env means: `dev` or `live`. Ours: `dev`.
-    #[serde(default, deserialize_with = "env")]
-    pub absent_project_env: Option<ProjectEnv>,
-    /// Does Auth Claims, served with a token bound to a model, carry that
-    /// model's uuid? The model's fields are not shown. Ours: yes.
-    #[serde(default, deserialize_with = "flag")]
-    pub claims_carry_model_uuid: Option<bool>,
-    /// Does a successful Authorize issue a token (anywhere in its body)?
-    /// Ours: yes (choice 5).
-    #[serde(default, deserialize_with = "flag")]
-    pub issues_token: Option<bool>,
-    /// After a successful Authorize, does Auth Claims (with the token it
-    /// issued, where it issued one) return that model? A server that
-    /// records claims does; so does ours, through the token. Ours: yes.
-    #[serde(default, deserialize_with = "flag")]
-    pub authorize_claims: Option<bool>,
-    /// The shape of success bodies: `spec` (our AuthClaimsResult and
-    /// AuthorizeResult, with X-Project-Uuid) or `other` (the server's own;
-    /// the description does not show one). Ours: `spec`.
-    #[serde(default, deserialize_with = "shape")]
-    pub success_shape: Option<Shape>,
-    /// Is every `request_id` a uuid? Ours: yes (choice 12).
-    #[serde(default, deserialize_with = "flag")]
-    pub request_id_uuid: Option<bool>,
-    /// Does an error body's `code` equal the HTTP status (not a service
-    /// code of the server's own)? Ours: yes (choice 11).
-    #[serde(default, deserialize_with = "flag")]
-    pub code_is_status: Option<bool>,
-    /// The items of a 417's `errors`: `spec` ({field, rule, message},
-    /// choice 13) or `other` (the server's own). Ours: `spec`.
-    #[serde(default, deserialize_with = "shape")]
-    pub validation_items: Option<Shape>,
-    /// A body field the component's settings do not define: `refused`
-    /// (417, choice 13's `unknown_field`) or `ignored`. Ours: `refused`.
-    #[serde(default, deserialize_with = "unknown")]
-    pub unknown_fields: Option<UnknownFields>,
-}
-
-/// `body_limit: none`: the server refuses no body for its size.
-pub const NO_BODY_LIMIT: u64 = u64::MAX;
-
-/// Our spec's choices (`spec/README.md`), for what a profile leaves out.
-pub mod ours {
-    use super::{ProjectEnv, Shape, UnknownFields};
-
-    pub const MISSING_CREDENTIAL: u16 = 400;
-    pub const WRONG_CREDENTIAL: u16 = 401;
-    pub const BAD_PROJECT_ENV: u16 = 400;
-    pub const UNKNOWN_REF: u16 = 404;
-    pub const UNKNOWN_MODEL: u16 = 404;
-    pub const MALFORMED_BODY: u16 = 400;
-    pub const BODY_TOO_LARGE: u16 = 413;
-    pub const SUCCESS: u16 = 200;
-    pub const BODY_LIMIT: u64 = 64 * 1024;
-    pub const ABSENT_PROJECT_ENV: ProjectEnv = ProjectEnv::Dev;
-    pub const SUCCESS_SHAPE: Shape = Shape::Spec;
-    pub const VALIDATION_ITEMS: Shape = Shape::Spec;
-    pub const UNKNOWN_FIELDS: UnknownFields = UnknownFields::Refused;
-}
-
-fn chosen<T: Clone>(declared: &Option<T>, ours: T) -> Chosen<T> {
-    match declared {
-        Some(v) => Chosen {
-            value: v.clone(),
-            declared: true,
-        },
-        None => Chosen {
-            value: ours,
-            declared: false,
-        },
-    }
 }
 
 impl Choices {
-    pub fn model_uuid(&self) -> Chosen<ModelUuidAt> {
-        chosen(&self.model_uuid, ModelUuidAt::default())
-    }
-    pub fn missing_credential(&self) -> Chosen<u16> {
-        chosen(&self.missing_credential, ours::MISSING_CREDENTIAL)
-    }
-    pub fn wrong_credential(&self) -> Chosen<u16> {
-        chosen(&self.wrong_credential, ours::WRONG_CREDENTIAL)
-    }
-    pub fn bad_project_env(&self) -> Chosen<u16> {
-        chosen(&self.bad_project_env, ours::BAD_PROJECT_ENV)
-    }
-    pub fn unknown_ref(&self) -> Chosen<u16> {
-        chosen(&self.unknown_ref, ours::UNKNOWN_REF)
-    }
-    pub fn unknown_model(&self) -> Chosen<u16> {
-        chosen(&self.unknown_model, ours::UNKNOWN_MODEL)
-    }
-    pub fn malformed_body(&self) -> Chosen<u16> {
-        chosen(&self.malformed_body, ours::MALFORMED_BODY)
-    }
-    pub fn body_too_large(&self) -> Chosen<u16> {
-        chosen(&self.body_too_large, ours::BODY_TOO_LARGE)
-    }
-    pub fn auth_claims_success(&self) -> Chosen<u16> {
-        chosen(&self.auth_claims_success, ours::SUCCESS)
-    }
-    pub fn authorize_success(&self) -> Chosen<u16> {
-        chosen(&self.authorize_success, ours::SUCCESS)
-    }
-    pub fn token_checked_when_not_required(&self) -> Chosen<bool> {
-        chosen(&self.token_checked_when_not_required, true)
-    }
-    pub fn get_body_validated(&self) -> Chosen<bool> {
-        chosen(&self.get_body_validated, true)
-    }
-    pub fn claims_carry_model_uuid(&self) -> Chosen<bool> {
-        chosen(&self.claims_carry_model_uuid, true)
-    }
-    pub fn issues_token(&self) -> Chosen<bool> {
-        chosen(&self.issues_token, true)
-    }
-    pub fn authorize_claims(&self) -> Chosen<bool> {
-        chosen(&self.authorize_claims, true)
-    }
-    pub fn success_shape(&self) -> Chosen<Shape> {
-        chosen(&self.success_shape, ours::SUCCESS_SHAPE)
-    }
-    pub fn request_id_uuid(&self) -> Chosen<bool> {
-        chosen(&self.request_id_uuid, true)
-    }
-    pub fn code_is_status(&self) -> Chosen<bool> {
-        chosen(&self.code_is_status, true)
-    }
-    pub fn unknown_fields(&self) -> Chosen<UnknownFields> {
-        chosen(&self.unknown_fields, ours::UNKNOWN_FIELDS)
-    }
-    pub fn validation_items(&self) -> Chosen<Shape> {
-        chosen(&self.validation_items, ours::VALIDATION_ITEMS)
-    }
-    pub fn body_limit(&self) -> Chosen<u64> {
-        chosen(&self.body_limit, ours::BODY_LIMIT)
-    }
-    pub fn absent_project_env(&self) -> Chosen<ProjectEnv> {
-        chosen(&self.absent_project_env, ours::ABSENT_PROJECT_ENV)
-    }
-
-    /// Whether the profile declares the choice `key`.
-    pub fn declares(&self, key: ChoiceKey) -> bool {
-        match key {
-            ChoiceKey::ModelUuid => self.model_uuid.is_some(),
-            ChoiceKey::MissingCredential => self.missing_credential.is_some(),
-            ChoiceKey::WrongCredential => self.wrong_credential.is_some(),
-            ChoiceKey::BadProjectEnv => self.bad_project_env.is_some(),
-            ChoiceKey::UnknownRef => self.unknown_ref.is_some(),
-            ChoiceKey::UnknownModel => self.unknown_model.is_some(),
-            ChoiceKey::MalformedBody => self.malformed_body.is_some(),
-            ChoiceKey::BodyTooLarge => self.body_too_large.is_some(),
-            ChoiceKey::AuthClaimsSuccess => self.auth_claims_success.is_some(),
-            ChoiceKey::AuthorizeSuccess => self.authorize_success.is_some(),
-            ChoiceKey::TokenCheckedWhenNotRequired => {
-                self.token_checked_when_not_required.is_some()
-            }
-            ChoiceKey::GetBodyValidated => self.get_body_validated.is_some(),
-            ChoiceKey::BodyLimit => self.body_limit.is_some(),
-            ChoiceKey::AbsentProjectEnv => self.absent_project_env.is_some(),
-            ChoiceKey::ClaimsCarryModelUuid => self.claims_carry_model_uuid.is_some(),
-            ChoiceKey::IssuesToken => self.issues_token.is_some(),
-            ChoiceKey::AuthorizeClaims => self.authorize_claims.is_some(),
-            ChoiceKey::SuccessShape => self.success_shape.is_some(),
-            ChoiceKey::RequestIdUuid => self.request_id_uuid.is_some(),
-            ChoiceKey::CodeIsStatus => self.code_is_status.is_some(),
-            ChoiceKey::ValidationItems => self.validation_items.is_some(),
-            ChoiceKey::UnknownFields => self.unknown_fields.is_some(),
-        }
-    }
-
-    /// Every key, in the order of `to_yaml`, as a profile writes it.
-    pub const KEYS: &'static [&'static str] = &[
-        "model_uuid",
-        "missing_credential",
-        "wrong_credential",
-        "bad_project_env",
-        "unknown_ref",
-        "unknown_model",
-        "malformed_body",
-        "body_too_large",
-        "auth_claims_success",
-        "authorize_success",
-        "token_checked_when_not_required",
-        "get_body_validated",
-        "body_limit",
-        "absent_project_env",
-        "claims_carry_model_uuid",
-        "issues_token",
-        "authorize_claims",
-        "request_id_uuid",
-        "code_is_status",
-        "success_shape",
-        "validation_items",
-        "unknown_fields",
-    ];
-
-    /// What lets `conformance choices` observe `key` when it could not:
-    /// the profile key to add, or what the server must answer.
-    pub fn observed_with(key: &str) -> &'static str {
-        match key {
-            "get_body_validated" | "validation_items" => {
-                "add `authorize.invalid_body` (a body that fails validation) to a component"
-            }
-            "model_uuid" | "authorize_success" | "unknown_model" | "malformed_body"
-            | "issues_token" | "authorize_claims" | "success_shape" | "unknown_fields"
-            | "body_limit" => {
-                "add `authorize` (`model_uuid` and `valid_body`) to a component, or declare it"
-            }
-            "claims_carry_model_uuid" => {
-                "add `authorize` to a component that has an `auth_token`, or declare it"
-            }
-            "token_checked_when_not_required" => {
-                "add a component with `requires_auth: false`, or declare it"
-            }
-            _ => "the server gave no answer that settles it; declare it",
-        }
-    }
-
     /// The choices as a `choices:` block of a profile, every key written,
     /// in a fixed order (what `conformance choices` prints).
     pub fn to_yaml(&self) -> String {
-        // What is not declared is written as a comment: pasted, it leaves
-        // ours in force at SHOULD level instead of declaring it.
-        let line = |key: &str, value: String, declared: bool, ours: &str| {
-            if declared {
-                format!("  {key}: {value}\n")
-            } else {
-                format!(
-                    "  # {key}: {ours}   (not observed: {}; until then ours, at SHOULD level)\n",
-                    Self::observed_with(key)
-                )
-            }
-        };
-        let status = |c: Chosen<u16>| (c.value.to_string(), c.declared);
         let mut out = String::from("choices:\n");
-        let m = self.model_uuid();
-        if !m.declared {
-            out += "  # model_uuid: no place tried was served (query, header:X-Model-Uuid, body:modelUuid, ...);\n  # declare where Authorize reads it, e.g. `model_uuid: \"header:NAME\"`\n";
+        for key in ChoiceKey::PRINTED {
+            let c = self.written(key);
+            if c.declared {
+                out += &format!("  {key}: {}\n", c.value);
+                continue;
+            }
+            // What is not declared is written as a comment: pasted, it
+            // leaves ours in force at SHOULD level instead of declaring it.
+            out += key.note().unwrap_or_default();
+            out += &format!(
+                "  # {key}: {}   (not observed: {}; until then ours, at SHOULD level)\n",
+                key.ours(),
+                key.unobserved()
+            );
         }
-        out += &line("model_uuid", m.value.to_string(), m.declared, "query");
-        for (key, (value, declared), ours) in [
-            (
-                "missing_credential",
-                status(self.missing_credential()),
-                "400",
-            ),
-            ("wrong_credential", status(self.wrong_credential()), "401"),
-            ("bad_project_env", status(self.bad_project_env()), "400"),
-            ("unknown_ref", status(self.unknown_ref()), "404"),
-            ("unknown_model", status(self.unknown_model()), "404"),
-            ("malformed_body", status(self.malformed_body()), "400"),
-            ("body_too_large", status(self.body_too_large()), "413"),
-            (
-                "auth_claims_success",
-                status(self.auth_claims_success()),
-                "200",
-            ),
-            ("authorize_success", status(self.authorize_success()), "200"),
-        ] {
-            out += &line(key, value, declared, ours);
-        }
-        let t = self.token_checked_when_not_required();
-        out += &line(
-            "token_checked_when_not_required",
-            t.value.to_string(),
-            t.declared,
-            "true",
-        );
-        let g = self.get_body_validated();
-        out += &line(
-            "get_body_validated",
-            g.value.to_string(),
-            g.declared,
-            "true",
-        );
-        let b = self.body_limit();
-        let limit = match b.value {
-            NO_BODY_LIMIT => "none".to_owned(),
-            n => n.to_string(),
-        };
-        out += &line("body_limit", limit, b.declared, "65536");
-        let e = self.absent_project_env();
-        out += &line(
-            "absent_project_env",
-            e.value.to_string(),
-            e.declared,
-            ours::ABSENT_PROJECT_ENV.as_str(),
-        );
-        let m = self.claims_carry_model_uuid();
-        out += &line(
-            "claims_carry_model_uuid",
-            m.value.to_string(),
-            m.declared,
-            "true",
-        );
-        for (key, c) in [
-            ("issues_token", self.issues_token()),
-            ("authorize_claims", self.authorize_claims()),
-            ("request_id_uuid", self.request_id_uuid()),
-            ("code_is_status", self.code_is_status()),
-        ] {
-            out += &line(key, c.value.to_string(), c.declared, "true");
-        }
-        let s = self.success_shape();
-        out += &line(
-            "success_shape",
-            s.value.to_string(),
-            s.declared,
-            ours::SUCCESS_SHAPE.as_str(),
-        );
-        let v = self.validation_items();
-        out += &line(
-            "validation_items",
-            v.value.to_string(),
-            v.declared,
-            ours::VALIDATION_ITEMS.as_str(),
-        );
-        let u = self.unknown_fields();
-        out += &line(
-            "unknown_fields",
-            u.value.to_string(),
-            u.declared,
-            ours::UNKNOWN_FIELDS.as_str(),
-        );
         out
     }
 }
@@ -739,16 +639,12 @@ fn flag<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
     }
 }
 
-// The enums below are read through these rather than `Option<T>`'s own
-// `Deserialize`, which would take `~` for absent: a key written with no
-// value is refused like any value that is not one of the set.
-
-fn unknown<'de, D: Deserializer<'de>>(d: D) -> Result<Option<UnknownFields>, D::Error> {
-    UnknownFields::deserialize(d).map(Some)
-}
-
-fn shape<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Shape>, D::Error> {
-    Shape::deserialize(d).map(Some)
+/// A closed set ([`Shape`], [`UnknownFields`]), read through its own
+/// `Deserialize` rather than `Option<T>`'s, which would take `~` for
+/// absent: a key written with no value is refused like any value that is
+/// not one of the set.
+fn closed<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
 }
 
 fn env<'de, D: Deserializer<'de>>(d: D) -> Result<Option<ProjectEnv>, D::Error> {
@@ -825,7 +721,7 @@ mod tests {
         )
         .expect("choices");
         assert_eq!(c.unknown_fields().value, UnknownFields::Ignored);
-        assert_eq!(c.validation_items().value, ours::VALIDATION_ITEMS);
+        assert_eq!(c.validation_items().value, Shape::Spec);
         let text = c.to_yaml();
         for line in [
             "  unknown_fields: ignored\n",
@@ -839,18 +735,92 @@ mod tests {
         assert!(serde_yaml::from_str::<Choices>("success_shape: ~").is_err());
     }
 
-    /// The typed keys, the keys a profile writes and the block `choices`
-    /// prints are the same list, in the same order.
+    /// The table holds: each key is its field's name, the block prints
+    /// every key once, in `PRINTED`'s order, and each row's `ours`, written
+    /// as the block writes it, reads back through the row's `read` as the
+    /// same value, declared.
     #[test]
-    fn every_key_is_typed_written_and_printed() {
-        let typed: Vec<&str> = ChoiceKey::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(typed, Choices::KEYS);
+    fn every_row_is_read_printed_and_written_back() {
+        let keys: Vec<&str> = ChoiceKey::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(keys, FIELDS);
+        let mut printed = ChoiceKey::PRINTED.to_vec();
+        printed.sort();
+        assert_eq!(printed, ChoiceKey::ALL, "PRINTED holds each key once");
         let block = Choices::default().to_yaml();
         let mut at = 0;
-        for key in Choices::KEYS {
+        for key in ChoiceKey::PRINTED {
             let found = block[at..].find(&format!(" {key}: ")).map(|i| i + at);
             assert!(found.is_some(), "{key} not printed in order:\n{block}");
             at = found.unwrap_or(at);
         }
+        let ours: String = ChoiceKey::ALL
+            .iter()
+            .map(|k| format!("{k}: {}\n", k.ours()))
+            .collect();
+        let declared: Choices = serde_yaml::from_str(&ours).expect("ours reads back");
+        let undeclared = Choices::default();
+        for &key in ChoiceKey::ALL {
+            assert!(declared.declares(key) && !undeclared.declares(key), "{key}");
+            assert_eq!(declared.written(key).value, undeclared.written(key).value);
+            assert_eq!(declared.written(key).value, key.ours(), "{key}");
+        }
+        // Declared as ours, the block is ours without a comment.
+        assert!(!declared.to_yaml().contains('#'), "{}", declared.to_yaml());
+    }
+
+    /// The shipped `profiles/reference.yaml` declares every choice, as ours
+    /// (the reference server makes ours).
+    #[test]
+    fn the_shipped_profile_declares_ours() {
+        let profile = crate::profile::Profile::from_yaml_str(
+            include_str!("../../profiles/reference.yaml"),
+            "reference.yaml",
+            &|_| None,
+        )
+        .expect("the shipped profile");
+        for &key in ChoiceKey::ALL {
+            let c = profile.choices.written(key);
+            assert!(c.declared, "profiles/reference.yaml does not declare {key}");
+            assert_eq!(c.value, key.ours(), "{key}");
+        }
+    }
+
+    /// Each row's node of `spec/openapi.yaml` is there: the SARIF result of
+    /// the choice's check stands at it.
+    #[test]
+    fn every_choice_has_its_own_node() {
+        let lines = yaml_location::Lines::of(include_str!("../../../spec/openapi.yaml"));
+        for &key in ChoiceKey::ALL {
+            let path = key.node();
+            let line = lines.line(path);
+            assert!(
+                line.is_some(),
+                "{key}: {path:?} is not in spec/openapi.yaml"
+            );
+            let at = line.and_then(|l| lines.path_at(l)).unwrap_or_default();
+            let wanted = yaml_location::render_path(path);
+            assert!(at.starts_with(&wanted), "{key}: {wanted} is at {at}");
+        }
+    }
+
+    /// What a warned run proposes: the answer's status, the other value of
+    /// a two-valued set, nothing where one answer cannot tell.
+    #[test]
+    fn a_warned_run_proposes_the_other_value() {
+        let proposed = |k: ChoiceKey| k.otherwise(Some(403));
+        assert_eq!(proposed(ChoiceKey::WrongCredential).as_deref(), Some("403"));
+        assert_eq!(ChoiceKey::WrongCredential.otherwise(None), None);
+        assert_eq!(proposed(ChoiceKey::IssuesToken).as_deref(), Some("false"));
+        assert_eq!(
+            proposed(ChoiceKey::AbsentProjectEnv).as_deref(),
+            Some("live")
+        );
+        assert_eq!(proposed(ChoiceKey::SuccessShape).as_deref(), Some("other"));
+        assert_eq!(
+            proposed(ChoiceKey::UnknownFields).as_deref(),
+            Some("ignored")
+        );
+        assert_eq!(proposed(ChoiceKey::BodyLimit), None);
+        assert_eq!(proposed(ChoiceKey::ModelUuid), None);
     }
 }

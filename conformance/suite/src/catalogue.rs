@@ -199,21 +199,23 @@ impl Run {
     }
 }
 
-/// One check of the catalogue. Most are rendered from a
-/// [`CaseCheck`](crate::case::CaseCheck) (what it sends, what it expects);
-/// a check that needs a procedure of its own is this struct literal, its
-/// texts beside its run:
+/// One check of the catalogue, rendered from its declaration: a
+/// [`CaseCheck`](crate::case::CaseCheck) in the file of `checks/` its id's
+/// first segment names, the one way a check is declared. A check that needs
+/// a run of its own declares it there too, its texts beside its run:
 ///
 /// ```ignore
-/// Check {
+/// CaseCheck {
 ///     id: "choices/issued-token",
 ///     level: Level::Should,
 ///     section: "5",
 ///     quote: "spec choice 5: tokens are issued by Authorize",
 ///     title: "a token issued by Authorize claims its model in Auth Claims".into(),
-///     sends: "a valid Authorize request, then Auth Claims with the token it issued".into(),
-///     expects: "...".into(),
-///     run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
+///     sends: Sends::Own {
+///         text: "a valid Authorize request, then Auth Claims with the token it issued".into(),
+///         run: Run::procedure(Phase::Verify, issued_token).needs(&[Need::Authorize]),
+///     },
+///     expects: Expect::Own("...".into()),
 ///     subject: Subject::NONE,
 /// }
 /// ```
@@ -309,6 +311,14 @@ impl Check {
             ),
             _ => self.quote.to_owned(),
         }
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("needs", &self.needs)
+            .finish_non_exhaustive()
     }
 }
 

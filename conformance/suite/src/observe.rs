@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use crate::runner::{RunError, RunOptions};
 use component_auth_bindings::types::ProjectEnv;
-use conformance_model::choices::{Choices, Shape, UnknownFields};
+use conformance_model::choices::{ChoiceKey, Choices, ModelUuidAt, Shape, UnknownFields};
 use conformance_wire::carried;
 use conformance_wire::target::{Op, Probe, Req, Sent, Target};
 
@@ -128,263 +128,451 @@ async fn observe_all(
     profile: conformance_model::profile::Profile,
     options: &RunOptions,
 ) -> Result<(Choices, Samples), RunError> {
-    let mut samples = Samples::default();
     // Start from ours: what the profile declares is what is being learnt.
     let profile = conformance_model::profile::Profile {
         choices: Choices::default(),
         ..profile
     };
-    let target = Arc::new(
-        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?,
-    );
-    let t = &target;
-    let mut seen = Choices::default();
+    let target =
+        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?;
 
     // Nothing is declared about what does not answer: a closed port, a
     // reset, garbage or silence is exit 2, not a block of guesses.
-    answers_http(t).await?;
-    if let Some((at, status)) = t.model_uuid_place().await {
-        seen.model_uuid = Some(at);
-        seen.authorize_success = status;
-    }
-    // Target::valid reads the place from the profile: give it what was seen.
-    let target = Arc::new(
-        Target::new(
-            conformance_model::profile::Profile {
-                choices: Choices {
-                    model_uuid: seen.model_uuid.clone(),
-                    ..Choices::default()
-                },
-                ..target.profile.clone()
+    answers_http(&target).await?;
+    // Where modelUuid travels is found first: every Authorize the other
+    // rows send carries it there (Target::valid reads the place from the
+    // profile: give it what was seen).
+    let place = target.model_uuid_place().await;
+    let target = Target::new(
+        conformance_model::profile::Profile {
+            choices: Choices {
+                model_uuid: place.as_ref().map(|(at, _)| at.clone()),
+                ..Choices::default()
             },
-            options.limits,
-            options.connect.clone(),
-        )
-        .map_err(RunError::Client)?,
-    );
-    let t = &target;
-
-    let claims = |change: fn(Req) -> Result<Req, component_auth_bindings::Error>| {
-        t.primary(Op::AuthClaims)
-            .map(|c| t.valid(Op::AuthClaims, c).and_then(change))
+            ..target.profile.clone()
+        },
+        options.limits,
+        options.connect.clone(),
+    )
+    .map_err(RunError::Client)?;
+    let mut o = Observation {
+        t: Arc::new(target),
+        place,
+        missing: None,
+        authorized: None,
+        limit: None,
+        samples: Samples::default(),
     };
-    let refusal = |s: &Sent| s.status().filter(|st| (400..500).contains(st));
-    let mut refusals = Vec::new();
+    let mut seen = Choices::default();
+    for key in OBSERVED {
+        observe_row(key, &mut o, &mut seen).await;
+    }
+    Ok((seen, o.samples))
+}
 
-    if let Some(r) = claims(Ok) {
-        seen.auth_claims_success = t
-            .send(Probe::new("valid", r))
-            .await
-            .status()
-            .filter(|s| (200..300).contains(s));
-    }
-    if let Some(r) = claims(|r| Ok(r.remove_header("X-Client-Secret"))) {
-        let missing = t.send(Probe::new("missing", r)).await;
-        seen.missing_credential = refusal(&missing);
-        refusals.push(missing);
-    }
-    // The form of request_id: the first refusal that carries one; codes:
-    // each refusal's `code` its status, or not.
-    seen.request_id_uuid = refusals.iter().find_map(|s| {
-        let body = s.raw()?.json()?;
-        body.get("request_id")?
-            .as_str()
-            .map(conformance_model::profile::is_uuid)
-    });
-    let codes: Vec<bool> = refusals
-        .iter()
-        .filter_map(|s| {
-            let raw = s.raw()?;
-            let code = raw.json()?.get("code")?.as_u64()?;
-            Some(code == u64::from(raw.status))
-        })
-        .collect();
-    seen.code_is_status = (!codes.is_empty()).then(|| codes.iter().all(|&same| same));
-    // What a successful Authorize does: a token issued, the shape of the
-    // success bodies, and whether Auth Claims then returns that model.
-    if let (Some(c), true) = (t.primary(Op::Authorize), seen.model_uuid.is_some()) {
-        let first = t
-            .send(Probe::new("authorize", t.valid(Op::Authorize, c)))
-            .await;
-        if is_2xx(&first) {
-            let token = first
-                .raw()
-                .and_then(|r| r.json())
-                .and_then(|b| carried::issued_token(&b));
-            seen.issues_token = Some(token.is_some());
-            samples.token = token.clone();
-            samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
-            let req = match token {
-                Some(token) => t.claims_with_token(c, component_auth_bindings::Secret::new(token)),
-                None => t.valid(Op::AuthClaims, c),
-            };
-            let second = t.send(Probe::new("claims", req)).await;
-            if is_2xx(&second) {
-                samples.auth_claims = second.raw().and_then(|r| Some((r.status, r.json()?)));
-                let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
-                seen.authorize_claims = second
-                    .raw()
-                    .and_then(|r| r.json())
-                    .zip(model)
-                    .map(|(body, model)| carried::holds_string(&body, model));
-                let spec = [&first, &second].iter().all(|s| in_spec_shape(s));
-                seen.success_shape = Some(if spec { Shape::Spec } else { Shape::Other });
+/// The observer of each row of the choices' table
+/// ([`conformance_model::choices`]): `Key => function`, where the function
+/// (named as the row's field) returns what the server was seen to choose,
+/// `None` where its answers do not settle it. Listed in the order the rows
+/// are observed, which is the order the requests have always gone in: a
+/// server keeps state (one that records claims names no model before an
+/// Authorize), so a new row goes where its requests change nothing that a
+/// later row reads. The match is exhaustive and the list as long as the
+/// table: a row without its observer, or observed twice, does not compile.
+macro_rules! observers {
+    ($($variant:ident => $observer:ident,)*) => {
+        /// The rows, in the order they are observed.
+        const OBSERVED: [ChoiceKey; ChoiceKey::ALL.len()] = [$(ChoiceKey::$variant),*];
+
+        /// Observes the row `key` into `seen`.
+        async fn observe_row(key: ChoiceKey, o: &mut Observation, seen: &mut Choices) {
+            match key {
+                $(ChoiceKey::$variant => seen.$observer = $observer(o).await,)*
             }
         }
+    };
+}
+
+observers! {
+    ModelUuid => model_uuid,
+    AuthorizeSuccess => authorize_success,
+    AuthClaimsSuccess => auth_claims_success,
+    MissingCredential => missing_credential,
+    RequestIdUuid => request_id_uuid,
+    CodeIsStatus => code_is_status,
+    IssuesToken => issues_token,
+    AuthorizeClaims => authorize_claims,
+    SuccessShape => success_shape,
+    WrongCredential => wrong_credential,
+    BadProjectEnv => bad_project_env,
+    UnknownRef => unknown_ref,
+    AbsentProjectEnv => absent_project_env,
+    ClaimsCarryModelUuid => claims_carry_model_uuid,
+    TokenCheckedWhenNotRequired => token_checked_when_not_required,
+    GetBodyValidated => get_body_validated,
+    UnknownModel => unknown_model,
+    MalformedBody => malformed_body,
+    ValidationItems => validation_items,
+    UnknownFields => unknown_fields,
+    BodyLimit => body_limit,
+    BodyTooLarge => body_too_large,
+}
+
+/// What the observers share: the target (sending modelUuid where it was
+/// found), the place found, and the answers more than one row reads, each
+/// asked once, by the first row that reads it.
+struct Observation {
+    t: Arc<Target>,
+    /// Where modelUuid was served, with the status of that Authorize.
+    place: Option<(ModelUuidAt, Option<u16>)>,
+    /// The Auth Claims without X-Client-Secret (`None`: not asked yet).
+    missing: Option<Option<Sent>>,
+    /// A valid Authorize and the Auth Claims after it.
+    authorized: Option<Option<Authorized>>,
+    /// The body limit found, with the status of its refusal.
+    limit: Option<Option<(u64, Option<u16>)>>,
+    samples: Samples,
+}
+
+/// A valid Authorize, the token it issued, and (where it succeeded) the
+/// Auth Claims after it, with that token where it issued one.
+struct Authorized {
+    first: Sent,
+    token: Option<String>,
+    /// Only where both succeeded.
+    second: Option<Sent>,
+    /// The model the Authorize named.
+    model: Option<String>,
+}
+
+impl Observation {
+    /// A valid Auth Claims of the first component that takes one, changed.
+    fn claims(
+        &self,
+        change: fn(Req) -> Result<Req, component_auth_bindings::Error>,
+    ) -> Option<Result<Req, component_auth_bindings::Error>> {
+        let t = &self.t;
+        t.primary(Op::AuthClaims)
+            .map(|c| t.valid(Op::AuthClaims, c).and_then(change))
     }
-    if let Some(r) = claims(|r| r.set_header("X-Client-Secret", crate::checks::WRONG_SECRET)) {
-        let wrong = t.send(Probe::new("wrong", r)).await;
-        seen.wrong_credential = refusal(&wrong);
-        refusals.push(wrong);
+
+    /// The answer to an Auth Claims without X-Client-Secret: its status,
+    /// and the form of its `request_id` and `code`.
+    async fn missing(&mut self) -> Option<&Sent> {
+        if self.missing.is_none() {
+            let sent = match self.claims(|r| Ok(r.remove_header("X-Client-Secret"))) {
+                Some(r) => Some(self.t.send(Probe::new("missing", r)).await),
+                None => None,
+            };
+            self.missing = Some(sent);
+        }
+        self.missing.as_ref().and_then(Option::as_ref)
     }
-    if let Some(r) = claims(|r| r.set_header("X-Project-Env", "staging")) {
-        let env = t.send(Probe::new("env", r)).await;
-        seen.bad_project_env = refusal(&env);
-        refusals.push(env);
+
+    /// What a successful Authorize does: a token issued, the shape of the
+    /// success bodies, and whether Auth Claims then returns that model.
+    async fn authorized(&mut self) -> Option<&Authorized> {
+        if self.authorized.is_none() {
+            let t = self.t.clone();
+            let mut done = None;
+            if let (Some(c), true) = (t.primary(Op::Authorize), self.place.is_some()) {
+                let first = t
+                    .send(Probe::new("authorize", t.valid(Op::Authorize, c)))
+                    .await;
+                let mut token = None;
+                let mut second = None;
+                if is_2xx(&first) {
+                    token = first
+                        .raw()
+                        .and_then(|r| r.json())
+                        .and_then(|b| carried::issued_token(&b));
+                    self.samples.token = token.clone();
+                    self.samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
+                    let req = match &token {
+                        Some(token) => t.claims_with_token(
+                            c,
+                            component_auth_bindings::Secret::new(token.clone()),
+                        ),
+                        None => t.valid(Op::AuthClaims, c),
+                    };
+                    let claims = t.send(Probe::new("claims", req)).await;
+                    if is_2xx(&claims) {
+                        self.samples.auth_claims =
+                            claims.raw().and_then(|r| Some((r.status, r.json()?)));
+                        second = Some(claims);
+                    }
+                }
+                done = Some(Authorized {
+                    first,
+                    token,
+                    second,
+                    model: c.authorize.as_ref().map(|a| a.model_uuid.clone()),
+                });
+            }
+            self.authorized = Some(done);
+        }
+        self.authorized.as_ref().and_then(Option::as_ref)
     }
-    if let Some(c) = t.primary(Op::AuthClaims) {
-        let r = t.valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
-        let unknown = t.send(Probe::new("ref", r)).await;
-        seen.unknown_ref = refusal(&unknown);
-        refusals.push(unknown);
-        let absent = t
-            .send(Probe::new(
-                "env absent",
-                t.valid(Op::AuthClaims, c)
-                    .map(|r| r.remove_header("X-Project-Env")),
-            ))
-            .await;
-        seen.absent_project_env = absent
-            .raw()
-            .filter(|r| (200..300).contains(&r.status))
-            .and_then(|r| r.json())
-            .and_then(|b| carried::environment(&b))
-            .and_then(|e| e.parse::<ProjectEnv>().ok());
+
+    /// The body limit: a JSON body of growing size until one is refused
+    /// other than by validation (417), then halves between the largest
+    /// taken and the smallest refused, to the byte.
+    async fn limit(&mut self) -> Option<(u64, Option<u16>)> {
+        if self.limit.is_none() {
+            self.limit = Some(find_limit(&self.t).await);
+        }
+        self.limit.flatten()
     }
-    // Whether Auth Claims with a token bound to a model names the model.
-    if let Some(c) = t
+}
+
+// The observers, one per row of the table, in the order of `observers!`.
+
+async fn model_uuid(o: &Observation) -> Option<ModelUuidAt> {
+    o.place.as_ref().map(|(at, _)| at.clone())
+}
+
+async fn authorize_success(o: &Observation) -> Option<u16> {
+    o.place.as_ref().and_then(|(_, status)| *status)
+}
+
+async fn auth_claims_success(o: &Observation) -> Option<u16> {
+    let r = o.claims(Ok)?;
+    o.t.send(Probe::new("valid", r))
+        .await
+        .status()
+        .filter(|s| (200..300).contains(s))
+}
+
+async fn missing_credential(o: &mut Observation) -> Option<u16> {
+    refusal(o.missing().await?)
+}
+
+/// The form of `request_id`: the missing credential's refusal's.
+async fn request_id_uuid(o: &mut Observation) -> Option<bool> {
+    let body = o.missing().await?.raw()?.json()?;
+    body.get("request_id")?
+        .as_str()
+        .map(conformance_model::profile::is_uuid)
+}
+
+/// Whether the missing credential's refusal's `code` is its status.
+async fn code_is_status(o: &mut Observation) -> Option<bool> {
+    let raw = o.missing().await?.raw()?;
+    let code = raw.json()?.get("code")?.as_u64()?;
+    Some(code == u64::from(raw.status))
+}
+
+async fn issues_token(o: &mut Observation) -> Option<bool> {
+    let a = o.authorized().await?;
+    is_2xx(&a.first).then_some(a.token.is_some())
+}
+
+async fn authorize_claims(o: &mut Observation) -> Option<bool> {
+    let a = o.authorized().await?;
+    a.second
+        .as_ref()?
+        .raw()
+        .and_then(|r| r.json())
+        .zip(a.model.as_deref())
+        .map(|(body, model)| carried::holds_string(&body, model))
+}
+
+async fn success_shape(o: &mut Observation) -> Option<Shape> {
+    let a = o.authorized().await?;
+    let spec = in_spec_shape(&a.first) && in_spec_shape(a.second.as_ref()?);
+    Some(if spec { Shape::Spec } else { Shape::Other })
+}
+
+async fn wrong_credential(o: &Observation) -> Option<u16> {
+    let r = o.claims(|r| r.set_header("X-Client-Secret", crate::checks::WRONG_SECRET))?;
+    refusal(&o.t.send(Probe::new("wrong", r)).await)
+}
+
+async fn bad_project_env(o: &Observation) -> Option<u16> {
+    let r = o.claims(|r| r.set_header("X-Project-Env", "staging"))?;
+    refusal(&o.t.send(Probe::new("env", r)).await)
+}
+
+async fn unknown_ref(o: &Observation) -> Option<u16> {
+    let t = &o.t;
+    let c = t.primary(Op::AuthClaims)?;
+    let r = t.valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
+    refusal(&t.send(Probe::new("ref", r)).await)
+}
+
+async fn absent_project_env(o: &Observation) -> Option<ProjectEnv> {
+    let t = &o.t;
+    let c = t.primary(Op::AuthClaims)?;
+    let absent = t
+        .send(Probe::new(
+            "env absent",
+            t.valid(Op::AuthClaims, c)
+                .map(|r| r.remove_header("X-Project-Env")),
+        ))
+        .await;
+    absent
+        .raw()
+        .filter(|r| (200..300).contains(&r.status))
+        .and_then(|r| r.json())
+        .and_then(|b| carried::environment(&b))
+        .and_then(|e| e.parse::<ProjectEnv>().ok())
+}
+
+/// Whether Auth Claims with a token bound to a model names the model.
+async fn claims_carry_model_uuid(o: &Observation) -> Option<bool> {
+    let t = &o.t;
+    let c = t
         .components(Op::AuthClaims)
         .into_iter()
-        .find(|c| c.auth_token.is_some() && c.authorize.is_some())
-    {
-        let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
-        let s = t
-            .send(Probe::new("model", t.valid(Op::AuthClaims, c)))
-            .await;
-        seen.claims_carry_model_uuid = s
-            .raw()
-            .filter(|r| (200..300).contains(&r.status))
-            .and_then(|r| r.json())
-            .zip(model)
-            .map(|(body, model)| carried::holds_string(&body, model));
-    }
-    if let Some(c) = t
+        .find(|c| c.auth_token.is_some() && c.authorize.is_some())?;
+    let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
+    let s = t
+        .send(Probe::new("model", t.valid(Op::AuthClaims, c)))
+        .await;
+    s.raw()
+        .filter(|r| (200..300).contains(&r.status))
+        .and_then(|r| r.json())
+        .zip(model)
+        .map(|(body, model)| carried::holds_string(&body, model))
+}
+
+async fn token_checked_when_not_required(o: &Observation) -> Option<bool> {
+    let t = &o.t;
+    let c = t
         .components(Op::AuthClaims)
         .into_iter()
-        .find(|c| !c.requires_auth)
-    {
-        let r = t
-            .valid(Op::AuthClaims, c)
-            .and_then(|r| r.set_header("X-Auth-Token", crate::checks::WRONG_TOKEN));
-        let s = t.send(Probe::new("token", r)).await;
-        seen.token_checked_when_not_required = match s.status() {
-            Some(st) if (200..300).contains(&st) => Some(false),
-            Some(st) if (400..500).contains(&st) => Some(true),
-            _ => None,
-        };
+        .find(|c| !c.requires_auth)?;
+    let r = t
+        .valid(Op::AuthClaims, c)
+        .and_then(|r| r.set_header("X-Auth-Token", crate::checks::WRONG_TOKEN));
+    match t.send(Probe::new("token", r)).await.status() {
+        Some(st) if (200..300).contains(&st) => Some(false),
+        Some(st) if (400..500).contains(&st) => Some(true),
+        _ => None,
     }
-    if let Some(c) = t.components(Op::AuthClaims).into_iter().find(|c| {
+}
+
+async fn get_body_validated(o: &Observation) -> Option<bool> {
+    let t = &o.t;
+    let c = t.components(Op::AuthClaims).into_iter().find(|c| {
         c.authorize
             .as_ref()
             .is_some_and(|a| a.invalid_body.is_some())
-    }) {
-        if let Some(r) = t.with_invalid_body(Op::AuthClaims, c) {
-            let s = t.send(Probe::new("get body", r)).await;
-            seen.get_body_validated = match s.status() {
-                Some(417) => Some(true),
-                Some(st) if (200..300).contains(&st) => Some(false),
-                _ => None,
-            };
-        }
+    })?;
+    let r = t.with_invalid_body(Op::AuthClaims, c)?;
+    match t.send(Probe::new("get body", r)).await.status() {
+        Some(417) => Some(true),
+        Some(st) if (200..300).contains(&st) => Some(false),
+        _ => None,
     }
-    if let Some(c) = t.primary(Op::Authorize) {
-        let at = seen.model_uuid.clone().unwrap_or_default();
-        let r = t
-            .valid(Op::Authorize, c)
-            .and_then(|r| r.with_model_uuid(&at, crate::checks::UNKNOWN_UUID));
-        seen.unknown_model = refusal(&t.send(Probe::new("model", r)).await);
-        let r = t
-            .valid(Op::Authorize, c)
-            .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
-        seen.malformed_body = refusal(&t.send(Probe::new("malformed", r)).await);
-        // The items of a 417: the spec's, or the server's own.
-        let invalid = t
-            .components(Op::Authorize)
-            .into_iter()
-            .find_map(|c| t.with_invalid_body(Op::Authorize, c));
-        if let Some(r) = invalid {
-            let s = t.send(Probe::new("invalid", r)).await;
-            if s.status() == Some(417) {
-                let spec = matches!(
-                    s.typed,
-                    Some(conformance_wire::target::Typed::Authorize(
-                        component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
-                    ))
-                );
-                seen.validation_items = Some(if spec { Shape::Spec } else { Shape::Other });
-            }
-        }
-        // A field the settings do not define, beside the valid ones.
-        if let Some(valid) = c.authorize.as_ref().map(|a| a.valid_body.clone()) {
-            let mut body = valid;
-            body.insert("conformance_unknown".to_owned(), serde_json::json!(1));
-            let bytes = serde_json::to_vec(&body).unwrap_or_default();
-            let r = t.valid(Op::Authorize, c).map(|r| r.raw_body(bytes));
-            let s = t.send(Probe::new("unknown field", r)).await;
-            seen.unknown_fields = match s.status() {
-                Some(417) => Some(UnknownFields::Refused),
-                Some(st) if (200..300).contains(&st) => Some(UnknownFields::Ignored),
-                _ => None,
-            };
-        }
-        // The body limit: a JSON body of growing size until one is refused
-        // other than by validation (417), then halves between the largest
-        // taken and the smallest refused, to the byte.
-        // A server may answer before reading a large body and close the
-        // connection, so the request finds no answer: that size is over
-        // the limit too (refused, its status unknown).
+}
+
+async fn unknown_model(o: &Observation) -> Option<u16> {
+    let t = &o.t;
+    let c = t.primary(Op::Authorize)?;
+    let at = o
+        .place
+        .as_ref()
+        .map(|(at, _)| at.clone())
+        .unwrap_or_default();
+    let r = t
+        .valid(Op::Authorize, c)
+        .and_then(|r| r.with_model_uuid(&at, crate::checks::UNKNOWN_UUID));
+    refusal(&t.send(Probe::new("model", r)).await)
+}
+
+async fn malformed_body(o: &Observation) -> Option<u16> {
+    let t = &o.t;
+    let c = t.primary(Op::Authorize)?;
+    let r = t
+        .valid(Op::Authorize, c)
+        .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
+    refusal(&t.send(Probe::new("malformed", r)).await)
+}
+
+/// The items of a 417: the spec's, or the server's own.
+async fn validation_items(o: &Observation) -> Option<Shape> {
+    let t = &o.t;
+    t.primary(Op::Authorize)?;
+    let r = t
+        .components(Op::Authorize)
+        .into_iter()
+        .find_map(|c| t.with_invalid_body(Op::Authorize, c))?;
+    let s = t.send(Probe::new("invalid", r)).await;
+    if s.status() != Some(417) {
+        return None;
+    }
+    let spec = matches!(
+        s.typed,
+        Some(conformance_wire::target::Typed::Authorize(
+            component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
+        ))
+    );
+    Some(if spec { Shape::Spec } else { Shape::Other })
+}
+
+/// A field the settings do not define, beside the valid ones.
+async fn unknown_fields(o: &Observation) -> Option<UnknownFields> {
+    let t = &o.t;
+    let c = t.primary(Op::Authorize)?;
+    let mut body = c.authorize.as_ref().map(|a| a.valid_body.clone())?;
+    body.insert("conformance_unknown".to_owned(), serde_json::json!(1));
+    let bytes = serde_json::to_vec(&body).unwrap_or_default();
+    let r = t.valid(Op::Authorize, c).map(|r| r.raw_body(bytes));
+    match t.send(Probe::new("unknown field", r)).await.status() {
+        Some(417) => Some(UnknownFields::Refused),
+        Some(st) if (200..300).contains(&st) => Some(UnknownFields::Ignored),
+        _ => None,
+    }
+}
+
+async fn body_limit(o: &mut Observation) -> Option<u64> {
+    o.limit().await.map(|(limit, _)| limit)
+}
+
+async fn body_too_large(o: &mut Observation) -> Option<u16> {
+    o.limit().await.and_then(|(_, status)| status)
+}
+
+/// A 4xx status: a refusal.
+fn refusal(s: &Sent) -> Option<u16> {
+    s.status().filter(|st| (400..500).contains(st))
+}
+
+/// The body limit and the status of its refusal, sent as Authorize of the
+/// first component that takes one ([`halve_to_limit`]).
+/// A server may answer before reading a large body and close the
+/// connection, so the request finds no answer: that size is over the
+/// limit too (refused, its status unknown).
+async fn find_limit(t: &Target) -> Option<(u64, Option<u16>)> {
+    let c = t.primary(Op::Authorize)?.clone();
+    let size = |len: usize| {
         let c = c.clone();
-        let size = |len: usize| {
-            let c = c.clone();
-            async move {
-                // A body of `len` bytes as sent: where modelUuid travels in
-                // the body, the padding is shorter by what it adds.
-                let body = |pad: usize| {
-                    let pad = "x".repeat(pad);
-                    t.valid(Op::Authorize, &c)
-                        .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
-                };
-                let pad = len.saturating_sub(10);
-                let extra = body(pad)
-                    .ok()
-                    .and_then(|r| r.body_len())
-                    .map_or(0, |sent| sent.saturating_sub(len));
-                let r = body(pad.saturating_sub(extra));
-                let sent = t.send(Probe::new("size", r)).await;
-                Size::of(&sent)
-            }
-        };
-        // A small body first, answered in full: a server that takes no
-        // body at all (a redirect, a 5xx, a refusal of every request, an
-        // answer over the cap to each) shows no limit.
-        if size(64).await == Size::Taken {
-            if let Some((limit, status)) = body_limit(size).await {
-                seen.body_limit = Some(limit);
-                seen.body_too_large = status;
-            }
+        async move {
+            // A body of `len` bytes as sent: where modelUuid travels in
+            // the body, the padding is shorter by what it adds.
+            let body = |pad: usize| {
+                let pad = "x".repeat(pad);
+                t.valid(Op::Authorize, &c)
+                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
+            };
+            let pad = len.saturating_sub(10);
+            let extra = body(pad)
+                .ok()
+                .and_then(|r| r.body_len())
+                .map_or(0, |sent| sent.saturating_sub(len));
+            let r = body(pad.saturating_sub(extra));
+            let sent = t.send(Probe::new("size", r)).await;
+            Size::of(&sent)
         }
+    };
+    // A small body first, answered in full: a server that takes no
+    // body at all (a redirect, a 5xx, a refusal of every request, an
+    // answer over the cap to each) shows no limit.
+    if size(64).await != Size::Taken {
+        return None;
     }
-    Ok((seen, samples))
+    halve_to_limit(size).await
 }
 
 /// What one size of body came to, for the body limit.
@@ -422,7 +610,7 @@ impl Size {
 /// size had no usable answer, or no refusal was answered (sizes that found
 /// no answer at all say nothing of what the server chose); the largest
 /// size tried taken: no limit ([`conformance_model::choices::NO_BODY_LIMIT`]).
-async fn body_limit<F, Fut>(size: F) -> Option<(u64, Option<u16>)>
+async fn halve_to_limit<F, Fut>(size: F) -> Option<(u64, Option<u16>)>
 where
     F: Fn(usize) -> Fut,
     Fut: std::future::Future<Output = Size>,
@@ -498,4 +686,17 @@ fn in_spec_shape(s: &Sent) -> bool {
 
 fn is_2xx(s: &Sent) -> bool {
     s.status().is_some_and(|st| (200..300).contains(&st))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every row of the table is observed, once.
+    #[test]
+    fn every_row_is_observed_once() {
+        let mut observed = OBSERVED.to_vec();
+        observed.sort();
+        assert_eq!(observed, ChoiceKey::ALL);
+    }
 }

@@ -1,17 +1,20 @@
 //! What a run produced, as data: each check's verdict in words
 //! ([`CheckResult`], its [`Status`]), each snapshot assertion's, how the run
 //! talked to the target ([`Pace`]), and the rest a report is assembled
-//! from ([`RunResults`]). The runner makes these; the report crate only
-//! shows them.
+//! from ([`RunResults`]). The runner makes these, each result with the
+//! [`Anchor`] of its check; [`crate::gate`] decides from them whether the
+//! run passes, [`crate::baseline`] marks the failures a team knows; the
+//! report crate only shows them.
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::catalogue::{Check, Level, SNAPSHOTS_SECTION, Verdict, section_title};
+use crate::catalogue::{Check, Level, SNAPSHOTS_SECTION, Subject, Verdict, section_title};
 use crate::generate::Generation;
 use crate::needs::Need;
 use crate::snapshot::{SnapshotOutcome, SnapshotResult};
+use conformance_model::choices::ChoiceKey;
 
 /// What every snapshot result cites.
 pub const SNAPSHOT_REQUIREMENT: &str =
@@ -66,6 +69,39 @@ pub enum Kind {
     Baseline,
 }
 
+/// Where a check of the catalogue stands in the description, carried by
+/// its results so that nothing after the run looks the check up again: the
+/// baseline hashes the quote, a rendering places a result at its sentence,
+/// its choice's node or its operation.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Anchor {
+    /// Section of the interface description, e.g. `7.1`.
+    pub section: &'static str,
+    /// The sentence the check enforces, quoted (or the norm, or the spec's
+    /// choice).
+    pub quote: &'static str,
+    /// The choice of `choices:` the check judges, if one.
+    pub choice: Option<ChoiceKey>,
+    /// What the check judges: its operation, the items of its tables.
+    pub subject: Subject,
+    /// The profile declares what the check holds the server to (a latency
+    /// budget).
+    pub declared_by_profile: bool,
+}
+
+impl Anchor {
+    /// The anchor of `c`.
+    pub fn of(c: &Check) -> Self {
+        Anchor {
+            section: c.section,
+            quote: c.quote,
+            choice: c.run.chosen_by(),
+            subject: c.subject,
+            declared_by_profile: c.run.declared_by_profile(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckResult {
     /// Set where the result is made; not in the JSON, whose `section`
@@ -100,6 +136,11 @@ pub struct CheckResult {
     /// Skipped for this lack of the profile (the report names the remedy).
     #[serde(skip)]
     pub unmet: Option<Need>,
+    /// The check the result is about: a check's own; a snapshot's, the
+    /// check whose id names its exchanges (none for a shared group no check
+    /// is named after, nor for a baseline's entry). Not in the JSON.
+    #[serde(skip)]
+    pub anchor: Option<Anchor>,
 }
 
 impl CheckResult {
@@ -142,10 +183,12 @@ impl CheckResult {
             latency: None,
             stands_at: None,
             unmet,
+            anchor: Some(Anchor::of(c)),
         }
     }
 
-    pub fn from_snapshot(s: &SnapshotResult, strict: bool) -> Self {
+    /// `anchor`: that of the check whose id is the snapshot's group, if one.
+    pub fn from_snapshot(s: &SnapshotResult, anchor: Option<Anchor>, strict: bool) -> Self {
         let failed = if s.level == Level::Should && !strict {
             Status::Warned
         } else {
@@ -193,6 +236,7 @@ impl CheckResult {
             latency: None,
             stands_at: None,
             unmet: None,
+            anchor,
         }
     }
 }
@@ -267,8 +311,8 @@ impl Pace {
 }
 
 /// Everything a run produced, in catalogue order, then the snapshot
-/// assertions: what a report is assembled from.
-#[derive(Clone, Debug)]
+/// assertions: what the gate judges ([`crate::gate`]) and a report shows.
+#[derive(Clone, Debug, Default)]
 pub struct RunResults {
     /// The target, without secrets.
     pub target: String,
@@ -289,4 +333,42 @@ pub struct RunResults {
     /// The choices the profile does not declare that this run saw the
     /// server make otherwise than ours, as lines of a `choices:` block.
     pub undeclared: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checks::catalogue;
+
+    /// Every check's result carries the check's anchor, and every anchor
+    /// has what a result cites: a known section, a quote, what is sent and
+    /// expected, an id of lower-case words.
+    #[test]
+    fn every_result_carries_its_anchor() {
+        for c in &catalogue() {
+            let r = CheckResult::from_check(c, c.level, &Verdict::Pass, false);
+            let anchor = r.anchor.expect("a check's result is anchored");
+            assert_eq!(anchor, Anchor::of(c), "{}", c.id);
+            assert_eq!((anchor.section, anchor.quote), (c.section, c.quote));
+            assert_eq!(anchor.choice, c.run.chosen_by(), "{}", c.id);
+            assert!(
+                crate::catalogue::SECTIONS
+                    .iter()
+                    .any(|(s, _)| *s == anchor.section),
+                "{}: unknown section",
+                c.id
+            );
+            assert!(
+                !anchor.quote.is_empty() && !r.sends.is_empty() && !r.expects.is_empty(),
+                "{}",
+                c.id
+            );
+            assert!(
+                c.id.chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-/".contains(ch)),
+                "{}",
+                c.id
+            );
+        }
+    }
 }

@@ -1,21 +1,20 @@
 //! Selects checks, runs them concurrently against one target, asserts the
 //! snapshots of their exchanges on one thread, and collects the run's
-//! [`RunResults`] (the report crate shows them).
+//! [`RunResults`] (the gate judges them, the report crate shows them).
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use component_auth_bindings::Error;
-use component_auth_bindings::types::ProjectEnv;
 
 use crate::catalogue::{Body, Check, Level, Outcome, Verdict, selects};
 use crate::checks::catalogue;
 use crate::context::RunContext;
 use crate::generate::{Generation, Judged};
 use crate::needs::{Need, unmet};
-use crate::results::{CheckResult, Pace, RunResults, Status};
+use crate::results::{Anchor, CheckResult, Pace, RunResults, Status};
 use crate::snapshot::{self, Group, SnapshotError, SnapshotOptions, SnapshotOutcome};
-use conformance_model::choices::{ChoiceKey, Shape, UnknownFields};
+use conformance_model::choices::ChoiceKey;
 use conformance_model::profile::Profile;
 use conformance_wire::connect::Connect;
 use conformance_wire::phase::Phase;
@@ -341,9 +340,13 @@ async fn assert_snapshots(
                 outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
             }])
         })?;
+    // A snapshot stands where the check its group is named after does,
+    // selected or not.
+    let all = catalogue();
+    let anchor = |group: &str| all.iter().find(|c| c.id == group).map(Anchor::of);
     Ok(asserted
         .iter()
-        .map(|s| CheckResult::from_snapshot(s, options.strict))
+        .map(|s| CheckResult::from_snapshot(s, anchor(&s.group), options.strict))
         .collect())
 }
 
@@ -676,46 +679,13 @@ fn undeclared(
         if !warned || choices.declares(key) || lines.iter().any(|(k, _)| *k == key) {
             continue;
         }
-        let status = || {
-            o.exchanges
-                .iter()
-                .find_map(|e| e.response.as_ref().map(|r| r.status))
-        };
-        use ChoiceKey as K;
-        let value = match key {
-            K::MissingCredential
-            | K::WrongCredential
-            | K::BadProjectEnv
-            | K::UnknownRef
-            | K::UnknownModel
-            | K::MalformedBody
-            | K::BodyTooLarge
-            | K::AuthClaimsSuccess
-            | K::AuthorizeSuccess => status().map(|s| s.to_string()),
-            K::AbsentProjectEnv => Some(
-                match choices.absent_project_env().value {
-                    ProjectEnv::Dev => ProjectEnv::Live,
-                    ProjectEnv::Live => ProjectEnv::Dev,
-                }
-                .to_string(),
-            ),
-            K::SuccessShape | K::ValidationItems => Some(Shape::Other.to_string()),
-            K::BodyLimit | K::ModelUuid => None,
-            K::TokenCheckedWhenNotRequired
-            | K::GetBodyValidated
-            | K::ClaimsCarryModelUuid
-            | K::IssuesToken
-            | K::AuthorizeClaims
-            | K::RequestIdUuid
-            | K::CodeIsStatus => Some("false".to_owned()),
-            K::UnknownFields => Some(
-                match choices.unknown_fields().value {
-                    UnknownFields::Refused => UnknownFields::Ignored,
-                    UnknownFields::Ignored => UnknownFields::Refused,
-                }
-                .to_string(),
-            ),
-        };
+        // Undeclared, the choice is ours: the row proposes the status
+        // answered, or the other value of a two-valued set.
+        let answered = o
+            .exchanges
+            .iter()
+            .find_map(|e| e.response.as_ref().map(|r| r.status));
+        let value = key.otherwise(answered);
         lines.push((
             key,
             match value {

@@ -66,6 +66,7 @@ async fn skips_are_predicted_from_the_profile_and_gate_under_strict() {
             .collect();
         let report = run(profile.clone(), &options).await.expect("run");
         let skipped: BTreeSet<(String, String)> = report
+            .run
             .results
             .iter()
             .filter(|r| r.status == Status::Skipped)
@@ -75,7 +76,11 @@ async fn skips_are_predicted_from_the_profile_and_gate_under_strict() {
             skipped, predicted,
             "{name}: the run skipped what the plan did not predict (or the reverse)"
         );
-        assert_eq!(report.exit_code(), 0, "{name}: the correct server passes");
+        assert_eq!(
+            report.run.exit_code(),
+            0,
+            "{name}: the correct server passes"
+        );
         let must_skipped = plan
             .skipped
             .iter()
@@ -91,7 +96,7 @@ async fn skips_are_predicted_from_the_profile_and_gate_under_strict() {
         .await
         .expect("run");
         assert_eq!(
-            strict.exit_code(),
+            strict.run.exit_code(),
             i32::from(must_skipped > 0),
             "{name}: --strict fails exactly when a MUST check was skipped ({must_skipped})"
         );
@@ -234,8 +239,9 @@ async fn accept_records_nothing_a_failed_check_made() {
 /// sends to learn about the target, and any generated case no selected check
 /// reads.
 fn unread_requests(report: &conformance_report::report::Report) -> usize {
-    let sent: usize = report.latency.iter().map(|l| l.stats.requests).sum();
+    let sent: usize = report.run.latency.iter().map(|l| l.stats.requests).sum();
     let read: usize = report
+        .run
         .results
         .iter()
         .filter_map(|r| r.latency.as_ref())

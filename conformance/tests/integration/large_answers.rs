@@ -88,6 +88,10 @@ fn run(url: &str, args: &[&str], ci: bool, dir: &Path) -> Ran {
         .arg("--snapshots")
         .arg(dir.join("snapshots"))
         .args(["--only", ONLY])
+        // The budget here is memory: a busy machine may take the Python
+        // server past the default 5 s per answer of a megabyte, which would
+        // fail a check for the machine's speed.
+        .args(["--timeout", "60s"])
         .args(args)
         .env("PYTHON_SERVER_URL", url)
         .env_remove("CI")

@@ -171,11 +171,12 @@ async fn misbehaving_servers_are_failed_checks_with_reasons() {
     for r in runs {
         let (how, took, report) = r.await.expect("no panic in the run");
         assert_eq!(
-            report.exit_code(),
+            report.run.exit_code(),
             1,
             "{how:?}: the run passed (in {took:?})"
         );
         let must: Vec<_> = report
+            .run
             .results
             .iter()
             .filter(|r| r.level == conformance_suite::catalogue::Level::Must)

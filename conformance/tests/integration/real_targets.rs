@@ -82,10 +82,11 @@ async fn a_redirect_is_an_answer_that_fails_and_is_never_followed() {
     let report = run(profile(url), &RunOptions::default())
         .await
         .expect("the run completes");
-    assert_eq!(report.exit_code(), 1);
+    assert_eq!(report.run.exit_code(), 1);
     // One check judges redirects, over every other check's answers: a MUST,
     // naming each check that was redirected, with the Location.
     let redirects = report
+        .run
         .results
         .iter()
         .find(|r| r.id == "answers/no-redirects")
@@ -131,8 +132,9 @@ async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
         ..RunOptions::default()
     };
     let report = run(profile(url), &options).await.expect("run");
-    assert_eq!(report.exit_code(), 1, "a 429 is not a pass");
+    assert_eq!(report.run.exit_code(), 1, "a 429 is not a pass");
     let result = report
+        .run
         .results
         .iter()
         .find(|r| r.id == "headers/auth-claims/valid")
@@ -147,12 +149,12 @@ async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
     assert!(actual.contains("--rate"), "{actual}");
     // Re-sent a bounded number of times (the defaults), then given up on:
     // a server that answers nothing but limits does not hold the run.
-    assert!(report.pace.retried <= 8, "{:?}", report.pace);
-    assert!(report.pace.limited > 0, "{:?}", report.pace);
+    assert!(report.run.pace.retried <= 8, "{:?}", report.run.pace);
+    assert!(report.run.pace.limited > 0, "{:?}", report.run.pace);
     assert!(
-        report.pace.line().contains("limit answers"),
+        report.run.pace.line().contains("limit answers"),
         "{}",
-        report.pace.line()
+        report.run.pace.line()
     );
 }
 
@@ -182,8 +184,9 @@ async fn a_server_that_limits_its_rate_passes_at_any_concurrency() {
         assert!(failed.is_empty(), "concurrency {concurrency}: {failed:#?}");
         // The limit answers were honoured (and judged as envelopes), never
         // taken for the server's answer to a rule.
-        assert!(report.pace.limited > 0, "{:?}", report.pace);
+        assert!(report.run.pace.limited > 0, "{:?}", report.run.pace);
         let limits = report
+            .run
             .results
             .iter()
             .find(|r| r.id == "answers/limit-answers-are-envelopes")
@@ -212,12 +215,12 @@ async fn rate_and_deadline_are_kept() {
         .await
         .expect("run");
     let took = began.elapsed();
-    assert_eq!(report.exit_code(), 0);
+    assert_eq!(report.run.exit_code(), 0);
     // The preflight and one request per check, 1/rate apart.
-    let requests = report.results.len() + 1;
+    let requests = report.run.results.len() + 1;
     let least = std::time::Duration::from_secs_f64((requests - 1) as f64 / rate);
     assert!(took >= least, "{requests} requests in {took:?} at {rate}/s");
-    assert_eq!(report.pace.rate, Some(rate));
+    assert_eq!(report.run.pace.rate, Some(rate));
 
     let options = RunOptions {
         deadline: Some(std::time::Duration::from_millis(1)),
@@ -230,13 +233,13 @@ async fn rate_and_deadline_are_kept() {
     let report = run(profile(server.base_url()), &options)
         .await
         .expect("run");
-    assert_eq!(report.exit_code(), 1);
+    assert_eq!(report.run.exit_code(), 1);
     let late = report
         .failed()
         .filter(|r| r.actual.as_deref().unwrap_or("").contains("deadline"))
         .count();
     assert!(late > 10, "checks cut off by the deadline: {late}");
-    assert_eq!(report.pace.deadline_ms, Some(1));
+    assert_eq!(report.run.pace.deadline_ms, Some(1));
     server.shutdown().await;
 }
 
@@ -281,7 +284,7 @@ async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
     options.connect.add_ca_file(&ca).expect("a PEM certificate");
     let report = run(profile(url), &options).await.expect("run");
     let failed: Vec<_> = report.failed().map(|r| r.id.clone()).collect();
-    assert_eq!(report.exit_code(), 0, "failed over https: {failed:?}");
+    assert_eq!(report.run.exit_code(), 0, "failed over https: {failed:?}");
     assert!(report.summary.passed > 80);
     let _ = std::fs::remove_file(&ca);
     server.shutdown().await;

@@ -80,6 +80,7 @@ async fn the_reference_server_passes_every_check_and_snapshot() {
     );
     assert_eq!(report.summary.skipped, 0);
     let snapshots = report
+        .run
         .results
         .iter()
         .filter(|r| r.section == "snapshots")
@@ -93,6 +94,7 @@ async fn the_reference_server_passes_every_check_and_snapshot() {
     );
     assert!(
         report
+            .run
             .results
             .iter()
             .filter(|r| r.section == "snapshots")
@@ -149,22 +151,25 @@ async fn every_fault_fails_the_suite_on_its_own_rule() {
             .filter(|r| r.level == Level::Must && r.section == fault.section())
             .map(|r| r.id.as_str())
             .collect();
-        for r in report
-            .failed()
-            .chain(report.results.iter().filter(|r| r.status == Status::Warned))
-        {
+        for r in report.failed().chain(
+            report
+                .run
+                .results
+                .iter()
+                .filter(|r| r.status == Status::Warned),
+        ) {
             failed_by
                 .entry(r.id.clone())
                 .or_default()
                 .insert(fault.name());
         }
-        if report.exit_code() == 0 || related.is_empty() {
+        if report.run.exit_code() == 0 || related.is_empty() {
             uncaught.push(format!(
                 "{} (§{} {}): exit {}, failing: [{}]",
                 fault.name(),
                 fault.section(),
                 fault.rule(),
-                report.exit_code(),
+                report.run.exit_code(),
                 report
                     .failed()
                     .map(|r| r.id.as_str())

@@ -322,7 +322,7 @@ async fn caught_by(
             started.elapsed().as_millis()
         );
     }
-    report.exit_code() != 0
+    report.run.exit_code() != 0
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -411,25 +411,35 @@ async fn an_undeclared_model_uuid_place_is_found_and_declared_in_the_block() {
     server.shutdown().await;
     let (undeclared, declared, nowhere) = (&reports[0], &reports[1], &reports[2]);
     let failed: Vec<&str> = undeclared.failed().map(|r| r.id.as_str()).collect();
-    assert_eq!(undeclared.exit_code(), 0, "failed: {failed:?}");
+    assert_eq!(undeclared.run.exit_code(), 0, "failed: {failed:?}");
     assert!(
         undeclared
+            .run
             .undeclared
             .contains(&"model_uuid: \"header:X-Model-Uuid\"".to_owned()),
         "{:?}",
-        undeclared.undeclared
+        undeclared.run.undeclared
     );
-    assert!(undeclared.hints.is_empty(), "{:?}", undeclared.hints);
-    assert_eq!(declared.exit_code(), 0);
-    assert!(declared.undeclared.is_empty(), "{:?}", declared.undeclared);
-    assert_eq!(nowhere.exit_code(), 1);
+    assert!(
+        undeclared.run.hints.is_empty(),
+        "{:?}",
+        undeclared.run.hints
+    );
+    assert_eq!(declared.run.exit_code(), 0);
+    assert!(
+        declared.run.undeclared.is_empty(),
+        "{:?}",
+        declared.run.undeclared
+    );
+    assert_eq!(nowhere.run.exit_code(), 1);
     assert!(
         nowhere
+            .run
             .hints
             .iter()
             .any(|h| h.contains("choices.model_uuid")),
         "{:?}",
-        nowhere.hints
+        nowhere.run.hints
     );
 }
 

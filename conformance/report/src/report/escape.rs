@@ -148,12 +148,10 @@ mod tests {
 /// the JUnit file (which stays well-formed XML 1.0) or the HTML page.
 #[cfg(test)]
 mod outputs {
-    use std::time::Duration;
-
     use crate::report::{CheckResult, Report};
     use conformance_suite::catalogue::{Level, Verdict};
     use conformance_suite::checks::catalogue;
-    use conformance_suite::generate::Generation;
+    use conformance_suite::results::RunResults;
 
     const NASTY: &str = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{9b}31m\u{9d}0;x\u{9c}\u{202e}cba\u{7f}\u{0}\u{fffe}\u{ffff}\u{1}<script>";
 
@@ -172,13 +170,11 @@ mod outputs {
             false,
         );
         r.note = Some(NASTY.to_owned());
-        Report::new(
-            format!("http://127.0.0.1/{NASTY}"),
-            false,
-            Generation::default(),
-            vec![r],
-            Duration::ZERO,
-        )
+        Report::of(RunResults {
+            target: format!("http://127.0.0.1/{NASTY}"),
+            results: vec![r],
+            ..RunResults::default()
+        })
     }
 
     fn holds_none(place: &str, text: &str) {

@@ -119,7 +119,8 @@ fn counts(results: &[&CheckResult]) -> String {
 /// The page for `report`.
 pub fn render(report: &Report) -> String {
     let s = &report.summary;
-    let green = report.exit_code() == 0;
+    // The suite's gate decides; the page shows its verdict.
+    let green = report.run.exit_code() == 0;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -130,13 +131,13 @@ pub fn render(report: &Report) -> String {
          <p><span class=\"verdict {color}\">{verdict}</span> {last}</p>\n\
          <p class=\"meta\">Generated cases: --seed {seed} --cases {cases}</p>\n\
          <p class=\"meta\">{pace}</p>\n",
-        target = esc(&report.target),
+        target = esc(&report.run.target),
         color = if green { "green" } else { "red" },
         verdict = if green { "PASSED" } else { "FAILED" },
         last = esc(&report.last_line()),
-        seed = report.generation.seed,
-        cases = report.generation.cases,
-        pace = esc(&report.pace.line()),
+        seed = report.run.generation.seed,
+        cases = report.run.generation.cases,
+        pace = esc(&report.run.pace.line()),
     );
     if s.warned > 0 {
         let _ = writeln!(
@@ -146,6 +147,7 @@ pub fn render(report: &Report) -> String {
         );
     }
     let gating: Vec<&CheckResult> = report
+        .run
         .results
         .iter()
         .filter(|r| r.status == Status::Failed)
@@ -171,12 +173,12 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</pre>\n");
     }
-    if !report.latency.is_empty() {
+    if !report.run.latency.is_empty() {
         out.push_str(
             "<table class=\"latency\"><caption>Latency per operation (every request of the run)</caption>\n\
              <tr><th>Operation</th><th>Requests</th><th>median</th><th>p95</th><th>max</th></tr>\n",
         );
-        for l in &report.latency {
+        for l in &report.run.latency {
             let _ = writeln!(
                 out,
                 "<tr><td class=\"id\">{}</td><td>{}</td><td>{} ms</td><td>{} ms</td><td>{} ms</td></tr>",
@@ -189,12 +191,12 @@ pub fn render(report: &Report) -> String {
         }
         out.push_str("</table>\n");
     }
-    if !report.outcomes.is_empty() {
+    if !report.run.outcomes.is_empty() {
         out.push_str(
             "<table class=\"latency\"><caption>Documented outcomes seen in this run</caption>\n\
              <tr><th>Operation</th><th>Outcome</th><th>Documented by</th><th>Seen</th></tr>\n",
         );
-        for o in &report.outcomes {
+        for o in &report.run.outcomes {
             let never = if o.seen == 0 {
                 if o.required {
                     " class=\"never required\""
@@ -223,7 +225,7 @@ pub fn render(report: &Report) -> String {
 
     // The filters: radio buttons before `main`, so CSS can hide what is
     // not chosen (`#f-failed:checked ~ main ...`).
-    let all: Vec<&CheckResult> = report.results.iter().collect();
+    let all: Vec<&CheckResult> = report.run.results.iter().collect();
     out.push_str("<input type=\"radio\" name=\"filter\" id=\"f-all\" checked hidden>\n");
     for (_, class, _) in STATUSES {
         let _ = writeln!(
@@ -365,8 +367,7 @@ mod tests {
     use super::*;
     use conformance_suite::catalogue::Verdict;
     use conformance_suite::checks::catalogue;
-    use conformance_suite::generate::Generation;
-    use std::time::Duration;
+    use conformance_suite::results::RunResults;
 
     #[test]
     fn self_contained_escaped_and_grouped() {
@@ -380,13 +381,11 @@ mod tests {
             CheckResult::from_check(&all[0], all[0].level, &fail, false),
             CheckResult::from_check(&all[1], all[1].level, &Verdict::Pass, false),
         ];
-        let report = Report::new(
-            "http://127.0.0.1:1 (client `c`, 1 components)".into(),
-            false,
-            Generation::default(),
+        let report = Report::of(RunResults {
+            target: "http://127.0.0.1:1 (client `c`, 1 components)".into(),
             results,
-            Duration::ZERO,
-        );
+            ..RunResults::default()
+        });
         let page = render(&report);
         assert_eq!(page, render(&report), "deterministic");
         assert!(page.starts_with("<!DOCTYPE html>"));

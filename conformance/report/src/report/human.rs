@@ -33,10 +33,10 @@ impl Style {
 pub fn render(report: &Report, style: Style) -> String {
     let mut out = format!(
         "Conformance of {}\nGenerated cases: --seed {} --cases {}\n{}\n",
-        terminal_line(&report.target),
-        report.generation.seed,
-        report.generation.cases,
-        report.pace.line()
+        terminal_line(&report.run.target),
+        report.run.generation.seed,
+        report.run.generation.cases,
+        report.run.pace.line()
     );
     for (section, in_section) in report.by_section() {
         let Some(first) = in_section.first() else {
@@ -113,20 +113,20 @@ pub fn render(report: &Report, style: Style) -> String {
             out.push_str(&format!("  {}\n", d.line()));
         }
     }
-    for hint in &report.hints {
+    for hint in &report.run.hints {
         out.push_str(&format!("Hint: {}\n", terminal(hint)));
     }
-    if !report.undeclared.is_empty() {
+    if !report.run.undeclared.is_empty() {
         out.push_str("Choices the profile does not declare, as this run saw the server make them otherwise than ours (each warned once). Paste into the profile to hold the server to them at MUST level (`conformance choices --profile FILE` observes every choice):\nchoices:\n");
-        for line in &report.undeclared {
+        for line in &report.run.undeclared {
             out.push_str(&format!("  {}\n", terminal_line(line)));
         }
     }
-    let unseen = conformance_wire::outcomes::unseen_lines(&report.outcomes);
+    let unseen = conformance_wire::outcomes::unseen_lines(&report.run.outcomes);
     if !unseen.is_empty() {
         out.push_str(&format!(
             "Documented outcomes this run never triggered ({}):\n",
-            if report.strict {
+            if report.run.strict {
                 "--strict: the required ones fail the run"
             } else {
                 "--strict fails the run on the required ones"
@@ -141,7 +141,7 @@ pub fn render(report: &Report, style: Style) -> String {
         out.push_str(&format!(
             "{} MUST checks skipped: what they check is not proven{}\n",
             report.summary.skipped_must,
-            if report.strict {
+            if report.run.strict {
                 " (--strict: the run fails)"
             } else {
                 " (--strict fails the run on them)"
@@ -169,7 +169,7 @@ pub fn render(report: &Report, style: Style) -> String {
             if report.summary.warned == 1 { "" } else { "s" }
         ));
     }
-    if report.judged_no_must() {
+    if report.run.judged_no_must() {
         out.push_str("No MUST check ran: this run proves nothing a release gate needs, so it is not green (select MUST checks, or see what the profile lacks with `conformance check-profile --profile FILE`)\n");
     }
     out.push_str(&report.last_line());

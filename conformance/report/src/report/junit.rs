@@ -10,13 +10,14 @@ use conformance_suite::catalogue::SECTIONS;
 pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
     let mut junit = quick_junit::Report::new("conformance");
     let mut order: Vec<&str> = SECTIONS.iter().map(|(s, _)| *s).collect();
-    for r in &report.results {
+    for r in &report.run.results {
         if !order.contains(&r.section.as_str()) {
             order.push(&r.section);
         }
     }
     for section in order {
         let results: Vec<_> = report
+            .run
             .results
             .iter()
             .filter(|r| r.section == section)
@@ -29,16 +30,16 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
         } else {
             format!("§{section} {}", first.section_title)
         });
-        let generation = report.generation;
+        let generation = report.run.generation;
         for (name, value) in [
-            ("timeout_ms", Some(report.pace.timeout_ms.to_string())),
+            ("timeout_ms", Some(report.run.pace.timeout_ms.to_string())),
             (
                 "deadline_ms",
-                report.pace.deadline_ms.map(|d| d.to_string()),
+                report.run.pace.deadline_ms.map(|d| d.to_string()),
             ),
-            ("concurrency", Some(report.pace.concurrency.to_string())),
-            ("rate", report.pace.rate.map(|r| r.to_string())),
-            ("retried", Some(report.pace.retried.to_string())),
+            ("concurrency", Some(report.run.pace.concurrency.to_string())),
+            ("rate", report.run.pace.rate.map(|r| r.to_string())),
+            ("retried", Some(report.run.pace.retried.to_string())),
         ] {
             if let Some(value) = value {
                 suite.add_property(quick_junit::Property::new(name, value));

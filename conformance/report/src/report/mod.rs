@@ -1,11 +1,12 @@
 //! A run's report, assembled from the suite's results ([`Report::of`]),
 //! and its renderings: human text grouped by section ([`human`]), JUnit XML
 //! ([`junit`]), JSON (serde), SARIF for code scanning ([`sarif`]) and one
-//! self-contained HTML page ([`html`]). The counts and the exit code are
-//! read from the statuses the suite gave (and a baseline marked known).
+//! self-contained HTML page ([`html`]). The counts are read from the
+//! statuses the suite gave (and a baseline marked known); whether the run
+//! passes is the suite's gate ([`RunResults::exit_code`]), which a report
+//! shows and never decides.
 
 use conformance_suite::generate::Generation;
-use std::time::Duration;
 
 use serde::Serialize;
 
@@ -159,82 +160,64 @@ impl Summary {
     }
 }
 
-/// A whole run.
-#[derive(Clone, Debug, Serialize)]
+/// A whole run, as shown: the suite's results (which it holds, not
+/// copies field by field) and what is counted and added for showing them.
+/// Its JSON is [`Report::to_json`]'s.
+#[derive(Clone, Debug)]
 pub struct Report {
-    /// The target, without secrets.
-    pub target: String,
-    pub strict: bool,
-    /// The seed and number of generated cases: the same seed against the
-    /// same server sends the same requests and gives the same verdicts.
-    pub generation: Generation,
-    /// Time-outs, concurrency, rate, deadline and retries of the run.
-    pub pace: Pace,
+    /// The run as the suite judged it and a baseline marked it: what the
+    /// gate decided from ([`RunResults::exit_code`]).
+    pub run: RunResults,
+    /// The counts of `run.results`.
     pub summary: Summary,
-    pub duration_ms: u128,
-    /// Median, p95 and max of each operation over every request of the run
-    /// (differs run to run; never in a snapshot).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub latency: Vec<conformance_wire::latency::OperationLatency>,
-    /// Each documented outcome of each operation, and how often the run
-    /// saw it ([`conformance_wire::outcomes`]).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub outcomes: Vec<conformance_wire::outcomes::OutcomeSeen>,
-    pub results: Vec<CheckResult>,
-    /// What the user may do about the failures, where the run can tell
-    /// (a choice the profile left undeclared that they may come from).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub hints: Vec<String>,
-    /// The choices the profile does not declare that this run saw the
-    /// server make otherwise than ours, as lines of a `choices:` block to
-    /// paste (`key: value`, a comment where the run cannot tell the value).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub undeclared: Vec<String>,
     /// The variables this report's reproductions read that the profile
     /// does not take from the environment: each to `export` before pasting
     /// one, with where its value is (never the value).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reproduction_variables: Vec<conformance_wire::curl::Definition>,
 }
 
-impl Report {
-    /// The report of a run: its results as the suite judged them, counted.
-    pub fn of(run: RunResults) -> Self {
-        let mut report = Report::new(
-            run.target,
-            run.strict,
-            run.generation,
-            run.results,
-            run.took,
-        )
-        .with_pace(run.pace);
-        report.latency = run.latency;
-        report.outcomes = run.outcomes;
-        report.hints = run.hints;
-        report.undeclared = run.undeclared;
-        report
-    }
+/// The JSON of a report, its fields in the order reports have always had.
+#[derive(Serialize)]
+struct Json<'a> {
+    /// The target, without secrets.
+    target: &'a str,
+    strict: bool,
+    /// The seed and number of generated cases: the same seed against the
+    /// same server sends the same requests and gives the same verdicts.
+    generation: &'a Generation,
+    /// Time-outs, concurrency, rate, deadline and retries of the run.
+    pace: &'a Pace,
+    summary: &'a Summary,
+    duration_ms: u128,
+    /// Median, p95 and max of each operation over every request of the run
+    /// (differs run to run; never in a snapshot).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    latency: &'a [conformance_wire::latency::OperationLatency],
+    /// Each documented outcome of each operation, and how often the run
+    /// saw it ([`conformance_wire::outcomes`]).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    outcomes: &'a [conformance_wire::outcomes::OutcomeSeen],
+    results: &'a [CheckResult],
+    /// What the user may do about the failures, where the run can tell
+    /// (a choice the profile left undeclared that they may come from).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    hints: &'a [String],
+    /// The choices the profile does not declare that this run saw the
+    /// server make otherwise than ours, as lines of a `choices:` block to
+    /// paste (`key: value`, a comment where the run cannot tell the value).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    undeclared: &'a [String],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    reproduction_variables: &'a [conformance_wire::curl::Definition],
+}
 
-    pub fn new(
-        target: String,
-        strict: bool,
-        generation: Generation,
-        results: Vec<CheckResult>,
-        took: Duration,
-    ) -> Self {
-        let summary = Summary::of(&results);
-        Self {
-            target,
-            strict,
-            generation,
-            pace: Pace::default(),
-            summary,
-            duration_ms: took.as_millis(),
-            latency: Vec::new(),
-            outcomes: Vec::new(),
-            results,
-            hints: Vec::new(),
-            undeclared: Vec::new(),
+impl Report {
+    /// The report of a run: its results as the suite judged them (and a
+    /// baseline marked them), counted.
+    pub fn of(run: RunResults) -> Self {
+        Report {
+            summary: Summary::of(&run.results),
+            run,
             reproduction_variables: Vec::new(),
         }
     }
@@ -246,6 +229,7 @@ impl Report {
         definitions: Vec<conformance_wire::curl::Definition>,
     ) {
         let texts: Vec<&str> = self
+            .run
             .results
             .iter()
             .filter_map(|r| r.actual.as_deref())
@@ -258,36 +242,6 @@ impl Report {
                 texts.iter().any(|t| t.contains(&used))
             })
             .collect();
-    }
-
-    /// Counts the results again, after a baseline marked some of them.
-    pub fn recount(&mut self) {
-        self.summary = Summary::of(&self.results);
-    }
-
-    pub fn with_pace(mut self, pace: Pace) -> Self {
-        self.pace = pace;
-        self
-    }
-
-    /// 0 when nothing gating failed, 1 otherwise; under `--strict` a
-    /// skipped MUST check gates too (a run cannot go green by skipping),
-    /// and a run in which no MUST check was judged is never green (it
-    /// proved nothing a release gate needs). A failure a baseline marked
-    /// known does not gate ([`crate::baseline::apply`]).
-    pub fn exit_code(&self) -> i32 {
-        let gaps = self.strict && self.summary.skipped_must > 0;
-        if self.summary.failed == 0 && !gaps && !self.judged_no_must() {
-            0
-        } else {
-            1
-        }
-    }
-
-    /// No MUST check was judged (all skipped, not applicable, or none
-    /// selected): the run cannot be green.
-    pub fn judged_no_must(&self) -> bool {
-        self.summary.must_judged == 0
     }
 
     /// The last line printed: the checks and the snapshot assertions
@@ -308,7 +262,7 @@ impl Report {
     /// it kept from running and what to add to the profile, in order.
     pub fn must_skips(&self) -> Vec<(String, usize, Option<&'static str>)> {
         let mut out: Vec<(String, usize, Option<&'static str>)> = Vec::new();
-        for r in &self.results {
+        for r in &self.run.results {
             if r.status != Status::Skipped || r.level != Level::Must {
                 continue;
             }
@@ -322,7 +276,22 @@ impl Report {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        let run = &self.run;
+        let json = Json {
+            target: &run.target,
+            strict: run.strict,
+            generation: &run.generation,
+            pace: &run.pace,
+            summary: &self.summary,
+            duration_ms: run.took.as_millis(),
+            latency: &run.latency,
+            outcomes: &run.outcomes,
+            results: &run.results,
+            hints: &run.hints,
+            undeclared: &run.undeclared,
+            reproduction_variables: &self.reproduction_variables,
+        };
+        serde_json::to_string_pretty(&json).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
     /// The results grouped by section, in the description's order (then any
@@ -333,7 +302,7 @@ impl Report {
             .iter()
             .map(|(s, _)| *s)
             .collect();
-        for r in &self.results {
+        for r in &self.run.results {
             if !order.contains(&r.section.as_str()) {
                 order.push(&r.section);
             }
@@ -342,6 +311,7 @@ impl Report {
             .into_iter()
             .map(|section| {
                 let results = self
+                    .run
                     .results
                     .iter()
                     .filter(|r| r.section == section)
@@ -353,18 +323,22 @@ impl Report {
     }
 
     pub fn failed(&self) -> impl Iterator<Item = &CheckResult> {
-        self.results.iter().filter(|r| r.status == Status::Failed)
+        self.run
+            .results
+            .iter()
+            .filter(|r| r.status == Status::Failed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use conformance_suite::baseline::{Baseline, Date, apply};
     use conformance_suite::catalogue::Verdict;
     use conformance_suite::checks::catalogue;
 
     #[test]
-    fn should_failures_gate_only_when_strict() {
+    fn a_should_failure_is_shown_warned() {
         let all = catalogue();
         let should = all
             .iter()
@@ -377,29 +351,14 @@ mod tests {
         let fail = Verdict::Fail {
             actual: "HTTP 200".into(),
         };
-        assert_eq!(
-            CheckResult::from_check(should, should.level, &fail, false).status,
-            Status::Warned
-        );
-        assert_eq!(
-            CheckResult::from_check(should, should.level, &fail, true).status,
-            Status::Failed
-        );
-        assert_eq!(
-            CheckResult::from_check(must, must.level, &fail, false).status,
-            Status::Failed
-        );
-        let r = Report::new(
-            "t".into(),
-            false,
-            Generation::default(),
-            vec![
+        let r = Report::of(RunResults {
+            target: "t".into(),
+            results: vec![
                 CheckResult::from_check(should, should.level, &fail, false),
                 CheckResult::from_check(must, must.level, &Verdict::Pass, false),
             ],
-            Duration::ZERO,
-        );
-        assert_eq!(r.exit_code(), 0);
+            ..RunResults::default()
+        });
         let last = "2 checks: 1 passed, 0 failed, 0 skipped, 1 warned (SHOULD)";
         assert_eq!(r.last_line(), last);
         let text = human::render(&r, human::Style { color: false });
@@ -407,32 +366,72 @@ mod tests {
         assert!(text.contains("Expected") && text.contains("Actual      HTTP 200"));
     }
 
+    /// A failure the baseline lists is counted known, once the suite has
+    /// marked it: the report counts what it is given.
     #[test]
-    fn catalogue_ids_are_unique_and_anchored() {
-        let all = catalogue();
-        let mut ids: Vec<&str> = all.iter().map(|c| c.id).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), all.len(), "duplicate check ids");
-        for c in &all {
-            assert!(
-                conformance_suite::catalogue::SECTIONS
-                    .iter()
-                    .any(|(s, _)| *s == c.section),
-                "{}: unknown section",
-                c.id
-            );
-            assert!(
-                !c.quote.is_empty() && !c.sends.is_empty() && !c.expects.is_empty(),
-                "{}",
-                c.id
-            );
-            assert!(
-                c.id.chars()
-                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || "-/".contains(ch)),
-                "{}",
-                c.id
-            );
-        }
+    fn a_known_failure_is_counted_known() {
+        let must = catalogue()
+            .into_iter()
+            .find(|c| c.level == Level::Must)
+            .expect("a MUST check");
+        let fail = Verdict::Fail {
+            actual: "HTTP 200".into(),
+        };
+        let mut run = RunResults {
+            target: "t".into(),
+            results: vec![CheckResult::from_check(&must, must.level, &fail, false)],
+            ..RunResults::default()
+        };
+        let text = format!(
+            "- check: {}\n  reason: known\n  expires: 2030-01-01\n",
+            must.id
+        );
+        let baseline = Baseline::from_yaml_str(&text, "b.yaml").expect("valid");
+        let today = Date::parse("2026-06-01").expect("a date");
+        apply(&mut run, &baseline, today);
+        let r = Report::of(run);
+        assert_eq!((r.summary.known, r.summary.failed), (1, 0));
+        assert!(r.last_line().ends_with("1 known (baseline)"));
+    }
+
+    /// The JSON keeps its fields and their order; the anchor is not in it.
+    #[test]
+    fn the_json_keeps_its_fields() {
+        let must = catalogue()
+            .into_iter()
+            .find(|c| c.level == Level::Must)
+            .expect("a MUST check");
+        let r = Report::of(RunResults {
+            target: "t".into(),
+            results: vec![CheckResult::from_check(
+                &must,
+                must.level,
+                &Verdict::Pass,
+                false,
+            )],
+            ..RunResults::default()
+        });
+        let json: serde_json::Value = serde_json::from_str(&r.to_json()).expect("JSON");
+        let keys: Vec<&str> = json
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "target",
+                "strict",
+                "generation",
+                "pace",
+                "summary",
+                "duration_ms",
+                "results"
+            ]
+        );
+        let result = json["results"][0].as_object().expect("a result");
+        assert!(!result.contains_key("anchor"), "{result:?}");
+        assert_eq!(result["section"], must.section);
     }
 }

@@ -18,64 +18,20 @@
 
 use serde_json::{Value, json};
 
-use crate::report::{CheckResult, Kind, Report, Status};
-use conformance_model::choices::ChoiceKey;
-use conformance_suite::catalogue::Check;
-use conformance_suite::checks::catalogue;
+use crate::report::{CheckResult, Report, Status};
 use conformance_wire::description;
 
 use conformance_wire::description::{OPENAPI, OPENAPI_PATH};
 const OPERATIONS_PATH: &str = "/component/{ref}/auth";
 
-/// The node of `spec/openapi.yaml` that states choice `key`.
-fn choice_node(key: ChoiceKey) -> Vec<&'static str> {
-    use ChoiceKey as K;
-    let op = |method: &'static str, rest: &[&'static str]| {
-        let mut path = vec!["paths", OPERATIONS_PATH, method];
-        path.extend_from_slice(rest);
-        path
-    };
-    match key {
-        K::ModelUuid => vec!["components", "parameters", "ModelUuid"],
-        K::MissingCredential | K::WrongCredential => op("get", &["responses", "401"]),
-        K::UnknownRef => op("get", &["responses", "404"]),
-        K::UnknownModel => op("post", &["responses", "404"]),
-        K::MalformedBody => op("post", &["responses", "400"]),
-        K::BodyTooLarge | K::BodyLimit => op("post", &["responses", "413"]),
-        K::AuthClaimsSuccess => op("get", &["responses", "200"]),
-        K::AuthorizeSuccess => op("post", &["responses", "200"]),
-        K::GetBodyValidated => op("get", &["requestBody"]),
-        K::BadProjectEnv | K::AbsentProjectEnv => {
-            vec!["components", "parameters", "XProjectEnv"]
-        }
-        K::TokenCheckedWhenNotRequired => vec!["components", "parameters", "XAuthToken"],
-        K::IssuesToken => vec!["components", "schemas", "AuthorizeResult"],
-        K::AuthorizeClaims | K::ClaimsCarryModelUuid => {
-            vec!["components", "schemas", "AuthClaimsResult"]
-        }
-        K::SuccessShape => op("post", &["responses", "200"]),
-        K::RequestIdUuid => vec!["components", "schemas", "ErrorResponse"],
-        K::UnknownFields | K::ValidationItems => vec!["components", "schemas", "ValidationError"],
-        K::CodeIsStatus => vec!["components", "schemas", "ErrorResponse"],
-    }
-}
-
-/// Where a result stands: (file, line).
-pub fn location(
-    r: &CheckResult,
-    checks: &[Check],
-    openapi: &yaml_location::Lines,
-) -> (String, usize) {
+/// Where a result stands: (file, line), from its anchor (a snapshot's is
+/// the check whose exchanges it holds).
+pub fn location(r: &CheckResult, openapi: &yaml_location::Lines) -> (String, usize) {
     if let Some(at) = &r.stands_at {
         return at.clone();
     }
-    let node = |path: Vec<&str>| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
-    // A snapshot stands where the check whose exchanges it holds does.
-    let id: &str = match &r.kind {
-        Kind::Snapshot { group } => group,
-        Kind::Check | Kind::Baseline => &r.id,
-    };
-    let Some(check) = checks.iter().find(|c| c.id == id) else {
+    let node = |path: &[&str]| (OPENAPI_PATH.to_owned(), openapi.line(path).unwrap_or(1));
+    let Some(anchor) = &r.anchor else {
         let line = description::heading_line(&r.section)
             .or_else(|| description::heading_line("4"))
             .unwrap_or(1);
@@ -83,25 +39,26 @@ pub fn location(
     };
     // What the profile declares of one operation (a latency budget) stands
     // at the operation.
-    if let (true, Some(op)) = (check.run.declared_by_profile(), check.subject.op) {
+    if let (true, Some(op)) = (anchor.declared_by_profile, anchor.subject.op) {
         let method = op.method().to_ascii_lowercase();
-        return node(vec!["paths", OPERATIONS_PATH, &method]);
+        return node(&["paths", OPERATIONS_PATH, &method]);
     }
-    if let Some(key) = check.run.chosen_by() {
-        return node(choice_node(key));
+    // A choice stands at the node its row of the table names.
+    if let Some(key) = anchor.choice {
+        return node(key.node());
     }
-    let line = description::locate(check.quote, check.section)
+    let line = description::locate(anchor.quote, anchor.section)
         .map(|(start, _)| description::line_of(start))
-        .or_else(|| description::heading_line(check.section))
+        .or_else(|| description::heading_line(anchor.section))
         .unwrap_or(1);
     (description::PATH.to_owned(), line)
 }
 
 /// The SARIF log of `report`, pretty-printed.
 pub fn render(report: &Report) -> String {
-    let checks = catalogue();
     let openapi = yaml_location::Lines::of(OPENAPI);
     let shown: Vec<&CheckResult> = report
+        .run
         .results
         .iter()
         .filter(|r| matches!(r.status, Status::Failed | Status::Warned | Status::Known))
@@ -129,7 +86,7 @@ pub fn render(report: &Report) -> String {
                 rules.len() - 1
             }
         };
-        let (uri, line) = location(r, &checks, &openapi);
+        let (uri, line) = location(r, &openapi);
         let level = match r.status {
             Status::Failed => "error",
             Status::Warned => "warning",
@@ -183,7 +140,7 @@ pub fn render(report: &Report) -> String {
             }},
             "automationDetails": {"id": "conformance/"},
             "properties": {
-                "target": report.target,
+                "target": report.run.target,
                 "summary": report.summary,
             },
             "results": results,
@@ -197,21 +154,10 @@ pub fn render(report: &Report) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use conformance_model::choices::ChoiceKey;
     use conformance_suite::catalogue::{Level, Verdict};
-    use conformance_suite::generate::Generation;
-    use std::time::Duration;
-
-    #[test]
-    fn every_choice_has_its_own_node() {
-        let lines = yaml_location::Lines::of(OPENAPI);
-        for key in conformance_model::choices::ChoiceKey::ALL {
-            let path = choice_node(key);
-            let line = lines.line(&path).expect("a line");
-            let at = lines.path_at(line).unwrap_or_default();
-            let wanted = yaml_location::render_path(&path);
-            assert!(at.starts_with(&wanted), "{key}: {wanted} is at {at}");
-        }
-    }
+    use conformance_suite::checks::catalogue;
+    use conformance_suite::results::RunResults;
 
     #[test]
     fn failures_stand_at_the_sentence_they_break() {
@@ -227,16 +173,14 @@ mod tests {
             .iter()
             .find(|c| c.run.chosen_by() == Some(ChoiceKey::UnknownRef))
             .expect("a choice");
-        let report = Report::new(
-            "t".into(),
-            false,
-            Generation::default(),
-            vec![
+        let report = Report::of(RunResults {
+            target: "t".into(),
+            results: vec![
                 CheckResult::from_check(rule, Level::Must, &fail, false),
                 CheckResult::from_check(choice, choice.level, &fail, false),
             ],
-            Duration::ZERO,
-        );
+            ..RunResults::default()
+        });
         let text = render(&report);
         assert_eq!(text, render(&report), "same report, same bytes");
         let log: Value = serde_json::from_str(&text).expect("JSON");
@@ -261,5 +205,53 @@ mod tests {
         );
         assert_eq!(results[0]["ruleId"], rule.id);
         assert_eq!(log["runs"][0]["tool"]["driver"]["rules"][0]["id"], rule.id);
+    }
+
+    /// A snapshot stands where the check its group is named after does; a
+    /// budget the profile declares, at its operation; a result with no
+    /// anchor, at its section's heading (else §4's).
+    #[test]
+    fn each_result_stands_where_its_anchor_says() {
+        let all = catalogue();
+        let openapi = yaml_location::Lines::of(OPENAPI);
+        let rule = all
+            .iter()
+            .find(|c| c.quote.starts_with("When validation of the request fails"))
+            .expect("the 417 rule");
+        let fail = Verdict::Fail {
+            actual: "HTTP 200".into(),
+        };
+        let check = CheckResult::from_check(rule, Level::Must, &fail, false);
+        let snapshot = CheckResult::from_snapshot(
+            &conformance_suite::snapshot::SnapshotResult {
+                group: rule.id.to_owned(),
+                level: Level::Must,
+                file: Default::default(),
+                outcome: conformance_suite::snapshot::SnapshotOutcome::Failed("changed".into()),
+            },
+            check.anchor,
+            false,
+        );
+        assert_eq!(location(&snapshot, &openapi), location(&check, &openapi));
+        let budget = all
+            .iter()
+            .find(|c| c.run.declared_by_profile() && c.subject.op.is_some())
+            .expect("a budget");
+        let op = budget.subject.op.expect("an operation");
+        let (uri, line) = location(
+            &CheckResult::from_check(budget, Level::Must, &fail, false),
+            &openapi,
+        );
+        assert_eq!(uri, OPENAPI_PATH);
+        let method = op.method().to_ascii_lowercase();
+        assert_eq!(
+            openapi.line(vec!["paths", OPERATIONS_PATH, method.as_str()]),
+            Some(line)
+        );
+        let mut unanchored = check.clone();
+        unanchored.anchor = None;
+        let (uri, line) = location(&unanchored, &openapi);
+        assert_eq!(uri, description::PATH);
+        assert_eq!(description::heading_line(&check.section), Some(line));
     }
 }

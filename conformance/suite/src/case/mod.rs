@@ -1,10 +1,14 @@
 //! A check declared as data: what it sends and what must happen, apart.
 //!
-//! A check is a [`CaseCheck`]: a [`Sends`] (valid requests changed in one
-//! way each, the run's shared error probes, its generated cases of one
-//! family, or a few requests in turn on one kept-alive connection) and an
-//! [`Expect`] (accepted, refused, a failed validation, the status the server
-//! chose, or a judgement in words over each answer or over all of them).
+//! A check is a [`CaseCheck`], the one way to declare one: a [`Sends`]
+//! (valid requests changed in one way each, the run's shared error probes,
+//! its generated cases of one family, or a few requests in turn on one
+//! kept-alive connection) and an [`Expect`] (accepted, refused, a failed
+//! validation, the status the server chose, or a judgement in words over
+//! each answer or over all of them). A check that needs a run of its own
+//! (a procedure, a judgement over the whole run) declares it the same way:
+//! [`Sends::Own`] with that run and its words, [`Expect::Own`] with what it
+//! holds the answers to.
 //! The catalogue's `sends` and `expects` texts are rendered from that data,
 //! the profile's needs derived from it, and one runner (`run.rs`,
 //! [`Case::run`]) sends and judges every such check, so the words and the judgement cannot
@@ -20,6 +24,7 @@
 
 mod run;
 
+use crate::catalogue::Run;
 use crate::generate::Family;
 use crate::needs::Need;
 use crate::probes::ErrorProbe;
@@ -257,6 +262,12 @@ pub enum Sends {
     /// The steps one after the other on one new kept-alive connection; a
     /// step whose operation the profile cannot send is left out.
     InTurn(Vec<Step>),
+    /// What a run of the check's own sends, in words: a procedure (its
+    /// second request carries what the first answered, or it judges shrunk
+    /// property findings, which are no answers), requests planned apart, or
+    /// nothing (a judgement over the whole run). The run judges too: its
+    /// [`Expect`] is [`Expect::Own`].
+    Own { text: String, run: Run },
 }
 
 impl Sends {
@@ -327,7 +338,7 @@ impl Sends {
             Sends::ErrorProbes { needs } => needs.to_vec(),
             Sends::Generated(Family::Token) => vec![Need::RequiresAuth],
             Sends::Generated(Family::MediaType) => vec![Need::Authorize],
-            Sends::Generated(_) | Sends::InTurn(_) => Vec::new(),
+            Sends::Generated(_) | Sends::InTurn(_) | Sends::Own { .. } => Vec::new(),
         }
     }
 
@@ -368,6 +379,7 @@ impl Sends {
                     .collect();
                 format!("on one kept-alive connection, in turn: {}", each.join("; "))
             }
+            Sends::Own { text, .. } => text.clone(),
         }
     }
 }
@@ -443,7 +455,7 @@ pub fn per_component<'a, 'b>(answers: &'b [Answer<'a>]) -> Vec<&'b [Answer<'a>]>
 pub type JudgeAll = fn(&[Answer<'_>], &Choices) -> Found;
 
 /// What must happen to the answers.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Expect {
     /// A 2xx.
     Accepted,
@@ -494,6 +506,9 @@ pub enum Expect {
         choice: Option<ChoiceKey>,
         judge: JudgeAll,
     },
+    /// What the run of a [`Sends::Own`] holds the answers to, in words
+    /// (that run judges them).
+    Own(String),
 }
 
 impl Expect {
@@ -528,6 +543,7 @@ impl Expect {
             | Expect::Together { text, .. } => text
                 .replace("{accepted}", crate::judge::ACCEPTED)
                 .replace("{refused}", conformance_wire::envelope::REFUSED),
+            Expect::Own(text) => text.clone(),
         }
     }
 
@@ -543,7 +559,8 @@ impl Expect {
 
 /// A check declared by its request and expectation: everything a
 /// [`Check`](crate::catalogue::Check) holds but the texts and the run, which are rendered from
-/// `sends` and `expects`.
+/// `sends` and `expects`. Declared in the file of `checks/` its id's first
+/// segment names.
 pub struct CaseCheck {
     /// A literal (see [`Check::id`](crate::catalogue::Check::id)).
     pub id: &'static str,
@@ -559,6 +576,11 @@ pub struct CaseCheck {
 
 impl From<CaseCheck> for crate::catalogue::Check {
     fn from(c: CaseCheck) -> Self {
+        debug_assert!(
+            matches!(c.sends, Sends::Own { .. }) == matches!(c.expects, Expect::Own(_)),
+            "{}: a run of its own (Sends::Own) goes with Expect::Own, and only with it",
+            c.id
+        );
         let case = Case {
             sends: c.sends,
             expects: c.expects,

@@ -18,8 +18,13 @@ impl Case {
     /// The check's run: declared requests are planned (the runner sends
     /// each in its phase, then they are judged); a sequence is a procedure
     /// of the phase its operations make it; the shared probes and
-    /// generated cases are judged once the runner has sent them.
+    /// generated cases are judged once the runner has sent them; a run of
+    /// its own ([`Sends::Own`]) is the check's as declared, its needs and
+    /// choice with it.
     pub fn run(self) -> Run {
+        if let Sends::Own { run, .. } = self.sends {
+            return run;
+        }
         let needs = self.sends.needs();
         let choice = self.expects.choice();
         let reads = match self.sends {
@@ -29,17 +34,17 @@ impl Case {
         };
         let run = match &self.sends {
             Sends::Requests(r) => {
-                let (requests, judged, expects) = (r.clone(), r.clone(), self.expects);
+                let (requests, judged, expects) = (r.clone(), r.clone(), self.expects.clone());
                 Run::planned(
                     move |t| plan(t, &requests).into_iter().map(|(p, _)| p).collect(),
-                    move |t, sent| judge_planned(t, &judged, expects, sent),
+                    move |t, sent| judge_planned(t, &judged, &expects, sent),
                 )
             }
             Sends::InTurn(steps) => {
                 let phase = Phase::of_sequence(steps.iter().map(|s| s.op));
                 Run::procedure(phase, move |t| judge(t, self.clone()))
             }
-            Sends::ErrorProbes { .. } | Sends::Generated(_) => {
+            Sends::ErrorProbes { .. } | Sends::Generated(_) | Sends::Own { .. } => {
                 Run::procedure(Phase::Judge, move |t| judge(t, self.clone()))
             }
         };
@@ -57,7 +62,7 @@ const PROBES_GROUP: &str = "errors/probes";
 
 /// Judges the answers to a planned check's requests (planned again: the
 /// plan is a pure function of the profile, so the same).
-fn judge_planned(t: &RunContext, r: &Requests, expects: Expect, sent: Vec<Sent>) -> Outcome {
+fn judge_planned(t: &RunContext, r: &Requests, expects: &Expect, sent: Vec<Sent>) -> Outcome {
     let planned = plan(t, r);
     let about: Vec<_> = planned.into_iter().map(|(_, about)| about).collect();
     let answers = answers(&sent, &about);
@@ -70,6 +75,10 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
     match &case.sends {
         Sends::Requests(_) => Outcome::fail(
             "a planned check was run as a procedure (a bug of the runner)",
+            Vec::new(),
+        ),
+        Sends::Own { .. } => Outcome::fail(
+            "a check with a run of its own was run as a declared one (a bug of the runner)",
             Vec::new(),
         ),
         Sends::InTurn(steps) => {
@@ -385,6 +394,10 @@ impl Expect {
             Expect::Depends { judge, .. } => judge(choices)(sent),
             Expect::Custom { judge, .. } | Expect::When { judge, .. } => judge(a),
             Expect::Together { .. } => return None,
+            Expect::Own(_) => Err(
+                "judged by a run of its own, which this check does not have (a bug of its declaration)"
+                    .to_owned(),
+            ),
         })
     }
 

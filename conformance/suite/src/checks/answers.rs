@@ -11,56 +11,69 @@
 //! check's exchanges, and a failure names the check whose exchange broke
 //! the rule.
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use crate::judge::reproduce;
 use conformance_wire::exchange::Exchange;
 
 pub fn checks() -> Vec<Check> {
     vec![
-        Check {
+        CaseCheck {
             id: "answers/errors-are-envelopes",
             level: Level::Must,
             section: "7",
             quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
             title: "every error answer of the run, whichever check provoked it, is an error envelope".into(),
-            sends: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
-            expects: "every 4xx/5xx answer: a JSON body, Content-Type application/json, X-Project-Uuid; on 400 the 7.1 shape, on 417 the 7.2 shape".into(),
-            run: Run::run_wide(envelopes),
+            sends: Sends::Own {
+                text: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
+                run: Run::run_wide(envelopes),
+            },
+            expects: Expect::Own("every 4xx/5xx answer: a JSON body, Content-Type application/json, X-Project-Uuid; on 400 the 7.1 shape, on 417 the 7.2 shape".into()),
             subject: Subject::NONE,
-        },
-        Check {
+        }
+        .into(),
+        CaseCheck {
             id: "answers/limit-answers-are-envelopes",
             level: Level::Must,
             section: "7",
             quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
             title: "a limit answer (429, or 503 with Retry-After) is an error answer like any other".into(),
-            sends: "nothing of its own: it judges the limit answers the run was given, a few of each kind (§8: \"Limits (rate limits, size limits, time-outs): not shown\": a limit is the server's to set; its answer is still an error answer of the interface)".into(),
-            expects: "each limit answer: a JSON body, Content-Type application/json, X-Project-Uuid; not applicable where the server never limited the run".into(),
-            run: Run::run_wide(limit_answers),
+            sends: Sends::Own {
+                text: "nothing of its own: it judges the limit answers the run was given, a few of each kind (§8: \"Limits (rate limits, size limits, time-outs): not shown\": a limit is the server's to set; its answer is still an error answer of the interface)".into(),
+                run: Run::run_wide(limit_answers),
+            },
+            expects: Expect::Own("each limit answer: a JSON body, Content-Type application/json, X-Project-Uuid; not applicable where the server never limited the run".into()),
             subject: Subject::NONE,
-        },
-        Check {
+        }
+        .into(),
+        CaseCheck {
             id: "answers/no-server-errors",
             level: Level::Should,
             section: "7",
             quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",
             title: "no answer of the run is a 5xx".into(),
-            sends: "nothing of its own: it judges the answers of every other check".into(),
-            expects: "no 5xx answer, except a 503 with Retry-After (a server shedding load)".into(),
-            run: Run::run_wide(no_server_errors),
+            sends: Sends::Own {
+                text: "nothing of its own: it judges the answers of every other check".into(),
+                run: Run::run_wide(no_server_errors),
+            },
+            expects: Expect::Own("no 5xx answer, except a 503 with Retry-After (a server shedding load)".into()),
             subject: Subject::NONE,
-        },
-        Check {
+        }
+        .into(),
+        CaseCheck {
             id: "answers/no-redirects",
             level: Level::Must,
             section: "4",
             quote: "The path prefix is `{base_url}/v2/api`. `{base_url}` is the service's scheme and host.",
             title: "no answer of the run is a redirect: the interface answers at base_url".into(),
-            sends: "nothing of its own: it judges the answers of every other check".into(),
-            expects: "no 3xx answer: a redirect is never followed, so nothing (no credential) goes to the host its Location names".into(),
-            run: Run::run_wide(no_redirects),
+            sends: Sends::Own {
+                text: "nothing of its own: it judges the answers of every other check".into(),
+                run: Run::run_wide(no_redirects),
+            },
+            expects: Expect::Own("no 3xx answer: a redirect is never followed, so nothing (no credential) goes to the host its Location names".into()),
             subject: Subject::NONE,
-        },
+        }
+        .into(),
     ]
 }
 

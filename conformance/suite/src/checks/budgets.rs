@@ -9,6 +9,7 @@
 
 use std::time::Duration;
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use conformance_model::profile::Profile;
 use conformance_wire::latency::operation_key;
@@ -24,20 +25,23 @@ pub fn checks() -> Vec<Check> {
                 Op::AuthClaims => ("budgets/auth-claims", |p| declares(p, Op::AuthClaims)),
                 Op::Authorize => ("budgets/authorize", |p| declares(p, Op::Authorize)),
             };
-            Check {
+            CaseCheck {
                 id,
                 level: Level::Should,
                 section: "8",
                 quote: QUOTE,
                 title: format!("{} answers within the profile's budget at p95", op.title()),
-                sends: format!("nothing of its own: it takes the latency of every request of the run to {}", op.title()),
-                expects: format!(
+                sends: Sends::Own {
+                    text: format!("nothing of its own: it takes the latency of every request of the run to {}", op.title()),
+                    run: Run::run_wide(move |run| within(run, op)).must_where(declared),
+                },
+                expects: Expect::Own(format!(
                     "where the profile declares `budgets.{}`: the p95 of those answers at most the budget; where it declares none: not applicable",
                     operation_key(op)
-                ),
-                run: Run::run_wide(move |run| within(run, op)).must_where(declared),
+                )),
                 subject: Subject::op(op),
             }
+            .into()
         })
         .collect()
 }

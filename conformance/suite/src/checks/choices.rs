@@ -1,12 +1,14 @@
 //! Choices where the description says "not shown": the server's own, as
 //! its profile declares them (`choices:`, MUST: the gate holds the server
 //! to what its team wrote down), else ours (`spec/README.md` numbers them;
-//! SHOULD: reported, failing only with `--strict`). Also HTTP norms.
+//! SHOULD: reported, failing only with `--strict`). HTTP's own norms are
+//! `http.rs`'s.
 //!
 //! Most choices are a status: each is one row of [`STATUS_CHOICES`], which
 //! says what is sent and which choice judges the answer. The others are
-//! declarations too, but `choices/issued-token`: its second request
-//! carries the token the first was answered with, so it is a procedure.
+//! declarations too; `choices/issued-token` has a run of its own
+//! ([`Sends::Own`]): its second request carries the token the first was
+//! answered with.
 
 use crate::context::RunContext;
 use conformance_model::choices::ChoiceKey;
@@ -258,20 +260,23 @@ pub fn checks() -> Vec<Check> {
         }
         .into(),
         // Its second request carries what the first answered, to the same
-        // component: a procedure, not a declaration.
-        Check {
+        // component: a run of its own.
+        CaseCheck {
             id: "choices/issued-token",
             level: Level::Should,
             section: "5",
             quote: "spec choice 5: tokens are issued by Authorize",
             title: "a token issued by Authorize claims its model in Auth Claims".into(),
-            sends: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
-            expects: "where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into(),
-            run: Run::procedure(Phase::Verify, issued_token)
-                .needs(&[Need::Authorize])
-                .choice(ChoiceKey::IssuesToken),
+            sends: Sends::Own {
+                text: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
+                run: Run::procedure(Phase::Verify, issued_token)
+                    .needs(&[Need::Authorize])
+                    .choice(ChoiceKey::IssuesToken),
+            },
+            expects: Expect::Own("where `choices.issues_token` is true (ours): Authorize is served with a token; Auth Claims with it is served and, where `choices.claims_carry_model_uuid` is true (ours), names the same model by its uuid; where false: not applicable".into()),
             subject: Subject::NONE,
-        },
+        }
+        .into(),
         CaseCheck {
             id: "choices/code-equals-status",
             subject: Subject::NONE,
@@ -314,21 +319,6 @@ pub fn checks() -> Vec<Check> {
                 text: "where `choices.validation_items` is `spec` (ours): every 417 decodes as `ExpectationFailed`, and the one without modelUuid lists {field: modelUuid, rule: required}; not applicable where the probes gave no 417, or where the profile declares items of the server's own (`other`)",
                 choice: Some(ChoiceKey::ValidationItems),
                 judge: validation_items_all,
-            },
-        }
-        .into(),
-        CaseCheck {
-            id: "http/method-not-allowed",
-            subject: Subject::NONE,
-            level: Level::Should,
-            section: "4",
-            quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
-            title: "another method on the interface path is answered 405".into(),
-            sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
-                .labelled(Label::Template("{component}")),
-            expects: Expect::Custom {
-                text: "a 405 answer that is an error answer of the description: a JSON body, Content-Type: application/json, X-Project-Uuid",
-                judge: method_not_allowed,
             },
         }
         .into(),
@@ -602,20 +592,4 @@ fn validation_items(a: &Answer<'_>) -> Result<(), String> {
         return Err("no item {field: modelUuid, rule: required}".to_owned());
     }
     Ok(())
-}
-
-/// 405 (RFC 9110), as an error answer of the description: JSON, saying
-/// so, with X-Project-Uuid (the 7.1 shape is the 400's only).
-fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
-    match a.sent.raw() {
-        Some(r) if r.status == 405 && conformance_wire::envelope::error_problems(r).is_empty() => {
-            Ok(())
-        }
-        Some(r) if r.status == 405 => Err(format!(
-            "{} ({})",
-            a.sent.summary(),
-            conformance_wire::envelope::error_problems(r).join("; ")
-        )),
-        _ => Err(a.sent.summary()),
-    }
 }

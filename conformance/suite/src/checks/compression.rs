@@ -10,6 +10,7 @@
 //! anything is judged ([`conformance_wire::encoding`]): a body that cannot
 //! be decoded, or decodes past the cap, is no readable answer.
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::context::RunContext;
 use crate::judge::reproduce;
@@ -17,19 +18,22 @@ use conformance_wire::encoding::ACCEPT_ENCODING;
 use conformance_wire::target::{Op, Probe, Req, Sent, Target};
 
 pub fn checks() -> Vec<Check> {
-    vec![Check {
+    vec![CaseCheck {
         id: "compression/accept-encoding",
         level: Level::Must,
         section: "7",
         quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
         title: "answers to a client that accepts compression are the same answers, JSON once decoded".into(),
-        sends: format!(
-            "with `Accept-Encoding: {ACCEPT_ENCODING}`: a valid Auth Claims and the same without X-Client-Secret (each also without Accept-Encoding), a valid Authorize, and an Authorize carrying `invalid_body` where the profile has one"
-        ),
-        expects: "each answer readable (a coding it offered, decoded within the body cap), its body JSON; an error answer with Content-Type application/json and X-Project-Uuid, in the 7.1 shape on 400 and the 7.2 shape on 417; the same status with and without Accept-Encoding".into(),
-        run: Run::planned(plan, judge),
+        sends: Sends::Own {
+            text: format!(
+                "with `Accept-Encoding: {ACCEPT_ENCODING}`: a valid Auth Claims and the same without X-Client-Secret (each also without Accept-Encoding), a valid Authorize, and an Authorize carrying `invalid_body` where the profile has one"
+            ),
+            run: Run::planned(plan, judge),
+        },
+        expects: Expect::Own("each answer readable (a coding it offered, decoded within the body cap), its body JSON; an error answer with Content-Type application/json and X-Project-Uuid, in the 7.1 shape on 400 and the 7.2 shape on 417; the same status with and without Accept-Encoding".into()),
         subject: Subject::NONE,
-    }]
+    }
+    .into()]
 }
 
 /// What one probe is, in the order [`plan`] makes them.

@@ -10,11 +10,12 @@
 //! checks skipped (no gap in a MUST run), and `check-profile` says what
 //! declaring the fields adds.
 //!
-//! Procedures, not declarations ([`crate::case`]): they judge the property
+//! Each has a run of its own ([`Sends::Own`]): they judge the property
 //! runs' shrunk findings, which are no answers of this run.
 
 use std::sync::Arc;
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::context::RunContext;
 use crate::generate::{Family, Judged, describe, listed, oracle};
@@ -36,20 +37,23 @@ pub fn checks() -> Vec<Check> {
         let run = Run::procedure(Phase::Judge, move |t| judge(t, finding))
             .needs(&[Need::DeclaredFields])
             .reads_generated(Judged::properties().union(&Judged::family(Family::Fields)));
-        Check {
+        CaseCheck {
             id,
             level,
             section,
             quote,
             title: title.into(),
-            sends: SENDS.into(),
-            expects: expects.into(),
-            run: match finding {
-                oracle::UNKNOWN => run.choice(ChoiceKey::UnknownFields),
-                _ => run,
+            sends: Sends::Own {
+                text: SENDS.into(),
+                run: match finding {
+                    oracle::UNKNOWN => run.choice(ChoiceKey::UnknownFields),
+                    _ => run,
+                },
             },
+            expects: Expect::Own(expects.into()),
             subject: Subject::NONE,
         }
+        .into()
     };
     vec![
         check(

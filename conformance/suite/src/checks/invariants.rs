@@ -1,45 +1,118 @@
 //! §1, §7, §7.1, §7.2: what every answer to a generated request must keep,
-//! whatever was sent (`generate::invariants`). One check per invariant; it
-//! judges every edge case and every property run of `generate`, and a
-//! failure names the request as a `curl` command. Generated cases are not
-//! snapshotted one by one: the invariants are the test.
+//! whatever was sent (`generate::invariants` judges it). One check per
+//! invariant; it judges every edge case and every property run of
+//! `generate`, and a failure names the request as a `curl` command.
+//! Generated cases are not snapshotted one by one: the invariants are the
+//! test.
 //!
-//! They stay procedures, not declarations ([`crate::case`]): besides the answers
-//! to the edge cases they judge the property runs' findings, shrunk bodies
-//! that are no answer of this run. Their texts come from their entry of
-//! `generate::invariants::ALL` and the one [`SENDS`].
+//! Each has a run of its own ([`Sends::Own`]): besides the answers to the
+//! edge cases it judges the property runs' findings, shrunk bodies that are
+//! no answer of this run.
 
 use crate::context::RunContext;
 use std::sync::Arc;
 
-use crate::catalogue::{Check, Outcome, Run, Subject};
-use crate::generate::{Judged, describe, invariants, listed};
+use crate::case::{CaseCheck, Expect, Sends};
+use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::generate::invariants::{self, Invariant};
+use crate::generate::{Judged, describe, listed};
 use conformance_wire::phase::Phase;
 
 /// What every invariant check sends.
 const SENDS: &str = "every generated request: near misses of each credential, X-Project-Env and ref; odd refs; whole bodies that are not a JSON object of fields; JSON media type spellings; every single change of every field of each valid_body; and bodies of several changes drawn from --seed, --cases per component and operation";
 
 pub fn checks() -> Vec<Check> {
-    invariants::ALL
-        .iter()
-        .enumerate()
-        .map(|(index, inv)| Check {
-            id: inv.id,
-            level: inv.level,
-            section: inv.section,
-            quote: inv.quote,
-            title: inv.title.into(),
-            sends: SENDS.into(),
-            expects: inv.expects.into(),
-            run: Run::procedure(Phase::Judge, move |t| judge(t, index))
-                .reads_generated(Judged::everything()),
+    vec![
+        CaseCheck {
+            id: "invariants/responses-are-json",
+            level: Level::Must,
+            section: "1",
+            quote: "Responses are JSON.",
+            title: "every answer to a generated request is JSON".into(),
+            sends: judged(&invariants::RESPONSES_ARE_JSON),
+            expects: Expect::Own("an answer whose body parses as JSON".into()),
             subject: Subject::NONE,
-        })
-        .collect()
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/errors-are-json",
+            level: Level::Must,
+            section: "7",
+            quote: "Error responses are JSON.",
+            title: "every error answer to a generated request is JSON, and says so".into(),
+            sends: judged(&invariants::ERRORS_ARE_JSON),
+            expects: Expect::Own("on a 4xx or 5xx: `Content-Type: application/json` (parameters allowed) and a JSON body".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/errors-carry-project-uuid",
+            level: Level::Must,
+            section: "7",
+            quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            title: "every error answer to a generated request carries X-Project-Uuid, a uuid".into(),
+            sends: judged(&invariants::ERRORS_CARRY_PROJECT_UUID),
+            expects: Expect::Own("on a 4xx or 5xx: an `X-Project-Uuid` header whose value is a uuid".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/400-shape",
+            level: Level::Must,
+            section: "7.1",
+            quote: "When the response is 400, it has the 7.1 shape.",
+            title: "every 400 answer to a generated request has the 7.1 shape".into(),
+            sends: judged(&invariants::SHAPE_400),
+            expects: Expect::Own("on a 400: code (integer), message (string), request_id (string), status false".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/417-shape",
+            level: Level::Must,
+            section: "7.2",
+            quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            title: "every 417 answer to a generated request has the 7.2 shape".into(),
+            sends: judged(&invariants::SHAPE_417),
+            expects: Expect::Own("on a 417: code (integer), errors (array), status false".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/validation-is-417",
+            level: Level::Must,
+            section: "7.2",
+            quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            title: "a body that differs from valid_body only in its fields is served or fails validation, never 400".into(),
+            sends: judged(&invariants::VALIDATION_IS_417),
+            expects: Expect::Own("a JSON object body with other field values, fields left out or fields added: a 2xx, a 417, or another refusal, never 400".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+        CaseCheck {
+            id: "invariants/no-server-errors",
+            level: Level::Should,
+            section: "7",
+            quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",
+            title: "no generated request makes the server fail (5xx)".into(),
+            sends: judged(&invariants::NO_SERVER_ERRORS),
+            expects: Expect::Own("no 5xx answer (a MUST under --strict)".into()),
+            subject: Subject::NONE,
+        }
+        .into(),
+    ]
 }
 
-async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
-    let inv = &invariants::ALL[index];
+/// Every generated request, judged by `inv` once the run has sent them.
+fn judged(inv: &'static Invariant) -> Sends {
+    Sends::Own {
+        text: SENDS.into(),
+        run: Run::procedure(Phase::Judge, move |t| judge(t, inv))
+            .reads_generated(Judged::everything()),
+    }
+}
+
+async fn judge(t: Arc<RunContext>, inv: &'static Invariant) -> Outcome {
     let generated = t.generated();
     // A target that does not answer a valid request fails: a skip here
     // would let a run go green on a server too slow to judge.
@@ -56,7 +129,7 @@ async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
         generated
             .findings
             .iter()
-            .filter_map(|f| f.failure(inv.id, seed)),
+            .filter_map(|f| f.failure(inv.name, seed)),
     );
     // A redirect breaks no invariant of an answer, being none: it fails
     // every invariant check (`answers/no-redirects` judges the exchanges
@@ -71,4 +144,21 @@ async fn judge(t: Arc<RunContext>, index: usize) -> Outcome {
         }
     }
     Outcome::from_failures(listed(failures), Vec::new())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One check per invariant, in the order of `generate::invariants::ALL`,
+    /// each recording what a case broke under its id's last segment.
+    #[test]
+    fn each_invariant_is_one_check() {
+        let ids: Vec<&str> = checks().iter().map(|c| c.id).collect();
+        let names: Vec<String> = invariants::ALL
+            .iter()
+            .map(|inv| format!("invariants/{}", inv.name))
+            .collect();
+        assert_eq!(ids, names);
+    }
 }

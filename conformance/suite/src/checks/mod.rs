@@ -1,14 +1,19 @@
-//! The checks, one file per concept of the interface description.
+//! The checks: the file is the id. Every check's id begins with the name of
+//! the file that declares it (`near-miss/ref` is in `near_miss.rs`), so a
+//! report's id says where to read its check; a test holds it.
 //!
-//! Each file returns its checks as declarations ([`CaseCheck`](crate::case::CaseCheck)):
+//! Each file declares its checks one way, as [`CaseCheck`](crate::case::CaseCheck)s:
 //! id, level, section and quote, what is sent and what must happen, as
 //! data that [`crate::case`] renders into the catalogue's texts and runs.
-//! Eleven checks keep a procedure of their own, each said why beside it:
-//! the seven invariants (they judge shrunk property findings, which are no
-//! answers), the three over every answer of the run (`answers.rs`: the
-//! runner judges them last) and `choices/issued-token` (its second request carries what
-//! the first answered). Judgements shared by several files live here: what
-//! counts as "accepted", "refused" and "a 417 in the 7.2 shape".
+//! A check that needs a run of its own says why beside it and declares it
+//! as [`Sends::Own`](crate::case::Sends::Own): the invariants and the
+//! fields checks (they judge shrunk property findings, which are no
+//! answers), the checks over the whole run (`answers.rs`, `outcomes.rs`,
+//! `budgets.rs`: the runner judges them last), `compression.rs` (answers
+//! compared with and without Accept-Encoding), `state.rs` and `choices/issued-token` (a second
+//! request carries what the first answered). Judgements shared by several
+//! files live here: what counts as "accepted", "refused" and "a 417 in the
+//! 7.2 shape".
 //!
 //! MUST checks judge from the raw answer and assume nothing the description
 //! leaves open: a refusal may be any 4xx, as long as its body is an error
@@ -25,10 +30,12 @@ mod budgets;
 mod choices;
 mod compression;
 mod connections;
-mod envelopes;
+mod errors;
 mod fields;
 mod headers;
+mod http;
 mod invariants;
+mod media_type;
 mod near_miss;
 mod outcomes;
 mod prefix;
@@ -36,29 +43,114 @@ mod project_env;
 mod refs;
 mod responses;
 mod state;
+mod validation;
 
-/// Every check, in catalogue order.
+/// A file of checks: its name, which is the first segment of every id it
+/// declares (`near_miss` declares `near-miss/...`), and its checks.
+struct File {
+    // Read by the test that holds every id to it.
+    #[cfg_attr(not(test), allow(dead_code))]
+    name: &'static str,
+    checks: fn() -> Vec<Check>,
+}
+
+/// Every file of checks, in catalogue order (the order of `conformance
+/// list` and of the report). `body` comes twice: its §1 check has always
+/// been listed before the 417 ones of `validation`, its others after them.
+const FILES: &[File] = &[
+    File {
+        name: "responses",
+        checks: responses::checks,
+    },
+    File {
+        name: "refs",
+        checks: refs::checks,
+    },
+    File {
+        name: "headers",
+        checks: headers::checks,
+    },
+    File {
+        name: "auth_token",
+        checks: auth_token::checks,
+    },
+    File {
+        name: "project_env",
+        checks: project_env::checks,
+    },
+    File {
+        name: "body",
+        checks: body::fields_check,
+    },
+    File {
+        name: "validation",
+        checks: validation::checks,
+    },
+    File {
+        name: "body",
+        checks: body::checks,
+    },
+    File {
+        name: "errors",
+        checks: errors::checks,
+    },
+    File {
+        name: "prefix",
+        checks: prefix::checks,
+    },
+    File {
+        name: "near_miss",
+        checks: near_miss::checks,
+    },
+    File {
+        name: "media_type",
+        checks: media_type::checks,
+    },
+    File {
+        name: "connections",
+        checks: connections::checks,
+    },
+    File {
+        name: "invariants",
+        checks: invariants::checks,
+    },
+    File {
+        name: "fields",
+        checks: fields::checks,
+    },
+    File {
+        name: "choices",
+        checks: choices::checks,
+    },
+    File {
+        name: "http",
+        checks: http::checks,
+    },
+    File {
+        name: "state",
+        checks: state::checks,
+    },
+    File {
+        name: "compression",
+        checks: compression::checks,
+    },
+    File {
+        name: "answers",
+        checks: answers::checks,
+    },
+    File {
+        name: "outcomes",
+        checks: outcomes::checks,
+    },
+    File {
+        name: "budgets",
+        checks: budgets::checks,
+    },
+];
+
+/// Every check, in catalogue order: the files' checks one after the other.
 pub fn catalogue() -> Vec<Check> {
-    let mut all = Vec::new();
-    all.extend(responses::checks());
-    all.extend(refs::checks());
-    all.extend(headers::checks());
-    all.extend(auth_token::checks());
-    all.extend(project_env::checks());
-    all.extend(body::checks());
-    all.extend(envelopes::checks());
-    all.extend(prefix::checks());
-    all.extend(near_miss::checks());
-    all.extend(connections::checks());
-    all.extend(invariants::checks());
-    all.extend(fields::checks());
-    all.extend(choices::checks());
-    all.extend(state::checks());
-    all.extend(compression::checks());
-    all.extend(answers::checks());
-    all.extend(outcomes::checks());
-    all.extend(budgets::checks());
-    all
+    FILES.iter().flat_map(|f| (f.checks)()).collect()
 }
 
 pub(crate) use crate::judge::{accepted, is_417, judge_all, refused};
@@ -131,6 +223,32 @@ mod tests {
             vague.is_empty(),
             "SHOULD checks that cite nothing:\n{}",
             vague.join("\n")
+        );
+    }
+
+    /// The file is the id: every check's id begins with the name of the
+    /// file that declares it (`_` for `-`), so an id says where to read it.
+    #[test]
+    fn each_id_begins_with_its_files_name() {
+        let mut wrong = Vec::new();
+        for file in FILES {
+            let prefix = file.name.replace('_', "-");
+            let checks = (file.checks)();
+            assert!(
+                !checks.is_empty(),
+                "checks/{}.rs declares no check",
+                file.name
+            );
+            for c in checks {
+                if c.id.split('/').next() != Some(prefix.as_str()) {
+                    wrong.push(format!("{} in checks/{}.rs", c.id, file.name));
+                }
+            }
+        }
+        assert!(
+            wrong.is_empty(),
+            "ids whose first segment is not their file's name (move the check to the file its prefix names):\n{}",
+            wrong.join("\n")
         );
     }
 

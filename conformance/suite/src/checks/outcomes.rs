@@ -7,6 +7,7 @@
 //!
 //! Run-wide checks ([`RunWide`]): they judge every answer of the run.
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
 use conformance_wire::latency::operation_key;
 use conformance_wire::request::Op;
@@ -61,19 +62,22 @@ pub fn checks() -> Vec<Check> {
     for (at, op) in Op::BOTH.into_iter().enumerate() {
         for &(id, checks, section, quote) in DOCUMENTED {
             let outcome = conformance_wire::outcomes::described(id).unwrap_or(id);
-            out.push(Check {
+            out.push(CaseCheck {
                 id: checks[at],
                 level: Level::Must,
                 section,
                 quote,
                 title: format!("{} gave {outcome} at least once in the run", op.title()),
-                sends: format!("nothing of its own: it counts every answer of the run to {}", op.title()),
-                expects: format!(
+                sends: Sends::Own {
+                    text: format!("nothing of its own: it counts every answer of the run to {}", op.title()),
+                    run: Run::run_wide(move |run| seen(run, op, id)),
+                },
+                expects: Expect::Own(format!(
                     "at least one answer: {outcome}, where the description (and the profile's choices) make it possible; never seen: not applicable, and a failure under --strict"
-                ),
-                run: Run::run_wide(move |run| seen(run, op, id)),
+                )),
                 subject: Subject::op(op),
-            });
+            }
+            .into());
         }
     }
     out

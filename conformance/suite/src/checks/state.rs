@@ -6,7 +6,7 @@
 //! `conformance choices` observes): after Authorize succeeds, Auth Claims
 //! returns that model.
 //!
-//! A procedure, not a declaration ([`crate::case`]): its second request
+//! Each check has a run of its own ([`Sends::Own`]): a second request
 //! carries the token the first was answered with, and runs alone right
 //! after it ([`Phase::Verify`]), so no other write lands in between.
 
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use component_auth_bindings::Secret;
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
+use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
 use crate::context::RunContext;
@@ -26,31 +27,37 @@ use conformance_wire::target::{Op, Probe, Sent};
 
 pub fn checks() -> Vec<Check> {
     vec![
-    Check {
+    CaseCheck {
         id: "state/authorize-claims",
         level: Level::Should,
         section: "3",
         quote: "spec choices 3 and 5: Authorize issues a token bound to its model, and Auth Claims returns the model bound to the token sent",
         title: "after Authorize succeeds, Auth Claims returns that model".into(),
-        sends: "to each component with an `authorize` section, alone and in turn: a valid Authorize, then a valid Auth Claims carrying the token the Authorize issued (where it issued one; else the profile's)".into(),
-        expects: "where `choices.authorize_claims` is true (ours): the Authorize a 2xx, the Auth Claims a 2xx whose body holds the authorized model's uuid (not applicable where `choices.claims_carry_model_uuid` is false); where false: not applicable".into(),
-        run: Run::procedure(Phase::Verify, authorize_claims)
-            .needs(&[Need::Authorize])
-            .choice(ChoiceKey::AuthorizeClaims),
+        sends: Sends::Own {
+            text: "to each component with an `authorize` section, alone and in turn: a valid Authorize, then a valid Auth Claims carrying the token the Authorize issued (where it issued one; else the profile's)".into(),
+            run: Run::procedure(Phase::Verify, authorize_claims)
+                .needs(&[Need::Authorize])
+                .choice(ChoiceKey::AuthorizeClaims),
+        },
+        expects: Expect::Own("where `choices.authorize_claims` is true (ours): the Authorize a 2xx, the Auth Claims a 2xx whose body holds the authorized model's uuid (not applicable where `choices.claims_carry_model_uuid` is false); where false: not applicable".into()),
         subject: Subject::NONE,
-    },
-    Check {
+    }
+    .into(),
+    CaseCheck {
         id: "state/environments",
         level: Level::Must,
         section: "5",
         quote: "X-Project-Env | string | no | Selects the environment: `dev` or `live`.",
         title: "a claim made in one environment is not the claim of the other".into(),
-        sends: "to each component with `authorize.second_model`, alone and in turn: Authorize of the first model with `X-Project-Env: dev`, of the second with `live`, then Auth Claims in `dev` and in `live` (each with the token its environment's Authorize issued, where it issued one, and that model's body), then Authorize of the first model in `live` again (the settled state back)".into(),
-        expects: "both Authorize a 2xx; Auth Claims in `dev` names the first model, in `live` the second, and neither names only the model of the other environment (a claim kept for both environments leaks from one into the other); a model is named by its uuid, or where `choices.claims_carry_model_uuid` is false by a value of its body the other's lacks; not applicable where `choices.authorize_claims` is false".into(),
-        run: Run::procedure(Phase::Verify, environments)
-            .needs(&[Need::Authorize, Need::SecondModel]),
+        sends: Sends::Own {
+            text: "to each component with `authorize.second_model`, alone and in turn: Authorize of the first model with `X-Project-Env: dev`, of the second with `live`, then Auth Claims in `dev` and in `live` (each with the token its environment's Authorize issued, where it issued one, and that model's body), then Authorize of the first model in `live` again (the settled state back)".into(),
+            run: Run::procedure(Phase::Verify, environments)
+                .needs(&[Need::Authorize, Need::SecondModel]),
+        },
+        expects: Expect::Own("both Authorize a 2xx; Auth Claims in `dev` names the first model, in `live` the second, and neither names only the model of the other environment (a claim kept for both environments leaks from one into the other); a model is named by its uuid, or where `choices.claims_carry_model_uuid` is false by a value of its body the other's lacks; not applicable where `choices.authorize_claims` is false".into()),
         subject: Subject::NONE,
-    }]
+    }
+    .into()]
 }
 
 /// Each environment keeps its own claim: the first model claimed in `dev`,

@@ -2,7 +2,7 @@
 //! than writing them out, and the invariants every answer to them must keep.
 //!
 //! Two kinds, computed once per run and shared by the checks that read them
-//! (`checks/near_miss.rs`, `checks/invariants.rs`):
+//! (`checks/near_miss.rs`, `checks/media_type.rs`, `checks/invariants.rs`):
 //!
 //! - **edges** ([`edges`]): near misses of every credential, of
 //!   `X-Project-Env` and of each ref; the uuid in other forms; refs made to

@@ -18,12 +18,15 @@
 //! Every string is scrubbed before it is written, so neither the outline
 //! nor the hash is made from text holding a secret the run knows.
 
+use std::cell::Cell;
 use std::fmt;
+
+use component_auth_bindings::json::{Any, Keep, Within};
 
 use serde::Serialize;
 use serde::de::Deserialize as _;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
 use super::{PER_REQUEST_KEYS, REDACTED, Scrubber};
@@ -69,11 +72,9 @@ pub fn of_json(bytes: &[u8], scrub: &Scrubber, volatile: &[String]) -> Option<(D
         sha256: hash.iter().map(|b| format!("{b:02x}")).collect(),
     };
     let mut de = serde_json::Deserializer::from_str(&text);
-    let mut budget = OUTLINE_NODES;
-    let outline = Outline {
-        depth: 0,
-        budget: &mut budget,
-    }
+    let outline = Any::new(&Outline {
+        budget: Cell::new(OUTLINE_NODES),
+    })
     .deserialize(&mut de)
     .ok()?;
     Some((digest, outline))
@@ -87,103 +88,44 @@ fn cut(s: &str) -> String {
     }
 }
 
-/// The outline of one value of a normalised text, with `budget` values
-/// left to keep.
-struct Outline<'b> {
-    depth: usize,
-    budget: &'b mut usize,
+/// The outline of a normalised text, read by the workspace's one visitor
+/// of any JSON value ([`Any`]): its first [`OUTLINE_DEPTH`] levels, each
+/// array's first [`OUTLINE_ITEMS`] items and each object's first
+/// [`OUTLINE_MEMBERS`] members, [`OUTLINE_NODES`] values in all, every
+/// string and key cut ([`cut`]); what is left out said where it is.
+struct Outline {
+    /// Values left to keep.
+    budget: Cell<usize>,
 }
 
-impl<'de> DeserializeSeed<'de> for Outline<'_> {
-    type Value = Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Outline<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(cut(v)))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        let mut left_out = 0usize;
-        loop {
-            if self.depth + 1 < OUTLINE_DEPTH && items.len() < OUTLINE_ITEMS && *self.budget > 0 {
-                *self.budget -= 1;
-                let item = Outline {
-                    depth: self.depth + 1,
-                    budget: self.budget,
-                };
-                match seq.next_element_seed(item)? {
-                    Some(v) => items.push(v),
-                    None => break,
-                }
-            } else {
-                match seq.next_element::<IgnoredAny>()? {
-                    Some(_) => left_out += 1,
-                    None => break,
-                }
-            }
+impl Keep for Outline {
+    fn keep_next(&self, within: Within, depth: usize, kept: usize) -> bool {
+        let most = match within {
+            Within::Array => OUTLINE_ITEMS,
+            Within::Object => OUTLINE_MEMBERS,
+        };
+        let keep = depth + 1 < OUTLINE_DEPTH && kept < most && self.budget.get() > 0;
+        if keep {
+            self.budget.set(self.budget.get() - 1);
         }
-        if left_out > 0 {
-            items.push(Value::String(format!("… {left_out} more items")));
-        }
-        Ok(Value::Array(items))
+        keep
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut members = Map::new();
-        let mut left_out = 0usize;
-        while let Some(key) = map.next_key::<String>()? {
-            if self.depth + 1 < OUTLINE_DEPTH && members.len() < OUTLINE_MEMBERS && *self.budget > 0
-            {
-                *self.budget -= 1;
-                let value = map.next_value_seed(Outline {
-                    depth: self.depth + 1,
-                    budget: self.budget,
-                })?;
-                members.insert(cut(&key), value);
-            } else {
-                map.next_value::<IgnoredAny>()?;
-                left_out += 1;
-            }
-        }
-        if left_out > 0 {
-            members.insert(
+    fn left_out(&self, within: Within, count: usize) -> (String, Value) {
+        match within {
+            Within::Array => (
+                String::new(),
+                Value::String(format!("… {count} more items")),
+            ),
+            Within::Object => (
                 "…".to_owned(),
-                Value::String(format!("{left_out} more members")),
-            );
+                Value::String(format!("{count} more members")),
+            ),
         }
-        Ok(Value::Object(members))
+    }
+
+    fn string(&self, s: String) -> String {
+        cut(&s)
     }
 }
 
@@ -208,7 +150,10 @@ pub fn normalised(bytes: &[u8], scrub: &Scrubber, volatile: &[String]) -> Option
     String::from_utf8(out).ok()
 }
 
-/// One value to read and write normalised at `path`.
+/// One value to read and write normalised at `path`. Not the workspace's
+/// visitor of any JSON value ([`Any`], which builds a tree): this one
+/// writes the normalised text as it reads, so that a large body is never
+/// held as a tree (memory in proportion to the text).
 struct Node<'a> {
     scrub: &'a Scrubber,
     volatile: &'a [String],
@@ -407,7 +352,8 @@ fn push_key(path: &mut String, key: &str) {
     path.push_str(&key.replace('~', "~0").replace('/', "~1"));
 }
 
-/// Whether a value is `null`; any other value is skipped unread.
+/// Whether a value is `null`; any other value is skipped unread (no tree,
+/// unlike [`Any`]).
 struct IsNull(bool);
 
 impl<'de> serde::Deserialize<'de> for IsNull {

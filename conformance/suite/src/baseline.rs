@@ -19,11 +19,15 @@
 //! 2, with its line), as in a profile. `--write-baseline FILE` writes the
 //! entries for a run's failures, with reason and expiry to fill in.
 //!
-//! A view over a finished run's results: it judges no check (the suite did)
-//! and sends nothing. [`apply`] is the one place a baseline changes what
-//! gates, and it does so only by marking: a listed failure becomes KNOWN
-//! (which [`Report::exit_code`] does not count), and an entry that must go
-//! becomes a failed result of its own, about the file.
+//! A view over a finished run's results: it judges no check (the runner
+//! did) and sends nothing. [`apply`] is the one place a baseline changes
+//! what gates, and it does so only by marking: a listed failure becomes
+//! KNOWN (which [`RunResults::exit_code`] does not count), and an entry
+//! that must go becomes a failed result of its own, about the file. The
+//! file is the gate's, so it is read and written here, beside the gate;
+//! a result's requirement is hashed from the quote its [`Anchor`] carries.
+//!
+//! [`Anchor`]: crate::results::Anchor
 
 use std::fmt;
 use std::path::Path;
@@ -31,9 +35,9 @@ use std::path::Path;
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
-use crate::report::{CheckResult, Kind, Report, SNAPSHOT_REQUIREMENT, Status};
-use conformance_suite::catalogue::Level;
-use conformance_suite::checks::catalogue;
+use crate::catalogue::Level;
+use crate::checks::catalogue;
+use crate::results::{CheckResult, Kind, RunResults, SNAPSHOT_REQUIREMENT, Status};
 
 /// What a new entry holds until a person fills it in; refused on reading.
 pub const TO_FILL_IN: &str = "TODO";
@@ -159,10 +163,11 @@ pub fn requirement_hash(check: &str) -> Option<String> {
 }
 
 /// The hash of the requirement result `r` was judged against, from its
-/// kind; `None` for a result about the baseline itself.
+/// kind (a check's, from the quote its anchor carries); `None` for a
+/// result about the baseline itself.
 fn requirement_hash_of(r: &CheckResult) -> Option<String> {
     match r.kind {
-        Kind::Check => quote_hash(&r.id),
+        Kind::Check => r.anchor.map(|a| hash(a.quote)),
         Kind::Snapshot { .. } => Some(hash(SNAPSHOT_REQUIREMENT)),
         Kind::Baseline => None,
     }
@@ -307,9 +312,9 @@ pub const ENTRY_REQUIREMENT: &str = "Every entry of the baseline names a check t
 /// checks this run did not select are left alone. The only change a
 /// baseline makes to what gates (see the module's doc): no verdict of a
 /// check is made or undone here, its failure is shown as known.
-pub fn apply(report: &mut Report, baseline: &Baseline, today: Date) {
+pub fn apply(run: &mut RunResults, baseline: &Baseline, today: Date) {
     let mut stale = Vec::new();
-    for r in &mut report.results {
+    for r in &mut run.results {
         let Some(entry) = baseline.entry(&r.id) else {
             continue;
         };
@@ -344,8 +349,7 @@ pub fn apply(report: &mut Report, baseline: &Baseline, today: Date) {
             None => {}
         }
     }
-    report.results.extend(stale);
-    report.recount();
+    run.results.extend(stale);
 }
 
 fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult {
@@ -367,13 +371,14 @@ fn entry_result(baseline: &Baseline, entry: &Entry, why: String) -> CheckResult 
         latency: None,
         stands_at: Some((baseline.file.clone(), entry.line)),
         unmet: None,
+        anchor: None,
     }
 }
 
-/// The baseline for the failures of `report` (failed, warned, known), in
-/// report order: what `previous` said of a check is kept where its
+/// The baseline for the failures of `run` that gate (failed, known), in
+/// result order: what `previous` said of a check is kept where its
 /// requirement is unchanged; new entries have reason and expiry to fill in.
-pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
+pub fn write(run: &RunResults, previous: Option<&Baseline>) -> String {
     let mut out = String::from(
         "# Known failures (conformance --baseline). Each entry: why the check fails,\n\
          # when this exception ends (YYYY-MM-DD) and, optionally, a link. An entry\n\
@@ -382,8 +387,8 @@ pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
     );
     // Only what gates the run: a SHOULD warning (outside --strict) needs
     // no exception, so it gets no entry to fill in or delete.
-    let gates = |r: &&CheckResult| r.level == Level::Must || report.strict;
-    let failing = report.results.iter().filter(|r| {
+    let gates = |r: &&CheckResult| r.level == Level::Must || run.strict;
+    let failing = run.results.iter().filter(|r| {
         matches!(r.status, Status::Failed | Status::Known) && gates(r) && r.kind != Kind::Baseline
     });
     let quote = |s: &str| serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
@@ -422,9 +427,7 @@ pub fn write(report: &Report, previous: Option<&Baseline>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use conformance_suite::catalogue::Verdict;
-    use conformance_suite::generate::Generation;
-    use std::time::Duration;
+    use crate::catalogue::Verdict;
 
     #[test]
     fn dates() {
@@ -451,7 +454,7 @@ mod tests {
         assert!(Date::parse("2026-01-02") > Date::parse("2026-01-01"));
     }
 
-    fn report_of(results: &[(&str, Verdict)]) -> Report {
+    fn report_of(results: &[(&str, Verdict)]) -> RunResults {
         let all = catalogue();
         let results = results
             .iter()
@@ -460,13 +463,15 @@ mod tests {
                 CheckResult::from_check(c, c.level, v, false)
             })
             .collect();
-        Report::new(
-            "t".into(),
-            false,
-            Generation::default(),
+        RunResults {
+            target: "t".into(),
             results,
-            Duration::ZERO,
-        )
+            ..RunResults::default()
+        }
+    }
+
+    fn count(run: &RunResults, status: Status) -> usize {
+        run.results.iter().filter(|r| r.status == status).count()
     }
 
     const TODAY: Date = Date {
@@ -565,7 +570,11 @@ mod tests {
                 .is_some_and(|a| a.contains("requirement"))
         );
         assert_eq!(
-            (r.summary.known, r.summary.failed, r.exit_code()),
+            (
+                count(&r, Status::Known),
+                count(&r, Status::Failed),
+                r.exit_code()
+            ),
             (2, 5, 1)
         );
         // Written again, the known entries keep what people wrote.
@@ -600,7 +609,7 @@ mod tests {
             r.results[0].note.as_deref(),
             Some("known (until 2030-01-01, https://t.example/1)")
         );
-        assert!(r.last_line().ends_with("1 known (baseline)"));
+        assert_eq!(count(&r, Status::Known), 1);
     }
 
     #[test]
@@ -721,14 +730,13 @@ mod tests {
                 .iter()
                 .map(|c| CheckResult::from_check(c, c.level, &fail, strict))
                 .collect();
-            let report = Report::new(
-                "t".into(),
+            let run = RunResults {
+                target: "t".into(),
                 strict,
-                Generation::default(),
                 results,
-                Duration::ZERO,
-            );
-            write(&report, None)
+                ..RunResults::default()
+            };
+            write(&run, None)
         };
         let lenient = run(false);
         assert!(

@@ -1,0 +1,40 @@
+//! §7.2 rule 1 and §4.2: a request that fails validation (a body that
+//! breaks the component's auth settings, Authorize without `modelUuid`) is
+//! answered 417 in the 7.2 shape.
+
+use crate::case::{CaseCheck, Change, Expect, Sends, To};
+use crate::catalogue::{Check, Level, Subject};
+use conformance_wire::target::Op;
+
+const RULE_417: &str =
+    "When validation of the request fails, the response status is 417 and has the 7.2 shape.";
+const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter";
+
+pub fn checks() -> Vec<Check> {
+    [
+        CaseCheck {
+            id: "validation/authorize/invalid-body",
+            subject: Subject::op(Op::Authorize),
+            level: Level::Must,
+            section: "7.2",
+            quote: RULE_417,
+            title: "Authorize: a body that fails validation is answered 417 in the 7.2 shape"
+                .into(),
+            sends: Sends::each(Op::Authorize, To::EachWithInvalidBody, Change::InvalidBody),
+            expects: Expect::ValidationFailed,
+        },
+        CaseCheck {
+            id: "validation/authorize/missing-model-uuid",
+            subject: Subject::op(Op::Authorize),
+            level: Level::Must,
+            section: "4.2",
+            quote: MODEL_UUID,
+            title: "Authorize without modelUuid fails validation (417)".into(),
+            sends: Sends::primary(Op::Authorize, Change::NoModelUuid),
+            expects: Expect::ValidationFailed,
+        },
+    ]
+    .into_iter()
+    .map(Check::from)
+    .collect()
+}
