@@ -13,8 +13,7 @@ use bytes::Bytes;
 use conformance_model::choices::ModelUuidAt;
 use conformance_model::fields::FieldType;
 use conformance_model::profile::Profile;
-use http_body_util::{BodyExt, Full, Limited};
-use hyper::body::Incoming;
+use hyper::body::{Body as _, Incoming};
 use hyper::{Request as HyperRequest, Response};
 use traffic_rules::{Answer, Component, Field, Kind, Knows, Place, Request, Tally};
 
@@ -31,25 +30,7 @@ impl Knows for ProfileKnows<'_> {
             .components
             .iter()
             .find(|c| c.uuid == reference || c.name == reference || c.tag == reference)?;
-        Some(Component {
-            requires_auth: c.requires_auth,
-            fields: c.fields.as_ref().map(|fields| {
-                fields
-                    .0
-                    .iter()
-                    .map(|f| Field {
-                        name: f.name.clone(),
-                        kind: match f.kind {
-                            FieldType::String => Kind::String,
-                            FieldType::Integer => Kind::Integer,
-                            FieldType::Number => Kind::Number,
-                            FieldType::Boolean => Kind::Boolean,
-                        },
-                        required: f.required,
-                    })
-                    .collect()
-            }),
-        })
+        Some(known(c))
     }
 
     fn model_uuid_at(&self) -> Place {
@@ -58,6 +39,63 @@ impl Knows for ProfileKnows<'_> {
             ModelUuidAt::Header(name) => Place::Header(name),
             ModelUuidAt::Body(name) => Place::Body(name),
         }
+    }
+}
+
+/// What the rules know of one of the profile's components.
+fn known(c: &conformance_model::profile::Component) -> Component {
+    Component {
+        requires_auth: c.requires_auth,
+        fields: c.fields.as_ref().map(|fields| {
+            fields
+                .0
+                .iter()
+                .map(|f| Field {
+                    name: f.name.clone(),
+                    kind: match f.kind {
+                        FieldType::String => Kind::String,
+                        FieldType::Integer => Kind::Integer,
+                        FieldType::Number => Kind::Number,
+                        FieldType::Boolean => Kind::Boolean,
+                    },
+                    required: f.required,
+                })
+                .collect()
+        }),
+    }
+}
+
+/// What a profile tells the rules, read once: the proxy asks it for every
+/// exchange.
+struct Known {
+    /// Each component's uuid, name and tag, and what the rules know of it.
+    components: Vec<([String; 3], Component)>,
+    at: Place,
+}
+
+impl Known {
+    fn new(profile: &Profile) -> Known {
+        Known {
+            components: profile
+                .components
+                .iter()
+                .map(|c| ([c.uuid.clone(), c.name.clone(), c.tag.clone()], known(c)))
+                .collect(),
+            at: ProfileKnows(profile).model_uuid_at(),
+        }
+    }
+}
+
+impl Knows for Known {
+    fn component(&self, reference: &str) -> Option<Component> {
+        self.components
+            .iter()
+            .find(|(names, _)| names.iter().any(|n| n == reference))
+            .map(|(_, c)| c.clone())
+    }
+
+    fn model_uuid_at(&self) -> Place {
+        self.at.clone()
     }
 }
 
@@ -165,21 +203,14 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot listen: {e}"))?;
-    // The bindings' builder: TLS through rustls on ring, its provider set.
-    let client = component_auth_bindings::client_builder()
-        .no_proxy()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(options.timeout)
-        .build()
-        .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
-    let upstream = profile.base_url.trim_end_matches('/').to_owned();
+    let upstream = Upstream::new(&profile.base_url, options.timeout)?;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);
     let shared = Arc::new(Shared {
-        profile,
-        client,
+        known: Known::new(&profile),
         upstream,
+        timeout: options.timeout,
         tally: tally.clone(),
         max: options.max_exchanges,
         finish,
@@ -197,6 +228,9 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
                 _ = stopped.changed() => break,
                 accepted = listener.accept() => {
                     let Ok((stream, _)) = accepted else { continue };
+                    // A head and its body written apart never wait on
+                    // Nagle's algorithm and a delayed ACK.
+                    let _ = stream.set_nodelay(true);
                     let shared = shared.clone();
                     tokio::spawn(async move {
                         let service = hyper::service::service_fn(move |req| {
@@ -220,16 +254,81 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
 }
 
 struct Shared {
-    profile: Profile,
-    client: reqwest::Client,
-    upstream: String,
+    known: Known,
+    upstream: Upstream,
+    /// Of a forwarded exchange, its answer's body included.
+    timeout: Duration,
     tally: Arc<Mutex<Tally>>,
     max: Option<u64>,
     finish: tokio::sync::watch::Sender<bool>,
 }
 
+/// Where exchanges are forwarded, and with what client.
+enum Upstream {
+    /// `http://`: hyper's own pooled client (keep-alive), the request's
+    /// parsed head moved into the forwarded one: no URL parsed, no header
+    /// copied per exchange.
+    Plain {
+        client: Box<
+            hyper_util::client::legacy::Client<
+                hyper_util::client::legacy::connect::HttpConnector,
+                Sending,
+            >,
+        >,
+        scheme: hyper::http::uri::Scheme,
+        authority: hyper::http::uri::Authority,
+        /// The base URL's path (`/prefix`), empty for none.
+        prefix: String,
+    },
+    /// `https://`, or a base URL with credentials or a query: the bindings'
+    /// client (rustls on ring, its provider set).
+    Bindings {
+        client: reqwest::Client,
+        base: String,
+    },
+}
+
+impl Upstream {
+    fn new(base_url: &str, timeout: Duration) -> Result<Upstream, String> {
+        let base = base_url.trim_end_matches('/');
+        let uri: hyper::Uri = base.parse().map_err(|e| {
+            format!("the profile's base_url is no URL the proxy can forward to: {e}")
+        })?;
+        if uri.scheme_str() == Some("http") && uri.query().is_none() {
+            if let Some(authority) = uri.authority().filter(|a| !a.as_str().contains('@')) {
+                let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
+                connector.set_nodelay(true);
+                connector.set_connect_timeout(Some(timeout));
+                let client = hyper_util::client::legacy::Client::builder(
+                    hyper_util::rt::TokioExecutor::new(),
+                )
+                .pool_timer(hyper_util::rt::TokioTimer::new())
+                .build(connector);
+                return Ok(Upstream::Plain {
+                    client: Box::new(client),
+                    scheme: hyper::http::uri::Scheme::HTTP,
+                    authority: authority.clone(),
+                    prefix: uri.path().trim_end_matches('/').to_owned(),
+                });
+            }
+        }
+        let client = component_auth_bindings::client_builder()
+            .no_proxy()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(timeout)
+            .build()
+            .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
+        Ok(Upstream::Bindings {
+            client,
+            base: base.to_owned(),
+        })
+    }
+}
+
 /// Headers that belong to one connection, not to the exchange (RFC 9110
-/// 7.6.1), and `Host`, which the forwarding client sets.
+/// 7.6.1), and `Host`, which the forwarding client sets, and
+/// `Content-Length`, which each side's HTTP sets from the streamed body's
+/// exact length.
 const HOP_BY_HOP: &[&str] = &[
     "connection",
     "keep-alive",
@@ -244,105 +343,393 @@ const HOP_BY_HOP: &[&str] = &[
     "content-length",
 ];
 
-impl Shared {
-    async fn forward(&self, req: HyperRequest<Incoming>) -> Response<Full<Bytes>> {
-        let (parts, body) = req.into_parts();
-        let body = match Limited::new(body, MAX_BODY).collect().await {
-            Ok(b) => b.to_bytes(),
-            Err(_) => {
-                return plain(413, "the request body is over the proxy's 1 MiB cap");
-            }
+/// The first [`MAX_BODY`] bytes of a streamed body, kept for judging while
+/// every byte is forwarded as it arrives. Past the cap nothing is kept
+/// (the body is judged by no rule that reads it); the wire never sees the
+/// cap.
+#[derive(Default)]
+struct Kept {
+    chunks: Vec<Bytes>,
+    len: usize,
+    /// Over the cap: `chunks` dropped.
+    over: bool,
+    /// The body's end was seen.
+    ended: bool,
+}
+
+impl Kept {
+    fn keep(&mut self, chunk: &Bytes) {
+        if self.over {
+            return;
+        }
+        self.len += chunk.len();
+        if self.len > MAX_BODY {
+            self.over = true;
+            self.chunks = Vec::new();
+        } else if !chunk.is_empty() {
+            // A clone of `Bytes` is a count, not a copy.
+            self.chunks.push(chunk.clone());
+        }
+    }
+
+    /// The body as judged, and whether it was cut (over the cap, or its
+    /// end never seen).
+    fn take(&mut self) -> (Vec<u8>, bool) {
+        if self.over || !self.ended {
+            return (Vec::new(), true);
+        }
+        (std::mem::take(&mut self.chunks).concat(), false)
+    }
+}
+
+/// The client's request body on its way to the server: each frame passed
+/// on as it comes, its data teed into the exchange's [`Kept`]; or none.
+struct Sending {
+    inner: Option<(Incoming, Arc<Mutex<Kept>>)>,
+}
+
+impl hyper::body::Body for Sending {
+    type Data = Bytes;
+    type Error = hyper::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, hyper::Error>>> {
+        let Some((body, kept)) = &mut self.inner else {
+            return std::task::Poll::Ready(None);
         };
-        let target = parts
-            .uri
-            .path_and_query()
-            .map_or_else(|| "/".to_owned(), |p| p.as_str().to_owned());
+        let polled = std::pin::Pin::new(&mut *body).poll_frame(cx);
+        match &polled {
+            std::task::Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    let mut kept = lock(kept);
+                    kept.keep(data);
+                    // The last frame of a body of known length: its reader
+                    // may not poll again.
+                    kept.ended |= body.is_end_stream();
+                }
+            }
+            std::task::Poll::Ready(None) => lock(kept).ended = true,
+            _ => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.as_ref().is_none_or(|(b, _)| b.is_end_stream())
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.as_ref().map_or_else(
+            || hyper::body::SizeHint::with_exact(0),
+            |(b, _)| b.size_hint(),
+        )
+    }
+}
+
+/// Header pairs as the rules read them.
+fn pairs(headers: &hyper::HeaderMap) -> Vec<(String, Vec<u8>)> {
+    headers
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
+        .collect()
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The proxy's answer to its client: the server's body streamed through
+/// (teed into a [`Kept`]), or the proxy's own short text. The exchange is
+/// judged when hyper is done with the body (its last byte handed to the
+/// connection, or the client gone): after the answer is forwarded, on the
+/// connection's task, before the connection reads its next request.
+struct Answering {
+    inner: Inner,
+    kept: Kept,
+    pending: Option<Pending>,
+}
+
+enum Inner {
+    Plain(Option<Bytes>),
+    /// From hyper's client, with the exchange's deadline (its timer set
+    /// only when the body makes it wait).
+    Streamed {
+        body: Incoming,
+        deadline: tokio::time::Instant,
+        timer: Option<std::pin::Pin<Box<tokio::time::Sleep>>>,
+    },
+    /// From the bindings' client, which keeps its own deadline.
+    Bindings(reqwest::Body),
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What judging the exchange needs once its answer's body has passed.
+struct Pending {
+    shared: Arc<Shared>,
+    req: Request,
+    /// The request body's [`Kept`]; `None`: it had none.
+    req_body: Option<Arc<Mutex<Kept>>>,
+    status: u16,
+    headers: Vec<(String, Vec<u8>)>,
+}
+
+impl Answering {
+    fn plain(status: u16, text: &str) -> Response<Answering> {
+        let mut resp = Response::new(Answering {
+            inner: Inner::Plain(Some(Bytes::from(format!("{text}\n")))),
+            kept: Kept::default(),
+            pending: None,
+        });
+        *resp.status_mut() =
+            hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
+        resp.headers_mut().insert(
+            hyper::header::CONTENT_TYPE,
+            hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
+        );
+        resp
+    }
+}
+
+impl hyper::body::Body for Answering {
+    type Data = Bytes;
+    type Error = BoxError;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Bytes>, BoxError>>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        let polled: Poll<Option<Result<hyper::body::Frame<Bytes>, BoxError>>> =
+            match &mut this.inner {
+                Inner::Plain(text) => {
+                    return Poll::Ready(text.take().map(|t| Ok(hyper::body::Frame::data(t))));
+                }
+                Inner::Streamed {
+                    body,
+                    deadline,
+                    timer,
+                } => match std::pin::Pin::new(&mut *body).poll_frame(cx) {
+                    Poll::Pending => {
+                        let timer = timer
+                            .get_or_insert_with(|| Box::pin(tokio::time::sleep_until(*deadline)));
+                        match timer.as_mut().poll(cx) {
+                            Poll::Ready(()) => Poll::Ready(Some(Err(
+                                "the server's answer took longer than the time-out".into(),
+                            ))),
+                            Poll::Pending => Poll::Pending,
+                        }
+                    }
+                    Poll::Ready(frame) => Poll::Ready(frame.map(|f| f.map_err(Into::into))),
+                },
+                Inner::Bindings(body) => std::pin::Pin::new(body)
+                    .poll_frame(cx)
+                    .map(|frame| frame.map(|f| f.map_err(Into::into))),
+            };
+        match &polled {
+            Poll::Ready(Some(Ok(frame))) => {
+                if let Some(data) = frame.data_ref() {
+                    this.kept.keep(data);
+                }
+            }
+            Poll::Ready(Some(Err(_))) => this.kept.over = true,
+            Poll::Ready(None) => this.kept.ended = true,
+            Poll::Pending => {}
+        }
+        polled
+    }
+
+    fn is_end_stream(&self) -> bool {
+        match &self.inner {
+            Inner::Plain(text) => text.is_none(),
+            Inner::Streamed { body, .. } => body.is_end_stream(),
+            Inner::Bindings(body) => body.is_end_stream(),
+        }
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        match &self.inner {
+            Inner::Plain(text) => {
+                hyper::body::SizeHint::with_exact(text.as_ref().map_or(0, |t| t.len() as u64))
+            }
+            Inner::Streamed { body, .. } => body.size_hint(),
+            Inner::Bindings(body) => body.size_hint(),
+        }
+    }
+}
+
+impl Drop for Answering {
+    fn drop(&mut self) {
+        let Some(mut p) = self.pending.take() else {
+            return;
+        };
+        // hyper may stop polling once the body's length is reached.
+        self.kept.ended |= match &self.inner {
+            Inner::Plain(_) => true,
+            Inner::Streamed { body, .. } => body.is_end_stream(),
+            Inner::Bindings(body) => body.is_end_stream(),
+        };
+        if let Some(kept) = &p.req_body {
+            let (body, cut) = lock(kept).take();
+            p.req.body = body;
+            p.req.body_cut = cut;
+        }
+        let (body, body_cut) = self.kept.take();
+        let seen = decoded(Answer {
+            status: p.status,
+            headers: std::mem::take(&mut p.headers),
+            body,
+            body_cut,
+        });
+        p.shared.done(&p.req, Some(&seen));
+    }
+}
+
+impl Shared {
+    async fn forward(self: Arc<Self>, req: HyperRequest<Incoming>) -> Response<Answering> {
+        let (mut parts, body) = req.into_parts();
+        let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
         let observed = Request {
             method: parts.method.as_str().to_owned(),
-            target: target.clone(),
-            headers: parts
-                .headers
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-                .collect(),
-            body: body.to_vec(),
+            target: target.to_owned(),
+            headers: pairs(&parts.headers),
+            body: Vec::new(),
+            body_cut: false,
         };
-        let mut out = self
-            .client
-            .request(parts.method.clone(), format!("{}{target}", self.upstream))
-            .body(body);
-        for (name, value) in &parts.headers {
-            if !HOP_BY_HOP.contains(&name.as_str()) {
-                out = out.header(name, value);
-            }
-        }
-        let answered = async {
-            let resp = out.send().await?;
-            let status = resp.status();
-            let headers = resp.headers().clone();
-            let body = resp.bytes().await?;
-            Ok::<_, reqwest::Error>((status, headers, body))
-        }
-        .await;
-        let (status, headers, body) = match answered {
-            Ok(a) if a.2.len() <= MAX_BODY => a,
-            Ok(_) => {
-                return self.done(
-                    &observed,
-                    None,
-                    plain(502, "the answer is over the proxy's 1 MiB cap"),
-                );
-            }
-            Err(e) => {
-                let why = format!("the server gave no answer: {}", e.without_url());
-                return self.done(&observed, None, plain(502, &why));
+        // A request without a body (most GETs) goes without one; any other
+        // is streamed to the server as it arrives, teed for judging.
+        let sending = if body.is_end_stream() {
+            Sending { inner: None }
+        } else {
+            Sending {
+                inner: Some((body, Arc::new(Mutex::new(Kept::default())))),
             }
         };
-        let seen = decoded(Answer {
-            status: status.as_u16(),
-            headers: headers
-                .iter()
-                .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
-                .collect(),
-            body: body.to_vec(),
+        let req_body = sending.inner.as_ref().map(|(_, kept)| kept.clone());
+        for name in HOP_BY_HOP {
+            parts.headers.remove(*name);
+        }
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let answered = match &self.upstream {
+            Upstream::Plain {
+                client,
+                scheme,
+                authority,
+                prefix,
+            } => {
+                let uri =
+                    if prefix.is_empty() {
+                        hyper::Uri::builder()
+                            .scheme(scheme.clone())
+                            .authority(authority.clone())
+                            .path_and_query(parts.uri.path_and_query().cloned().unwrap_or_else(
+                                || hyper::http::uri::PathAndQuery::from_static("/"),
+                            ))
+                            .build()
+                    } else {
+                        hyper::Uri::try_from(format!(
+                            "{scheme}://{authority}{prefix}{}",
+                            observed.target
+                        ))
+                        .map_err(Into::into)
+                    };
+                let uri = match uri {
+                    Ok(u) => u,
+                    Err(e) => {
+                        return self.failed(observed, req_body, &format!("cannot forward: {e}"));
+                    }
+                };
+                let mut out = HyperRequest::new(sending);
+                *out.method_mut() = parts.method;
+                *out.uri_mut() = uri;
+                *out.headers_mut() = parts.headers;
+                match tokio::time::timeout_at(deadline, client.request(out)).await {
+                    Ok(Ok(a)) => {
+                        let (head, body) = a.into_parts();
+                        Ok((
+                            head,
+                            Inner::Streamed {
+                                body,
+                                deadline,
+                                timer: None,
+                            },
+                        ))
+                    }
+                    Ok(Err(e)) => Err(format!("the server gave no answer: {e}")),
+                    Err(_) => Err("the server gave no answer within the time-out".to_owned()),
+                }
+            }
+            Upstream::Bindings { client, base } => {
+                let mut out = client
+                    .request(parts.method, format!("{base}{}", observed.target))
+                    .headers(parts.headers);
+                if sending.inner.is_some() {
+                    out = out.body(reqwest::Body::wrap(sending));
+                }
+                match out.send().await {
+                    Ok(a) => {
+                        let (head, body) = hyper::Response::from(a).into_parts();
+                        Ok((head, Inner::Bindings(body)))
+                    }
+                    Err(e) => Err(format!("the server gave no answer: {}", e.without_url())),
+                }
+            }
+        };
+        let (mut head, inner) = match answered {
+            Ok(a) => a,
+            Err(why) => return self.failed(observed, req_body, &why),
+        };
+        let headers = pairs(&head.headers);
+        let status = head.status;
+        for name in HOP_BY_HOP {
+            head.headers.remove(*name);
+        }
+        let mut resp = Response::new(Answering {
+            inner,
+            kept: Kept::default(),
+            pending: Some(Pending {
+                shared: self.clone(),
+                req: observed,
+                req_body,
+                status: status.as_u16(),
+                headers,
+            }),
         });
-        let mut resp = Response::new(Full::new(body));
         *resp.status_mut() = status;
-        for (name, value) in &headers {
-            if !HOP_BY_HOP.contains(&name.as_str()) {
-                resp.headers_mut().append(name, value.clone());
-            }
+        *resp.headers_mut() = head.headers;
+        resp
+    }
+
+    /// No answer to forward: the exchange judged on the client's side, the
+    /// client told why.
+    fn failed(
+        &self,
+        mut observed: Request,
+        req_body: Option<Arc<Mutex<Kept>>>,
+        why: &str,
+    ) -> Response<Answering> {
+        if let Some(kept) = &req_body {
+            let (body, cut) = lock(kept).take();
+            observed.body = body;
+            observed.body_cut = cut;
         }
-        self.done(&observed, Some(&seen), resp)
+        self.done(&observed, None);
+        Answering::plain(502, why)
     }
 
     /// Judges the exchange, counts it, and ends the proxy when its count is
     /// reached.
-    fn done(
-        &self,
-        req: &Request,
-        answer: Option<&Answer>,
-        resp: Response<Full<Bytes>>,
-    ) -> Response<Full<Bytes>> {
+    fn done(&self, req: &Request, answer: Option<&Answer>) {
         let count = {
-            let mut tally = self.tally.lock().unwrap_or_else(|p| p.into_inner());
-            judge(&mut tally, &ProfileKnows(&self.profile), req, answer);
+            let mut tally = lock(&self.tally);
+            judge(&mut tally, &self.known, req, answer);
             tally.exchanges()
         };
         if self.max.is_some_and(|max| count >= max) {
             let _ = self.finish.send(true);
         }
-        resp
     }
-}
-
-fn plain(status: u16, text: &str) -> Response<Full<Bytes>> {
-    let mut resp = Response::new(Full::new(Bytes::from(format!("{text}\n"))));
-    *resp.status_mut() =
-        hyper::StatusCode::from_u16(status).unwrap_or(hyper::StatusCode::BAD_GATEWAY);
-    resp.headers_mut().insert(
-        hyper::header::CONTENT_TYPE,
-        hyper::header::HeaderValue::from_static("text/plain; charset=utf-8"),
-    );
-    resp
 }

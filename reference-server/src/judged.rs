@@ -72,6 +72,7 @@ pub(crate) fn judge(
             .map(|(n, v)| (n.as_str().to_owned(), v.as_bytes().to_vec()))
             .collect(),
         body: body.to_vec(),
+        body_cut: false,
     };
     let findings = traffic_rules::client::judge_request(&request, knows);
     tally

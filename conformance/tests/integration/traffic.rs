@@ -87,7 +87,7 @@ fn client_faults() -> Vec<ClientFault> {
 }
 
 async fn send(base: &str, f: &ClientFault) {
-    let client = reqwest::Client::new();
+    let client = http_client();
     let mut req = client.request(
         f.method.parse().expect("a method"),
         format!("{base}{}", f.target),
@@ -601,4 +601,169 @@ fn the_readme_says_what_the_proxy_enforces() {
     let line = conformance_suite::coverage::Coverage::of_description().traffic_line();
     let readme = include_str!("../../README.md").replace('\n', " ");
     assert!(readme.contains(&line), "the README does not say {line:?}");
+}
+
+/// An upstream that answers every request with its body, unchanged, as a
+/// JSON answer: what reaches the server comes back to the client.
+async fn echo_server() -> String {
+    use http_body_util::BodyExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    |req: hyper::Request<hyper::body::Incoming>| async move {
+                        let body = req.into_body().collect().await?.to_bytes();
+                        let mut resp = hyper::Response::new(http_body_util::Full::new(body));
+                        for (n, v) in [
+                            ("content-type", "application/json"),
+                            ("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d"),
+                        ] {
+                            resp.headers_mut()
+                                .insert(n, hyper::header::HeaderValue::from_static(v));
+                        }
+                        Ok::<_, hyper::Error>(resp)
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// A body over the proxy's 1 MiB cap is streamed through whole, both ways
+/// (the echo gives it back): never cut on the wire, and reported as not
+/// judged by the rules that read bodies rather than judged on a part.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_body_over_the_cap_passes_whole_and_is_reported_not_judged() {
+    let upstream = echo_server().await;
+    // Plain `http://` goes through hyper's client; a base URL with
+    // credentials through the bindings' (as `https://` does).
+    let with_credentials = upstream.replace("http://", "http://user:pass@");
+    for upstream in [upstream, with_credentials] {
+        over_the_cap_through(&upstream).await;
+    }
+}
+
+async fn over_the_cap_through(upstream: &str) {
+    let proxy = start_proxy(profile(upstream), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let cap = conformance::traffic::MAX_BODY;
+    // A valid Authorize body but for its size, every byte distinct enough
+    // that a lost or reordered chunk shows.
+    let pad: String = (0..cap + cap / 2)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    let body = format!(r#"{{"account": "acme", "pin": 1234, "pad": "{pad}"}}"#);
+    assert!(body.len() > cap);
+    let answer = http_client()
+        .post(format!(
+            "{}/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}",
+            proxy.base_url()
+        ))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .header("Content-Type", "application/json")
+        .body(body.clone())
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status(), 200);
+    let echoed = answer.bytes().await.expect("the body");
+    assert_eq!(echoed.len(), body.len());
+    assert!(echoed == body.as_bytes(), "the body changed on its way");
+    let tally = proxy.tally();
+    assert_eq!(tally.exchanges(), 1);
+    assert_eq!(tally.bodies_not_judged(), 1);
+    // The extra `pad` field would break client/fields were the body judged.
+    assert!(broken(&tally, Side::Client).is_empty());
+    assert!(broken(&tally, Side::Server).is_empty());
+    let report = tally.report(None);
+    assert!(
+        report
+            .text()
+            .contains("1 exchange with a body over the proxy's cap")
+    );
+    assert_eq!(
+        serde_json::to_value(&report).expect("json")["bodies_not_judged"],
+        1
+    );
+    // The same body under the cap is judged: `pad` is no field of `catalog`.
+    let small = r#"{"account": "acme", "pin": 1234, "pad": "x"}"#;
+    let answer = http_client()
+        .post(format!(
+            "{}/v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL}",
+            proxy.base_url()
+        ))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .header("Content-Type", "application/json")
+        .body(small)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.bytes().await.expect("the body"), small.as_bytes());
+    let tally = proxy.tally();
+    assert_eq!((tally.exchanges(), tally.bodies_not_judged()), (2, 1));
+    assert_eq!(broken(&tally, Side::Client), ["client/fields"]);
+    proxy.stop();
+}
+
+/// A request body that arrives in pieces (chunked, the second piece sent
+/// only after the first has left) is forwarded as it comes and still
+/// judged whole: the field fault split across the two pieces is caught,
+/// and the server's answer comes back.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_client_fault_in_a_streamed_body_is_caught() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = Server::start(ServerOptions::default())
+        .await
+        .expect("server");
+    let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let addr = proxy.base_url().trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let (first, second) = (r#"{"account": "acme", "pi"#, r#"n": "1234"}"#);
+    let head = format!(
+        "POST /v2/api/component/catalog/auth?modelUuid={CATALOG_MODEL} HTTP/1.1\r\n\
+         Host: {addr}\r\nX-Client-Id: conformance-client\r\nX-Client-Secret: {SECRET}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n\
+         {:x}\r\n{first}\r\n",
+        first.len()
+    );
+    stream.write_all(head.as_bytes()).await.expect("write");
+    stream.flush().await.expect("flush");
+    // Pacing only (nothing is timed): the pieces leave apart.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    let rest = format!("{:x}\r\n{second}\r\n0\r\n\r\n", second.len());
+    stream.write_all(rest.as_bytes()).await.expect("write");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.expect("read");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 417"), "{answer}");
+    let tally = proxy.tally();
+    assert_eq!((tally.exchanges(), tally.bodies_not_judged()), (1, 0));
+    assert_eq!(broken(&tally, Side::Client), ["client/fields"]);
+    assert!(broken(&tally, Side::Server).is_empty());
+    proxy.stop();
+    server.shutdown().await;
+}
+
+/// A client for the tests' own requests (the bindings' builder sets
+/// rustls's provider, which reqwest needs).
+fn http_client() -> reqwest::Client {
+    component_auth_bindings::client_builder()
+        .no_proxy()
+        .build()
+        .expect("a client")
 }

@@ -121,6 +121,7 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
             .and_then(|p| p.text)
             .unwrap_or_default()
             .into_bytes(),
+        body_cut: false,
     };
     let answer = entry.response.filter(|r| r.status > 0).map(|r| {
         let content = r.content.unwrap_or(Content {
@@ -140,6 +141,7 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
             status: u16::try_from(r.status).unwrap_or(0),
             headers: pairs(r.headers),
             body,
+            body_cut: false,
         }
     });
     (req, answer)

@@ -10,6 +10,10 @@ pub struct Request {
     /// Header names and values, in order; a name may repeat.
     pub headers: Vec<(String, Vec<u8>)>,
     pub body: Vec<u8>,
+    /// The body was not kept whole (a proxy forwards a body over its cap
+    /// unchanged, keeping none of it): the rules that read it are not
+    /// judged.
+    pub body_cut: bool,
 }
 
 /// An answer as given.
@@ -19,6 +23,8 @@ pub struct Answer {
     pub headers: Vec<(String, Vec<u8>)>,
     /// The body as a client reads it (decoded where it came compressed).
     pub body: Vec<u8>,
+    /// As [`Request::body_cut`]: the body's rules are not judged.
+    pub body_cut: bool,
 }
 
 /// Every value of header `name` (any letter case).

@@ -302,6 +302,7 @@ mod tests {
                 .map(|(n, v)| ((*n).to_owned(), v.as_bytes().to_vec()))
                 .collect(),
             body: body.as_bytes().to_vec(),
+            body_cut: false,
         }
     }
 

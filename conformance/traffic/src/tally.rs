@@ -20,6 +20,8 @@ const EXAMPLES: usize = 3;
 #[derive(Clone, Debug, Default)]
 pub struct Tally {
     exchanges: u64,
+    /// Exchanges with a body not kept whole (over a proxy's cap).
+    bodies_not_judged: u64,
     by_rule: BTreeMap<&'static str, Seen>,
     /// Exchanges that could break each rule ([`Tally::record_judged`]).
     exercised: BTreeMap<&'static str, u64>,
@@ -61,6 +63,10 @@ pub struct RuleReport {
 #[derive(Debug, Serialize, PartialEq, Eq)]
 pub struct Report {
     pub exchanges: u64,
+    /// Exchanges with a body (either side) over the proxy's cap: forwarded
+    /// unchanged, judged without the rules that read bodies. Absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub bodies_not_judged: u64,
     /// Violations of MUST rules, all rules together.
     pub must_violations: u64,
     pub rules: Vec<RuleReport>,
@@ -70,6 +76,9 @@ impl Tally {
     /// Counts one exchange and its findings (either side).
     pub fn record(&mut self, req: &Request, answer: Option<&Answer>, findings: &[Finding]) {
         self.exchanges += 1;
+        if req.body_cut || answer.is_some_and(|a| a.body_cut) {
+            self.bodies_not_judged += 1;
+        }
         for f in findings {
             let seen = self.by_rule.entry(f.rule.id).or_default();
             seen.count += 1;
@@ -102,6 +111,7 @@ impl Tally {
     /// Adds another tally's counts (a proxy's connections, say).
     pub fn merge(&mut self, other: Tally) {
         self.exchanges += other.exchanges;
+        self.bodies_not_judged += other.bodies_not_judged;
         self.counts_exercised |= other.counts_exercised;
         for (id, n) in other.exercised {
             *self.exercised.entry(id).or_default() += n;
@@ -120,6 +130,11 @@ impl Tally {
 
     pub fn exchanges(&self) -> u64 {
         self.exchanges
+    }
+
+    /// Exchanges whose body (either side) was not kept whole.
+    pub fn bodies_not_judged(&self) -> u64 {
+        self.bodies_not_judged
     }
 
     /// Violations of `rule` so far.
@@ -157,6 +172,7 @@ impl Tally {
             .collect();
         Report {
             exchanges: self.exchanges,
+            bodies_not_judged: self.bodies_not_judged,
             must_violations: rules
                 .iter()
                 .filter(|r| r.level == Level::Must)
@@ -189,6 +205,13 @@ impl Report {
                 }
             }
         }
+        if self.bodies_not_judged > 0 {
+            out.push_str(&format!(
+                "  NOTE  {} exchange{} with a body over the proxy's cap: forwarded unchanged, not judged by the rules that read bodies\n",
+                self.bodies_not_judged,
+                if self.bodies_not_judged == 1 { "" } else { "s" },
+            ));
+        }
         let broken = self.rules.iter().filter(|r| r.violations > 0).count();
         out.push_str(&format!(
             "{} exchange{} judged by {} rules: {} broken, {} MUST violation{}\n",
@@ -201,6 +224,10 @@ impl Report {
         ));
         out
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `s` cut to `n` characters, marked where cut.
