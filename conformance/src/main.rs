@@ -834,7 +834,7 @@ fn proxy(
                 }
             }
         }
-        running.stop();
+        running.drain(Duration::from_secs(5)).await;
         traffic_report(&running.tally(), &target, &outputs, gate)
     })
 }

@@ -171,6 +171,24 @@ pub struct RunningProxy {
     tally: Arc<Mutex<Tally>>,
     done: tokio::sync::watch::Receiver<bool>,
     stop: tokio::sync::watch::Sender<bool>,
+    /// Connections still open.
+    open: tokio::sync::watch::Receiver<usize>,
+}
+
+/// Counts a connection open until it is dropped.
+struct Open(Arc<tokio::sync::watch::Sender<usize>>);
+
+impl Open {
+    fn new(count: &Arc<tokio::sync::watch::Sender<usize>>) -> Self {
+        count.send_modify(|n| *n += 1);
+        Open(count.clone())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n -= 1);
+    }
 }
 
 impl RunningProxy {
@@ -189,9 +207,18 @@ impl RunningProxy {
         let _ = self.done.wait_for(|d| *d).await;
     }
 
-    /// Stops accepting new exchanges.
+    /// Stops accepting new exchanges; each connection finishes the answer
+    /// it is writing, then closes.
     pub fn stop(&self) {
         let _ = self.stop.send(true);
+    }
+
+    /// Stops, and waits (up to `limit`) until every connection has written
+    /// its last answer and closed: the client that sent the last exchange
+    /// of `--exchanges N` gets its answer before the process ends.
+    pub async fn drain(&mut self, limit: Duration) {
+        self.stop();
+        let _ = tokio::time::timeout(limit, self.open.wait_for(|n| *n == 0)).await;
     }
 }
 
@@ -207,6 +234,9 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);
+    let (open_count, open) = tokio::sync::watch::channel(0usize);
+    let open_count = Arc::new(open_count);
+    let stop_sender = stop.clone();
     let shared = Arc::new(Shared {
         known: Known::new(&profile),
         upstream,
@@ -232,14 +262,25 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
                     // Nagle's algorithm and a delayed ACK.
                     let _ = stream.set_nodelay(true);
                     let shared = shared.clone();
+                    let open = Open::new(&open_count);
+                    let mut stopping = stop_sender.subscribe();
                     tokio::spawn(async move {
+                        let _open = open;
                         let service = hyper::service::service_fn(move |req| {
                             let shared = shared.clone();
                             async move { Ok::<_, std::convert::Infallible>(shared.forward(req).await) }
                         });
-                        let _ = hyper::server::conn::http1::Builder::new()
-                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                            .await;
+                        let connection = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+                        tokio::pin!(connection);
+                        tokio::select! {
+                            _ = connection.as_mut() => {}
+                            () = async { let _ = stopping.wait_for(|s| *s).await; } => {
+                                // The answer being written is finished first.
+                                connection.as_mut().graceful_shutdown();
+                                let _ = connection.await;
+                            }
+                        }
                     });
                 }
             }
@@ -250,6 +291,7 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
         tally,
         done,
         stop,
+        open,
     })
 }
 

@@ -379,16 +379,19 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
         .send()
         .await
         .expect("an answer");
-    // A secret field of the wrong type. The last exchange ends the proxy:
-    // its answer may not come back before the process exits.
-    let _ = client
+    // A secret field of the wrong type. The last exchange ends the proxy,
+    // which still finishes its answer before it exits.
+    let last = client
         .post(&catalog)
         .header("X-Client-Id", "conformance-client")
         .header("X-Client-Secret", SECRET)
         .header("Content-Type", "application/json")
         .body(format!(r#"{{"account": "acme", "pin": "{PIN}"}}"#))
         .send()
-        .await;
+        .await
+        .expect("the last exchange's answer");
+    let body = last.text().await.expect("the last answer's whole body");
+    assert!(body.contains("\"status\""), "{body}");
     let (status, stdout) = tokio::task::spawn_blocking(move || {
         let mut rest = String::new();
         std::io::Read::read_to_string(&mut out, &mut rest).expect("stdout");
