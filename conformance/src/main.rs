@@ -24,6 +24,24 @@ use conformance_wire::target::Limits;
 /// The shipped profile of the reference server's default fixture.
 const SHIPPED_PROFILE: &str = include_str!("../profiles/reference.yaml");
 const SHIPPED_PROFILE_NAME: &str = "conformance/profiles/reference.yaml";
+/// `print!` where standard output may be closed (`conformance ... | head`):
+/// the write's error is dropped, so the run still writes its report files
+/// and exits with its verdict, where `print!` would panic.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stdout(), $($arg)*);
+    }};
+}
+
+/// `println!` where standard output may be closed (see `out!`).
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 const SHIPPED_SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/snapshots");
 
 #[derive(Parser)]
@@ -368,7 +386,7 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::List { markdown }) => {
             let all = catalogue();
-            print!(
+            out!(
                 "{}",
                 if markdown {
                     markdown_table(&all)
@@ -454,7 +472,7 @@ fn main() -> ExitCode {
         }
         Some(Command::Coverage { markdown }) => {
             let coverage = conformance_suite::coverage::Coverage::of_description();
-            print!(
+            out!(
                 "{}",
                 if markdown {
                     coverage.markdown()
@@ -653,7 +671,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             ));
         }
     }
-    print!("{}", human::render(&report, human::Style::from_env()));
+    out!("{}", human::render(&report, human::Style::from_env()));
     let exit = report.run.exit_code();
     if let (Some(verdict), false) = (&ci_verdict, SnapshotUpdate::ci_from_env()) {
         eprintln!("{}", verdict(exit));
@@ -704,7 +722,7 @@ fn diff(old: &Path, new: &Path, markdown: bool) -> ExitCode {
         (Err(e), _) | (_, Err(e)) => return fail(&e.to_string()),
     };
     let changes = conformance_report::diff::diff(&old_run, &new_run);
-    print!(
+    out!(
         "{}",
         if markdown {
             changes.markdown()
@@ -773,14 +791,14 @@ async fn print_choices(
                     ));
                 }
             }
-            println!("# What the server was seen to choose where the description is silent.");
-            println!("# Paste into its profile; a run then holds it to these at MUST level.");
-            print!("{}", choices.to_yaml());
+            outln!("# What the server was seen to choose where the description is silent.");
+            outln!("# Paste into its profile; a run then holds it to these at MUST level.");
+            out!("{}", choices.to_yaml());
             if let Some(rate) = pace {
-                print!("{}", rate_line(rate));
+                out!("{}", rate_line(rate));
             }
             if !second_model {
-                println!(
+                outln!(
                     "# Environments are state: give a component a second model the server takes\n# (`authorize.second_model: {{ model_uuid: UUID, valid_body: {{...}} }}`), and the run\n# claims one model in `dev`, the other in `live`, and reads each back (state/environments)."
                 );
             }
@@ -814,7 +832,7 @@ fn proxy(
             Err(e) => return fail(&e),
         };
         // The first stdout line is a contract, as the reference server's.
-        println!(
+        outln!(
             "listening on {} (forwarding to {upstream})",
             running.base_url()
         );
@@ -848,7 +866,7 @@ fn traffic_report(
     outputs: &conformance::traffic_report::Outputs,
     gate: bool,
 ) -> ExitCode {
-    print!("{}", tally.report(None).text());
+    out!("{}", tally.report(None).text());
     if tally.exchanges() == 0 {
         eprintln!("No exchange was judged: nothing is proven (a gate fails).");
     }
@@ -900,7 +918,7 @@ fn check_profile(file: &Path, only: Vec<String>, skip: Vec<String>) -> ExitCode 
     };
     match plan_text(file, &profile, only, skip) {
         Ok((text, every_must)) => {
-            print!("{text}");
+            out!("{text}");
             if every_must {
                 ExitCode::SUCCESS
             } else {
@@ -1279,7 +1297,7 @@ fn init(args: InitArgs) -> ExitCode {
         }
     }
     let vars = answers.variables();
-    println!(
+    outln!(
         "Wrote {shown_profile}: the server's URL from ${base_var}{}.",
         if vars.is_empty() {
             String::new()
@@ -1288,18 +1306,18 @@ fn init(args: InitArgs) -> ExitCode {
         }
     );
     if observed {
-        println!(
+        outln!(
             "Observed the server's choices and pasted them into the profile (read them before committing)."
         );
     } else {
-        println!(
+        outln!(
             "Not observed (--no-observe): the profile has no `choices:`; `conformance choices --profile {shown_profile}` prints them."
         );
     }
-    println!();
-    print!("{plan}");
-    println!();
-    println!(
+    outln!();
+    out!("{plan}");
+    outln!();
+    outln!(
         "Wrote {} (no known failures) and {} (uses {}).",
         i::slashed(&baseline_rel),
         i::slashed(&workflow_rel),
@@ -1310,7 +1328,7 @@ fn init(args: InitArgs) -> ExitCode {
             .iter()
             .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
             .collect();
-        println!(
+        outln!(
             "In the repository's settings, add the secrets {}.",
             secrets.join(", ")
         );
@@ -1325,17 +1343,15 @@ fn init(args: InitArgs) -> ExitCode {
             "warning: the server is on this machine and no --start names the command that starts it in CI: the workflow's \"Start the server\" step waits 30 s for ${base_var} and fails; run init again with --start CMD --force, or set START in that step"
         );
     }
-    println!(
-        "Next: record the snapshots, review and commit them with the profile and the workflow:"
-    );
-    println!("  {local_url}conformance --profile {shown_profile} --accept");
+    outln!("Next: record the snapshots, review and commit them with the profile and the workflow:");
+    outln!("  {local_url}conformance --profile {shown_profile} --accept");
     if every_must {
-        println!(
+        outln!(
             "Exit 0: every MUST check can run, so the action's check-profile step passes; the gate then passes when the server does."
         );
         ExitCode::SUCCESS
     } else {
-        println!(
+        outln!(
             "Exit 1: some MUST checks cannot run (\"Cannot run\" above says what to add). The action runs check-profile first, so CI fails until the profile has it; `conformance check-profile --profile {shown_profile}` says when it does."
         );
         ExitCode::from(1)

@@ -1625,3 +1625,28 @@ fn stated_defaults_are_the_runners() {
         );
     }
 }
+
+/// A closed standard output (`conformance ... | head -1`, a CI step that
+/// stopped reading) is no panic: the run still writes its reports and
+/// exits with its verdict.
+#[test]
+fn a_closed_stdout_is_no_panic_and_the_verdict_stands() {
+    let dir = scratch("closed-stdout");
+    let json = dir.join("report.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance"))
+        .args(["--embedded", "--no-snapshots", "--only", "refs", "--json"])
+        .arg(&json)
+        .env_remove("CI")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("conformance");
+    // The reading end closed before the run prints anything.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("exit");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report = std::fs::read_to_string(&json).expect("the JSON report is written");
+    assert!(report.contains("refs/by-name"), "{report}");
+}
