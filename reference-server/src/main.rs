@@ -17,6 +17,16 @@ use reference_server::{
     Fixture, Server, ServerOptions, TlsConfig, Variant,
 };
 
+/// `println!` where standard output may be closed (a supervisor that read
+/// the listening line and closed the pipe, `--list-faults | head`): the
+/// write's error is dropped, where `println!` would panic and stop the server.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 /// A real HTTP implementation of the Component Authentication Claims interface.
 #[derive(Parser, Debug)]
 #[command(name = "reference-server", version)]
@@ -198,7 +208,7 @@ async fn serve(options: ServerOptions, client_report: Option<PathBuf>) -> ExitCo
         }
     }
     // The first stdout line is a contract: scripts wait for it to learn the port.
-    println!("listening on {}", server.base_url());
+    outln!("listening on {}", server.base_url());
     let _ = std::io::stdout().flush();
     if let Some(fault) = fault {
         eprintln!(
@@ -324,7 +334,7 @@ impl Signals {
 fn list_faults() {
     let width = Fault::ALL.iter().map(|f| f.name().len()).max().unwrap_or(0);
     for fault in Fault::ALL {
-        println!(
+        outln!(
             "{:width$}  §{:<4} {}",
             fault.name(),
             fault.section(),
@@ -342,7 +352,7 @@ fn list_variants() {
         .max()
         .unwrap_or(0);
     for variant in Variant::ALL {
-        println!(
+        outln!(
             "{:width$}  §{:<4} {} Departs from {}.",
             variant.name(),
             variant.section(),
