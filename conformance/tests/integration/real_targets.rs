@@ -158,6 +158,64 @@ async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
     );
 }
 
+/// The 7.1 envelope of a 429, gzip-compressed (`gzip.compress(..., mtime=0)`).
+const GZIPPED_LIMIT: &[u8] = &[
+    31, 139, 8, 0, 0, 0, 0, 0, 2, 3, 171, 86, 74, 206, 79, 73, 85, 178, 50, 49, 178, 212, 81, 202,
+    77, 45, 46, 78, 76, 7, 242, 148, 138, 115, 242, 203, 21, 82, 242, 203, 243, 148, 116, 148, 138,
+    82, 11, 75, 83, 139, 75, 226, 51, 83, 128, 18, 69, 64, 129, 226, 146, 196, 146, 210, 98, 37,
+    171, 180, 196, 156, 226, 212, 90, 0, 100, 162, 115, 207, 66, 0, 0, 0,
+];
+
+/// A limit answer compresses like any other answer where the request
+/// accepts it: the runner decodes it before judging it as an error answer
+/// (it judged the gzip bytes, "the body is not JSON", and failed a correct
+/// server whenever its compression probe was the request limited).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_compressed_limit_answer_is_decoded_before_it_is_judged() {
+    let url = serve(|req| {
+        let gzip = req
+            .headers()
+            .get("accept-encoding")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("gzip"));
+        let answer = Response::builder()
+            .status(429)
+            .header("content-type", "application/json")
+            .header("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d")
+            .header("retry-after", "0");
+        if gzip {
+            answer
+                .header("content-encoding", "gzip")
+                .body(Full::new(Bytes::from_static(GZIPPED_LIMIT)))
+        } else {
+            let body = r#"{"code":429,"message":"slow down","request_id":"r","status":false}"#;
+            answer.body(Full::new(Bytes::from_static(body.as_bytes())))
+        }
+        .expect("a valid answer")
+    })
+    .await;
+    let options = RunOptions {
+        only: vec![
+            "compression/accept-encoding".into(),
+            "answers/limit-answers-are-envelopes".into(),
+        ],
+        // One re-send: the answers kept are the first ones.
+        limits: conformance_wire::target::Limits {
+            retries: 1,
+            ..Default::default()
+        },
+        ..RunOptions::default()
+    };
+    let report = run(profile(url), &options).await.expect("run");
+    let envelopes = report
+        .run
+        .results
+        .iter()
+        .find(|r| r.id == "answers/limit-answers-are-envelopes")
+        .expect("the check ran");
+    assert_eq!(envelopes.status, Status::Passed, "{envelopes:?}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_limits_its_rate_passes_at_any_concurrency() {
     let server = reference_server::Server::start(reference_server::ServerOptions {

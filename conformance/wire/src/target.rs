@@ -706,12 +706,31 @@ impl Target {
             raw.status,
             raw.header("content-type").unwrap_or_default().to_owned(),
             raw.header("x-project-uuid").is_some(),
+            raw.header("content-encoding")
+                .unwrap_or_default()
+                .to_owned(),
         );
         let same = kept.kinds.iter().filter(|k| **k == kind).count();
         if same >= 2 || kept.kept.len() >= 16 {
             return;
         }
         kept.kinds.push(kind);
+        // Read as any answer is: decoded where it came compressed (a limit
+        // answer compresses like the others where the request accepts it).
+        let decoded;
+        let raw = match raw.header("content-encoding").and_then(|coding| {
+            crate::encoding::decode(coding, &raw.body, self.limits.max_body_bytes)
+        }) {
+            Some(Ok(body)) => {
+                decoded = RawResponse {
+                    status: raw.status,
+                    headers: raw.headers.clone(),
+                    body: body.into(),
+                };
+                &decoded
+            }
+            _ => raw,
+        };
         kept.kept.push(Exchange {
             label: format!("{label} (limited)"),
             request: request.clone(),
@@ -767,7 +786,7 @@ fn decoded(typed: Typed, limit: usize) -> Result<Typed, (String, bool)> {
 /// The limit answers a run keeps ([`Target::keep_limit_answer`]).
 #[derive(Debug, Default)]
 struct LimitAnswers {
-    kinds: Vec<(u16, String, bool)>,
+    kinds: Vec<(u16, String, bool, String)>,
     kept: Vec<Exchange>,
 }
 
