@@ -160,6 +160,12 @@ enum Command {
         /// CI job driving a client through the proxy).
         #[arg(long)]
         gate: bool,
+        /// Threads that forward and judge (default 1: one carries tens of
+        /// thousands of exchanges a second, and leaves the other cores to
+        /// the client and the server it usually shares a machine with).
+        #[arg(long, value_name = "N", default_value_t = 1,
+              value_parser = clap::value_parser!(u16).range(1..))]
+        threads: u16,
     },
     /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
     /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
@@ -440,6 +446,7 @@ fn main() -> ExitCode {
             reports,
             every,
             gate,
+            threads,
         }) => {
             let Some(path) = cli.run.profile else {
                 return fail("proxy needs the server's profile: --profile FILE");
@@ -454,7 +461,7 @@ fn main() -> ExitCode {
                 duration,
                 ..Default::default()
             };
-            return proxy(profile, options, reports.outputs(), every, gate);
+            return proxy(profile, options, reports.outputs(), every, gate, threads);
         }
         Some(Command::Audit { har, reports }) => {
             let Some(path) = cli.run.profile else {
@@ -816,8 +823,10 @@ fn proxy(
     outputs: conformance::traffic_report::Outputs,
     every: Option<Duration>,
     gate: bool,
+    threads: u16,
 ) -> ExitCode {
     let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(usize::from(threads))
         .enable_all()
         .build()
     {
