@@ -54,9 +54,9 @@ impl Keep for Levels {
 /// default of serde_json's own `Value`: everything kept, as written, the
 /// last of two equal keys winning.
 pub trait Keep {
-    /// A key an object already holds is an error of the read, `duplicate
-    /// key `a.b[1].c`` (its path, never a value), rather than a second
-    /// value for it.
+    /// A key an object already holds is an error of the read (`duplicate
+    /// key` and its path, such as `a.b[1].c`, never a value), rather than
+    /// a second value for it.
     const REFUSES_REPEATED_KEYS: bool = false;
 
     /// What stands for a value at `depth` (the root's is 0) that is read
