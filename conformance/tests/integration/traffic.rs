@@ -403,6 +403,10 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
 
     // JUnit: the rule's test case fails, with its sentence and a curl.
     let xml = std::fs::read_to_string(dir.join("r.xml")).expect("JUnit");
+    // Observed traffic was sent by the client: no run's pace or seed.
+    for property in ["seed", "cases", "timeout_ms", "concurrency"] {
+        assert!(!xml.contains(&format!("name=\"{property}\"")), "{xml}");
+    }
     let case = |id: &str| junit_case(&xml, id);
     let token = case("client/x-auth-token");
     assert!(token.contains("<failure"), "{token}");

@@ -31,6 +31,9 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             format!("§{section} {}", first.section_title)
         });
         let generation = report.run.generation;
+        // A report of observed traffic (the proxy's, `audit`'s) sent
+        // nothing: it has no pace and no generated cases to state.
+        let sent = report.run.pace.timeout_ms > 0;
         for (name, value) in [
             ("timeout_ms", Some(report.run.pace.timeout_ms.to_string())),
             (
@@ -41,18 +44,20 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             ("rate", report.run.pace.rate.map(|r| r.to_string())),
             ("retried", Some(report.run.pace.retried.to_string())),
         ] {
-            if let Some(value) = value {
+            if let (Some(value), true) = (value, sent) {
                 suite.add_property(quick_junit::Property::new(name, value));
             }
         }
-        suite.add_property(quick_junit::Property::new(
-            "seed",
-            generation.seed.to_string(),
-        ));
-        suite.add_property(quick_junit::Property::new(
-            "cases",
-            generation.cases.to_string(),
-        ));
+        if sent {
+            suite.add_property(quick_junit::Property::new(
+                "seed",
+                generation.seed.to_string(),
+            ));
+            suite.add_property(quick_junit::Property::new(
+                "cases",
+                generation.cases.to_string(),
+            ));
+        }
         // Known failures are skipped cases; this counts them apart.
         let known = results.iter().filter(|r| r.status == Status::Known).count();
         if known > 0 {
