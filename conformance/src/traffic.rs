@@ -2,9 +2,10 @@
 //! of each exchange (`traffic-rules`): `conformance proxy` forwards every
 //! request to the profile's server and judges what passes, `conformance
 //! audit` judges a HAR file. What the rules know of the server comes from
-//! the profile ([`ProfileKnows`]): its components, which require auth,
+//! the profile ([`Known`]): its components, which require auth,
 //! their declared fields, where `modelUuid` travels.
 
+use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -19,28 +20,6 @@ use traffic_rules::{Answer, Component, Field, Kind, Knows, Place, Request, Tally
 
 /// The largest body the proxy carries either way (the runner's own cap).
 pub const MAX_BODY: usize = 1024 * 1024;
-
-/// What a profile tells the rules.
-pub struct ProfileKnows<'a>(pub &'a Profile);
-
-impl Knows for ProfileKnows<'_> {
-    fn component(&self, reference: &str) -> Option<Component> {
-        let c = self
-            .0
-            .components
-            .iter()
-            .find(|c| c.uuid == reference || c.name == reference || c.tag == reference)?;
-        Some(known(c))
-    }
-
-    fn model_uuid_at(&self) -> Place {
-        match self.0.choices.model_uuid().value {
-            ModelUuidAt::Query(name) => Place::Query(name),
-            ModelUuidAt::Header(name) => Place::Header(name),
-            ModelUuidAt::Body(name) => Place::Body(name),
-        }
-    }
-}
 
 /// What the rules know of one of the profile's components.
 fn known(c: &conformance_model::profile::Component) -> Component {
@@ -66,36 +45,40 @@ fn known(c: &conformance_model::profile::Component) -> Component {
 }
 
 /// What a profile tells the rules, read once: the proxy asks it for every
-/// exchange.
-struct Known {
+/// exchange, and is lent what it asks for.
+pub struct Known {
     /// Each component's uuid, name and tag, and what the rules know of it.
     components: Vec<([String; 3], Component)>,
     at: Place,
 }
 
 impl Known {
-    fn new(profile: &Profile) -> Known {
+    pub fn new(profile: &Profile) -> Known {
         Known {
             components: profile
                 .components
                 .iter()
                 .map(|c| ([c.uuid.clone(), c.name.clone(), c.tag.clone()], known(c)))
                 .collect(),
-            at: ProfileKnows(profile).model_uuid_at(),
+            at: match profile.choices.model_uuid().value {
+                ModelUuidAt::Query(name) => Place::Query(name),
+                ModelUuidAt::Header(name) => Place::Header(name),
+                ModelUuidAt::Body(name) => Place::Body(name),
+            },
         }
     }
 }
 
 impl Knows for Known {
-    fn component(&self, reference: &str) -> Option<Component> {
+    fn component(&self, reference: &str) -> Option<Cow<'_, Component>> {
         self.components
             .iter()
             .find(|(names, _)| names.iter().any(|n| n == reference))
-            .map(|(_, c)| c.clone())
+            .map(|(_, c)| Cow::Borrowed(c))
     }
 
-    fn model_uuid_at(&self) -> Place {
-        self.at.clone()
+    fn model_uuid_at(&self) -> Cow<'_, Place> {
+        Cow::Borrowed(&self.at)
     }
 }
 
@@ -114,7 +97,7 @@ pub fn judge(tally: &mut Tally, knows: &dyn Knows, req: &Request, answer: Option
 pub fn audit(path: &std::path::Path, profile: &Profile) -> Result<Tally, String> {
     let file = std::fs::File::open(path)
         .map_err(|e| format!("{}: cannot read the HAR file: {e}", path.display()))?;
-    let knows = ProfileKnows(profile);
+    let knows = Known::new(profile);
     let mut tally = Tally::default();
     traffic_rules::har::read_entries(file, |req, answer| {
         let answer = answer.map(decoded);
@@ -385,6 +368,20 @@ const HOP_BY_HOP: &[&str] = &[
     "content-length",
 ];
 
+/// `headers` without [`HOP_BY_HOP`]: one pass over the few headers an
+/// exchange has (each name compared as text), where removing each of the
+/// eleven names would hash it.
+fn drop_hop_by_hop(headers: &mut hyper::HeaderMap) {
+    let hop: Vec<hyper::header::HeaderName> = headers
+        .keys()
+        .filter(|name| HOP_BY_HOP.contains(&name.as_str()))
+        .cloned()
+        .collect();
+    for name in hop {
+        headers.remove(name);
+    }
+}
+
 /// The first [`MAX_BODY`] bytes of a streamed body, kept for judging while
 /// every byte is forwarded as it arrives. Past the cap nothing is kept
 /// (the body is judged by no rule that reads it); the wire never sees the
@@ -651,9 +648,7 @@ impl Shared {
             }
         };
         let req_body = sending.inner.as_ref().map(|(_, kept)| kept.clone());
-        for name in HOP_BY_HOP {
-            parts.headers.remove(*name);
-        }
+        drop_hop_by_hop(&mut parts.headers);
         let deadline = tokio::time::Instant::now() + self.timeout;
         let answered = match &self.upstream {
             Upstream::Plain {
@@ -726,9 +721,7 @@ impl Shared {
         };
         let headers = pairs(&head.headers);
         let status = head.status;
-        for name in HOP_BY_HOP {
-            head.headers.remove(*name);
-        }
+        drop_hop_by_hop(&mut head.headers);
         let mut resp = Response::new(Answering {
             inner,
             kept: Kept::default(),

@@ -5,6 +5,8 @@
 //! client broke no rule ([`crate::RunningServer::client_report`]), and a
 //! failure names the rule and quotes its sentence.
 
+use std::borrow::Cow;
+
 use traffic_rules::{Component, Field, Kind, Knows, Place, Request, Tally};
 
 use crate::behaviour::{Behaviour, ModelUuidSource};
@@ -18,13 +20,13 @@ pub(crate) struct FixtureKnows<'a> {
 }
 
 impl Knows for FixtureKnows<'_> {
-    fn component(&self, reference: &str) -> Option<Component> {
+    fn component(&self, reference: &str) -> Option<Cow<'_, Component>> {
         let c = self
             .fixture
             .components
             .iter()
             .find(|c| c.uuid == reference || c.name == reference || c.tag == reference)?;
-        Some(Component {
+        Some(Cow::Owned(Component {
             requires_auth: c.requires_auth,
             fields: Some(
                 c.settings
@@ -41,15 +43,15 @@ impl Knows for FixtureKnows<'_> {
                     })
                     .collect(),
             ),
-        })
+        }))
     }
 
-    fn model_uuid_at(&self) -> Place {
-        match self.behaviour.authorize.model_uuid {
+    fn model_uuid_at(&self) -> Cow<'_, Place> {
+        Cow::Owned(match self.behaviour.authorize.model_uuid {
             ModelUuidSource::Query => Place::default(),
             ModelUuidSource::Header(name) => Place::Header(name.to_owned()),
             ModelUuidSource::BodyField(name) => Place::Body(name.to_owned()),
-        }
+        })
     }
 }
 

@@ -68,9 +68,9 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
     } else {
         json_body(req, method == "POST", &mut out)
     };
-    let body_unread = req.body_cut && matches!(at, Place::Body(_));
+    let body_unread = req.body_cut && matches!(*at, Place::Body(_));
     if method == "POST" && !body_unread {
-        let carried = match &at {
+        let carried = match &*at {
             Place::Query(name) => req
                 .query(name)
                 .into_iter()
@@ -89,11 +89,12 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
             ));
         }
     }
-    if let (Some(fields), Some(Value::Object(body))) =
-        (component.and_then(|c| c.fields), body.as_ref())
-    {
+    if let (Some(fields), Some(Value::Object(body))) = (
+        component.as_ref().and_then(|c| c.fields.as_ref()),
+        body.as_ref(),
+    ) {
         let mut problems = Vec::new();
-        for f in &fields {
+        for f in fields {
             match body.get(&f.name) {
                 None if f.required => problems.push(format!("`{}` is missing", f.name)),
                 Some(v) if !f.kind.holds(v) => problems.push(format!(
@@ -105,7 +106,7 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
                 _ => {}
             }
         }
-        let model_field = match &at {
+        let model_field = match &*at {
             Place::Body(name) if method == "POST" => Some(name.as_str()),
             _ => None,
         };
@@ -229,29 +230,32 @@ fn shown_text(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::knowledge::{Component, Field, Kind};
+    use std::borrow::Cow;
 
     struct Fixture;
 
     impl Knows for Fixture {
-        fn component(&self, reference: &str) -> Option<Component> {
-            (reference == "users").then(|| Component {
-                requires_auth: true,
-                fields: Some(vec![
-                    Field {
-                        name: "email".into(),
-                        kind: Kind::String,
-                        required: true,
-                    },
-                    Field {
-                        name: "pin".into(),
-                        kind: Kind::Integer,
-                        required: false,
-                    },
-                ]),
+        fn component(&self, reference: &str) -> Option<Cow<'_, Component>> {
+            (reference == "users").then(|| {
+                Cow::Owned(Component {
+                    requires_auth: true,
+                    fields: Some(vec![
+                        Field {
+                            name: "email".into(),
+                            kind: Kind::String,
+                            required: true,
+                        },
+                        Field {
+                            name: "pin".into(),
+                            kind: Kind::Integer,
+                            required: false,
+                        },
+                    ]),
+                })
             })
         }
-        fn model_uuid_at(&self) -> Place {
-            Place::default()
+        fn model_uuid_at(&self) -> Cow<'_, Place> {
+            Cow::Owned(Place::default())
         }
     }
 

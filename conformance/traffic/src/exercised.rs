@@ -42,7 +42,7 @@ pub fn exercised(
     if object && component.as_ref().is_some_and(|c| c.fields.is_some()) {
         out.push(&rules::FIELDS);
     }
-    let model_uuid_unread = req.body_cut && matches!(knows.model_uuid_at(), Place::Body(_));
+    let model_uuid_unread = req.body_cut && matches!(*knows.model_uuid_at(), Place::Body(_));
     if post && !model_uuid_unread {
         out.push(&rules::MODEL_UUID);
     }
@@ -101,18 +101,21 @@ pub fn exercised(
 mod tests {
     use super::*;
     use crate::knowledge::Component;
+    use std::borrow::Cow;
 
     struct Users;
 
     impl Knows for Users {
-        fn component(&self, reference: &str) -> Option<Component> {
-            (reference == "users").then(|| Component {
-                requires_auth: true,
-                fields: Some(Vec::new()),
+        fn component(&self, reference: &str) -> Option<Cow<'_, Component>> {
+            (reference == "users").then(|| {
+                Cow::Owned(Component {
+                    requires_auth: true,
+                    fields: Some(Vec::new()),
+                })
             })
         }
-        fn model_uuid_at(&self) -> Place {
-            Place::default()
+        fn model_uuid_at(&self) -> Cow<'_, Place> {
+            Cow::Owned(Place::default())
         }
     }
 

@@ -3,6 +3,8 @@
 //! Authorize's `modelUuid` travels. A conformance profile or a reference
 //! server's fixture supplies it.
 
+use std::borrow::Cow;
+
 /// A declared auth field's type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -64,11 +66,12 @@ impl Default for Place {
     }
 }
 
-/// What the server is known to hold.
+/// What the server is known to hold. Borrowed where the knower keeps it
+/// (a proxy asks for every exchange), made where it does not.
 pub trait Knows {
     /// The component `reference` (already percent-decoded) names: by uuid,
     /// name or tag, as the server matches them; `None` when it names none.
-    fn component(&self, reference: &str) -> Option<Component>;
+    fn component(&self, reference: &str) -> Option<Cow<'_, Component>>;
     /// Where Authorize's `modelUuid` travels.
-    fn model_uuid_at(&self) -> Place;
+    fn model_uuid_at(&self) -> Cow<'_, Place>;
 }
