@@ -18,6 +18,9 @@ use hyper::body::{Body as _, Incoming};
 use hyper::{Request as HyperRequest, Response};
 use traffic_rules::{Answer, Component, Field, Kind, Knows, Place, Request, Tally};
 
+mod upstream;
+use upstream::{Line, Upstream};
+
 /// The largest body the proxy carries either way (the runner's own cap).
 pub const MAX_BODY: usize = 1024 * 1024;
 
@@ -249,9 +252,14 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
                     let mut stopping = stop_sender.subscribe();
                     tokio::spawn(async move {
                         let _open = open;
+                        // The connection's own line to the server.
+                        let line = Arc::new(Line::default());
                         let service = hyper::service::service_fn(move |req| {
                             let shared = shared.clone();
-                            async move { Ok::<_, std::convert::Infallible>(shared.forward(req).await) }
+                            let line = line.clone();
+                            async move {
+                                Ok::<_, std::convert::Infallible>(shared.forward(&line, req).await)
+                            }
                         });
                         let connection = hyper::server::conn::http1::Builder::new()
                             .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
@@ -286,68 +294,6 @@ struct Shared {
     tally: Arc<Mutex<Tally>>,
     max: Option<u64>,
     finish: tokio::sync::watch::Sender<bool>,
-}
-
-/// Where exchanges are forwarded, and with what client.
-enum Upstream {
-    /// `http://`: hyper's own pooled client (keep-alive), the request's
-    /// parsed head moved into the forwarded one: no URL parsed, no header
-    /// copied per exchange.
-    Plain {
-        client: Box<
-            hyper_util::client::legacy::Client<
-                hyper_util::client::legacy::connect::HttpConnector,
-                Sending,
-            >,
-        >,
-        scheme: hyper::http::uri::Scheme,
-        authority: hyper::http::uri::Authority,
-        /// The base URL's path (`/prefix`), empty for none.
-        prefix: String,
-    },
-    /// `https://`, or a base URL with credentials or a query: the bindings'
-    /// client (rustls on ring, its provider set).
-    Bindings {
-        client: reqwest::Client,
-        base: String,
-    },
-}
-
-impl Upstream {
-    fn new(base_url: &str, timeout: Duration) -> Result<Upstream, String> {
-        let base = base_url.trim_end_matches('/');
-        let uri: hyper::Uri = base.parse().map_err(|e| {
-            format!("the profile's base_url is no URL the proxy can forward to: {e}")
-        })?;
-        if uri.scheme_str() == Some("http") && uri.query().is_none() {
-            if let Some(authority) = uri.authority().filter(|a| !a.as_str().contains('@')) {
-                let mut connector = hyper_util::client::legacy::connect::HttpConnector::new();
-                connector.set_nodelay(true);
-                connector.set_connect_timeout(Some(timeout));
-                let client = hyper_util::client::legacy::Client::builder(
-                    hyper_util::rt::TokioExecutor::new(),
-                )
-                .pool_timer(hyper_util::rt::TokioTimer::new())
-                .build(connector);
-                return Ok(Upstream::Plain {
-                    client: Box::new(client),
-                    scheme: hyper::http::uri::Scheme::HTTP,
-                    authority: authority.clone(),
-                    prefix: uri.path().trim_end_matches('/').to_owned(),
-                });
-            }
-        }
-        let client = component_auth_bindings::client_builder()
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(timeout)
-            .build()
-            .map_err(|e| format!("cannot build the forwarding client: {e}"))?;
-        Ok(Upstream::Bindings {
-            client,
-            base: base.to_owned(),
-        })
-    }
 }
 
 /// Headers that belong to one connection, not to the exchange (RFC 9110
@@ -628,7 +574,11 @@ impl Drop for Answering {
 }
 
 impl Shared {
-    async fn forward(self: Arc<Self>, req: HyperRequest<Incoming>) -> Response<Answering> {
+    async fn forward(
+        self: Arc<Self>,
+        line: &Line,
+        req: HyperRequest<Incoming>,
+    ) -> Response<Answering> {
         let (mut parts, body) = req.into_parts();
         let target = parts.uri.path_and_query().map_or("/", |p| p.as_str());
         let observed = Request {
@@ -652,38 +602,22 @@ impl Shared {
         let deadline = tokio::time::Instant::now() + self.timeout;
         let answered = match &self.upstream {
             Upstream::Plain {
-                client,
-                scheme,
                 authority,
+                host,
                 prefix,
             } => {
-                let uri =
-                    if prefix.is_empty() {
-                        hyper::Uri::builder()
-                            .scheme(scheme.clone())
-                            .authority(authority.clone())
-                            .path_and_query(parts.uri.path_and_query().cloned().unwrap_or_else(
-                                || hyper::http::uri::PathAndQuery::from_static("/"),
-                            ))
-                            .build()
-                    } else {
-                        hyper::Uri::try_from(format!(
-                            "{scheme}://{authority}{prefix}{}",
-                            observed.target
-                        ))
-                        .map_err(Into::into)
-                    };
-                let uri = match uri {
+                let uri = match Upstream::target(prefix, parts.uri.path_and_query()) {
                     Ok(u) => u,
-                    Err(e) => {
-                        return self.failed(observed, req_body, &format!("cannot forward: {e}"));
-                    }
+                    Err(why) => return self.failed(observed, req_body, &why),
                 };
                 let mut out = HyperRequest::new(sending);
                 *out.method_mut() = parts.method;
                 *out.uri_mut() = uri;
+                parts.headers.insert(hyper::header::HOST, host.clone());
                 *out.headers_mut() = parts.headers;
-                match tokio::time::timeout_at(deadline, client.request(out)).await {
+                match tokio::time::timeout_at(deadline, line.send(authority, out, self.timeout))
+                    .await
+                {
                     Ok(Ok(a)) => {
                         let (head, body) = a.into_parts();
                         Ok((
@@ -695,7 +629,7 @@ impl Shared {
                             },
                         ))
                     }
-                    Ok(Err(e)) => Err(format!("the server gave no answer: {e}")),
+                    Ok(Err(why)) => Err(why),
                     Err(_) => Err("the server gave no answer within the time-out".to_owned()),
                 }
             }
