@@ -314,15 +314,27 @@ const HOP_BY_HOP: &[&str] = &[
     "content-length",
 ];
 
-/// `headers` without [`HOP_BY_HOP`]: one pass over the few headers an
+/// `headers` without [`HOP_BY_HOP`], nor the names a `Connection` header
+/// lists (RFC 9110 7.6.1: "a proxy or gateway MUST parse a received
+/// Connection header field before a message is forwarded and, for each
+/// connection-option in this field, remove any header or trailer field(s)
+/// from the message with the same name"). One pass over the few headers an
 /// exchange has (each name compared as text), where removing each of the
 /// eleven names would hash it.
 fn drop_hop_by_hop(headers: &mut hyper::HeaderMap) {
-    let hop: Vec<hyper::header::HeaderName> = headers
+    let mut hop: Vec<hyper::header::HeaderName> = headers
         .keys()
         .filter(|name| HOP_BY_HOP.contains(&name.as_str()))
         .cloned()
         .collect();
+    if hop.contains(&hyper::header::CONNECTION) {
+        let listed = headers
+            .get_all(hyper::header::CONNECTION)
+            .iter()
+            .flat_map(|v| v.as_bytes().split(|&b| b == b','))
+            .filter_map(|name| hyper::header::HeaderName::from_bytes(name.trim_ascii()).ok());
+        hop.extend(listed.collect::<Vec<_>>());
+    }
     for name in hop {
         headers.remove(name);
     }
@@ -700,5 +712,49 @@ impl Shared {
         if self.max.is_some_and(|max| count >= max) {
             let _ = self.finish.send(true);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hop_by_hop_headers_and_those_connection_lists_are_not_forwarded() {
+        let mut headers = hyper::HeaderMap::new();
+        for (name, value) in [
+            ("host", "proxy.test"),
+            ("connection", "keep-alive, X-Trace"),
+            ("x-trace", "abc"),
+            ("keep-alive", "timeout=5"),
+            ("transfer-encoding", "chunked"),
+            ("x-client-id", "demo"),
+            ("content-type", "application/json"),
+        ] {
+            headers.append(
+                hyper::header::HeaderName::from_static(name),
+                hyper::header::HeaderValue::from_static(value),
+            );
+        }
+        drop_hop_by_hop(&mut headers);
+        let mut left: Vec<&str> = headers.keys().map(|n| n.as_str()).collect();
+        left.sort_unstable();
+        assert_eq!(left, ["content-type", "x-client-id"]);
+    }
+
+    #[test]
+    fn a_request_without_connection_keeps_its_end_to_end_headers() {
+        let mut headers = hyper::HeaderMap::new();
+        headers.insert(
+            "x-client-id",
+            hyper::header::HeaderValue::from_static("demo"),
+        );
+        headers.insert(
+            "content-length",
+            hyper::header::HeaderValue::from_static("2"),
+        );
+        drop_hop_by_hop(&mut headers);
+        assert_eq!(headers.len(), 1);
+        assert!(headers.contains_key("x-client-id"));
     }
 }

@@ -24,7 +24,7 @@ use bytes::Bytes;
 use component_auth_bindings::types::{
     self, AuthClaimsResult, AuthorizeResult, ProjectEnv, ValidationError,
 };
-use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Body as _, Incoming};
 use hyper::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use hyper::{HeaderMap, Request, Response};
@@ -51,6 +51,10 @@ use crate::variant::Variant;
 /// A body still incomplete after this long is refused, so a slow client
 /// cannot hold a connection open forever.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
+/// A refused body is still read, and dropped, this long at most ...
+const DRAIN_TIME: Duration = Duration::from_secs(2);
+/// ... and this many bytes at most.
+const DRAIN_BYTES: usize = 8 * 1024 * 1024;
 
 /// What the server holds while it runs.
 pub(crate) struct App {
@@ -399,7 +403,8 @@ async fn process(
         Ok(route) => route,
         Err(failure) => {
             // A request outside the interface: judged by its head alone.
-            let (parts, _) = req.into_parts();
+            let (parts, body) = req.into_parts();
+            drain(body);
             app.judge_client(&parts, &[]);
             return Err(failure);
         }
@@ -529,6 +534,7 @@ async fn read_body<'a>(
         .and_then(|v| std::str::from_utf8(v).ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|len| len > limit as u64) {
+        drain(body);
         return Err(too_large());
     }
     // hyper knows an absent body (0) and a declared length; chunked has no
@@ -546,14 +552,54 @@ async fn read_body<'a>(
             )
         })?),
     };
-    match tokio::time::timeout(BODY_TIMEOUT, Limited::new(body, limit).collect()).await {
+    let mut body = body;
+    let read = async {
+        let mut bytes = bytes::BytesMut::new();
+        while let Some(frame) = body.frame().await {
+            let Ok(data) = frame?.into_data() else {
+                continue;
+            };
+            if bytes.len() + data.len() > limit {
+                return Ok(None);
+            }
+            bytes.extend_from_slice(&data);
+        }
+        Ok::<_, hyper::Error>(Some(bytes.freeze()))
+    };
+    match tokio::time::timeout(BODY_TIMEOUT, read).await {
         Err(_) => Err(Failure::bad_request(
             "the request body did not arrive in time",
         )),
-        Ok(Err(e)) if e.downcast_ref::<LengthLimitError>().is_some() => Err(too_large()),
+        Ok(Ok(None)) => {
+            drain(body);
+            Err(too_large())
+        }
         Ok(Err(_)) => Err(Failure::bad_request("the request body could not be read")),
-        Ok(Ok(collected)) => Ok((collected.to_bytes(), reserved)),
+        Ok(Ok(Some(bytes))) => Ok((bytes, reserved)),
     }
+}
+
+/// Reads a body the server refused and drops its bytes, a bounded while
+/// ([`DRAIN_TIME`], [`DRAIN_BYTES`]), so that the refusal reaches a client
+/// still sending: a connection closed with bytes unread is reset, and the
+/// reset can destroy the answer before the client reads it (RFC 9112
+/// 9.6). The answer says `Connection: close` either way.
+fn drain(mut body: Incoming) {
+    if body.is_end_stream() {
+        return;
+    }
+    tokio::spawn(async move {
+        let _ = tokio::time::timeout(DRAIN_TIME, async {
+            let mut read = 0usize;
+            while let Some(Ok(frame)) = body.frame().await {
+                read += frame.data_ref().map_or(0, Bytes::len);
+                if read > DRAIN_BYTES {
+                    break;
+                }
+            }
+        })
+        .await;
+    });
 }
 
 /// `X-Project-Env`: absent means `dev` (spec/README.md choice 8; a

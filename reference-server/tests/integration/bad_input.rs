@@ -41,6 +41,66 @@ async fn body_over_the_limit_is_413() {
     server.shutdown().await;
 }
 
+/// A client still sending a body the server refused gets the refusal: the
+/// server reads the rest (a bounded while) and drops it, where closing with
+/// bytes unread would reset the connection, and a reset can destroy the
+/// answer before the client reads it (RFC 9112 9.6). A proxy streaming
+/// the body on lost the 413 that way, now and then.
+#[tokio::test]
+async fn a_refused_body_is_read_on_so_its_sender_gets_the_answer() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let server = start(None).await;
+    for (what, head) in [
+        (
+            "a declared length over the limit",
+            format!(
+                "POST /v2/api/component/catalog/auth HTTP/1.1\r\nHost: x\r\n\
+                 X-Client-Id: {CLIENT_ID}\r\nX-Client-Secret: {CLIENT_SECRET}\r\n\
+                 Content-Length: {}\r\n\r\n",
+                4 * BODY_LIMIT
+            ),
+        ),
+        (
+            "a path outside the interface",
+            "POST /elsewhere HTTP/1.1\r\nHost: x\r\nContent-Length: 262144\r\n\r\n".to_owned(),
+        ),
+    ] {
+        let mut stream = tokio::net::TcpStream::connect(server.addr())
+            .await
+            .expect("connect");
+        stream.write_all(head.as_bytes()).await.expect("the head");
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = tokio::time::timeout(std::time::Duration::from_secs(10), stream.read(&mut buf))
+                .await
+                .expect("an answer in time")
+                .expect("read");
+            assert!(n > 0, "{what}: the connection closed before an answer");
+            answer.extend_from_slice(&buf[..n]);
+        }
+        let answer = String::from_utf8_lossy(&answer).into_owned();
+        assert!(answer.contains("connection: close"), "{what}: {answer}");
+        // The whole body, after the answer: every write is taken.
+        let chunk = vec![b' '; 16 * 1024];
+        for i in 0..16 {
+            if let Err(e) = stream.write_all(&chunk).await {
+                panic!("{what}: write {i} of the body after the answer failed: {e}");
+            }
+        }
+        // Then the server closes in order (FIN), not with a reset.
+        let mut rest = Vec::new();
+        let end = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            stream.read_to_end(&mut rest),
+        )
+        .await
+        .expect("the server closes in time");
+        assert!(end.is_ok(), "{what}: the connection was reset: {end:?}");
+    }
+    server.shutdown().await;
+}
+
 #[tokio::test]
 async fn bodies_that_are_not_json_objects_are_400() {
     let server = start(None).await;
