@@ -172,6 +172,8 @@ enum Command {
         #[arg(long, value_name = "N", default_value_t = 1,
               value_parser = clap::value_parser!(u16).range(1..))]
         threads: u16,
+        #[command(flatten)]
+        connect: ConnectArgs,
     },
     /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
     /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
@@ -453,9 +455,14 @@ fn main() -> ExitCode {
             every,
             gate,
             threads,
+            connect,
         }) => {
             let Some(path) = cli.run.profile else {
                 return fail("proxy needs the server's profile: --profile FILE");
+            };
+            let connect = match connect_from(&connect) {
+                Ok(c) => c,
+                Err(e) => return fail(&e.to_string()),
             };
             let profile = match Profile::from_path(&path) {
                 Ok(p) => p,
@@ -465,6 +472,7 @@ fn main() -> ExitCode {
                 listen,
                 max_exchanges: exchanges,
                 duration,
+                connect,
                 ..Default::default()
             };
             return proxy(profile, options, reports.outputs(), every, gate, threads);

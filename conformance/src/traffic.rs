@@ -138,6 +138,10 @@ pub struct ProxyOptions {
     pub duration: Option<Duration>,
     /// Time-out of a forwarded exchange.
     pub timeout: Duration,
+    /// How to reach the server: its CA (`--ca-cert`), a client
+    /// certificate, a gateway's headers (`--header`, added to each
+    /// forwarded request that lacks them, never judged as the client's).
+    pub connect: conformance_wire::connect::Connect,
 }
 
 impl Default for ProxyOptions {
@@ -147,6 +151,7 @@ impl Default for ProxyOptions {
             max_exchanges: None,
             duration: None,
             timeout: Duration::from_secs(30),
+            connect: conformance_wire::connect::Connect::default(),
         }
     }
 }
@@ -216,7 +221,7 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot listen: {e}"))?;
-    let upstream = Upstream::new(&profile.base_url, options.timeout)?;
+    let upstream = Upstream::new(&profile.base_url, options.timeout, &options.connect)?;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);
@@ -617,6 +622,7 @@ impl Shared {
                 authority,
                 host,
                 prefix,
+                gateway,
             } => {
                 let uri = match Upstream::target(prefix, parts.uri.path_and_query()) {
                     Ok(u) => u,
@@ -626,6 +632,11 @@ impl Shared {
                 *out.method_mut() = parts.method;
                 *out.uri_mut() = uri;
                 parts.headers.insert(hyper::header::HOST, host.clone());
+                for (name, value) in gateway {
+                    if !parts.headers.contains_key(name) {
+                        parts.headers.insert(name, value.clone());
+                    }
+                }
                 *out.headers_mut() = parts.headers;
                 match tokio::time::timeout_at(deadline, line.send(authority, out, self.timeout))
                     .await
@@ -657,7 +668,10 @@ impl Shared {
                         let (head, body) = hyper::Response::from(a).into_parts();
                         Ok((head, Inner::Bindings(body)))
                     }
-                    Err(e) => Err(format!("the server gave no answer: {}", e.without_url())),
+                    Err(e) => Err(format!(
+                        "the server gave no answer: {}",
+                        upstream::reason(e)
+                    )),
                 }
             }
         };

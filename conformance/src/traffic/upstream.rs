@@ -7,6 +7,8 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use conformance_wire::connect::Connect;
+use conformance_wire::target::Limits;
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper::http::uri::{Authority, PathAndQuery};
@@ -28,6 +30,8 @@ pub(super) enum Upstream {
         host: hyper::header::HeaderValue,
         /// The base URL's path (`/prefix`), empty for none.
         prefix: String,
+        /// `--header`s, for each request that lacks them.
+        gateway: hyper::HeaderMap,
     },
     /// `https://`, or a base URL with credentials or a query: the bindings'
     /// client (rustls on ring, its provider set).
@@ -38,7 +42,11 @@ pub(super) enum Upstream {
 }
 
 impl Upstream {
-    pub(super) fn new(base_url: &str, timeout: Duration) -> Result<Upstream, String> {
+    pub(super) fn new(
+        base_url: &str,
+        timeout: Duration,
+        connect: &Connect,
+    ) -> Result<Upstream, String> {
         let base = base_url.trim_end_matches('/');
         let uri: hyper::Uri = base.parse().map_err(|e| {
             format!("the profile's base_url is no URL the proxy can forward to: {e}")
@@ -51,10 +59,19 @@ impl Upstream {
                     authority: authority.clone(),
                     host,
                     prefix: uri.path().trim_end_matches('/').to_owned(),
+                    gateway: connect.headers.clone(),
                 });
             }
         }
-        let client = component_auth_bindings::client_builder()
+        // The run's client settings (CA, identity, gateway headers);
+        // forwarded as the client sent it: no proxy of the environment, no
+        // redirect followed.
+        let limits = Limits {
+            timeout,
+            ..Limits::default()
+        };
+        let client = connect
+            .builder(&limits)
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
@@ -84,6 +101,27 @@ impl Upstream {
         hyper::Uri::try_from(format!("{prefix}{target}"))
             .map_err(|e| format!("cannot forward: {e}"))
     }
+}
+
+/// Why the bindings' client got no answer, with its causes (its own text
+/// says only "error sending request"), never its URL (a base URL may hold
+/// credentials); an unknown certificate authority says how to trust it.
+pub(super) fn reason(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let part = s.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = s.source();
+    }
+    if text.contains("UnknownIssuer") {
+        text.push_str(" (give its CA with --ca-cert)");
+    }
+    text
 }
 
 /// One client connection's own connection to an `http://` server. HTTP/1

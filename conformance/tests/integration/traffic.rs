@@ -774,3 +774,189 @@ fn http_client() -> reqwest::Client {
         .build()
         .expect("a client")
 }
+
+/// An `https://` server with a private CA: the proxy trusts it through the
+/// run's `--ca-cert`, adds a gateway's `--header` to what it forwards
+/// (never judged as the client's), and without the CA answers 502 saying
+/// how to trust it.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_proxy_forwards_to_https_with_a_private_ca_and_a_gateway_header() {
+    use conformance_wire::connect::Connect;
+    let made =
+        rcgen::generate_simple_self_signed(vec!["127.0.0.1".to_owned()]).expect("a certificate");
+    let (cert, key) = (made.cert.pem(), made.signing_key.serialize_pem());
+    let server = Server::start(ServerOptions {
+        tls: Some(
+            reference_server::TlsConfig::from_pem(cert.as_bytes(), key.as_bytes())
+                .expect("tls config"),
+        ),
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    assert!(server.base_url().starts_with("https://"));
+    let good = ClientFault {
+        rule: "",
+        method: "GET",
+        target: "/v2/api/component/catalog/auth".into(),
+        headers: vec![
+            ("X-Client-Id", "conformance-client"),
+            ("X-Client-Secret", SECRET),
+        ],
+        body: "",
+    };
+
+    // Untrusted: the client is told why, the exchange judged on its side.
+    let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let answer = http_client()
+        .get(format!("{}{}", proxy.base_url(), good.target))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status().as_u16(), 502);
+    let why = answer.text().await.expect("a body");
+    assert!(why.contains("--ca-cert"), "{why}");
+    assert!(!why.contains(SECRET), "{why}");
+    assert_eq!(proxy.tally().exchanges(), 1);
+    proxy.stop();
+
+    // Trusted through --ca-cert: answers pass, a gateway header is added.
+    let ca = scratch("proxy-ca.pem");
+    std::fs::write(&ca, &cert).expect("write the CA");
+    let mut connect = Connect::default();
+    connect.add_ca_file(&ca).expect("a PEM certificate");
+    connect
+        .add_header("X-Gateway-Key: gw-7Hq2")
+        .expect("a header");
+    let proxy = start_proxy(
+        profile(&server.base_url()),
+        ProxyOptions {
+            connect,
+            ..ProxyOptions::default()
+        },
+    )
+    .await
+    .expect("proxy");
+    for _ in 0..3 {
+        send(&proxy.base_url(), &good).await;
+    }
+    let tally = proxy.tally();
+    assert_eq!(tally.exchanges(), 3);
+    assert!(broken(&tally, Side::Client).is_empty());
+    assert!(broken(&tally, Side::Server).is_empty());
+    let report = tally.report(None).text();
+    assert!(!report.contains("X-Gateway-Key"), "{report}");
+    assert!(!report.contains("gw-7Hq2"), "{report}");
+    proxy.stop();
+    server.shutdown().await;
+}
+
+/// An upstream that answers with the request's headers as a JSON object
+/// (name to its values): what reaches the server comes back to the client.
+async fn headers_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(
+                    |req: hyper::Request<hyper::body::Incoming>| async move {
+                        let mut seen = serde_json::Map::new();
+                        for name in req.headers().keys() {
+                            let values: Vec<String> = req
+                                .headers()
+                                .get_all(name)
+                                .iter()
+                                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                                .collect();
+                            seen.insert(name.as_str().to_owned(), values.into());
+                        }
+                        let body = serde_json::to_vec(&seen).expect("json");
+                        let mut resp = hyper::Response::new(http_body_util::Full::new(
+                            bytes::Bytes::from(body),
+                        ));
+                        for (n, v) in [
+                            ("content-type", "application/json"),
+                            ("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d"),
+                        ] {
+                            resp.headers_mut()
+                                .insert(n, hyper::header::HeaderValue::from_static(v));
+                        }
+                        Ok::<_, hyper::Error>(resp)
+                    },
+                );
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// What the server receives through the proxy, through hyper's client
+/// (`http://`) and the bindings' (a base URL with credentials): the
+/// client's headers, the server's own Host, a gateway's `--header` where
+/// the client sent none (the client's own wins), and no hop-by-hop header,
+/// nor one a `Connection` header names.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_server_gets_the_clients_headers_and_the_gateways_none_of_the_connections() {
+    use conformance_wire::connect::Connect;
+    let upstream = headers_server().await;
+    let authority = upstream.trim_start_matches("http://").to_owned();
+    let with_credentials = upstream.replace("http://", "http://user:pass@");
+    for upstream in [upstream, with_credentials] {
+        let mut connect = Connect::default();
+        connect
+            .add_header("X-Gateway-Key: gw-7Hq2")
+            .expect("a header");
+        connect.add_header("X-Tenant: gateway").expect("a header");
+        let proxy = start_proxy(
+            profile(&upstream),
+            ProxyOptions {
+                connect,
+                ..ProxyOptions::default()
+            },
+        )
+        .await
+        .expect("proxy");
+        let seen = http_client()
+            .get(format!(
+                "{}/v2/api/component/catalog/auth",
+                proxy.base_url()
+            ))
+            .header("X-Client-Id", "conformance-client")
+            .header("X-Client-Secret", SECRET)
+            .header("X-Tenant", "client")
+            .header("Connection", "keep-alive, X-Trace")
+            .header("X-Trace", "abc")
+            .send()
+            .await
+            .expect("an answer")
+            .bytes()
+            .await
+            .expect("a body");
+        let seen: serde_json::Value = serde_json::from_slice(&seen).expect("the headers as JSON");
+        let one = |name: &str| seen[name][0].as_str().map(str::to_owned);
+        assert_eq!(
+            one("x-client-id").as_deref(),
+            Some("conformance-client"),
+            "{seen}"
+        );
+        assert_eq!(one("x-gateway-key").as_deref(), Some("gw-7Hq2"), "{seen}");
+        assert_eq!(one("x-tenant").as_deref(), Some("client"), "{seen}");
+        assert_eq!(one("host").as_deref(), Some(authority.as_str()), "{seen}");
+        assert_eq!(one("x-trace"), None, "{seen}");
+        assert_eq!(one("connection"), None, "{seen}");
+        // The gateway's header is not the client's: never judged, never shown.
+        let report = proxy.tally().report(None).text();
+        assert!(!report.contains("gw-7Hq2"), "{report}");
+        proxy.stop();
+    }
+}
