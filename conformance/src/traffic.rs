@@ -681,7 +681,16 @@ impl Shared {
         };
         let headers = pairs(&head.headers);
         let status = head.status;
+        // A HEAD answer's Content-Length (and a 304's) is the length the
+        // body would have: the server's own, passed on, not the length of
+        // the empty body that follows.
+        let would_be = (observed.method == "HEAD" || status == hyper::StatusCode::NOT_MODIFIED)
+            .then(|| head.headers.get(hyper::header::CONTENT_LENGTH).cloned())
+            .flatten();
         drop_hop_by_hop(&mut head.headers);
+        if let Some(length) = would_be {
+            head.headers.insert(hyper::header::CONTENT_LENGTH, length);
+        }
         let mut resp = Response::new(Answering {
             inner,
             kept: Kept::default(),

@@ -960,3 +960,34 @@ async fn the_server_gets_the_clients_headers_and_the_gateways_none_of_the_connec
         proxy.stop();
     }
 }
+
+/// A HEAD answer's Content-Length is the length its GET's body would have:
+/// through the proxy it is the server's, as straight to the server.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_answer_keeps_the_servers_content_length() {
+    let upstream = headers_server().await;
+    let proxy = start_proxy(profile(&upstream), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let length = |base: String| async move {
+        let answer = http_client()
+            .head(format!("{base}/v2/api/component/catalog/auth"))
+            .header("X-Client-Id", "conformance-client")
+            .header("X-Client-Secret", SECRET)
+            .send()
+            .await
+            .expect("an answer");
+        answer
+            .headers()
+            .get("content-length")
+            .map(|v| v.to_str().expect("text").to_owned())
+    };
+    let direct = length(upstream.clone()).await;
+    let through = length(proxy.base_url()).await;
+    assert!(
+        direct.as_deref().is_some_and(|l| l != "0"),
+        "straight to the server: {direct:?}"
+    );
+    assert_eq!(through, direct);
+    proxy.stop();
+}
