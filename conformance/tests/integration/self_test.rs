@@ -270,3 +270,32 @@ async fn the_same_seed_gives_the_same_failures() {
     assert!(first.contains("reproduce: curl"), "{first}");
     assert_eq!(first, again);
 }
+
+/// A reproduction that sends a token the check's own Authorize was
+/// answered with writes it as `${ISSUED_TOKEN}`, with a line that says
+/// where it comes from: a command to paste, not a `[redacted]` to guess at.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_token_a_check_had_issued_is_a_variable_in_its_reproduction() {
+    let report = run_only(
+        Some(Fault::ClaimsIgnoreEnvironment),
+        false,
+        Generation::default(),
+        vec!["state/environments".to_owned()],
+    )
+    .await;
+    let actual = report
+        .failed()
+        .find(|r| r.id == "state/environments")
+        .and_then(|r| r.actual.clone())
+        .unwrap_or_else(|| panic!("state/environments passed: {}", failures(&report)));
+    let reproduce = &actual[actual.find("reproduce:").expect("a reproduction")..];
+    assert!(
+        reproduce.contains("# ISSUED_TOKEN: the `token` this check's Authorize was answered with"),
+        "{reproduce}"
+    );
+    assert!(
+        reproduce.contains("-H 'x-auth-token: '\"${ISSUED_TOKEN}\""),
+        "{reproduce}"
+    );
+    assert!(!reproduce.contains("[redacted]"), "{reproduce}");
+}

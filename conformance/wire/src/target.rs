@@ -337,11 +337,75 @@ impl Target {
         let _ = self.volatile.set(paths);
     }
 
+    /// The lines that set `$var` to what `req` is answered in the body
+    /// field `token`: the reproduction of a request that sends an issued
+    /// token starts with them.
+    pub fn obtain_token(&self, req: &Req, var: &str, what: &str) -> String {
+        let command = crate::curl::render(req, &self.curl_secrets, &[]) + &self.curl_headers;
+        format!(
+            "# {var}: the token {what} issues\n{var}=\"$({command} | sed -n 's/.*\"token\" *: *\"\\([^\"]*\\)\".*/\\1/p')\"\n"
+        )
+    }
+
+    /// A token the run had issued that `req` sends as its X-Auth-Token: the
+    /// variable a reproduction writes for it, and the lines before the
+    /// command that set it. The settling Authorize's token is obtained by
+    /// an Authorize of the same component; one a check had issued, by the
+    /// Authorize the check sent before it.
+    fn issued_in(&self, req: &Req) -> Option<(crate::curl::Placeholder, String)> {
+        let sent = req.request().headers().get("x-auth-token")?.to_str().ok()?;
+        let settled = self
+            .profile
+            .components
+            .iter()
+            .enumerate()
+            .find(|(i, _)| self.settled_token(*i).as_deref() == Some(sent));
+        let (variable, prelude) = match settled {
+            Some((_, c)) => {
+                let variable = format!("ISSUED_TOKEN_{}", crate::curl::shell_name(&c.tag));
+                let prelude = self
+                    .valid(Op::Authorize, c)
+                    .ok()
+                    .map_or_else(String::new, |a| {
+                        self.obtain_token(&a, &variable, &format!("an Authorize of {}", c.name))
+                    });
+                (variable, prelude)
+            }
+            None => {
+                let issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
+                if !issued.iter().any(|t| t == sent) {
+                    return None;
+                }
+                (
+                    "ISSUED_TOKEN".to_owned(),
+                    "# ISSUED_TOKEN: the `token` this check's Authorize was answered with\n"
+                        .to_owned(),
+                )
+            }
+        };
+        let placeholder = crate::curl::Placeholder {
+            value: sent.to_owned(),
+            variable,
+        };
+        Some((placeholder, prelude))
+    }
+
     /// `req` as a `curl` command to paste: the profile's secrets as its
-    /// variables, the `--header`s as theirs; a body over 4 KiB is sent from
-    /// a file the command names, so the line stays readable.
+    /// variables, the `--header`s as theirs, a token the run had issued as
+    /// a variable the lines before the command set; a body over 4 KiB is
+    /// sent from a file the command names, so the line stays readable.
     fn curl(&self, req: &Req) -> String {
-        let mut line = crate::curl::render(req, &self.curl_secrets, &[]) + &self.curl_headers;
+        let issued = self.issued_in(req);
+        let secrets: std::borrow::Cow<'_, [crate::curl::Placeholder]> = match &issued {
+            None => std::borrow::Cow::Borrowed(&self.curl_secrets),
+            Some((token, _)) => {
+                let mut all = self.curl_secrets.clone();
+                all.push(token.clone());
+                all.sort_by_key(|p| std::cmp::Reverse(p.value.len()));
+                std::borrow::Cow::Owned(all)
+            }
+        };
+        let mut line = crate::curl::render(req, &secrets, &[]) + &self.curl_headers;
         if line.len() > 4096 {
             if let Some(at) = line.find(" --data-binary ") {
                 let bytes = req
@@ -356,7 +420,10 @@ impl Target {
                 ));
             }
         }
-        line
+        match issued {
+            Some((_, prelude)) => prelude + &line,
+            None => line,
+        }
     }
 
     /// How many requests were re-sent after a 429/503 with Retry-After.

@@ -127,16 +127,6 @@ fn render(p: &Pending, secrets: &[Placeholder]) -> String {
     }
 }
 
-/// The lines that set `$var` to what `req` is answered in the body field
-/// `token`: the reproduction of a request that sends an issued token
-/// starts with them.
-fn obtain_token(t: &Target, req: &Req, var: &str, what: &str) -> String {
-    let command = curl::render(req, t.curl_secrets(), &[]) + t.curl_headers();
-    format!(
-        "# {var}: the token {what} issues\n{var}=\"$({command} | sed -n 's/.*\"token\" *: *\"\\([^\"]*\\)\".*/\\1/p')\"\n"
-    )
-}
-
 /// A value with one thing wrong, and how to say it.
 struct NearMiss {
     what: &'static str,
@@ -359,7 +349,7 @@ fn foreign_token(t: &Target, i: usize) -> Option<ForeignToken> {
         let prelude = t
             .valid(Op::Authorize, other)
             .ok()
-            .map(|req| obtain_token(t, &req, &var, &format!("an Authorize of {}", other.name)));
+            .map(|req| t.obtain_token(&req, &var, &format!("an Authorize of {}", other.name)));
         return Some(ForeignToken {
             value: token,
             shell: format!("${{{var}}}"),
