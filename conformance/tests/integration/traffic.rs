@@ -610,9 +610,9 @@ fn the_readme_says_what_the_proxy_enforces() {
     assert!(readme.contains(&line), "the README does not say {line:?}");
 }
 
-/// An upstream that answers every request with its body, unchanged, as a
-/// JSON answer: what reaches the server comes back to the client.
-async fn echo_server() -> String {
+/// An upstream on 127.0.0.1 that answers every request, as a JSON answer
+/// with an X-Project-Uuid, with what `answer` makes of its headers and body.
+async fn json_upstream(answer: fn(&hyper::HeaderMap, bytes::Bytes) -> bytes::Bytes) -> String {
     use http_body_util::BodyExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -622,8 +622,10 @@ async fn echo_server() -> String {
         while let Ok((stream, _)) = listener.accept().await {
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(
-                    |req: hyper::Request<hyper::body::Incoming>| async move {
-                        let body = req.into_body().collect().await?.to_bytes();
+                    move |req: hyper::Request<hyper::body::Incoming>| async move {
+                        let (parts, body) = req.into_parts();
+                        let body = body.collect().await?.to_bytes();
+                        let body = answer(&parts.headers, body);
                         let mut resp = hyper::Response::new(http_body_util::Full::new(body));
                         for (n, v) in [
                             ("content-type", "application/json"),
@@ -642,6 +644,12 @@ async fn echo_server() -> String {
         }
     });
     format!("http://{addr}")
+}
+
+/// An upstream that answers every request with its body, unchanged: what
+/// reaches the server comes back to the client.
+async fn echo_server() -> String {
+    json_upstream(|_, body| body).await
 }
 
 /// A body over the proxy's 1 MiB cap is streamed through whole, both ways
@@ -858,46 +866,19 @@ async fn the_proxy_forwards_to_https_with_a_private_ca_and_a_gateway_header() {
 /// An upstream that answers with the request's headers as a JSON object
 /// (name to its values): what reaches the server comes back to the client.
 async fn headers_server() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(
-                    |req: hyper::Request<hyper::body::Incoming>| async move {
-                        let mut seen = serde_json::Map::new();
-                        for name in req.headers().keys() {
-                            let values: Vec<String> = req
-                                .headers()
-                                .get_all(name)
-                                .iter()
-                                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
-                                .collect();
-                            seen.insert(name.as_str().to_owned(), values.into());
-                        }
-                        let body = serde_json::to_vec(&seen).expect("json");
-                        let mut resp = hyper::Response::new(http_body_util::Full::new(
-                            bytes::Bytes::from(body),
-                        ));
-                        for (n, v) in [
-                            ("content-type", "application/json"),
-                            ("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d"),
-                        ] {
-                            resp.headers_mut()
-                                .insert(n, hyper::header::HeaderValue::from_static(v));
-                        }
-                        Ok::<_, hyper::Error>(resp)
-                    },
-                );
-                let _ = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(hyper_util::rt::TokioIo::new(stream), service)
-                    .await;
-            });
+    json_upstream(|headers, _| {
+        let mut seen = serde_json::Map::new();
+        for name in headers.keys() {
+            let values: Vec<String> = headers
+                .get_all(name)
+                .iter()
+                .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+                .collect();
+            seen.insert(name.as_str().to_owned(), values.into());
         }
-    });
-    format!("http://{addr}")
+        bytes::Bytes::from(serde_json::to_vec(&seen).expect("json"))
+    })
+    .await
 }
 
 /// What the server receives through the proxy, through hyper's client
