@@ -1,8 +1,10 @@
 //! `conformance`: the command-line shell over the `conformance` library.
 //! Everything it does is in the library; this file parses flags, starts the
 //! embedded reference server when no profile is given, prints, and exits
-//! 0 (all MUST checks and snapshots pass), 1 (something failed) or 2 (a
-//! usage or profile error, or a target that cannot be reached).
+//! 0 (all MUST checks and snapshots pass), 1 (something failed), 2 (a
+//! usage or profile error, or a target that cannot be reached) or 3
+//! (nothing failed, but some check could not be judged: the server's
+//! limits or slowness kept its answer away within the run's deadline).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,7 +56,8 @@ const SHIPPED_SNAPSHOTS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/profiles/s
 #[command(
     name = "conformance",
     version,
-    about = "Checks a server against the Component Authentication Claims interface, rule by rule."
+    about = "Checks a server against the Component Authentication Claims interface, rule by rule.",
+    after_help = "Exit codes of a run: 0 every MUST check and snapshot passed; 1 something failed; 2 a bad profile or flag, or a server that cannot be reached; 3 nothing failed, but some check was not judged (the server's limits or slowness kept its answer away within the deadline, 10m unless --deadline says)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -343,8 +346,11 @@ struct RunArgs {
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     timeout: Option<Duration>,
-    /// The whole run's deadline, e.g. `2m`, `90s`: checks not finished by
-    /// then fail, saying so (default: none).
+    /// The whole run's deadline, e.g. `2m`, `90s` (default 10m): a check
+    /// not finished by then is not judged, saying so, and a server's limit
+    /// whose wait would end after it stops the run's sending at once (exit
+    /// 3 where nothing failed). While a run waits, a progress line goes to
+    /// standard error every 10 s.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     deadline: Option<Duration>,
     /// Requests in flight at once (default 16).
@@ -354,8 +360,11 @@ struct RunArgs {
     /// limit (default: no limit).
     #[arg(long, value_name = "N", value_parser = parse_rate)]
     rate: Option<f64>,
-    /// Times a 429 or 503 with Retry-After (up to 10 s) is waited for and
-    /// re-sent, each one reported (default 8; 0: never).
+    /// Times a 429 or 503 with Retry-After is waited for (as long as the
+    /// wait ends before the deadline) and re-sent, each one reported
+    /// (default 8; 0: never). A request with no answer within --timeout is
+    /// sent 3 times in all, fewer in flight after each time-out, before
+    /// its check is not judged.
     #[arg(long, value_name = "N")]
     retries: Option<u32>,
     /// Seed of the generated cases (default 2718, printed in the report):
@@ -613,6 +622,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         limits,
         connect,
         deadline: args.deadline,
+        progress: true,
         generation: Generation {
             seed: args.seed.unwrap_or(Generation::default().seed),
             cases: args.cases.unwrap_or(Generation::default().cases),

@@ -362,6 +362,14 @@ pub enum Verdict {
     NotApplicable {
         reason: String,
     },
+    /// The server's answer to the rule never came: its limits held the
+    /// request past what the run waits, or no answer came within the
+    /// time-out after every try. Neither a pass nor a failure of the rule
+    /// (a server's load is not its answer): counted apart, and a run with
+    /// such checks and no failure exits with its own code.
+    NotJudged {
+        why: String,
+    },
 }
 
 impl Outcome {
@@ -413,6 +421,16 @@ impl Outcome {
             verdict: Verdict::NotApplicable {
                 reason: reason.into(),
             },
+            exchanges,
+            group: None,
+            note: None,
+        }
+    }
+
+    /// Not judged: `why` says what kept the answer away.
+    pub fn not_judged(why: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
+        Self {
+            verdict: Verdict::NotJudged { why: why.into() },
             exchanges,
             group: None,
             note: None,

@@ -34,6 +34,7 @@ pub mod needs;
 pub mod observe;
 pub mod overlay;
 pub mod probes;
+pub mod progress;
 pub mod results;
 pub mod runner;
 pub mod snapshot;

@@ -36,9 +36,26 @@ pub struct RunOptions {
     pub snapshots: Option<SnapshotOptions>,
     /// Seed and count of the generated cases.
     pub generation: Generation,
-    /// The whole run's deadline: checks not finished by then fail, saying so.
+    /// The whole run's deadline: checks not finished by then are not
+    /// judged, saying so, and no wait for the server (a limit's, a
+    /// back-off) is begun that would end after it. `None`:
+    /// [`DEFAULT_DEADLINE`].
     pub deadline: Option<std::time::Duration>,
+    /// Print a line to standard error every [`PROGRESS_EVERY`] while the
+    /// run goes on (what it waits for, requests answered, checks left), so
+    /// that a run held by a server's limits or slowness is never silent
+    /// for long. Off for a library caller; the command turns it on.
+    pub progress: bool,
 }
+
+/// A run's deadline when none is given: ten minutes, far beyond a run's
+/// usual second or two (a server 50 ms away is checked in a few seconds)
+/// and within any CI job's time-out, so that a server whose limits never
+/// lift ends in a verdict, not in a job killed in silence.
+pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// How often a run that is still going says so on standard error.
+pub const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why a run could not judge the target at all (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -93,11 +110,27 @@ impl Plan {
 /// `assert_snapshots`).
 pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, RunError> {
     let started = Instant::now();
+    let deadline = options.deadline.unwrap_or(DEFAULT_DEADLINE);
     let checks = plan(options)?;
     let described = profile.to_string();
-    let prepared = prepare(profile, options).await?;
+    let prepared = prepare(profile, options, started + deadline).await?;
+    let ticker = crate::progress::Ticker::start(
+        options.progress,
+        prepared.target.clone(),
+        checks.len(),
+        started,
+        deadline,
+    );
     let settled = settle(&prepared.target).await;
-    let outcomes = schedule(&checks, &prepared.target, options, started).await;
+    let outcomes = schedule(
+        &checks,
+        &prepared.target,
+        options,
+        started + deadline,
+        &ticker,
+    )
+    .await;
+    drop(ticker);
     let collected = collect(&checks, outcomes, &prepared, options);
     let mut results = collected.results;
     results
@@ -114,7 +147,9 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     let pace = Pace {
         settled,
         timeout_ms: options.limits.timeout.as_millis(),
-        deadline_ms: options.deadline.map(|d| d.as_millis()),
+        deadline_ms: Some(deadline.as_millis()),
+        timed_out: target.waiting().1.1,
+        stopped: target.stopped(),
         concurrency: options.limits.concurrency,
         rate: prepared.limits.rate,
         retried: target.retried(),
@@ -168,10 +203,16 @@ struct Prepared {
 /// undeclared, the run looks first (as `conformance choices` does), sends
 /// it there, and says so; the place is the target's, never written into
 /// the profile's choices.
-async fn prepare(profile: Profile, options: &RunOptions) -> Result<Prepared, RunError> {
+async fn prepare(
+    profile: Profile,
+    options: &RunOptions,
+    deadline: Instant,
+) -> Result<Prepared, RunError> {
     let mut limits = options.limits;
     limits.rate = limits.rate.or(profile.rate);
-    let target = Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?;
+    let target = Target::new(profile, limits, options.connect.clone())
+        .map_err(RunError::Client)?
+        .with_deadline(Some(deadline));
     let target = Arc::new(target);
     preflight(&target).await?;
     if target.profile.choices.declares(ChoiceKey::ModelUuid) {
@@ -185,6 +226,7 @@ async fn prepare(profile: Profile, options: &RunOptions) -> Result<Prepared, Run
     }
     let target = Target::new(target.profile.clone(), limits, options.connect.clone())
         .map_err(RunError::Client)?
+        .with_deadline(Some(deadline))
         .with_observed_model_uuid(at);
     Ok(Prepared {
         target: Arc::new(target),
@@ -202,12 +244,13 @@ async fn settle(target: &Arc<Target>) -> usize {
 }
 
 /// Step 4: every check sent phase by phase and judged, in catalogue order;
-/// a check not done by the run's deadline fails, saying so.
+/// a check not done by the run's deadline is not judged, saying so.
 async fn schedule(
     checks: &[Check],
     target: &Arc<Target>,
     options: &RunOptions,
-    started: Instant,
+    deadline: Instant,
+    ticker: &crate::progress::Ticker,
 ) -> Vec<Outcome> {
     let judged = checks.iter().fold(Judged::default(), |all, c| {
         all.union(&c.run.generated_read(&target.profile))
@@ -218,25 +261,36 @@ async fn schedule(
         judged,
         crate::probes::probe_requests,
     ));
-    let deadline = options
-        .deadline
-        .map(|d| tokio::time::Instant::from_std(started + d));
-    let late = || {
-        Outcome::fail(
+    let within_ms = options.deadline.unwrap_or(DEFAULT_DEADLINE).as_millis();
+    let deadline = Some(tokio::time::Instant::from_std(deadline));
+    let late = || match target.stopped() {
+        Some(why) => Outcome::not_judged(
+            format!("not judged: the run stopped sending before this check's requests went: {why}"),
+            Vec::new(),
+        ),
+        None => Outcome::not_judged(
             format!(
-                "the run's deadline ({} ms) passed before this check finished",
-                options.deadline.unwrap_or_default().as_millis()
+                "not judged: the run's deadline ({within_ms} ms) passed before this check finished"
             ),
             Vec::new(),
-        )
+        ),
     };
     let mut schedule = Schedule::new(checks, target);
     for phase in [Phase::Read, Phase::Write] {
+        ticker.phase(phase);
         schedule.send(phase, &context, deadline, late).await;
+        ticker.judged(schedule.done());
     }
     if schedule.has(Phase::Verify) {
+        ticker.phase(Phase::Verify);
         target.settle().await;
         schedule.send(Phase::Verify, &context, deadline, late).await;
+        ticker.judged(schedule.done());
+    }
+    if schedule.has(Phase::Quiet) {
+        ticker.phase(Phase::Quiet);
+        schedule.send(Phase::Quiet, &context, deadline, late).await;
+        ticker.judged(schedule.done());
     }
     context.seal();
     schedule.judge(&context, deadline, late).await
@@ -350,10 +404,12 @@ async fn assert_snapshots(
         .collect())
 }
 
-/// A check whose request the server still limited when the runner gave up
-/// is not judged on that answer: a limit is not the server's answer to a
-/// rule. It is not a pass either: it fails, saying so, and names the pace
-/// that would avoid it.
+/// A check whose request the server still limited when the runner gave up,
+/// or which got no answer within the time-out after every try, is not
+/// judged on that exchange: a limit or a late answer is not the server's
+/// answer to a rule. Neither a pass nor a failure: not judged, saying why
+/// and what would avoid it (what the answers that came showed, where the
+/// check had failed on them, is kept in the words).
 fn not_judged_when_limited(
     checks: &[Check],
     outcomes: &mut [Outcome],
@@ -364,32 +420,48 @@ fn not_judged_when_limited(
         if matches!(c.run.body, Body::RunWide(_)) {
             continue;
         }
-        let Some((ex, why)) = o
+        let limited = o
             .exchanges
             .iter()
-            .find_map(|ex| ex.limited.as_ref().map(|why| (ex, why)))
-        else {
-            continue;
-        };
-        let pace = match (throttled.learnt_rate, rate) {
-            (Some(learnt), _) => format!(
-                "the server allowed about {learnt} requests a second: run with `--rate {}`, or declare `rate: {}` in the profile (`conformance choices` observes it)",
-                suggested_rate(learnt),
-                suggested_rate(learnt)
-            ),
-            (None, Some(r)) => format!(
-                "the run was paced at {r} requests a second: lower `--rate` or the profile's `rate`"
-            ),
-            (None, None) => {
-                "declare the server's pace with `rate:` in the profile, or `--rate N`".to_owned()
+            .find_map(|ex| ex.limited.as_ref().map(|why| (ex, why)));
+        let unanswered = o
+            .exchanges
+            .iter()
+            .find_map(|ex| ex.unanswered.as_ref().map(|why| (ex, why)));
+        let why = match (limited, unanswered) {
+            (Some((ex, why)), _) => {
+                let pace = match (throttled.learnt_rate, rate) {
+                    (Some(learnt), _) => format!(
+                        "the server allowed about {learnt} requests a second: run with `--rate {}`, or declare `rate: {}` in the profile (`conformance choices` observes it)",
+                        suggested_rate(learnt),
+                        suggested_rate(learnt)
+                    ),
+                    (None, Some(r)) => format!(
+                        "the run was paced at {r} requests a second: lower `--rate` or the profile's `rate`"
+                    ),
+                    (None, None) => {
+                        "declare the server's pace with `rate:` in the profile, or `--rate N`"
+                            .to_owned()
+                    }
+                };
+                format!(
+                    "not judged: the server limited `{}` ({why}), so this check could not see the server's answer to its rule; {pace}",
+                    ex.label
+                )
             }
-        };
-        o.verdict = Verdict::Fail {
-            actual: format!(
-                "not judged: the server limited `{}` ({why}), so this check could not see the server's answer to its rule; {pace}",
+            (None, Some((ex, why))) => format!(
+                "not judged: `{}` got {why}, so this check could not see the server's answer to its rule (a slow server, or a busy machine: a longer `--timeout`, or a lower `--concurrency`)",
                 ex.label
             ),
+            (None, None) => continue,
         };
+        let why = match &o.verdict {
+            Verdict::Fail { actual } => {
+                format!("{why}\nWhat the answers that came showed: {actual}")
+            }
+            _ => why,
+        };
+        o.verdict = Verdict::NotJudged { why };
     }
 }
 
@@ -509,6 +581,9 @@ impl Schedule {
         if deadline.is_some_and(|at| tokio::time::Instant::now() >= at) {
             return self.give_up(late);
         }
+        if phase == Phase::Quiet {
+            return self.one_at_a_time(phase, context, deadline, late).await;
+        }
         let mut tasks: Vec<(usize, Task)> = Vec::new();
         for (i, slot) in self.slots.iter_mut().enumerate() {
             match slot {
@@ -564,6 +639,39 @@ impl Schedule {
             self.give_up(late);
         }
         self.judge_complete(context);
+    }
+
+    /// Runs the procedures of `phase` one after the other, nothing else in
+    /// flight ([`Phase::Quiet`]): each request then goes on a connection of
+    /// its own right after the one before, so that a balancer's round robin
+    /// or a pool of workers spreads consecutive reads over its instances.
+    async fn one_at_a_time(
+        &mut self,
+        phase: Phase,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) {
+        for i in 0..self.slots.len() {
+            if !matches!(self.slots[i], Slot::Procedure(p) if p == phase) {
+                continue;
+            }
+            let Body::Procedure { run, .. } = &self.checks[i].run.body else {
+                continue;
+            };
+            let outcome = within(deadline, tokio::spawn(run(context.clone())))
+                .await
+                .map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
+            self.slots[i] = Slot::Done(outcome.unwrap_or_else(&late));
+        }
+    }
+
+    /// How many checks are done (judged, or never to run).
+    fn done(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Done(_)))
+            .count()
     }
 
     /// Judges every planned check whose answers are all in, now: its raw
