@@ -331,7 +331,7 @@ impl std::fmt::Debug for Check {
 }
 
 /// What running a check produced.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub verdict: Verdict,
     /// Every exchange, in a fixed order, for the snapshot.

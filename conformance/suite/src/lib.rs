@@ -38,4 +38,5 @@ pub mod progress;
 pub mod results;
 pub mod runner;
 pub mod snapshot;
+pub mod stability;
 pub mod traffic;

@@ -130,11 +130,33 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         &ticker,
     )
     .await;
-    drop(ticker);
     let collected = collect(&checks, outcomes, &prepared, options);
+    let refused = match writes_snapshots(&checks, &collected.outcomes, &prepared.target, options) {
+        true => {
+            second_look(
+                &checks,
+                &collected.outcomes,
+                &prepared.target,
+                options,
+                started + deadline,
+                &ticker,
+            )
+            .await
+        }
+        false => Default::default(),
+    };
+    drop(ticker);
     let mut results = collected.results;
-    results
-        .extend(assert_snapshots(&checks, &collected.outcomes, &prepared.target, options).await?);
+    results.extend(
+        assert_snapshots(
+            &checks,
+            &collected.outcomes,
+            &prepared.target,
+            options,
+            refused,
+        )
+        .await?,
+    );
     // Whatever a check or the server wrote, no secret leaves the run: the
     // server may echo one into a request id, a header or a message.
     let scrub = &collected.scrub;
@@ -378,22 +400,26 @@ async fn assert_snapshots(
     outcomes: &[Outcome],
     target: &Target,
     options: &RunOptions,
+    refused: std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<CheckResult>, RunError> {
     let Some(snap) = &options.snapshots else {
         return Ok(Vec::new());
     };
     let groups = groups(checks, outcomes, &target.profile);
     let snap = snap.clone();
-    let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
-        .await
-        .unwrap_or_else(|e| {
-            Ok(vec![snapshot::SnapshotResult {
-                group: "snapshots".to_owned(),
-                level: Level::Must,
-                file: Default::default(),
-                outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
-            }])
-        })?;
+    let asserted =
+        tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups, &refused))
+            .await
+            .unwrap_or_else(|e| {
+                Ok(vec![snapshot::SnapshotResult {
+                    group: "snapshots".to_owned(),
+                    level: Level::Must,
+                    file: Default::default(),
+                    outcome: SnapshotOutcome::Failed(format!(
+                        "the snapshot assertions failed: {e}"
+                    )),
+                }])
+            })?;
     // A snapshot stands where the check its group is named after does,
     // selected or not.
     let all = catalogue();
@@ -402,6 +428,73 @@ async fn assert_snapshots(
         .iter()
         .map(|s| CheckResult::from_snapshot(s, anchor(&s.group), options.strict))
         .collect())
+}
+
+/// Whether this run will write a snapshot: `--accept`, or outside CI a
+/// group whose snapshot is not stored yet.
+fn writes_snapshots(
+    checks: &[Check],
+    outcomes: &[Outcome],
+    target: &Target,
+    options: &RunOptions,
+) -> bool {
+    let Some(snap) = &options.snapshots else {
+        return false;
+    };
+    match snap.update {
+        snapshot::SnapshotUpdate::Accept => true,
+        snapshot::SnapshotUpdate::Ci => false,
+        snapshot::SnapshotUpdate::Local => groups(checks, outcomes, &target.profile)
+            .iter()
+            .any(|g| !snapshot::file_of(&snap.dir, &g.name).exists()),
+    }
+}
+
+/// Step 5b, for a run that will write snapshots: the whole schedule again
+/// from a state settled again, and the groups whose exchanges differ from
+/// the first look's, each with the part that differs
+/// ([`crate::stability`]). The first look's verdicts stand; this one only
+/// keeps an unstable answer from being recorded as the truth.
+async fn second_look(
+    checks: &[Check],
+    first: &[Outcome],
+    target: &Arc<Target>,
+    options: &RunOptions,
+    deadline: Instant,
+    ticker: &crate::progress::Ticker,
+) -> std::collections::BTreeMap<String, String> {
+    target.settle().await;
+    let mut again = schedule(checks, target, options, deadline, ticker).await;
+    let scrub = target.final_scrubber();
+    for o in &mut again {
+        for ex in &mut o.exchanges {
+            scrub.exchange(ex);
+        }
+    }
+    // What the first look kept from being judged stays unjudged; a check
+    // the second look could not judge says nothing of stability.
+    let limited = |o: &Outcome| {
+        o.exchanges
+            .iter()
+            .any(|e| e.limited.is_some() || e.unanswered.is_some())
+            || matches!(o.verdict, Verdict::NotJudged { .. })
+    };
+    let comparable: Vec<(Check, &Outcome, Outcome)> = checks
+        .iter()
+        .zip(first)
+        .zip(again)
+        .filter(|((_, a), b)| !limited(a) && !limited(b))
+        .map(|((c, a), b)| (c.clone(), a, b))
+        .collect();
+    let checks: Vec<Check> = comparable.iter().map(|(c, _, _)| c.clone()).collect();
+    let (ones, twos): (Vec<Outcome>, Vec<Outcome>) = comparable
+        .into_iter()
+        .map(|(_, a, b)| (a.clone(), b))
+        .unzip();
+    crate::stability::unstable(
+        &groups(&checks, &ones, &target.profile),
+        &groups(&checks, &twos, &target.profile),
+    )
 }
 
 /// A check whose request the server still limited when the runner gave up,
