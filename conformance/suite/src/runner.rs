@@ -236,7 +236,7 @@ async fn prepare(
         .map_err(RunError::Client)?
         .with_deadline(Some(deadline));
     let target = Arc::new(target);
-    preflight(&target).await?;
+    preflight(&target, !options.connect.ca_certs.is_empty()).await?;
     if target.profile.choices.declares(ChoiceKey::ModelUuid) {
         return Ok(Prepared { target, limits });
     }
@@ -973,7 +973,7 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
 /// or reset before any answer) is a usage error (exit 2), not a list of
 /// failed checks. Any answer, or a failure after one began (a time-out
 /// waiting for it, garbage), lets the checks run and say what is wrong.
-async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
+async fn preflight(t: &Arc<Target>, ca_given: bool) -> Result<(), RunError> {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Ok(());
     };
@@ -981,9 +981,15 @@ async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
         Err(e) if unreachable(&e) => {
             let mut reason = t.scrubber().text(&describe_error(&e));
             // Only an unknown issuer is cured by a CA: an expired
-            // certificate or a wrong name is the server's to fix.
+            // certificate or a wrong name is the server's to fix. With a
+            // CA given, the link missing is the one between them.
             if reason.contains("is not a known certificate authority") {
-                reason.push_str(" (give its CA with --ca-cert)");
+                reason.push_str(match ca_given {
+                    false => " (give its CA with --ca-cert)",
+                    true => {
+                        " (the CA given with --ca-cert is not the issuer of the certificate the server sent, and the server sent no intermediate certificate that leads to it: a server must send its whole chain, its own certificate then each intermediate, as openssl and curl say with \"unable to get local issuer certificate\"; or --ca-cert names another CA)"
+                    }
+                });
             }
             Err(RunError::Unreachable {
                 url: t.scrubber().text(&t.profile.base_url),

@@ -291,9 +291,18 @@ async fn rate_and_deadline_are_kept() {
     let report = run(profile(server.base_url()), &options)
         .await
         .expect("run");
-    assert_eq!(report.run.exit_code(), 1);
+    // Cut off by the deadline: not judged (exit 3), never a failure of a
+    // rule they did not get to judge.
+    assert_eq!(
+        report.run.exit_code(),
+        conformance_suite::gate::NOT_JUDGED_EXIT
+    );
+    assert_eq!(report.summary.failed, 0);
     let late = report
-        .failed()
+        .run
+        .results
+        .iter()
+        .filter(|r| r.status == conformance_report::report::Status::NotJudged)
         .filter(|r| r.actual.as_deref().unwrap_or("").contains("deadline"))
         .count();
     assert!(late > 10, "checks cut off by the deadline: {late}");
@@ -345,6 +354,67 @@ async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
     assert_eq!(report.run.exit_code(), 0, "failed over https: {failed:?}");
     assert!(report.summary.passed > 80);
     let _ = std::fs::remove_file(&ca);
+    server.shutdown().await;
+}
+
+/// A server that sends its own certificate without the intermediate that
+/// links it to the CA the run was given: exit 2, saying which link is
+/// missing (not "give its CA with --ca-cert", which was given).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chain_without_its_intermediate_says_which_link_is_missing() {
+    use conformance_suite::runner::RunError;
+    use conformance_wire::connect::Connect;
+    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
+    let ca_key = KeyPair::generate().expect("a key");
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("params");
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let ca = ca_params.self_signed(&ca_key).expect("the root");
+    let mid_key = KeyPair::generate().expect("a key");
+    let mut mid_params = CertificateParams::new(Vec::<String>::new()).expect("params");
+    mid_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    let mid = mid_params
+        .signed_by(&mid_key, &ca, &ca_key)
+        .expect("the intermediate");
+    let leaf_key = KeyPair::generate().expect("a key");
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .expect("params")
+        .signed_by(&leaf_key, &mid, &mid_key)
+        .expect("the leaf");
+    // The leaf alone: the intermediate is not sent.
+    let server = reference_server::Server::start(reference_server::ServerOptions {
+        tls: Some(
+            reference_server::TlsConfig::from_pem(
+                leaf.pem().as_bytes(),
+                leaf_key.serialize_pem().as_bytes(),
+            )
+            .expect("tls config"),
+        ),
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    let ca_file = std::env::temp_dir().join(format!("conformance-root-{}.pem", std::process::id()));
+    std::fs::write(&ca_file, ca.pem()).expect("write the root");
+    let mut options = RunOptions {
+        connect: Connect {
+            no_proxy: true,
+            ..Connect::default()
+        },
+        ..RunOptions::default()
+    };
+    options
+        .connect
+        .add_ca_file(&ca_file)
+        .expect("a PEM certificate");
+    match run(profile(server.base_url()), &options).await {
+        Err(RunError::Unreachable { reason, .. }) => {
+            assert!(reason.contains("intermediate"), "{reason}");
+            assert!(reason.contains("whole chain"), "{reason}");
+            assert!(!reason.contains("give its CA"), "{reason}");
+        }
+        other => panic!("expected the chain to be refused, got {other:?}"),
+    }
+    let _ = std::fs::remove_file(&ca_file);
     server.shutdown().await;
 }
 
