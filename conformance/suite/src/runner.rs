@@ -952,15 +952,21 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
         // A SHOULD check that only warned still records: what the server
         // chose differently is its behaviour, to be kept from drifting.
         let failed = matches!(o.verdict, Verdict::Fail { .. }) && level == Level::Must;
+        let unanswered = matches!(o.verdict, Verdict::NotJudged { .. })
+            || o.exchanges
+                .iter()
+                .any(|e| e.limited.is_some() || e.unanswered.is_some());
         match out.iter_mut().find(|g| g.name == name) {
             Some(g) => {
                 g.check_failed |= failed;
+                g.unanswered |= unanswered;
                 g.level = g.level.min(level);
             }
             None => out.push(Group {
                 name,
                 exchanges: o.exchanges.clone(),
                 check_failed: failed,
+                unanswered,
                 level,
             }),
         }

@@ -132,7 +132,13 @@ async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
         ..RunOptions::default()
     };
     let report = run(profile(url), &options).await.expect("run");
-    assert_eq!(report.run.exit_code(), 1, "a 429 is not a pass");
+    // A 429 is not a pass, nor the server's answer to the rule: not
+    // judged, with its own exit code.
+    assert_eq!(
+        report.run.exit_code(),
+        conformance_suite::gate::NOT_JUDGED_EXIT,
+        "a 429 is not a pass"
+    );
     let result = report
         .run
         .results
@@ -364,21 +370,28 @@ async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
 async fn a_chain_without_its_intermediate_says_which_link_is_missing() {
     use conformance_suite::runner::RunError;
     use conformance_wire::connect::Connect;
-    use rcgen::{BasicConstraints, CertificateParams, IsCa, KeyPair};
-    let ca_key = KeyPair::generate().expect("a key");
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).expect("params");
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca = ca_params.self_signed(&ca_key).expect("the root");
-    let mid_key = KeyPair::generate().expect("a key");
-    let mut mid_params = CertificateParams::new(Vec::<String>::new()).expect("params");
-    mid_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let mid = mid_params
-        .signed_by(&mid_key, &ca, &ca_key)
-        .expect("the intermediate");
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let ca_params = |name: &str| {
+        let mut p = CertificateParams::new(Vec::<String>::new()).expect("params");
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.distinguished_name.push(DnType::CommonName, name);
+        p
+    };
+    let ca = CertifiedIssuer::self_signed(
+        ca_params("Conformance Test Root"),
+        KeyPair::generate().expect("a key"),
+    )
+    .expect("the root");
+    let mid = CertifiedIssuer::signed_by(
+        ca_params("Conformance Test Intermediate"),
+        KeyPair::generate().expect("a key"),
+        &ca,
+    )
+    .expect("the intermediate");
     let leaf_key = KeyPair::generate().expect("a key");
     let leaf = CertificateParams::new(vec!["127.0.0.1".to_owned()])
         .expect("params")
-        .signed_by(&leaf_key, &mid, &mid_key)
+        .signed_by(&leaf_key, &mid)
         .expect("the leaf");
     // The leaf alone: the intermediate is not sent.
     let server = reference_server::Server::start(reference_server::ServerOptions {
@@ -479,4 +492,44 @@ async fn an_echoing_answer_over_the_cap_is_no_refusal_of_the_body() {
     let seen = observe(profile(url), &options).await.expect("observed");
     assert_eq!(seen.body_limit, Some(limit as u64), "{seen:?}");
     assert_eq!(seen.body_too_large, Some(413), "{seen:?}");
+}
+
+/// A server whose 417 items are not the spec's in every way (its answer to
+/// a request without modelUuid does not name it): `choices` observes
+/// `validation_items: other`, as the check that holds the choice judges, so
+/// the very next run with what it wrote agrees with it.
+#[tokio::test(flavor = "multi_thread")]
+async fn validation_items_are_observed_as_their_check_judges_them() {
+    const ITEMS: &str = r#"{"code":417,"status":false,"errors":[{"field":"email","rule":"format","message":"not an email"}]}"#;
+    let url = serve(|_| {
+        Response::builder()
+            .status(417)
+            .header("content-type", "application/json")
+            .header("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d")
+            .body(Full::new(Bytes::from_static(ITEMS.as_bytes())))
+            .expect("an answer")
+    })
+    .await;
+    let observed =
+        conformance_suite::observe::observe_within(profile(url.clone()), &RunOptions::default())
+            .await
+            .expect("observed");
+    assert_eq!(
+        observed.validation_items().value,
+        conformance_model::choices::Shape::Other
+    );
+    let mut p = profile(url);
+    p.choices = observed;
+    let options = RunOptions {
+        only: vec!["choices/validation-items".into()],
+        ..RunOptions::default()
+    };
+    let report = run(p, &options).await.expect("run");
+    let r = report
+        .run
+        .results
+        .iter()
+        .find(|r| r.id == "choices/validation-items")
+        .expect("the check ran");
+    assert_ne!(r.status, Status::Failed, "{:?}", r.actual);
 }

@@ -384,6 +384,25 @@ fn decompose(s: &str) -> String {
     out
 }
 
+/// What a finding breaks when its answer could not be judged: no
+/// invariant's id, so no check fails on it; the invariants' checks are not
+/// judged instead.
+pub(crate) const NOT_JUDGED: &str = "not-judged";
+
+/// Why an answer cannot be judged: the server limited it past what the run
+/// waits, or it never came within the time-out after every try.
+pub(crate) fn not_judged(sent: &conformance_wire::target::Sent) -> Option<String> {
+    let ex = &sent.exchange;
+    ex.limited
+        .as_ref()
+        .map(|why| format!("the server limited `{}` ({why})", ex.label))
+        .or_else(|| {
+            ex.unanswered
+                .as_ref()
+                .map(|why| format!("`{}` got {why}", ex.label))
+        })
+}
+
 /// The `enum` values a run sends: all of a short list; of a long one
 /// ([`ENUM_VALUES_SENT`] or more), the first, the last and others evenly
 /// spaced, so that an `enum` of 256 values costs 16 requests, not 256.
@@ -517,6 +536,13 @@ fn property(
             return Err(TestCaseError::fail(case.sent.summary()));
         }
         let case = send(&changes);
+        // Limited past what the run waits, or no answer within the
+        // time-out after every try: nothing to judge, and no finding; the
+        // property ends here, not judged.
+        if let Some(why) = not_judged(&case.sent) {
+            *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
+            return Err(TestCaseError::fail(why));
+        }
         if case.sent.typed.is_none() {
             let why = case.sent.summary();
             *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
@@ -539,7 +565,10 @@ fn property(
             // own answer (unless the target stopped answering).
             let stuck = unanswered.into_inner().unwrap_or_else(|e| e.into_inner());
             let case = stuck.unwrap_or_else(|| send(&minimal));
-            let broken = judge(&fields.with(&minimal), &case.sent);
+            let broken = match not_judged(&case.sent) {
+                Some(why) => vec![(NOT_JUDGED, why)],
+                None => judge(&fields.with(&minimal), &case.sent),
+            };
             Some(Finding {
                 case,
                 broken,
