@@ -41,7 +41,8 @@ pub struct RunOptions {
     /// back-off) is begun that would end after it. `None`:
     /// [`DEFAULT_DEADLINE`].
     pub deadline: Option<std::time::Duration>,
-    /// Print a line to standard error every [`PROGRESS_EVERY`] while the
+    /// Print a line to standard error every
+    /// [`crate::progress::PROGRESS_EVERY`] while the
     /// run goes on (what it waits for, requests answered, checks left), so
     /// that a run held by a server's limits or slowness is never silent
     /// for long. Off for a library caller; the command turns it on.
@@ -53,9 +54,6 @@ pub struct RunOptions {
 /// and within any CI job's time-out, so that a server whose limits never
 /// lift ends in a verdict, not in a job killed in silence.
 pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// How often a run that is still going says so on standard error.
-pub const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why a run could not judge the target at all (exit 2).
 #[derive(Debug, thiserror::Error)]

@@ -117,8 +117,8 @@ async fn judge(t: Arc<RunContext>, inv: &'static Invariant) -> Outcome {
     let generated = t.generated();
     // A target that does not answer a valid request fails: a skip here
     // would let a run go green on a server too slow to judge.
-    if let Some(why) = &generated.not_run {
-        return Outcome::fail(why.clone(), Vec::new());
+    if let Some(outcome) = Outcome::when_not_generated(generated) {
+        return outcome;
     }
     // A case whose answer never came within what the run waits is not
     // judged; the rest are.
