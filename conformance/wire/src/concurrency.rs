@@ -166,9 +166,9 @@ impl Concurrency {
         }
     }
 
-    /// Why the server is taken to answer nothing, once it has let
-    /// [`SILENT_IN_A_ROW`] requests in a row time out over at least
-    /// [`SILENT_TIMEOUTS`] time-outs (`timeout` each) since its last answer.
+    /// Why the server is taken to answer nothing, once it has let 12
+    /// requests in a row time out over at least 4 time-outs (`timeout`
+    /// each) since its last answer.
     pub fn silent(&self, timeout: std::time::Duration) -> Option<String> {
         let s = self.lock();
         let since = s.last_answer.elapsed();

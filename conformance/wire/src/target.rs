@@ -195,7 +195,7 @@ impl Target {
 
     /// Why the run sends nothing more, once its limits stopped it.
     pub fn stopped(&self) -> Option<String> {
-        self.throttle.stopped().map(|s| s.0)
+        self.throttle.stopped().map(|s| s.why)
     }
 
     /// A hold in force (how long yet, what the server said), and requests
@@ -687,9 +687,9 @@ impl Target {
         let typed = loop {
             let again = req.try_clone();
             if let Err(stopped) = self.throttle.wait().await {
-                match stopped.1 {
-                    true => unanswered = Some(format!("no answer: {}", stopped.0)),
-                    false => limited = Some(stopped.0.clone()),
+                match stopped.silent {
+                    true => unanswered = Some(format!("no answer: {}", stopped.why)),
+                    false => limited = Some(stopped.why),
                 }
                 match previous.take() {
                     Some(typed) => break typed,

@@ -120,7 +120,12 @@ pub struct Throttle {
 /// its deadline, or never lift; or the server answers nothing within the
 /// time-out (`silent`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Stopped(pub String, pub bool);
+pub struct Stopped {
+    /// In words, with what the server said.
+    pub why: String,
+    /// The server answers nothing within the time-out (not a limit).
+    pub silent: bool,
+}
 
 #[derive(Debug)]
 struct ThrottleState {
@@ -212,7 +217,7 @@ impl Throttle {
     pub fn stop_silent(&self, why: String) {
         let mut s = self.lock();
         if s.stopped.is_none() {
-            s.stopped = Some(Stopped(why, true));
+            s.stopped = Some(Stopped { why, silent: true });
         }
     }
 
@@ -255,8 +260,8 @@ impl Throttle {
                 }
                 let now = tokio::time::Instant::now();
                 if let Some(deadline) = s.deadline.filter(|d| s.hold_until > *d) {
-                    let why = Stopped(
-                        format!(
+                    let why = Stopped {
+                        why: format!(
                             "the server limits this client ({}), a wait that ends {} s after the run's deadline",
                             s.hold_said,
                             s.hold_until
@@ -264,8 +269,8 @@ impl Throttle {
                                 .as_secs()
                                 .max(1)
                         ),
-                        false,
-                    );
+                        silent: false,
+                    };
                     s.stopped = Some(why.clone());
                     return Err(why);
                 }
@@ -318,14 +323,14 @@ impl Throttle {
         // does not lift as the server says it will.
         let waited = now.saturating_duration_since(s.last_answered);
         if s.stopped.is_none() && s.in_a_row >= 3 && waited >= LIMIT_NEVER_LIFTS {
-            s.stopped = Some(Stopped(
-                format!(
+            s.stopped = Some(Stopped {
+                why: format!(
                     "the server limits this client ({said}): nothing but limit answers for {} s, {} in a row, each wait honoured",
                     waited.as_secs(),
                     s.in_a_row
                 ),
-                false,
-            ));
+                silent: false,
+            });
         }
         let burst_over = s
             .last_cut
