@@ -47,6 +47,7 @@
 //! checks (HTTP norms, our spec's choices) report, and fail the run only
 //! with `--strict`.
 
+pub mod enforcement;
 pub mod init;
 pub mod traffic;
 pub mod traffic_report;

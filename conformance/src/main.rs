@@ -138,6 +138,11 @@ enum Command {
         /// As Markdown.
         #[arg(long)]
         markdown: bool,
+        /// Only what enforces this requirement (an id of the table of
+        /// requirements, `7/errors-are-json`): the checks, traffic rules,
+        /// faults and variants that name it.
+        #[arg(long, value_name = "ID")]
+        requirement: Option<String>,
     },
     /// Listen, forward every exchange to the profile's server unchanged,
     /// and judge both sides of each by the description's rules one exchange
@@ -491,14 +496,34 @@ fn main() -> ExitCode {
                 Err(e) => fail(&e),
             };
         }
-        Some(Command::Coverage { markdown }) => {
+        Some(Command::Coverage {
+            markdown,
+            requirement,
+        }) => {
+            use conformance::enforcement;
+            if let Some(id) = requirement {
+                let Some(found) = enforcement::of(&id) else {
+                    return fail(&enforcement::unknown(&id));
+                };
+                let one = [found];
+                out!(
+                    "{}",
+                    if markdown {
+                        enforcement::markdown(&one)
+                    } else {
+                        one[0].text()
+                    }
+                );
+                return ExitCode::SUCCESS;
+            }
             let coverage = conformance_suite::coverage::Coverage::of_description();
+            let all = enforcement::all();
             out!(
                 "{}",
                 if markdown {
-                    coverage.markdown()
+                    coverage.markdown() + &enforcement::markdown(&all)
                 } else {
-                    coverage.text()
+                    coverage.text() + &enforcement::text(&all)
                 }
             );
             return ExitCode::SUCCESS;

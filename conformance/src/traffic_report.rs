@@ -30,7 +30,7 @@ pub struct Outputs {
 /// The line of the description where `rule`'s sentence stands (where SARIF
 /// places its results, from their anchor).
 pub fn rule_line(rule: &Rule) -> usize {
-    description::locate(rule.quote, rule.section)
+    description::locate(rule.quote(), rule.section)
         .map(|(start, _)| description::line_of(start))
         .or_else(|| description::heading_line(rule.section))
         .unwrap_or(1)
@@ -88,7 +88,7 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                 section: rule.section.to_owned(),
                 section_title: section_title(rule.section).to_owned(),
                 level: Level::Must,
-                requirement: rule.quote.to_owned(),
+                requirement: rule.quote().to_owned(),
                 sends: format!(
                     "nothing: it judges the {side} of each observed exchange ({exercised} of {total} could break it)"
                 ),
@@ -104,7 +104,7 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                 // in the rule's section.
                 anchor: Some(Anchor {
                     section: rule.section,
-                    quote: rule.quote,
+                    quote: rule.quote(),
                     choice: None,
                     subject: Subject::NONE,
                     declared_by_profile: false,
@@ -230,7 +230,7 @@ mod tests {
         for rule in RULES {
             let line = rule_line(rule);
             let text = description::TEXT.lines().nth(line - 1).unwrap_or_default();
-            let first = rule.quote.lines().next().unwrap_or_default();
+            let first = rule.quote().lines().next().unwrap_or_default();
             assert!(text.contains(first), "{}: line {line} is {text}", rule.id);
         }
     }

@@ -36,7 +36,7 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
         sections.push(op.section());
     }
     for section in &sections {
-        if let Some((start, end)) = description::locate(check.quote, section) {
+        if let Some((start, end)) = description::locate(check.quote(), section) {
             let inside =
                 description::section_span(section).is_some_and(|(s, e)| s <= start && end <= e);
             if inside || places.is_empty() {
@@ -222,7 +222,7 @@ mod tests {
             .iter()
             .filter(|c| c.level == Level::Must)
             .filter(|c| statements_of(c, &statements).is_empty())
-            .map(|c| format!("{}: {}", c.id, c.quote))
+            .map(|c| format!("{}: {}", c.id, c.quote()))
             .collect();
         assert!(orphans.is_empty(), "{}", orphans.join("\n"));
     }
