@@ -48,6 +48,7 @@
 //! with `--strict`.
 
 pub mod enforcement;
+pub mod formats;
 pub mod init;
 pub mod traffic;
 pub mod traffic_report;

@@ -9,8 +9,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
+use conformance::formats::{ReportFiles, RunReports, TrafficReports};
 use conformance_model::profile::Profile;
-use conformance_report::report::{Report, html, human, junit, sarif};
+use conformance_report::report::{Report, human};
 use conformance_suite::baseline::{Baseline, Date};
 use conformance_suite::catalogue::Level;
 use conformance_suite::catalogue::{markdown_table, plain_list};
@@ -194,36 +195,6 @@ enum Command {
     },
 }
 
-/// The reports of `proxy` and `audit`: the formats of a run, the same flags.
-#[derive(Args)]
-struct TrafficReports {
-    /// Write the report as JSON here (each rule's count, examples and
-    /// reproductions).
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Write a JUnit XML report here: one test case per rule.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write a SARIF 2.1.0 report here: each broken rule at the line of the
-    /// description it quotes.
-    #[arg(long, value_name = "FILE")]
-    sarif: Option<PathBuf>,
-    /// Write one self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
-}
-
-impl TrafficReports {
-    fn outputs(self) -> conformance::traffic_report::Outputs {
-        conformance::traffic_report::Outputs {
-            json: self.json,
-            junit: self.junit,
-            sarif: self.sarif,
-            html: self.html,
-        }
-    }
-}
-
 #[derive(Args)]
 struct InitArgs {
     /// The server's URL (with any path prefix before /v2/api).
@@ -324,19 +295,9 @@ struct RunArgs {
     /// SHOULD failures fail the run too.
     #[arg(long)]
     strict: bool,
-    /// Write a JUnit XML report here.
-    #[arg(long, value_name = "FILE")]
-    junit: Option<PathBuf>,
-    /// Write a JSON report here.
-    #[arg(long, value_name = "FILE")]
-    json: Option<PathBuf>,
-    /// Write a SARIF 2.1.0 report here (GitHub code scanning): each failure
-    /// at the line of the description it enforces.
-    #[arg(long, value_name = "FILE")]
-    sarif: Option<PathBuf>,
-    /// Write one self-contained HTML report here.
-    #[arg(long, value_name = "FILE")]
-    html: Option<PathBuf>,
+    /// The reports, one flag per format (`conformance::formats`).
+    #[command(flatten)]
+    reports: RunReports,
     /// Known failures (YAML): listed checks that fail are KNOWN and do not
     /// fail the run until their entry expires.
     #[arg(long, value_name = "FILE")]
@@ -480,7 +441,7 @@ fn main() -> ExitCode {
                 connect,
                 ..Default::default()
             };
-            return proxy(profile, options, reports.outputs(), every, gate, threads);
+            return proxy(profile, options, reports.0, every, gate, threads);
         }
         Some(Command::Audit { har, reports }) => {
             let Some(path) = cli.run.profile else {
@@ -492,7 +453,7 @@ fn main() -> ExitCode {
             };
             let target = format!("traffic recorded in {} (for {profile})", har.display());
             return match conformance::traffic::audit(&har, &profile) {
-                Ok(tally) => traffic_report(&tally, &target, &reports.outputs(), true),
+                Ok(tally) => traffic_report(&tally, &target, &reports.0, true),
                 Err(e) => fail(&e),
             };
         }
@@ -682,37 +643,15 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             ));
         }
     }
-    for (path, what, text) in [
-        (&args.sarif, "SARIF", sarif::render as fn(&_) -> String),
-        (&args.html, "HTML", html::render),
-    ] {
-        if let Some(path) = path {
-            if let Err(e) = std::fs::write(path, text(&report)) {
-                return fail(&format!(
-                    "cannot write the {what} report {}: {e}",
-                    path.display()
-                ));
-            }
-        }
-    }
-
-    if let Some(path) = &args.junit {
-        match junit::render(&report) {
-            Ok(xml) => {
-                if let Err(e) = std::fs::write(path, xml) {
-                    return fail(&format!(
-                        "cannot write the JUnit report {}: {e}",
-                        path.display()
-                    ));
-                }
-            }
-            Err(e) => return fail(&format!("cannot render the JUnit report: {e}")),
-        }
-    }
-    if let Some(path) = &args.json {
-        if let Err(e) = std::fs::write(path, report.to_json()) {
+    for (format, path) in args.reports.0.iter() {
+        let text = match (format.run)(&report) {
+            Ok(text) => text,
+            Err(e) => return fail(&e),
+        };
+        if let Err(e) = std::fs::write(path, text) {
             return fail(&format!(
-                "cannot write the JSON report {}: {e}",
+                "cannot write the {} report {}: {e}",
+                format.name,
                 path.display()
             ));
         }
@@ -859,7 +798,7 @@ async fn print_choices(
 fn proxy(
     profile: Profile,
     options: conformance::traffic::ProxyOptions,
-    outputs: conformance::traffic_report::Outputs,
+    outputs: ReportFiles,
     every: Option<Duration>,
     gate: bool,
     threads: u16,
@@ -897,7 +836,7 @@ fn proxy(
                 _ = tokio::signal::ctrl_c() => break,
                 _ = tick.tick() => {
                     if outputs.any() {
-                        if let Err(e) = outputs.write(&running.tally(), &target) {
+                        if let Err(e) = conformance::traffic_report::write(&outputs, &running.tally(), &target) {
                             return fail(&e);
                         }
                     }
@@ -915,14 +854,14 @@ fn proxy(
 fn traffic_report(
     tally: &traffic_rules::Tally,
     target: &str,
-    outputs: &conformance::traffic_report::Outputs,
+    outputs: &ReportFiles,
     gate: bool,
 ) -> ExitCode {
     out!("{}", tally.report(None).text());
     if tally.exchanges() == 0 {
         eprintln!("No exchange was judged: nothing is proven (a gate fails).");
     }
-    if let Err(e) = outputs.write(tally, target) {
+    if let Err(e) = conformance::traffic_report::write(outputs, tally, target) {
         return fail(&e);
     }
     if gate {

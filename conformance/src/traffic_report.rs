@@ -8,24 +8,16 @@
 //! description (SARIF). Files are written whole, through a temporary file
 //! renamed over the old one, so a reader never sees half a report.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
-use conformance_report::report::{CheckResult, Kind, Report, Status, html, junit, sarif};
+use crate::formats::ReportFiles;
+use conformance_report::report::{CheckResult, Kind, Report, Status, html, sarif};
 use conformance_suite::catalogue::{Level, Subject, section_title};
 use conformance_suite::generate::Generation;
 use conformance_suite::results::{Anchor, RunResults};
 use conformance_wire::description;
 use traffic_rules::{RULES, Rule, Side, Tally};
-
-/// Where each report goes (none: not written).
-#[derive(Clone, Debug, Default)]
-pub struct Outputs {
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub sarif: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-}
 
 /// The line of the description where `rule`'s sentence stands (where SARIF
 /// places its results, from their anchor).
@@ -175,32 +167,15 @@ pub fn sarif_log(report: &Report) -> String {
 /// `conformance/`).
 pub const SARIF_CATEGORY: &str = "conformance-traffic/";
 
-impl Outputs {
-    /// Writes every report asked for, each whole or not at all.
-    pub fn write(&self, tally: &Tally, target: &str) -> Result<(), String> {
-        let report = report(tally, target);
-        if let Some(path) = &self.json {
-            let text = serde_json::to_string_pretty(&tally.report(None))
-                .map_err(|e| format!("cannot write the JSON report: {e}"))?;
-            replace(path, "JSON", &(text + "\n"))?;
-        }
-        if let Some(path) = &self.junit {
-            let xml = junit::render(&report)
-                .map_err(|e| format!("cannot render the JUnit report: {e}"))?;
-            replace(path, "JUnit", &xml)?;
-        }
-        if let Some(path) = &self.sarif {
-            replace(path, "SARIF", &sarif_log(&report))?;
-        }
-        if let Some(path) = &self.html {
-            replace(path, "HTML", &html_page(&report, tally.exchanges()))?;
-        }
-        Ok(())
+/// Writes every report `files` asks for (each format's row renders it),
+/// each whole or not at all.
+pub fn write(files: &ReportFiles, tally: &Tally, target: &str) -> Result<(), String> {
+    let report = report(tally, target);
+    for (format, path) in files.iter() {
+        let text = (format.traffic)(tally, &report)?;
+        replace(path, format.name, &text)?;
     }
-
-    pub fn any(&self) -> bool {
-        self.json.is_some() || self.junit.is_some() || self.sarif.is_some() || self.html.is_some()
-    }
+    Ok(())
 }
 
 /// `text` written to `path` through a temporary file beside it, renamed
@@ -242,25 +217,20 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("traffic-report-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("dir");
-        let outputs = Outputs {
-            junit: Some(dir.join("r.xml")),
-            sarif: Some(dir.join("r.sarif")),
-            ..Outputs::default()
-        };
+        let outputs = ReportFiles::default()
+            .with("junit", dir.join("r.xml"))
+            .with("sarif", dir.join("r.sarif"));
         let tally = Tally::default();
-        outputs.write(&tally, "t").expect("written");
-        outputs.write(&tally, "t").expect("written again");
+        write(&outputs, &tally, "t").expect("written");
+        write(&outputs, &tally, "t").expect("written again");
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .expect("dir")
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         names.sort();
         assert_eq!(names, ["r.sarif", "r.xml"]);
-        let nowhere = Outputs {
-            html: Some(dir.join("missing").join("r.html")),
-            ..Outputs::default()
-        };
-        let e = nowhere.write(&tally, "t").expect_err("no such folder");
+        let nowhere = ReportFiles::default().with("html", dir.join("missing").join("r.html"));
+        let e = write(&nowhere, &tally, "t").expect_err("no such folder");
         assert!(e.contains("missing/r.html") && e.contains("HTML"), "{e}");
         // No exchange: every rule not applicable, and the gate fails.
         assert!(
