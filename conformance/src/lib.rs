@@ -47,6 +47,7 @@
 //! checks (HTTP norms, our spec's choices) report, and fail the run only
 //! with `--strict`.
 
+pub mod command;
 pub mod enforcement;
 pub mod formats;
 pub mod init;
