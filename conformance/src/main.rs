@@ -2,8 +2,10 @@
 //! It parses the flags and dispatches to the command's module
 //! ([`conformance::command`], [`conformance::init`]), which does the work
 //! and returns the exit code: 0 (all MUST checks and snapshots pass), 1
-//! (something failed) or 2 (a usage or profile error, or a target that
-//! cannot be reached).
+//! (something failed), 2 (a usage or profile error, or a target that
+//! cannot be reached) or 3 (nothing failed, but some check could not be
+//! judged: the server's limits or slowness kept its answer away within the
+//! run's deadline).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -26,7 +28,8 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[command(
     name = "conformance",
     version,
-    about = "Checks a server against the Component Authentication Claims interface, rule by rule."
+    about = "Checks a server against the Component Authentication Claims interface, rule by rule.",
+    after_help = "Exit codes of a run: 0 every MUST check and snapshot passed; 1 something failed; 2 a bad profile or flag, or a server that cannot be reached; 3 nothing failed, but some check was not judged (the server's limits or slowness kept its answer away within the deadline, 10m unless --deadline says)."
 )]
 struct Cli {
     #[command(subcommand)]

@@ -35,6 +35,13 @@ pub(crate) struct Behaviour {
     /// Claims are recorded for the component alone, whatever the
     /// environment (a fault: §5's X-Project-Env selects nothing then).
     pub claims_env_blind: bool,
+    /// Claims are recorded in the memory of the instance that took the
+    /// Authorize (a fault: two instances behind a round-robin balancer,
+    /// each with claims of its own).
+    pub claims_per_instance: bool,
+    /// Each worker caches the claims it read, and only its own writes
+    /// update its cache (a fault: another worker's Authorize is not seen).
+    pub claims_cached_per_worker: bool,
     /// Each client may start so many requests a second; more are limit
     /// answers (429). `None`: no limit (spec/README.md choice 16).
     pub rate_limit: Option<RateLimit>,

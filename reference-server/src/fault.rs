@@ -365,6 +365,23 @@ faults! {
             b.claims_recorded = true;
             b.claims_env_blind = true;
         };
+    /// Claims are kept in the memory of the instance that took the
+    /// Authorize: two instances, connections served by each in turn (as
+    /// behind a round-robin balancer), each reads its own claims.
+    ClaimsPerInstance => "claims-per-instance", "1",
+        AUTH_CLAIMS_RETURNS_THE_MODEL,
+        |b| {
+            b.claims_recorded = true;
+            b.claims_per_instance = true;
+        };
+    /// Claims are stored for every worker to see, but each of two workers
+    /// caches what it read, and only its own Authorize updates its cache.
+    ClaimsCachedPerWorker => "claims-cached-per-worker", "1",
+        AUTH_CLAIMS_RETURNS_THE_MODEL,
+        |b| {
+            b.claims_recorded = true;
+            b.claims_cached_per_worker = true;
+        };
     /// The rate limiter answers in plain text without X-Project-Uuid.
     LimitAnswerText => "limit-answer-text", "7",
         ERROR_ENVELOPE,

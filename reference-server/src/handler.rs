@@ -48,6 +48,10 @@ use crate::tokens::{Binding, TokenStore};
 use crate::validate::{self, rule};
 use crate::variant::Variant;
 
+/// The instances (or workers) a fault that keeps state per instance
+/// simulates: connections take them in turn.
+const INSTANCES: u64 = 2;
+
 /// A body still incomplete after this long is refused, so a slow client
 /// cannot hold a connection open forever.
 const BODY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -63,9 +67,17 @@ pub(crate) struct App {
     /// and one fault's change.
     pub behaviour: Behaviour,
     pub tokens: TokenStore,
-    /// The model each successful Authorize recorded, by component index
-    /// and environment (variant `records-claims`).
-    claims: std::sync::Mutex<std::collections::HashMap<(usize, ProjectEnv), usize>>,
+    /// The model each successful Authorize recorded, by instance (always
+    /// 0 but under a fault), component index and environment (variant
+    /// `records-claims`).
+    claims: std::sync::Mutex<std::collections::HashMap<(usize, usize, ProjectEnv), usize>>,
+    /// Each worker's cache of recorded claims (read only under the fault
+    /// that keeps one): filled by reads, updated only by the worker's own
+    /// writes.
+    claims_cache:
+        std::sync::Mutex<std::collections::HashMap<(usize, usize, ProjectEnv), Option<usize>>>,
+    /// Connections accepted, for the instance each is served by.
+    connections: AtomicU64,
     pub limits: Limits,
     /// Request ids made so far, for the opaque form (`req-N`).
     request_ids: AtomicU64,
@@ -101,6 +113,8 @@ impl App {
             behaviour: Behaviour::new(fault, variants),
             tokens,
             claims: Default::default(),
+            claims_cache: Default::default(),
+            connections: AtomicU64::new(0),
             limits,
             request_ids: AtomicU64::new(0),
             buckets: Default::default(),
@@ -161,17 +175,54 @@ impl App {
         }
     }
 
-    /// Records `model` as the one claiming `component` in `env`; returns
-    /// the one it replaced.
-    fn record_claim(&self, component: usize, env: ProjectEnv, model: usize) -> Option<usize> {
-        let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
-        claims.insert(self.claim_key(component, env), model)
+    /// The instance (or worker) a new connection is served by: in turn,
+    /// as a round-robin balancer hands connections to two instances.
+    pub(crate) fn next_instance(&self) -> usize {
+        (self.connections.fetch_add(1, Ordering::Relaxed) % INSTANCES) as usize
     }
 
-    /// The model recorded as claiming `component` in `env`, if any.
-    fn recorded_claim(&self, component: usize, env: ProjectEnv) -> Option<usize> {
-        let claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
-        claims.get(&self.claim_key(component, env)).copied()
+    /// Records `model` as the one claiming `component` in `env`, as served
+    /// by `instance`; returns the one it replaced.
+    fn record_claim(
+        &self,
+        instance: usize,
+        component: usize,
+        env: ProjectEnv,
+        model: usize,
+    ) -> Option<usize> {
+        let (c, e) = self.claim_key(component, env);
+        let store = match self.behaviour.claims_per_instance {
+            true => instance,
+            false => 0,
+        };
+        let replaced = {
+            let mut claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+            claims.insert((store, c, e), model)
+        };
+        if self.behaviour.claims_cached_per_worker {
+            let mut cache = self.claims_cache.lock().unwrap_or_else(|p| p.into_inner());
+            cache.insert((instance, c, e), Some(model));
+        }
+        replaced
+    }
+
+    /// The model recorded as claiming `component` in `env`, if any, as
+    /// `instance` sees it.
+    fn recorded_claim(&self, instance: usize, component: usize, env: ProjectEnv) -> Option<usize> {
+        let (c, e) = self.claim_key(component, env);
+        let store = match self.behaviour.claims_per_instance {
+            true => instance,
+            false => 0,
+        };
+        let stored = || {
+            let claims = self.claims.lock().unwrap_or_else(|p| p.into_inner());
+            claims.get(&(store, c, e)).copied()
+        };
+        if !self.behaviour.claims_cached_per_worker {
+            return stored();
+        }
+        let mut cache = self.claims_cache.lock().unwrap_or_else(|p| p.into_inner());
+        *cache.entry((instance, c, e)).or_insert_with(stored)
     }
 
     /// The one id every answer repeats under [`RequestIds::Nil`].
@@ -240,15 +291,25 @@ pub(crate) struct ConnState {
     /// A request on this connection passed client auth (read only when
     /// auth is, wrongly, cached per connection).
     pub authenticated: AtomicBool,
+    /// Which of the server's simulated instances (or workers) serves this
+    /// connection: connections take them in turn, as behind a round-robin
+    /// balancer. Read only where state is, wrongly, kept per instance.
+    pub instance: usize,
 }
 
 impl ConnState {
-    pub(crate) fn new(client_id_spelled_exactly: bool, close: bool, request_id: String) -> Self {
+    pub(crate) fn new(
+        client_id_spelled_exactly: bool,
+        close: bool,
+        request_id: String,
+        instance: usize,
+    ) -> Self {
         ConnState {
             client_id_spelled_exactly,
             close,
             request_id,
             authenticated: AtomicBool::new(false),
+            instance,
         }
     }
 }
@@ -502,6 +563,7 @@ async fn process(
         index: component_index,
         component,
         env,
+        instance: conn.instance,
     };
     match operation {
         Operation::Authorize => {
@@ -890,6 +952,8 @@ struct ComponentView<'a> {
     index: usize,
     component: &'a Component,
     env: ProjectEnv,
+    /// The instance serving the request's connection.
+    instance: usize,
 }
 
 impl ComponentView<'_> {
@@ -978,7 +1042,9 @@ fn authorize(
     }
     // Kept whatever the behaviour: Auth Claims reads it where claims are
     // recorded, and Authorize reports what it replaced where it says so.
-    let replaced = view.app.record_claim(view.index, view.env, model);
+    let replaced = view
+        .app
+        .record_claim(view.instance, view.index, view.env, model);
     let replaced = view
         .app
         .behaviour
@@ -1018,7 +1084,7 @@ fn auth_claims(
             (None, None) => None,
         };
     let model = match view.app.behaviour.claims_recorded {
-        true => view.app.recorded_claim(view.index, view.env),
+        true => view.app.recorded_claim(view.instance, view.index, view.env),
         false => model,
     };
     let model = model.filter(|_| !view.app.behaviour.claims_omit_model);

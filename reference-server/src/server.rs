@@ -314,14 +314,19 @@ async fn connection(stream: TcpStream, app: Arc<App>, tls: Option<TlsAcceptor>, 
         } else {
             true
         };
-        let state = ConnState::new(client_id_spelled_exactly, one_request, app.new_request_id());
+        let state = ConnState::new(
+            client_id_spelled_exactly,
+            one_request,
+            app.new_request_id(),
+            app.next_instance(),
+        );
         return serve(stream, app, state, watcher).await;
     };
     // A handshake gets as long as a request head; a failed one (an
     // untrusted certificate, plain HTTP on the TLS port) just closes.
     match tokio::time::timeout(HEADER_READ_TIMEOUT, tls.accept(stream)).await {
         Ok(Ok(stream)) => {
-            let state = ConnState::new(true, false, app.new_request_id());
+            let state = ConnState::new(true, false, app.new_request_id(), app.next_instance());
             serve(stream, app, state, watcher).await
         }
         Ok(Err(e)) => tracing::debug!(error = %e, "TLS handshake failed"),

@@ -66,8 +66,11 @@ pub struct RunArgs {
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub timeout: Option<Duration>,
-    /// The whole run's deadline, e.g. `2m`, `90s`: checks not finished by
-    /// then fail, saying so (default: none).
+    /// The whole run's deadline, e.g. `2m`, `90s` (default 10m): a check
+    /// not finished by then is not judged, saying so, and a server's limit
+    /// whose wait would end after it stops the run's sending at once (exit
+    /// 3 where nothing failed). While a run waits, a progress line goes to
+    /// standard error every 10 s.
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub deadline: Option<Duration>,
     /// Requests in flight at once (default 16).
@@ -77,8 +80,11 @@ pub struct RunArgs {
     /// limit (default: no limit).
     #[arg(long, value_name = "N", value_parser = parse_rate)]
     pub rate: Option<f64>,
-    /// Times a 429 or 503 with Retry-After (up to 10 s) is waited for and
-    /// re-sent, each one reported (default 8; 0: never).
+    /// Times a 429 or 503 with Retry-After is waited for (as long as the
+    /// wait ends before the deadline) and re-sent, each one reported
+    /// (default 8; 0: never). A request with no answer within --timeout is
+    /// sent 3 times in all, fewer in flight after each time-out, before
+    /// its check is not judged.
     #[arg(long, value_name = "N")]
     pub retries: Option<u32>,
     /// Seed of the generated cases (default 2718, printed in the report):
@@ -182,6 +188,7 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         limits,
         connect,
         deadline: args.deadline,
+        progress: true,
         generation: Generation {
             seed: args.seed.unwrap_or(Generation::default().seed),
             cases: args.cases.unwrap_or(Generation::default().cases),

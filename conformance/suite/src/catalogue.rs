@@ -369,7 +369,7 @@ impl std::fmt::Debug for Check {
 }
 
 /// What running a check produced.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Outcome {
     pub verdict: Verdict,
     /// Every exchange, in a fixed order, for the snapshot.
@@ -399,6 +399,14 @@ pub enum Verdict {
     /// to judge, and no gap in what the run proves (`--strict` passes it).
     NotApplicable {
         reason: String,
+    },
+    /// The server's answer to the rule never came: its limits held the
+    /// request past what the run waits, or no answer came within the
+    /// time-out after every try. Neither a pass nor a failure of the rule
+    /// (a server's load is not its answer): counted apart, and a run with
+    /// such checks and no failure exits with its own code.
+    NotJudged {
+        why: String,
     },
 }
 
@@ -451,6 +459,16 @@ impl Outcome {
             verdict: Verdict::NotApplicable {
                 reason: reason.into(),
             },
+            exchanges,
+            group: None,
+            note: None,
+        }
+    }
+
+    /// Not judged: `why` says what kept the answer away.
+    pub fn not_judged(why: impl Into<String>, exchanges: Vec<Exchange>) -> Self {
+        Self {
+            verdict: Verdict::NotJudged { why: why.into() },
             exchanges,
             group: None,
             note: None,

@@ -39,6 +39,12 @@ pub enum Status {
     /// Failed, and listed in the `--baseline` as a known failure that has
     /// not expired: reported with its reason, not gating.
     Known,
+    /// The server's answer never came within what the run waits (its
+    /// limits, or no answer within the time-out after every try): neither
+    /// passed nor failed. A MUST one keeps the run from green with exit
+    /// code 3, apart from the failures' 1.
+    #[serde(rename = "not_judged")]
+    NotJudged,
 }
 
 impl Status {
@@ -51,6 +57,7 @@ impl Status {
             Status::Skipped => "skipped",
             Status::NotApplicable => "not_applicable",
             Status::Known => "known",
+            Status::NotJudged => "not_judged",
         }
     }
 }
@@ -157,6 +164,7 @@ impl CheckResult {
             Verdict::NotApplicable { reason } => {
                 (Status::NotApplicable, None, None, Some(reason.clone()))
             }
+            Verdict::NotJudged { why } => (Status::NotJudged, None, Some(why.clone()), None),
             Verdict::Fail { actual } => {
                 let status = if level == Level::Should && !strict {
                     Status::Warned
@@ -242,7 +250,7 @@ impl CheckResult {
 }
 
 /// How the run talked to the target, as the report states it.
-#[derive(Clone, Copy, Debug, Default, Serialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Pace {
     /// Authorize requests that put the components in a known state before
     /// the checks (see `conformance_wire::phase`).
@@ -268,6 +276,14 @@ pub struct Pace {
     /// second.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub learnt_rate: Option<f64>,
+    /// Requests that got no answer within the time-out (each re-sent,
+    /// fewer then in flight): a busy server or a busy machine.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub timed_out: usize,
+    /// Why the run stopped sending before it was done: the server's limits
+    /// would have held it past its deadline, or never lifted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -299,6 +315,16 @@ impl Pace {
             }
         } else if self.retried > 0 {
             line.push_str(&format!("; {} re-sent after a limit answer", self.retried));
+        }
+        if self.timed_out > 0 {
+            line.push_str(&format!(
+                "; {} request{} got no answer within the time-out (re-sent after a back-off, fewer in flight)",
+                self.timed_out,
+                if self.timed_out == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(why) = &self.stopped {
+            line.push_str(&format!("; the run stopped sending: {why}"));
         }
         if self.settled > 0 {
             line.push_str(&format!(

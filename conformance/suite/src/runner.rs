@@ -36,9 +36,26 @@ pub struct RunOptions {
     pub snapshots: Option<SnapshotOptions>,
     /// Seed and count of the generated cases.
     pub generation: Generation,
-    /// The whole run's deadline: checks not finished by then fail, saying so.
+    /// The whole run's deadline: checks not finished by then are not
+    /// judged, saying so, and no wait for the server (a limit's, a
+    /// back-off) is begun that would end after it. `None`:
+    /// [`DEFAULT_DEADLINE`].
     pub deadline: Option<std::time::Duration>,
+    /// Print a line to standard error every [`PROGRESS_EVERY`] while the
+    /// run goes on (what it waits for, requests answered, checks left), so
+    /// that a run held by a server's limits or slowness is never silent
+    /// for long. Off for a library caller; the command turns it on.
+    pub progress: bool,
 }
+
+/// A run's deadline when none is given: ten minutes, far beyond a run's
+/// usual second or two (a server 50 ms away is checked in a few seconds)
+/// and within any CI job's time-out, so that a server whose limits never
+/// lift ends in a verdict, not in a job killed in silence.
+pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// How often a run that is still going says so on standard error.
+pub const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why a run could not judge the target at all (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -93,15 +110,53 @@ impl Plan {
 /// `assert_snapshots`).
 pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, RunError> {
     let started = Instant::now();
+    let deadline = options.deadline.unwrap_or(DEFAULT_DEADLINE);
     let checks = plan(options)?;
     let described = profile.to_string();
-    let prepared = prepare(profile, options).await?;
+    let prepared = prepare(profile, options, started + deadline).await?;
+    let ticker = crate::progress::Ticker::start(
+        options.progress,
+        prepared.target.clone(),
+        checks.len(),
+        started,
+        deadline,
+    );
     let settled = settle(&prepared.target).await;
-    let outcomes = schedule(&checks, &prepared.target, options, started).await;
+    let outcomes = schedule(
+        &checks,
+        &prepared.target,
+        options,
+        started + deadline,
+        &ticker,
+    )
+    .await;
     let collected = collect(&checks, outcomes, &prepared, options);
+    let refused = match writes_snapshots(&checks, &collected.outcomes, &prepared.target, options) {
+        true => {
+            second_look(
+                &checks,
+                &collected.outcomes,
+                &prepared.target,
+                options,
+                started + deadline,
+                &ticker,
+            )
+            .await
+        }
+        false => Default::default(),
+    };
+    drop(ticker);
     let mut results = collected.results;
-    results
-        .extend(assert_snapshots(&checks, &collected.outcomes, &prepared.target, options).await?);
+    results.extend(
+        assert_snapshots(
+            &checks,
+            &collected.outcomes,
+            &prepared.target,
+            options,
+            refused,
+        )
+        .await?,
+    );
     // Whatever a check or the server wrote, no secret leaves the run: the
     // server may echo one into a request id, a header or a message.
     let scrub = &collected.scrub;
@@ -114,7 +169,9 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
     let pace = Pace {
         settled,
         timeout_ms: options.limits.timeout.as_millis(),
-        deadline_ms: options.deadline.map(|d| d.as_millis()),
+        deadline_ms: Some(deadline.as_millis()),
+        timed_out: target.waiting().1.1,
+        stopped: target.stopped(),
         concurrency: options.limits.concurrency,
         rate: prepared.limits.rate,
         retried: target.retried(),
@@ -168,10 +225,16 @@ struct Prepared {
 /// undeclared, the run looks first (as `conformance choices` does), sends
 /// it there, and says so; the place is the target's, never written into
 /// the profile's choices.
-async fn prepare(profile: Profile, options: &RunOptions) -> Result<Prepared, RunError> {
+async fn prepare(
+    profile: Profile,
+    options: &RunOptions,
+    deadline: Instant,
+) -> Result<Prepared, RunError> {
     let mut limits = options.limits;
     limits.rate = limits.rate.or(profile.rate);
-    let target = Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?;
+    let target = Target::new(profile, limits, options.connect.clone())
+        .map_err(RunError::Client)?
+        .with_deadline(Some(deadline));
     let target = Arc::new(target);
     preflight(&target).await?;
     if target.profile.choices.declares(ChoiceKey::ModelUuid) {
@@ -185,6 +248,7 @@ async fn prepare(profile: Profile, options: &RunOptions) -> Result<Prepared, Run
     }
     let target = Target::new(target.profile.clone(), limits, options.connect.clone())
         .map_err(RunError::Client)?
+        .with_deadline(Some(deadline))
         .with_observed_model_uuid(at);
     Ok(Prepared {
         target: Arc::new(target),
@@ -202,12 +266,13 @@ async fn settle(target: &Arc<Target>) -> usize {
 }
 
 /// Step 4: every check sent phase by phase and judged, in catalogue order;
-/// a check not done by the run's deadline fails, saying so.
+/// a check not done by the run's deadline is not judged, saying so.
 async fn schedule(
     checks: &[Check],
     target: &Arc<Target>,
     options: &RunOptions,
-    started: Instant,
+    deadline: Instant,
+    ticker: &crate::progress::Ticker,
 ) -> Vec<Outcome> {
     let judged = checks.iter().fold(Judged::default(), |all, c| {
         all.union(&c.run.generated_read(&target.profile))
@@ -218,25 +283,36 @@ async fn schedule(
         judged,
         crate::probes::probe_requests,
     ));
-    let deadline = options
-        .deadline
-        .map(|d| tokio::time::Instant::from_std(started + d));
-    let late = || {
-        Outcome::fail(
+    let within_ms = options.deadline.unwrap_or(DEFAULT_DEADLINE).as_millis();
+    let deadline = Some(tokio::time::Instant::from_std(deadline));
+    let late = || match target.stopped() {
+        Some(why) => Outcome::not_judged(
+            format!("not judged: the run stopped sending before this check's requests went: {why}"),
+            Vec::new(),
+        ),
+        None => Outcome::not_judged(
             format!(
-                "the run's deadline ({} ms) passed before this check finished",
-                options.deadline.unwrap_or_default().as_millis()
+                "not judged: the run's deadline ({within_ms} ms) passed before this check finished"
             ),
             Vec::new(),
-        )
+        ),
     };
     let mut schedule = Schedule::new(checks, target);
     for phase in [Phase::Read, Phase::Write] {
+        ticker.phase(phase);
         schedule.send(phase, &context, deadline, late).await;
+        ticker.judged(schedule.done());
     }
     if schedule.has(Phase::Verify) {
+        ticker.phase(Phase::Verify);
         target.settle().await;
         schedule.send(Phase::Verify, &context, deadline, late).await;
+        ticker.judged(schedule.done());
+    }
+    if schedule.has(Phase::Quiet) {
+        ticker.phase(Phase::Quiet);
+        schedule.send(Phase::Quiet, &context, deadline, late).await;
+        ticker.judged(schedule.done());
     }
     context.seal();
     schedule.judge(&context, deadline, late).await
@@ -324,22 +400,26 @@ async fn assert_snapshots(
     outcomes: &[Outcome],
     target: &Target,
     options: &RunOptions,
+    refused: std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<CheckResult>, RunError> {
     let Some(snap) = &options.snapshots else {
         return Ok(Vec::new());
     };
     let groups = groups(checks, outcomes, &target.profile);
     let snap = snap.clone();
-    let asserted = tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups))
-        .await
-        .unwrap_or_else(|e| {
-            Ok(vec![snapshot::SnapshotResult {
-                group: "snapshots".to_owned(),
-                level: Level::Must,
-                file: Default::default(),
-                outcome: SnapshotOutcome::Failed(format!("the snapshot assertions failed: {e}")),
-            }])
-        })?;
+    let asserted =
+        tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups, &refused))
+            .await
+            .unwrap_or_else(|e| {
+                Ok(vec![snapshot::SnapshotResult {
+                    group: "snapshots".to_owned(),
+                    level: Level::Must,
+                    file: Default::default(),
+                    outcome: SnapshotOutcome::Failed(format!(
+                        "the snapshot assertions failed: {e}"
+                    )),
+                }])
+            })?;
     // A snapshot stands where the check its group is named after does,
     // selected or not.
     let all = catalogue();
@@ -350,10 +430,79 @@ async fn assert_snapshots(
         .collect())
 }
 
-/// A check whose request the server still limited when the runner gave up
-/// is not judged on that answer: a limit is not the server's answer to a
-/// rule. It is not a pass either: it fails, saying so, and names the pace
-/// that would avoid it.
+/// Whether this run will write a snapshot: `--accept`, or outside CI a
+/// group whose snapshot is not stored yet.
+fn writes_snapshots(
+    checks: &[Check],
+    outcomes: &[Outcome],
+    target: &Target,
+    options: &RunOptions,
+) -> bool {
+    let Some(snap) = &options.snapshots else {
+        return false;
+    };
+    match snap.update {
+        snapshot::SnapshotUpdate::Accept => true,
+        snapshot::SnapshotUpdate::Ci => false,
+        snapshot::SnapshotUpdate::Local => groups(checks, outcomes, &target.profile)
+            .iter()
+            .any(|g| !snapshot::file_of(&snap.dir, &g.name).exists()),
+    }
+}
+
+/// Step 5b, for a run that will write snapshots: the whole schedule again
+/// from a state settled again, and the groups whose exchanges differ from
+/// the first look's, each with the part that differs
+/// ([`crate::stability`]). The first look's verdicts stand; this one only
+/// keeps an unstable answer from being recorded as the truth.
+async fn second_look(
+    checks: &[Check],
+    first: &[Outcome],
+    target: &Arc<Target>,
+    options: &RunOptions,
+    deadline: Instant,
+    ticker: &crate::progress::Ticker,
+) -> std::collections::BTreeMap<String, String> {
+    target.settle().await;
+    let mut again = schedule(checks, target, options, deadline, ticker).await;
+    let scrub = target.final_scrubber();
+    for o in &mut again {
+        for ex in &mut o.exchanges {
+            scrub.exchange(ex);
+        }
+    }
+    // What the first look kept from being judged stays unjudged; a check
+    // the second look could not judge says nothing of stability.
+    let limited = |o: &Outcome| {
+        o.exchanges
+            .iter()
+            .any(|e| e.limited.is_some() || e.unanswered.is_some())
+            || matches!(o.verdict, Verdict::NotJudged { .. })
+    };
+    let comparable: Vec<(Check, &Outcome, Outcome)> = checks
+        .iter()
+        .zip(first)
+        .zip(again)
+        .filter(|((_, a), b)| !limited(a) && !limited(b))
+        .map(|((c, a), b)| (c.clone(), a, b))
+        .collect();
+    let checks: Vec<Check> = comparable.iter().map(|(c, _, _)| c.clone()).collect();
+    let (ones, twos): (Vec<Outcome>, Vec<Outcome>) = comparable
+        .into_iter()
+        .map(|(_, a, b)| (a.clone(), b))
+        .unzip();
+    crate::stability::unstable(
+        &groups(&checks, &ones, &target.profile),
+        &groups(&checks, &twos, &target.profile),
+    )
+}
+
+/// A check whose request the server still limited when the runner gave up,
+/// or which got no answer within the time-out after every try, is not
+/// judged on that exchange: a limit or a late answer is not the server's
+/// answer to a rule. Neither a pass nor a failure: not judged, saying why
+/// and what would avoid it (what the answers that came showed, where the
+/// check had failed on them, is kept in the words).
 fn not_judged_when_limited(
     checks: &[Check],
     outcomes: &mut [Outcome],
@@ -364,32 +513,48 @@ fn not_judged_when_limited(
         if matches!(c.run.body, Body::RunWide(_)) {
             continue;
         }
-        let Some((ex, why)) = o
+        let limited = o
             .exchanges
             .iter()
-            .find_map(|ex| ex.limited.as_ref().map(|why| (ex, why)))
-        else {
-            continue;
-        };
-        let pace = match (throttled.learnt_rate, rate) {
-            (Some(learnt), _) => format!(
-                "the server allowed about {learnt} requests a second: run with `--rate {}`, or declare `rate: {}` in the profile (`conformance choices` observes it)",
-                suggested_rate(learnt),
-                suggested_rate(learnt)
-            ),
-            (None, Some(r)) => format!(
-                "the run was paced at {r} requests a second: lower `--rate` or the profile's `rate`"
-            ),
-            (None, None) => {
-                "declare the server's pace with `rate:` in the profile, or `--rate N`".to_owned()
+            .find_map(|ex| ex.limited.as_ref().map(|why| (ex, why)));
+        let unanswered = o
+            .exchanges
+            .iter()
+            .find_map(|ex| ex.unanswered.as_ref().map(|why| (ex, why)));
+        let why = match (limited, unanswered) {
+            (Some((ex, why)), _) => {
+                let pace = match (throttled.learnt_rate, rate) {
+                    (Some(learnt), _) => format!(
+                        "the server allowed about {learnt} requests a second: run with `--rate {}`, or declare `rate: {}` in the profile (`conformance choices` observes it)",
+                        suggested_rate(learnt),
+                        suggested_rate(learnt)
+                    ),
+                    (None, Some(r)) => format!(
+                        "the run was paced at {r} requests a second: lower `--rate` or the profile's `rate`"
+                    ),
+                    (None, None) => {
+                        "declare the server's pace with `rate:` in the profile, or `--rate N`"
+                            .to_owned()
+                    }
+                };
+                format!(
+                    "not judged: the server limited `{}` ({why}), so this check could not see the server's answer to its rule; {pace}",
+                    ex.label
+                )
             }
-        };
-        o.verdict = Verdict::Fail {
-            actual: format!(
-                "not judged: the server limited `{}` ({why}), so this check could not see the server's answer to its rule; {pace}",
+            (None, Some((ex, why))) => format!(
+                "not judged: `{}` got {why}, so this check could not see the server's answer to its rule (a slow server, or a busy machine: a longer `--timeout`, or a lower `--concurrency`)",
                 ex.label
             ),
+            (None, None) => continue,
         };
+        let why = match &o.verdict {
+            Verdict::Fail { actual } => {
+                format!("{why}\nWhat the answers that came showed: {actual}")
+            }
+            _ => why,
+        };
+        o.verdict = Verdict::NotJudged { why };
     }
 }
 
@@ -509,6 +674,9 @@ impl Schedule {
         if deadline.is_some_and(|at| tokio::time::Instant::now() >= at) {
             return self.give_up(late);
         }
+        if phase == Phase::Quiet {
+            return self.one_at_a_time(phase, context, deadline, late).await;
+        }
         let mut tasks: Vec<(usize, Task)> = Vec::new();
         for (i, slot) in self.slots.iter_mut().enumerate() {
             match slot {
@@ -564,6 +732,39 @@ impl Schedule {
             self.give_up(late);
         }
         self.judge_complete(context);
+    }
+
+    /// Runs the procedures of `phase` one after the other, nothing else in
+    /// flight ([`Phase::Quiet`]): each request then goes on a connection of
+    /// its own right after the one before, so that a balancer's round robin
+    /// or a pool of workers spreads consecutive reads over its instances.
+    async fn one_at_a_time(
+        &mut self,
+        phase: Phase,
+        context: &Arc<RunContext>,
+        deadline: Option<tokio::time::Instant>,
+        late: impl Fn() -> Outcome,
+    ) {
+        for i in 0..self.slots.len() {
+            if !matches!(self.slots[i], Slot::Procedure(p) if p == phase) {
+                continue;
+            }
+            let Body::Procedure { run, .. } = &self.checks[i].run.body else {
+                continue;
+            };
+            let outcome = within(deadline, tokio::spawn(run(context.clone())))
+                .await
+                .map(|o| o.unwrap_or_else(|e| Outcome::fail(e, Vec::new())));
+            self.slots[i] = Slot::Done(outcome.unwrap_or_else(&late));
+        }
+    }
+
+    /// How many checks are done (judged, or never to run).
+    fn done(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| matches!(s, Slot::Done(_)))
+            .count()
     }
 
     /// Judges every planned check whose answers are all in, now: its raw

@@ -232,6 +232,11 @@ pub fn quiet_snapshot_panics() {
 
 /// The file name of a group's snapshot: `/` becomes `__`, anything outside
 /// `[A-Za-z0-9._-]` becomes `-`.
+/// Where the snapshot of `group` is stored in `dir`.
+pub fn file_of(dir: &Path, group: &str) -> PathBuf {
+    dir.join(format!("{}.snap", file_stem(group)))
+}
+
 pub fn file_stem(group: &str) -> String {
     group
         .replace('/', "__")
@@ -263,9 +268,12 @@ pub struct Group {
     pub level: Level,
 }
 
+/// `refused`: groups a second look found unstable
+/// ([`crate::stability`]), each with why: failed, never written.
 pub fn assert_all(
     options: &SnapshotOptions,
     groups: &[Group],
+    refused: &std::collections::BTreeMap<String, String>,
 ) -> Result<Vec<SnapshotResult>, SnapshotError> {
     ready(options.update)?;
     std::fs::create_dir_all(&options.dir).map_err(|source| SnapshotError::Folder {
@@ -284,6 +292,13 @@ pub fn assert_all(
                     level: g.level,
                     file,
                     outcome: SnapshotOutcome::NotRecorded,
+                }
+            } else if let Some(why) = refused.get(&g.name) {
+                SnapshotResult {
+                    group: g.name.clone(),
+                    level: g.level,
+                    file,
+                    outcome: SnapshotOutcome::Failed(why.clone()),
                 }
             } else {
                 SnapshotResult {

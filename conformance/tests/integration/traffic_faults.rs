@@ -116,7 +116,9 @@ fn seen(fault: Fault) -> Seen {
         | F::RequestIdRepeated
         | F::RequestIdPerConnection
         | F::AuthCachedPerConnection
-        | F::ClaimsIgnoreEnvironment => Not(MANY),
+        | F::ClaimsIgnoreEnvironment
+        | F::ClaimsPerInstance
+        | F::ClaimsCachedPerWorker => Not(MANY),
         F::UnversionedPath | F::WrongVersionPath | F::MethodNotAllowedHtml => Not(OUTSIDE),
     }
 }

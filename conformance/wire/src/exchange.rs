@@ -80,6 +80,11 @@ pub struct Exchange {
     /// server's limit is not its answer to a rule.
     #[serde(skip)]
     pub limited: Option<String>,
+    /// When no answer came within the time-out after every try: why (the
+    /// tries and the time-out). The check that sent it is then not judged
+    /// on it: a late answer is not the server's answer to a rule.
+    #[serde(skip)]
+    pub unanswered: Option<String>,
     /// How long the answer took; never serialized, so never in a snapshot.
     #[serde(skip)]
     pub latency: Took,

@@ -12,6 +12,7 @@
 //! the built-in [`description`]. It knows no check.
 
 pub mod carried;
+pub mod concurrency;
 pub mod connect;
 pub mod curl;
 pub mod description;
@@ -21,6 +22,7 @@ pub mod exchange;
 pub mod latency;
 pub mod outcomes;
 pub mod phase;
+pub mod progress;
 pub mod request;
 pub mod target;
 pub mod transport;

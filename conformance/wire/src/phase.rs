@@ -23,7 +23,10 @@
 //!    the token it issued hold their component alone
 //!    (the run context's `alone`), so a server that revokes a
 //!    token when it issues the next cannot fail them;
-//! 5. [`Phase::Judge`]: the checks that send nothing and judge what the run
+//! 5. [`Phase::Quiet`]: the sequences that must have the server to
+//!    themselves (a write read back on several fresh connections in a
+//!    row), one check at a time, nothing else in flight;
+//! 6. [`Phase::Judge`]: the checks that send nothing and judge what the run
 //!    sent for all of them (the error probes, the generated cases).
 
 use component_auth_bindings::types::ProjectEnv;
@@ -40,6 +43,12 @@ pub enum Phase {
     /// A sequence whose later requests read what its earlier ones wrote:
     /// after every write, in a state settled again.
     Verify,
+    /// Sequences that must have the server to themselves: after every
+    /// other request, one check at a time, nothing else in flight. A write
+    /// read back on several fresh connections in a row then reaches
+    /// several instances behind a round-robin balancer (or several
+    /// workers), whatever else the run sends.
+    Quiet,
     /// Nothing sent: a judgement of what the run sent for every check.
     Judge,
 }
@@ -65,7 +74,7 @@ impl Phase {
     }
 
     /// The phases that send, in the order a run goes through them.
-    pub const SENDING: [Phase; 3] = [Phase::Read, Phase::Write, Phase::Verify];
+    pub const SENDING: [Phase; 4] = [Phase::Read, Phase::Write, Phase::Verify, Phase::Quiet];
 }
 
 impl Probe {

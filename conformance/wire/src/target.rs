@@ -46,8 +46,10 @@ pub struct Target {
     /// Tokens the server issued in a success (an X-Auth-Token is a secret
     /// wherever it is echoed), learnt as answers come.
     issued: std::sync::Mutex<Vec<String>>,
-    gate: tokio::sync::Semaphore,
-    /// The share of `gate` that batches may hold (see [`Limits::concurrency`]).
+    /// Requests in flight at once: the run's `concurrency`, halved by
+    /// time-outs and grown back by answers ([`crate::concurrency`]).
+    concurrency: crate::concurrency::Concurrency,
+    /// The share of `concurrency` that batches may hold (see [`Limits::concurrency`]).
     bulk: std::sync::Arc<tokio::sync::Semaphore>,
     /// The pace of request starts: the fixed rate, holds and the pace
     /// learnt from limit answers ([`crate::transport::Throttle`]).
@@ -67,6 +69,11 @@ pub struct Target {
     /// declares no place ([`Target::with_observed_model_uuid`]): a value
     /// the runner passes on, never written into the profile's choices.
     observed_model_uuid: Option<ModelUuidAt>,
+    /// The run's deadline: no wait (a limit's, a back-off) is begun that
+    /// would end after it.
+    deadline: Option<tokio::time::Instant>,
+    /// Requests sent and answered so far, for the progress lines.
+    pub progress: crate::progress::Progress,
     /// How long every answer took, by operation ([`crate::latency`]).
     pub latencies: crate::latency::Log,
     /// What every answer showed, for the coverage of outcomes.
@@ -145,7 +152,7 @@ impl Target {
             curl_secrets,
             curl_headers,
             issued: std::sync::Mutex::new(Vec::new()),
-            gate: tokio::sync::Semaphore::new(limits.concurrency.max(1)),
+            concurrency: crate::concurrency::Concurrency::new(limits.concurrency),
             bulk: std::sync::Arc::new(tokio::sync::Semaphore::new(
                 (limits.concurrency * 3 / 4).max(1),
             )),
@@ -155,9 +162,47 @@ impl Target {
             volatile: std::sync::OnceLock::new(),
             settled: Default::default(),
             observed_model_uuid: None,
+            deadline: None,
+            progress: Default::default(),
             latencies: Default::default(),
             outcomes: Default::default(),
         })
+    }
+
+    /// The target within the run's `deadline`: a limit's wait that would
+    /// end after it stops the run's sending at once (what is not sent is
+    /// not judged), and no back-off is begun past it.
+    pub fn with_deadline(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.deadline = deadline.map(tokio::time::Instant::from_std);
+        self.throttle.set_deadline(self.deadline);
+        self
+    }
+
+    /// Whether a pause of `pause` from now would end after the deadline.
+    fn past_deadline_after(&self, pause: std::time::Duration) -> bool {
+        self.deadline
+            .is_some_and(|d| crate::transport::later(tokio::time::Instant::now(), pause) >= d)
+    }
+
+    /// Why a request that timed out `tries` times is not judged.
+    fn unanswered(&self, tries: u32) -> String {
+        format!(
+            "no answer within {} ms after {tries} tr{}",
+            self.limits.timeout.as_millis(),
+            if tries == 1 { "y" } else { "ies" }
+        )
+    }
+
+    /// Why the run sends nothing more, once its limits stopped it.
+    pub fn stopped(&self) -> Option<String> {
+        self.throttle.stopped().map(|s| s.0)
+    }
+
+    /// A hold in force (how long yet, what the server said), and requests
+    /// allowed in flight now with the time-outs so far: what a progress
+    /// line says of the run's waiting.
+    pub fn waiting(&self) -> (Option<(std::time::Duration, String)>, (usize, usize)) {
+        (self.throttle.holding(), self.concurrency.now())
     }
 
     /// The target sending `modelUuid` where the run saw the server read it
@@ -614,6 +659,7 @@ impl Target {
                         error: Some(format!("the request could not be built: {e}")),
                         retried: None,
                         limited: None,
+                        unanswered: None,
                         latency: Default::default(),
                         curl: None,
                     },
@@ -624,27 +670,77 @@ impl Target {
         };
         let request = RequestRecord::from_request(req.request(), case == Case::Title, &self.scrub);
         let curl = Some(self.curl(&req));
-        // A closed semaphore cannot happen (it is never closed); sending
-        // without a permit would only lift the cap.
-        let _permit = self.gate.acquire().await.ok();
         let mut req = req;
         let mut retries = Vec::new();
         let op = match &req {
             Req::Claims(..) => Op::AuthClaims,
             Req::Authorize(..) => Op::Authorize,
         };
-        let mut took;
+        let mut took = std::time::Duration::ZERO;
         let mut limited = None;
+        let mut unanswered = None;
+        let mut timeouts = 0u32;
+        // The answer before a re-send, kept for when the run stops sending
+        // before the re-send goes.
+        let mut previous: Option<Result<Typed, Error>> = None;
+        let mut never_sent = false;
         let typed = loop {
             let again = req.try_clone();
-            self.throttle.wait().await;
+            if let Err(stopped) = self.throttle.wait().await {
+                limited = Some(stopped.0.clone());
+                match previous.take() {
+                    Some(typed) => break typed,
+                    None => {
+                        never_sent = true;
+                        break Err(Error::Timeout);
+                    }
+                }
+            }
+            let slot = self.concurrency.acquire().await;
+            self.progress.started();
             let started = std::time::Instant::now();
             let typed = match req {
                 Req::Claims(p) => client.send(p).await.map(Typed::Claims),
                 Req::Authorize(p, _) => client.send(p).await.map(Typed::Authorize),
             };
             took = started.elapsed();
-            let Ok(answer) = &typed else { break typed };
+            drop(slot);
+            self.progress.ended(typed.is_ok());
+            let answer = match &typed {
+                Ok(answer) => answer,
+                // A late answer is no answer: the server (or the machine)
+                // is busier than the run assumed. Fewer in flight, a
+                // back-off, and the same request again, before anything
+                // is judged on it.
+                Err(Error::Timeout) => {
+                    timeouts += 1;
+                    self.concurrency.timed_out();
+                    match again {
+                        Some(again) if timeouts < self.limits.tries_on_timeout.max(1) => {
+                            let pause = crate::transport::backoff(timeouts, retries.len() + 1);
+                            if self.past_deadline_after(pause) {
+                                unanswered = Some(self.unanswered(timeouts));
+                                break typed;
+                            }
+                            tokio::time::sleep(pause).await;
+                            retries.push(format!(
+                                "no answer within {} ms (waited {} ms)",
+                                self.limits.timeout.as_millis(),
+                                pause.as_millis()
+                            ));
+                            previous = Some(typed);
+                            req = again;
+                            continue;
+                        }
+                        _ => {
+                            unanswered = Some(self.unanswered(timeouts));
+                            break typed;
+                        }
+                    }
+                }
+                Err(_) => break typed,
+            };
+            self.concurrency.answered();
             let raw = answer.raw();
             let Some(said) = limit_answer(raw) else {
                 self.throttle
@@ -653,8 +749,16 @@ impl Target {
             };
             self.keep_limit_answer(&label, &request, raw, curl.as_deref());
             let attempt = retries.len() as u32;
-            let too_long = waits_too_long(raw);
-            let waited = self.throttle.limited(said, attempt, stated_rate(raw));
+            // With a deadline a wait is honoured while it ends before it
+            // (the throttle stops the run when it would not); without one,
+            // up to the runner's own cap.
+            let deadline = self.deadline.is_some();
+            let too_long = waits_too_long(raw).filter(|_| !deadline);
+            let wait = match deadline {
+                true => said,
+                false => said.map(|d| d.min(crate::transport::MAX_RETRY_AFTER)),
+            };
+            let waited = self.throttle.limited(wait, attempt, stated_rate(raw));
             match (again, too_long) {
                 (Some(again), None)
                     if attempt < self.limits.retries && !self.throttle.hopeless() =>
@@ -666,6 +770,7 @@ impl Target {
                     ));
                     self.retried
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    previous = Some(typed);
                     req = again;
                 }
                 (_, Some(long)) => {
@@ -700,12 +805,17 @@ impl Target {
             match typed.map(|t| decoded(t, self.limits.max_body_bytes)) {
                 Ok(Ok(t)) => Ok(t),
                 Ok(Err(undecodable)) => Err(undecodable),
+                // Never sent: the run stopped sending.
+                Err(_) if never_sent => Err((
+                    format!("not sent: {}", limited.as_deref().unwrap_or_default()),
+                    false,
+                )),
                 Err(e) => Err((
                     self.scrub.text(&describe_error(&e)),
                     matches!(e, Error::BodyTooLarge { .. }),
                 )),
             };
-        if limited.is_none() {
+        if limited.is_none() && unanswered.is_none() {
             self.latencies.record(op, took);
         }
         let latency = crate::latency::Took(Some(took));
@@ -734,6 +844,7 @@ impl Target {
                     error: None,
                     retried,
                     limited,
+                    unanswered,
                     latency,
                     curl,
                 },
@@ -749,6 +860,7 @@ impl Target {
                     error: Some(why),
                     retried,
                     limited,
+                    unanswered,
                     latency,
                     curl,
                 },
@@ -809,6 +921,7 @@ impl Target {
             error: None,
             retried: None,
             limited: None,
+            unanswered: None,
             latency: Default::default(),
             curl: curl.map(str::to_owned),
         });
@@ -916,6 +1029,9 @@ impl Session<'_> {
 
 impl Target {
     /// Sends every request concurrently; the answers come back in order.
+    /// Dropped before the answers are in (the run's deadline passed), it
+    /// aborts every request still on its way: nothing of a run goes on
+    /// after it, nor prints after its report.
     pub async fn send_all(self: &std::sync::Arc<Self>, probes: Vec<Probe>) -> Vec<Sent> {
         let handles: Vec<_> = probes
             .into_iter()
@@ -932,6 +1048,7 @@ impl Target {
                 )
             })
             .collect();
+        let guard = AbortOnDrop(handles.iter().map(|(_, h)| h.abort_handle()).collect());
         let mut out = Vec::with_capacity(handles.len());
         for (label, handle) in handles {
             out.push(handle.await.unwrap_or_else(|e| Sent {
@@ -947,6 +1064,7 @@ impl Target {
                     error: Some(format!("the request task failed: {e}")),
                     retried: None,
                     limited: None,
+                    unanswered: None,
                     latency: Default::default(),
                     curl: None,
                 },
@@ -954,7 +1072,21 @@ impl Target {
                 answered_over_cap: false,
             }));
         }
+        // Every task is done: aborting them now is nothing.
+        drop(guard);
         out
+    }
+}
+
+/// Aborts the tasks it holds when dropped (a task already done is left as
+/// it is).
+struct AbortOnDrop(Vec<tokio::task::AbortHandle>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        for h in &self.0 {
+            h.abort();
+        }
     }
 }
 

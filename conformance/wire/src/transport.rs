@@ -37,12 +37,26 @@ pub struct Limits {
     /// request still limited after that many is not judged at all (its
     /// check fails as not judged, naming the rate that would avoid it).
     pub retries: u32,
+    /// How many times a request is sent in all when no answer comes within
+    /// `timeout`. Default 3: a late answer is a busy server or a busy
+    /// machine, not the server's answer to a rule; each time-out halves the
+    /// requests in flight ([`crate::concurrency`]), and the request goes
+    /// again after a back-off. Still no answer: its check is not judged.
+    pub tries_on_timeout: u32,
 }
 
 /// The longest wait the runner honours for one limit answer
-/// (`Retry-After`, a rate-limit reset); a longer one is not waited for and
-/// the request ends as limited.
+/// (`Retry-After`, a rate-limit reset) when the run has no deadline; a
+/// longer one is not waited for and the request ends as limited. With a
+/// deadline (every run of the command has one), a wait is honoured as long
+/// as it ends before the deadline, and one that would not stops the run's
+/// sending at once ([`Throttle::wait`]).
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(10);
+
+/// Nothing but limit answers for this long, each wait the server asked for
+/// honoured, and the limit has not lifted as it said it would: the run
+/// stops sending (a limiter stuck, a window far longer than it states).
+const LIMIT_NEVER_LIFTS: Duration = Duration::from_secs(30);
 
 /// The slowest pace the run falls to while a server limits it, in requests
 /// a second: slower than that, a run of a few hundred requests would take
@@ -68,6 +82,7 @@ impl Default for Limits {
             concurrency: 16,
             rate: None,
             retries: 8,
+            tries_on_timeout: 3,
         }
     }
 }
@@ -101,6 +116,11 @@ pub struct Throttle {
     state: std::sync::Mutex<ThrottleState>,
 }
 
+/// Why the run sends nothing more: the server's limits would hold it past
+/// its deadline, or never lift.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stopped(pub String);
+
 #[derive(Debug)]
 struct ThrottleState {
     /// The earliest next start at the current pace.
@@ -128,6 +148,12 @@ struct ThrottleState {
     /// When the last answer that was not a limit came (the throttle's
     /// start, before any).
     last_answered: tokio::time::Instant,
+    /// What the server said of the current hold (`Retry-After 10 s`).
+    hold_said: String,
+    /// The run's deadline: a hold past it stops the run's sending.
+    deadline: Option<tokio::time::Instant>,
+    /// Set once: nothing more is sent, and why.
+    stopped: Option<Stopped>,
 }
 
 impl ThrottleState {
@@ -167,8 +193,40 @@ impl Throttle {
                 stated: None,
                 in_a_row: 0,
                 last_answered: now,
+                hold_said: String::new(),
+                deadline: None,
+                stopped: None,
             }),
         }
+    }
+
+    /// The run's deadline: a limit whose wait would end after it stops the
+    /// run's sending rather than hold it.
+    pub fn set_deadline(&self, at: Option<tokio::time::Instant>) {
+        self.lock().deadline = at;
+    }
+
+    /// Stops the run's sending, for `why` (the first reason stays).
+    pub fn stop(&self, why: String) {
+        let mut s = self.lock();
+        if s.stopped.is_none() {
+            s.stopped = Some(Stopped(why));
+        }
+    }
+
+    /// Why nothing more is sent, once the run stopped.
+    pub fn stopped(&self) -> Option<Stopped> {
+        self.lock().stopped.clone()
+    }
+
+    /// The hold in force, if one: how long it lasts yet, and what the
+    /// server said (for the progress lines).
+    pub fn holding(&self) -> Option<(Duration, String)> {
+        let s = self.lock();
+        let left = s
+            .hold_until
+            .saturating_duration_since(tokio::time::Instant::now());
+        (!left.is_zero()).then(|| (left, s.hold_said.clone()))
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, ThrottleState> {
@@ -184,17 +242,33 @@ impl Throttle {
     }
 
     /// Waits for this request's start: after any hold, `1/rate` after the
-    /// start before it.
-    pub async fn wait(&self) {
+    /// start before it. `Err` at once when the run has stopped sending, or
+    /// when the hold would end after the run's deadline (which stops it).
+    pub async fn wait(&self) -> Result<(), Stopped> {
         loop {
             let at = {
                 let mut s = self.lock();
+                if let Some(stopped) = &s.stopped {
+                    return Err(stopped.clone());
+                }
                 let now = tokio::time::Instant::now();
+                if let Some(deadline) = s.deadline.filter(|d| s.hold_until > *d) {
+                    let why = Stopped(format!(
+                        "the server limits this client ({}), a wait that ends {} s after the run's deadline",
+                        s.hold_said,
+                        s.hold_until
+                            .saturating_duration_since(deadline)
+                            .as_secs()
+                            .max(1)
+                    ));
+                    s.stopped = Some(why.clone());
+                    return Err(why);
+                }
                 let at = now.max(s.next).max(s.hold_until);
-                let interval = self
-                    .rate(&s)
-                    .map_or(Duration::ZERO, |r| Duration::from_secs_f64(1.0 / r));
-                s.next = at + interval;
+                let interval = self.rate(&s).map_or(Duration::ZERO, |r| {
+                    Duration::try_from_secs_f64(1.0 / r).unwrap_or(Duration::MAX)
+                });
+                s.next = later(at, interval);
                 s.recent.push_back(at);
                 while s
                     .recent
@@ -207,8 +281,12 @@ impl Throttle {
             };
             tokio::time::sleep_until(at).await;
             // A limit answer that came meanwhile holds this start too.
-            if self.lock().hold_until <= at {
-                return;
+            let s = self.lock();
+            if let Some(stopped) = &s.stopped {
+                return Err(stopped.clone());
+            }
+            if s.hold_until <= at {
+                return Ok(());
             }
         }
     }
@@ -221,8 +299,26 @@ impl Throttle {
         let now = tokio::time::Instant::now();
         s.limited += 1;
         s.in_a_row += 1;
+        let said = match wait {
+            Some(w) => format!("Retry-After {} s", w.as_secs_f64().ceil()),
+            None => "no Retry-After".to_owned(),
+        };
         let wait = wait.unwrap_or_else(|| backoff(attempt, s.limited));
-        s.hold_until = s.hold_until.max(now + wait);
+        let until = later(now, wait);
+        if until >= s.hold_until {
+            s.hold_said = said.clone();
+        }
+        s.hold_until = s.hold_until.max(until);
+        // Every wait honoured, and still nothing but limits: the limit
+        // does not lift as the server says it will.
+        let waited = now.saturating_duration_since(s.last_answered);
+        if s.stopped.is_none() && s.in_a_row >= 3 && waited >= LIMIT_NEVER_LIFTS {
+            s.stopped = Some(Stopped(format!(
+                "the server limits this client ({said}): nothing but limit answers for {} s, {} in a row, each wait honoured",
+                waited.as_secs(),
+                s.in_a_row
+            )));
+        }
         let burst_over = s
             .last_cut
             .is_none_or(|t| now.saturating_duration_since(t) > Duration::from_millis(250));
@@ -257,7 +353,7 @@ impl Throttle {
             s.learnt = Some(s.stated.map_or(grown, |cap| grown.min(cap)));
         }
         if let Some(hold) = hold {
-            let until = tokio::time::Instant::now() + hold;
+            let until = later(tokio::time::Instant::now(), hold);
             s.hold_until = s.hold_until.max(until);
         }
     }
@@ -285,7 +381,7 @@ impl Throttle {
 /// How long to wait for a limit answer that did not say: 100 ms doubled
 /// with each attempt, up to 5 s, less a jitter of up to a half (so the
 /// requests of a burst do not come back together).
-fn backoff(attempt: u32, salt: usize) -> Duration {
+pub(crate) fn backoff(attempt: u32, salt: usize) -> Duration {
     let base = Duration::from_millis(100).saturating_mul(1 << attempt.min(6));
     let base = base.min(Duration::from_secs(5));
     // A cheap, well-spread fraction in [0, 1) from the salt (Fibonacci hashing).
@@ -319,14 +415,23 @@ pub fn stated_rate(raw: &component_auth_bindings::RawResponse) -> Option<f64> {
 /// A limit answer: a 429, or a 503 that says when to come back
 /// (`Retry-After`), which is a server shedding load. Its wait, where it
 /// gives one (`Retry-After` in seconds or as an HTTP date, else a
-/// rate-limit reset), up to [`MAX_RETRY_AFTER`]; `Some(None)`: a limit
-/// that did not say how long.
+/// rate-limit reset), as the server said it (the caller caps it: at the
+/// run's deadline, or at [`MAX_RETRY_AFTER`] without one); `Some(None)`: a
+/// limit that did not say how long.
 pub fn limit_answer(raw: &component_auth_bindings::RawResponse) -> Option<Option<Duration>> {
+    let retry_after = || parse_retry_after(raw.header("retry-after")?);
     match raw.status {
-        429 => Some(retry_after(raw).or_else(|| rate_limit_reset(raw))),
-        503 if raw.header("retry-after").is_some() => Some(retry_after(raw)),
+        429 => Some(retry_after().or_else(|| reset_of(raw))),
+        503 if raw.header("retry-after").is_some() => Some(retry_after()),
         _ => None,
     }
+}
+
+/// `now + wait`, or a time far beyond any run where that overflows (a
+/// server may say anything).
+pub fn later(now: tokio::time::Instant, wait: Duration) -> tokio::time::Instant {
+    now.checked_add(wait)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 /// A limit answer's wait longer than the runner honours: the request is not
@@ -336,12 +441,7 @@ pub fn waits_too_long(raw: &component_auth_bindings::RawResponse) -> Option<Dura
     (said > MAX_RETRY_AFTER).then_some(said)
 }
 
-/// `Retry-After` (RFC 9110 10.2.3): delay-seconds or an HTTP date, at most
-/// [`MAX_RETRY_AFTER`].
-fn retry_after(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
-    parse_retry_after(raw.header("retry-after")?).map(|d| d.min(MAX_RETRY_AFTER))
-}
-
+/// `Retry-After` (RFC 9110 10.2.3): delay-seconds or an HTTP date.
 fn parse_retry_after(value: &str) -> Option<Duration> {
     let value = value.trim();
     if let Ok(secs) = value.parse::<u64>() {
@@ -360,7 +460,14 @@ fn parse_retry_after(value: &str) -> Option<Duration> {
 /// `X-RateLimit-Remaining`/`X-RateLimit-Reset` (most frameworks), or the
 /// structured `RateLimit: ... r=0; t=1` / `remaining=0, reset=1`. A reset
 /// over 10^9 is a Unix time, else seconds.
+/// At most [`MAX_RETRY_AFTER`]: read from an answer that is not a limit,
+/// it paces the run, never stops it.
 pub fn rate_limit_reset(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
+    reset_of(raw).map(|d| d.min(MAX_RETRY_AFTER))
+}
+
+/// [`rate_limit_reset`] as the server said it.
+fn reset_of(raw: &component_auth_bindings::RawResponse) -> Option<Duration> {
     let number = |name: &str| -> Option<f64> { raw.header(name)?.trim().parse().ok() };
     let (remaining, reset) = match (
         number("ratelimit-remaining").or_else(|| number("x-ratelimit-remaining")),
@@ -381,7 +488,7 @@ pub fn rate_limit_reset(raw: &component_auth_bindings::RawResponse) -> Option<Du
     } else {
         reset
     };
-    Some(Duration::from_secs_f64(wait).min(MAX_RETRY_AFTER))
+    Some(Duration::try_from_secs_f64(wait).unwrap_or(Duration::MAX))
 }
 
 /// `remaining` and `reset` from a structured `RateLimit` header: keys `r`

@@ -206,7 +206,9 @@ fn touches(fault: Fault, req: &Req) -> bool {
         Fault::MethodNotAllowedHtml => req.method != Method::GET && !post,
         Fault::PayloadTooLargeHtml => body.is_some_and(|b| b.len() > BODY_LIMIT),
         // Auth Claims names the recorded claim (none before any Authorize).
-        Fault::ClaimsIgnoreEnvironment => req.method == Method::GET,
+        Fault::ClaimsIgnoreEnvironment
+        | Fault::ClaimsPerInstance
+        | Fault::ClaimsCachedPerWorker => req.method == Method::GET,
         // Any request may come past the limit.
         Fault::LimitAnswerText => true,
         Fault::CompressedWithoutContentType => header("Accept-Encoding").is_some(),

@@ -21,6 +21,7 @@ const STATUSES: &[(Status, &str, &str)] = &[
     (Status::Passed, "passed", "PASS"),
     (Status::Skipped, "skipped", "SKIP"),
     (Status::NotApplicable, "not_applicable", "N/A"),
+    (Status::NotJudged, "not_judged", "NOT JUDGED"),
 ];
 
 const STYLE: &str = r#"
@@ -43,7 +44,7 @@ table.latency th:first-child, table.latency td:first-child { text-align: left; }
 .counts span { margin-right: 12px; }
 .badge { display: inline-block; min-width: 52px; text-align: center; font-weight: 700; font-size: 12px; padding: 1px 6px; border-radius: 3px; color: #fff; margin-right: 2px; }
 .b-failed { background: var(--fail); } .b-warned { background: var(--warn); } .b-known { background: var(--known); }
-.b-passed { background: var(--pass); } .b-skipped, .b-not_applicable { background: var(--skip); }
+.b-passed { background: var(--pass); } .b-skipped, .b-not_applicable { background: var(--skip); } .b-not_judged { background: var(--warn); }
 details.check { border: 1px solid var(--line); border-radius: 4px; margin: 4px 0; }
 details.check > summary { padding: 4px 8px; cursor: pointer; display: flex; align-items: baseline; gap: 6px; list-style: none; }
 details.check > summary::-webkit-details-marker { display: none; }
@@ -53,6 +54,7 @@ details.check[open] > summary::before { content: "\25BE"; }
 details.check.failed { border-left: 4px solid var(--fail); }
 details.check.warned { border-left: 4px solid var(--warn); }
 details.check.known { border-left: 4px solid var(--known); }
+details.check.not_judged { border-left: 4px dashed var(--warn); }
 .id { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: 13px; }
 .level { font-size: 12px; color: #555; margin-right: 6px; }
 tr.never td { color: var(--warn); } tr.never.required td { color: var(--fail); font-weight: 600; }
@@ -70,13 +72,15 @@ pre.repro { background: #eef3fb; }
 #f-known:checked ~ .filters label[for=f-known],
 #f-passed:checked ~ .filters label[for=f-passed],
 #f-skipped:checked ~ .filters label[for=f-skipped],
-#f-not_applicable:checked ~ .filters label[for=f-not_applicable] { background: #1b1b1b; color: #fff; }
+#f-not_applicable:checked ~ .filters label[for=f-not_applicable],
+#f-not_judged:checked ~ .filters label[for=f-not_judged] { background: #1b1b1b; color: #fff; }
 #f-failed:checked ~ main details.check:not(.failed),
 #f-warned:checked ~ main details.check:not(.warned),
 #f-known:checked ~ main details.check:not(.known),
 #f-passed:checked ~ main details.check:not(.passed),
 #f-skipped:checked ~ main details.check:not(.skipped),
-#f-not_applicable:checked ~ main details.check:not(.not_applicable) { display: none; }
+#f-not_applicable:checked ~ main details.check:not(.not_applicable),
+#f-not_judged:checked ~ main details.check:not(.not_judged) { display: none; }
 footer { max-width: 1100px; margin: 30px auto; padding: 0 20px; color: #666; font-size: 13px; }
 "#;
 
@@ -120,7 +124,8 @@ fn counts(results: &[&CheckResult]) -> String {
 pub fn render(report: &Report) -> String {
     let s = &report.summary;
     // The suite's gate decides; the page shows its verdict.
-    let green = report.run.exit_code() == 0;
+    let exit = report.run.exit_code();
+    let green = exit == 0;
     let mut out = String::new();
     let _ = write!(
         out,
@@ -133,7 +138,11 @@ pub fn render(report: &Report) -> String {
          <p class=\"meta\">{pace}</p>\n",
         target = esc(&report.run.target),
         color = if green { "green" } else { "red" },
-        verdict = if green { "PASSED" } else { "FAILED" },
+        verdict = match exit {
+            0 => "PASSED",
+            conformance_suite::gate::NOT_JUDGED_EXIT => "NOT JUDGED",
+            _ => "FAILED",
+        },
         last = esc(&report.last_line()),
         seed = report.run.generation.seed,
         cases = report.run.generation.cases,
@@ -353,6 +362,10 @@ fn check(out: &mut String, r: &CheckResult) {
                 }
                 out.push_str("</dd>\n");
             }
+        }
+        Status::NotJudged => {
+            field(out, "Expects", &r.expects, false);
+            field(out, "Not judged", r.actual.as_deref().unwrap_or(""), true);
         }
         Status::Passed | Status::Skipped | Status::NotApplicable => {
             field(out, "Expects", &r.expects, false);

@@ -64,6 +64,7 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Skipped => style.paint("2", "SKIP"),
                 Status::NotApplicable => style.paint("2", "N/A "),
                 Status::Known => style.paint("35", "KNOWN"),
+                Status::NotJudged => style.paint("33", "NOT JUDGED"),
             };
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
@@ -91,6 +92,9 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Known => {
                     field(&mut out, "Known", r.note.as_deref().unwrap_or(""));
                     field(&mut out, "Actual", r.actual.as_deref().unwrap_or(""));
+                }
+                Status::NotJudged => {
+                    field(&mut out, "Not judged", r.actual.as_deref().unwrap_or(""));
                 }
                 Status::Skipped | Status::Passed | Status::NotApplicable => {
                     if let Some(n) = &r.note {
@@ -169,7 +173,14 @@ pub fn render(report: &Report, style: Style) -> String {
             if report.summary.warned == 1 { "" } else { "s" }
         ));
     }
-    if report.run.judged_no_must() {
+    if report.summary.not_judged > 0 {
+        out.push_str(&format!(
+            "{} not judged: the server's answer never came within what the run waits (its limits, or no answer within the time-out after every try); not a failure of any rule, and not green (exit {})\n",
+            report.summary.not_judged,
+            conformance_suite::gate::NOT_JUDGED_EXIT
+        ));
+    }
+    if report.run.judged_no_must() && report.summary.not_judged == 0 {
         out.push_str("No MUST check ran: this run proves nothing a release gate needs, so it is not green (select MUST checks, or see what the profile lacks with `conformance check-profile --profile FILE`)\n");
     }
     out.push_str(&report.last_line());

@@ -100,6 +100,15 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
                     s.set_description(details.as_str());
                     s
                 }
+                // Not a failure of the rule: JUnit's "error" (the test
+                // could not run to its verdict).
+                Status::NotJudged => {
+                    let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
+                    s.set_message(r.actual.as_deref().unwrap_or("not judged"));
+                    s.set_type("not judged");
+                    s.set_description(details.as_str());
+                    s
+                }
                 Status::Failed => {
                     let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     s.set_message(r.title.as_str());

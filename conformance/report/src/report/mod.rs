@@ -37,6 +37,15 @@ pub struct Counts {
     pub skipped_must: usize,
     pub not_applicable: usize,
     pub known: usize,
+    /// The server's limits or slowness kept these from being judged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_judged: usize,
+}
+
+/// Counts that are zero stay out of the JSON, as they were before the
+/// count existed.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Counts {
@@ -48,6 +57,7 @@ impl Counts {
             Status::Warned => self.warned += 1,
             Status::NotApplicable => self.not_applicable += 1,
             Status::Known => self.known += 1,
+            Status::NotJudged => self.not_judged += 1,
             Status::Skipped => {
                 self.skipped += 1;
                 if r.level == Level::Must {
@@ -84,6 +94,9 @@ impl Counts {
         if self.known > 0 {
             line.push_str(&format!(", {} known (baseline)", self.known));
         }
+        if self.not_judged > 0 {
+            line.push_str(&format!(", {} not judged", self.not_judged));
+        }
         line
     }
 }
@@ -118,6 +131,9 @@ pub struct Summary {
     pub not_applicable: usize,
     /// Failures the `--baseline` lists as known (not gating).
     pub known: usize,
+    /// Checks the server's limits or slowness kept from being judged.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub not_judged: usize,
     /// MUST checks (and snapshots) that ran and were judged: passed,
     /// failed or known. None: the run proved nothing a gate needs.
     pub must_judged: usize,
@@ -148,6 +164,7 @@ impl Summary {
                 Status::Warned => summary.warned += 1,
                 Status::NotApplicable => summary.not_applicable += 1,
                 Status::Known => summary.known += 1,
+                Status::NotJudged => summary.not_judged += 1,
                 Status::Skipped => {
                     summary.skipped += 1;
                     if r.level == Level::Must {

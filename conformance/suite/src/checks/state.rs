@@ -26,8 +26,28 @@ use conformance_model::choices::ChoiceKey;
 use conformance_wire::phase::Phase;
 use conformance_wire::target::{Op, Probe, Sent};
 
+/// Reads of one state that read the claim back, each on a fresh connection
+/// right after the one before: two reach both instances behind a
+/// round-robin balancer; three, three instances (or more workers, most
+/// runs).
+const READS_BACK: usize = 3;
+
 pub fn checks() -> Vec<Check> {
     vec![
+    CaseCheck {
+        id: "state/read-back",
+        level: Level::Must,
+        section: "1",
+        cites: Cites::Requirement(&requirement::AUTH_CLAIMS_RETURNS_THE_MODEL),
+        title: "every read of one state returns the same claim, whichever connection (instance, worker) answers".into(),
+        sends: Sends::Own {
+            text: format!("after every other request, alone (nothing else in flight), to each component with an `authorize` section: a valid Authorize of `authorize.second_model` (where the profile has one), then {READS_BACK} valid Auth Claims in a row, each on a connection of its own (with the token the Authorize issued, where it issued one); then the same with the profile's model (the settled state back)"),
+            run: Run::procedure(Phase::Quiet, read_back).needs(&[Need::Authorize]),
+        },
+        expects: Expect::Own("the reads after one Authorize agree: the same status, and each names the model just authorized or none does (a claim seen by some reads and not by others is state held by one instance or one worker of the server: a read must return the model that claimed the authentication whoever answers)".into()),
+        subject: Subject::NONE,
+    }
+    .into(),
     CaseCheck {
         id: "state/authorize-claims",
         level: Level::Should,
@@ -61,6 +81,161 @@ pub fn checks() -> Vec<Check> {
     .into()]
 }
 
+/// What the reads of one state saw: its status, and whether it names the
+/// model just authorized (and the other one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Seen {
+    status: Option<u16>,
+    names_model: bool,
+    names_other: bool,
+}
+
+impl Seen {
+    fn of(sent: &Sent, marks: &[String], other: &[String]) -> Self {
+        let body = sent.raw().and_then(|r| r.json());
+        let names = |marks: &[String]| {
+            body.as_ref().is_some_and(|b| {
+                marks
+                    .iter()
+                    .any(|m| conformance_wire::carried::holds_string(b, m))
+            })
+        };
+        Seen {
+            status: sent.status(),
+            names_model: names(marks),
+            names_other: names(other),
+        }
+    }
+
+    fn words(self) -> String {
+        let status = self
+            .status
+            .map_or("no answer".to_owned(), |s| format!("HTTP {s}"));
+        match (self.names_model, self.names_other) {
+            (true, _) => format!("{status} naming the model just authorized"),
+            (false, true) => format!("{status} naming the model claimed before"),
+            (false, false) => format!("{status} naming neither model"),
+        }
+    }
+}
+
+/// A model of a component: its uuid and its valid body.
+type Model<'a> = (&'a str, &'a AuthFields);
+
+/// What names a model in an answer: its uuid, and where the profile says
+/// claims carry no uuid, the values of its body (three characters or
+/// more, never a secret field's) that the other model's body lacks.
+fn model_marks(
+    c: &conformance_model::profile::Component,
+    carries_uuid: bool,
+    this: Model<'_>,
+    other: Option<Model<'_>>,
+) -> Vec<String> {
+    let mut marks = vec![this.0.to_owned()];
+    if carries_uuid {
+        return marks;
+    }
+    marks.extend(this.1.iter().filter_map(|(name, v)| {
+        let text = v.as_str()?;
+        let theirs = other.is_some_and(|o| o.1.values().any(|o| o.as_str() == Some(text)));
+        (!c.is_secret_field(name) && !theirs && text.len() >= 3).then(|| text.to_owned())
+    }));
+    marks
+}
+
+/// Writes read back through every path: after an Authorize, several reads
+/// of the state it made, each on a fresh connection right after the one
+/// before, with nothing else in flight ([`Phase::Quiet`]), must all see the
+/// same claim. A balancer's round robin, or a pool of workers, spreads
+/// them over the server's instances: state kept by one instance (claims in
+/// its memory, a cache per worker) shows as reads that disagree, whatever
+/// the server chose to return.
+async fn read_back(t: Arc<RunContext>) -> Outcome {
+    let carries = t.profile.choices.claims_carry_model_uuid().value;
+    let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
+    for c in t.components(Op::Authorize) {
+        let Some(a) = c.authorize.as_ref() else {
+            continue;
+        };
+        let first = (a.model_uuid.as_str(), &a.valid_body);
+        let second = a
+            .second_model
+            .as_ref()
+            .map(|m| (m.model_uuid.as_str(), &m.valid_body));
+        // The second model first (a change every instance must see), then
+        // the profile's own (the settled state back).
+        let writes: Vec<(Model<'_>, Option<Model<'_>>)> = match second {
+            Some(second) => vec![(second, Some(first)), (first, Some(second))],
+            None => vec![(first, None)],
+        };
+        for (model, other) in writes {
+            let label = format!("Authorize {} model {}", c.name, model.0);
+            let write = t
+                .send(Probe::new(
+                    label.clone(),
+                    t.valid_as(Op::Authorize, c, &c.name, Some(model)),
+                ))
+                .await;
+            let served = write
+                .raw()
+                .filter(|r| (200..300).contains(&r.status))
+                .map(|r| r.json());
+            let token = served
+                .flatten()
+                .as_ref()
+                .and_then(conformance_wire::carried::issued_token);
+            let was_served = write.status().is_some_and(|s| (200..300).contains(&s));
+            cases.push((label, write, Ok(())));
+            if !was_served {
+                // Nothing was claimed: other checks judge the refusal.
+                continue;
+            }
+            let marks = model_marks(c, carries, model, other);
+            let other_marks =
+                other.map_or_else(Vec::new, |o| model_marks(c, carries, o, Some(model)));
+            let mut reads = Vec::new();
+            for n in 1..=READS_BACK {
+                let mut req = t.valid_as(Op::AuthClaims, c, &c.name, Some(model));
+                if let Some(token) = &token {
+                    req = req.and_then(|r| r.set_header("X-Auth-Token", token));
+                }
+                let label = format!("Auth Claims {} read {n} of {READS_BACK}", c.name);
+                let sent = t.send(Probe::new(label.clone(), req)).await;
+                reads.push((label, sent));
+            }
+            let seen: Vec<Seen> = reads
+                .iter()
+                .map(|(_, s)| Seen::of(s, &marks, &other_marks))
+                .collect();
+            let disagree = seen.iter().any(|s| *s != seen[0]);
+            let verdict = match disagree {
+                false => Ok(()),
+                true => {
+                    let each: Vec<String> = seen
+                        .iter()
+                        .enumerate()
+                        .map(|(i, s)| format!("read {}: {}", i + 1, s.words()))
+                        .collect();
+                    let first_differing = seen.iter().position(|s| *s != seen[0]).unwrap_or(0);
+                    Err(format!(
+                        "after Authorize of model `{}`, {READS_BACK} reads of that one state on fresh connections disagree ({}): some reads did not see the claim the others did, so the state is held per instance or per worker? A read must return the model that claimed the authentication whichever instance answers; {}{}",
+                        model.0,
+                        each.join("; "),
+                        reads[first_differing].1.summary(),
+                        reproduce(&reads[first_differing].1.exchange)
+                    ))
+                }
+            };
+            let last = reads.len() - 1;
+            for (i, (label, sent)) in reads.into_iter().enumerate() {
+                let v = if i == last { verdict.clone() } else { Ok(()) };
+                cases.push((label, sent, v));
+            }
+        }
+    }
+    judge_all(cases)
+}
+
 /// Each environment keeps its own claim: the first model claimed in `dev`,
 /// the second in `live`, each read back in its environment. A model is
 /// recognised in an answer by its uuid, or by a value of its body that the
@@ -91,17 +266,8 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
             t.valid_as(op, c, &c.name, Some(model))
                 .and_then(|r| r.set_header("X-Project-Env", env.as_str()))
         };
-        let marks = |this: (&str, &AuthFields), other: (&str, &AuthFields)| -> Vec<String> {
-            let mut marks = vec![this.0.to_owned()];
-            if carries.value {
-                return marks;
-            }
-            marks.extend(this.1.iter().filter_map(|(name, v)| {
-                let text = v.as_str()?;
-                let theirs = other.1.values().any(|o| o.as_str() == Some(text));
-                (!c.is_secret_field(name) && !theirs && text.len() >= 3).then(|| text.to_owned())
-            }));
-            marks
+        let marks = |this: (&str, &AuthFields), other: (&str, &AuthFields)| {
+            model_marks(c, carries.value, this, Some(other))
         };
         let mut tokens = Vec::new();
         let mut served = true;
@@ -136,12 +302,15 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                 .into_iter()
                 .zip([ProjectEnv::Dev, ProjectEnv::Live].into_iter().zip(&tokens))
             {
-                let mut req = in_env(Op::AuthClaims, model, env);
-                if let Some(token) = token {
-                    req = req.and_then(|r| r.set_header("X-Auth-Token", token));
-                }
+                let read = || {
+                    let mut req = in_env(Op::AuthClaims, model, env);
+                    if let Some(token) = token {
+                        req = req.and_then(|r| r.set_header("X-Auth-Token", token));
+                    }
+                    req
+                };
                 let label = format!("Auth Claims {} in {env}", c.name);
-                let sent = t.send(Probe::new(label.clone(), req)).await;
+                let sent = t.send(Probe::new(label.clone(), read())).await;
                 let names = |b: &serde_json::Value, marks: &[String]| {
                     marks
                         .iter()
@@ -151,11 +320,36 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
                     Some(r) if (200..300).contains(&r.status) => match r.json() {
                         // The model claimed here, whatever else the answer names.
                         Some(b) if names(&b, &marks(model, other)) => Ok(()),
-                        Some(b) if names(&b, &marks(other, model)) => Err(format!(
-                            "in `{env}` the claim is model `{}`, claimed in the other environment: a claim leaks from one environment into the other; {}",
-                            other.0,
-                            sent.summary()
-                        )),
+                        Some(b) if names(&b, &marks(other, model)) => {
+                            // The other environment's model: a leak, unless
+                            // the same read on other connections names this
+                            // one (then the instance, not the environment,
+                            // is what differs).
+                            let mut agreeing = 0;
+                            for _ in 0..READS_BACK {
+                                let again =
+                                    t.send(Probe::new(format!("{label} (again)"), read())).await;
+                                let right = again
+                                    .raw()
+                                    .filter(|r| (200..300).contains(&r.status))
+                                    .and_then(|r| r.json())
+                                    .is_some_and(|b| names(&b, &marks(model, other)));
+                                agreeing += usize::from(right);
+                            }
+                            Err(match agreeing {
+                                0 => format!(
+                                    "in `{env}` the claim is model `{}`, claimed in the other environment: a claim leaks from one environment into the other; {}",
+                                    other.0,
+                                    sent.summary()
+                                ),
+                                n => format!(
+                                    "in `{env}` one read named model `{}` (claimed in the other environment) and {n} of {READS_BACK} more of the same read, each on a fresh connection, named model `{}` (claimed here): the reads of one state disagree, so the state is held per instance or per worker, not per environment? {}",
+                                    other.0,
+                                    model.0,
+                                    sent.summary()
+                                ),
+                            })
+                        }
                         // Names neither: only a leak can be judged, and
                         // none shows, unless the profile says the uuid is
                         // there.

@@ -286,7 +286,7 @@ impl Generated {
         let op = match phase {
             Phase::Read => Op::AuthClaims,
             Phase::Write => Op::Authorize,
-            Phase::Verify | Phase::Judge => return Generated::default(),
+            Phase::Verify | Phase::Quiet | Phase::Judge => return Generated::default(),
         };
         if let (Phase::Read, Some(c)) = (phase, t.primary(Op::AuthClaims)) {
             let label = "a valid request, before the generated ones";

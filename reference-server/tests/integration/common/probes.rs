@@ -131,7 +131,9 @@ pub fn fault_probe(fault: Fault) -> Req {
         Fault::PayloadTooLargeHtml => Req::get("catalog").body(vec![b' '; BODY_LIMIT + 1]),
         // Without Authorize, the correct server names the model the fields
         // claim; one that records claims names none.
-        Fault::ClaimsIgnoreEnvironment => Req::get("catalog").json(acme.clone()),
+        Fault::ClaimsIgnoreEnvironment
+        | Fault::ClaimsPerInstance
+        | Fault::ClaimsCachedPerWorker => Req::get("catalog").json(acme.clone()),
         // A limit shows only past a burst: `limits.rs` sends one.
         Fault::LimitAnswerText => Req::get("catalog"),
         Fault::CompressedWithoutContentType => Req::get("catalog")
