@@ -105,8 +105,8 @@ impl Enforcement {
     }
 }
 
-/// The lines `coverage` adds after the statements: every requirement with
-/// what names it.
+/// The lines `coverage` adds after the statements enforced by none, before
+/// its closing lines: every requirement with what names it.
 pub fn text(all: &[Enforcement]) -> String {
     let mut out = format!(
         "\nBy requirement ({} rows of conformance/requirements; `conformance coverage --requirement ID` prints one):\n",

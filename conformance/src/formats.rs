@@ -7,7 +7,7 @@
 //! test that holds the action and its script to the table. A new format is
 //! one row here (and its renderer).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Arg, ArgMatches, Args, Command, FromArgMatches};
 use conformance_report::report::{Report, html, junit, sarif};
@@ -131,6 +131,34 @@ impl ReportFiles {
     }
 }
 
+/// Writes every report of a traffic tally `files` asks for (each
+/// format's row renders it), each whole or not at all.
+pub fn write_traffic(files: &ReportFiles, tally: &Tally, target: &str) -> Result<(), String> {
+    let report = crate::traffic_report::report(tally, target);
+    for (format, path) in files.iter() {
+        let text = (format.traffic)(tally, &report)?;
+        replace(path, format.name, &text)?;
+    }
+    Ok(())
+}
+
+/// `text` written to `path` through a temporary file beside it, renamed
+/// over it: a reader (a CI step, a browser reloading) sees the old report
+/// or the new one, never a part.
+fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
+    let fail =
+        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
+    let name = path
+        .file_name()
+        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&temporary, text).map_err(fail)?;
+    std::fs::rename(&temporary, path).map_err(|e| {
+        let _ = std::fs::remove_file(&temporary);
+        fail(e)
+    })
+}
+
 fn augment(cmd: Command, help: fn(&Format) -> &'static str) -> Command {
     FORMATS.iter().fold(cmd, |cmd, f| {
         cmd.arg(
@@ -181,6 +209,38 @@ report_args!(TrafficReports, |f| f.traffic_help);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A report replaces the last whole, leaving no temporary file; one
+    /// that cannot be written says where.
+    #[test]
+    fn reports_are_replaced_whole() {
+        let dir = std::env::temp_dir().join(format!("traffic-report-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let outputs = ReportFiles::default()
+            .with("junit", dir.join("r.xml"))
+            .with("sarif", dir.join("r.sarif"));
+        let tally = Tally::default();
+        write_traffic(&outputs, &tally, "t").expect("written");
+        write_traffic(&outputs, &tally, "t").expect("written again");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .expect("dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, ["r.sarif", "r.xml"]);
+        let nowhere = ReportFiles::default().with("html", dir.join("missing").join("r.html"));
+        let e = write_traffic(&nowhere, &tally, "t").expect_err("no such folder");
+        assert!(e.contains("missing/r.html") && e.contains("HTML"), "{e}");
+        // No exchange: every rule not applicable, and the gate fails.
+        assert!(
+            results(&tally)
+                .iter()
+                .all(|r| r.status == Status::NotApplicable)
+        );
+        assert_eq!(exit_code(&tally, "t"), 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// The flags parse into the table's files, in its order.
     #[test]

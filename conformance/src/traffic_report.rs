@@ -5,13 +5,11 @@
 //! request, what was wrong and its `curl` reproduction; a rule exchanges
 //! could break and none did passed; a rule no exchange put to the test is
 //! not applicable. Each stands at its quoted sentence's line of the
-//! description (SARIF). Files are written whole, through a temporary file
-//! renamed over the old one, so a reader never sees half a report.
+//! description (SARIF). The files are written by
+//! [`crate::formats::write_traffic`], each format's row rendering it.
 
-use std::path::Path;
 use std::time::Duration;
 
-use crate::formats::ReportFiles;
 use conformance_report::report::{CheckResult, Kind, Report, Status, html, sarif};
 use conformance_suite::catalogue::{Level, Subject, section_title};
 use conformance_suite::generate::Generation;
@@ -167,34 +165,6 @@ pub fn sarif_log(report: &Report) -> String {
 /// `conformance/`).
 pub const SARIF_CATEGORY: &str = "conformance-traffic/";
 
-/// Writes every report `files` asks for (each format's row renders it),
-/// each whole or not at all.
-pub fn write(files: &ReportFiles, tally: &Tally, target: &str) -> Result<(), String> {
-    let report = report(tally, target);
-    for (format, path) in files.iter() {
-        let text = (format.traffic)(tally, &report)?;
-        replace(path, format.name, &text)?;
-    }
-    Ok(())
-}
-
-/// `text` written to `path` through a temporary file beside it, renamed
-/// over it: a reader (a CI step, a browser reloading) sees the old report
-/// or the new one, never a part.
-fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
-    let name = path
-        .file_name()
-        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        fail(e)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,37 +178,5 @@ mod tests {
             let first = rule.quote().lines().next().unwrap_or_default();
             assert!(text.contains(first), "{}: line {line} is {text}", rule.id);
         }
-    }
-
-    /// A report replaces the last whole, leaving no temporary file; one
-    /// that cannot be written says where.
-    #[test]
-    fn reports_are_replaced_whole() {
-        let dir = std::env::temp_dir().join(format!("traffic-report-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let outputs = ReportFiles::default()
-            .with("junit", dir.join("r.xml"))
-            .with("sarif", dir.join("r.sarif"));
-        let tally = Tally::default();
-        write(&outputs, &tally, "t").expect("written");
-        write(&outputs, &tally, "t").expect("written again");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .expect("dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["r.sarif", "r.xml"]);
-        let nowhere = ReportFiles::default().with("html", dir.join("missing").join("r.html"));
-        let e = write(&nowhere, &tally, "t").expect_err("no such folder");
-        assert!(e.contains("missing/r.html") && e.contains("HTML"), "{e}");
-        // No exchange: every rule not applicable, and the gate fails.
-        assert!(
-            results(&tally)
-                .iter()
-                .all(|r| r.status == Status::NotApplicable)
-        );
-        assert_eq!(exit_code(&tally, "t"), 1);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -33,7 +33,7 @@ pub fn main(markdown: bool, requirement: Option<String>) -> ExitCode {
         if markdown {
             coverage.markdown() + &enforcement::markdown(&all)
         } else {
-            coverage.text() + &enforcement::text(&all)
+            coverage.text_with(&enforcement::text(&all))
         }
     );
     ExitCode::SUCCESS

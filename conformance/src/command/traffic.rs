@@ -133,7 +133,7 @@ pub fn proxy(
                 _ = tokio::signal::ctrl_c() => break,
                 _ = tick.tick() => {
                     if outputs.any() {
-                        if let Err(e) = crate::traffic_report::write(&outputs, &running.tally(), &target) {
+                        if let Err(e) = crate::formats::write_traffic(&outputs, &running.tally(), &target) {
                             return fail(&e);
                         }
                     }
@@ -158,7 +158,7 @@ pub fn report(
     if tally.exchanges() == 0 {
         eprintln!("No exchange was judged: nothing is proven (a gate fails).");
     }
-    if let Err(e) = crate::traffic_report::write(outputs, tally, target) {
+    if let Err(e) = crate::formats::write_traffic(outputs, tally, target) {
         return fail(&e);
     }
     if gate {

@@ -137,6 +137,12 @@ impl Coverage {
 
     /// One block per statement, then those enforced by none.
     pub fn text(&self) -> String {
+        self.text_with("")
+    }
+
+    /// [`Coverage::text`] with `more` (whole lines) before its last two
+    /// lines, the traffic line and the summary, which stay last.
+    pub fn text_with(&self, more: &str) -> String {
         let mut out = String::new();
         for (i, (s, ids)) in self.statements.iter().enumerate() {
             out.push_str(&format!(
@@ -160,6 +166,7 @@ impl Coverage {
                 s.section, s.line, s.text
             ));
         }
+        out.push_str(more);
         out.push('\n');
         out.push_str(&self.traffic_line());
         out.push('\n');
