@@ -12,7 +12,8 @@
 #   CONFORMANCE_ARGS           more flags, split on white space
 #
 # The exit code is the runner's: 0 passed, 1 a check failed, 2 a bad
-# profile or flag or an unreachable server.
+# profile or flag or an unreachable server, 3 nothing failed but some check
+# was not judged (the server's limits or slowness, within the deadline).
 set -euo pipefail
 
 fail() {

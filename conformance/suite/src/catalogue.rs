@@ -475,6 +475,18 @@ impl Outcome {
         }
     }
 
+    /// What a check that reads the generated cases is when none was sent:
+    /// failed (the target did not answer a valid request), or not judged
+    /// (its answer never came within what the run waits); `None` when they
+    /// were sent.
+    pub fn when_not_generated(generated: &crate::generate::Generated) -> Option<Self> {
+        let why = generated.not_run.as_ref()?;
+        Some(match generated.not_run_unanswered {
+            true => Self::not_judged(format!("not judged: {why}"), Vec::new()),
+            false => Self::fail(why.clone(), Vec::new()),
+        })
+    }
+
     /// Pass when `failures` is empty, else fail listing them.
     pub fn from_failures(failures: Vec<String>, exchanges: Vec<Exchange>) -> Self {
         if failures.is_empty() {

@@ -490,24 +490,35 @@ async fn malformed_body(o: &Observation) -> Option<u16> {
     refusal(&t.send(Probe::new("malformed", r)).await)
 }
 
-/// The items of a 417: the spec's, or the server's own.
+/// The items of a 417: the spec's, or the server's own, as the check that
+/// holds the choice judges them (`choices/validation-items`): every 417 of
+/// the run's error probes decodes with the spec's items, and the one
+/// without modelUuid names it as required. Anything less is the server's
+/// own: `spec` written here would fail the very next run.
 async fn validation_items(o: &Observation) -> Option<Shape> {
     let t = &o.t;
     t.primary(Op::Authorize)?;
-    let r = t
-        .components(Op::Authorize)
+    let (kinds, probes): (Vec<_>, Vec<_>) = crate::probes::probe_requests(t).into_iter().unzip();
+    let sent = t.send_all(probes).await;
+    let answers: Vec<crate::case::Answer<'_>> = kinds
         .into_iter()
-        .find_map(|c| t.with_invalid_body(Op::Authorize, c))?;
-    let s = t.send(Probe::new("invalid", r)).await;
-    if s.status() != Some(417) {
+        .zip(&sent)
+        .filter(|(_, s)| s.status() == Some(417))
+        .map(|(kind, s)| crate::case::Answer {
+            label: &s.exchange.label,
+            sent: s,
+            component: None,
+            change: None,
+            reference: None,
+            probe: Some(kind),
+        })
+        .collect();
+    if answers.is_empty() {
         return None;
     }
-    let spec = matches!(
-        s.typed,
-        Some(conformance_wire::target::Typed::Authorize(
-            component_auth_bindings::AuthorizeResponse::ExpectationFailed(_)
-        ))
-    );
+    let spec = answers
+        .iter()
+        .all(|a| crate::checks::choices::validation_items(a).is_ok());
     Some(if spec { Shape::Spec } else { Shape::Other })
 }
 

@@ -12,7 +12,8 @@ use std::time::{Duration, Instant};
 use conformance_wire::phase::Phase;
 use conformance_wire::target::Target;
 
-use crate::runner::PROGRESS_EVERY;
+/// How often a run that is still going says so on standard error.
+pub const PROGRESS_EVERY: Duration = Duration::from_secs(10);
 
 /// Where the run is, shared with the printing task; the task ends when
 /// this is dropped.

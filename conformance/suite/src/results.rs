@@ -215,6 +215,14 @@ impl CheckResult {
                 Some(format!("updated {}", crate::snapshot::shareable(&s.file))),
             ),
             SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
+            SnapshotOutcome::Unanswered => (
+                Status::NotApplicable,
+                None,
+                Some(format!(
+                    "not recorded nor compared: an answer of `{}` never came within what the run waits (a limit, or a time-out after every try), so its exchanges are no reference",
+                    s.group
+                )),
+            ),
             SnapshotOutcome::NotRecorded => (
                 Status::NotApplicable,
                 None,

@@ -41,7 +41,8 @@ pub struct RunOptions {
     /// back-off) is begun that would end after it. `None`:
     /// [`DEFAULT_DEADLINE`].
     pub deadline: Option<std::time::Duration>,
-    /// Print a line to standard error every [`PROGRESS_EVERY`] while the
+    /// Print a line to standard error every
+    /// [`crate::progress::PROGRESS_EVERY`] while the
     /// run goes on (what it waits for, requests answered, checks left), so
     /// that a run held by a server's limits or slowness is never silent
     /// for long. Off for a library caller; the command turns it on.
@@ -53,9 +54,6 @@ pub struct RunOptions {
 /// and within any CI job's time-out, so that a server whose limits never
 /// lift ends in a verdict, not in a job killed in silence.
 pub const DEFAULT_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
-
-/// How often a run that is still going says so on standard error.
-pub const PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Why a run could not judge the target at all (exit 2).
 #[derive(Debug, thiserror::Error)]
@@ -236,7 +234,7 @@ async fn prepare(
         .map_err(RunError::Client)?
         .with_deadline(Some(deadline));
     let target = Arc::new(target);
-    preflight(&target).await?;
+    preflight(&target, !options.connect.ca_certs.is_empty()).await?;
     if target.profile.choices.declares(ChoiceKey::ModelUuid) {
         return Ok(Prepared { target, limits });
     }
@@ -952,15 +950,21 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
         // A SHOULD check that only warned still records: what the server
         // chose differently is its behaviour, to be kept from drifting.
         let failed = matches!(o.verdict, Verdict::Fail { .. }) && level == Level::Must;
+        let unanswered = matches!(o.verdict, Verdict::NotJudged { .. })
+            || o.exchanges
+                .iter()
+                .any(|e| e.limited.is_some() || e.unanswered.is_some());
         match out.iter_mut().find(|g| g.name == name) {
             Some(g) => {
                 g.check_failed |= failed;
+                g.unanswered |= unanswered;
                 g.level = g.level.min(level);
             }
             None => out.push(Group {
                 name,
                 exchanges: o.exchanges.clone(),
                 check_failed: failed,
+                unanswered,
                 level,
             }),
         }
@@ -973,7 +977,7 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
 /// or reset before any answer) is a usage error (exit 2), not a list of
 /// failed checks. Any answer, or a failure after one began (a time-out
 /// waiting for it, garbage), lets the checks run and say what is wrong.
-async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
+async fn preflight(t: &Arc<Target>, ca_given: bool) -> Result<(), RunError> {
     let Some(c) = t.primary(Op::AuthClaims) else {
         return Ok(());
     };
@@ -981,9 +985,15 @@ async fn preflight(t: &Arc<Target>) -> Result<(), RunError> {
         Err(e) if unreachable(&e) => {
             let mut reason = t.scrubber().text(&describe_error(&e));
             // Only an unknown issuer is cured by a CA: an expired
-            // certificate or a wrong name is the server's to fix.
+            // certificate or a wrong name is the server's to fix. With a
+            // CA given, the link missing is the one between them.
             if reason.contains("is not a known certificate authority") {
-                reason.push_str(" (give its CA with --ca-cert)");
+                reason.push_str(match ca_given {
+                    false => " (give its CA with --ca-cert)",
+                    true => {
+                        " (the CA given with --ca-cert is not the issuer of the certificate the server sent, and the server sent no intermediate certificate that leads to it: a server must send its whole chain, its own certificate then each intermediate, as openssl and curl say with \"unable to get local issuer certificate\"; or --ca-cert names another CA)"
+                    }
+                });
             }
             Err(RunError::Unreachable {
                 url: t.scrubber().text(&t.profile.base_url),

@@ -124,6 +124,10 @@ pub enum SnapshotOutcome {
     /// snapshot; in CI the check's own failure says what is wrong, and a
     /// failure a baseline knows is not failed again through its snapshot).
     NotRecorded,
+    /// Neither written nor compared: an answer among these exchanges never
+    /// came within what the run waits, so they are no reference (a late
+    /// answer is a busy server, not its behaviour).
+    Unanswered,
 }
 
 static CONFIGURED: OnceLock<SnapshotUpdate> = OnceLock::new();
@@ -265,6 +269,9 @@ pub struct Group {
     pub exchanges: Vec<Exchange>,
     /// A MUST check judging these exchanges failed: they are no reference.
     pub check_failed: bool,
+    /// An answer among them never came within what the run waits (a
+    /// limit, a time-out after every try): they are no reference either.
+    pub unanswered: bool,
     pub level: Level,
 }
 
@@ -292,6 +299,13 @@ pub fn assert_all(
                     level: g.level,
                     file,
                     outcome: SnapshotOutcome::NotRecorded,
+                }
+            } else if g.unanswered {
+                SnapshotResult {
+                    group: g.name.clone(),
+                    level: g.level,
+                    file,
+                    outcome: SnapshotOutcome::Unanswered,
                 }
             } else if let Some(why) = refused.get(&g.name) {
                 SnapshotResult {

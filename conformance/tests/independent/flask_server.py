@@ -10,9 +10,18 @@ the recorded claim (`"claim": null` before any Authorize). Authorize issues a
 token each time; tokens are never revoked.
 
 Usage: python3 flask_server.py [--port 0] [--variant NAME ...] [--list-variants]
+                               [--store FILE] [--rate-limit N] [--slow-every N --slow-for S]
 The first line on stdout is `listening on http://127.0.0.1:PORT`; werkzeug's
 threaded server (`threaded=True`) serves each connection in its own thread.
 Variants also come from INDEP_VARIANTS (comma separated).
+
+Deployed as production services are (`scaled.py` runs several instances
+behind a round-robin balancer): `--store FILE` keeps the claims, the issued
+tokens and the rate limiter's windows in a SQLite database that every
+instance opens (without it, in this process's memory); `--rate-limit N`
+answers a client's requests past N in a one-second window with 429 in the
+400 envelope and `Retry-After`; `--slow-every N --slow-for S` holds every
+Nth answer S seconds (a garbage collection, a cold cache, a slow disk).
 
 Its choices where the description is silent:
 - modelUuid travels in the Authorize JSON body, as the field `modelUuid`,
@@ -58,9 +67,12 @@ import hmac
 import logging
 import os
 import re
+import json
 import secrets
+import sqlite3
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
@@ -82,6 +94,8 @@ VARIANTS = {
     "model-query": "modelUuid in the query parameter `modelUuid`, not in the body",
     "fault-tag-forgets-claim": "Auth Claims by tag ignores the recorded claim (a bug)",
     "fault-secret-suffix": "a client secret with anything appended is taken (a bug)",
+    "fault-claims-cached": "each process caches the claims it read; only its own Authorize updates its cache (a bug behind a balancer)",
+    "fault-limit-never-lifts": "the rate limiter's window is 1000 times the second its Retry-After states (a bug: the limit never lifts)",
 }
 
 
@@ -212,6 +226,120 @@ class Store:
         return ok
 
 
+class SharedStore:
+    """The same as `Store`, in a SQLite database every instance of the
+    service opens: what one instance records, every other reads."""
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._local = threading.local()
+        db = self._db()
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("CREATE TABLE IF NOT EXISTS claims (component TEXT, env TEXT, claim TEXT, PRIMARY KEY (component, env))")
+        db.execute("CREATE TABLE IF NOT EXISTS tokens (token TEXT PRIMARY KEY, component TEXT)")
+        db.execute("CREATE TABLE IF NOT EXISTS windows (client TEXT PRIMARY KEY, started REAL, used INTEGER)")
+        for c in COMPONENTS:
+            for t in c.tokens:
+                db.execute("INSERT OR IGNORE INTO tokens VALUES (?, ?)", (t, c.uuid))
+
+    def _db(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(self._path, timeout=30, isolation_level=None, check_same_thread=False)
+            self._local.db = db
+        return db
+
+    def record(self, component: Component, env: str, model: Model) -> dict[str, Any]:
+        claim = {
+            "model": {"uuid": model.uuid, "label": model.label},
+            "claimed_at": datetime.now(timezone.utc).isoformat(timespec="milliseconds"),
+        }
+        self._db().execute(
+            "INSERT OR REPLACE INTO claims VALUES (?, ?, ?)", (component.uuid, env, json.dumps(claim))
+        )
+        return claim
+
+    def claim(self, component: Component, env: str) -> dict[str, Any] | None:
+        row = self._db().execute(
+            "SELECT claim FROM claims WHERE component = ? AND env = ?", (component.uuid, env)
+        ).fetchone()
+        return json.loads(row[0]) if row else None
+
+    def issue(self, component: Component) -> str:
+        token = "fl-issued-" + secrets.token_hex(16)
+        self._db().execute("INSERT INTO tokens VALUES (?, ?)", (token, component.uuid))
+        return token
+
+    def token_valid(self, component: Component, token: str) -> bool:
+        known = self._db().execute("SELECT token FROM tokens WHERE component = ?", (component.uuid,)).fetchall()
+        ok = False
+        for (t,) in known:
+            if hmac.compare_digest(t.encode(), token.encode()):
+                ok = True
+        return ok
+
+    def take(self, client: str, limit: int, window: float) -> float | None:
+        """One request of `client`'s window; None, or the seconds until the
+        window ends when it is spent."""
+        db = self._db()
+        now = time.time()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            row = db.execute("SELECT started, used FROM windows WHERE client = ?", (client,)).fetchone()
+            started, used = row if row and now - row[0] < window else (now, 0)
+            used += 1
+            db.execute("INSERT OR REPLACE INTO windows VALUES (?, ?, ?)", (client, started, used))
+        finally:
+            db.execute("COMMIT")
+        return None if used <= limit else started + window - now
+
+
+class Windows:
+    """A fixed window per client, in this process's memory."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._windows: dict[str, tuple[float, int]] = {}
+
+    def take(self, client: str, limit: int, window: float) -> float | None:
+        now = time.time()
+        with self._lock:
+            started, used = self._windows.get(client, (now, 0))
+            if now - started >= window:
+                started, used = now, 0
+            used += 1
+            self._windows[client] = (started, used)
+        return None if used <= limit else started + window - now
+
+
+class CachedClaims:
+    """A store whose claims this process caches as it reads them; its own
+    writes update the cache, another instance's never do (a bug)."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, str], Any] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def record(self, component: Component, env: str, model: Model) -> dict[str, Any]:
+        claim = self._store.record(component, env, model)
+        with self._lock:
+            self._cache[(component.uuid, env)] = claim
+        return claim
+
+    def claim(self, component: Component, env: str) -> dict[str, Any] | None:
+        key = (component.uuid, env)
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        claim = self._store.claim(component, env)
+        with self._lock:
+            return self._cache.setdefault(key, claim)
+
+
 # --- errors ----------------------------------------------------------------------------------
 
 
@@ -259,18 +387,41 @@ class StrictJSON(DefaultJSONProvider):
         return super().loads(s, parse_constant=refuse, **kwargs)
 
 
-def create_app(variants: set[str]) -> Flask:
+def create_app(
+    variants: set[str],
+    store_path: str | None = None,
+    rate_limit: int = 0,
+    slow_every: int = 0,
+    slow_for: float = 0.0,
+) -> Flask:
     app = Flask(__name__)
     app.json = StrictJSON(app)
     app.config["MAX_CONTENT_LENGTH"] = BODY_LIMIT
     app.json.sort_keys = True
     app.json.ensure_ascii = False
-    store = Store()
+    store: Any = SharedStore(store_path) if store_path else Store()
+    windows: Any = store if store_path else Windows()
+    if "fault-claims-cached" in variants:
+        store = CachedClaims(store)
+    # The window the limiter keeps; the Retry-After it states is always a second.
+    window = 1000.0 if "fault-limit-never-lifts" in variants else 1.0
+    answered = {"n": 0}
+    answered_lock = threading.Lock()
     api = Blueprint("api", __name__, url_prefix="/v2/api")
 
     @app.before_request
     def assign_request_id() -> None:
         g.request_id = new_request_id()
+        if slow_every:
+            with answered_lock:
+                answered["n"] += 1
+                slow = answered["n"] % slow_every == 0
+            if slow:
+                time.sleep(slow_for)
+        if rate_limit and request.path.startswith("/v2/api/"):
+            wait = windows.take(request.headers.get("X-Client-Id", ""), rate_limit, window)
+            if wait is not None:
+                raise ApiError(429, 0, "Too many requests", {"Retry-After": "1"})
 
     @app.after_request
     def common_headers(response):
@@ -423,6 +574,10 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--variant", action="append", default=[])
     parser.add_argument("--list-variants", action="store_true")
+    parser.add_argument("--store", help="a SQLite database shared by every instance")
+    parser.add_argument("--rate-limit", type=int, default=0, help="requests a client may send a second")
+    parser.add_argument("--slow-every", type=int, default=0, help="hold every Nth answer")
+    parser.add_argument("--slow-for", type=float, default=0.0, help="seconds an answer is held")
     args = parser.parse_args()
     if args.list_variants:
         for name, what in VARIANTS.items():
@@ -433,7 +588,7 @@ def main() -> None:
     unknown = variants - VARIANTS.keys()
     if unknown:
         sys.exit(f"unknown variant(s): {', '.join(sorted(unknown))}; valid: {', '.join(VARIANTS)}")
-    app = create_app(variants)
+    app = create_app(variants, args.store, args.rate_limit, args.slow_every, args.slow_for)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)
     # make_server binds (and listens) before the address is printed.
     server = make_server("127.0.0.1", args.port, app, threaded=True)

@@ -44,28 +44,28 @@ const RUN_DEADLINE: &str = "120s";
 const CASES: &str = "8";
 
 /// One independent server and how it is started.
-struct Server {
+pub(crate) struct Server {
     /// The interpreter (`python3`, `node`, `java`): the test is skipped
     /// without it.
-    program: &'static str,
+    pub(crate) program: &'static str,
     /// Arguments to the interpreter before the script.
-    program_args: &'static [&'static str],
+    pub(crate) program_args: &'static [&'static str],
     /// The script, relative to `tests/independent/`.
-    script: &'static str,
+    pub(crate) script: &'static str,
     /// Its profile, relative to `tests/independent/`.
-    profile: &'static str,
+    pub(crate) profile: &'static str,
     /// The variable the profile's `base_url` reads (`${VAR}`).
-    url_var: &'static str,
+    pub(crate) url_var: &'static str,
     /// The secrets its profiles hold (client secret, tokens, secret body
     /// fields): none may appear in anything the runner writes.
-    secrets: &'static [&'static str],
+    pub(crate) secrets: &'static [&'static str],
     /// How every token the server issues begins: none may appear either.
-    issued_prefix: &'static str,
+    pub(crate) issued_prefix: &'static str,
     /// What the script needs beyond its interpreter.
-    needs: Needs,
+    pub(crate) needs: Needs,
     /// Under `CI=true`, a test of this server fails where it cannot run,
     /// instead of being skipped (`.ci/setup` installs what it needs).
-    required_in_ci: bool,
+    pub(crate) required_in_ci: bool,
 }
 
 const PYTHON: Server = Server {
@@ -109,7 +109,7 @@ const FASTAPI: Server = Server {
     required_in_ci: true,
 };
 
-const FLASK: Server = Server {
+pub(crate) const FLASK: Server = Server {
     program: "python3",
     program_args: &[],
     script: "flask_server.py",
@@ -127,7 +127,7 @@ const FLASK: Server = Server {
 
 /// What a server needs beyond its interpreter.
 #[derive(Clone, Copy)]
-enum Needs {
+pub(crate) enum Needs {
     Nothing,
     /// Python modules beyond the standard library the script imports.
     Python(&'static [&'static str]),
@@ -187,12 +187,12 @@ const FASTIFY: Server = Server {
     required_in_ci: true,
 };
 
-fn independent_dir() -> PathBuf {
+pub(crate) fn independent_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/independent")
 }
 
 /// A child process killed (and reaped) when dropped.
-struct ChildGuard(Child);
+pub(crate) struct ChildGuard(Child);
 
 impl Drop for ChildGuard {
     fn drop(&mut self) {
@@ -202,10 +202,10 @@ impl Drop for ChildGuard {
 }
 
 /// A fresh folder under the system's temporary folder, removed when dropped.
-struct TempDir(PathBuf);
+pub(crate) struct TempDir(pub(crate) PathBuf);
 
 impl TempDir {
-    fn new(label: &str) -> TempDir {
+    pub(crate) fn new(label: &str) -> TempDir {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let label: String = label
             .chars()
@@ -307,7 +307,7 @@ fn in_ci() -> bool {
 /// The program that runs the case `label` of `server`; `None` when it
 /// cannot run here: skipped, saying so; under `CI=true` a server
 /// `required_in_ci` fails the test instead.
-fn program_for(server: &Server, label: &str) -> Option<PathBuf> {
+pub(crate) fn program_for(server: &Server, label: &str) -> Option<PathBuf> {
     let why = match available(server) {
         Ok(program) => return Some(program),
         Err(why) => why,
@@ -328,10 +328,22 @@ fn program_for(server: &Server, label: &str) -> Option<PathBuf> {
 /// Starts `server` with `variants` on an ephemeral port; its guard and its
 /// base URL (read from the first line it prints).
 fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (ChildGuard, String) {
+    start_with(server, program, variants, &[], logs)
+}
+
+/// As [`start`], with `extra` arguments to the script.
+pub(crate) fn start_with(
+    server: &Server,
+    program: &Path,
+    variants: &[&str],
+    extra: &[&str],
+    logs: &Path,
+) -> (ChildGuard, String) {
     let mut cmd = Command::new(program);
     cmd.args(server.program_args)
         .arg(independent_dir().join(server.script))
         .args(["--port", "0"])
+        .args(extra)
         .env_remove("INDEP_VARIANTS")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -374,17 +386,17 @@ fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (Ch
 
 /// One conformance run: its exit status (`None` when it was killed at the
 /// time limit) and everything it printed.
-struct Run {
-    status: Option<ExitStatus>,
-    output: String,
+pub(crate) struct Run {
+    pub(crate) status: Option<ExitStatus>,
+    pub(crate) output: String,
 }
 
 impl Run {
-    fn passed(&self) -> bool {
+    pub(crate) fn passed(&self) -> bool {
         self.status.is_some_and(|s| s.success())
     }
 
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         match self.status {
             Some(s) => match s.code() {
                 Some(code) => format!("exit {code}"),
@@ -412,7 +424,7 @@ fn conformance(
 /// As [`conformance`], its output and reports named after `name` (in
 /// `logs`: `NAME.out`, `NAME.json`, `NAME.xml`), with `extra` arguments.
 #[allow(clippy::too_many_arguments)]
-fn conformance_named(
+pub(crate) fn conformance_named(
     server: &Server,
     profile: &Path,
     url: &str,

@@ -17,6 +17,7 @@ mod misbehaving;
 mod profile_errors;
 mod pytools;
 mod real_targets;
+mod scaled;
 mod self_test;
 mod source;
 mod traffic;

@@ -132,7 +132,13 @@ async fn a_server_that_only_limits_is_not_judged_and_the_run_is_not_green() {
         ..RunOptions::default()
     };
     let report = run(profile(url), &options).await.expect("run");
-    assert_eq!(report.run.exit_code(), 1, "a 429 is not a pass");
+    // A 429 is not a pass, nor the server's answer to the rule: not
+    // judged, with its own exit code.
+    assert_eq!(
+        report.run.exit_code(),
+        conformance_suite::gate::NOT_JUDGED_EXIT,
+        "a 429 is not a pass"
+    );
     let result = report
         .run
         .results
@@ -291,9 +297,18 @@ async fn rate_and_deadline_are_kept() {
     let report = run(profile(server.base_url()), &options)
         .await
         .expect("run");
-    assert_eq!(report.run.exit_code(), 1);
+    // Cut off by the deadline: not judged (exit 3), never a failure of a
+    // rule they did not get to judge.
+    assert_eq!(
+        report.run.exit_code(),
+        conformance_suite::gate::NOT_JUDGED_EXIT
+    );
+    assert_eq!(report.summary.failed, 0);
     let late = report
-        .failed()
+        .run
+        .results
+        .iter()
+        .filter(|r| r.status == conformance_report::report::Status::NotJudged)
         .filter(|r| r.actual.as_deref().unwrap_or("").contains("deadline"))
         .count();
     assert!(late > 10, "checks cut off by the deadline: {late}");
@@ -345,6 +360,74 @@ async fn the_suite_passes_over_https_and_refuses_an_untrusted_certificate() {
     assert_eq!(report.run.exit_code(), 0, "failed over https: {failed:?}");
     assert!(report.summary.passed > 80);
     let _ = std::fs::remove_file(&ca);
+    server.shutdown().await;
+}
+
+/// A server that sends its own certificate without the intermediate that
+/// links it to the CA the run was given: exit 2, saying which link is
+/// missing (not "give its CA with --ca-cert", which was given).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_chain_without_its_intermediate_says_which_link_is_missing() {
+    use conformance_suite::runner::RunError;
+    use conformance_wire::connect::Connect;
+    use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
+    let ca_params = |name: &str| {
+        let mut p = CertificateParams::new(Vec::<String>::new()).expect("params");
+        p.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        p.distinguished_name.push(DnType::CommonName, name);
+        p
+    };
+    let ca = CertifiedIssuer::self_signed(
+        ca_params("Conformance Test Root"),
+        KeyPair::generate().expect("a key"),
+    )
+    .expect("the root");
+    let mid = CertifiedIssuer::signed_by(
+        ca_params("Conformance Test Intermediate"),
+        KeyPair::generate().expect("a key"),
+        &ca,
+    )
+    .expect("the intermediate");
+    let leaf_key = KeyPair::generate().expect("a key");
+    let leaf = CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .expect("params")
+        .signed_by(&leaf_key, &mid)
+        .expect("the leaf");
+    // The leaf alone: the intermediate is not sent.
+    let server = reference_server::Server::start(reference_server::ServerOptions {
+        tls: Some(
+            reference_server::TlsConfig::from_pem(
+                leaf.pem().as_bytes(),
+                leaf_key.serialize_pem().as_bytes(),
+            )
+            .expect("tls config"),
+        ),
+        ..Default::default()
+    })
+    .await
+    .expect("server");
+    let ca_file = std::env::temp_dir().join(format!("conformance-root-{}.pem", std::process::id()));
+    std::fs::write(&ca_file, ca.pem()).expect("write the root");
+    let mut options = RunOptions {
+        connect: Connect {
+            no_proxy: true,
+            ..Connect::default()
+        },
+        ..RunOptions::default()
+    };
+    options
+        .connect
+        .add_ca_file(&ca_file)
+        .expect("a PEM certificate");
+    match run(profile(server.base_url()), &options).await {
+        Err(RunError::Unreachable { reason, .. }) => {
+            assert!(reason.contains("intermediate"), "{reason}");
+            assert!(reason.contains("whole chain"), "{reason}");
+            assert!(!reason.contains("give its CA"), "{reason}");
+        }
+        other => panic!("expected the chain to be refused, got {other:?}"),
+    }
+    let _ = std::fs::remove_file(&ca_file);
     server.shutdown().await;
 }
 
@@ -409,4 +492,44 @@ async fn an_echoing_answer_over_the_cap_is_no_refusal_of_the_body() {
     let seen = observe(profile(url), &options).await.expect("observed");
     assert_eq!(seen.body_limit, Some(limit as u64), "{seen:?}");
     assert_eq!(seen.body_too_large, Some(413), "{seen:?}");
+}
+
+/// A server whose 417 items are not the spec's in every way (its answer to
+/// a request without modelUuid does not name it): `choices` observes
+/// `validation_items: other`, as the check that holds the choice judges, so
+/// the very next run with what it wrote agrees with it.
+#[tokio::test(flavor = "multi_thread")]
+async fn validation_items_are_observed_as_their_check_judges_them() {
+    const ITEMS: &str = r#"{"code":417,"status":false,"errors":[{"field":"email","rule":"format","message":"not an email"}]}"#;
+    let url = serve(|_| {
+        Response::builder()
+            .status(417)
+            .header("content-type", "application/json")
+            .header("x-project-uuid", "7f3c2a10-5b4e-4d2a-9c61-0e8f5a2b3c4d")
+            .body(Full::new(Bytes::from_static(ITEMS.as_bytes())))
+            .expect("an answer")
+    })
+    .await;
+    let observed =
+        conformance_suite::observe::observe_within(profile(url.clone()), &RunOptions::default())
+            .await
+            .expect("observed");
+    assert_eq!(
+        observed.validation_items().value,
+        conformance_model::choices::Shape::Other
+    );
+    let mut p = profile(url);
+    p.choices = observed;
+    let options = RunOptions {
+        only: vec!["choices/validation-items".into()],
+        ..RunOptions::default()
+    };
+    let report = run(p, &options).await.expect("run");
+    let r = report
+        .run
+        .results
+        .iter()
+        .find(|r| r.id == "choices/validation-items")
+        .expect("the check ran");
+    assert_ne!(r.status, Status::Failed, "{:?}", r.actual);
 }

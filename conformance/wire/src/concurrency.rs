@@ -35,7 +35,19 @@ struct State {
     last_cut: Option<std::time::Instant>,
     /// Time-outs seen, for the report.
     timed_out: usize,
+    /// Time-outs since the last answer.
+    in_a_row: usize,
+    /// When the last answer came (the start, before any).
+    last_answer: std::time::Instant,
 }
+
+/// Time-outs in a row, over at least [`SILENT_TIMEOUTS`] time-outs' time,
+/// after which the server is taken to answer nothing: the run stops
+/// sending rather than wait a time-out for every request it has left.
+const SILENT_IN_A_ROW: usize = 12;
+
+/// See [`SILENT_IN_A_ROW`]: in time-outs.
+const SILENT_TIMEOUTS: u32 = 4;
 
 /// Time-outs within this long of a halving belong to the same burst.
 const BURST: Duration = Duration::from_secs(1);
@@ -76,6 +88,8 @@ impl Concurrency {
                 answered: 0,
                 last_cut: None,
                 timed_out: 0,
+                in_a_row: 0,
+                last_answer: std::time::Instant::now(),
             }),
         }
     }
@@ -102,6 +116,7 @@ impl Concurrency {
     fn timed_out_at(&self, now: std::time::Instant) {
         let mut s = self.lock();
         s.timed_out += 1;
+        s.in_a_row += 1;
         if s.last_cut
             .is_some_and(|t| now.saturating_duration_since(t) < BURST)
         {
@@ -131,6 +146,8 @@ impl Concurrency {
     /// flight, one more is allowed, up to the run's own.
     pub fn answered(&self) {
         let mut s = self.lock();
+        s.in_a_row = 0;
+        s.last_answer = std::time::Instant::now();
         if s.now >= s.max {
             return;
         }
@@ -147,6 +164,22 @@ impl Concurrency {
         if repaid.is_err() {
             self.slots.add_permits(1);
         }
+    }
+
+    /// Why the server is taken to answer nothing, once it has let
+    /// [`SILENT_IN_A_ROW`] requests in a row time out over at least
+    /// [`SILENT_TIMEOUTS`] time-outs (`timeout` each) since its last answer.
+    pub fn silent(&self, timeout: std::time::Duration) -> Option<String> {
+        let s = self.lock();
+        let since = s.last_answer.elapsed();
+        (s.in_a_row >= SILENT_IN_A_ROW && since >= timeout * SILENT_TIMEOUTS).then(|| {
+            format!(
+                "the server answered none of the last {} requests within the time-out ({} ms), for {} s",
+                s.in_a_row,
+                timeout.as_millis(),
+                since.as_secs()
+            )
+        })
     }
 
     /// Requests allowed in flight now, and time-outs seen so far.

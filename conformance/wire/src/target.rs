@@ -687,7 +687,10 @@ impl Target {
         let typed = loop {
             let again = req.try_clone();
             if let Err(stopped) = self.throttle.wait().await {
-                limited = Some(stopped.0.clone());
+                match stopped.1 {
+                    true => unanswered = Some(format!("no answer: {}", stopped.0)),
+                    false => limited = Some(stopped.0.clone()),
+                }
                 match previous.take() {
                     Some(typed) => break typed,
                     None => {
@@ -715,6 +718,11 @@ impl Target {
                 Err(Error::Timeout) => {
                     timeouts += 1;
                     self.concurrency.timed_out();
+                    // A server that answers nothing stops the run's
+                    // sending: the rest is not judged, at once.
+                    if let Some(why) = self.concurrency.silent(self.limits.timeout) {
+                        self.throttle.stop_silent(why);
+                    }
                     match again {
                         Some(again) if timeouts < self.limits.tries_on_timeout.max(1) => {
                             let pause = crate::transport::backoff(timeouts, retries.len() + 1);
@@ -807,7 +815,13 @@ impl Target {
                 Ok(Err(undecodable)) => Err(undecodable),
                 // Never sent: the run stopped sending.
                 Err(_) if never_sent => Err((
-                    format!("not sent: {}", limited.as_deref().unwrap_or_default()),
+                    format!(
+                        "not sent: {}",
+                        limited
+                            .as_deref()
+                            .or(unanswered.as_deref())
+                            .unwrap_or_default()
+                    ),
                     false,
                 )),
                 Err(e) => Err((

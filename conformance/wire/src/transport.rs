@@ -117,9 +117,10 @@ pub struct Throttle {
 }
 
 /// Why the run sends nothing more: the server's limits would hold it past
-/// its deadline, or never lift.
+/// its deadline, or never lift; or the server answers nothing within the
+/// time-out (`silent`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Stopped(pub String);
+pub struct Stopped(pub String, pub bool);
 
 #[derive(Debug)]
 struct ThrottleState {
@@ -206,11 +207,12 @@ impl Throttle {
         self.lock().deadline = at;
     }
 
-    /// Stops the run's sending, for `why` (the first reason stays).
-    pub fn stop(&self, why: String) {
+    /// Stops the run's sending: the server answers nothing within the
+    /// time-out, `why` (the first reason stays).
+    pub fn stop_silent(&self, why: String) {
         let mut s = self.lock();
         if s.stopped.is_none() {
-            s.stopped = Some(Stopped(why));
+            s.stopped = Some(Stopped(why, true));
         }
     }
 
@@ -253,14 +255,17 @@ impl Throttle {
                 }
                 let now = tokio::time::Instant::now();
                 if let Some(deadline) = s.deadline.filter(|d| s.hold_until > *d) {
-                    let why = Stopped(format!(
-                        "the server limits this client ({}), a wait that ends {} s after the run's deadline",
-                        s.hold_said,
-                        s.hold_until
-                            .saturating_duration_since(deadline)
-                            .as_secs()
-                            .max(1)
-                    ));
+                    let why = Stopped(
+                        format!(
+                            "the server limits this client ({}), a wait that ends {} s after the run's deadline",
+                            s.hold_said,
+                            s.hold_until
+                                .saturating_duration_since(deadline)
+                                .as_secs()
+                                .max(1)
+                        ),
+                        false,
+                    );
                     s.stopped = Some(why.clone());
                     return Err(why);
                 }
@@ -313,11 +318,14 @@ impl Throttle {
         // does not lift as the server says it will.
         let waited = now.saturating_duration_since(s.last_answered);
         if s.stopped.is_none() && s.in_a_row >= 3 && waited >= LIMIT_NEVER_LIFTS {
-            s.stopped = Some(Stopped(format!(
-                "the server limits this client ({said}): nothing but limit answers for {} s, {} in a row, each wait honoured",
-                waited.as_secs(),
-                s.in_a_row
-            )));
+            s.stopped = Some(Stopped(
+                format!(
+                    "the server limits this client ({said}): nothing but limit answers for {} s, {} in a row, each wait honoured",
+                    waited.as_secs(),
+                    s.in_a_row
+                ),
+                false,
+            ));
         }
         let burst_over = s
             .last_cut

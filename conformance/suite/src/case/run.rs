@@ -141,8 +141,8 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             let generated = t.generated();
             // A target that does not answer a valid request fails: a skip
             // here would let a run go green on a server too slow to judge.
-            if let Some(why) = &generated.not_run {
-                return Outcome::fail(why.clone(), Vec::new());
+            if let Some(outcome) = Outcome::when_not_generated(generated) {
+                return outcome;
             }
             let cases: Vec<&crate::generate::Case> = generated.family(family).collect();
             if cases.is_empty() {

@@ -577,7 +577,7 @@ fn request_ids(answers: &[Answer<'_>], choices: &Choices) -> Found {
 
 /// A 417 decodes as `ExpectationFailed`; the probe without modelUuid
 /// lists `{field: modelUuid, rule: required}`.
-fn validation_items(a: &Answer<'_>) -> Result<(), String> {
+pub(crate) fn validation_items(a: &Answer<'_>) -> Result<(), String> {
     let errors = match &a.sent.typed {
         Some(Typed::Authorize(AuthorizeResponse::ExpectationFailed(d))) => &d.body.errors,
         Some(Typed::Claims(AuthClaimsResponse::ExpectationFailed(d))) => &d.body.errors,

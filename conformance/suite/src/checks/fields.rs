@@ -13,6 +13,7 @@
 //! Each has a run of its own ([`Sends::Own`]): they judge the property
 //! runs' shrunk findings, which are no answers of this run.
 
+use crate::generate::bodies::{NOT_JUDGED, not_judged};
 use conformance_requirements as requirement;
 use std::sync::Arc;
 
@@ -93,14 +94,27 @@ async fn judge(t: Arc<RunContext>, id: &'static str) -> Outcome {
     let generated = t.generated();
     // A target that does not answer a valid request fails: a skip here
     // would let a run go green on a server too slow to judge.
-    if let Some(why) = &generated.not_run {
-        return Outcome::fail(why.clone(), Vec::new());
+    if let Some(outcome) = Outcome::when_not_generated(generated) {
+        return outcome;
     }
     let seed = t.generation().seed;
     // The single changes first (each of them made for every run), then the
     // property bodies' shrunk findings.
+    // A case whose answer never came within what the run waits is not
+    // judged; the rest are.
+    let unjudged: Vec<String> = generated
+        .family(Family::Fields)
+        .filter_map(|case| not_judged(&case.sent))
+        .chain(generated.findings.iter().filter_map(|f| {
+            f.broken
+                .iter()
+                .find(|(b, _)| *b == NOT_JUDGED)
+                .map(|(_, why)| why.clone())
+        }))
+        .collect();
     let mut failures: Vec<String> = generated
         .family(Family::Fields)
+        .filter(|case| not_judged(&case.sent).is_none())
         .filter_map(|case| {
             let (_, why) = case.oracle.iter().find(|(b, _)| *b == id)?;
             Some(describe(case, why))
@@ -122,6 +136,16 @@ async fn judge(t: Arc<RunContext>, id: &'static str) -> Outcome {
         {
             failures.push(redirect);
         }
+    }
+    if let (true, Some(first)) = (failures.is_empty(), unjudged.first()) {
+        return Outcome::not_judged(
+            format!(
+                "not judged: {} generated bod{} got no answer the run could judge; the first: {first}",
+                unjudged.len(),
+                if unjudged.len() == 1 { "y" } else { "ies" }
+            ),
+            Vec::new(),
+        );
     }
     Outcome::from_failures(listed(failures), Vec::new())
 }

@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use crate::case::{CaseCheck, Expect, Sends};
 use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
+use crate::generate::bodies::{NOT_JUDGED, not_judged};
 use crate::generate::invariants::{self, Invariant};
 use crate::generate::{Judged, describe, listed};
 use conformance_wire::phase::Phase;
@@ -117,12 +118,26 @@ async fn judge(t: Arc<RunContext>, inv: &'static Invariant) -> Outcome {
     let generated = t.generated();
     // A target that does not answer a valid request fails: a skip here
     // would let a run go green on a server too slow to judge.
-    if let Some(why) = &generated.not_run {
-        return Outcome::fail(why.clone(), Vec::new());
+    if let Some(outcome) = Outcome::when_not_generated(generated) {
+        return outcome;
     }
+    // A case whose answer never came within what the run waits is not
+    // judged; the rest are.
+    let unjudged = generated
+        .edges
+        .iter()
+        .filter_map(|case| not_judged(&case.sent))
+        .chain(generated.findings.iter().filter_map(|f| {
+            f.broken
+                .iter()
+                .find(|(id, _)| *id == NOT_JUDGED)
+                .map(|(_, why)| why.clone())
+        }))
+        .collect::<Vec<_>>();
     let mut failures: Vec<String> = generated
         .edges
         .iter()
+        .filter(|case| not_judged(&case.sent).is_none())
         .filter_map(|case| (inv.judge)(case.family, &case.sent).map(|why| describe(case, &why)))
         .collect();
     let seed = t.generation().seed;
@@ -142,6 +157,18 @@ async fn judge(t: Arc<RunContext>, inv: &'static Invariant) -> Outcome {
             .find_map(|case| case.sent.exchange.redirect())
         {
             failures.push(redirect);
+        }
+    }
+    if failures.is_empty() {
+        if let Some(first) = unjudged.first() {
+            return Outcome::not_judged(
+                format!(
+                    "not judged: {} generated request{} got no answer the run could judge, so this check could not see every answer; the first: {first}",
+                    unjudged.len(),
+                    if unjudged.len() == 1 { "" } else { "s" }
+                ),
+                Vec::new(),
+            );
         }
     }
     Outcome::from_failures(listed(failures), Vec::new())

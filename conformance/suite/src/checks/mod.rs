@@ -27,7 +27,7 @@ pub(crate) mod answers;
 mod auth_token;
 mod body;
 mod budgets;
-mod choices;
+pub(crate) mod choices;
 mod compression;
 mod connections;
 mod errors;

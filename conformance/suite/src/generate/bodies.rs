@@ -285,7 +285,7 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
             for v in sent_enum_values(f) {
                 out.push(v.to_string());
                 if let Some(s) = v.as_str() {
-                    out.push(text(&conformance_model::spelling::flip_case(s)));
+                    out.extend(normalised_near_misses(s).iter().map(|n| text(n)));
                 }
             }
             out.push(text("conformance-not-listed"));
@@ -327,6 +327,80 @@ pub(crate) fn declared_literals(f: &Field) -> Vec<Lit> {
         .filter(|l| seen.insert(l.clone()))
         .map(Cow::Owned)
         .collect()
+}
+
+/// A valid string as a framework may take it after normalising it, where
+/// the declared settings (an `enum`, a `pattern`) make it invalid as sent:
+/// white space around it (trimmed), its letter case flipped (folded), its
+/// accented letters decomposed (Unicode normalisation). A server that
+/// accepts one has validated something other than what it was sent.
+pub(crate) fn normalised_near_misses(valid: &str) -> Vec<String> {
+    let mut out = vec![
+        format!(" {valid}"),
+        format!("{valid} "),
+        conformance_model::spelling::flip_case(valid),
+    ];
+    let decomposed = decompose(valid);
+    if decomposed != valid {
+        out.push(decomposed);
+    }
+    out.retain(|n| n != valid);
+    out
+}
+
+/// `s` with the common precomposed Latin letters written as a base letter
+/// and a combining mark (NFD for them; other characters as they are).
+fn decompose(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 4);
+    for ch in s.chars() {
+        let (base, mark) = match ch {
+            'à' => ('a', '\u{300}'),
+            'á' => ('a', '\u{301}'),
+            'â' => ('a', '\u{302}'),
+            'ä' => ('a', '\u{308}'),
+            'ç' => ('c', '\u{327}'),
+            'è' => ('e', '\u{300}'),
+            'é' => ('e', '\u{301}'),
+            'ê' => ('e', '\u{302}'),
+            'ë' => ('e', '\u{308}'),
+            'í' => ('i', '\u{301}'),
+            'ñ' => ('n', '\u{303}'),
+            'ó' => ('o', '\u{301}'),
+            'ö' => ('o', '\u{308}'),
+            'ú' => ('u', '\u{301}'),
+            'ü' => ('u', '\u{308}'),
+            'É' => ('E', '\u{301}'),
+            'Ä' => ('A', '\u{308}'),
+            'Ö' => ('O', '\u{308}'),
+            'Ü' => ('U', '\u{308}'),
+            other => {
+                out.push(other);
+                continue;
+            }
+        };
+        out.push(base);
+        out.push(mark);
+    }
+    out
+}
+
+/// What a finding breaks when its answer could not be judged: no
+/// invariant's id, so no check fails on it; the invariants' checks are not
+/// judged instead.
+pub(crate) const NOT_JUDGED: &str = "not-judged";
+
+/// Why an answer cannot be judged: the server limited it past what the run
+/// waits, or it never came within the time-out after every try.
+pub(crate) fn not_judged(sent: &conformance_wire::target::Sent) -> Option<String> {
+    let ex = &sent.exchange;
+    ex.limited
+        .as_ref()
+        .map(|why| format!("the server limited `{}` ({why})", ex.label))
+        .or_else(|| {
+            ex.unanswered
+                .as_ref()
+                .map(|why| format!("`{}` got {why}", ex.label))
+        })
 }
 
 /// The `enum` values a run sends: all of a short list; of a long one
@@ -462,6 +536,13 @@ fn property(
             return Err(TestCaseError::fail(case.sent.summary()));
         }
         let case = send(&changes);
+        // Limited past what the run waits, or no answer within the
+        // time-out after every try: nothing to judge, and no finding; the
+        // property ends here, not judged.
+        if let Some(why) = not_judged(&case.sent) {
+            *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
+            return Err(TestCaseError::fail(why));
+        }
         if case.sent.typed.is_none() {
             let why = case.sent.summary();
             *unanswered.lock().unwrap_or_else(|e| e.into_inner()) = Some(case);
@@ -484,7 +565,10 @@ fn property(
             // own answer (unless the target stopped answering).
             let stuck = unanswered.into_inner().unwrap_or_else(|e| e.into_inner());
             let case = stuck.unwrap_or_else(|| send(&minimal));
-            let broken = judge(&fields.with(&minimal), &case.sent);
+            let broken = match not_judged(&case.sent) {
+                Some(why) => vec![(NOT_JUDGED, why)],
+                None => judge(&fields.with(&minimal), &case.sent),
+            };
             Some(Finding {
                 case,
                 broken,
@@ -499,6 +583,17 @@ fn property(
 mod tests {
     use super::*;
     use proptest::strategy::ValueTree;
+
+    #[test]
+    fn a_valid_value_is_sent_as_a_framework_would_normalise_it() {
+        assert_eq!(
+            normalised_near_misses("de-CH"),
+            [" de-CH", "de-CH ", "DE-ch"]
+        );
+        let cafe = normalised_near_misses("Café");
+        assert!(cafe.contains(&"Cafe\u{301}".to_owned()), "{cafe:?}");
+        assert!(!normalised_near_misses("7").contains(&"7".to_owned()));
+    }
 
     #[test]
     fn changes_are_applied_in_order_and_written_as_json() {

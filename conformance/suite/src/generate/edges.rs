@@ -592,6 +592,21 @@ fn declared_field_changes(
                 .into_iter()
                 .map(|lit| Change::Set(i, lit)),
         );
+        // The valid value itself as a framework may normalise it, where a
+        // pattern decides (an enum's values are among the literals).
+        let valid = fields
+            .name(i)
+            .and_then(|n| a.valid_body.get(n))
+            .and_then(Value::as_str);
+        // Never a secret's value in another spelling: the scrubber knows
+        // its spellings, not every normalisation of it.
+        if let (Some(valid), Some(_), false) = (valid, &field.pattern, field.secret) {
+            changes.extend(
+                super::bodies::normalised_near_misses(valid)
+                    .into_iter()
+                    .map(|n| Change::Set(i, Value::String(n).to_string().into())),
+            );
+        }
         changes.extend([Change::Drop(i), Change::Rename(i)]);
     }
     changes.push(Change::Add(OTHER_TYPES[1]));

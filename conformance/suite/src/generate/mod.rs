@@ -265,6 +265,10 @@ pub struct Generated {
     /// request, so hundreds of requests would each wait for a time-out.
     /// The checks that read the cases then fail with this reason.
     pub not_run: Option<String>,
+    /// `not_run`, because the valid request was limited past what the run
+    /// waits or got no answer within the time-out after every try: the
+    /// checks that read the cases are then not judged, not failed.
+    pub not_run_unanswered: bool,
 }
 
 impl Generated {
@@ -298,6 +302,7 @@ impl Generated {
                         "the target did not answer a valid request ({}), so no generated request was sent",
                         sent.summary()
                     )),
+                    not_run_unanswered: bodies::not_judged(&sent).is_some(),
                     ..Generated::default()
                 };
             }
@@ -313,6 +318,7 @@ impl Generated {
             edges,
             findings,
             not_run: None,
+            not_run_unanswered: false,
         }
     }
 
@@ -326,6 +332,7 @@ impl Generated {
         self.edges.sort_by_key(|c| c.position);
         self.findings.extend(later.findings);
         self.not_run = later.not_run;
+        self.not_run_unanswered = later.not_run_unanswered;
         self
     }
 
