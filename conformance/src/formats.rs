@@ -209,6 +209,8 @@ report_args!(TrafficReports, |f| f.traffic_help);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::traffic_report::{exit_code, results};
+    use conformance_report::report::Status;
 
     /// A report replaces the last whole, leaving no temporary file; one
     /// that cannot be written says where.
