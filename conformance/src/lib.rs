@@ -9,8 +9,13 @@
 //! crate per stage so that Cargo refuses a backward import:
 //! `conformance-model` ← `conformance-wire` ← `conformance-suite` (every
 //! verdict) ← `conformance-report` (shows them) ← this package (the
-//! `conformance` command, [`init`], [`traffic`] and its reports,
-//! [`traffic_report`]). Nothing is re-exported:
+//! `conformance` command's work, one module per command in [`command`]
+//! (`main.rs` only parses and dispatches), [`init`], [`traffic`] and its
+//! reports, [`traffic_report`], the report formats as one table
+//! ([`formats`]), and what enforces each requirement ([`enforcement`])).
+//! Below them all, `conformance-requirements` holds each sentence of the
+//! description the project enforces, once; everything else names its row
+//! by key. Nothing is re-exported:
 //! every import names the crate it comes from (`conformance_wire::target`),
 //! so a reader sees at each one which stage it crosses into.
 //!
@@ -47,6 +52,9 @@
 //! checks (HTTP norms, our spec's choices) report, and fail the run only
 //! with `--strict`.
 
+pub mod command;
+pub mod enforcement;
+pub mod formats;
 pub mod init;
 pub mod traffic;
 pub mod traffic_report;

@@ -5,32 +5,22 @@
 //! request, what was wrong and its `curl` reproduction; a rule exchanges
 //! could break and none did passed; a rule no exchange put to the test is
 //! not applicable. Each stands at its quoted sentence's line of the
-//! description (SARIF). Files are written whole, through a temporary file
-//! renamed over the old one, so a reader never sees half a report.
+//! description (SARIF). The files are written by
+//! [`crate::formats::write_traffic`], each format's row rendering it.
 
-use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use conformance_report::report::{CheckResult, Kind, Report, Status, html, junit, sarif};
+use conformance_report::report::{CheckResult, Kind, Report, Status, html, sarif};
 use conformance_suite::catalogue::{Level, Subject, section_title};
 use conformance_suite::generate::Generation;
 use conformance_suite::results::{Anchor, RunResults};
 use conformance_wire::description;
 use traffic_rules::{RULES, Rule, Side, Tally};
 
-/// Where each report goes (none: not written).
-#[derive(Clone, Debug, Default)]
-pub struct Outputs {
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub sarif: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-}
-
 /// The line of the description where `rule`'s sentence stands (where SARIF
 /// places its results, from their anchor).
 pub fn rule_line(rule: &Rule) -> usize {
-    description::locate(rule.quote, rule.section)
+    description::locate(rule.quote(), rule.section)
         .map(|(start, _)| description::line_of(start))
         .or_else(|| description::heading_line(rule.section))
         .unwrap_or(1)
@@ -88,7 +78,7 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                 section: rule.section.to_owned(),
                 section_title: section_title(rule.section).to_owned(),
                 level: Level::Must,
-                requirement: rule.quote.to_owned(),
+                requirement: rule.quote().to_owned(),
                 sends: format!(
                     "nothing: it judges the {side} of each observed exchange ({exercised} of {total} could break it)"
                 ),
@@ -104,7 +94,7 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                 // in the rule's section.
                 anchor: Some(Anchor {
                     section: rule.section,
-                    quote: rule.quote,
+                    quote: rule.quote(),
                     choice: None,
                     subject: Subject::NONE,
                     declared_by_profile: false,
@@ -175,51 +165,6 @@ pub fn sarif_log(report: &Report) -> String {
 /// `conformance/`).
 pub const SARIF_CATEGORY: &str = "conformance-traffic/";
 
-impl Outputs {
-    /// Writes every report asked for, each whole or not at all.
-    pub fn write(&self, tally: &Tally, target: &str) -> Result<(), String> {
-        let report = report(tally, target);
-        if let Some(path) = &self.json {
-            let text = serde_json::to_string_pretty(&tally.report(None))
-                .map_err(|e| format!("cannot write the JSON report: {e}"))?;
-            replace(path, "JSON", &(text + "\n"))?;
-        }
-        if let Some(path) = &self.junit {
-            let xml = junit::render(&report)
-                .map_err(|e| format!("cannot render the JUnit report: {e}"))?;
-            replace(path, "JUnit", &xml)?;
-        }
-        if let Some(path) = &self.sarif {
-            replace(path, "SARIF", &sarif_log(&report))?;
-        }
-        if let Some(path) = &self.html {
-            replace(path, "HTML", &html_page(&report, tally.exchanges()))?;
-        }
-        Ok(())
-    }
-
-    pub fn any(&self) -> bool {
-        self.json.is_some() || self.junit.is_some() || self.sarif.is_some() || self.html.is_some()
-    }
-}
-
-/// `text` written to `path` through a temporary file beside it, renamed
-/// over it: a reader (a CI step, a browser reloading) sees the old report
-/// or the new one, never a part.
-fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
-    let name = path
-        .file_name()
-        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        fail(e)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,45 +175,8 @@ mod tests {
         for rule in RULES {
             let line = rule_line(rule);
             let text = description::TEXT.lines().nth(line - 1).unwrap_or_default();
-            let first = rule.quote.lines().next().unwrap_or_default();
+            let first = rule.quote().lines().next().unwrap_or_default();
             assert!(text.contains(first), "{}: line {line} is {text}", rule.id);
         }
-    }
-
-    /// A report replaces the last whole, leaving no temporary file; one
-    /// that cannot be written says where.
-    #[test]
-    fn reports_are_replaced_whole() {
-        let dir = std::env::temp_dir().join(format!("traffic-report-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("dir");
-        let outputs = Outputs {
-            junit: Some(dir.join("r.xml")),
-            sarif: Some(dir.join("r.sarif")),
-            ..Outputs::default()
-        };
-        let tally = Tally::default();
-        outputs.write(&tally, "t").expect("written");
-        outputs.write(&tally, "t").expect("written again");
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .expect("dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        assert_eq!(names, ["r.sarif", "r.xml"]);
-        let nowhere = Outputs {
-            html: Some(dir.join("missing").join("r.html")),
-            ..Outputs::default()
-        };
-        let e = nowhere.write(&tally, "t").expect_err("no such folder");
-        assert!(e.contains("missing/r.html") && e.contains("HTML"), "{e}");
-        // No exchange: every rule not applicable, and the gate fails.
-        assert!(
-            results(&tally)
-                .iter()
-                .all(|r| r.status == Status::NotApplicable)
-        );
-        assert_eq!(exit_code(&tally, "t"), 1);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

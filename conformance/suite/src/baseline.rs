@@ -178,7 +178,7 @@ fn quote_hash(id: &str) -> Option<String> {
     catalogue()
         .into_iter()
         .find(|c| c.id == id)
-        .map(|c| hash(c.quote))
+        .map(|c| hash(c.quote()))
 }
 
 /// `sha256:` and the first 16 hex digits of the hash of `text`.

@@ -9,6 +9,7 @@
 
 use crate::context::RunContext;
 use conformance_model::choices::ChoiceKey;
+use conformance_requirements::Requirement;
 use conformance_wire::phase::Phase;
 use conformance_wire::target::{Op, Probe, Sent, Target};
 use std::future::Future;
@@ -209,7 +210,7 @@ impl Run {
 ///     id: "choices/issued-token",
 ///     level: Level::Should,
 ///     section: "5",
-///     quote: "spec choice 5: tokens are issued by Authorize",
+///     cites: Cites::Norm("spec choice 5: tokens are issued by Authorize"),
 ///     title: "a token issued by Authorize claims its model in Auth Claims".into(),
 ///     sends: Sends::Own {
 ///         text: "a valid Authorize request, then Auth Claims with the token it issued".into(),
@@ -226,11 +227,12 @@ pub struct Check {
     /// holds every id to it).
     pub id: &'static str,
     pub title: String,
-    /// Section of the interface description, e.g. `7.1`.
+    /// Section of the interface description the check is shown under,
+    /// e.g. `7.1`.
     pub section: &'static str,
-    /// The sentence enforced, quoted (or, for SHOULD checks, the norm or
-    /// the spec's choice).
-    pub quote: &'static str,
+    /// The requirement enforced (or, for SHOULD checks, the norm or the
+    /// spec's choice).
+    pub cites: Cites,
     pub level: Level,
     /// What the check sends.
     pub sends: String,
@@ -239,6 +241,37 @@ pub struct Check {
     pub run: Run,
     /// What the check judges, typed (coverage reads it, never the id).
     pub subject: Subject,
+}
+
+/// What a check enforces: a requirement of the description, by its key in
+/// the one table of them (`conformance-requirements`), or, for a SHOULD
+/// check, a norm of HTTP, one of our spec's choices (spec/README.md) or what
+/// the profile declares: texts that are not the description's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cites {
+    /// A sentence of the description (every MUST check cites one).
+    Requirement(&'static Requirement),
+    /// A norm, one of our spec's choices or the profile's declaration, in
+    /// words: not the description's (a test holds it to that).
+    Norm(&'static str),
+}
+
+impl Cites {
+    /// The text a report quotes: the requirement's sentence, or the norm.
+    pub fn quote(self) -> &'static str {
+        match self {
+            Cites::Requirement(r) => r.quote,
+            Cites::Norm(text) => text,
+        }
+    }
+
+    /// The requirement cited, where it is the description's.
+    pub fn requirement(self) -> Option<&'static Requirement> {
+        match self {
+            Cites::Requirement(r) => Some(r),
+            Cites::Norm(_) => None,
+        }
+    }
 }
 
 /// What a check judges, beside its quote: the one operation it is about,
@@ -280,6 +313,11 @@ impl Subject {
 }
 
 impl Check {
+    /// The sentence (or norm) the check enforces, quoted.
+    pub fn quote(&self) -> &'static str {
+        self.cites.quote()
+    }
+
     /// The check's level for `profile`: MUST where it judges a choice the
     /// profile declares, else its own.
     pub fn level_for(&self, profile: &conformance_model::profile::Profile) -> Level {
@@ -309,7 +347,7 @@ impl Check {
             Some(key) if level == Level::Must && self.level == Level::Should => format!(
                 "the profile's choice `choices.{key}` (the description is silent; the profile declares what the server does)"
             ),
-            _ => self.quote.to_owned(),
+            _ => self.quote().to_owned(),
         }
     }
 }
@@ -530,7 +568,7 @@ pub fn markdown_table(checks: &[Check]) -> String {
             c.id,
             c.level.as_str(),
             c.section,
-            cell(c.quote),
+            cell(c.quote()),
             cell(&c.sends),
             cell(&c.expects),
             traffic.join(", ")

@@ -36,7 +36,7 @@ pub fn statements_of<'a>(check: &Check, statements: &'a [Statement]) -> Vec<&'a 
         sections.push(op.section());
     }
     for section in &sections {
-        if let Some((start, end)) = description::locate(check.quote, section) {
+        if let Some((start, end)) = description::locate(check.quote(), section) {
             let inside =
                 description::section_span(section).is_some_and(|(s, e)| s <= start && end <= e);
             if inside || places.is_empty() {
@@ -137,6 +137,12 @@ impl Coverage {
 
     /// One block per statement, then those enforced by none.
     pub fn text(&self) -> String {
+        self.text_with("")
+    }
+
+    /// [`Coverage::text`] with `more` (whole lines) before its last two
+    /// lines, the traffic line and the summary, which stay last.
+    pub fn text_with(&self, more: &str) -> String {
         let mut out = String::new();
         for (i, (s, ids)) in self.statements.iter().enumerate() {
             out.push_str(&format!(
@@ -160,6 +166,7 @@ impl Coverage {
                 s.section, s.line, s.text
             ));
         }
+        out.push_str(more);
         out.push('\n');
         out.push_str(&self.traffic_line());
         out.push('\n');
@@ -222,7 +229,7 @@ mod tests {
             .iter()
             .filter(|c| c.level == Level::Must)
             .filter(|c| statements_of(c, &statements).is_empty())
-            .map(|c| format!("{}: {}", c.id, c.quote))
+            .map(|c| format!("{}: {}", c.id, c.quote()))
             .collect();
         assert!(orphans.is_empty(), "{}", orphans.join("\n"));
     }

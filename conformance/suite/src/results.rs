@@ -101,7 +101,7 @@ impl Anchor {
     pub fn of(c: &Check) -> Self {
         Anchor {
             section: c.section,
-            quote: c.quote,
+            quote: c.quote(),
             choice: c.run.chosen_by(),
             subject: c.subject,
             declared_by_profile: c.run.declared_by_profile(),
@@ -383,7 +383,7 @@ mod tests {
             let r = CheckResult::from_check(c, c.level, &Verdict::Pass, false);
             let anchor = r.anchor.expect("a check's result is anchored");
             assert_eq!(anchor, Anchor::of(c), "{}", c.id);
-            assert_eq!((anchor.section, anchor.quote), (c.section, c.quote));
+            assert_eq!((anchor.section, anchor.quote), (c.section, c.quote()));
             assert_eq!(anchor.choice, c.run.chosen_by(), "{}", c.id);
             assert!(
                 crate::catalogue::SECTIONS

@@ -24,9 +24,9 @@ pub fn statements_of<'a>(rule: &Rule, statements: &'a [Statement]) -> Vec<&'a St
     let text = description::TEXT;
     let mut places = Vec::new();
     let mut from = 0;
-    while let Some(at) = text[from..].find(rule.quote) {
-        places.push((from + at, from + at + rule.quote.len()));
-        from += at + rule.quote.len();
+    while let Some(at) = text[from..].find(rule.quote()) {
+        places.push((from + at, from + at + rule.quote().len()));
+        from += at + rule.quote().len();
     }
     statements
         .iter()
@@ -56,8 +56,8 @@ mod tests {
                     continue;
                 };
                 let (Some((a, b)), Some((c, d))) = (
-                    description::locate(rule.quote, check.section),
-                    description::locate(check.quote, check.section),
+                    description::locate(rule.quote(), check.section),
+                    description::locate(check.quote(), check.section),
                 ) else {
                     wrong.push(format!(
                         "{}: `{id}`'s quote is not the description's",
@@ -67,7 +67,7 @@ mod tests {
                 };
                 // A sentence that introduces a table ("Every request ...
                 // carries these headers:") states each of its rows.
-                let introduces = rule.quote.ends_with(':') && {
+                let introduces = rule.quote().ends_with(':') && {
                     let rest = &description::TEXT[b..];
                     let table = rest.len() - rest.trim_start().len();
                     let end = rest[table..].find("\n\n").map_or(rest.len(), |e| table + e);
@@ -77,7 +77,8 @@ mod tests {
                 if !(overlaps || introduces) {
                     wrong.push(format!(
                         "{}: `{id}` quotes another sentence: {}",
-                        rule.id, check.quote
+                        rule.id,
+                        check.quote()
                     ));
                 }
                 let nested = |x: &str, y: &str| x == y || x.starts_with(&format!("{y}."));

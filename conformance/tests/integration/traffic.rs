@@ -442,7 +442,7 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
     );
     // HTML: the quoted sentence, and the verdict.
     let html = std::fs::read_to_string(dir.join("r.html")).expect("HTML");
-    assert!(html.contains(&html_escaped(traffic_rules::rules::AUTH_TOKEN.quote)));
+    assert!(html.contains(&html_escaped(traffic_rules::rules::AUTH_TOKEN.quote())));
     assert!(html.contains("FAILED") && html.contains("Observed traffic: 3 exchanges"));
     // JSON: every example has its reproduction.
     let json: serde_json::Value =

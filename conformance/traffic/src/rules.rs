@@ -1,8 +1,21 @@
 //! The rules one observed exchange can settle, one row each: its id, which
-//! side of the exchange it judges, its level, and the sentence of the
-//! description it enforces, quoted.
+//! side of the exchange it judges, its level, the requirement of the
+//! description it enforces (a key of `conformance-requirements`, which
+//! holds the sentence), and when an exchange puts it to the test.
+//!
+//! How a rule judges is in [`crate::client`] (a request) and
+//! [`crate::server`] (an answer); when it applies is its row's
+//! [`Rule::applies`]: a report tells a rule the traffic kept (passed) from
+//! one no exchange could break (not applicable: no 417 came, no request
+//! went to a component that requires auth).
 
+use std::borrow::Cow;
+
+use conformance_requirements::{self as requirement, Requirement};
 use serde::Serialize;
+
+use crate::knowledge::{Component, Knows, Place};
+use crate::observed::{Answer, Request, values};
 
 /// Which side of an exchange a rule judges.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -23,16 +36,16 @@ pub enum Level {
 }
 
 /// One rule of the description that one exchange can break.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Rule {
     /// Stable id, `client/...` or `server/...`.
     pub id: &'static str,
     pub side: Side,
     pub level: Level,
-    /// The section of the description.
+    /// The section of the description a report shows it under.
     pub section: &'static str,
-    /// The sentence enforced, quoted.
-    pub quote: &'static str,
+    /// The sentence enforced.
+    pub requirement: &'static Requirement,
     /// What the rule asks, in a line.
     pub title: &'static str,
     /// The checks of the runner's catalogue that enforce the same sentence
@@ -40,6 +53,89 @@ pub struct Rule {
     /// exchange can judge too (`conformance list` marks them; a test of the
     /// suite holds each id to the catalogue and its quote to this one's).
     pub checks: &'static [&'static str],
+    /// Whether an exchange on the interface's path could break the rule,
+    /// kept or not (outside the path only [`PATH`] is put to the test; a
+    /// rule an exchange broke is put to the test, whatever this says).
+    pub applies: fn(&Exercise<'_>) -> bool,
+}
+
+impl Rule {
+    /// The sentence the rule enforces, quoted.
+    pub fn quote(&self) -> &'static str {
+        self.requirement.quote
+    }
+}
+
+/// Rules are one by their id.
+impl PartialEq for Rule {
+    fn eq(&self, other: &Self) -> bool {
+        self.id == other.id
+    }
+}
+
+impl Eq for Rule {}
+
+/// What one exchange put to the test: its request, its answer if one came,
+/// every rule it broke (both sides), and what the server's profile says of
+/// the component it went to. Read by each rule's [`Rule::applies`].
+pub struct Exercise<'a> {
+    pub req: &'a Request,
+    pub answer: Option<&'a Answer>,
+    pub findings: &'a [Finding],
+    /// The component the request's ref names, where the server is known
+    /// to have it.
+    pub component: Option<Cow<'a, Component>>,
+    /// Where the server reads `modelUuid`.
+    pub model_uuid_at: Cow<'a, Place>,
+}
+
+impl<'a> Exercise<'a> {
+    /// `req` and its `answer`, having broken `findings`.
+    pub fn new(
+        req: &'a Request,
+        answer: Option<&'a Answer>,
+        findings: &'a [Finding],
+        knows: &'a dyn Knows,
+    ) -> Self {
+        Exercise {
+            req,
+            answer,
+            findings,
+            component: req.reference().and_then(|r| knows.component(&r)),
+            model_uuid_at: knows.model_uuid_at(),
+        }
+    }
+
+    /// Whether the exchange broke `rule`.
+    pub fn broke(&self, rule: &Rule) -> bool {
+        self.findings.iter().any(|f| f.rule == rule)
+    }
+
+    fn post(&self) -> bool {
+        self.req.method == "POST"
+    }
+
+    /// A body kept whole and not blank (a body over a proxy's cap is
+    /// judged by no rule that reads it).
+    fn has_body(&self) -> bool {
+        !self.req.body_cut && !self.req.body.iter().all(u8::is_ascii_whitespace)
+    }
+
+    /// The client's side broke only [`FIELDS`] (a body that breaks the
+    /// component's declared fields, nothing else).
+    fn only_fields(&self) -> bool {
+        let mut client = self.client_findings().peekable();
+        client.peek().is_some() && client.all(|f| f.rule == &FIELDS)
+    }
+
+    fn client_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.rule.side == Side::Client)
+    }
+
+    /// The answer's status, where one came.
+    fn status(&self) -> Option<u16> {
+        self.answer.map(|a| a.status)
+    }
 }
 
 /// A rule an exchange broke, and how.
@@ -66,15 +162,17 @@ impl Finding {
 }
 
 macro_rules! rules {
-    ($( $name:ident = $id:literal, $side:ident, $section:literal, $quote:literal, $title:literal, [$($check:literal),* $(,)?]; )*) => {
+    ($( $name:ident = $id:literal, $side:ident, $section:literal, $requirement:ident, $title:literal,
+        [$($check:literal),* $(,)?], applies: $applies:expr; )*) => {
         $( pub static $name: Rule = Rule {
             id: $id,
             side: Side::$side,
             level: Level::Must,
             section: $section,
-            quote: $quote,
+            requirement: &requirement::$requirement,
             title: $title,
             checks: &[$($check),*],
+            applies: $applies,
         }; )*
 
         /// Every rule, in the order reports list them.
@@ -84,81 +182,91 @@ macro_rules! rules {
 
 rules! {
     PATH = "client/path", Client, "4",
-        "The path prefix is `{base_url}/v2/api`.",
+        PATH_PREFIX,
         "a request goes to /v2/api/component/{ref}/auth, with GET (Auth Claims) or POST (Authorize)",
-        [];
+        [], applies: |_| true;
     CLIENT_ID = "client/x-client-id", Client, "5",
-        "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.",
+        CLIENT_ID,
         "every request carries a non-empty X-Client-Id",
         [
             "headers/auth-claims/x-client-id/missing",
             "headers/auth-claims/x-client-id/empty",
             "headers/authorize/x-client-id/missing",
             "headers/authorize/x-client-id/empty",
-        ];
+        ], applies: |_| true;
     CLIENT_SECRET = "client/x-client-secret", Client, "5",
-        "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.",
+        CLIENT_SECRET,
         "every request carries a non-empty X-Client-Secret",
         [
             "headers/auth-claims/x-client-secret/missing",
             "headers/auth-claims/x-client-secret/empty",
             "headers/authorize/x-client-secret/missing",
             "headers/authorize/x-client-secret/empty",
-        ];
+        ], applies: |_| true;
     AUTH_TOKEN = "client/x-auth-token", Client, "5",
-        "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
+        AUTH_TOKEN,
         "a request to a component that requires auth carries a non-empty X-Auth-Token",
         [
             "auth-token/auth-claims/missing",
             "auth-token/authorize/missing",
-        ];
+        ], applies: |x| x.component.as_ref().is_some_and(|c| c.requires_auth);
     PROJECT_ENV = "client/x-project-env", Client, "4.1",
-        "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
+        PROJECT_ENV_VALUES,
         "X-Project-Env, where sent, is `dev` or `live`",
         [
             "project-env/auth-claims/other",
             "project-env/authorize/other",
-        ];
+        ], applies: |x| values(&x.req.headers, "x-project-env").next().is_some();
     JSON_BODY = "client/json-body", Client, "4.2",
-        "Body: the fields configured in the component's settings auth section, sent as JSON.",
+        BODY_AS_JSON,
         "a body, where sent, is one JSON text, an object (Authorize always sends one)",
         [
             "body/authorize/malformed-json",
             "body/authorize/one-json-text",
-        ];
+        ], applies: |x| (x.post() && !x.req.body_cut) || x.has_body();
     FIELDS = "client/fields", Client, "4.2",
-        "Body: the fields configured in the component's settings auth section, sent as JSON.",
+        BODY_AS_JSON,
         "a body carries the component's auth fields: each required one, each of its type, no other",
-        [];
+        [], applies: |x| {
+            // A body that is one JSON object meets the component's declared fields.
+            x.has_body()
+                && !x.broke(&JSON_BODY)
+                && x.component.as_ref().is_some_and(|c| c.fields.is_some())
+        };
     MODEL_UUID = "client/model-uuid", Client, "4.2",
-        "modelUuid | string | yes | Listed as a path parameter, but it does not appear in the path shape given above; where it is carried in the request: not shown.",
+        MODEL_UUID_ROW,
         "Authorize carries modelUuid where the server reads it (the profile's `choices.model_uuid`; ours: the query)",
         [
             "validation/authorize/missing-model-uuid",
-        ];
+        ], applies: |x| {
+            // Not where the server reads it from a body not kept whole.
+            x.post() && !(x.req.body_cut && matches!(*x.model_uuid_at, Place::Body(_)))
+        };
     RESPONSES_JSON = "server/responses-json", Server, "1",
-        "Responses are JSON.",
+        RESPONSES_JSON,
         "a successful answer's body is JSON",
         [
             "responses/json",
             "invariants/responses-are-json",
-        ];
+        ], applies: |x| {
+            x.answer.is_some_and(|a| (200..300).contains(&a.status) && !a.body.is_empty() && !a.body_cut)
+        };
     PROJECT_UUID = "server/x-project-uuid-is-a-uuid", Server, "2",
-        "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`, present on the error responses.",
+        PROJECT_UUID_ON_ERRORS,
         "X-Project-Uuid, where an answer carries it, is a uuid",
         [
             "errors/x-project-uuid/uuid",
-        ];
+        ], applies: |x| x.answer.is_some_and(|a| values(&a.headers, "x-project-uuid").next().is_some());
     AUTH_CLAIMS_IS_GET = "server/auth-claims-is-get", Server, "4.1",
-        "| Method | GET |",
+        AUTH_CLAIMS_IS_GET,
         "GET on /v2/api/component/{ref}/auth is Auth Claims: never answered 405 or 501",
-        [];
+        [], applies: |x| x.answer.is_some() && x.req.method == "GET";
     AUTHORIZE_IS_POST = "server/authorize-is-post", Server, "4.2",
-        "| Method | POST |",
+        AUTHORIZE_IS_POST,
         "POST on /v2/api/component/{ref}/auth is Authorize: never answered 405 or 501",
-        [];
+        [], applies: |x| x.answer.is_some() && x.post();
     ERRORS_ARE_ENVELOPES = "server/errors-are-envelopes", Server, "7",
-        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        ERROR_ENVELOPE,
         "an error answer (a limit answer included) is JSON, says so, and carries X-Project-Uuid",
         [
             "errors/json",
@@ -168,27 +276,31 @@ rules! {
             "invariants/errors-carry-project-uuid",
             "answers/errors-are-envelopes",
             "answers/limit-answers-are-envelopes",
-        ];
+        ], applies: |x| x.status().is_some_and(|s| s >= 400);
     SHAPE_400 = "server/400-shape", Server, "7.1",
-        "When the response is 400, it has the 7.1 shape.",
+        SHAPE_400,
         "a 400 has `code` (integer), `message` (string), `request_id` (string), `status` false",
         [
             "invariants/400-shape",
-        ];
+        ], applies: |x| x.status() == Some(400);
     SHAPE_417 = "server/417-shape", Server, "7.2",
-        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        VALIDATION_IS_417,
         "a 417 has `code` (integer), `errors` (array), `status` false",
         [
             "invariants/417-shape",
-        ];
+        ], applies: |x| x.status() == Some(417);
     VALIDATION_417 = "server/validation-417", Server, "7",
-        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        VALIDATION_IS_417,
         "a request whose only fault is a body that breaks the component's declared auth fields is answered 417: not 400 or 422, nor served where Authorize's body lacks a required field or has one of another type",
         [
             "invariants/validation-is-417",
-        ];
+        ], applies: |x| {
+            // Authorize served a body that fails its declared validation, or
+            // any refusal of one.
+            x.only_fields() && x.status().is_some_and(|s| ((200..300).contains(&s) && x.post()) || s >= 400)
+        };
     REFUSES = "server/refuses-what-a-client-must-not-send", Server, "5",
-        "Every request to both operations carries these headers:",
+        EVERY_REQUEST,
         "a request missing a required header, with an X-Project-Env other than dev or live, a body that is not JSON, or Authorize without modelUuid is not served (no 2xx)",
         [
             "headers/auth-claims/x-client-id/missing",
@@ -201,7 +313,10 @@ rules! {
             "headers/authorize/x-client-secret/empty",
             "auth-token/auth-claims/missing",
             "auth-token/authorize/missing",
-        ];
+        ], applies: |x| {
+            // Any answer to a request a server must refuse (a 2xx breaks it).
+            x.answer.is_some() && x.client_findings().any(|f| f.rule != &FIELDS)
+        };
 }
 
 #[cfg(test)]
@@ -217,15 +332,6 @@ mod tests {
             };
             assert!(r.id.starts_with(prefix), "{}", r.id);
             assert!(RULES[i + 1..].iter().all(|o| o.id != r.id), "{}", r.id);
-        }
-    }
-
-    /// Each quoted sentence is in the description.
-    #[test]
-    fn every_quote_is_the_description_s() {
-        let description = include_str!("../../../spec/interface-description.md");
-        for r in RULES {
-            assert!(description.contains(r.quote), "{}: {}", r.id, r.quote);
         }
     }
 }

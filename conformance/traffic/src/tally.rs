@@ -161,7 +161,7 @@ impl Tally {
                     side: r.side,
                     level: r.level,
                     section: r.section,
-                    requirement: r.quote,
+                    requirement: r.quote(),
                     title: r.title,
                     violations: seen.count,
                     examples: seen.examples,

@@ -205,7 +205,7 @@ fn list_faults_and_bad_flags() {
             .find(|l| l.starts_with(&format!("{} ", fault.name())));
         let line = line.unwrap_or_else(|| panic!("{fault} not listed"));
         assert!(
-            line.contains(&format!("§{}", fault.section())) && line.contains(fault.rule()),
+            line.contains(&format!("§{}", fault.section())) && line.contains(&fault.rule()),
             "{line}"
         );
     }

@@ -167,7 +167,10 @@ mod tests {
         };
         let rule = all
             .iter()
-            .find(|c| c.quote.starts_with("When validation of the request fails"))
+            .find(|c| {
+                c.quote()
+                    .starts_with("When validation of the request fails")
+            })
             .expect("the 417 rule");
         let choice = all
             .iter()
@@ -216,7 +219,10 @@ mod tests {
         let openapi = yaml_location::Lines::of(OPENAPI);
         let rule = all
             .iter()
-            .find(|c| c.quote.starts_with("When validation of the request fails"))
+            .find(|c| {
+                c.quote()
+                    .starts_with("When validation of the request fails")
+            })
             .expect("the 417 rule");
         let fail = Verdict::Fail {
             actual: "HTTP 200".into(),

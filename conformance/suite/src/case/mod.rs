@@ -566,7 +566,8 @@ pub struct CaseCheck {
     pub id: &'static str,
     pub level: crate::catalogue::Level,
     pub section: &'static str,
-    pub quote: &'static str,
+    /// The requirement enforced, by key (or the norm, for a SHOULD check).
+    pub cites: crate::catalogue::Cites,
     pub title: String,
     pub sends: Sends,
     pub expects: Expect,
@@ -589,7 +590,7 @@ impl From<CaseCheck> for crate::catalogue::Check {
             id: c.id,
             level: c.level,
             section: c.section,
-            quote: c.quote,
+            cites: c.cites,
             title: c.title,
             sends: case.sends.describe(),
             expects: case.expects.describe(),

@@ -12,8 +12,9 @@
 //! the rule.
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, RunWide, Subject};
 use crate::judge::reproduce;
+use conformance_requirements as requirement;
 use conformance_wire::exchange::Exchange;
 
 pub fn checks() -> Vec<Check> {
@@ -22,7 +23,7 @@ pub fn checks() -> Vec<Check> {
             id: "answers/errors-are-envelopes",
             level: Level::Must,
             section: "7",
-            quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            cites: Cites::Requirement(&requirement::ERROR_ENVELOPE),
             title: "every error answer of the run, whichever check provoked it, is an error envelope".into(),
             sends: Sends::Own {
                 text: "nothing of its own: it judges the answers of every other check to a request on /v2/api/component/{ref}/auth".into(),
@@ -36,7 +37,7 @@ pub fn checks() -> Vec<Check> {
             id: "answers/limit-answers-are-envelopes",
             level: Level::Must,
             section: "7",
-            quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            cites: Cites::Requirement(&requirement::ERROR_ENVELOPE),
             title: "a limit answer (429, or 503 with Retry-After) is an error answer like any other".into(),
             sends: Sends::Own {
                 text: "nothing of its own: it judges the limit answers the run was given, a few of each kind (§8: \"Limits (rate limits, size limits, time-outs): not shown\": a limit is the server's to set; its answer is still an error answer of the interface)".into(),
@@ -50,7 +51,7 @@ pub fn checks() -> Vec<Check> {
             id: "answers/no-server-errors",
             level: Level::Should,
             section: "7",
-            quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",
+            cites: Cites::Norm("RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx"),
             title: "no answer of the run is a 5xx".into(),
             sends: Sends::Own {
                 text: "nothing of its own: it judges the answers of every other check".into(),
@@ -64,7 +65,7 @@ pub fn checks() -> Vec<Check> {
             id: "answers/no-redirects",
             level: Level::Must,
             section: "4",
-            quote: "The path prefix is `{base_url}/v2/api`. `{base_url}` is the service's scheme and host.",
+            cites: Cites::Requirement(&requirement::BASE_URL),
             title: "no answer of the run is a redirect: the interface answers at base_url".into(),
             sends: Sends::Own {
                 text: "nothing of its own: it judges the answers of every other check".into(),

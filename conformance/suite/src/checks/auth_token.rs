@@ -3,12 +3,12 @@
 //! is served, and a component that does not require auth does not demand one.
 
 use crate::case::{CaseCheck, Change, Expect, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::WRONG_TOKEN;
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const QUOTE: &str =
-    "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.";
+const QUOTE: Cites = Cites::Requirement(&requirement::AUTH_TOKEN);
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
@@ -67,7 +67,7 @@ pub fn checks() -> Vec<Check> {
                     id,
                     level: Level::Must,
                     section: "5",
-                    quote: QUOTE,
+                    cites: QUOTE,
                     title: format!("{}: {title}", op.title()),
                     sends: Sends::each(op, to, change),
                     expects,

@@ -4,16 +4,18 @@
 //! `validation.rs`'s.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Judge, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{accepted, is_417, refused};
 use conformance_model::choices::ChoiceKey;
 use conformance_model::choices::Choices;
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const FIELDS: &str = "Both operations take, in the request body, the fields that the component's settings define in their auth section.";
-const AS_JSON: &str =
-    "Body: the fields configured in the component's settings auth section, sent as JSON.";
-const GET_BODY: &str = "spec choice 17: a GET body is validated like Authorize's (Body: the fields configured in the component's settings auth section.)";
+const FIELDS: Cites = Cites::Requirement(&requirement::BODY_FIELDS);
+const AS_JSON: Cites = Cites::Requirement(&requirement::BODY_AS_JSON);
+const GET_BODY: Cites = Cites::Norm(
+    "spec choice 17: a GET body is validated like Authorize's (Body: the fields configured in the component's settings auth section.)",
+);
 
 /// A body that is not JSON.
 const MALFORMED: &str = "{\"field\": \"value\", ";
@@ -58,7 +60,7 @@ pub fn fields_check() -> Vec<Check> {
             subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "1",
-            quote: FIELDS,
+            cites: FIELDS,
             title: "Authorize: a body that breaks the component's auth settings fails validation"
                 .into(),
             sends: Sends::each(Op::Authorize, To::EachWithInvalidBody, Change::InvalidBody),
@@ -78,7 +80,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
-            quote: AS_JSON,
+            cites: AS_JSON,
             title: "Authorize: a body that is not JSON is refused".into(),
             sends: Sends::primary(Op::Authorize, Change::Body(MALFORMED)),
             expects: Expect::Refused,
@@ -88,7 +90,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
-            quote: AS_JSON,
+            cites: AS_JSON,
             title: "Authorize: a body that is not one JSON text (RFC 8259) is refused as malformed JSON is".into(),
             sends: Sends::each_changed(Op::Authorize, To::Primary, NOT_ONE_JSON_TEXT),
             expects: Expect::Together {
@@ -102,7 +104,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::AuthClaims),
             level: Level::Should,
             section: "4.1",
-            quote: GET_BODY,
+            cites: GET_BODY,
             title: "Auth Claims: a body that breaks the component's auth settings fails validation (417)".into(),
             sends: Sends::each(Op::AuthClaims, To::EachWithInvalidBody, Change::InvalidBody),
             expects: Expect::Depends {
@@ -116,7 +118,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::AuthClaims),
             level: Level::Should,
             section: "4.1",
-            quote: GET_BODY,
+            cites: GET_BODY,
             title: "Auth Claims: a body that is not JSON is refused".into(),
             sends: Sends::primary(Op::AuthClaims, Change::Body(MALFORMED)),
             expects: Expect::Depends {

@@ -10,12 +10,13 @@
 use std::time::Duration;
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, RunWide, Subject};
 use conformance_model::profile::Profile;
 use conformance_wire::latency::operation_key;
 use conformance_wire::request::Op;
 
-const QUOTE: &str = "the profile's latency budget (`budgets:`): the description sets no speed";
+const QUOTE: Cites =
+    Cites::Norm("the profile's latency budget (`budgets:`): the description sets no speed");
 
 pub fn checks() -> Vec<Check> {
     Op::BOTH
@@ -29,7 +30,7 @@ pub fn checks() -> Vec<Check> {
                 id,
                 level: Level::Should,
                 section: "8",
-                quote: QUOTE,
+                cites: QUOTE,
                 title: format!("{} answers within the profile's budget at p95", op.title()),
                 sends: Sends::Own {
                     text: format!("nothing of its own: it takes the latency of every request of the run to {}", op.title()),

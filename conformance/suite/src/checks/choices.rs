@@ -17,7 +17,7 @@ use std::sync::Arc;
 use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse, Secret};
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Judge, Label, Sends, To};
-use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
 use crate::needs::Need;
 use conformance_model::choices::{Choices, Chosen, Shape};
 use conformance_wire::phase::Phase;
@@ -152,7 +152,7 @@ fn status_check(row: &'static StatusChoice) -> Check {
         subject: Subject::NONE,
         level: Level::Should,
         section: row.section,
-        quote: row.ours,
+        cites: Cites::Norm(row.ours),
         title: format!("{} is answered with the server's chosen status", row.what),
         sends: Sends::primary(row.op, row.change),
         expects: Expect::Chosen {
@@ -195,7 +195,7 @@ pub fn checks() -> Vec<Check> {
                 subject: Subject::NONE,
                 level: Level::Should,
                 section: op.section(),
-                quote: "spec choices 2 and 4: Auth Claims and Authorize answer 200",
+                cites: Cites::Norm("spec choices 2 and 4: Auth Claims and Authorize answer 200"),
                 title: format!("{} is served with the server's chosen status", op.title()),
                 sends: Sends::each(op, To::Each, Change::Nothing),
                 expects: Expect::Chosen {
@@ -214,7 +214,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "4.1",
-            quote: "spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)",
+            cites: Cites::Norm("spec choices 2 and 4: the success bodies AuthClaimsResult and AuthorizeResult, with X-Project-Uuid (choice 15)"),
             title: "successful answers decode as the spec's result types and carry X-Project-Uuid".into(),
             sends: Sends::both(To::Each, Change::Nothing)
                 .labelled(Label::Template("{method} {component}")),
@@ -230,7 +230,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "5",
-            quote: "spec choice 8: an absent X-Project-Env means `dev`",
+            cites: Cites::Norm("spec choice 8: an absent X-Project-Env means `dev`"),
             title: "without X-Project-Env the request is served in the server's default environment".into(),
             sends: Sends::primary(Op::AuthClaims, Change::DropHeader("X-Project-Env")),
             expects: Expect::Together {
@@ -245,7 +245,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "5",
-            quote: "spec choice 7: a token sent to a component that does not require auth is still checked",
+            cites: Cites::Norm("spec choice 7: a token sent to a component that does not require auth is still checked"),
             title: "a wrong token where none is required is treated as the server chose".into(),
             sends: Sends::each(
                 Op::AuthClaims,
@@ -265,7 +265,7 @@ pub fn checks() -> Vec<Check> {
             id: "choices/issued-token",
             level: Level::Should,
             section: "5",
-            quote: "spec choice 5: tokens are issued by Authorize",
+            cites: Cites::Norm("spec choice 5: tokens are issued by Authorize"),
             title: "a token issued by Authorize claims its model in Auth Claims".into(),
             sends: Sends::Own {
                 text: "a valid Authorize request, then Auth Claims with the token it issued (read wherever the body puts it)".into(),
@@ -282,7 +282,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "7",
-            quote: "spec choice 11: `code` equals the HTTP status of the answer",
+            cites: Cites::Norm("spec choice 11: `code` equals the HTTP status of the answer"),
             title: "an error body's code equals the status".into(),
             sends: Sends::error_probes(),
             expects: Expect::Together {
@@ -297,7 +297,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "7.1",
-            quote: "spec choice 12: request_id is a fresh uuid for every request",
+            cites: Cites::Norm("spec choice 12: request_id is a fresh uuid for every request"),
             title: "request_id is a fresh uuid".into(),
             sends: Sends::error_probes(),
             expects: Expect::Together {
@@ -312,7 +312,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "7.2",
-            quote: "spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}",
+            cites: Cites::Norm("spec choices 1 and 13: errors items are {field, rule, message}; no modelUuid is {field: modelUuid, rule: required}"),
             title: "417 bodies decode with the spec's error items".into(),
             sends: Sends::ErrorProbes { needs: &[Need::Authorize] },
             expects: Expect::Together {

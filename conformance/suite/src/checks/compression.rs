@@ -11,9 +11,10 @@
 //! be decoded, or decodes past the cap, is no readable answer.
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
 use crate::context::RunContext;
 use crate::judge::reproduce;
+use conformance_requirements as requirement;
 use conformance_wire::encoding::ACCEPT_ENCODING;
 use conformance_wire::target::{Op, Probe, Req, Sent, Target};
 
@@ -22,7 +23,7 @@ pub fn checks() -> Vec<Check> {
         id: "compression/accept-encoding",
         level: Level::Must,
         section: "7",
-        quote: "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        cites: Cites::Requirement(&requirement::ERROR_ENVELOPE),
         title: "answers to a client that accepts compression are the same answers, JSON once decoded".into(),
         sends: Sends::Own {
             text: format!(

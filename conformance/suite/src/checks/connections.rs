@@ -5,9 +5,10 @@
 //! every other check sends one request per connection.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Sends, Step};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{WRONG_SECRET, refused};
 use conformance_model::choices::Choices;
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
 const WITHOUT_CLIENT_ID: Change = Change::DropHeader("X-Client-Id");
@@ -21,7 +22,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "5",
-            quote: "Every request to both operations carries these headers:",
+            cites: Cites::Requirement(&requirement::EVERY_REQUEST),
             title: "on one kept-alive connection, each request is judged on its own headers".into(),
             sends: Sends::InTurn(vec![
                 step(Op::AuthClaims, Change::Nothing, "GET valid"),
@@ -37,7 +38,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "7.1",
-            quote: "request_id | string | Identifier of the request.",
+            cites: Cites::Requirement(&requirement::REQUEST_ID),
             title: "on one kept-alive connection, every error answer has its own request_id".into(),
             sends: Sends::InTurn(vec![
                 step(Op::AuthClaims, WITHOUT_CLIENT_ID, "GET without X-Client-Id (1)"),

@@ -7,10 +7,11 @@
 //! server refuses, plus two it serves), sent once per run and stored as one
 //! snapshot, `errors/probes`.
 
+use conformance_requirements as requirement;
 use serde_json::Value;
 
 use crate::case::{Answer, CaseCheck, Expect, Found, JudgeAnswer, Sends};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::needs::Need;
 use conformance_model::choices::Choices;
 use conformance_model::profile::is_uuid;
@@ -128,7 +129,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "7",
-            quote: "Error responses are JSON.",
+            cites: Cites::Requirement(&requirement::ERRORS_ARE_JSON),
             title: "error answers have a JSON body".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -143,7 +144,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "7",
-            quote: "Both carry the `Content-Type: application/json` header",
+            cites: Cites::Requirement(&requirement::ERRORS_CONTENT_TYPE),
             title: "error answers say Content-Type: application/json".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -158,7 +159,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "7",
-            quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            cites: Cites::Requirement(&requirement::ERRORS_CARRY_HEADERS),
             title: "error answers carry X-Project-Uuid".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -173,7 +174,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Project-Uuid"]),
             level: Level::Must,
             section: "2",
-            quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+            cites: Cites::Requirement(&requirement::PROJECT_UUID),
             title: "X-Project-Uuid is a uuid".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -188,7 +189,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Project-Uuid"]),
             level: Level::Must,
             section: "2",
-            quote: "X-Project-Uuid | string, uuid | Identifier of the project, `<project_uuid>`",
+            cites: Cites::Requirement(&requirement::PROJECT_UUID),
             title: "X-Project-Uuid is the same on every answer of one target".into(),
             sends: Sends::error_probes(),
             expects: Expect::Together {
@@ -202,7 +203,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["code"]),
             level: Level::Must,
             section: "7.1",
-            quote: "code | integer | Error code.",
+            cites: Cites::Requirement(&requirement::CODE),
             title: "a 400 body's `code` is an integer".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -217,7 +218,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["message"]),
             level: Level::Must,
             section: "7.1",
-            quote: "message | string | Error message.",
+            cites: Cites::Requirement(&requirement::MESSAGE),
             title: "a 400 body's `message` is a string".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -232,7 +233,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["request_id"]),
             level: Level::Must,
             section: "7.1",
-            quote: "request_id | string | Identifier of the request.",
+            cites: Cites::Requirement(&requirement::REQUEST_ID),
             title: "a 400 body's `request_id` is a string".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -247,7 +248,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["request_id"]),
             level: Level::Must,
             section: "7.1",
-            quote: "request_id | string | Identifier of the request.",
+            cites: Cites::Requirement(&requirement::REQUEST_ID),
             title: "no two answers share a `request_id`".into(),
             sends: Sends::error_probes(),
             expects: Expect::Together {
@@ -261,7 +262,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["status"]),
             level: Level::Must,
             section: "7.1",
-            quote: "status | boolean | `false` on an error.",
+            cites: Cites::Requirement(&requirement::STATUS),
             title: "a 400 body's `status` is false".into(),
             sends: Sends::error_probes(),
             expects: when(
@@ -276,7 +277,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["code"]),
             level: Level::Must,
             section: "7.2",
-            quote: "code | integer | Error code.",
+            cites: Cites::Requirement(&requirement::CODE),
             title: "a 417 body's `code` is an integer".into(),
             sends: AUTHORIZE_PROBES,
             expects: when(
@@ -291,7 +292,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["errors"]),
             level: Level::Must,
             section: "7.2",
-            quote: "errors | array | List of validation errors.",
+            cites: Cites::Requirement(&requirement::ERRORS_ARRAY),
             title: "a 417 body's `errors` is an array".into(),
             sends: AUTHORIZE_PROBES,
             expects: when(
@@ -306,7 +307,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["status"]),
             level: Level::Must,
             section: "7.2",
-            quote: "status | boolean | `false` on an error.",
+            cites: Cites::Requirement(&requirement::STATUS),
             title: "a 417 body's `status` is false".into(),
             sends: AUTHORIZE_PROBES,
             expects: when(

@@ -14,10 +14,11 @@
 //! runs' shrunk findings, which are no answers of this run.
 
 use crate::generate::bodies::{NOT_JUDGED, not_judged};
+use conformance_requirements as requirement;
 use std::sync::Arc;
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
 use crate::context::RunContext;
 use crate::generate::{Family, Judged, describe, listed, oracle};
 use crate::needs::Need;
@@ -31,7 +32,7 @@ pub fn checks() -> Vec<Check> {
     let check = |id: &'static str,
                  level: Level,
                  section: &'static str,
-                 quote: &'static str,
+                 cites: Cites,
                  title: &str,
                  expects: &str,
                  finding: &'static str| {
@@ -42,7 +43,7 @@ pub fn checks() -> Vec<Check> {
             id,
             level,
             section,
-            quote,
+            cites,
             title: title.into(),
             sends: Sends::Own {
                 text: SENDS.into(),
@@ -61,7 +62,7 @@ pub fn checks() -> Vec<Check> {
             "fields/breaking-bodies-fail-validation",
             Level::Must,
             "7.2",
-            "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            Cites::Requirement(&requirement::VALIDATION_IS_417),
             "a body that breaks a declared setting is answered 417 in the 7.2 shape",
             "every generated body that breaks a declared setting (a wrong JSON type, null, a required field missing or only under another letter case, a length, a bound, `enum` or `pattern`): a 417 whose body has the 7.2 shape; a body with anything the description leaves open (a length that counts differently in characters, UTF-16 units and bytes; an integer written 4.0; a number beyond 2^53; null for an optional field) is not judged",
             oracle::BREAKING,
@@ -70,7 +71,7 @@ pub fn checks() -> Vec<Check> {
             "fields/keeping-bodies-pass-validation",
             Level::Must,
             "2",
-            "The body carries the fields configured in the auth section of the component's settings.",
+            Cites::Requirement(&requirement::AUTH_BODY),
             "a body that keeps every declared setting is not refused by validation",
             "every generated body that keeps every declared setting: any answer but a 417 (a 401 for fields no model has, say, is the server's to give)",
             oracle::KEEPING,
@@ -79,7 +80,9 @@ pub fn checks() -> Vec<Check> {
             "fields/unknown-fields",
             Level::Should,
             "2",
-            "spec choice 13: a field the settings do not define fails validation (`unknown_field`, 417)",
+            Cites::Norm(
+                "spec choice 13: a field the settings do not define fails validation (`unknown_field`, 417)",
+            ),
             "a body with a field the settings do not define is answered as the server chose",
             "every generated body that keeps every declared setting but has a field they do not define: where `choices.unknown_fields` is `refused` (ours), a 417 in the 7.2 shape; where `ignored`, no 417",
             oracle::UNKNOWN,

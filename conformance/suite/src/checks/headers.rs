@@ -4,14 +4,15 @@
 //! letter case.
 
 use crate::case::{CaseCheck, Change, Expect, Label, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{WRONG_CLIENT_ID, WRONG_SECRET};
+use conformance_requirements as requirement;
 use conformance_wire::target::{Case, Op};
 
-const CLIENT_ID: &str = "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.";
-const CLIENT_SECRET: &str = "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.";
+const CLIENT_ID: Cites = Cites::Requirement(&requirement::CLIENT_ID);
+const CLIENT_SECRET: Cites = Cites::Requirement(&requirement::CLIENT_SECRET);
 /// Rests on RFC 9110 section 5.1 as well: field names are case-insensitive.
-const EVERY_REQUEST: &str = "Every request to both operations carries these headers:";
+const EVERY_REQUEST: Cites = Cites::Requirement(&requirement::EVERY_REQUEST);
 
 /// The ids, written out so that each greps from a report line.
 fn valid_id(op: Op) -> &'static str {
@@ -21,11 +22,11 @@ fn valid_id(op: Op) -> &'static str {
     }
 }
 
-/// A required header's item in the tables, its quote, its wrong value, and
+/// A required header's item in the tables, its requirement, its wrong value, and
 /// the ids of its checks on each operation: missing, empty, wrong.
 struct Required {
     header: &'static str,
-    quote: &'static str,
+    cites: Cites,
     wrong: &'static str,
     ids: [(Op, [&'static str; 3]); 2],
 }
@@ -33,7 +34,7 @@ struct Required {
 static REQUIRED: [Required; 2] = [
     Required {
         header: "X-Client-Id",
-        quote: CLIENT_ID,
+        cites: CLIENT_ID,
         wrong: WRONG_CLIENT_ID,
         ids: [
             (
@@ -56,7 +57,7 @@ static REQUIRED: [Required; 2] = [
     },
     Required {
         header: "X-Client-Secret",
-        quote: CLIENT_SECRET,
+        cites: CLIENT_SECRET,
         wrong: WRONG_SECRET,
         ids: [
             (
@@ -87,10 +88,10 @@ pub fn checks() -> Vec<Check> {
                 id: valid_id(op),
                 level: Level::Must,
                 section: op.section(),
-                quote: match op {
-                    Op::AuthClaims => "Auth Claims: get the model that claimed the authentication",
-                    Op::Authorize => "Authorize: request authorization",
-                },
+                cites: Cites::Requirement(match op {
+                    Op::AuthClaims => &requirement::AUTH_CLAIMS,
+                    Op::Authorize => &requirement::AUTHORIZE,
+                }),
                 title: format!(
                     "{}: a request with every header right is served",
                     op.title()
@@ -104,7 +105,7 @@ pub fn checks() -> Vec<Check> {
         for required in &REQUIRED {
             let Required {
                 header,
-                quote,
+                cites,
                 wrong,
                 ..
             } = *required;
@@ -133,7 +134,7 @@ pub fn checks() -> Vec<Check> {
                         id,
                         level: Level::Must,
                         section: "5",
-                        quote,
+                        cites,
                         title: format!("{}: a request {how} is refused", op.title()),
                         sends: Sends::primary(op, change),
                         expects: Expect::Refused,
@@ -154,7 +155,7 @@ pub fn checks() -> Vec<Check> {
                 subject: Subject::NONE,
                 level: Level::Must,
                 section: "5",
-                quote: EVERY_REQUEST,
+                cites: EVERY_REQUEST,
                 title: format!(
                     "header names in {name} are accepted (RFC 9110 section 5.1: field names are case-insensitive)"
                 ),

@@ -2,7 +2,7 @@
 //! interface path (RFC 9110).
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use conformance_wire::target::Op;
 
 pub fn checks() -> Vec<Check> {
@@ -12,7 +12,7 @@ pub fn checks() -> Vec<Check> {
         subject: Subject::NONE,
         level: Level::Should,
         section: "4",
-        quote: "RFC 9110 15.5.6 and spec choice 14: another method on the path is 405",
+        cites: Cites::Norm("RFC 9110 15.5.6 and spec choice 14: another method on the path is 405"),
         title: "another method on the interface path is answered 405".into(),
         sends: Sends::primary(Op::AuthClaims, Change::Method(&reqwest::Method::PUT))
             .labelled(Label::Template("{component}")),

@@ -10,10 +10,11 @@
 //! no answer of this run.
 
 use crate::context::RunContext;
+use conformance_requirements as requirement;
 use std::sync::Arc;
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
 use crate::generate::bodies::{NOT_JUDGED, not_judged};
 use crate::generate::invariants::{self, Invariant};
 use crate::generate::{Judged, describe, listed};
@@ -28,7 +29,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/responses-are-json",
             level: Level::Must,
             section: "1",
-            quote: "Responses are JSON.",
+            cites: Cites::Requirement(&requirement::RESPONSES_JSON),
             title: "every answer to a generated request is JSON".into(),
             sends: judged(&invariants::RESPONSES_ARE_JSON),
             expects: Expect::Own("an answer whose body parses as JSON".into()),
@@ -39,7 +40,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/errors-are-json",
             level: Level::Must,
             section: "7",
-            quote: "Error responses are JSON.",
+            cites: Cites::Requirement(&requirement::ERRORS_ARE_JSON),
             title: "every error answer to a generated request is JSON, and says so".into(),
             sends: judged(&invariants::ERRORS_ARE_JSON),
             expects: Expect::Own("on a 4xx or 5xx: `Content-Type: application/json` (parameters allowed) and a JSON body".into()),
@@ -50,7 +51,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/errors-carry-project-uuid",
             level: Level::Must,
             section: "7",
-            quote: "Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+            cites: Cites::Requirement(&requirement::ERRORS_CARRY_HEADERS),
             title: "every error answer to a generated request carries X-Project-Uuid, a uuid".into(),
             sends: judged(&invariants::ERRORS_CARRY_PROJECT_UUID),
             expects: Expect::Own("on a 4xx or 5xx: an `X-Project-Uuid` header whose value is a uuid".into()),
@@ -61,7 +62,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/400-shape",
             level: Level::Must,
             section: "7.1",
-            quote: "When the response is 400, it has the 7.1 shape.",
+            cites: Cites::Requirement(&requirement::SHAPE_400),
             title: "every 400 answer to a generated request has the 7.1 shape".into(),
             sends: judged(&invariants::SHAPE_400),
             expects: Expect::Own("on a 400: code (integer), message (string), request_id (string), status false".into()),
@@ -72,7 +73,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/417-shape",
             level: Level::Must,
             section: "7.2",
-            quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            cites: Cites::Requirement(&requirement::VALIDATION_IS_417),
             title: "every 417 answer to a generated request has the 7.2 shape".into(),
             sends: judged(&invariants::SHAPE_417),
             expects: Expect::Own("on a 417: code (integer), errors (array), status false".into()),
@@ -83,7 +84,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/validation-is-417",
             level: Level::Must,
             section: "7.2",
-            quote: "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+            cites: Cites::Requirement(&requirement::VALIDATION_IS_417),
             title: "a body that differs from valid_body only in its fields is served or fails validation, never 400".into(),
             sends: judged(&invariants::VALIDATION_IS_417),
             expects: Expect::Own("a JSON object body with other field values, fields left out or fields added: a 2xx, a 417, or another refusal, never 400".into()),
@@ -94,7 +95,7 @@ pub fn checks() -> Vec<Check> {
             id: "invariants/no-server-errors",
             level: Level::Should,
             section: "7",
-            quote: "RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx",
+            cites: Cites::Norm("RFC 9110 section 15.6: a 5xx says the server failed; the description names no 5xx, and a request it can refuse is answered 4xx"),
             title: "no generated request makes the server fail (5xx)".into(),
             sends: judged(&invariants::NO_SERVER_ERRORS),
             expects: Expect::Own("no 5xx answer (a MUST under --strict)".into()),

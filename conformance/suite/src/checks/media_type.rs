@@ -4,8 +4,9 @@
 //! per run (`generate::edges`) and judged here.
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::generate::Family;
+use conformance_requirements as requirement;
 
 pub fn checks() -> Vec<Check> {
     vec![
@@ -14,7 +15,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "4.2",
-            quote: "Body: the fields configured in the component's settings auth section, sent as JSON.",
+            cites: Cites::Requirement(&requirement::BODY_AS_JSON),
             title: "a JSON body is taken as JSON however HTTP lets the media type be spelt (RFC 9110 section 8.3.1)".into(),
             sends: Sends::Generated(Family::MediaType),
             expects: Expect::Accepted,

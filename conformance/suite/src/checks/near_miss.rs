@@ -5,9 +5,10 @@
 //! requests are made once per run (`generate::edges`) and judged here.
 
 use crate::case::{Answer, CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{accepted, refused};
 use crate::generate::Family;
+use conformance_requirements as requirement;
 
 pub fn checks() -> Vec<Check> {
     [
@@ -16,7 +17,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Client-Secret"]),
             level: Level::Must,
             section: "5",
-            quote: "X-Client-Secret | string | yes | Client secret `<CLIENT_SECRET>`.",
+            cites: Cites::Requirement(&requirement::CLIENT_SECRET),
             title: "a secret one step from the right one is refused".into(),
             sends: Sends::Generated(Family::Secret),
             expects: Expect::Refused,
@@ -26,7 +27,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Client-Id"]),
             level: Level::Must,
             section: "5",
-            quote: "X-Client-Id | string | yes | Client identifier `<CLIENT_ID>`.",
+            cites: Cites::Requirement(&requirement::CLIENT_ID),
             title: "a client id one step from the right one is refused".into(),
             sends: Sends::Generated(Family::ClientId),
             expects: Expect::Refused,
@@ -36,7 +37,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Auth-Token"]),
             level: Level::Must,
             section: "5",
-            quote: "X-Auth-Token | string | only if the component requires auth | Token `<AUTH_TOKEN>`.",
+            cites: Cites::Requirement(&requirement::AUTH_TOKEN),
             title: "where the component requires auth, a token one step from a valid one, an empty one, or another component's is refused".into(),
             sends: Sends::Generated(Family::Token),
             expects: Expect::Refused,
@@ -46,7 +47,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["X-Project-Env"]),
             level: Level::Must,
             section: "4.1",
-            quote: "X-Project-Env | string | no | Allowed values: `dev`, `live`.",
+            cites: Cites::Requirement(&requirement::PROJECT_ENV_VALUES),
             title: "an X-Project-Env near `dev` or `live` is refused".into(),
             sends: Sends::Generated(Family::ProjectEnv),
             expects: Expect::Refused,
@@ -56,7 +57,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::items(&["ref"]),
             level: Level::Must,
             section: "2",
-            quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
+            cites: Cites::Requirement(&requirement::REF),
             title: "a ref one step from a name or tag is refused".into(),
             sends: Sends::Generated(Family::Ref),
             expects: Expect::Refused,
@@ -66,7 +67,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
+            cites: Cites::Requirement(&requirement::REF),
             title: "a uuid in another form is refused, or reaches the same component".into(),
             sends: Sends::Generated(Family::UuidForm),
             expects: Expect::Custom {
@@ -79,7 +80,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: "ref | string | yes | Identifies a component by its name, its tag, or its uuid.",
+            cites: Cites::Requirement(&requirement::REF),
             title: "a ref made to trip a parser is refused in an envelope".into(),
             sends: Sends::Generated(Family::OddRef),
             expects: Expect::Refused,

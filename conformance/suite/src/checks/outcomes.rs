@@ -8,14 +8,15 @@
 //! Run-wide checks ([`RunWide`]): they judge every answer of the run.
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, RunWide, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, RunWide, Subject};
+use conformance_requirements as requirement;
 use conformance_wire::latency::operation_key;
 use conformance_wire::request::Op;
 
 /// Each documented outcome: its id (as `conformance_wire::outcomes` names it), the
 /// ids of its checks on Auth Claims and on Authorize, the section and the
-/// sentence that document it.
-const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
+/// requirement that documents it.
+const DOCUMENTED: &[(&str, [&str; 2], &str, Cites)] = &[
     (
         "2xx-json",
         [
@@ -23,19 +24,19 @@ const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
             "outcomes/authorize/2xx-json",
         ],
         "1",
-        "Responses are JSON.",
+        Cites::Requirement(&requirement::RESPONSES_JSON),
     ),
     (
         "417-7.2",
         ["outcomes/auth-claims/417", "outcomes/authorize/417"],
         "7.2",
-        "When validation of the request fails, the response status is 417 and has the 7.2 shape.",
+        Cites::Requirement(&requirement::VALIDATION_IS_417),
     ),
     (
         "400-7.1",
         ["outcomes/auth-claims/400", "outcomes/authorize/400"],
         "7.1",
-        "When the response is 400, it has the 7.1 shape.",
+        Cites::Requirement(&requirement::SHAPE_400),
     ),
     (
         "error-content-type",
@@ -44,7 +45,7 @@ const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
             "outcomes/authorize/error-content-type",
         ],
         "7",
-        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        Cites::Requirement(&requirement::ERROR_ENVELOPE),
     ),
     (
         "error-x-project-uuid",
@@ -53,20 +54,20 @@ const DOCUMENTED: &[(&str, [&str; 2], &str, &str)] = &[
             "outcomes/authorize/error-x-project-uuid",
         ],
         "7",
-        "Error responses are JSON. Both carry the `Content-Type: application/json` header and an `X-Project-Uuid` header.",
+        Cites::Requirement(&requirement::ERROR_ENVELOPE),
     ),
 ];
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
     for (at, op) in Op::BOTH.into_iter().enumerate() {
-        for &(id, checks, section, quote) in DOCUMENTED {
+        for &(id, checks, section, cites) in DOCUMENTED {
             let outcome = conformance_wire::outcomes::described(id).unwrap_or(id);
             out.push(CaseCheck {
                 id: checks[at],
                 level: Level::Must,
                 section,
-                quote,
+                cites,
                 title: format!("{} gave {outcome} at least once in the run", op.title()),
                 sends: Sends::Own {
                     text: format!("nothing of its own: it counts every answer of the run to {}", op.title()),

@@ -1,10 +1,11 @@
 //! §9 Versioning (and §4): the interface is served under `{base_url}/v2/api`.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const QUOTE: &str = "The interface version is `v2`, carried as a path segment directly after the address of the service: `/v2/api/...`.";
+const QUOTE: Cites = Cites::Requirement(&requirement::VERSION);
 
 pub fn checks() -> Vec<Check> {
     [
@@ -13,7 +14,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "9",
-            quote: QUOTE,
+            cites: QUOTE,
             title: "both operations are served under /v2/api".into(),
             sends: Sends::both(To::Primary, Change::Nothing)
                 .labelled(Label::Template("{method} {component}")),
@@ -24,7 +25,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Should,
             section: "9",
-            quote: "spec choice 14: a path outside the interface is 404 (The interface version is `v2`, carried as a path segment directly after the address of the service.)",
+            cites: Cites::Norm("spec choice 14: a path outside the interface is 404 (The interface version is `v2`, carried as a path segment directly after the address of the service.)"),
             title: "the interface is not also served without /v2/api".into(),
             sends: Sends::primary(Op::AuthClaims, Change::PathWithout("/v2/api"))
                 .labelled(Label::Template("{component}")),

@@ -2,10 +2,11 @@
 //! Absent, `dev` and `live` are served; any other value is refused.
 
 use crate::case::{CaseCheck, Change, Expect, Sends};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const QUOTE: &str = "X-Project-Env | string | no | Allowed values: `dev`, `live`.";
+const QUOTE: Cites = Cites::Requirement(&requirement::PROJECT_ENV_VALUES);
 
 /// A value that is neither `dev` nor `live`.
 const OTHER: &str = "staging";
@@ -64,7 +65,7 @@ pub fn checks() -> Vec<Check> {
                     id,
                     level: Level::Must,
                     section: op.section(),
-                    quote: QUOTE,
+                    cites: QUOTE,
                     title,
                     sends: Sends::primary(op, change),
                     expects,

@@ -3,13 +3,13 @@
 //! ref is refused, and names that need percent-encoding in a path work.
 
 use crate::case::{Answer, By, CaseCheck, Change, Expect, Found, Label, Sends, To, per_component};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{UNKNOWN_REF, UNKNOWN_UUID, accepted, refused};
 use conformance_model::choices::Choices;
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const QUOTE: &str =
-    "ref | string | yes | Identifies a component by its name, its tag, or its uuid.";
+const QUOTE: Cites = Cites::Requirement(&requirement::REF);
 
 pub fn checks() -> Vec<Check> {
     let mut out = Vec::new();
@@ -23,7 +23,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: QUOTE,
+            cites: QUOTE,
             title: format!("a component is found by its {}", by.id()),
             sends: Sends::each(Op::AuthClaims, To::Each, Change::RefBy(by))
                 .labelled(Label::Template("{component} by {by} `{ref}`")),
@@ -36,7 +36,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: QUOTE,
+            cites: QUOTE,
             title: "name, tag and uuid reach the same component".into(),
             sends: Sends::each_changed(
                 Op::AuthClaims,
@@ -55,7 +55,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: QUOTE,
+            cites: QUOTE,
             title: "a ref that identifies no component is refused".into(),
             sends: Sends::each_changed(
                 Op::AuthClaims,
@@ -70,7 +70,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "4.1",
-            quote: "ref | string | yes | Component name, tag or uuid.",
+            cites: Cites::Requirement(&requirement::REF_ROW),
             title: "a name sent percent-encoded is found".into(),
             sends: Sends::each(Op::AuthClaims, To::Each, Change::PercentEncodedName)
                 .labelled(Label::Template("name `{component}` as `{ref}`")),
@@ -81,7 +81,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "2",
-            quote: QUOTE,
+            cites: QUOTE,
             title: "a name or tag in another letter case is refused, or reaches the same component".into(),
             sends: Sends::each_changed(
                 Op::AuthClaims,

@@ -2,9 +2,10 @@
 //! the model that claimed the authentication.
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Found, Label, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
 use conformance_model::choices::ChoiceKey;
 use conformance_model::choices::Choices;
+use conformance_requirements as requirement;
 use conformance_wire::carried::holds_string;
 use conformance_wire::target::Op;
 
@@ -15,7 +16,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::NONE,
             level: Level::Must,
             section: "1",
-            quote: "Responses are JSON.",
+            cites: Cites::Requirement(&requirement::RESPONSES_JSON),
             title: "successful answers are JSON".into(),
             sends: Sends::both(To::Each, Change::Nothing)
                 .labelled(Label::Template("{method} {component}")),
@@ -31,7 +32,7 @@ pub fn checks() -> Vec<Check> {
             // its uuid is the server's choice (ours: spec choice 2).
             level: Level::Should,
             section: "1",
-            quote: "spec choice 2: Auth Claims names the model by its uuid (The read operation returns the model that claimed the authentication (\"Auth Claims\").)",
+            cites: Cites::Norm("spec choice 2: Auth Claims names the model by its uuid (The read operation returns the model that claimed the authentication (\"Auth Claims\").)"),
             title: "Auth Claims returns the model bound to the token sent".into(),
             sends: Sends::each(Op::AuthClaims, To::EachWithTokenAndModel, Change::Nothing)
                 .labelled(Label::Template("{component}")),

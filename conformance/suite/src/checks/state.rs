@@ -10,13 +10,14 @@
 //! carries the token the first was answered with, and runs alone right
 //! after it ([`Phase::Verify`]), so no other write lands in between.
 
+use conformance_requirements as requirement;
 use std::sync::Arc;
 
 use component_auth_bindings::Secret;
 use component_auth_bindings::types::{AuthFields, ProjectEnv};
 
 use crate::case::{CaseCheck, Expect, Sends};
-use crate::catalogue::{Check, Level, Outcome, Run, Subject};
+use crate::catalogue::{Check, Cites, Level, Outcome, Run, Subject};
 use crate::checks::judge_all;
 use crate::context::RunContext;
 use crate::judge::reproduce;
@@ -37,7 +38,7 @@ pub fn checks() -> Vec<Check> {
         id: "state/read-back",
         level: Level::Must,
         section: "1",
-        quote: "The read operation returns the model that claimed the authentication (\"Auth Claims\").",
+        cites: Cites::Requirement(&requirement::AUTH_CLAIMS_RETURNS_THE_MODEL),
         title: "every read of one state returns the same claim, whichever connection (instance, worker) answers".into(),
         sends: Sends::Own {
             text: format!("after every other request, alone (nothing else in flight), to each component with an `authorize` section: a valid Authorize of `authorize.second_model` (where the profile has one), then {READS_BACK} valid Auth Claims in a row, each on a connection of its own (with the token the Authorize issued, where it issued one); then the same with the profile's model (the settled state back)"),
@@ -51,7 +52,7 @@ pub fn checks() -> Vec<Check> {
         id: "state/authorize-claims",
         level: Level::Should,
         section: "3",
-        quote: "spec choices 3 and 5: Authorize issues a token bound to its model, and Auth Claims returns the model bound to the token sent",
+        cites: Cites::Norm("spec choices 3 and 5: Authorize issues a token bound to its model, and Auth Claims returns the model bound to the token sent"),
         title: "after Authorize succeeds, Auth Claims returns that model".into(),
         sends: Sends::Own {
             text: "to each component with an `authorize` section, alone and in turn: a valid Authorize, then a valid Auth Claims carrying the token the Authorize issued (where it issued one; else the profile's)".into(),
@@ -67,7 +68,7 @@ pub fn checks() -> Vec<Check> {
         id: "state/environments",
         level: Level::Must,
         section: "5",
-        quote: "X-Project-Env | string | no | Selects the environment: `dev` or `live`.",
+        cites: Cites::Requirement(&requirement::PROJECT_ENV_SELECTS),
         title: "a claim made in one environment is not the claim of the other".into(),
         sends: Sends::Own {
             text: "to each component with `authorize.second_model`, alone and in turn: Authorize of the first model with `X-Project-Env: dev`, of the second with `live`, then Auth Claims in `dev` and in `live` (each with the token its environment's Authorize issued, where it issued one, and that model's body), then Authorize of the first model in `live` again (the settled state back)".into(),

@@ -3,12 +3,12 @@
 //! answered 417 in the 7.2 shape.
 
 use crate::case::{CaseCheck, Change, Expect, Sends, To};
-use crate::catalogue::{Check, Level, Subject};
+use crate::catalogue::{Check, Cites, Level, Subject};
+use conformance_requirements as requirement;
 use conformance_wire::target::Op;
 
-const RULE_417: &str =
-    "When validation of the request fails, the response status is 417 and has the 7.2 shape.";
-const MODEL_UUID: &str = "modelUuid | string | yes | Listed as a path parameter";
+const RULE_417: Cites = Cites::Requirement(&requirement::VALIDATION_IS_417);
+const MODEL_UUID: Cites = Cites::Requirement(&requirement::MODEL_UUID);
 
 pub fn checks() -> Vec<Check> {
     [
@@ -17,7 +17,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "7.2",
-            quote: RULE_417,
+            cites: RULE_417,
             title: "Authorize: a body that fails validation is answered 417 in the 7.2 shape"
                 .into(),
             sends: Sends::each(Op::Authorize, To::EachWithInvalidBody, Change::InvalidBody),
@@ -28,7 +28,7 @@ pub fn checks() -> Vec<Check> {
             subject: Subject::op(Op::Authorize),
             level: Level::Must,
             section: "4.2",
-            quote: MODEL_UUID,
+            cites: MODEL_UUID,
             title: "Authorize without modelUuid fails validation (417)".into(),
             sends: Sends::primary(Op::Authorize, Change::NoModelUuid),
             expects: Expect::ValidationFailed,

@@ -4,34 +4,24 @@
 //! What is written holds no secret: the client secret, the tokens and any
 //! secret body field are `${VAR}`s, read from the environment at run time
 //! (in CI, from the repository's secrets through the workflow's `env:`).
-//! The CLI then observes the server's choices (`conformance choices`),
-//! pastes them in, prints what `check-profile` says of the profile, and
-//! writes the workflow from `docs/ci-example.yml`.
+//! The command ([`command`]) then observes the server's choices
+//! (`conformance choices`), pastes them in, prints what `check-profile`
+//! says of the profile, and writes the files.
+//!
+//! One concept per module: the answers and their checks (here), the
+//! questions asked on a terminal ([`dialogue`]), the profile written
+//! ([`profile`]), the workflow rendered from its template ([`workflow`]),
+//! where and how files are written ([`files`]).
 
 use std::collections::BTreeSet;
-use std::fmt::Write as _;
-use std::path::{Component, Path, PathBuf};
 
 use serde::Deserialize;
 
-/// The CI example the workflow is written from (the same file the README
-/// shows): one source, so the two cannot drift.
-pub const CI_EXAMPLE: &str = include_str!("../../docs/ci-example.yml");
-
-/// The lines of the example `init` replaces, each exactly as the example
-/// holds it (a test of this file reads them there).
-const EXAMPLE_ENV: &str = "          CLIENT_SECRET: ${{ secrets.CONFORMANCE_CLIENT_SECRET }}
-          USERS_TOKEN: ${{ secrets.CONFORMANCE_USERS_TOKEN }}
-          USERS_PASSWORD: ${{ secrets.CONFORMANCE_USERS_PASSWORD }}
-";
-const EXAMPLE_BASE_URL: &str = "      BASE_URL: \"http://127.0.0.1:8080\"\n";
-const EXAMPLE_POLL: &str = "\"$BASE_URL/\"";
-const EXAMPLE_START: &str = "          START: ./scripts/start-server.sh\n";
-const EXAMPLE_PROFILE: &str = "          profile: conformance/profile.yaml\n";
-const EXAMPLE_BASELINE: &str = "          baseline: conformance/known-failures.yaml\n";
-/// The line of the action's reference: `init` writes the one it is given.
-pub const EXAMPLE_USES: &str = "        uses: OWNER/component-auth-conformance@v0.1.0\n";
-const EXAMPLE_VERSION: &str = "          version: v0.1.0\n";
+pub mod command;
+pub mod dialogue;
+pub mod files;
+pub mod profile;
+pub mod workflow;
 
 /// The release of the runner this binary is: the version the workflow
 /// installs, the one `conformance --version` prints.
@@ -570,300 +560,6 @@ impl Answers {
         }
         out
     }
-
-    /// The profile, without `choices:` (see [`with_choices`]).
-    pub fn profile_yaml(&self) -> String {
-        let q = |s: &str| yaml_quoted(s);
-        let mut out = String::from(
-            "# The conformance profile of this server, written by `conformance init`.\n\
-             # Secrets are ${VAR}s, read from the environment at run time: this file\n\
-             # can be committed. `conformance check-profile --profile FILE` says what\n\
-             # each key lets run; conformance/README.md documents every key.\n",
-        );
-        let _ = writeln!(
-            out,
-            "# The server's URL is the workflow's ${} (one place); set it locally too.",
-            self.base_url_var()
-        );
-        let _ = writeln!(out, "base_url: ${{{}}}", self.base_url_var());
-        let _ = writeln!(out, "client_id: {}", q(&self.client_id));
-        let _ = writeln!(out, "client_secret: ${{{}}}", self.client_secret_env);
-        out.push_str("components:\n");
-        for c in &self.components {
-            let _ = writeln!(out, "  - name: {}", q(&c.name));
-            let _ = writeln!(out, "    tag: {}", q(&c.tag));
-            let _ = writeln!(out, "    uuid: {}", q(&c.uuid));
-            let _ = writeln!(out, "    requires_auth: {}", c.requires_auth);
-            if let Some(var) = &c.token_env {
-                let _ = writeln!(out, "    auth_token: ${{{var}}}");
-            }
-            if let Some(fields) = &c.fields {
-                let _ = writeln!(
-                    out,
-                    "    fields: {}",
-                    serde_json::Value::Object(fields.clone())
-                );
-            }
-            if let (Some(model), Some(valid)) = (&c.model_uuid, &c.valid_body) {
-                out.push_str("    authorize:\n");
-                let _ = writeln!(out, "      model_uuid: {}", q(model));
-                let _ = writeln!(
-                    out,
-                    "      valid_body: {}",
-                    serde_json::Value::Object(valid.clone())
-                );
-                if let Some(invalid) = &c.invalid_body {
-                    let _ = writeln!(
-                        out,
-                        "      invalid_body: {}",
-                        serde_json::Value::Object(invalid.clone())
-                    );
-                }
-            }
-        }
-        out
-    }
-
-    /// The CI workflow: `docs/ci-example.yml` with its opening comment
-    /// replaced, this action, the server's URL and start command, the
-    /// profile's and baseline's paths (from the repository's root), and an
-    /// `env:` entry per variable the profile reads, each from a repository
-    /// secret `CONFORMANCE_<VAR>`. Every value is quoted for YAML.
-    pub fn workflow_yaml(&self, profile: &str, baseline: &str) -> Result<String, InitError> {
-        let mut env = String::new();
-        for var in self.step_variables() {
-            let _ = writeln!(env, "          {var}: ${{{{ secrets.CONFORMANCE_{var} }}}}");
-        }
-        let base_var = self.base_url_var();
-        let body_at = CI_EXAMPLE.find("\nname: ").ok_or_else(|| {
-            err("docs/ci-example.yml has no `name:`: init cannot write the workflow from it")
-        })?;
-        let mut text = format!(
-            "# The conformance gate of this server, written by `conformance init`\n\
-             # {VERSION_TAG}: docs/ci-example.yml of the runner explains each step.\n\
-             # The server's URL is ${base_var} below, in one place: the profile reads it.\n\
-             # The secrets the gate step reads are the repository's CONFORMANCE_* secrets.\n{}",
-            &CI_EXAMPLE[body_at + 1..]
-        );
-        for (from, to) in [
-            (EXAMPLE_ENV, env),
-            (
-                EXAMPLE_BASE_URL,
-                format!(
-                    "      {base_var}: {}\n",
-                    yaml_quoted(&self.base_url_in_workflow())
-                ),
-            ),
-            (EXAMPLE_POLL, format!("\"${base_var}/\"")),
-            (
-                EXAMPLE_START,
-                format!("          START: {}\n", yaml_quoted(&self.start)),
-            ),
-            (
-                EXAMPLE_USES,
-                format!("        uses: {}\n", yaml_quoted(&self.action)),
-            ),
-            (
-                EXAMPLE_VERSION,
-                format!("          version: {}\n", yaml_quoted(VERSION_TAG)),
-            ),
-            (
-                EXAMPLE_PROFILE,
-                format!("          profile: {}\n", yaml_quoted(profile)),
-            ),
-            (
-                EXAMPLE_BASELINE,
-                format!("          baseline: {}\n", yaml_quoted(baseline)),
-            ),
-        ] {
-            if !text.contains(from) {
-                return Err(err(format!(
-                    "docs/ci-example.yml no longer holds {from:?}: init cannot write the workflow from it"
-                )));
-            }
-            text = text.replacen(from, &to, 1);
-        }
-        // The comment that names the profile names this one.
-        Ok(text.replacen(
-            "        # conformance/profile.yaml` prints them)",
-            &format!("        # {profile}` prints them)"),
-            1,
-        ))
-    }
-}
-
-/// The root of the git repository `cwd` is in (`git rev-parse
-/// --show-toplevel`), canonical: `init` writes only inside it.
-pub fn repo_root(cwd: &Path) -> Result<PathBuf, InitError> {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(cwd)
-        .args(["rev-parse", "--show-toplevel"])
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| err(format!("cannot run git to find the repository's root: {e}")))?;
-    if !out.status.success() {
-        return Err(err(
-            "not inside a git repository: run init in your server's repository (its workflow goes to the root's .github/workflows/, the profile beside your code)",
-        ));
-    }
-    let root = String::from_utf8_lossy(&out.stdout)
-        .trim_end_matches(['\n', '\r'])
-        .to_owned();
-    std::fs::canonicalize(&root)
-        .map_err(|e| err(format!("cannot resolve the repository's root: {e}")))
-}
-
-/// `path` (relative to `cwd`, or absolute) as a path relative to `root`,
-/// `.` and `..` resolved by their names; refused when it leaves the
-/// repository or holds a control character (it is written into YAML and
-/// printed).
-pub fn inside(root: &Path, cwd: &Path, path: &Path, what: &str) -> Result<PathBuf, InitError> {
-    let shown = path.display().to_string();
-    if shown.chars().any(char::is_control) {
-        return Err(err(format!(
-            "{what}: holds a control character (a line break?); expected a path inside the repository"
-        )));
-    }
-    let absolute = if path.is_absolute() {
-        path.to_path_buf()
-    } else {
-        cwd.join(path)
-    };
-    let mut normal = PathBuf::new();
-    for part in absolute.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                if !normal.pop() {
-                    return Err(err(format!(
-                        "{what}: `{shown}` leaves the file system's root"
-                    )));
-                }
-            }
-            other => normal.push(other.as_os_str()),
-        }
-    }
-    match normal.strip_prefix(root) {
-        Ok(rel) if !rel.as_os_str().is_empty() => Ok(rel.to_path_buf()),
-        Ok(_) => Err(err(format!(
-            "{what}: `{shown}` is the repository's root itself; expected a folder or file inside it"
-        ))),
-        Err(_) => Err(err(format!(
-            "{what}: `{shown}` is outside the repository ({}); init writes only inside it",
-            root.display()
-        ))),
-    }
-}
-
-/// A path relative to the root as the workflow writes it: `/`-separated.
-pub fn slashed(rel: &Path) -> String {
-    rel.components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// Refuses what stands at `root/rel`: a link (a dangling one too) always,
-/// a file unless `replace`. `write_file` checks again when it writes.
-pub fn refuse_existing(root: &Path, rel: &Path, replace: bool) -> Result<(), InitError> {
-    let shown = slashed(rel);
-    match std::fs::symlink_metadata(root.join(rel)) {
-        Ok(m) if m.file_type().is_symlink() => Err(err(format!(
-            "{shown} is a symbolic link; init writes only regular files inside the repository, never through a link (remove it first)"
-        ))),
-        Ok(m) if !m.is_file() => Err(err(format!("{shown} exists and is not a regular file"))),
-        Ok(_) if !replace => Err(err(format!("{shown} exists; pass --force to replace it"))),
-        _ => Ok(()),
-    }
-}
-
-/// Writes `text` at `root/rel` as a regular file, never through a symbolic
-/// link (a folder on the way or the file itself) and never over a file
-/// that exists unless `replace` (and then only a regular file): the text
-/// goes into a new file beside it (create-new), which is then linked to
-/// its name without replacing (a file that appeared meanwhile is kept and
-/// reported) or, with `replace`, renamed over the old one.
-pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<(), InitError> {
-    let target = root.join(rel);
-    let shown = target.display();
-    let mut dir = root.to_path_buf();
-    if let Some(parent) = rel.parent() {
-        for part in parent.components() {
-            dir.push(part.as_os_str());
-            match std::fs::symlink_metadata(&dir) {
-                Ok(m) if m.file_type().is_symlink() => {
-                    return Err(err(format!(
-                        "{} is a symbolic link; init writes only inside the repository, never through a link",
-                        dir.display()
-                    )));
-                }
-                Ok(m) if !m.is_dir() => {
-                    return Err(err(format!("{} is not a folder", dir.display())));
-                }
-                Ok(_) => {}
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                    std::fs::create_dir(&dir)
-                        .map_err(|e| err(format!("cannot create {}: {e}", dir.display())))?;
-                }
-                Err(e) => return Err(err(format!("cannot read {}: {e}", dir.display()))),
-            }
-        }
-    }
-    let existed = match std::fs::symlink_metadata(&target) {
-        Ok(m) if m.file_type().is_symlink() => {
-            return Err(err(format!(
-                "{shown} is a symbolic link; init writes only regular files inside the repository, never through a link (remove it first)"
-            )));
-        }
-        Ok(m) if !m.is_file() => {
-            return Err(err(format!("{shown} exists and is not a regular file")));
-        }
-        Ok(_) if !replace => {
-            return Err(err(format!("{shown} exists; pass --force to replace it")));
-        }
-        Ok(_) => true,
-        Err(_) => false,
-    };
-    let name = rel
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let temp = dir.join(format!(".{name}.init-{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(err(format!("cannot write {shown}: {e}")));
-    }
-    let placed = if existed {
-        std::fs::rename(&temp, &target)
-    } else {
-        std::fs::hard_link(&temp, &target)
-    };
-    let _ = std::fs::remove_file(&temp);
-    match placed {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(err(format!(
-            "{shown} appeared while init ran; it is kept (pass --force to replace it)"
-        ))),
-        Err(e) => Err(err(format!("cannot write {shown}: {e}"))),
-    }
-}
-
-/// `profile` with the observed `choices:` block after it.
-pub fn with_choices(profile: &str, choices_yaml: &str) -> String {
-    format!(
-        "{profile}# What the server was seen to choose where the description is silent\n\
-         # (`conformance choices`): a run holds it to each at MUST level. Read it\n\
-         # before committing: it records the server as it is, bugs included.\n\
-         {choices_yaml}"
-    )
 }
 
 /// The `${VAR}` and `${VAR:json}` names in a value's strings.
@@ -1023,26 +719,6 @@ mod tests {
             "acme/x@v 1",
         ] {
             assert!(check_action(bad).is_err(), "{bad}");
-        }
-    }
-
-    #[test]
-    fn paths_stay_inside_the_repository() {
-        let root = Path::new("/r");
-        let cwd = Path::new("/r/sub");
-        assert_eq!(
-            inside(root, cwd, Path::new("conformance"), "--dir").unwrap(),
-            Path::new("sub/conformance")
-        );
-        assert_eq!(
-            inside(root, cwd, Path::new("../x"), "--dir").unwrap(),
-            Path::new("x")
-        );
-        for bad in ["../../x", "/etc", "..", "a\nb"] {
-            assert!(
-                inside(root, cwd, Path::new(&bad), "--dir").is_err(),
-                "{bad}"
-            );
         }
     }
 }

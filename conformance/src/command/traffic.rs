@@ -1,0 +1,169 @@
+//! `proxy` and `audit`: real traffic judged by the rules one exchange can
+//! settle, through the validating proxy or from a HAR recording, the report
+//! printed and written in every format asked for.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+use conformance_model::profile::Profile;
+
+use super::{ConnectArgs, connect_from, fail, parse_duration};
+use crate::formats::{ReportFiles, TrafficReports};
+use crate::{out, outln};
+
+// `proxy`'s flags (no doc comment: clap would take it for the help).
+#[derive(Args)]
+pub struct ProxyArgs {
+    /// Where to listen (default: a free port on 127.0.0.1, printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
+    pub listen: std::net::SocketAddr,
+    /// Stop after this many exchanges.
+    #[arg(long, value_name = "N")]
+    pub exchanges: Option<u64>,
+    /// Stop after this long, e.g. `10m`.
+    #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
+    pub duration: Option<Duration>,
+    #[command(flatten)]
+    pub reports: TrafficReports,
+    /// How often the reports are written while running (default 10s).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub every: Option<Duration>,
+    /// Exit 1 when a MUST rule was broken, or when no exchange came (a
+    /// CI job driving a client through the proxy).
+    #[arg(long)]
+    pub gate: bool,
+    /// Threads that forward and judge (default 1: one carries tens of
+    /// thousands of exchanges a second, and leaves the other cores to
+    /// the client and the server it usually shares a machine with).
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: u16,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
+}
+
+/// `proxy` with its flags, forwarding to the server `profile` names.
+pub fn proxy_main(profile: Option<PathBuf>, args: ProxyArgs) -> ExitCode {
+    let Some(path) = profile else {
+        return fail("proxy needs the server's profile: --profile FILE");
+    };
+    let connect = match connect_from(&args.connect) {
+        Ok(c) => c,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let profile = match Profile::from_path(&path) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let options = crate::traffic::ProxyOptions {
+        listen: args.listen,
+        max_exchanges: args.exchanges,
+        duration: args.duration,
+        connect,
+        ..Default::default()
+    };
+    proxy(
+        profile,
+        options,
+        args.reports.0,
+        args.every,
+        args.gate,
+        args.threads,
+    )
+}
+
+/// `audit`: the HAR file `har` judged against the server `profile` names.
+pub fn audit_main(profile: Option<PathBuf>, har: &Path, reports: TrafficReports) -> ExitCode {
+    let Some(path) = profile else {
+        return fail("audit needs the server's profile: --profile FILE");
+    };
+    let profile = match Profile::from_path(&path) {
+        Ok(p) => p,
+        Err(e) => return fail(&e.to_string()),
+    };
+    let target = format!("traffic recorded in {} (for {profile})", har.display());
+    match crate::traffic::audit(har, &profile) {
+        Ok(tally) => report(&tally, &target, &reports.0, true),
+        Err(e) => fail(&e),
+    }
+}
+
+/// `proxy`: runs until its count, its time or Ctrl-C, writing the reports
+/// as it goes.
+pub fn proxy(
+    profile: Profile,
+    options: crate::traffic::ProxyOptions,
+    outputs: ReportFiles,
+    every: Option<Duration>,
+    gate: bool,
+    threads: u16,
+) -> ExitCode {
+    // One thread: the runtime is this thread (no worker to hand tasks to).
+    let mut builder = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut b = tokio::runtime::Builder::new_multi_thread();
+        b.worker_threads(usize::from(threads));
+        b
+    };
+    let runtime = match builder.enable_all().build() {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    runtime.block_on(async move {
+        let upstream = profile.to_string();
+        let target = format!("traffic through the proxy to {upstream}");
+        let mut running = match crate::traffic::start_proxy(profile, options).await {
+            Ok(p) => p,
+            Err(e) => return fail(&e),
+        };
+        // The first stdout line is a contract, as the reference server's.
+        outln!(
+            "listening on {} (forwarding to {upstream})",
+            running.base_url()
+        );
+        let _ = std::io::Write::flush(&mut std::io::stdout());
+        let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(10)));
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                _ = running.finished() => break,
+                _ = tokio::signal::ctrl_c() => break,
+                _ = tick.tick() => {
+                    if outputs.any() {
+                        if let Err(e) = crate::formats::write_traffic(&outputs, &running.tally(), &target) {
+                            return fail(&e);
+                        }
+                    }
+                }
+            }
+        }
+        running.drain(Duration::from_secs(5)).await;
+        report(&running.tally(), &target, &outputs, gate)
+    })
+}
+
+/// Prints a traffic report and writes it in every format asked for;
+/// where it gates, the exit code a run's report of it would have (1 on a
+/// MUST violation, or when no exchange was judged).
+pub fn report(
+    tally: &traffic_rules::Tally,
+    target: &str,
+    outputs: &ReportFiles,
+    gate: bool,
+) -> ExitCode {
+    out!("{}", tally.report(None).text());
+    if tally.exchanges() == 0 {
+        eprintln!("No exchange was judged: nothing is proven (a gate fails).");
+    }
+    if let Err(e) = crate::formats::write_traffic(outputs, tally, target) {
+        return fail(&e);
+    }
+    if gate {
+        ExitCode::from(crate::traffic_report::exit_code(tally, target))
+    } else {
+        ExitCode::SUCCESS
+    }
+}
