@@ -460,6 +460,10 @@ fn main() -> ExitCode {
             let Some(path) = cli.run.profile else {
                 return fail("proxy needs the server's profile: --profile FILE");
             };
+            let reports = reports.outputs();
+            if let Err(e) = reports.check() {
+                return fail(&e);
+            }
             let connect = match connect_from(&connect) {
                 Ok(c) => c,
                 Err(e) => return fail(&e.to_string()),
@@ -475,19 +479,23 @@ fn main() -> ExitCode {
                 connect,
                 ..Default::default()
             };
-            return proxy(profile, options, reports.outputs(), every, gate, threads);
+            return proxy(profile, options, reports, every, gate, threads);
         }
         Some(Command::Audit { har, reports }) => {
             let Some(path) = cli.run.profile else {
                 return fail("audit needs the server's profile: --profile FILE");
             };
+            let reports = reports.outputs();
+            if let Err(e) = reports.check() {
+                return fail(&e);
+            }
             let profile = match Profile::from_path(&path) {
                 Ok(p) => p,
                 Err(e) => return fail(&e.to_string()),
             };
             let target = format!("traffic recorded in {} (for {profile})", har.display());
             return match conformance::traffic::audit(&har, &profile) {
-                Ok(tally) => traffic_report(&tally, &target, &reports.outputs(), true),
+                Ok(tally) => traffic_report(&tally, &target, &reports, true),
                 Err(e) => fail(&e),
             };
         }
@@ -550,6 +558,21 @@ fn target_given(profile: bool, embedded: bool) -> Result<(), ExitCode> {
 }
 
 async fn run_cli(args: RunArgs) -> ExitCode {
+    // Every file this run writes, checked before any request is sent.
+    if let Err(e) = file_writer::check_all([
+        (args.junit.as_deref(), "the JUnit report"),
+        (args.json.as_deref(), "the JSON report"),
+        (args.sarif.as_deref(), "the SARIF report"),
+        (args.html.as_deref(), "the HTML report"),
+        (args.write_baseline.as_deref(), "the baseline"),
+    ]) {
+        return fail(&e.to_string());
+    }
+    if let (Some(dir), true) = (&args.snapshots, args.accept) {
+        if let Err(e) = file_writer::check_folder(dir, "the snapshots") {
+            return fail(&e.to_string());
+        }
+    }
     let mut limits = Limits::default();
     if let Some(t) = args.timeout {
         limits.timeout = t;
@@ -650,23 +673,21 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
         let text = conformance_suite::baseline::write(&report.run, baseline.as_ref());
-        if let Err(e) = std::fs::write(path, text) {
-            return fail(&format!(
-                "cannot write the baseline {}: {e}",
-                path.display()
-            ));
+        if let Err(e) = file_writer::write(path, "the baseline", text) {
+            return fail(&e.to_string());
         }
     }
     for (path, what, text) in [
-        (&args.sarif, "SARIF", sarif::render as fn(&_) -> String),
-        (&args.html, "HTML", html::render),
+        (
+            &args.sarif,
+            "the SARIF report",
+            sarif::render as fn(&_) -> String,
+        ),
+        (&args.html, "the HTML report", html::render),
     ] {
         if let Some(path) = path {
-            if let Err(e) = std::fs::write(path, text(&report)) {
-                return fail(&format!(
-                    "cannot write the {what} report {}: {e}",
-                    path.display()
-                ));
+            if let Err(e) = file_writer::write(path, what, text(&report)) {
+                return fail(&e.to_string());
             }
         }
     }
@@ -674,22 +695,16 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     if let Some(path) = &args.junit {
         match junit::render(&report) {
             Ok(xml) => {
-                if let Err(e) = std::fs::write(path, xml) {
-                    return fail(&format!(
-                        "cannot write the JUnit report {}: {e}",
-                        path.display()
-                    ));
+                if let Err(e) = file_writer::write(path, "the JUnit report", xml) {
+                    return fail(&e.to_string());
                 }
             }
             Err(e) => return fail(&format!("cannot render the JUnit report: {e}")),
         }
     }
     if let Some(path) = &args.json {
-        if let Err(e) = std::fs::write(path, report.to_json()) {
-            return fail(&format!(
-                "cannot write the JSON report {}: {e}",
-                path.display()
-            ));
+        if let Err(e) = file_writer::write(path, "the JSON report", report.to_json()) {
+            return fail(&e.to_string());
         }
     }
     out!("{}", human::render(&report, human::Style::from_env()));
@@ -766,6 +781,9 @@ async fn print_choices(
     deadline: Option<Duration>,
     overlay: Option<PathBuf>,
 ) -> ExitCode {
+    if let Err(e) = file_writer::check_all([(overlay.as_deref(), "the overlay")]) {
+        return fail(&e.to_string());
+    }
     let (profile, server) = match load_or_embedded(path.as_deref()).await {
         Ok(p) => p,
         Err(code) => return code,
@@ -805,11 +823,8 @@ async fn print_choices(
                     Err(e) => return fail(&format!("cannot write the overlay: {e}")),
                 };
                 let header = "# The server's choices where the description is silent, as an OpenAPI Overlay:\n# cargo run -p generator -- spec/openapi.yaml --overlay THIS_FILE --out src/bindings.rs\n";
-                if let Err(e) = std::fs::write(file, format!("{header}{text}")) {
-                    return fail(&format!(
-                        "{}: cannot write the overlay: {e}",
-                        file.display()
-                    ));
+                if let Err(e) = file_writer::write(file, "the overlay", format!("{header}{text}")) {
+                    return fail(&e.to_string());
                 }
             }
             outln!("# What the server was seen to choose where the description is silent.");

@@ -176,24 +176,45 @@ pub fn sarif_log(report: &Report) -> String {
 pub const SARIF_CATEGORY: &str = "conformance-traffic/";
 
 impl Outputs {
+    /// Checks every report's path before the traffic is judged (each
+    /// writable, no two the same file): what [`Outputs::write`] would
+    /// find wrong, said at once.
+    pub fn check(&self) -> Result<(), String> {
+        file_writer::check_all(self.named()).map_err(|e| e.to_string())
+    }
+
+    /// Each report's path with what it holds.
+    fn named(&self) -> [(Option<&Path>, &'static str); 4] {
+        [
+            (self.json.as_deref(), "the JSON report"),
+            (self.junit.as_deref(), "the JUnit report"),
+            (self.sarif.as_deref(), "the SARIF report"),
+            (self.html.as_deref(), "the HTML report"),
+        ]
+    }
+
     /// Writes every report asked for, each whole or not at all.
     pub fn write(&self, tally: &Tally, target: &str) -> Result<(), String> {
         let report = report(tally, target);
         if let Some(path) = &self.json {
             let text = serde_json::to_string_pretty(&tally.report(None))
                 .map_err(|e| format!("cannot write the JSON report: {e}"))?;
-            replace(path, "JSON", &(text + "\n"))?;
+            replace(path, "the JSON report", &(text + "\n"))?;
         }
         if let Some(path) = &self.junit {
             let xml = junit::render(&report)
                 .map_err(|e| format!("cannot render the JUnit report: {e}"))?;
-            replace(path, "JUnit", &xml)?;
+            replace(path, "the JUnit report", &xml)?;
         }
         if let Some(path) = &self.sarif {
-            replace(path, "SARIF", &sarif_log(&report))?;
+            replace(path, "the SARIF report", &sarif_log(&report))?;
         }
         if let Some(path) = &self.html {
-            replace(path, "HTML", &html_page(&report, tally.exchanges()))?;
+            replace(
+                path,
+                "the HTML report",
+                &html_page(&report, tally.exchanges()),
+            )?;
         }
         Ok(())
     }
@@ -203,21 +224,12 @@ impl Outputs {
     }
 }
 
-/// `text` written to `path` through a temporary file beside it, renamed
-/// over it: a reader (a CI step, a browser reloading) sees the old report
-/// or the new one, never a part.
+/// `text` written to `path` by the workspace's one writer: through an
+/// exclusive temporary file beside it, renamed over it, so a reader (a CI
+/// step, a browser reloading) sees the old report or the new one, never a
+/// part; a device or a FIFO is written in place.
 fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
-    let name = path
-        .file_name()
-        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        fail(e)
-    })
+    file_writer::write(path, what, text).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]
