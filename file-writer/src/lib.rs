@@ -148,7 +148,7 @@ enum Place {
     /// Standard output: `-`, or a path that names the same open file.
     Stdout,
     /// A character device or a FIFO, opened and written.
-    InPlace { path: PathBuf, fifo: bool },
+    Device { path: PathBuf, fifo: bool },
     /// A file of `dir`, through a temporary file and a rename.
     File {
         dir: PathBuf,
@@ -244,7 +244,7 @@ pub fn check_folder(dir: &Path, what: &str) -> Result<(), WriteError> {
 /// end, since a reader of a device or a pipe would get every version one
 /// after the other.
 pub fn writes_in_place(path: &Path) -> bool {
-    matches!(place(path), Ok(Place::Stdout | Place::InPlace { .. }))
+    matches!(place(path), Ok(Place::Stdout | Place::Device { .. }))
 }
 
 /// Writes `bytes` to `path` ([`Existing::Replace`]): see the crate's doc.
@@ -268,8 +268,8 @@ pub fn write_with(
                 .and_then(|()| out.flush())
                 .map_err(|e| fail(Why::Io(e)))
         }
-        Place::InPlace { .. } if existing == Existing::Keep => Err(fail(Why::Exists)),
-        Place::InPlace { path: node, fifo } => {
+        Place::Device { .. } if existing == Existing::Keep => Err(fail(Why::Exists)),
+        Place::Device { path: node, fifo } => {
             let mut file = open_in_place(&node, fifo).map_err(fail)?;
             file.write_all(bytes)
                 .and_then(|()| file.flush())
@@ -409,7 +409,10 @@ fn special(path: &Path, meta: &std::fs::Metadata) -> Result<Option<Place>, Why> 
     // the terminal it is on): written through the handle this process
     // has, which works for a socket too.
     if let Ok(out) = rustix::fs::fstat(std::io::stdout()) {
-        if out.st_dev as u64 == meta.dev() && out.st_ino as u64 == meta.ino() {
+        // `st_dev` and `st_ino` are u64 here, narrower on some systems.
+        #[allow(clippy::unnecessary_cast)]
+        let (dev, ino) = (out.st_dev as u64, out.st_ino as u64);
+        if dev == meta.dev() && ino == meta.ino() {
             return Ok(Some(Place::Stdout));
         }
     }
@@ -422,7 +425,7 @@ fn special(path: &Path, meta: &std::fs::Metadata) -> Result<Option<Place>, Why> 
     if kind.is_char_device() {
         writable_node(path)?;
     }
-    Ok(Some(Place::InPlace {
+    Ok(Some(Place::Device {
         path: path.to_owned(),
         fifo: kind.is_fifo(),
     }))
@@ -441,7 +444,7 @@ fn special(_: &Path, meta: &std::fs::Metadata) -> Result<Option<Place>, Why> {
 fn key(place: &Place) -> Option<Key> {
     match place {
         Place::Stdout => Some(Key::Stdout),
-        Place::InPlace { path, .. } => node(path),
+        Place::Device { path, .. } => node(path),
         Place::File { dir, name, .. } => {
             let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
             Some(Key::Name(dir.join(name)))

@@ -220,7 +220,7 @@ impl Overlay {
                 hint: "select the nodes by name (`$.paths['/pets'].get`) rather than by wildcards, and keep updates small".into(),
             }
             };
-            let found = select(doc, &action.target, budget.started).map_err(|why| over(why))?;
+            let found = select(doc, &action.target, budget.started).map_err(&over)?;
             if let Some(update) = action.update.as_ref().filter(|_| !action.remove) {
                 let (nodes, depth) = size_of(update);
                 let added = nodes.saturating_mul(found.len());
