@@ -177,7 +177,7 @@ impl WriteError {
     }
 }
 
-/// Checks `path` as an output: what [`write`] would find wrong before
+/// Checks `path` as an output: what [`write()`] would find wrong before
 /// writing anything.
 pub fn check(path: &Path, what: &str) -> Result<(), WriteError> {
     place(path)
