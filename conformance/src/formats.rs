@@ -106,6 +106,17 @@ impl ReportFiles {
         self
     }
 
+    /// Checks every report's path before any work (each writable, no two
+    /// the same file): what a write would find wrong, said at once.
+    pub fn check(&self) -> Result<(), String> {
+        let named: Vec<(Option<&Path>, String)> = self
+            .iter()
+            .map(|(f, p)| (Some(p.as_path()), format!("the {} report", f.name)))
+            .collect();
+        file_writer::check_all(named.iter().map(|(p, what)| (*p, what.as_str())))
+            .map_err(|e| e.to_string())
+    }
+
     /// Whether any report is asked for.
     pub fn any(&self) -> bool {
         !self.files.is_empty()
@@ -142,21 +153,12 @@ pub fn write_traffic(files: &ReportFiles, tally: &Tally, target: &str) -> Result
     Ok(())
 }
 
-/// `text` written to `path` through a temporary file beside it, renamed
-/// over it: a reader (a CI step, a browser reloading) sees the old report
-/// or the new one, never a part.
+/// `text` written to `path` by the workspace's one writer: through an
+/// exclusive temporary file beside it, renamed over it, so a reader (a CI
+/// step, a browser reloading) sees the old report or the new one, never a
+/// part; a device or a FIFO is written in place.
 fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
-    let fail =
-        |e: std::io::Error| format!("{}: cannot write the {what} report: {e}", path.display());
-    let name = path
-        .file_name()
-        .map_or_else(|| "report".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&temporary, text).map_err(fail)?;
-    std::fs::rename(&temporary, path).map_err(|e| {
-        let _ = std::fs::remove_file(&temporary);
-        fail(e)
-    })
+    file_writer::write(path, &format!("the {what} report"), text).map_err(|e| e.to_string())
 }
 
 fn augment(cmd: Command, help: fn(&Format) -> &'static str) -> Command {

@@ -98,7 +98,8 @@ pub fn judge(tally: &mut Tally, knows: &dyn Knows, req: &Request, answer: Option
 /// Every exchange of the HAR file at `path`, judged; the file is read
 /// entry by entry.
 pub fn audit(path: &std::path::Path, profile: &Profile) -> Result<Tally, String> {
-    let file = std::fs::File::open(path)
+    // A regular file only: a FIFO with no writer would wait forever.
+    let file = yaml_location::input::open_regular(path)
         .map_err(|e| format!("{}: cannot read the HAR file: {e}", path.display()))?;
     let knows = Known::new(profile);
     let mut tally = Tally::default();

@@ -112,8 +112,10 @@ fn overlaid(
 ) -> Result<load::Source, Diagnostic> {
     let text = file::read_text(path)?;
     let mut tree = file::parse_tree(path, &text)?;
+    // One budget for every overlay of the run (the caps: `overlay`).
+    let mut budget = overlay::Budget::default();
     for overlay in overlays {
-        overlay::Overlay::read(overlay)?.apply(&mut tree)?;
+        overlay::Overlay::read(overlay)?.apply_within(&mut tree, &mut budget)?;
     }
     let stem = path
         .file_stem()

@@ -47,8 +47,17 @@ struct Cli {
     overlay: Vec<PathBuf>,
 }
 
+/// The largest file `--check` reads: 64 MiB, far above any generated
+/// module (eight times the 8 MiB cap on the spec it is made from).
+const CHECK_LIMIT: usize = 64 * 1024 * 1024;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The output's path is checked before the spec is read.
+    if let Err(e) = file_writer::check_all([(cli.out.as_deref(), "the bindings")]) {
+        eprintln!("error: {e}");
+        return ExitCode::from(2);
+    }
     let options = generator::Options {
         client_feature: cli.client_feature.clone(),
         strict: cli.strict,
@@ -71,7 +80,8 @@ fn main() -> ExitCode {
         }
     };
     if let Some(path) = &cli.check {
-        return match std::fs::read_to_string(path) {
+        // A regular file only (a FIFO would wait for a writer), bounded.
+        return match yaml_location::input::read_text_limited(path, CHECK_LIMIT) {
             Ok(existing) if existing == code => ExitCode::SUCCESS,
             Ok(existing) => {
                 eprintln!(
@@ -112,7 +122,7 @@ fn main() -> ExitCode {
         Some(path) => match write_if_changed(path, &code) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("error: {}: cannot write the bindings: {e}", path.display());
+                eprintln!("error: {e}");
                 ExitCode::from(2)
             }
         },
@@ -126,13 +136,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// Writes through a temporary file and a rename, so an interrupted run never
-/// leaves half a file; an unchanged file is not touched.
-fn write_if_changed(path: &std::path::Path, code: &str) -> std::io::Result<()> {
-    if std::fs::read_to_string(path).is_ok_and(|existing| existing == code) {
+/// Writes through the workspace's one writer (an exclusive temporary file
+/// and a rename, so an interrupted run never leaves half a file; a device
+/// such as `/dev/stdout` in place); an unchanged regular file is not
+/// touched (its modification time stays, so cargo rebuilds nothing).
+fn write_if_changed(path: &std::path::Path, code: &str) -> Result<(), file_writer::WriteError> {
+    let unchanged = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+        && yaml_location::input::read_limited(path, code.len() + 1)
+            .is_ok_and(|existing| existing == code.as_bytes());
+    if unchanged {
         return Ok(());
     }
-    let tmp = path.with_extension("rs.tmp");
-    std::fs::write(&tmp, code)?;
-    std::fs::rename(&tmp, path)
+    file_writer::write(path, "the bindings", code)
 }

@@ -18,12 +18,59 @@
 //! An update is merged as the specification says: an object's members are
 //! merged into the target's recursively, an array's items appended to the
 //! target array, any other value replaces the target.
+//!
+//! The work an overlay asks for is bounded, since a short overlay can ask
+//! for a great deal: eight `$.*.*…` actions whose updates add members the
+//! next action's wildcards select again grow the tree geometrically, and a
+//! union that names one member many times selects it as often. Each cap
+//! refuses the overlay with the index of the action that passed it:
+//!
+//! - [`MAX_SELECTED`] nodes selected by one action, counted at every
+//!   segment of its target (what the query holds in memory);
+//! - [`MAX_ADDED`] nodes merged into the spec by all the overlays of one
+//!   run (each update's size times the nodes it is merged into);
+//! - [`MAX_DEPTH`](crate::file::MAX_DEPTH) levels of nesting, as for a
+//!   spec read from a file: an update merged at a depth adds its own;
+//! - [`MAX_TIME`] for applying every overlay of one run.
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::Diagnostic;
+
+/// The most nodes one action's target selects, at any of its segments:
+/// 50,000, far above what real overlays select (every operation of the
+/// largest public APIs is a few thousand nodes), and a few megabytes of
+/// places.
+pub const MAX_SELECTED: usize = 50_000;
+
+/// The most nodes the overlays of one run merge into the spec, counted as
+/// each update's nodes times the nodes it is merged into: 2,000,000, about
+/// the size of a 50 MiB spec, six times the largest spec read
+/// ([`MAX_BYTES`](crate::file::MAX_BYTES)) could hold.
+pub const MAX_ADDED: usize = 2_000_000;
+
+/// The longest the overlays of one run are applied for: 10 seconds. Within
+/// the caps above this is not reached (a few hundred milliseconds at
+/// most); it is the backstop for what they do not foresee.
+pub const MAX_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What is left of the caps while the overlays of one run are applied.
+#[derive(Debug)]
+pub struct Budget {
+    added: usize,
+    started: std::time::Instant,
+}
+
+impl Default for Budget {
+    fn default() -> Self {
+        Budget {
+            added: 0,
+            started: std::time::Instant::now(),
+        }
+    }
+}
 
 /// One overlay document, read and checked.
 #[derive(Debug, Clone)]
@@ -150,10 +197,50 @@ impl Overlay {
         })
     }
 
-    /// Applies every action, in order, to `doc`.
+    /// Applies every action, in order, to `doc`, within a budget of its
+    /// own ([`Overlay::apply_within`] shares one between overlays).
     pub fn apply(&self, doc: &mut Value) -> Result<(), Diagnostic> {
+        self.apply_within(doc, &mut Budget::default())
+    }
+
+    /// Applies every action, in order, to `doc`, counting its work against
+    /// `budget`; an action that passes a cap is refused by its index.
+    pub fn apply_within(&self, doc: &mut Value, budget: &mut Budget) -> Result<(), Diagnostic> {
         for action in &self.actions {
-            let found = select(doc, &action.target);
+            let over = |what: String| {
+                Diagnostic {
+                file: self.path.clone(),
+                line: None,
+                pointer: format!("{}/target", action.pointer),
+                message: format!(
+                    "action {} (`{}`) {what}; nothing was generated",
+                    action.index(),
+                    action.target_text
+                ),
+                hint: "select the nodes by name (`$.paths['/pets'].get`) rather than by wildcards, and keep updates small".into(),
+            }
+            };
+            let found = select(doc, &action.target, budget.started).map_err(&over)?;
+            if let Some(update) = action.update.as_ref().filter(|_| !action.remove) {
+                let (nodes, depth) = size_of(update);
+                let added = nodes.saturating_mul(found.len());
+                budget.added = budget.added.saturating_add(added);
+                if budget.added > MAX_ADDED {
+                    return Err(over(format!(
+                        "merges {nodes} node{} into {} places, which brings the overlays' additions past {MAX_ADDED} nodes, the most applied",
+                        if nodes == 1 { "" } else { "s" },
+                        found.len()
+                    )));
+                }
+                let deepest = found.iter().map(Vec::len).max().unwrap_or(0);
+                if deepest + depth > crate::file::MAX_DEPTH {
+                    return Err(over(format!(
+                        "would nest the spec {} levels deep, more than {}, the most read",
+                        deepest + depth,
+                        crate::file::MAX_DEPTH
+                    )));
+                }
+            }
             if found.is_empty() {
                 return Err(Diagnostic {
                     file: self.path.clone(),
@@ -175,9 +262,45 @@ impl Overlay {
                     }
                 }
             }
+            if budget.started.elapsed() > MAX_TIME {
+                return Err(over(format!(
+                    "took the overlays past {} s, the longest they are applied for",
+                    MAX_TIME.as_secs()
+                )));
+            }
         }
         Ok(())
     }
+}
+
+impl Action {
+    /// Its index in the overlay's `actions`, from its pointer.
+    fn index(&self) -> &str {
+        self.pointer.rsplit('/').next().unwrap_or_default()
+    }
+}
+
+/// The nodes of `value` and its depth (a scalar: 1 node, depth 0), without
+/// recursion.
+fn size_of(value: &Value) -> (usize, usize) {
+    let mut nodes = 0;
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((node, depth)) = stack.pop() {
+        nodes += 1;
+        match node {
+            Value::Object(map) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(map.values().map(|v| (v, depth + 1)));
+            }
+            Value::Array(items) => {
+                deepest = deepest.max(depth + 1);
+                stack.extend(items.iter().map(|v| (v, depth + 1)));
+            }
+            _ => {}
+        }
+    }
+    (nodes, deepest)
 }
 
 /// `update` merged into `target`.
@@ -198,13 +321,27 @@ fn merge(target: &mut Value, update: &Value) {
     }
 }
 
-/// The places of the nodes `query` selects, in document order.
-fn select(doc: &Value, query: &[Segment]) -> Vec<Vec<Step>> {
+/// The places of the nodes `query` selects, in document order; refused
+/// (saying why) past [`MAX_SELECTED`] nodes at any segment, or past
+/// [`MAX_TIME`] since `started`.
+fn select(
+    doc: &Value,
+    query: &[Segment],
+    started: std::time::Instant,
+) -> Result<Vec<Vec<Step>>, String> {
     let mut places: Vec<(Vec<Step>, &Value)> = vec![(Vec::new(), doc)];
-    for segment in query {
+    for (depth, segment) in query.iter().enumerate() {
         let mut next = Vec::new();
+        let mut over = false;
         for (place, node) in places {
+            if over {
+                break;
+            }
             let mut child = |step: Step, value| {
+                if next.len() >= MAX_SELECTED {
+                    over = true;
+                    return;
+                }
                 let mut place = place.clone();
                 place.push(step);
                 next.push((place, value));
@@ -242,9 +379,21 @@ fn select(doc: &Value, query: &[Segment]) -> Vec<Vec<Step>> {
                 _ => {}
             }
         }
+        if over {
+            return Err(format!(
+                "selects more than {MAX_SELECTED} nodes at its segment {}, the most one action selects",
+                depth + 1
+            ));
+        }
+        if started.elapsed() > MAX_TIME {
+            return Err(format!(
+                "took the overlays past {} s, the longest they are applied for",
+                MAX_TIME.as_secs()
+            ));
+        }
         places = next;
     }
-    places.into_iter().map(|(place, _)| place).collect()
+    Ok(places.into_iter().map(|(place, _)| place).collect())
 }
 
 fn node_mut<'a>(doc: &'a mut Value, place: &[Step]) -> Option<&'a mut Value> {
@@ -461,5 +610,53 @@ mod tests {
         let not_overlay =
             Overlay::from_tree(Path::new("o.yaml"), &json!({"openapi": "3.0.3"})).unwrap_err();
         assert!(not_overlay.message.contains("not an OpenAPI Overlay"));
+    }
+
+    /// Eight wildcard actions whose updates the next action selects again,
+    /// and a union naming one member 31 times at each of five segments:
+    /// each refused by the index of the action that passed a cap, before
+    /// the tree grows past it.
+    #[test]
+    fn work_past_a_cap_is_refused_naming_the_action() {
+        let members: serde_json::Map<String, Value> = (0..6)
+            .map(|i| (format!("k{i}"), json!({"a": [1, 2, 3], "b": {"c": 1}})))
+            .collect();
+        let actions: Vec<Value> = (1..=8)
+            .map(|n| json!({"target": format!("${}", ".*".repeat(n)), "update": members}))
+            .collect();
+        let mut doc = json!({"paths": {"/a": {"get": {}}}, "info": {"title": "t"}});
+        let e = overlay(Value::Array(actions)).apply(&mut doc).unwrap_err();
+        assert!(
+            e.message.contains("nodes, the most applied"),
+            "{}",
+            e.message
+        );
+        assert!(e.message.starts_with("action "), "{}", e.message);
+        assert!(e.pointer.starts_with("/actions/"), "{}", e.pointer);
+
+        let union = format!("['p'{}]", ",'p'".repeat(30));
+        let target = format!("${}", union.repeat(5));
+        let mut doc = json!({"p": {"p": {"p": {"p": {"p": 1}}}}});
+        let e = overlay(json!([{"target": target, "update": 2}]))
+            .apply(&mut doc)
+            .unwrap_err();
+        assert!(
+            e.message
+                .contains(&format!("more than {MAX_SELECTED} nodes at its segment 4")),
+            "{}",
+            e.message
+        );
+        assert_eq!(e.pointer, "/actions/0/target");
+
+        // An update that would nest the spec past the depth read.
+        let mut deep = json!(1);
+        for _ in 0..125 {
+            deep = json!({ "d": deep });
+        }
+        let mut doc = json!({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": {"i": 1}}}}}}}}});
+        let e = overlay(json!([{"target": "$.a.b.c.d.e.f.g.h", "update": deep}]))
+            .apply(&mut doc)
+            .unwrap_err();
+        assert!(e.message.contains("levels deep"), "{}", e.message);
     }
 }

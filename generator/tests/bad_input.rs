@@ -884,3 +884,140 @@ fn every_required_credential_can_be_sent() {
     let stderr = fails_with_any_args(&[&file, "--strict"]);
     assert!(stderr.contains(":13:"), "{stderr}");
 }
+
+/// `--out` through the workspace's one writer (issue 50): a link planted at
+/// the old temporary name (`FILE.rs.tmp`) is never written through; a
+/// device, or a link to one, is written in place (`--out /dev/stdout`
+/// prints the code; a link to `/dev/null` stays a link and `/dev/null` a
+/// device); a path that cannot be written is said before the spec is read.
+#[cfg(unix)]
+#[test]
+fn out_is_written_by_the_one_writer() {
+    use std::os::unix::fs::FileTypeExt;
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(format!("target/generator-out-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let victim = folder.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    std::os::unix::fs::symlink(&victim, folder.join("out.rs.tmp")).unwrap();
+    let out = folder.join("out.rs");
+    let output = run(&[
+        "generator/fixtures/minimal.yaml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .contains("pub struct Client")
+    );
+
+    let output = run(&["generator/fixtures/minimal.yaml", "--out", "/dev/stdout"]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("pub struct Client"));
+
+    let null = folder.join("null");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap();
+    let output = run(&[
+        "generator/fixtures/minimal.yaml",
+        "--out",
+        null.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        std::fs::symlink_metadata(&null)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+
+    // Said before the spec is read: the spec named does not exist.
+    for (path, says) in [
+        (folder.to_str().unwrap().to_owned(), "is a directory"),
+        (format!("{}/no/out.rs", folder.display()), "does not exist"),
+    ] {
+        let output = run(&["no-such-spec.yaml", "--out", &path]);
+        assert_eq!(output.status.code(), Some(2), "{output:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(&format!("{path}: cannot write the bindings: "))
+                && stderr.contains(says),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("no-such-spec"), "{stderr}");
+    }
+    let mut left: Vec<_> = std::fs::read_dir(&folder)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["null", "out.rs", "out.rs.tmp", "victim"]);
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// `--check FILE` reads a regular file only: a FIFO is refused at once.
+#[cfg(unix)]
+#[test]
+fn check_refuses_a_fifo_without_waiting() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(format!(
+            "target/generator-check-fifo-{}",
+            std::process::id()
+        ));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).unwrap();
+    let fifo = folder.join("bindings.rs");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = run(&[
+        "generator/fixtures/minimal.yaml",
+        "--check",
+        fifo.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("FIFO"),
+        "{output:?}"
+    );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+/// A 1.2 KB overlay of eight wildcard actions, each update selected again
+/// by the next (it took the generator to its 4 GiB limit), is refused
+/// naming the action that passed a cap.
+#[test]
+fn a_wildcard_overlay_is_refused_within_its_caps() {
+    let members: String = (0..6)
+        .map(|i| format!("k{i}: {{m0: [1, 2, 3], m1: [1, 2, 3], m2: [1, 2, 3], m3: [1, 2, 3], m4: [1, 2, 3], m5: [1, 2, 3]}}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut overlay = String::from("overlay: 1.0.0\ninfo: {title: t, version: '1'}\nactions:\n");
+    for n in 1..=8 {
+        overlay.push_str(&format!(
+            "  - target: ${}\n    update: {{{members}}}\n",
+            ".*".repeat(n)
+        ));
+    }
+    let path = scratch("wildcards.overlay.yaml", overlay.as_bytes());
+    let output = run(&["spec/openapi.yaml", "--overlay", &path]);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("at /actions/"), "{stderr}");
+    assert!(stderr.contains("the most"), "{stderr}");
+}

@@ -189,6 +189,16 @@ async fn serve(options: ServerOptions, client_report: Option<PathBuf>) -> ExitCo
             return ExitCode::FAILURE;
         }
     };
+    // The report's path is checked before the server starts (exit 2).
+    if let Some(path) = &client_report {
+        if let Err(e) = file_writer::check(path, "the client report") {
+            eprintln!("reference-server: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let in_place = client_report
+        .as_deref()
+        .is_some_and(file_writer::writes_in_place);
     let server = match Server::start(options).await {
         Ok(server) => server,
         Err(e) => {
@@ -199,8 +209,11 @@ async fn serve(options: ServerOptions, client_report: Option<PathBuf>) -> ExitCo
     // Written before the listening line, so a path that cannot be written
     // is said at start (not found missing after the clients' tests), and a
     // script that read the line finds the file.
+    // A device or a FIFO (`/dev/stdout`) gets the report once, on exit:
+    // before the listening line it would break that line's contract, and
+    // a reader of a pipe would get every version one after the other.
     let mut written = None;
-    if let Some(path) = &client_report {
+    if let Some(path) = client_report.as_ref().filter(|_| !in_place) {
         if let Err(e) = write_client_report(path, &server, &mut written) {
             eprintln!("reference-server: {e}");
             server.shutdown().await;
@@ -235,7 +248,7 @@ async fn serve(options: ServerOptions, client_report: Option<PathBuf>) -> ExitCo
     loop {
         tokio::select! {
             () = &mut wait => break,
-            _ = tick.tick() => {
+            _ = tick.tick(), if !in_place => {
                 if let Err(e) = write_client_report(&path, &server, &mut written) {
                     eprintln!("reference-server: {e}");
                 }
@@ -269,8 +282,9 @@ fn write_client_report(
     write_report(path, &server.client_report(), written)
 }
 
-/// Writes `report` to `path` whole (a temporary file renamed over it, so a
-/// reader never sees half), unless `written` says it holds this count.
+/// Writes `report` to `path` whole (the workspace's one writer: a
+/// temporary file renamed over it, so a reader never sees half; a device
+/// written in place), unless `written` says it holds this count.
 fn write_report(
     path: &std::path::Path,
     report: &traffic_rules::tally::Report,
@@ -281,12 +295,7 @@ fn write_report(
     }
     let text = serde_json::to_string_pretty(report)
         .map_err(|e| format!("cannot write the client report: {e}"))?;
-    let mut temp = path.as_os_str().to_owned();
-    temp.push(".partial");
-    let temp = PathBuf::from(temp);
-    std::fs::write(&temp, text + "\n")
-        .and_then(|()| std::fs::rename(&temp, path))
-        .map_err(|e| format!("{}: cannot write the client report: {e}", path.display()))?;
+    file_writer::write(path, "the client report", text + "\n").map_err(|e| e.to_string())?;
     *written = Some(report.exchanges);
     Ok(())
 }

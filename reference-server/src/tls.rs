@@ -46,9 +46,11 @@ impl TlsConfig {
     /// private key (PKCS#8, PKCS#1 or SEC1).
     pub fn from_pem_files(cert: &Path, key: &Path) -> Result<TlsConfig, TlsError> {
         let read = |path: &Path| {
-            std::fs::read(path).map_err(|error| TlsError::Read {
+            // A regular file only (a FIFO would wait for a writer), 1 MiB
+            // at most: a certificate chain is a few kilobytes.
+            yaml_location::input::read_limited(path, 1 << 20).map_err(|e| TlsError::Read {
                 origin: path.display().to_string(),
-                error,
+                error: e.into(),
             })
         };
         let cert_pem = read(cert)?;

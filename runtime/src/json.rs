@@ -41,6 +41,76 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
     }
 }
 
+/// Whether `bytes` are one JSON value (whatever its depth): exactly what
+/// [`parse`] returns `Some` for, read as a stream that builds nothing
+/// (strings are decoded, as serde_json's `Value` decodes them, so a lone
+/// surrogate escape is refused alike). A 900 KiB answer of small objects
+/// is a tree of tens of megabytes, and a run asks "is it JSON" of every
+/// answer. Past serde_json's nesting limit it is [`parse`] that decides.
+pub fn is_json(bytes: &[u8]) -> bool {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match Skim::deserialize(&mut de) {
+        Ok(Skim) => de.end().is_ok(),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => parse(bytes).is_some(),
+        Err(_) => false,
+    }
+}
+
+/// Any JSON value, read and let go: nothing is kept.
+struct Skim;
+
+impl<'de> Deserialize<'de> for Skim {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(SkimVisitor)
+    }
+}
+
+struct SkimVisitor;
+
+impl<'de> Visitor<'de> for SkimVisitor {
+    type Value = Skim;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_unit<E>(self) -> Result<Skim, E> {
+        Ok(Skim)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Skim, A::Error> {
+        while seq.next_element::<Skim>()?.is_some() {}
+        Ok(Skim)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Skim, A::Error> {
+        while map.next_key::<Skim>()?.is_some() {
+            map.next_value::<Skim>()?;
+        }
+        Ok(Skim)
+    }
+}
+
 /// Keeps [`MAX_DEPTH`] levels, the deeper ones as [`TOO_DEEP`].
 struct Levels;
 
@@ -281,6 +351,29 @@ mod tests {
             let theirs: Value = serde_json::from_str(text).expect("JSON");
             assert_eq!(ours, theirs, "{text}");
             assert_eq!(ours.to_string(), theirs.to_string(), "{text}: member order");
+        }
+    }
+
+    /// `is_json` says of every text what `parse` does, deep or not.
+    #[test]
+    fn is_json_agrees_with_parse() {
+        for text in [
+            nested(3),
+            nested(300),
+            nested(300).replacen(']', "}", 1),
+            nested(300) + "x",
+            " {\"a\": 1} \n".to_owned(),
+            "{\"a\": 1} {}".to_owned(),
+            String::new(),
+            "nul".to_owned(),
+            "[1, 2,]".to_owned(),
+            "\"\\ud800\"".to_owned(),
+        ] {
+            assert_eq!(
+                is_json(text.as_bytes()),
+                parse(text.as_bytes()).is_some(),
+                "{text}"
+            );
         }
     }
 

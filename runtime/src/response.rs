@@ -24,6 +24,13 @@ impl RawResponse {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// Whether the body is one JSON value, whatever its depth: what
+    /// [`RawResponse::json`] would return `Some` for, read as a stream
+    /// without building a tree (see [`json::is_json`](crate::json::is_json)).
+    pub fn is_json(&self) -> bool {
+        crate::json::is_json(&self.body)
+    }
+
     /// The body parsed as JSON, if it is JSON, whatever its depth (see
     /// [`json::parse`](crate::json::parse)).
     pub fn json(&self) -> Option<serde_json::Value> {

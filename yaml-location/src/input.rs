@@ -42,6 +42,17 @@ impl std::fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
+impl From<ReadError> for std::io::Error {
+    /// For callers whose errors carry an `io::Error`: the system's own
+    /// error as it was, the others as `InvalidInput` with their message.
+    fn from(e: ReadError) -> Self {
+        match e {
+            ReadError::Io(e) => e,
+            other => std::io::Error::new(std::io::ErrorKind::InvalidInput, other.to_string()),
+        }
+    }
+}
+
 fn size(bytes: usize) -> String {
     if bytes >= 1024 * 1024 && bytes % (1024 * 1024) == 0 {
         format!("{} MiB", bytes / (1024 * 1024))
@@ -75,20 +86,42 @@ fn kind_of(meta: &std::fs::Metadata) -> Option<&'static str> {
     Some("not a regular file")
 }
 
-/// The bytes of the regular file at `path`, at most `limit` of them; a
-/// byte-order mark at the start is dropped (editors write one; it is not
-/// content).
-pub fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>, ReadError> {
-    // Before opening: opening a FIFO for reading waits for a writer.
+/// The regular file at `path`, opened for reading; anything else refused
+/// without waiting. For a file read as a stream (a HAR recording) rather
+/// than whole ([`read_limited`]).
+///
+/// The path is checked before it is opened (opening a FIFO for reading
+/// waits for a writer), opened without waiting where the system allows it
+/// (`O_NONBLOCK`, which changes nothing for a regular file: on Linux a
+/// FIFO swapped in after the check opens at once instead of waiting), and
+/// the handle checked again.
+pub fn open_regular(path: &Path) -> Result<std::fs::File, ReadError> {
     let meta = std::fs::metadata(path).map_err(ReadError::Io)?;
     if let Some(what) = kind_of(&meta) {
         return Err(ReadError::NotAFile(what));
     }
-    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // O_NONBLOCK | O_NOCTTY.
+        options.custom_flags(0o4000 | 0o400);
+    }
+    let file = options.open(path).map_err(ReadError::Io)?;
     // The same path may name something else by now.
     if let Some(what) = kind_of(&file.metadata().map_err(ReadError::Io)?) {
         return Err(ReadError::NotAFile(what));
     }
+    Ok(file)
+}
+
+/// The bytes of the regular file at `path`, at most `limit` of them; a
+/// byte-order mark at the start is dropped (editors write one; it is not
+/// content).
+pub fn read_limited(path: &Path, limit: usize) -> Result<Vec<u8>, ReadError> {
+    let file = open_regular(path)?;
+    let meta = file.metadata().map_err(ReadError::Io)?;
     if meta.len() > limit as u64 {
         return Err(ReadError::TooLarge(limit));
     }

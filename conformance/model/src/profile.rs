@@ -416,18 +416,12 @@ impl Profile {
         all
     }
 
-    /// `base_url` with a password in it shown as `[redacted]`.
+    /// `base_url` with a password in it shown as `[redacted]`, in any
+    /// spelling (the one function every message about it uses).
     pub fn shown_base_url(&self) -> String {
         match reqwest::Url::parse(&self.base_url) {
-            Ok(url) if url.password().is_some() => {
-                let password = url.password().unwrap_or_default();
-                url.as_str().trim_end_matches('/').replacen(
-                    &format!(":{password}@"),
-                    ":[redacted]@",
-                    1,
-                )
-            }
-            _ => self.base_url.clone(),
+            Ok(url) => without_password(url.as_str().trim_end_matches('/')),
+            Err(_) => without_password(&self.base_url),
         }
     }
 }
@@ -545,7 +539,13 @@ impl<'de> Deserialize<'de> for BaseUrl {
             });
             crate::expand::reserved_secret_since(first_read).map_err(refuse)?;
         }
-        let problem = if url.path().ends_with("/v2/api") {
+        let problem = if url.path().contains('@') {
+            // `http://user:12/ss@host` parses as the host `user`, port 12,
+            // path `/ss@host`: a password holding `/` written literally.
+            Some(
+                "has an `@` after its host: a password in the URL must be percent-encoded (`/` as %2F, `?` as %3F, `#` as %23, `@` as %40), or better, given as ${VAR}",
+            )
+        } else if url.path().ends_with("/v2/api") {
             Some("ends with /v2/api; give the scheme and host only, the runner adds /v2/api")
         } else if url.query().is_some() {
             Some(
@@ -563,25 +563,32 @@ impl<'de> Deserialize<'de> for BaseUrl {
     }
 }
 
-/// `text` (a URL, perhaps one that does not parse) with the password of its
-/// userinfo, if any, written `[redacted]`.
+/// `text` (a URL, perhaps one that does not parse, with or without its
+/// scheme) as a message may show it: the password of its user information
+/// `[redacted]` whatever characters it holds, and its query and fragment
+/// `…`. A password may hold `/`, `?`, `#` or `@` written literally (a
+/// parser then ends the authority early and finds no password), so what
+/// is hidden is everything from the first `:` after the scheme's `//` to
+/// the *last* `@` of the text; a URL with a port and an `@` further on
+/// loses more than its password, never less.
 fn without_password(text: &str) -> String {
-    let Some(scheme_end) = text.find("://").map(|i| i + 3) else {
-        return text.to_owned();
-    };
-    let rest = &text[scheme_end..];
-    let authority = rest.find(['/', '?', '#']).map_or(rest, |end| &rest[..end]);
-    let Some(at) = authority.rfind('@') else {
-        return text.to_owned();
-    };
-    match authority[..at].find(':') {
-        Some(colon) => format!(
-            "{}{}:[redacted]{}",
-            &text[..scheme_end],
-            &authority[..colon],
-            &rest[at..]
-        ),
-        None => text.to_owned(),
+    let start = text.find("://").map_or(0, |i| i + 3);
+    let rest = &text[start..];
+    let mut shown = text.to_owned();
+    if let Some(at) = rest.rfind('@') {
+        if let Some(colon) = rest[..at].find(':') {
+            shown = format!(
+                "{}{}:[redacted]{}",
+                &text[..start],
+                &rest[..colon],
+                &rest[at..]
+            );
+        }
+    }
+    // A query's values may be credentials (`?api_key=...`): none shown.
+    match shown.find(['?', '#']) {
+        Some(i) => format!("{}{}…", &shown[..i], &shown[i..=i]),
+        None => shown,
     }
 }
 

@@ -54,6 +54,9 @@ async fn print_choices(
     deadline: Option<Duration>,
     overlay: Option<PathBuf>,
 ) -> ExitCode {
+    if let Err(e) = file_writer::check_all([(overlay.as_deref(), "the overlay")]) {
+        return fail(&e.to_string());
+    }
     let (profile, server) = match load_or_embedded(path.as_deref()).await {
         Ok(p) => p,
         Err(code) => return code,
@@ -93,11 +96,8 @@ async fn print_choices(
                     Err(e) => return fail(&format!("cannot write the overlay: {e}")),
                 };
                 let header = "# The server's choices where the description is silent, as an OpenAPI Overlay:\n# cargo run -p generator -- spec/openapi.yaml --overlay THIS_FILE --out src/bindings.rs\n";
-                if let Err(e) = std::fs::write(file, format!("{header}{text}")) {
-                    return fail(&format!(
-                        "{}: cannot write the overlay: {e}",
-                        file.display()
-                    ));
+                if let Err(e) = file_writer::write(file, "the overlay", format!("{header}{text}")) {
+                    return fail(&e.to_string());
                 }
             }
             outln!("# What the server was seen to choose where the description is silent.");

@@ -125,6 +125,22 @@ pub fn main(args: RunArgs) -> ExitCode {
 }
 
 async fn run_cli(args: RunArgs) -> ExitCode {
+    // Every file this run writes, checked before any request is sent.
+    let mut named: Vec<(Option<&Path>, String)> = args
+        .reports
+        .0
+        .iter()
+        .map(|(f, p)| (Some(p.as_path()), format!("the {} report", f.name)))
+        .collect();
+    named.push((args.write_baseline.as_deref(), "the baseline".to_owned()));
+    if let Err(e) = file_writer::check_all(named.iter().map(|(p, w)| (*p, w.as_str()))) {
+        return fail(&e.to_string());
+    }
+    if let (Some(dir), true) = (&args.snapshots, args.accept) {
+        if let Err(e) = file_writer::check_folder(dir, "the snapshots") {
+            return fail(&e.to_string());
+        }
+    }
     let mut limits = Limits::default();
     if let Some(t) = args.timeout {
         limits.timeout = t;
@@ -226,11 +242,8 @@ async fn run_cli(args: RunArgs) -> ExitCode {
     report.define_reproduction_variables(definitions);
     if let Some(path) = &args.write_baseline {
         let text = conformance_suite::baseline::write(&report.run, baseline.as_ref());
-        if let Err(e) = std::fs::write(path, text) {
-            return fail(&format!(
-                "cannot write the baseline {}: {e}",
-                path.display()
-            ));
+        if let Err(e) = file_writer::write(path, "the baseline", text) {
+            return fail(&e.to_string());
         }
     }
     for (format, path) in args.reports.0.iter() {
@@ -238,12 +251,8 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             Ok(text) => text,
             Err(e) => return fail(&e),
         };
-        if let Err(e) = std::fs::write(path, text) {
-            return fail(&format!(
-                "cannot write the {} report {}: {e}",
-                format.name,
-                path.display()
-            ));
+        if let Err(e) = file_writer::write(path, &format!("the {} report", format.name), text) {
+            return fail(&e.to_string());
         }
     }
     out!("{}", human::render(&report, human::Style::from_env()));

@@ -49,6 +49,10 @@ pub fn proxy_main(profile: Option<PathBuf>, args: ProxyArgs) -> ExitCode {
     let Some(path) = profile else {
         return fail("proxy needs the server's profile: --profile FILE");
     };
+    // Every report's path checked before the listening line.
+    if let Err(e) = args.reports.0.check() {
+        return fail(&e);
+    }
     let connect = match connect_from(&args.connect) {
         Ok(c) => c,
         Err(e) => return fail(&e.to_string()),
@@ -79,6 +83,9 @@ pub fn audit_main(profile: Option<PathBuf>, har: &Path, reports: TrafficReports)
     let Some(path) = profile else {
         return fail("audit needs the server's profile: --profile FILE");
     };
+    if let Err(e) = reports.0.check() {
+        return fail(&e);
+    }
     let profile = match Profile::from_path(&path) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),

@@ -94,10 +94,8 @@ pub fn refuse_existing(root: &Path, rel: &Path, replace: bool) -> Result<(), Ini
 
 /// Writes `text` at `root/rel` as a regular file, never through a symbolic
 /// link (a folder on the way or the file itself) and never over a file
-/// that exists unless `replace` (and then only a regular file): the text
-/// goes into a new file beside it (create-new), which is then linked to
-/// its name without replacing (a file that appeared meanwhile is kept and
-/// reported) or, with `replace`, renamed over the old one.
+/// that exists unless `replace` (and then only a regular file), through
+/// the workspace's one writer ([`file_writer`]).
 pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<(), InitError> {
     let target = root.join(rel);
     let shown = target.display();
@@ -124,7 +122,7 @@ pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<
             }
         }
     }
-    let existed = match std::fs::symlink_metadata(&target) {
+    match std::fs::symlink_metadata(&target) {
         Ok(m) if m.file_type().is_symlink() => {
             return Err(err(format!(
                 "{shown} is a symbolic link; init writes only regular files inside the repository, never through a link (remove it first)"
@@ -136,37 +134,25 @@ pub fn write_file(root: &Path, rel: &Path, text: &str, replace: bool) -> Result<
         Ok(_) if !replace => {
             return Err(err(format!("{shown} exists; pass --force to replace it")));
         }
-        Ok(_) => true,
-        Err(_) => false,
-    };
-    let name = rel
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let temp = dir.join(format!(".{name}.init-{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        std::io::Write::write_all(&mut file, text.as_bytes())?;
-        file.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(err(format!("cannot write {shown}: {e}")));
+        Ok(_) | Err(_) => {}
     }
-    let placed = if existed {
-        std::fs::rename(&temp, &target)
+    // The workspace's one writer: an exclusive temporary file beside it,
+    // then a rename (with `replace`) or a link that never replaces (a file
+    // that appeared meanwhile is kept and reported).
+    let existing = if replace {
+        file_writer::Existing::Replace
     } else {
-        std::fs::hard_link(&temp, &target)
+        file_writer::Existing::Keep
     };
-    let _ = std::fs::remove_file(&temp);
-    match placed {
+    match file_writer::write_with(&target, "it", text.as_bytes(), existing) {
         Ok(()) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Err(err(format!(
+        Err(file_writer::WriteError {
+            why: file_writer::Why::Exists,
+            ..
+        }) => Err(err(format!(
             "{shown} appeared while init ran; it is kept (pass --force to replace it)"
         ))),
-        Err(e) => Err(err(format!("cannot write {shown}: {e}"))),
+        Err(e) => Err(err(format!("cannot write {shown}: {}", e.why))),
     }
 }
 

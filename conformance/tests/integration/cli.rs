@@ -483,6 +483,7 @@ fn the_readmes_promises_name_tests_that_exist() {
         "reference-server",
         "runtime",
         "generator",
+        "file-writer",
     ] {
         for (path, text) in files_under(&root.join(dir)) {
             if path.extension().is_some_and(|e| e == "rs") {

@@ -14,6 +14,7 @@ mod independent;
 mod init;
 mod large_answers;
 mod misbehaving;
+mod outputs;
 mod profile_errors;
 mod pytools;
 mod real_targets;

@@ -885,3 +885,67 @@ fn a_reserved_variable_cannot_hold_a_secret() {
         .replace("name: Users", "name: ${HOME}");
     assert!(Profile::from_yaml_str(&plain, "p.yaml", &env).is_ok());
 }
+
+/// A password written literally in `base_url` holding `/`, `?`, `#` or
+/// `@` (a parser then ends the authority early and finds no password) is
+/// never printed, in any spelling, by the library's message or by the
+/// binary (issue 50: `pa/ss` was printed whole); a path holding `@`
+/// (`http://u:12/ss@host` parses as port 12) is refused saying to
+/// percent-encode.
+#[test]
+fn a_password_holding_a_slash_is_never_printed() {
+    let dir = std::env::temp_dir().join(format!("conformance-url-secret-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("dir");
+    for base_url in [
+        "http://ops:pa/ss-w0rd@api.example.com",
+        "http://ops:12/ss-w0rd@api.example.com",
+        "https://ops:pa?ss-w0rd@api.example.com",
+        "https://ops:pa#ss-w0rd@api.example.com",
+        "http://ops:pa/ss-w0rd@api.example.com/?key=k3y-val",
+        "ops:pa/ss-w0rd@api.example.com",
+        "http://ops:pa%2Fss-w0rd@api.example.com/v2/api",
+        "http://api.example.com/?api_key=ss-w0rd",
+    ] {
+        let text = change(
+            "base_url: http://127.0.0.1:8080",
+            &format!("base_url: \"{base_url}\""),
+        );
+        let (line, key, shown) = refused(&text);
+        assert_eq!((line, key.as_str()), (1, "base_url"), "{shown}");
+        holds_no_secret(
+            &shown,
+            &["ss-w0rd", "ss%2Dw0rd", "k3y-val", "pa/ss", "pa%2F"],
+        );
+        let path = dir.join("profile.yaml");
+        std::fs::write(&path, &text).expect("profile");
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_conformance"))
+            .args(["check-profile", "--profile"])
+            .arg(&path)
+            .output()
+            .expect("conformance");
+        assert_eq!(output.status.code(), Some(2), "{base_url}: {output:?}");
+        let printed = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(printed.contains("base_url"), "{printed}");
+        holds_no_secret(&printed, &["ss-w0rd", "k3y-val", "pa/ss", "pa%2F"]);
+    }
+    let (_, _, shown) = refused(&change(
+        "base_url: http://127.0.0.1:8080",
+        "base_url: http://ops:12/ss-w0rd@api.example.com",
+    ));
+    assert!(shown.contains("percent-encoded"), "{shown}");
+    // Accepted (the last `@` ends the user information): shown redacted.
+    let profile = parse(&change(
+        "base_url: http://127.0.0.1:8080",
+        "base_url: http://ops:pa@ss-w0rd@api.example.com",
+    ))
+    .expect("a password holding @ parses");
+    let shown = profile.shown_base_url();
+    assert!(shown.contains("[redacted]"), "{shown}");
+    holds_no_secret(&shown, &["ss-w0rd", "pa@ss", "pa%40ss"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -192,10 +192,12 @@ impl Connect {
 }
 
 fn read(what: &'static str, path: &Path) -> Result<Vec<u8>, ConnectError> {
-    std::fs::read(path).map_err(|source| ConnectError::Read {
+    // A regular file only (a FIFO would wait for a writer), 1 MiB at most:
+    // a PEM file is a few kilobytes.
+    yaml_location::input::read_limited(path, 1 << 20).map_err(|e| ConnectError::Read {
         what,
         path: path.to_owned(),
-        source,
+        source: e.into(),
     })
 }
 

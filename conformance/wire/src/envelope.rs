@@ -29,11 +29,11 @@ pub fn error_problems(raw: &RawResponse) -> Vec<String> {
     if raw.header("x-project-uuid").is_none() {
         p.push("no X-Project-Uuid header".to_owned());
     }
-    let json = raw.json();
     match raw.status {
-        400 => p.extend(shape_400(json.as_ref())),
-        417 => p.extend(shape_417(json.as_ref())),
-        _ if json.is_none() => p.push("the body is not JSON".to_owned()),
+        400 => p.extend(shape_400(raw.json().as_ref())),
+        417 => p.extend(shape_417(raw.json().as_ref())),
+        // Read as a stream: no tree of a large answer.
+        _ if !raw.is_json() => p.push("the body is not JSON".to_owned()),
         _ => {}
     }
     p

@@ -379,7 +379,7 @@ impl ResponseRecord {
         });
         Self {
             status: raw.status,
-            is_json: raw.json().is_some(),
+            is_json: raw.is_json(),
             headers,
             body,
             body_digest: None,

@@ -54,11 +54,15 @@ impl Answer {
     }
 
     pub fn of(op: Op, raw: &RawResponse) -> Self {
-        let json = raw.json();
+        // A tree only where a shape is judged (400, 417): every other
+        // answer is read as a stream, whatever its size.
+        let json = matches!(raw.status, 400 | 417)
+            .then(|| raw.json())
+            .flatten();
         Answer {
             op,
             status: raw.status,
-            json: json.is_some(),
+            json: json.is_some() || (!matches!(raw.status, 400 | 417) && raw.is_json()),
             shape_400: raw.status == 400 && shape_400(json.as_ref()).is_empty(),
             shape_417: raw.status == 417 && shape_417(json.as_ref()).is_empty(),
             content_type_json: raw.header("content-type").is_some_and(is_json_media_type),

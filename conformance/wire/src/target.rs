@@ -500,7 +500,8 @@ impl Target {
         if !(200..300).contains(&raw.status) {
             return;
         }
-        if let Some(token) = raw.json().and_then(|b| crate::carried::issued_token(&b)) {
+        // Read as a stream: no tree of a large answer is built for this.
+        if let Some(token) = crate::carried::issued_token_in(&raw.body) {
             let mut issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
             if !issued.contains(&token) {
                 issued.push(token);
@@ -988,8 +989,7 @@ struct LimitAnswers {
 fn issued_by(s: &Sent) -> Option<String> {
     s.raw()
         .filter(|r| (200..300).contains(&r.status))
-        .and_then(|r| r.json())
-        .and_then(|b| crate::carried::issued_token(&b))
+        .and_then(|r| crate::carried::issued_token_in(&r.body))
 }
 
 /// Places tried for `modelUuid`, in order; the first that Authorize

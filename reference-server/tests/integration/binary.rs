@@ -381,3 +381,117 @@ fn an_unwritable_client_report_exits_2_at_start() {
         "{stderr}"
     );
 }
+
+/// A fresh folder of this process under the system's temporary folder.
+fn scratch_folder(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("reference-server-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+fn names_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .map(|e| {
+            e.unwrap_or_else(|e| panic!("{e}"))
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+/// The client report through the workspace's one writer (issue 50): a link
+/// planted at its old temporary name (`FILE.partial`) is never written
+/// through, and the report is a regular file beside it.
+#[cfg(unix)]
+#[test]
+fn a_link_planted_at_the_reports_old_temporary_name_is_not_followed() {
+    let dir = scratch_folder("planted");
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&victim, dir.join("clients.json.partial"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = dir.join("clients.json");
+    let (mut child, first) = spawn(&[
+        "--port",
+        "0",
+        "--client-report",
+        report.to_str().unwrap_or_default(),
+    ]);
+    let _ = port_of(&first);
+    let status = terminate(&mut child, "-TERM");
+    assert!(status.success(), "{status:?}");
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap_or_default(),
+        "precious"
+    );
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{e}"));
+    assert!(text.contains("\"exchanges\": 0"), "{text}");
+    assert_eq!(
+        names_in(&dir),
+        ["clients.json", "clients.json.partial", "victim"]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--client-report /dev/null` (here a link to it) is written in place:
+/// the link stays a link, `/dev/null` a device, and the listening line is
+/// still the first line.
+#[cfg(unix)]
+#[test]
+fn a_client_report_to_a_device_is_written_in_place() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch_folder("device");
+    let null = dir.join("null");
+    std::os::unix::fs::symlink("/dev/null", &null).unwrap_or_else(|e| panic!("{e}"));
+    let (mut child, first) = spawn(&[
+        "--port",
+        "0",
+        "--client-report",
+        null.to_str().unwrap_or_default(),
+    ]);
+    let _ = port_of(&first);
+    let status = terminate(&mut child, "-TERM");
+    assert!(status.success(), "{status:?}");
+    let meta = std::fs::symlink_metadata(&null).unwrap_or_else(|e| panic!("{e}"));
+    assert!(meta.file_type().is_symlink());
+    let device = std::fs::metadata("/dev/null").unwrap_or_else(|e| panic!("{e}"));
+    assert!(device.file_type().is_char_device());
+    assert_eq!(names_in(&dir), ["null"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A write that fails for want of space (here the file-size limit of the
+/// process, `ulimit -f 0`, which fails every write as a full disk does)
+/// exits 2 naming the report, and leaves no temporary file behind.
+#[cfg(unix)]
+#[test]
+fn a_full_disk_leaves_no_temporary_file() {
+    let dir = scratch_folder("full");
+    let report = dir.join("clients.json");
+    let output = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 0; exec \"$@\"", "sh", BIN])
+        .args([
+            "--port",
+            "0",
+            "--client-report",
+            report.to_str().unwrap_or_default(),
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "{}: cannot write the client report",
+            report.display()
+        )),
+        "{stderr}"
+    );
+    assert!(names_in(&dir).is_empty(), "{:?}", names_in(&dir));
+    let _ = std::fs::remove_dir_all(&dir);
+}
