@@ -470,6 +470,26 @@ impl Walker {
             if let Some(schema) = media_type.get_mut("schema") {
                 self.schema(schema, &at.join("content").join(media).join("schema"))?;
             }
+            // An encoding's `explode` defaults to true for `style: form`
+            // and false for the others, and `style` to `form` where
+            // `explode` is given: made explicit here, since `openapiv3`
+            // reads a missing `explode` as false.
+            if let Some(encoding) = media_type
+                .get_mut("encoding")
+                .and_then(Value::as_object_mut)
+            {
+                for entry in encoding.values_mut().filter_map(Value::as_object_mut) {
+                    match (entry.get("style").cloned(), entry.contains_key("explode")) {
+                        (Some(style), false) => {
+                            entry.insert("explode".into(), Value::Bool(style == "form"));
+                        }
+                        (None, true) => {
+                            entry.insert("style".into(), Value::String("form".into()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         Ok(())
     }

@@ -40,8 +40,12 @@ pub mod types {
         pub id: i64,
         pub name: ::std::string::String,
         pub kind: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub owner: ::std::option::Option<::std::string::String>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub owner: ::std::option::Option<::std::option::Option<::std::string::String>>,
     }
     ::client_runtime::impl_new!(
         Pet(id : i64, name : ::std::string::String, kind : ::std::string::String), owner
