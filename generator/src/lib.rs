@@ -67,6 +67,12 @@ pub struct Options {
     /// is read (`--overlay`; see [`overlay`]): a server's choices laid
     /// over the spec. Default: none.
     pub overlays: Vec<std::path::PathBuf>,
+    /// The most bytes read (`--max-input-mib`), of one file and of all the
+    /// files of a split document together. `None`: [`file::MAX_BYTES`],
+    /// 64 MiB, above the largest public API descriptions (Microsoft
+    /// Graph's is 19.4 MiB); what a run holds in memory is a multiple of
+    /// what it reads (see the README), so the limit bounds it too.
+    pub max_input_bytes: Option<u64>,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -92,12 +98,15 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
             hint: "name the folder that holds every file of the spec".into(),
         });
     }
+    let limit = options.max_input_bytes.unwrap_or(file::MAX_BYTES);
     guarded(path, || {
-        let source = match options.overlays.is_empty() {
-            true => load::Source::read_under(path, options.root.as_deref())?,
-            false => overlaid(path, &options.overlays, options.root.as_deref())?,
-        };
-        generate_source_with_options(&source, options)
+        file::with_max_bytes(limit, || {
+            let source = match options.overlays.is_empty() {
+                true => load::Source::read_under(path, options.root.as_deref())?,
+                false => overlaid(path, &options.overlays, options.root.as_deref())?,
+            };
+            generate_source_with_options(&source, options)
+        })
     })
 }
 

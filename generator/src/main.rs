@@ -45,6 +45,11 @@ struct Cli {
     /// repeatable, applied in the order given.
     #[arg(long, value_name = "FILE")]
     overlay: Vec<PathBuf>,
+    /// Read at most N MiB (of one file, and of all the files of a split
+    /// document together); default 64. Memory is bounded by a multiple of
+    /// what is read.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_input_mib: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         strict: cli.strict,
         root: cli.root.clone(),
         overlays: cli.overlay.clone(),
+        max_input_bytes: cli.max_input_mib.map(|mib| mib * 1024 * 1024),
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {

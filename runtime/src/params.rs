@@ -67,6 +67,12 @@ pub fn append_query_object<T: Serialize>(
             }
         }
         (Value::Object(_), QueryObject::DeepObject) => deep(&mut pairs, name, &value),
+        // A list held by a union (`oneOf` of a string and a list of them),
+        // `form` not exploded: one parameter, items joined by `,`.
+        (Value::Array(items), QueryObject::Joined) => {
+            let items: Vec<String> = items.iter().filter(|v| !v.is_null()).map(text).collect();
+            pairs.push((name.to_owned(), items.join(",")));
+        }
         // Not an object after all (an alias or a `oneOf`): as it is.
         (other, _) => {
             pairs.extend(
@@ -456,6 +462,23 @@ mod tests {
             ]
         );
         assert!(form_pairs(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn a_union_in_the_query_is_written_as_the_member_held() {
+        assert_eq!(query(json!(5), QueryObject::DeepObject), "filter=5");
+        assert_eq!(
+            query(json!({"gte": 1}), QueryObject::DeepObject),
+            "filter%5Bgte%5D=1"
+        );
+        assert_eq!(
+            query(json!(["a", "b"]), QueryObject::Exploded),
+            "filter=a&filter=b"
+        );
+        assert_eq!(
+            query(json!(["a", "b"]), QueryObject::Joined),
+            "filter=a%2Cb"
+        );
     }
 
     #[test]
