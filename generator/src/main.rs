@@ -50,6 +50,11 @@ struct Cli {
     /// what is read.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
     max_input_mib: Option<u64>,
+    /// Compile each tag's operations only with the cargo feature
+    /// `tag-<tag>` (and `untagged`), for a crate that uses a few operations
+    /// of a large API; the output's header lists the features to declare.
+    #[arg(long)]
+    tag_features: bool,
 }
 
 fn main() -> ExitCode {
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
         root: cli.root.clone(),
         overlays: cli.overlay.clone(),
         max_input_bytes: cli.max_input_mib.map(|mib| mib * 1024 * 1024),
+        tag_features: cli.tag_features,
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {

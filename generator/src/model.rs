@@ -144,6 +144,9 @@ pub struct Operation {
     pub http_method: String,
     pub path: Vec<PathSegment>,
     pub path_template: String,
+    /// The operation's `tags`, as written: the first names the cargo
+    /// feature it is compiled with under `--tag-features`.
+    pub tags: Vec<String>,
     pub summary: Option<String>,
     pub description: Option<String>,
     pub params: Vec<Param>,

@@ -3,6 +3,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::features::TagFeatures;
 use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
@@ -13,19 +14,27 @@ use crate::names::Scope;
 
 /// The server URL, the defaults, the `Client`, and the `builder` module with
 /// one request builder per operation.
-pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
+pub(crate) fn parts<'a>(
+    api: &'a Api,
+    feature: Option<&'a str>,
+    tags: Option<&'a TagFeatures>,
+) -> Vec<Part<'a>> {
     let builders = api
         .operations
         .iter()
-        .map(|op| emit(move || builder(api, op)))
+        .enumerate()
+        .map(|(i, op)| emit(move || super::gated_cfg(builder(api, op), tags.map(|t| t.op(i)))))
         .collect();
     vec![
-        Part::Items(emit(move || super::gated(client(api), feature))),
+        Part::Items(emit(move || super::gated(client(api, tags), feature))),
         Part::Module {
             head: emit(move || {
-                // The runtime by a short name, where there is code to use it.
+                // The runtime by a short name, where there is code to use it
+                // (with features by tag, possibly none turned on).
+                let allow = tags.map(|_| quote!(#[allow(unused_imports)]));
                 let uses = (!api.operations.is_empty()).then(|| {
                     quote!(
+                        #allow
                         use ::client_runtime as rt;
                     )
                 });
@@ -165,7 +174,7 @@ fn authenticate(api: &Api, op: &Operation, locals: &Locals) -> TokenStream {
     }
 }
 
-fn client(api: &Api) -> TokenStream {
+fn client(api: &Api, tags: Option<&TagFeatures>) -> TokenStream {
     let server = server(api);
     let defaults = defaults(api);
     let credentials = credentials(api);
@@ -188,13 +197,18 @@ fn client(api: &Api) -> TokenStream {
             }
         }
     });
-    let methods = api.operations.iter().map(|op| {
+    let methods = api.operations.iter().enumerate().map(|(i, op)| {
         let doc = operation_doc(op);
         let method = ident(&op.method_name);
         let builder = ident(&op.type_name);
         let inits = builder_inits(api, op);
+        let cfg = tags.map(|t| {
+            let predicate = t.op(i);
+            quote!(#[cfg(#predicate)])
+        });
         quote! {
             #doc
+            #cfg
             pub fn #method(&self) -> builder::#builder<'_> {
                 builder::#builder { client: self, #(#inits)* }
             }

@@ -3,16 +3,19 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::features::TagFeatures;
 use super::layout::{Part, emit};
 use super::{doc, ident, rust_type};
 use crate::model::{Api, EnumValue, Field, TaggedVariant, TypeDef, TypeRef, Variant};
 
 /// The `types` module, one item per named type.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+pub(crate) fn parts<'a>(api: &'a Api, tags: Option<&'a TagFeatures>) -> Vec<Part<'a>> {
     let items = api
         .types
         .iter()
-        .map(|(name, def)| emit(move || item(api, name, def)))
+        .map(|(name, def)| {
+            emit(move || super::gated_cfg(item(api, name, def), tags.and_then(|t| t.named(name))))
+        })
         .collect();
     vec![Part::Module {
         head: emit(|| {
