@@ -40,7 +40,9 @@ pub struct Degraded {
     /// Request bodies sent as raw bytes the caller supplies.
     pub bodies: usize,
     /// Parts of a body's `encoding` not applied (`allowReserved`, a form
-    /// field's headers, a multipart body's part encodings).
+    /// field's headers, a multipart body's part encodings), and media types
+    /// of a body not offered to the caller (one that cannot be written
+    /// beside one that can).
     pub encodings: usize,
 }
 
@@ -76,8 +78,8 @@ impl std::fmt::Display for Degraded {
             ),
             (
                 self.encodings,
-                "body encoding",
-                "body encodings",
+                "body encoding or media type",
+                "body encodings or media types",
                 "not applied",
             ),
         ]

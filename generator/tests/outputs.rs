@@ -731,11 +731,19 @@ fn what_is_not_sent_as_written_is_named_counted_and_strict_refuses_it() {
         [
             "/paths/~1v1~1notes/post/requestBody/content/application~1x-www-form-urlencoded/encoding/text/allowReserved",
             "/paths/~1v1~1notes/post/requestBody/content/application~1x-www-form-urlencoded/encoding/extra/headers",
+            "/paths/~1v1~1mixed/post/requestBody/content/application~1x-www-form-urlencoded/schema",
         ]
+    );
+    assert!(
+        generated.warnings[2]
+            .message
+            .contains("is not offered to the caller: a form body must be an object"),
+        "{}",
+        generated.warnings[2]
     );
     assert_eq!(
         generated.degraded.to_string(),
-        "2 body encodings not applied"
+        "3 body encodings or media types not applied"
     );
     let strict = generator::generate_with_options(
         &root().join("generator/fixtures/form_encoding.yaml"),

@@ -66,8 +66,28 @@ impl<'a> Lowerer<'a> {
         }
         let mut variants: Vec<(String, BodyMedia)> = Vec::new();
         let mut names = Scope::default();
-        for (media, media_type, kind) in offered {
-            let lowered = self.body_media(media, media_type, kind, &content_at, op_type)?;
+        for (index, (media, media_type, kind)) in offered.into_iter().enumerate() {
+            let lowered = match self.body_media(media, media_type, kind, &content_at, op_type) {
+                Ok(lowered) => lowered,
+                Err(error) if index == 0 => return Err(error),
+                // Another media type than the best one that cannot be
+                // written (a form whose schema is not an object, a dangling
+                // `$ref` under it): not offered, said and counted; the
+                // operation keeps the others.
+                Err(error) => {
+                    let at = error.pointer.clone();
+                    self.warn(
+                        &at,
+                        format!(
+                            "the request body's media type `{media}` is not offered to the caller: {}",
+                            error.message
+                        ),
+                        error.hint.clone(),
+                    );
+                    self.count(|d| &mut d.encodings, &at);
+                    continue;
+                }
+            };
             // The same media type written twice (`application/json` and
             // `application/json; charset=utf-8` with one schema) is one
             // choice.
