@@ -104,6 +104,12 @@ fn main() -> ExitCode {
                 for overlay in &cli.overlay {
                     feature.push_str(&format!(" --overlay {}", overlay.display()));
                 }
+                if let Some(mib) = cli.max_input_mib {
+                    feature.push_str(&format!(" --max-input-mib {mib}"));
+                }
+                if cli.tag_features {
+                    feature.push_str(" --tag-features");
+                }
                 eprintln!(
                     "help: cargo run -p generator -- {}{feature} --out {}",
                     cli.spec.display(),
