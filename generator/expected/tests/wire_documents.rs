@@ -12,7 +12,7 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use generator_expected::{form_encoding, media_types, nullable_fields, unions};
+use generator_expected::{degraded, form_encoding, media_types, nullable_fields, unions};
 
 /// What the listener received: the request line, the headers (names in
 /// lower case) and the body, as bytes.
@@ -379,4 +379,31 @@ async fn scalar_or_object_unions_are_sent_as_the_member_held() {
     let read: Service = serde_json::from_str(r#"{"target_port":8080,"max_surge":"25%"}"#).unwrap();
     assert_eq!(read.target_port, Some(IntOrString::Integer(8080)));
     assert_eq!(read.max_surge, Some(ServiceMaxSurge::String("25%".into())));
+}
+
+/// A query parameter that is a string or a list of them (`oneOf`, GitHub's
+/// `labels`-like shapes): sent as the member held, a list exploded as the
+/// default `form` style says (it was sent as the string member only).
+#[tokio::test]
+async fn a_string_or_list_parameter_is_sent_as_the_member_held() {
+    use degraded::types::{GetDeliveryTag, NameOrId};
+    for (tag, query) in [
+        (GetDeliveryTag::String("a b".into()), "tag=a+b"),
+        (
+            GetDeliveryTag::Array(vec!["x".into(), "y".into()]),
+            "tag=x&tag=y",
+        ),
+    ] {
+        let (base, listener) = one_exchange(NO_CONTENT);
+        let client = degraded::Client::new(&base).unwrap();
+        client
+            .get_delivery()
+            .id(NameOrId::Name("n".into()))
+            .tag(tag)
+            .send()
+            .await
+            .unwrap();
+        let received = listener.join().unwrap();
+        assert_eq!(received.line, format!("GET /deliveries/n?{query} HTTP/1.1"));
+    }
 }
