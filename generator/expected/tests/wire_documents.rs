@@ -12,7 +12,7 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 
-use generator_expected::{degraded, form_encoding, media_types, nullable_fields, unions};
+use generator_expected::{degraded, form_encoding, media_types, nullable_fields, swagger2, unions};
 
 /// What the listener received: the request line, the headers (names in
 /// lower case) and the body, as bytes.
@@ -406,4 +406,31 @@ async fn a_string_or_list_parameter_is_sent_as_the_member_held() {
         let received = listener.join().unwrap();
         assert_eq!(received.line, format!("GET /deliveries/n?{query} HTTP/1.1"));
     }
+}
+
+/// A Swagger 2.0 form field's array is joined as its `collectionFormat`
+/// says (`csv` by default, `ssv`, `pipes`; `multi` repeated), through the
+/// 3.0 `encoding` the conversion writes.
+#[tokio::test]
+async fn a_swagger_2_form_array_is_joined_as_its_collection_format_says() {
+    let (base, listener) = one_exchange(NO_CONTENT);
+    let client = swagger2::Client::new(&base).unwrap();
+    let mut body = swagger2::types::TagPetBody::default();
+    body.sizes = Some(vec![1, 2]);
+    body.words = Some(vec!["a".into(), "b".into()]);
+    body.codes = Some(vec!["x".into(), "y".into()]);
+    body.labels = Some(vec!["l1".into(), "l2".into()]);
+    client.tag_pet().pet_id(7).body(body).send().await.unwrap();
+    let received = listener.join().unwrap();
+    assert_eq!(received.line, "POST /pets/7/tags HTTP/1.1");
+    assert_eq!(
+        received.form_pairs(),
+        [
+            "codes=x%7Cy",
+            "labels=l1",
+            "labels=l2",
+            "sizes=1%2C2",
+            "words=a+b"
+        ]
+    );
 }
