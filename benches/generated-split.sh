@@ -101,7 +101,7 @@ ONE=$(printf '%s\n' "$FEATURES" | head -n 1)
 export CARGO_TARGET_DIR="$W/target"
 cd "$W/crate"
 log "checking the dependencies once"
-cargo check -q --features all
+cargo check -q
 PRE_RUN=(cargo clean -q -p split-bench)
 log "checking the crate: every tag, one tag ($ONE), none"
 read -r ALL_CPU ALL_PEAK < <(median_of "$RUNS" cargo check -q --features all)
@@ -113,7 +113,7 @@ pct() { python3 -c 'import sys; a, b = map(float, sys.argv[1:]); print("%.0f %%"
 {
     echo "# Compile cost of a large API's bindings, split by tag"
     echo
-    echo "$(date -u +%Y-%m-%d), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); medians of $RUNS runs."
+    echo "$(date -u +%Y-%m-%d), $(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg); medians of $RUNS run(s); generator: $GENERATOR."
     echo "Document: benches/large_spec.py $TAGS $OPS $PAD ($((TAGS * OPS)) operations, $((SPEC_BYTES / 1024)) KiB); output: $LINES lines."
     echo
     echo "| what | CPU | peak memory | share of the whole |"
