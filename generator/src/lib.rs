@@ -67,6 +67,19 @@ pub struct Options {
     /// is read (`--overlay`; see [`overlay`]): a server's choices laid
     /// over the spec. Default: none.
     pub overlays: Vec<std::path::PathBuf>,
+    /// The most bytes read (`--max-input-mib`), of one file and of all the
+    /// files of a split document together. `None`: [`file::MAX_BYTES`],
+    /// 64 MiB, above the largest public API descriptions (Microsoft
+    /// Graph's is 19.4 MiB); what a run holds in memory is a multiple of
+    /// what it reads (see the README), so the limit bounds it too.
+    pub max_input_bytes: Option<u64>,
+    /// Compile each tag's operations only with a cargo feature of their
+    /// own (`--tag-features`): `tag-<first tag>` (or `untagged`), and each
+    /// type with the features of the operations that use it; the header
+    /// comment lists the `[features]` the crate declares. For a large API
+    /// of which a crate calls a few operations: it compiles those. Default:
+    /// off, everything compiled (one feature to declare is none).
+    pub tag_features: bool,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -92,12 +105,15 @@ pub fn generate_with_options(path: &Path, options: &Options) -> Result<Generated
             hint: "name the folder that holds every file of the spec".into(),
         });
     }
+    let limit = options.max_input_bytes.unwrap_or(file::MAX_BYTES);
     guarded(path, || {
-        let source = match options.overlays.is_empty() {
-            true => load::Source::read_under(path, options.root.as_deref())?,
-            false => overlaid(path, &options.overlays, options.root.as_deref())?,
-        };
-        generate_source_with_options(&source, options)
+        file::with_max_bytes(limit, || {
+            let source = match options.overlays.is_empty() {
+                true => load::Source::read_under(path, options.root.as_deref())?,
+                false => overlaid(path, &options.overlays, options.root.as_deref())?,
+            };
+            generate_source_with_options(&source, options)
+        })
     })
 }
 
@@ -216,7 +232,15 @@ pub fn generate_source_with_options(
         .map_err(|e| source.diagnose(e))?;
     let mut warnings = source.warnings.clone();
     warnings.extend(lowered);
-    let header = header(&source.path, &source.origins, &api);
+    let mut header = header(&source.path, &source.origins, &api);
+    if options.tag_features {
+        header.push_str(
+            "// Compiled by tag (--tag-features): the crate declares these features, and turns on those it uses.\n// [features]\n",
+        );
+        for feature in emit::features(&api) {
+            header.push_str(&format!("// {feature} = []\n"));
+        }
+    }
     // Placing warnings reads the whole text once more; it needs nothing
     // from the code, so it runs beside emitting, not after it.
     let spare = warnings.clone();
@@ -224,7 +248,12 @@ pub fn generate_source_with_options(
         let placed = std::thread::Builder::new()
             .name("warnings".into())
             .spawn_scoped(scope, || source.diagnose_all(warnings));
-        let code = emit::emit(&api, &header, options.client_feature.as_deref());
+        let code = emit::emit_with(
+            &api,
+            &header,
+            options.client_feature.as_deref(),
+            options.tag_features,
+        );
         let warnings = match placed {
             Ok(handle) => handle
                 .join()

@@ -45,6 +45,16 @@ struct Cli {
     /// repeatable, applied in the order given.
     #[arg(long, value_name = "FILE")]
     overlay: Vec<PathBuf>,
+    /// Read at most N MiB (of one file, and of all the files of a split
+    /// document together); default 64. Memory is bounded by a multiple of
+    /// what is read.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=4096))]
+    max_input_mib: Option<u64>,
+    /// Compile each tag's operations only with the cargo feature
+    /// `tag-<tag>` (and `untagged`), for a crate that uses a few operations
+    /// of a large API; the output's header lists the features to declare.
+    #[arg(long)]
+    tag_features: bool,
 }
 
 /// The largest file `--check` reads: 64 MiB, far above any generated
@@ -63,6 +73,8 @@ fn main() -> ExitCode {
         strict: cli.strict,
         root: cli.root.clone(),
         overlays: cli.overlay.clone(),
+        max_input_bytes: cli.max_input_mib.map(|mib| mib * 1024 * 1024),
+        tag_features: cli.tag_features,
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -101,6 +113,12 @@ fn main() -> ExitCode {
                     .unwrap_or_default();
                 for overlay in &cli.overlay {
                     feature.push_str(&format!(" --overlay {}", overlay.display()));
+                }
+                if let Some(mib) = cli.max_input_mib {
+                    feature.push_str(&format!(" --max-input-mib {mib}"));
+                }
+                if cli.tag_features {
+                    feature.push_str(" --tag-features");
                 }
                 eprintln!(
                     "help: cargo run -p generator -- {}{feature} --out {}",

@@ -39,6 +39,11 @@ pub struct Degraded {
     pub headers: usize,
     /// Request bodies sent as raw bytes the caller supplies.
     pub bodies: usize,
+    /// Parts of a body's `encoding` not applied (`allowReserved`, a form
+    /// field's headers, a multipart body's part encodings), and media types
+    /// of a body not offered to the caller (one that cannot be written
+    /// beside one that can).
+    pub encodings: usize,
 }
 
 impl Degraded {
@@ -70,6 +75,12 @@ impl std::fmt::Display for Degraded {
                 "request body",
                 "request bodies",
                 "sent as raw bytes",
+            ),
+            (
+                self.encodings,
+                "body encoding or media type",
+                "body encodings or media types",
+                "not applied",
             ),
         ]
         .into_iter()
@@ -135,6 +146,9 @@ pub struct Operation {
     pub http_method: String,
     pub path: Vec<PathSegment>,
     pub path_template: String,
+    /// The operation's `tags`, as written: the first names the cargo
+    /// feature it is compiled with under `--tag-features`.
+    pub tags: Vec<String>,
     pub summary: Option<String>,
     pub description: Option<String>,
     pub params: Vec<Param>,
@@ -236,20 +250,42 @@ pub enum ArrayStyle {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Body {
+    /// The media type sent when the caller does not choose: the best the
+    /// operation offers (JSON, then a form, then multipart, bytes, text).
     pub media: BodyMedia,
+    /// Where the operation offers several media types the client can
+    /// write: the enum the caller picks one with (in the builder module),
+    /// a variant per media type, the best first. `None`: one media type.
+    pub choice: Option<BodyChoice>,
     pub required: bool,
     pub description: Option<String>,
+}
+
+/// The media types of a request body the caller chooses from: an enum
+/// whose variant says which is sent (`PatchThingBody::MergePatchJson(patch)`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BodyChoice {
+    /// The enum's name in the builder module.
+    pub name: String,
+    /// Each variant's name and how it is sent, in the order of preference.
+    pub variants: Vec<(String, BodyMedia)>,
 }
 
 /// How a request body travels, from the media type the operation offers
 /// (JSON first, then a form, then bytes, then text).
 #[derive(Debug, Clone, PartialEq)]
 pub enum BodyMedia {
-    /// `application/json` (or `+json`): the typed value, serialised as JSON.
-    Json(TypeRef),
+    /// `application/json` (or `+json`): the typed value, serialised as JSON,
+    /// sent with the media type the document declares
+    /// (`application/merge-patch+json` stays that).
+    Json { ty: TypeRef, content_type: String },
     /// `application/x-www-form-urlencoded`: a struct (or map) of flat
-    /// values and arrays of them.
-    Form(TypeRef),
+    /// values and arrays of them; properties the `encoding` names are
+    /// written as it says.
+    Form {
+        ty: TypeRef,
+        encoding: Vec<FormEncoding>,
+    },
     /// `multipart/form-data`: a struct whose fields are parts (text, files
     /// for `format: binary`, JSON for the rest), or any object.
     Multipart(TypeRef),
@@ -258,6 +294,46 @@ pub enum BodyMedia {
     Binary { content_type: String },
     /// `text/*`: a `String`, sent with this `Content-Type`.
     Text { content_type: String },
+}
+
+impl BodyMedia {
+    /// The Rust type the body's value has, if the generator types it.
+    pub fn typed(&self) -> Option<&TypeRef> {
+        match self {
+            BodyMedia::Json { ty, .. } | BodyMedia::Form { ty, .. } | BodyMedia::Multipart(ty) => {
+                Some(ty)
+            }
+            BodyMedia::Binary { .. } | BodyMedia::Text { .. } => None,
+        }
+    }
+}
+
+/// How one property of a form body is written, from its `encoding` entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormEncoding {
+    /// The property's name on the wire.
+    pub property: String,
+    pub style: FormStyle,
+    pub explode: bool,
+}
+
+/// The `style` of a form property (or its `contentType`, when that says
+/// JSON), as in the query.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FormStyle {
+    /// `form`: arrays repeated (exploded) or joined by `,`; an object's
+    /// properties `key=value` (exploded) or `name=key,value,...`.
+    Form,
+    /// `spaceDelimited`: arrays (and objects) joined by a space.
+    SpaceDelimited,
+    /// `pipeDelimited`: joined by `|`.
+    PipeDelimited,
+    /// `deepObject`: `name[key]=value`, nested to any depth, array items
+    /// by index (`name[items][0][price]=...`).
+    DeepObject,
+    /// `contentType: application/json` (and no `style`): the value's JSON
+    /// text.
+    Json,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -470,6 +470,26 @@ impl Walker {
             if let Some(schema) = media_type.get_mut("schema") {
                 self.schema(schema, &at.join("content").join(media).join("schema"))?;
             }
+            // An encoding's `explode` defaults to true for `style: form`
+            // and false for the others, and `style` to `form` where
+            // `explode` is given: made explicit here, since `openapiv3`
+            // reads a missing `explode` as false.
+            if let Some(encoding) = media_type
+                .get_mut("encoding")
+                .and_then(Value::as_object_mut)
+            {
+                for entry in encoding.values_mut().filter_map(Value::as_object_mut) {
+                    match (entry.get("style").cloned(), entry.contains_key("explode")) {
+                        (Some(style), false) => {
+                            entry.insert("explode".into(), Value::Bool(style == "form"));
+                        }
+                        (None, true) => {
+                            entry.insert("style".into(), Value::String("form".into()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1139,6 +1159,42 @@ fn drop_inapplicable(map: &mut Map<String, Value>) {
             "maxProperties",
         ] {
             map.remove(key);
+        }
+    }
+    // A validation keyword of another type beside one declared `type`
+    // (`maxLength` on an integer, `minLength` on an array, `minimum` on a
+    // string: Zoom, Twilio, Jira and Zuora write them): JSON Schema applies
+    // a keyword only to instances of its type, so the schema is its
+    // declared type and the keyword says nothing (issue 47).
+    if let Some(declared) = map.get("type").and_then(Value::as_str).map(str::to_owned)
+        && !map.contains_key("allOf")
+    {
+        let of = |keywords: &[&'static str], types: &[&str]| -> Vec<&'static str> {
+            if types.contains(&declared.as_str()) {
+                Vec::new()
+            } else {
+                keywords.to_vec()
+            }
+        };
+        let mut foreign = of(&["maxLength", "minLength", "pattern"], &["string"]);
+        foreign.extend(of(
+            &[
+                "minimum",
+                "maximum",
+                "exclusiveMinimum",
+                "exclusiveMaximum",
+                "multipleOf",
+            ],
+            &["integer", "number"],
+        ));
+        foreign.extend(of(&["minItems", "maxItems", "uniqueItems"], &["array"]));
+        foreign.extend(of(&["minProperties", "maxProperties"], &["object"]));
+        if ["string", "integer", "number", "boolean", "array", "object"]
+            .contains(&declared.as_str())
+        {
+            for key in foreign {
+                map.remove(key);
+            }
         }
     }
     if map.get("type").is_some_and(|t| t == "integer") {

@@ -28,9 +28,11 @@ use serde_json::{Map, Value};
 
 use crate::error::{Diagnostic, Pointer};
 
-/// Every file a document is read from, most of a bundle's bytes at most:
-/// 32 MiB (four times what one file may hold).
-pub const MAX_TOTAL_BYTES: u64 = 4 * crate::file::MAX_BYTES;
+/// Every file a document is read from, together, hold at most
+/// [`crate::file::max_bytes`] (64 MiB unless `--max-input-mib` says).
+pub fn max_total_bytes() -> u64 {
+    crate::file::max_bytes()
+}
 
 /// One file of a (possibly split) document.
 #[derive(Debug, Clone)]
@@ -748,15 +750,15 @@ impl Bundler {
             crate::file::BeneathError::Read(diagnostic) => diagnostic,
         })?;
         self.bytes += text.len() as u64;
-        if self.bytes > MAX_TOTAL_BYTES {
+        if self.bytes > max_total_bytes() {
             return Err(self.diagnostic(
                 file,
                 at,
                 format!(
                     "the files of the document hold more than {} MiB together, the most this generator reads",
-                    MAX_TOTAL_BYTES / (1024 * 1024)
+                    max_total_bytes() / (1024 * 1024)
                 ),
-                "check that the references name the spec's own files",
+                "check that the references name the spec's own files, or raise the limit with `--max-input-mib N`",
             ));
         }
         Ok(text)

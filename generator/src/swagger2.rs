@@ -762,6 +762,36 @@ impl<'a> Converter<'a> {
             object.insert("required".into(), Value::Array(required));
         }
         let object = Value::Object(object);
+        // A form field's array is joined as its `collectionFormat` says
+        // (`csv` by default): in a URL-encoded form, the 3.0 `encoding`
+        // that says the same; a multipart part cannot be joined so.
+        let mut encoding = Map::new();
+        let mut unjoined = Vec::new();
+        for field in &form {
+            if field.value.get("type").and_then(Value::as_str) != Some("array") {
+                continue;
+            }
+            let Some(name) = field.value.get("name").and_then(Value::as_str) else {
+                continue;
+            };
+            let style = match field
+                .value
+                .get("collectionFormat")
+                .and_then(Value::as_str)
+                .unwrap_or("csv")
+            {
+                "multi" => continue,
+                "csv" => "form",
+                "ssv" => "spaceDelimited",
+                "pipes" => "pipeDelimited",
+                _ => {
+                    unjoined.push(field.at.clone());
+                    continue;
+                }
+            };
+            encoding.insert(name.to_owned(), json!({ "style": style, "explode": false }));
+            unjoined.push(field.at.clone());
+        }
         let mut content = Map::new();
         for (media, media_at) in medias {
             let media_now = now.join("content").join(&media);
@@ -771,7 +801,24 @@ impl<'a> Converter<'a> {
             for (name, from) in &property_moves {
                 self.moved(schema_now.join("properties").join(name), from);
             }
-            content.insert(media, json!({ "schema": object }));
+            let essence = media.split(';').next().unwrap_or("").trim();
+            if essence.eq_ignore_ascii_case(FORM) && !encoding.is_empty() {
+                content.insert(
+                    media,
+                    json!({ "schema": object, "encoding": Value::Object(encoding.clone()) }),
+                );
+            } else {
+                if essence.eq_ignore_ascii_case(MULTIPART) {
+                    for at in &unjoined {
+                        self.notes.warnings.push(LowerError::new(
+                            at,
+                            "a multipart field's array is sent as repeated parts (`collectionFormat: multi`), not joined as the document says",
+                            "write `collectionFormat: multi`, or send the list joined in a string field",
+                        ));
+                    }
+                }
+                content.insert(media, json!({ "schema": object }));
+            }
         }
         self.moved(now, &form[0].at);
         let required = form
@@ -900,16 +947,6 @@ impl<'a> Converter<'a> {
                 }
                 _ => {}
             }
-        }
-        if form
-            && param.get("type").and_then(Value::as_str) == Some("array")
-            && param.get("collectionFormat").and_then(Value::as_str) != Some("multi")
-        {
-            self.notes.warnings.push(LowerError::new(
-                at,
-                "a form field's array is sent as repeated fields (`collectionFormat: multi`), not joined as the document says",
-                "write `collectionFormat: multi`, or send the list joined in a string field",
-            ));
         }
         Ok(Value::Object(out))
     }

@@ -52,6 +52,7 @@ const WARNED: &[&str] = &[
     "shapes.yaml",
     "petstore_v2.yaml",
     "swagger2.yaml",
+    "form_encoding.yaml",
 ];
 
 /// Every output in `generator/expected/src/` has its fixture: none is left
@@ -279,7 +280,6 @@ fn degraded_schemas_are_values_with_a_warning() {
     assert_eq!(
         pointers,
         [
-            "/paths/~1deliveries~1{id}/get/parameters/4/schema",
             "/components/schemas/Delivery/properties/config",
             "/components/schemas/Delivery/properties/extra",
             "/paths/~1checks/post/requestBody/content/application~1json/schema",
@@ -291,7 +291,8 @@ fn degraded_schemas_are_values_with_a_warning() {
     for needle in [
         // `type: string` with object keywords beside: a string, as JSON
         // Schema reads it (the keywords apply to objects only).
-        "pub payload: ::std::option::Option<::std::string::String>",
+        // Optional and nullable: three states.
+        "pub payload: ::std::option::Option<::std::option::Option<::std::string::String>>",
         "::std::vec::Vec<::client_runtime::serde_json::Value>",
         // A oneOf of string enums is one string enum of their values.
         "pub enum SortMode { NameAscending, NameDescending, IdAscending, }",
@@ -302,13 +303,12 @@ fn degraded_schemas_are_values_with_a_warning() {
         "pub fn tool_guid(mut self, value: impl Into<::std::string::String>",
         "pub fn sort_by(mut self, value: super::types::SortMode",
         "pub fn id(mut self, value: super::types::NameOrId",
-        // oneOf [string, array]: the first member that fits.
-        "pub fn tag(mut self, value: impl Into<::std::string::String>",
+        // oneOf [string, array of strings]: the union, each member sent
+        // as the parameter's style writes it (issue 47).
+        "pub fn tag(mut self, value: super::types::GetDeliveryTag",
     ] {
         assert!(code.contains(&squeeze(needle)), "missing: {needle}");
     }
-    // The inline oneOf the `tag` parameter no longer uses is not emitted.
-    assert!(!code.contains("GetDeliveryTag"), "unused type emitted");
     for (spec, _) in pairs()
         .iter()
         .filter(|(spec, _)| !WARNED.iter().any(|w| spec.ends_with(w)))
@@ -320,25 +320,32 @@ fn degraded_schemas_are_values_with_a_warning() {
     }
 }
 
-/// A nullable schema used by an optional field is one `Option` (absent and
-/// `null` read alike), never `Option<Option<T>>`; and a struct whose
-/// fields all have a default derives `Default` (a large body is
-/// `Body::default()` with its fields set).
+/// A nullable schema used by an optional field has three states (issue
+/// 47: absent, `null`, a value), `Option<Option<T>>` read by the runtime's
+/// `nullable::deserialize` so that a `null` is `Some(None)`; nothing else
+/// is an `Option` of an `Option`. A struct whose fields all have a default
+/// derives `Default` (a large body is `Body::default()` with its fields
+/// set).
 #[test]
 fn options_are_single_and_defaults_derived() {
     for (spec, _) in &pairs() {
         let code = generate(spec);
         let squeezed: String = code.split_whitespace().collect();
-        assert!(
-            !squeezed.contains("Option<::std::option::Option<"),
-            "{spec}: an Option of an Option"
+        assert_eq!(
+            squeezed.matches("Option<::std::option::Option<").count(),
+            squeezed
+                .matches("deserialize_with=\"::client_runtime::nullable::deserialize\")]pub")
+                .count(),
+            "{spec}: an Option of an Option that is not a three-state field"
         );
     }
     let code = generate("generator/fixtures/shapes.yaml");
     let squeeze = |text: &str| text.split_whitespace().collect::<String>();
     let code = squeeze(&code);
     assert!(
-        code.contains(&squeeze("pub memo: ::std::option::Option<MaybeText>,")),
+        code.contains(&squeeze(
+            "pub memo: ::std::option::Option<::std::option::Option<MaybeText>>,"
+        )),
         "memo"
     );
     assert!(code.contains(&squeeze("pub type MaybeText = ::std::string::String;")));
@@ -438,7 +445,7 @@ fn json_schema_2020_keywords_are_read() {
         "pub type Coordinate = f64;",
         "pub id: PointId,",
         "pub enum PointId { Integer(i64), String(::std::string::String), }",
-        "pub label: ::std::option::Option<Label>,",
+        "pub label: ::std::option::Option<::std::option::Option<Label>>,",
         "pub entry: ::std::option::Option<::std::vec::Vec<PointEntryItem>>,",
         "pub counts: ::std::option::Option<::std::collections::BTreeMap<::std::string::String, i64>",
         "pub extras: ::std::option::Option<Extras>,",
@@ -621,6 +628,7 @@ fn operations_degrade_in_place() {
             schemas: 2,
             headers: 1,
             bodies: 1,
+            encodings: 0,
         }
     );
     assert_eq!(
@@ -702,4 +710,93 @@ fn bends_of_30_are_read_with_warnings() {
         assert!(code.contains(&squeeze(needle)), "missing: {needle}");
     }
     strict_refuses_at(spec, 29);
+}
+
+/// Issue 47: what the client cannot write as the document says is named
+/// at its member, counted, and refused by `--strict`; what it can write
+/// (Stripe's `created`, an object or an integer; `maxLength` on an
+/// integer) draws no warning.
+#[test]
+fn what_is_not_sent_as_written_is_named_counted_and_strict_refuses_it() {
+    let generated =
+        generator::generate_with_warnings(&root().join("generator/fixtures/form_encoding.yaml"))
+            .unwrap();
+    let pointers: Vec<&str> = generated
+        .warnings
+        .iter()
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        [
+            "/paths/~1v1~1notes/post/requestBody/content/application~1x-www-form-urlencoded/encoding/text/allowReserved",
+            "/paths/~1v1~1notes/post/requestBody/content/application~1x-www-form-urlencoded/encoding/extra/headers",
+            "/paths/~1v1~1mixed/post/requestBody/content/application~1x-www-form-urlencoded/schema",
+        ]
+    );
+    assert!(
+        generated.warnings[2]
+            .message
+            .contains("is not offered to the caller: a form body must be an object"),
+        "{}",
+        generated.warnings[2]
+    );
+    assert_eq!(
+        generated.degraded.to_string(),
+        "3 body encodings or media types not applied"
+    );
+    let strict = generator::generate_with_options(
+        &root().join("generator/fixtures/form_encoding.yaml"),
+        &generator::Options {
+            strict: true,
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        strict.pointer.ends_with("/encoding/text/allowReserved"),
+        "{strict}"
+    );
+
+    let unions =
+        generator::generate_with_warnings(&root().join("generator/fixtures/unions.yaml")).unwrap();
+    assert!(unions.warnings.is_empty(), "{:?}", unions.warnings);
+    assert!(unions.degraded.is_empty());
+
+    // A member that no style can write (a list of objects) is named at its
+    // own index, and counted; the parameter is sent as the member that fits.
+    let text = r#"
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /charges:
+    get:
+      operationId: list
+      parameters:
+        - name: created
+          in: query
+          schema:
+            anyOf:
+              - type: integer
+              - type: array
+                items:
+                  type: object
+                  properties:
+                    gt: {type: integer}
+      responses:
+        "204": {description: none}
+"#;
+    let generated =
+        generator::generate_text_with_warnings(Path::new("union.yaml"), text.to_owned()).unwrap();
+    let pointers: Vec<&str> = generated
+        .warnings
+        .iter()
+        .map(|w| w.pointer.as_str())
+        .collect();
+    assert_eq!(
+        pointers,
+        ["/paths/~1charges/get/parameters/0/schema/anyOf/1"]
+    );
+    assert_eq!(generated.warnings[0].line, Some(14));
+    assert_eq!(generated.degraded.parameters, 1);
 }

@@ -28,6 +28,7 @@
 mod construct;
 mod file;
 pub mod json;
+pub mod nullable;
 pub mod redact;
 mod secret;
 pub mod string_enum;
@@ -63,12 +64,14 @@ pub use http::{client_builder, install_crypto_provider};
 pub use multipart::Multipart;
 #[cfg(feature = "client")]
 pub use params::{
-    PathStyle, QueryObject, append_query_object, json_text, simple_text, styled_segment,
+    FormField, FormStyle, PathStyle, QueryObject, append_query_object, json_text, simple_text,
+    styled_segment,
 };
 #[cfg(feature = "client")]
 pub use request::{
     Prepared, append_query, header, insert_header, insert_secret_header, parse_base_url, push_path,
-    query, request, required, secret_header, segment, set_form_body, set_json_body, set_raw_body,
+    query, request, required, secret_header, segment, set_form_body, set_form_body_encoded,
+    set_json_body, set_json_body_as, set_raw_body,
 };
 #[cfg(feature = "client")]
 pub use response::{

@@ -67,6 +67,12 @@ pub fn append_query_object<T: Serialize>(
             }
         }
         (Value::Object(_), QueryObject::DeepObject) => deep(&mut pairs, name, &value),
+        // A list held by a union (`oneOf` of a string and a list of them),
+        // `form` not exploded: one parameter, items joined by `,`.
+        (Value::Array(items), QueryObject::Joined) => {
+            let items: Vec<String> = items.iter().filter(|v| !v.is_null()).map(text).collect();
+            pairs.push((name.to_owned(), items.join(",")));
+        }
         // Not an object after all (an alias or a `oneOf`): as it is.
         (other, _) => {
             pairs.extend(
@@ -237,6 +243,132 @@ pub(crate) fn form_pairs<T: Serialize>(body: &T) -> Result<Vec<(String, String)>
     Ok(pairs)
 }
 
+/// How one property of a form body is written, from the body's `encoding`
+/// (OpenAPI's Encoding Object: `style` and `explode`, or a `contentType`
+/// that says JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormStyle {
+    /// `style: form`: an array repeated (`tag=a&tag=b`, exploded) or joined
+    /// (`tag=a,b`); an object's properties as fields of their own (`city=P`,
+    /// exploded) or `name=key,value,key,value`.
+    Form,
+    /// `style: spaceDelimited`: items (or keys and values) joined by a
+    /// space.
+    SpaceDelimited,
+    /// `style: pipeDelimited`: joined by `|`.
+    PipeDelimited,
+    /// `style: deepObject`: `name[key]=value`, nested to any depth
+    /// (`shipping[address][city]=P`), array items by their index
+    /// (`items[0][price]=p_1`, as Stripe's own clients write them).
+    DeepObject,
+    /// A `contentType` that is JSON: the value's JSON text.
+    Json,
+}
+
+/// One property of a form body whose `encoding` says how it is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FormField {
+    /// The property's name on the wire.
+    pub name: &'static str,
+    pub style: FormStyle,
+    pub explode: bool,
+}
+
+/// The `name=value` pairs of a form body whose properties listed in
+/// `fields` are written as their encoding says; the others as
+/// [`form_pairs`] writes them. `null` (an unset option) is left out.
+pub(crate) fn form_pairs_encoded<T: Serialize>(
+    body: &T,
+    fields: &[FormField],
+) -> Result<Vec<(String, String)>, Error> {
+    let Value::Object(map) = to_value(body)? else {
+        return Err(Error::EncodeForm(serde_urlencoded::ser::Error::Custom(
+            "a form can only carry an object".into(),
+        )));
+    };
+    let mut pairs = Vec::new();
+    for (key, value) in &map {
+        if value.is_null() {
+            continue;
+        }
+        let Some(field) = fields.iter().find(|f| f.name == key) else {
+            pairs.extend(plain_pairs(key, value));
+            continue;
+        };
+        let joined = |separator: &str, value: &Value| -> String {
+            match value {
+                Value::Object(map) => map
+                    .iter()
+                    .filter(|(_, v)| !v.is_null())
+                    .flat_map(|(k, v)| [k.clone(), text(v)])
+                    .collect::<Vec<_>>()
+                    .join(separator),
+                Value::Array(items) => items
+                    .iter()
+                    .filter(|v| !v.is_null())
+                    .map(text)
+                    .collect::<Vec<_>>()
+                    .join(separator),
+                other => text(other),
+            }
+        };
+        match (field.style, value) {
+            (FormStyle::Json, value) => pairs.push((key.clone(), value.to_string())),
+            (FormStyle::DeepObject, value) => deep_indexed(&mut pairs, key, value),
+            (FormStyle::Form, Value::Object(map)) if field.explode => {
+                for (k, v) in map.iter().filter(|(_, v)| !v.is_null()) {
+                    pairs.extend(plain_pairs(k, v));
+                }
+            }
+            (_, Value::Array(items)) if field.explode => pairs.extend(
+                items
+                    .iter()
+                    .filter(|v| !v.is_null())
+                    .map(|item| (key.clone(), text(item))),
+            ),
+            (FormStyle::Form, value) => pairs.push((key.clone(), joined(",", value))),
+            (FormStyle::SpaceDelimited, value) => pairs.push((key.clone(), joined(" ", value))),
+            (FormStyle::PipeDelimited, value) => pairs.push((key.clone(), joined("|", value))),
+        }
+    }
+    Ok(pairs)
+}
+
+/// A property written with no encoding: flat values as they are, an array
+/// of flat values repeated, anything else as its JSON text (the default
+/// `contentType` of an object, `application/json`).
+fn plain_pairs(key: &str, value: &Value) -> Vec<(String, String)> {
+    let flat = |v: &Value| !v.is_object() && !v.is_array();
+    match value {
+        Value::Array(items) if items.iter().all(flat) => items
+            .iter()
+            .filter(|v| !v.is_null())
+            .map(|item| (key.to_owned(), text(item)))
+            .collect(),
+        Value::Null => Vec::new(),
+        other => vec![(key.to_owned(), text(other))],
+    }
+}
+
+/// `deepObject` in a form: `prefix[key]` for each property and
+/// `prefix[index]` for each item, again at every depth.
+fn deep_indexed(pairs: &mut Vec<(String, String)>, prefix: &str, value: &Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                deep_indexed(pairs, &format!("{prefix}[{key}]"), value);
+            }
+        }
+        Value::Array(items) => {
+            for (index, item) in items.iter().enumerate() {
+                deep_indexed(pairs, &format!("{prefix}[{index}]"), item);
+            }
+        }
+        Value::Null => {}
+        other => pairs.push((prefix.to_owned(), text(other))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -330,5 +462,79 @@ mod tests {
             ]
         );
         assert!(form_pairs(&json!([1])).is_err());
+    }
+
+    #[test]
+    fn a_union_in_the_query_is_written_as_the_member_held() {
+        assert_eq!(query(json!(5), QueryObject::DeepObject), "filter=5");
+        assert_eq!(
+            query(json!({"gte": 1}), QueryObject::DeepObject),
+            "filter%5Bgte%5D=1"
+        );
+        assert_eq!(
+            query(json!(["a", "b"]), QueryObject::Exploded),
+            "filter=a&filter=b"
+        );
+        assert_eq!(
+            query(json!(["a", "b"]), QueryObject::Joined),
+            "filter=a%2Cb"
+        );
+    }
+
+    #[test]
+    fn form_fields_follow_their_encoding() {
+        let field = |name, style, explode| FormField {
+            name,
+            style,
+            explode,
+        };
+        let body = json!({
+            "meta": {"order": "6735", "note": null},
+            "ship": {"address": {"city": "Paris"}, "name": "A"},
+            "items": [{"price": "p_1", "qty": 2}],
+            "ids": ["a", "b"],
+            "spaced": ["a", "b"],
+            "piped": [1, 2],
+            "exploded": ["x", "y"],
+            "addr": {"zip": "75001"},
+            "settings": {"theme": "dark"},
+            "nums": [1, 2],
+            "plain": {"k": 1},
+            "unset": null,
+        });
+        let fields = [
+            field("meta", FormStyle::DeepObject, true),
+            field("ship", FormStyle::DeepObject, true),
+            field("items", FormStyle::DeepObject, true),
+            field("ids", FormStyle::Form, false),
+            field("spaced", FormStyle::SpaceDelimited, false),
+            field("piped", FormStyle::PipeDelimited, false),
+            field("exploded", FormStyle::Form, true),
+            field("addr", FormStyle::Form, true),
+            field("settings", FormStyle::Json, false),
+            field("nums", FormStyle::Json, false),
+        ];
+        let mut pairs = form_pairs_encoded(&body, &fields).unwrap();
+        pairs.sort();
+        let expected: Vec<(String, String)> = [
+            ("exploded", "x"),
+            ("exploded", "y"),
+            ("ids", "a,b"),
+            ("items[0][price]", "p_1"),
+            ("items[0][qty]", "2"),
+            ("meta[order]", "6735"),
+            ("nums", "[1,2]"),
+            ("piped", "1|2"),
+            ("plain", r#"{"k":1}"#),
+            ("settings", r#"{"theme":"dark"}"#),
+            ("ship[address][city]", "Paris"),
+            ("ship[name]", "A"),
+            ("spaced", "a b"),
+            ("zip", "75001"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        assert_eq!(pairs, expected);
     }
 }

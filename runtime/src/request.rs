@@ -293,6 +293,42 @@ pub fn set_json_body<T: serde::Serialize>(
     Ok(())
 }
 
+/// Serialises `body` as the JSON body of `request`, sent with the media
+/// type the document declares (`application/merge-patch+json`,
+/// `application/json-patch+json`, `application/vnd.api+json`, ...).
+pub fn set_json_body_as<T: serde::Serialize>(
+    request: &mut reqwest::Request,
+    body: &T,
+    content_type: &str,
+) -> Result<(), Error> {
+    let value = HeaderValue::from_str(content_type).map_err(|_| Error::InvalidHeader {
+        name: CONTENT_TYPE.as_str().to_owned(),
+    })?;
+    let bytes = serde_json::to_vec(body).map_err(Error::Encode)?;
+    *request.body_mut() = Some(bytes.into());
+    request.headers_mut().insert(CONTENT_TYPE, value);
+    Ok(())
+}
+
+/// Serialises `body` as the `application/x-www-form-urlencoded` body of
+/// `request`, each property in `fields` written as its `encoding` says
+/// (`deepObject`, `form`, `spaceDelimited`, `pipeDelimited`, exploded or
+/// not, or JSON text), the others as [`set_form_body`] writes them.
+pub fn set_form_body_encoded<T: serde::Serialize>(
+    request: &mut reqwest::Request,
+    body: &T,
+    fields: &[crate::params::FormField],
+) -> Result<(), Error> {
+    let pairs = crate::params::form_pairs_encoded(body, fields)?;
+    let text = serde_urlencoded::to_string(&pairs).map_err(Error::EncodeForm)?;
+    *request.body_mut() = Some(text.into());
+    request.headers_mut().insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded"),
+    );
+    Ok(())
+}
+
 /// Serialises `body` as the `application/x-www-form-urlencoded` body of
 /// `request`: each field a `name=value` pair, a `None` left out.
 ///

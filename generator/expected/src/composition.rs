@@ -107,8 +107,12 @@ pub mod types {
     pub struct Zoo {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub animals: ::std::option::Option<::std::vec::Vec<Animal>>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub mascot: ::std::option::Option<Animal>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub mascot: ::std::option::Option<::std::option::Option<Animal>>,
     }
 }
 

@@ -15,8 +15,12 @@ pub mod types {
     #[non_exhaustive]
     pub struct Delivery {
         /// Declared a string, with object keywords beside (which JSON Schema ignores for a string).
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub payload: ::std::option::Option<::std::string::String>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub payload: ::std::option::Option<::std::option::Option<::std::string::String>>,
         /// An array with no `items`.
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub config: ::std::option::Option<
@@ -27,6 +31,13 @@ pub mod types {
         pub extra: ::std::option::Option<::client_runtime::serde_json::Value>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub events: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    }
+
+    #[derive(Clone, Debug, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+    #[serde(untagged)]
+    pub enum GetDeliveryTag {
+        String(::std::string::String),
+        Array(::std::vec::Vec<::std::string::String>),
     }
 
     pub type Name = ::std::string::String;
@@ -164,7 +175,7 @@ pub mod builder {
         pub(super) sort_by: Option<super::types::SortMode>,
         pub(super) limit: Option<i32>,
         pub(super) tool_guid: Option<::std::string::String>,
-        pub(super) tag: Option<::std::string::String>,
+        pub(super) tag: Option<super::types::GetDeliveryTag>,
     }
 
     impl<'a> GetDelivery<'a> {
@@ -193,8 +204,8 @@ pub mod builder {
         }
 
         /// `tag` (query, optional).
-        pub fn tag(mut self, value: impl Into<::std::string::String>) -> Self {
-            self.tag = Some(value.into());
+        pub fn tag(mut self, value: super::types::GetDeliveryTag) -> Self {
+            self.tag = Some(value);
             self
         }
 
@@ -208,7 +219,14 @@ pub mod builder {
             rt::query(&mut request, "sort_by", self.sort_by.as_ref());
             rt::query(&mut request, "limit", self.limit.as_ref());
             rt::query(&mut request, "tool_guid", self.tool_guid.as_ref());
-            rt::query(&mut request, "tag", self.tag.as_ref());
+            if let Some(value) = &self.tag {
+                rt::append_query_object(
+                    request.url_mut(),
+                    "tag",
+                    value,
+                    rt::QueryObject::Exploded,
+                )?;
+            }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::GetDeliveryResponse);

@@ -64,8 +64,12 @@ pub mod types {
         >,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub anything: ::std::option::Option<::client_runtime::serde_json::Value>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub note: ::std::option::Option<::std::string::String>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub note: ::std::option::Option<::std::option::Option<::std::string::String>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub owner: ::std::option::Option<ItemOwner>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

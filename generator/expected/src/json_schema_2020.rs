@@ -36,8 +36,12 @@ pub mod types {
     pub struct Point {
         pub at: ::std::vec::Vec<Coordinate>,
         pub id: PointId,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub label: ::std::option::Option<Label>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub label: ::std::option::Option<::std::option::Option<Label>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub extras: ::std::option::Option<Extras>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

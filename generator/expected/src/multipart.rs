@@ -15,8 +15,12 @@ pub mod types {
     pub struct Avatar {
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub image: ::std::option::Option<::client_runtime::FilePart>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub caption: ::std::option::Option<::std::string::String>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub caption: ::std::option::Option<::std::option::Option<::std::string::String>>,
     }
 
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -257,7 +261,7 @@ pub mod builder {
                 if let Some(item) = &body.image {
                     form.file("image", item);
                 }
-                if let Some(item) = &body.caption {
+                if let Some(Some(item)) = &body.caption {
                     form.text("caption", item);
                 }
                 form.set_body(&mut request)?;

@@ -15,10 +15,20 @@ pub mod types {
     pub struct Item {
         pub id: i64,
         pub kind: ItemKind,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub name: ::std::option::Option<::std::string::String>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<::std::boxed::Box<Item>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub name: ::std::option::Option<::std::option::Option<::std::string::String>>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub parent: ::std::option::Option<
+            ::std::option::Option<::std::boxed::Box<Item>>,
+        >,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]

@@ -16,8 +16,12 @@ pub mod types {
     pub struct SearchBody {
         /// Lucene query syntax.
         pub criteria: ::std::string::String,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub start: ::std::option::Option<i64>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub start: ::std::option::Option<::std::option::Option<i64>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub rows: ::std::option::Option<i32>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -343,13 +347,13 @@ pub mod builder {
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct UploadCertificate<'a> {
         pub(super) client: &'a super::Client,
-        pub(super) body: Option<rt::bytes::Bytes>,
+        pub(super) body: Option<UploadCertificateBody>,
     }
     rt::impl_builder_debug!(UploadCertificate {});
 
     impl<'a> UploadCertificate<'a> {
-        /// The request body (required), sent as it is with `Content-Type: application/x-x509-ca-cert`.
-        pub fn body(mut self, value: impl Into<rt::bytes::Bytes>) -> Self {
+        /// The request body (required), in the media type its variant of `UploadCertificateBody` names (a value of one of its types: the first variant holding that type).
+        pub fn body(mut self, value: impl Into<UploadCertificateBody>) -> Self {
             self.body = Some(value.into());
             self
         }
@@ -362,10 +366,44 @@ pub mod builder {
                 &["certificates"],
             )?;
             let body = rt::required(self.body, "body")?;
-            rt::set_raw_body(&mut request, body, "application/x-x509-ca-cert")?;
+            match body {
+                UploadCertificateBody::XX509CaCert(body) => {
+                    rt::set_raw_body(&mut request, body, "application/x-x509-ca-cert")?;
+                }
+                UploadCertificateBody::PkixCert(body) => {
+                    rt::set_raw_body(&mut request, body, "application/pkix-cert")?;
+                }
+            }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::UploadCertificateResponse);
+    }
+
+    /// The media types the request body of `UploadCertificate` can be sent in: the variant says which, and holds the body.
+    #[derive(Clone, Debug)]
+    pub enum UploadCertificateBody {
+        /// `application/x-x509-ca-cert`: the bytes as they are.
+        XX509CaCert(rt::bytes::Bytes),
+        /// `application/pkix-cert`: the bytes as they are.
+        PkixCert(rt::bytes::Bytes),
+    }
+
+    impl ::std::convert::From<rt::bytes::Bytes> for UploadCertificateBody {
+        fn from(value: rt::bytes::Bytes) -> Self {
+            Self::XX509CaCert(value)
+        }
+    }
+
+    impl ::std::convert::From<::std::vec::Vec<u8>> for UploadCertificateBody {
+        fn from(value: ::std::vec::Vec<u8>) -> Self {
+            Self::XX509CaCert(value.into())
+        }
+    }
+
+    impl ::std::convert::From<&'static [u8]> for UploadCertificateBody {
+        fn from(value: &'static [u8]) -> Self {
+            Self::XX509CaCert(value.into())
+        }
     }
 
     /// Builds a request for [`Client::anything`](super::Client::anything): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
@@ -426,13 +464,13 @@ pub mod builder {
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct Markdown<'a> {
         pub(super) client: &'a super::Client,
-        pub(super) body: Option<::std::string::String>,
+        pub(super) body: Option<MarkdownBody>,
     }
     rt::impl_builder_debug!(Markdown {});
 
     impl<'a> Markdown<'a> {
-        /// The request body (optional), sent as it is with `Content-Type: text/x-markdown`.
-        pub fn body(mut self, value: impl Into<::std::string::String>) -> Self {
+        /// The request body (optional), in the media type its variant of `MarkdownBody` names (a value of one of its types: the first variant holding that type).
+        pub fn body(mut self, value: impl Into<MarkdownBody>) -> Self {
             self.body = Some(value.into());
             self
         }
@@ -441,11 +479,39 @@ pub mod builder {
         pub fn build(self) -> rt::Built<super::MarkdownResponse> {
             let mut request = rt::request("POST", &self.client.base_url, &["markdown"])?;
             if let Some(body) = self.body {
-                rt::set_raw_body(&mut request, body, "text/x-markdown")?;
+                match body {
+                    MarkdownBody::XMarkdown(body) => {
+                        rt::set_raw_body(&mut request, body, "text/x-markdown")?;
+                    }
+                    MarkdownBody::Text(body) => {
+                        rt::set_raw_body(&mut request, body, "text/plain")?;
+                    }
+                }
             }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::MarkdownResponse);
+    }
+
+    /// The media types the request body of `Markdown` can be sent in: the variant says which, and holds the body.
+    #[derive(Clone, Debug)]
+    pub enum MarkdownBody {
+        /// `text/x-markdown`: the text as it is.
+        XMarkdown(::std::string::String),
+        /// `text/plain`: the text as it is.
+        Text(::std::string::String),
+    }
+
+    impl ::std::convert::From<::std::string::String> for MarkdownBody {
+        fn from(value: ::std::string::String) -> Self {
+            Self::XMarkdown(value)
+        }
+    }
+
+    impl ::std::convert::From<&str> for MarkdownBody {
+        fn from(value: &str) -> Self {
+            Self::XMarkdown(value.into())
+        }
     }
 
     /// Builds a request for [`Client::json_wins`](super::Client::json_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
@@ -453,14 +519,14 @@ pub mod builder {
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct JsonWins<'a> {
         pub(super) client: &'a super::Client,
-        pub(super) body: Option<super::types::TokenRequest>,
+        pub(super) body: Option<JsonWinsBody>,
     }
     rt::impl_builder_debug!(JsonWins {});
 
     impl<'a> JsonWins<'a> {
-        /// The request body (required), sent as JSON.
-        pub fn body(mut self, value: super::types::TokenRequest) -> Self {
-            self.body = Some(value);
+        /// The request body (required), in the media type its variant of `JsonWinsBody` names (a value of one of its types: the first variant holding that type).
+        pub fn body(mut self, value: impl Into<JsonWinsBody>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
@@ -472,10 +538,55 @@ pub mod builder {
                 &["json-wins"],
             )?;
             let body = rt::required(self.body, "body")?;
-            rt::set_json_body(&mut request, &body)?;
+            match body {
+                JsonWinsBody::Json(ref body) => {
+                    rt::set_json_body(&mut request, body)?;
+                }
+                JsonWinsBody::Form(ref body) => {
+                    rt::set_form_body(&mut request, body)?;
+                }
+                JsonWinsBody::Bytes(body) => {
+                    rt::set_raw_body(&mut request, body, "application/octet-stream")?;
+                }
+            }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::JsonWinsResponse);
+    }
+
+    /// The media types the request body of `JsonWins` can be sent in: the variant says which, and holds the body.
+    #[derive(Clone, Debug)]
+    pub enum JsonWinsBody {
+        /// `application/json`: the value as JSON.
+        Json(super::types::TokenRequest),
+        /// `application/x-www-form-urlencoded`: the value as a form.
+        Form(super::types::TokenRequest),
+        /// `application/octet-stream`: the bytes as they are.
+        Bytes(rt::bytes::Bytes),
+    }
+
+    impl ::std::convert::From<super::types::TokenRequest> for JsonWinsBody {
+        fn from(value: super::types::TokenRequest) -> Self {
+            Self::Json(value)
+        }
+    }
+
+    impl ::std::convert::From<rt::bytes::Bytes> for JsonWinsBody {
+        fn from(value: rt::bytes::Bytes) -> Self {
+            Self::Bytes(value)
+        }
+    }
+
+    impl ::std::convert::From<::std::vec::Vec<u8>> for JsonWinsBody {
+        fn from(value: ::std::vec::Vec<u8>) -> Self {
+            Self::Bytes(value.into())
+        }
+    }
+
+    impl ::std::convert::From<&'static [u8]> for JsonWinsBody {
+        fn from(value: &'static [u8]) -> Self {
+            Self::Bytes(value.into())
+        }
     }
 
     /// Builds a request for [`Client::form_wins`](super::Client::form_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
@@ -483,14 +594,14 @@ pub mod builder {
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct FormWins<'a> {
         pub(super) client: &'a super::Client,
-        pub(super) body: Option<super::types::TokenRequest>,
+        pub(super) body: Option<FormWinsBody>,
     }
     rt::impl_builder_debug!(FormWins {});
 
     impl<'a> FormWins<'a> {
-        /// The request body (required), sent as a form (`application/x-www-form-urlencoded`).
-        pub fn body(mut self, value: super::types::TokenRequest) -> Self {
-            self.body = Some(value);
+        /// The request body (required), in the media type its variant of `FormWinsBody` names (a value of one of its types: the first variant holding that type).
+        pub fn body(mut self, value: impl Into<FormWinsBody>) -> Self {
+            self.body = Some(value.into());
             self
         }
 
@@ -502,10 +613,78 @@ pub mod builder {
                 &["form-wins"],
             )?;
             let body = rt::required(self.body, "body")?;
-            rt::set_form_body(&mut request, &body)?;
+            match body {
+                FormWinsBody::Form(ref body) => {
+                    rt::set_form_body(&mut request, body)?;
+                }
+                FormWinsBody::Multipart(ref body) => {
+                    let mut form = rt::Multipart::new();
+                    form.text("client_id", &body.client_id);
+                    if let Some(item) = &body.device_code {
+                        form.text("device_code", item);
+                    }
+                    form.text("grant_type", &body.grant_type);
+                    form.set_body(&mut request)?;
+                }
+                FormWinsBody::Bytes(body) => {
+                    rt::set_raw_body(&mut request, body, "application/octet-stream")?;
+                }
+                FormWinsBody::Text(body) => {
+                    rt::set_raw_body(&mut request, body, "text/plain")?;
+                }
+            }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::FormWinsResponse);
+    }
+
+    /// The media types the request body of `FormWins` can be sent in: the variant says which, and holds the body.
+    #[derive(Clone, Debug)]
+    pub enum FormWinsBody {
+        /// `application/x-www-form-urlencoded`: the value as a form.
+        Form(super::types::TokenRequest),
+        /// `multipart/form-data`: a part per field, files as file parts.
+        Multipart(super::types::TokenRequest),
+        /// `application/octet-stream`: the bytes as they are.
+        Bytes(rt::bytes::Bytes),
+        /// `text/plain`: the text as it is.
+        Text(::std::string::String),
+    }
+
+    impl ::std::convert::From<super::types::TokenRequest> for FormWinsBody {
+        fn from(value: super::types::TokenRequest) -> Self {
+            Self::Form(value)
+        }
+    }
+
+    impl ::std::convert::From<rt::bytes::Bytes> for FormWinsBody {
+        fn from(value: rt::bytes::Bytes) -> Self {
+            Self::Bytes(value)
+        }
+    }
+
+    impl ::std::convert::From<::std::vec::Vec<u8>> for FormWinsBody {
+        fn from(value: ::std::vec::Vec<u8>) -> Self {
+            Self::Bytes(value.into())
+        }
+    }
+
+    impl ::std::convert::From<&'static [u8]> for FormWinsBody {
+        fn from(value: &'static [u8]) -> Self {
+            Self::Bytes(value.into())
+        }
+    }
+
+    impl ::std::convert::From<::std::string::String> for FormWinsBody {
+        fn from(value: ::std::string::String) -> Self {
+            Self::Text(value)
+        }
+    }
+
+    impl ::std::convert::From<&str> for FormWinsBody {
+        fn from(value: &str) -> Self {
+            Self::Text(value.into())
+        }
     }
 
     /// Builds a request for [`Client::binary_wins`](super::Client::binary_wins): `send()` it, or `build()` it to change it before [`Client::send`](super::Client::send).
@@ -513,13 +692,13 @@ pub mod builder {
     #[must_use = "a request builder does nothing until it is built or sent"]
     pub struct BinaryWins<'a> {
         pub(super) client: &'a super::Client,
-        pub(super) body: Option<rt::bytes::Bytes>,
+        pub(super) body: Option<BinaryWinsBody>,
     }
     rt::impl_builder_debug!(BinaryWins {});
 
     impl<'a> BinaryWins<'a> {
-        /// The request body (required), sent as it is with `Content-Type: image/png`.
-        pub fn body(mut self, value: impl Into<rt::bytes::Bytes>) -> Self {
+        /// The request body (required), in the media type its variant of `BinaryWinsBody` names (a value of one of its types: the first variant holding that type).
+        pub fn body(mut self, value: impl Into<BinaryWinsBody>) -> Self {
             self.body = Some(value.into());
             self
         }
@@ -532,10 +711,56 @@ pub mod builder {
                 &["binary-wins"],
             )?;
             let body = rt::required(self.body, "body")?;
-            rt::set_raw_body(&mut request, body, "image/png")?;
+            match body {
+                BinaryWinsBody::Png(body) => {
+                    rt::set_raw_body(&mut request, body, "image/png")?;
+                }
+                BinaryWinsBody::Text(body) => {
+                    rt::set_raw_body(&mut request, body, "text/plain")?;
+                }
+            }
             Ok(rt::Prepared::new(request))
         }
         rt::impl_send!(super::BinaryWinsResponse);
+    }
+
+    /// The media types the request body of `BinaryWins` can be sent in: the variant says which, and holds the body.
+    #[derive(Clone, Debug)]
+    pub enum BinaryWinsBody {
+        /// `image/png`: the bytes as they are.
+        Png(rt::bytes::Bytes),
+        /// `text/plain`: the text as it is.
+        Text(::std::string::String),
+    }
+
+    impl ::std::convert::From<rt::bytes::Bytes> for BinaryWinsBody {
+        fn from(value: rt::bytes::Bytes) -> Self {
+            Self::Png(value)
+        }
+    }
+
+    impl ::std::convert::From<::std::vec::Vec<u8>> for BinaryWinsBody {
+        fn from(value: ::std::vec::Vec<u8>) -> Self {
+            Self::Png(value.into())
+        }
+    }
+
+    impl ::std::convert::From<&'static [u8]> for BinaryWinsBody {
+        fn from(value: &'static [u8]) -> Self {
+            Self::Png(value.into())
+        }
+    }
+
+    impl ::std::convert::From<::std::string::String> for BinaryWinsBody {
+        fn from(value: ::std::string::String) -> Self {
+            Self::Text(value)
+        }
+    }
+
+    impl ::std::convert::From<&str> for BinaryWinsBody {
+        fn from(value: &str) -> Self {
+            Self::Text(value.into())
+        }
     }
 }
 

@@ -30,8 +30,14 @@ pub mod types {
         pub user: ::std::string::String,
         /// The bearer token this session is.
         pub token: ::client_runtime::Secret,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub refresh: ::std::option::Option<::client_runtime::Secret>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub refresh: ::std::option::Option<
+            ::std::option::Option<::client_runtime::Secret>,
+        >,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub keys: ::std::option::Option<::std::vec::Vec<ApiKey>>,
     }

@@ -61,16 +61,24 @@ pub mod types {
         pub note: ::std::option::Option<::std::string::String>,
         /// The status, narrowed by `allOf` of an enum and a description.
         pub status: Status,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub previous: ::std::option::Option<StatusAlias>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub previous: ::std::option::Option<::std::option::Option<StatusAlias>>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub code: ::std::option::Option<Code>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub reference: ::std::option::Option<::std::string::String>,
         #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
         pub lines: ::std::option::Option<::std::vec::Vec<i64>>,
-        #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-        pub memo: ::std::option::Option<MaybeText>,
+        #[serde(
+            default,
+            skip_serializing_if = "::std::option::Option::is_none",
+            deserialize_with = "::client_runtime::nullable::deserialize"
+        )]
+        pub memo: ::std::option::Option<::std::option::Option<MaybeText>>,
     }
     ::client_runtime::impl_new!(
         Order(id : ::std::string::String, status : Status), note, previous, code,

@@ -451,7 +451,12 @@ async fn format_password_never_prints_and_travels_plain() {
     assert_eq!(session.token.expose(), "tok-7f3a9c");
     assert_eq!(format!("{}", session.token), "[redacted]");
     assert_eq!(
-        session.refresh.as_ref().map(Secret::expose),
+        // Optional and nullable: present with a value is `Some(Some(_))`.
+        session
+            .refresh
+            .as_ref()
+            .and_then(Option::as_ref)
+            .map(Secret::expose),
         Some("ref-51d2e0")
     );
     assert_eq!(

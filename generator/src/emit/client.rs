@@ -3,29 +3,38 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::features::TagFeatures;
 use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{
-    Api, ArrayStyle, BodyMedia, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment,
-    PathStyle, SchemeKind, TypeRef, UrlPiece,
+    Api, ArrayStyle, Body, BodyChoice, BodyMedia, FormStyle, Location, ObjectStyle, Operation,
+    Param, ParamStyle, PathSegment, PathStyle, SchemeKind, TypeRef, UrlPiece,
 };
 use crate::names::Scope;
 
 /// The server URL, the defaults, the `Client`, and the `builder` module with
 /// one request builder per operation.
-pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
+pub(crate) fn parts<'a>(
+    api: &'a Api,
+    feature: Option<&'a str>,
+    tags: Option<&'a TagFeatures>,
+) -> Vec<Part<'a>> {
     let builders = api
         .operations
         .iter()
-        .map(|op| emit(move || builder(api, op)))
+        .enumerate()
+        .map(|(i, op)| emit(move || super::gated_cfg(builder(api, op), tags.map(|t| t.op(i)))))
         .collect();
     vec![
-        Part::Items(emit(move || super::gated(client(api), feature))),
+        Part::Items(emit(move || super::gated(client(api, tags), feature))),
         Part::Module {
             head: emit(move || {
-                // The runtime by a short name, where there is code to use it.
+                // The runtime by a short name, where there is code to use it
+                // (with features by tag, possibly none turned on).
+                let allow = tags.map(|_| quote!(#[allow(unused_imports)]));
                 let uses = (!api.operations.is_empty()).then(|| {
                     quote!(
+                        #allow
                         use ::client_runtime as rt;
                     )
                 });
@@ -165,7 +174,7 @@ fn authenticate(api: &Api, op: &Operation, locals: &Locals) -> TokenStream {
     }
 }
 
-fn client(api: &Api) -> TokenStream {
+fn client(api: &Api, tags: Option<&TagFeatures>) -> TokenStream {
     let server = server(api);
     let defaults = defaults(api);
     let credentials = credentials(api);
@@ -188,13 +197,18 @@ fn client(api: &Api) -> TokenStream {
             }
         }
     });
-    let methods = api.operations.iter().map(|op| {
+    let methods = api.operations.iter().enumerate().map(|(i, op)| {
         let doc = operation_doc(op);
         let method = ident(&op.method_name);
         let builder = ident(&op.type_name);
         let inits = builder_inits(api, op);
+        let cfg = tags.map(|t| {
+            let predicate = t.op(i);
+            quote!(#[cfg(#predicate)])
+        });
         quote! {
             #doc
+            #cfg
             pub fn #method(&self) -> builder::#builder<'_> {
                 builder::#builder { client: self, #(#inits)* }
             }
@@ -601,8 +615,15 @@ fn multipart_parts(api: &Api, ty: &TypeRef, body: TokenStream, locals: &Locals) 
                     item
                 };
                 let each = part(inner, wire, quote!(#held));
+                // Optional and nullable: `Some(None)` is a `null`, which a
+                // part cannot carry; left out like an absent field.
+                let pattern = if matches!(ty, TypeRef::Optional(_)) && !field.required {
+                    quote!(Some(Some(#held)))
+                } else {
+                    quote!(Some(#held))
+                };
                 quote! {
-                    if let Some(#held) = &#body.#name {
+                    if let #pattern = &#body.#name {
                         #each
                     }
                 }
@@ -687,47 +708,57 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
             }
         });
     }
+    let mut choice_items = TokenStream::new();
     if let Some(body) = &op.body {
-        let ty = body_type(&body.media, &types);
-        fields.push(quote!(pub(super) body: Option<#ty>,));
-
         let required = if body.required {
             "required"
         } else {
             "optional"
         };
-        let head = match &body.media {
-            BodyMedia::Json(_) => format!(" The request body ({required}), sent as JSON."),
-            BodyMedia::Form(_) => format!(
-                " The request body ({required}), sent as a form (`application/x-www-form-urlencoded`)."
-            ),
-            BodyMedia::Multipart(_) => format!(
-                " The request body ({required}), sent as `multipart/form-data`: a part per field, files as file parts."
-            ),
-            BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
-                comment_text(&format!(
-                    " The request body ({required}), sent as it is with `Content-Type: {content_type}`."
-                ))
-            }
-        };
         let description = doc(body.description.as_deref());
-        let (arg_ty, value) = match &body.media {
-            BodyMedia::Json(_) | BodyMedia::Form(_) | BodyMedia::Multipart(_) => {
-                (ty.clone(), quote!(value))
-            }
-            BodyMedia::Binary { .. } | BodyMedia::Text { .. } => {
-                (quote!(impl Into<#ty>), quote!(value.into()))
-            }
-        };
         let description = (!description.is_empty()).then(|| quote!(#[doc = ""] #description));
-        setters.push(quote! {
-            #[doc = #head]
-            #description
-            pub fn body(mut self, value: #arg_ty) -> Self {
-                self.body = Some(#value);
-                self
+        match &body.choice {
+            None => {
+                let ty = body_type(&body.media, &types);
+                fields.push(quote!(pub(super) body: Option<#ty>,));
+                let head = format!(" The request body ({required}), {}.", sent_as(&body.media));
+                let head = comment_text(&head);
+                let (arg_ty, value) = match &body.media {
+                    BodyMedia::Json { .. } | BodyMedia::Form { .. } | BodyMedia::Multipart(_) => {
+                        (ty.clone(), quote!(value))
+                    }
+                    BodyMedia::Binary { .. } | BodyMedia::Text { .. } => {
+                        (quote!(impl Into<#ty>), quote!(value.into()))
+                    }
+                };
+                setters.push(quote! {
+                    #[doc = #head]
+                    #description
+                    pub fn body(mut self, value: #arg_ty) -> Self {
+                        self.body = Some(#value);
+                        self
+                    }
+                });
             }
-        });
+            Some(choice) => {
+                let choice_name = ident(&choice.name);
+                fields.push(quote!(pub(super) body: Option<#choice_name>,));
+                let head = format!(
+                    " The request body ({required}), in the media type its variant of `{}` names (a value of one of its types: the first variant holding that type).",
+                    choice.name
+                );
+                let head = comment_text(&head);
+                setters.push(quote! {
+                    #[doc = #head]
+                    #description
+                    pub fn body(mut self, value: impl Into<#choice_name>) -> Self {
+                        self.body = Some(value.into());
+                        self
+                    }
+                });
+                choice_items = body_choice(api, op, choice, &types);
+            }
+        }
     }
 
     // build(): required values first, then the URL, then headers and body.
@@ -909,63 +940,41 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
     }
     steps.push(authenticate);
     if let Some(body) = &op.body {
-        // JSON and forms are serialised from a reference; bytes and text
-        // are handed over.
-        let set = |held: TokenStream| match &body.media {
-            BodyMedia::Json(_) => {
-                quote!(rt::set_json_body(&mut #request, #held)?;)
-            }
-            BodyMedia::Form(_) => {
-                quote!(rt::set_form_body(&mut #request, #held)?;)
-            }
-            BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
-                quote!(rt::set_raw_body(&mut #request, #held, #content_type)?;)
-            }
-            BodyMedia::Multipart(ty) => {
-                let form = &locals.form;
-                let parts = multipart_parts(api, ty, held, &locals);
-                quote! {
-                    let mut #form = rt::Multipart::new();
-                    #parts
-                    #form.set_body(&mut #request)?;
+        steps.push(match &body.choice {
+            None => set_body(api, body, &body.media, &locals),
+            Some(choice) => {
+                let choice_name = ident(&choice.name);
+                let arms = choice.variants.iter().map(|(variant, media)| {
+                    let variant = ident(variant);
+                    // JSON and forms are serialised from a reference; bytes
+                    // and text are handed over.
+                    let binding = if by_value(media) {
+                        quote!(#body_local)
+                    } else {
+                        quote!(ref #body_local)
+                    };
+                    let set = set_media(api, media, quote!(#body_local), &locals);
+                    quote!(#choice_name::#variant(#binding) => { #set })
+                });
+                let matched = quote! {
+                    match #body_local {
+                        #(#arms)*
+                    }
+                };
+                if body.required {
+                    quote! {
+                        let #body_local = rt::required(self.body, "body")?;
+                        #matched
+                    }
+                } else {
+                    quote! {
+                        if let Some(#body_local) = self.body {
+                            #matched
+                        }
+                    }
                 }
             }
-        };
-        let by_value = matches!(
-            body.media,
-            BodyMedia::Binary { .. } | BodyMedia::Text { .. }
-        );
-        if body.required && matches!(body.media, BodyMedia::Multipart(_)) {
-            let set = set(quote!(#body_local));
-            steps.push(quote! {
-                let #body_local = rt::required(self.body.as_ref(), "body")?;
-                #set
-            });
-        } else if body.required {
-            let set = if by_value {
-                set(quote!(#body_local))
-            } else {
-                set(quote!(&#body_local))
-            };
-            steps.push(quote! {
-                let #body_local = rt::required(self.body, "body")?;
-                #set
-            });
-        } else if by_value {
-            let set = set(quote!(#body_local));
-            steps.push(quote! {
-                if let Some(#body_local) = self.body {
-                    #set
-                }
-            });
-        } else {
-            let set = set(quote!(#body_local));
-            steps.push(quote! {
-                if let Some(#body_local) = &self.body {
-                    #set
-                }
-            });
-        }
+        });
     }
 
     // Without a body, every field prints safely: derived.
@@ -1001,16 +1010,218 @@ fn builder(api: &Api, op: &Operation) -> TokenStream {
 
             rt::impl_send!(super::#response);
         }
+
+        #choice_items
     }
 }
 
 /// The Rust type a request body is held in.
 fn body_type(media: &BodyMedia, types: &TokenStream) -> TokenStream {
     match media {
-        BodyMedia::Json(ty) | BodyMedia::Form(ty) | BodyMedia::Multipart(ty) => {
+        BodyMedia::Json { ty, .. } | BodyMedia::Form { ty, .. } | BodyMedia::Multipart(ty) => {
             rust_type(ty, types)
         }
         BodyMedia::Binary { .. } => quote!(rt::bytes::Bytes),
         BodyMedia::Text { .. } => quote!(::std::string::String),
+    }
+}
+
+/// How a body in `media` is sent, for its doc comment.
+fn sent_as(media: &BodyMedia) -> String {
+    match media {
+        BodyMedia::Json { content_type, .. } if content_type == "application/json" => {
+            "sent as JSON".to_owned()
+        }
+        BodyMedia::Json { content_type, .. } => format!("sent as JSON, `{content_type}`"),
+        BodyMedia::Form { encoding, .. } if encoding.is_empty() => {
+            "sent as a form (`application/x-www-form-urlencoded`)".to_owned()
+        }
+        BodyMedia::Form { .. } => {
+            "sent as a form (`application/x-www-form-urlencoded`), fields written as its `encoding` says".to_owned()
+        }
+        BodyMedia::Multipart(_) => {
+            "sent as `multipart/form-data`: a part per field, files as file parts".to_owned()
+        }
+        BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
+            format!("sent as it is with `Content-Type: {content_type}`")
+        }
+    }
+}
+
+/// Whether a body in `media` is handed over (bytes, text) rather than
+/// serialised from a reference.
+fn by_value(media: &BodyMedia) -> bool {
+    matches!(media, BodyMedia::Binary { .. } | BodyMedia::Text { .. })
+}
+
+/// Statements writing the body held in `held` (a reference for JSON, forms
+/// and multipart; the value for bytes and text) in `media`.
+fn set_media(api: &Api, media: &BodyMedia, held: TokenStream, locals: &Locals) -> TokenStream {
+    let request = &locals.request;
+    match media {
+        BodyMedia::Json { content_type, .. } if content_type == "application/json" => {
+            quote!(rt::set_json_body(&mut #request, #held)?;)
+        }
+        BodyMedia::Json { content_type, .. } => {
+            quote!(rt::set_json_body_as(&mut #request, #held, #content_type)?;)
+        }
+        BodyMedia::Form { encoding, .. } if encoding.is_empty() => {
+            quote!(rt::set_form_body(&mut #request, #held)?;)
+        }
+        BodyMedia::Form { encoding, .. } => {
+            let fields = encoding.iter().map(|field| {
+                let name = &field.property;
+                let explode = field.explode;
+                let style = ident(match field.style {
+                    FormStyle::Form => "Form",
+                    FormStyle::SpaceDelimited => "SpaceDelimited",
+                    FormStyle::PipeDelimited => "PipeDelimited",
+                    FormStyle::DeepObject => "DeepObject",
+                    FormStyle::Json => "Json",
+                });
+                quote!(rt::FormField { name: #name, style: rt::FormStyle::#style, explode: #explode })
+            });
+            quote!(rt::set_form_body_encoded(&mut #request, #held, &[#(#fields),*])?;)
+        }
+        BodyMedia::Binary { content_type } | BodyMedia::Text { content_type } => {
+            quote!(rt::set_raw_body(&mut #request, #held, #content_type)?;)
+        }
+        BodyMedia::Multipart(ty) => {
+            let form = &locals.form;
+            let parts = multipart_parts(api, ty, held, locals);
+            quote! {
+                let mut #form = rt::Multipart::new();
+                #parts
+                #form.set_body(&mut #request)?;
+            }
+        }
+    }
+}
+
+/// Statements taking the body (one media type) from the builder and
+/// writing it.
+fn set_body(api: &Api, body: &Body, media: &BodyMedia, locals: &Locals) -> TokenStream {
+    let body_local = &locals.body;
+    let set = |held: TokenStream| set_media(api, media, held, locals);
+    let by_value = by_value(media);
+    if body.required && matches!(media, BodyMedia::Multipart(_)) {
+        let set = set(quote!(#body_local));
+        quote! {
+            let #body_local = rt::required(self.body.as_ref(), "body")?;
+            #set
+        }
+    } else if body.required {
+        let set = if by_value {
+            set(quote!(#body_local))
+        } else {
+            set(quote!(&#body_local))
+        };
+        quote! {
+            let #body_local = rt::required(self.body, "body")?;
+            #set
+        }
+    } else if by_value {
+        let set = set(quote!(#body_local));
+        quote! {
+            if let Some(#body_local) = self.body {
+                #set
+            }
+        }
+    } else {
+        let set = set(quote!(#body_local));
+        quote! {
+            if let Some(#body_local) = &self.body {
+                #set
+            }
+        }
+    }
+}
+
+/// The type through which aliases lead (`Patch` when it is `Map` is `Map`).
+fn canonical<'t>(api: &'t Api, ty: &'t TypeRef, depth: usize) -> &'t TypeRef {
+    match ty {
+        TypeRef::Named(name) if depth < 64 => match api.types.get(name) {
+            Some(crate::model::TypeDef::Alias { ty, .. }) => canonical(api, ty, depth + 1),
+            _ => ty,
+        },
+        ty => ty,
+    }
+}
+
+/// The enum a caller picks a request body's media type with, a variant
+/// per media type the operation offers, and `From` for the first variant
+/// of each Rust type (so `.body(value)` sends the best media type).
+fn body_choice(api: &Api, op: &Operation, choice: &BodyChoice, types: &TokenStream) -> TokenStream {
+    let name = ident(&choice.name);
+    let head = comment_text(&format!(
+        " The media types the request body of `{}` can be sent in: the variant says which, and holds the body.",
+        op.type_name
+    ));
+    let variants = choice.variants.iter().map(|(variant, media)| {
+        let variant_ident = ident(variant);
+        let ty = body_type(media, types);
+        let content_type = match media {
+            BodyMedia::Json { content_type, .. }
+            | BodyMedia::Binary { content_type }
+            | BodyMedia::Text { content_type } => content_type.clone(),
+            BodyMedia::Form { .. } => "application/x-www-form-urlencoded".to_owned(),
+            BodyMedia::Multipart(_) => "multipart/form-data".to_owned(),
+        };
+        let how = match media {
+            BodyMedia::Json { .. } => "the value as JSON",
+            BodyMedia::Form { .. } => "the value as a form",
+            BodyMedia::Multipart(_) => "a part per field, files as file parts",
+            BodyMedia::Binary { .. } => "the bytes as they are",
+            BodyMedia::Text { .. } => "the text as it is",
+        };
+        let doc = comment_text(&format!(" `{content_type}`: {how}."));
+        quote! { #[doc = #doc] #variant_ident(#ty), }
+    });
+    // One `From` per Rust type, for its first (best) variant.
+    let mut seen: Vec<Option<TypeRef>> = Vec::new();
+    let mut froms = Vec::new();
+    for (variant, media) in &choice.variants {
+        let key = match media {
+            BodyMedia::Binary { .. } => None,
+            BodyMedia::Text { .. } => Some(TypeRef::String),
+            media => media.typed().map(|ty| canonical(api, ty, 0).clone()),
+        };
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let variant = ident(variant);
+        let ty = body_type(media, types);
+        froms.push(quote! {
+            impl ::std::convert::From<#ty> for #name {
+                fn from(value: #ty) -> Self {
+                    Self::#variant(value)
+                }
+            }
+        });
+        // What `impl Into<Bytes>` and `impl Into<String>` took before.
+        let also: &[TokenStream] = match media {
+            BodyMedia::Binary { .. } => &[quote!(::std::vec::Vec<u8>), quote!(&'static [u8])],
+            BodyMedia::Text { .. } => &[quote!(&str)],
+            _ => &[],
+        };
+        for other in also {
+            froms.push(quote! {
+                impl ::std::convert::From<#other> for #name {
+                    fn from(value: #other) -> Self {
+                        Self::#variant(value.into())
+                    }
+                }
+            });
+        }
+    }
+    quote! {
+        #[doc = #head]
+        #[derive(Clone, Debug)]
+        pub enum #name {
+            #(#variants)*
+        }
+
+        #(#froms)*
     }
 }

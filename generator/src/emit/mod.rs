@@ -6,6 +6,7 @@
 //! comment on top.
 
 mod client;
+mod features;
 mod layout;
 mod markdown;
 mod responses;
@@ -16,10 +17,26 @@ use quote::quote;
 
 use crate::model::{Api, TypeRef};
 
+pub use features::{UNTAGGED, feature_of, features};
+
 /// Emits the whole file. `header` is the comment placed above the code;
 /// with `client_feature`, all but the types is compiled only with that
 /// cargo feature.
 pub fn emit(api: &Api, header: &str, client_feature: Option<&str>) -> Result<String, syn::Error> {
+    emit_with(api, header, client_feature, false)
+}
+
+/// [`emit`]; with `tag_features`, each tag's operations (and the types
+/// only they reach) compiled only with the cargo feature of the tag
+/// (`--tag-features`, see [`features`]).
+pub fn emit_with(
+    api: &Api,
+    header: &str,
+    client_feature: Option<&str>,
+    tag_features: bool,
+) -> Result<String, syn::Error> {
+    let tags = tag_features.then(|| features::TagFeatures::of(api));
+    let tags = tags.as_ref();
     // One line: a title's line breaks, once spaces, must not indent it.
     let title = comment_text(&format!(" {} (version {}).", api.title, api.version));
     let description = module_doc_lines(api.description.as_deref());
@@ -35,9 +52,9 @@ pub fn emit(api: &Api, header: &str, client_feature: Option<&str>) -> Result<Str
         };
         gated(code, client_feature)
     }))];
-    parts.extend(types::parts(api));
-    parts.extend(client::parts(api, client_feature));
-    parts.extend(responses::parts(api, client_feature));
+    parts.extend(types::parts(api, tags));
+    parts.extend(client::parts(api, client_feature, tags));
+    parts.extend(responses::parts(api, client_feature, tags));
     Ok(format!(
         "{header}\n{}",
         space_items(&layout::format(&parts)?)
@@ -82,15 +99,21 @@ fn space_items(code: &str) -> String {
 /// (after its doc comment), when there is one; inner attributes are left
 /// as they are.
 pub(crate) fn gated(tokens: TokenStream, feature: Option<&str>) -> TokenStream {
+    gated_cfg(tokens, feature.map(|feature| quote!(feature = #feature)))
+}
+
+/// `tokens`' items, each compiled only where the `cfg` predicate `cfg`
+/// holds (after its doc comment), when there is one.
+pub(crate) fn gated_cfg(tokens: TokenStream, cfg: Option<TokenStream>) -> TokenStream {
     use syn::parse::Parser;
-    let Some(feature) = feature else {
+    let Some(predicate) = cfg else {
         return tokens;
     };
     let Ok(mut file) = syn::parse2::<syn::File>(tokens.clone()) else {
         // Not items: left for the formatter to report.
         return tokens;
     };
-    let cfg = || syn::Attribute::parse_outer.parse2(quote!(#[cfg(feature = #feature)]));
+    let cfg = || syn::Attribute::parse_outer.parse2(quote!(#[cfg(#predicate)]));
     for item in &mut file.items {
         let attrs = match item {
             syn::Item::Const(i) => &mut i.attrs,

@@ -7,6 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::features::TagFeatures;
 use super::layout::{Part, emit};
 use super::{comment_text, doc, ident, rust_type};
 use crate::model::{Api, Operation, Response, Status, TypeRef};
@@ -14,25 +15,41 @@ use crate::model::{Api, Operation, Response, Status, TypeRef};
 /// The `variants` constants, then each operation's answers: the enum of
 /// their shape where it is first used, the operation's alias of it, and its
 /// header structs.
-pub(crate) fn parts<'a>(api: &'a Api, feature: Option<&'a str>) -> Vec<Part<'a>> {
+pub(crate) fn parts<'a>(
+    api: &'a Api,
+    feature: Option<&'a str>,
+    tags: Option<&'a TagFeatures>,
+) -> Vec<Part<'a>> {
     let mut parts = vec![Part::Items(emit(move || {
         super::gated(variant_constants(api), feature)
     }))];
-    let mut shapes: Vec<(Shape, String)> = Vec::new();
+    // Each shape, its name and the operations that have it.
+    let mut shapes: Vec<(Shape, String, Vec<usize>)> = Vec::new();
     let mut names = crate::names::Scope::default();
-    for op in &api.operations {
+    let mut of_op = Vec::new();
+    for (i, op) in api.operations.iter().enumerate() {
         let shape = Shape::of(op);
-        let (name, first) = match shapes.iter().find(|(s, _)| *s == shape) {
-            Some((_, name)) => (name.clone(), false),
+        let (index, first) = match shapes.iter().position(|(s, ..)| *s == shape) {
+            Some(index) => (index, false),
             None => {
                 let name = names.claim(&shape.name());
-                shapes.push((shape.clone(), name.clone()));
-                (name, true)
+                shapes.push((shape, name, Vec::new()));
+                (shapes.len() - 1, true)
             }
         };
+        shapes[index].2.push(i);
+        of_op.push((index, first));
+    }
+    let shapes = std::sync::Arc::new(shapes);
+    for (i, (op, (index, first))) in api.operations.iter().zip(of_op).enumerate() {
+        let shapes = shapes.clone();
         parts.push(Part::Items(emit(move || {
-            let declared = first.then(|| shape.declare(&name));
-            let operation = operation(op, &shape, &name);
+            let (shape, name, users) = &shapes[index];
+            // The shape's enum where it is first used, compiled with any
+            // of the operations that have it.
+            let declared =
+                first.then(|| super::gated_cfg(shape.declare(name), tags.map(|t| t.any_op(users))));
+            let operation = super::gated_cfg(operation(op, shape, name), tags.map(|t| t.op(i)));
             super::gated(quote! { #declared #operation }, feature)
         })));
     }

@@ -3,16 +3,19 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use super::features::TagFeatures;
 use super::layout::{Part, emit};
 use super::{doc, ident, rust_type};
 use crate::model::{Api, EnumValue, Field, TaggedVariant, TypeDef, TypeRef, Variant};
 
 /// The `types` module, one item per named type.
-pub(crate) fn parts(api: &Api) -> Vec<Part<'_>> {
+pub(crate) fn parts<'a>(api: &'a Api, tags: Option<&'a TagFeatures>) -> Vec<Part<'a>> {
     let items = api
         .types
         .iter()
-        .map(|(name, def)| emit(move || item(api, name, def)))
+        .map(|(name, def)| {
+            emit(move || super::gated_cfg(item(api, name, def), tags.and_then(|t| t.named(name))))
+        })
         .collect();
     vec![Part::Module {
         head: emit(|| {
@@ -184,10 +187,21 @@ fn field_tokens(field: &Field, vis: TokenStream) -> TokenStream {
     let rename = (field.rust_name != field.name).then(|| quote!(#[serde(rename = #wire)]));
     let (ty, skip) = match (&field.ty, field.required) {
         (TypeRef::Optional(_), true) => (rust_type(&field.ty, &TokenStream::new()), quote!()),
-        (TypeRef::Optional(_), false) => (
-            rust_type(&field.ty, &TokenStream::new()),
-            quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
-        ),
+        // Optional and nullable: three states, absent (`None`, left out),
+        // `null` (`Some(None)`) and a value (`Some(Some(v))`), so that a
+        // request can clear a field ("use `null` to remove the milestone")
+        // and an answer tells a `null` from a property left out.
+        (TypeRef::Optional(_), false) => {
+            let ty = rust_type(&field.ty, &TokenStream::new());
+            (
+                quote!(::std::option::Option<#ty>),
+                quote!(#[serde(
+                    default,
+                    skip_serializing_if = "::std::option::Option::is_none",
+                    deserialize_with = "::client_runtime::nullable::deserialize"
+                )]),
+            )
+        }
         (ty, true) => (rust_type(ty, &TokenStream::new()), quote!()),
         (ty, false) => {
             let ty = rust_type(ty, &TokenStream::new());

@@ -14,14 +14,16 @@ impl<'a> Lowerer<'a> {
             doc.components.as_ref().map(|c| &c.request_bodies)
         })?;
         let content_at = at.join("content");
-        // The best media type offered: JSON, then a form, then bytes, then
-        // text; the first of its kind in document order.
-        let Some((media, media_type, kind)) = body
+        // Every media type the client can write, the best first: JSON,
+        // then a form, then multipart, bytes, text; in document order
+        // within a kind.
+        let mut offered: Vec<(&String, &openapiv3::MediaType, MediaKind)> = body
             .content
             .iter()
             .filter_map(|(m, t)| media_kind(m).map(|kind| (m, t, kind)))
-            .min_by_key(|(_, _, kind)| *kind)
-        else {
+            .collect();
+        offered.sort_by_key(|(_, _, kind)| *kind);
+        if offered.is_empty() {
             let Some(first) = body.content.keys().next() else {
                 return Err(LowerError::new(
                     &at,
@@ -57,12 +59,67 @@ impl<'a> Lowerer<'a> {
                 media: BodyMedia::Binary {
                     content_type: first.clone(),
                 },
+                choice: None,
                 required: body.required,
                 description: body.description.clone(),
             });
-        };
+        }
+        let mut variants: Vec<(String, BodyMedia)> = Vec::new();
+        let mut names = Scope::default();
+        for (index, (media, media_type, kind)) in offered.into_iter().enumerate() {
+            let lowered = match self.body_media(media, media_type, kind, &content_at, op_type) {
+                Ok(lowered) => lowered,
+                Err(error) if index == 0 => return Err(error),
+                // Another media type than the best one that cannot be
+                // written (a form whose schema is not an object, a dangling
+                // `$ref` under it): not offered, said and counted; the
+                // operation keeps the others.
+                Err(error) => {
+                    let at = error.pointer.clone();
+                    self.warn(
+                        &at,
+                        format!(
+                            "the request body's media type `{media}` is not offered to the caller: {}",
+                            error.message
+                        ),
+                        error.hint.clone(),
+                    );
+                    self.count(|d| &mut d.encodings, &at);
+                    continue;
+                }
+            };
+            // The same media type written twice (`application/json` and
+            // `application/json; charset=utf-8` with one schema) is one
+            // choice.
+            if variants.iter().any(|(_, m)| *m == lowered) {
+                continue;
+            }
+            variants.push((names.claim(&media_variant(media)), lowered));
+        }
+        let media = variants[0].1.clone();
+        let choice = (variants.len() > 1).then(|| BodyChoice {
+            name: format!("{op_type}Body"),
+            variants,
+        });
+        Ok(Body {
+            media,
+            choice,
+            required: body.required,
+            description: body.description.clone(),
+        })
+    }
+
+    /// One media type of a request body, lowered.
+    fn body_media(
+        &mut self,
+        media: &str,
+        media_type: &openapiv3::MediaType,
+        kind: MediaKind,
+        content_at: &Pointer,
+        op_type: &str,
+    ) -> Result<BodyMedia> {
         let media_at = content_at.join(media);
-        let media = match kind {
+        Ok(match kind {
             MediaKind::Json | MediaKind::Form => {
                 let ty = match &media_type.schema {
                     Some(schema) => {
@@ -72,9 +129,18 @@ impl<'a> Lowerer<'a> {
                     None => TypeRef::MapOf(Box::new(TypeRef::String)),
                 };
                 if kind == MediaKind::Json {
-                    BodyMedia::Json(ty)
+                    // Sent as declared: `application/merge-patch+json` is a
+                    // different request from `application/json`. A media
+                    // type that cannot be a header value is sent as JSON.
+                    let content_type = if media.bytes().all(|b| (b' '..=b'~').contains(&b)) {
+                        media.to_owned()
+                    } else {
+                        "application/json".to_owned()
+                    };
+                    BodyMedia::Json { ty, content_type }
                 } else if self.is_form(&ty) {
-                    BodyMedia::Form(ty)
+                    let encoding = self.form_encoding(media_type, &media_at);
+                    BodyMedia::Form { ty, encoding }
                 } else {
                     return Err(LowerError::new(
                         &media_at.join("schema"),
@@ -83,17 +149,32 @@ impl<'a> Lowerer<'a> {
                     ));
                 }
             }
-            MediaKind::Multipart => BodyMedia::Multipart(match &media_type.schema {
-                Some(schema) => {
-                    // `format: binary` strings in it are files.
-                    let outer = std::mem::replace(&mut self.files, true);
-                    let ty =
-                        self.schema(schema, &media_at.join("schema"), &format!("{op_type}Body"));
-                    self.files = outer;
-                    ty?
+            MediaKind::Multipart => {
+                if !media_type.encoding.is_empty() {
+                    // Not written as the document says: said, and counted.
+                    let encoding_at = media_at.join("encoding");
+                    self.warn(
+                        &encoding_at,
+                        "the multipart body's `encoding` (each part's content type and headers) is not applied: text fields are sent as text, files as their own content type, the rest as JSON",
+                        "leave the parts to their default content types, or build the request with `build()` and change it",
+                    );
+                    self.count(|d| &mut d.encodings, &encoding_at);
                 }
-                None => TypeRef::Map,
-            }),
+                BodyMedia::Multipart(match &media_type.schema {
+                    Some(schema) => {
+                        // `format: binary` strings in it are files.
+                        let outer = std::mem::replace(&mut self.files, true);
+                        let ty = self.schema(
+                            schema,
+                            &media_at.join("schema"),
+                            &format!("{op_type}Body"),
+                        );
+                        self.files = outer;
+                        ty?
+                    }
+                    None => TypeRef::Map,
+                })
+            }
             MediaKind::Binary | MediaKind::Text => {
                 if !media.bytes().all(|b| (b' '..=b'~').contains(&b)) {
                     return Err(LowerError::new(
@@ -108,7 +189,7 @@ impl<'a> Lowerer<'a> {
                         content_type: if wildcard {
                             "application/octet-stream".into()
                         } else {
-                            media.clone()
+                            media.to_owned()
                         },
                     }
                 } else {
@@ -116,17 +197,71 @@ impl<'a> Lowerer<'a> {
                         content_type: if wildcard {
                             "text/plain".into()
                         } else {
-                            media.clone()
+                            media.to_owned()
                         },
                     }
                 }
             }
-        };
-        Ok(Body {
-            media,
-            required: body.required,
-            description: body.description.clone(),
         })
+    }
+
+    /// How the properties of a form body are written, from its
+    /// `encoding`: a `style` (with `explode`) as in the query, or JSON
+    /// text for a `contentType` that is JSON. What cannot be written as
+    /// the document says (`allowReserved`, per-property headers, another
+    /// `contentType`) is named by a warning and counted.
+    fn form_encoding(
+        &mut self,
+        media_type: &openapiv3::MediaType,
+        media_at: &Pointer,
+    ) -> Vec<FormEncoding> {
+        let mut encoding = Vec::new();
+        for (property, entry) in &media_type.encoding {
+            let entry_at = media_at.join("encoding").join(property);
+            if entry.allow_reserved {
+                self.warn(
+                    &entry_at.join("allowReserved"),
+                    format!("`allowReserved` of the form field `{property}` is not applied: reserved characters are percent-encoded"),
+                    "servers decode both; remove `allowReserved` to silence this",
+                );
+                self.count(|d| &mut d.encodings, &entry_at.join("allowReserved"));
+            }
+            if !entry.headers.is_empty() {
+                self.warn(
+                    &entry_at.join("headers"),
+                    format!("the `headers` of the form field `{property}` cannot be sent: a field of a URL-encoded form has no headers"),
+                    "remove them, or send the body as `multipart/form-data`",
+                );
+                self.count(|d| &mut d.encodings, &entry_at.join("headers"));
+            }
+            let style = match &entry.style {
+                Some(QueryStyle::Form) => FormStyle::Form,
+                Some(QueryStyle::SpaceDelimited) => FormStyle::SpaceDelimited,
+                Some(QueryStyle::PipeDelimited) => FormStyle::PipeDelimited,
+                Some(QueryStyle::DeepObject) => FormStyle::DeepObject,
+                None => match entry.content_type.as_deref() {
+                    Some(media) if is_json(media) => FormStyle::Json,
+                    None => continue,
+                    Some(media) => {
+                        if !media.trim().to_ascii_lowercase().starts_with("text/plain") {
+                            self.warn(
+                                &entry_at.join("contentType"),
+                                format!("the form field `{property}` is declared as `{media}`, which a URL-encoded form cannot carry as such; it is sent as its text"),
+                                "declare it `application/json` or `text/plain`",
+                            );
+                            self.count(|d| &mut d.encodings, &entry_at.join("contentType"));
+                        }
+                        continue;
+                    }
+                },
+            };
+            encoding.push(FormEncoding {
+                property: property.clone(),
+                style,
+                explode: entry.explode,
+            });
+        }
+        encoding
     }
 
     /// Whether `ty` can be sent as `application/x-www-form-urlencoded`: an
@@ -186,6 +321,32 @@ pub(super) fn media_kind(media: &str) -> Option<MediaKind> {
         // `application/pdf`, `image/png`, `application/pkix-cert`,
         // `application/x-pem-file`, a vendor's own `application/vnd.x`.
         Some(MediaKind::Binary)
+    }
+}
+
+/// The name of a body choice's variant for a media type: `Json`, `Form`,
+/// `Multipart`, `Text`, or its subtype (`MergePatchJson`, `ApplyPatchYaml`,
+/// `Pdf`).
+fn media_variant(media: &str) -> String {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let sub = essence
+        .split_once('/')
+        .map_or(essence.as_str(), |(_, sub)| sub);
+    match sub {
+        "json" => "Json".into(),
+        "x-www-form-urlencoded" => "Form".into(),
+        "form-data" => "Multipart".into(),
+        "plain" => "Text".into(),
+        "octet-stream" => "Bytes".into(),
+        _ => match pascal(sub) {
+            name if name.is_empty() => "Media".into(),
+            name => name,
+        },
     }
 }
 

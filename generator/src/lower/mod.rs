@@ -20,9 +20,10 @@ use openapiv3::{
 
 use crate::error::{LowerError, Pointer};
 use crate::model::{
-    Api, ArrayStyle, Body, BodyMedia, Degraded, EnumValue, Field, Location, ObjectStyle, Operation,
-    Param, ParamStyle, PathSegment, PathStyle, Response, ResponseHeader, SchemeKind,
-    SecurityScheme, Server, Status, TaggedVariant, TypeDef, TypeRef, UrlPiece, Variant,
+    Api, ArrayStyle, Body, BodyChoice, BodyMedia, Degraded, EnumValue, Field, FormEncoding,
+    FormStyle, Location, ObjectStyle, Operation, Param, ParamStyle, PathSegment, PathStyle,
+    Response, ResponseHeader, SchemeKind, SecurityScheme, Server, Status, TaggedVariant, TypeDef,
+    TypeRef, UrlPiece, Variant,
 };
 use crate::names::{Scope, pascal, snake};
 
@@ -119,6 +120,8 @@ pub fn lower_with_options(doc: &OpenAPI, strict: bool) -> Result<(Api, Vec<Lower
             }
             continue;
         }
+        let mut operations = operations;
+        name_body_choices(&mut operations);
         let shared_headers = shared_headers(&operations);
         crate::recursion::break_cycles(&mut lowerer.types);
         let api = Api {
@@ -240,6 +243,20 @@ impl<'a> Lowerer<'a> {
             .any(|w| w.pointer == *at && w.message == message)
         {
             self.warnings.push(LowerError::new(at, message, hint));
+        }
+    }
+}
+
+/// The body-choice enums live beside the builders (in the `builder`
+/// module), so each takes a name no builder and no other choice has.
+fn name_body_choices(operations: &mut [Operation]) {
+    let mut scope = Scope::default();
+    for op in operations.iter() {
+        scope.claim(&op.type_name);
+    }
+    for op in operations.iter_mut() {
+        if let Some(choice) = op.body.as_mut().and_then(|b| b.choice.as_mut()) {
+            choice.name = scope.claim(&choice.name);
         }
     }
 }

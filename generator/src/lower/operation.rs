@@ -253,6 +253,7 @@ impl<'a> Lowerer<'a> {
             http_method: method.to_uppercase(),
             path: segments,
             path_template: path.to_owned(),
+            tags: operation.tags.clone(),
             summary: operation.summary.clone(),
             description: operation.description.clone(),
             params,

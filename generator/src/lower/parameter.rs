@@ -199,34 +199,64 @@ impl<'a> Lowerer<'a> {
         if json {
             return Ok((ty, secret, true));
         }
-        // A `oneOf`/`anyOf` of which one member fits a parameter: sent as
-        // that member, which is always a valid value of the whole.
+        // A `oneOf`/`anyOf` whose members are each one value or an object
+        // (Stripe's `created`: a range object or an integer, `deepObject`)
+        // is kept whole: the runtime writes the member the caller chose as
+        // the style says (an object's properties, or the one value). Other
+        // unions are sent as the first member that fits, with a warning at
+        // each member that cannot be sent.
         let ty = match &ty {
             TypeRef::Named(name) if !allowed(self, &ty) => {
-                let fitting = match self.types.get(name) {
-                    Some(TypeDef::OneOf { variants, .. }) => variants
-                        .iter()
-                        .find(|v| allowed(self, &v.ty))
-                        .map(|v| v.ty.clone()),
-                    _ => None,
+                let variants = match self.types.get(name) {
+                    Some(TypeDef::OneOf {
+                        tag: None,
+                        variants,
+                        ..
+                    }) => variants.clone(),
+                    _ => Vec::new(),
                 };
-                match fitting {
-                    Some(member) => {
-                        if !self.schema_types.contains(name) {
-                            // Defined for this parameter alone: not needed now.
-                            self.types.remove(name);
+                let object_like = |this: &Self, ty: &TypeRef| {
+                    matches!(ty, TypeRef::Map | TypeRef::MapOf(_))
+                        || matches!(ty, TypeRef::Named(n) if matches!(
+                            this.types.get(n),
+                            Some(TypeDef::Struct { .. })
+                        ))
+                };
+                let fitting = variants.iter().position(|v| allowed(self, &v.ty));
+                if !variants.is_empty()
+                    && variants
+                        .iter()
+                        .all(|v| allowed(self, &v.ty) || object_like(self, &v.ty))
+                {
+                    ty.clone()
+                } else if let Some(fitting) = fitting {
+                    let members = union_members(self.doc, schema, &schema_at);
+                    for (index, variant) in variants.iter().enumerate() {
+                        if allowed(self, &variant.ty) && index == fitting {
+                            continue;
                         }
+                        let member_at = members
+                            .as_ref()
+                            .and_then(|(base, indices)| Some(base.join(indices.get(index)?)))
+                            .unwrap_or_else(|| schema_at.clone());
                         self.warn(
-                            &schema_at,
+                            &member_at,
                             format!(
-                                "the parameter `{}` is one of several types; it is sent as the first that fits a parameter",
-                                data.name
+                                "the parameter `{}` is one of several types; this member (`{}`) cannot be sent: the parameter is sent as the member `{}`",
+                                data.name, variant.name, variants[fitting].name
                             ),
-                            "give the parameter a single type to silence this",
+                            "give the parameter members that are each one value or an object",
                         );
-                        member
+                        self.count(|d| &mut d.parameters, &member_at);
                     }
-                    None => ty,
+                    let member = variants[fitting].ty.clone();
+                    if !self.schema_types.contains(name) {
+                        // Defined for this parameter alone: not needed now.
+                        self.types.remove(name);
+                    }
+                    member
+                } else {
+                    ty.clone()
                 }
             }
             _ => ty,
@@ -238,4 +268,43 @@ impl<'a> Lowerer<'a> {
     pub(super) fn is_scalar(&self, ty: &TypeRef, depth: usize) -> bool {
         crate::model::is_scalar(&self.types, ty, depth)
     }
+}
+
+/// Where the members of a `oneOf`/`anyOf` parameter schema are written
+/// (inline, or one `$ref` to `components/schemas`), and the index in the
+/// file of each member lowering kept (3.1's `null` members are skipped).
+fn union_members(
+    doc: &OpenAPI,
+    schema: &ReferenceOr<Schema>,
+    at: &Pointer,
+) -> Option<(Pointer, Vec<usize>)> {
+    let (schema, at) = match schema {
+        ReferenceOr::Item(schema) => (schema, at.clone()),
+        ReferenceOr::Reference { reference } => {
+            let name = reference.strip_prefix("#/components/schemas/")?;
+            let schema = doc.components.as_ref()?.schemas.get(name)?.as_item()?;
+            (
+                schema,
+                Pointer::root()
+                    .join("components")
+                    .join("schemas")
+                    .join(name),
+            )
+        }
+    };
+    let (keyword, members) = match &schema.schema_kind {
+        SchemaKind::OneOf { one_of } => ("oneOf", one_of),
+        SchemaKind::AnyOf { any_of } => ("anyOf", any_of),
+        _ => return None,
+    };
+    let kept = members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| {
+            !matches!(m, ReferenceOr::Item(s)
+                if s.schema_data.extensions.contains_key(crate::normalize::NULL_MEMBER))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    Some((at.join(keyword), kept))
 }

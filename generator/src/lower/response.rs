@@ -15,7 +15,21 @@ impl<'a> Lowerer<'a> {
         let (response, at) = resolve(response, "responses", at, || {
             doc.components.as_ref().map(|c| &c.responses)
         })?;
-        let body = match response.content.iter().find(|(m, _)| is_json(m)) {
+        // The first JSON media type whose schema says something: a typed
+        // one wins over an untyped one (`schema: {}`, or none) listed
+        // before it (Zuora lists `application/json; charset=utf-8` untyped
+        // before the typed `application/json`).
+        let typed = |media_type: &openapiv3::MediaType| match &media_type.schema {
+            Some(ReferenceOr::Item(Schema {
+                schema_kind: SchemaKind::Any(any),
+                schema_data,
+            })) => !is_empty_any(any) || schema_data.nullable,
+            Some(_) => true,
+            None => false,
+        };
+        let json = || response.content.iter().filter(|(m, _)| is_json(m));
+        let chosen = json().find(|(_, t)| typed(t)).or_else(|| json().next());
+        let body = match chosen {
             None => None,
             Some((media, media_type)) => Some(match &media_type.schema {
                 Some(schema) => self.schema(

@@ -82,6 +82,30 @@ impl<'a> Lowerer<'a> {
             {
                 TypeRef::Secret
             }
+            SchemaKind::Type(Type::String(_)) | SchemaKind::Any(_) if int_or_string(schema) => {
+                // Kubernetes' `IntOrString` (`format: int-or-string`,
+                // `x-kubernetes-int-or-string: true`): an integer or a
+                // string, as the value on the wire is.
+                self.define(
+                    hint,
+                    TypeDef::OneOf {
+                        description,
+                        tag: None,
+                        variants: vec![
+                            Variant {
+                                name: "Integer".into(),
+                                tag_value: None,
+                                ty: TypeRef::Integer { bits: 64 },
+                            },
+                            Variant {
+                                name: "String".into(),
+                                tag_value: None,
+                                ty: TypeRef::String,
+                            },
+                        ],
+                    },
+                )
+            }
             SchemaKind::Type(Type::String(_)) => TypeRef::String,
             SchemaKind::Type(Type::Integer(i)) => TypeRef::Integer {
                 bits: match i.format {
@@ -289,4 +313,29 @@ pub(super) fn any_schema() -> Schema {
 
 pub(super) fn is_empty_any(any: &openapiv3::AnySchema) -> bool {
     *any == openapiv3::AnySchema::default()
+}
+
+/// Kubernetes' int-or-string: `format: int-or-string` on a string (or on a
+/// schema without a type), or `x-kubernetes-int-or-string: true` on a
+/// schema that says nothing else of its type.
+fn int_or_string(schema: &Schema) -> bool {
+    let extension = schema
+        .schema_data
+        .extensions
+        .get("x-kubernetes-int-or-string")
+        .is_some_and(|v| v == &serde_json::Value::Bool(true));
+    match &schema.schema_kind {
+        SchemaKind::Type(Type::String(s)) => {
+            s.enumeration.is_empty()
+                && (extension
+                    || matches!(&s.format, VariantOrUnknownOrEmpty::Unknown(f) if f == "int-or-string"))
+        }
+        SchemaKind::Any(any) => {
+            let format = matches!(any.format.as_deref(), Some("int-or-string"));
+            let mut rest = any.clone();
+            rest.format = None;
+            (extension || format) && is_empty_any(&rest)
+        }
+        _ => false,
+    }
 }
