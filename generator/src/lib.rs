@@ -67,6 +67,9 @@ pub struct Options {
     /// is read (`--overlay`; see [`overlay`]): a server's choices laid
     /// over the spec. Default: none.
     pub overlays: Vec<std::path::PathBuf>,
+    /// Write the server module for axum instead of the client (`--server`;
+    /// see [`emit::emit_server`]). Default: the client.
+    pub server: bool,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -222,7 +225,10 @@ pub fn generate_source_with_options(
         let placed = std::thread::Builder::new()
             .name("warnings".into())
             .spawn_scoped(scope, || source.diagnose_all(warnings));
-        let code = emit::emit(&api, &header, options.client_feature.as_deref());
+        let code = match options.server {
+            true => emit::emit_server(&api, &header),
+            false => emit::emit(&api, &header, options.client_feature.as_deref()),
+        };
         let warnings = match placed {
             Ok(handle) => handle
                 .join()

@@ -45,6 +45,11 @@ struct Cli {
     /// repeatable, applied in the order given.
     #[arg(long, value_name = "FILE")]
     overlay: Vec<PathBuf>,
+    /// Write a server module for axum (a trait to implement, a router that
+    /// reads and checks every input) instead of the client. It refers to
+    /// the client's types as `super::types`: place it beside them.
+    #[arg(long, conflicts_with = "client_feature")]
+    server: bool,
 }
 
 fn main() -> ExitCode {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         strict: cli.strict,
         root: cli.root.clone(),
         overlays: cli.overlay.clone(),
+        server: cli.server,
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -89,6 +95,9 @@ fn main() -> ExitCode {
                     .as_ref()
                     .map(|name| format!(" --client-feature {name}"))
                     .unwrap_or_default();
+                if cli.server {
+                    feature.push_str(" --server");
+                }
                 for overlay in &cli.overlay {
                     feature.push_str(&format!(" --overlay {}", overlay.display()));
                 }
