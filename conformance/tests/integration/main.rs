@@ -19,6 +19,7 @@ mod pytools;
 mod real_targets;
 mod self_test;
 mod source;
+mod stub_server;
 mod traffic;
 mod traffic_faults;
 mod variants;
