@@ -530,6 +530,7 @@ async fn dispatch<A: Api>(
             ]
         }
     };
+    ::std::mem::drop(body);
     api.rejected(::client_runtime::server::Rejection {
             operation: ::std::option::Option::None,
             failures,

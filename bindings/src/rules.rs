@@ -129,7 +129,10 @@ impl Field {
         }
         if let Some(text) = value.as_str() {
             if self.pattern.as_ref().is_some_and(|p| !p.0.is_match(text)) {
-                out.push(fail("pattern", format!("`{name}` does not match its pattern")));
+                out.push(fail(
+                    "pattern",
+                    format!("`{name}` does not match its pattern"),
+                ));
             }
             let chars = text.chars().count();
             if self.min_length.is_some_and(|min| chars < min) {
@@ -373,7 +376,10 @@ macro_rules! typed_answer {
             )
         };
         match $result {
-            Ok(body) => $answer::Ok { body, headers: headers() },
+            Ok(body) => $answer::Ok {
+                body,
+                headers: headers(),
+            },
             Err(Envelope::Invalid(errors)) => $answer::ExpectationFailed {
                 body: ValidationErrorResponse::new(417, errors, false),
                 headers: headers(),
@@ -381,12 +387,22 @@ macro_rules! typed_answer {
             Err(Envelope::Error(status, message)) => {
                 let body = error(status, message);
                 match status {
-                    StatusCode::UNAUTHORIZED => $answer::Unauthorized { body, headers: headers() },
-                    StatusCode::NOT_FOUND => $answer::NotFound { body, headers: headers() },
-                    StatusCode::PAYLOAD_TOO_LARGE => {
-                        $answer::PayloadTooLarge { body, headers: headers() }
-                    }
-                    _ => $answer::BadRequest { body, headers: headers() },
+                    StatusCode::UNAUTHORIZED => $answer::Unauthorized {
+                        body,
+                        headers: headers(),
+                    },
+                    StatusCode::NOT_FOUND => $answer::NotFound {
+                        body,
+                        headers: headers(),
+                    },
+                    StatusCode::PAYLOAD_TOO_LARGE => $answer::PayloadTooLarge {
+                        body,
+                        headers: headers(),
+                    },
+                    _ => $answer::BadRequest {
+                        body,
+                        headers: headers(),
+                    },
                 }
             }
         }
@@ -412,7 +428,12 @@ impl<S: Service> generated::Api for Rules<S> {
             model_uuid: None,
         };
         let result = self.claims(inputs).await;
-        typed_answer!(AuthClaimsAnswer, AuthClaimsAnswerHeaders, result, self.0.project_uuid())
+        typed_answer!(
+            AuthClaimsAnswer,
+            AuthClaimsAnswerHeaders,
+            result,
+            self.0.project_uuid()
+        )
     }
 
     async fn authorize(
@@ -434,7 +455,12 @@ impl<S: Service> generated::Api for Rules<S> {
             model_uuid: Some(query.model_uuid),
         };
         let result = self.authorize_checked(inputs).await;
-        typed_answer!(AuthorizeAnswer, AuthorizeAnswerHeaders, result, self.0.project_uuid())
+        typed_answer!(
+            AuthorizeAnswer,
+            AuthorizeAnswerHeaders,
+            result,
+            self.0.project_uuid()
+        )
     }
 
     async fn rejected(&self, rejection: Rejection) -> Response {

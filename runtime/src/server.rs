@@ -64,6 +64,7 @@ pub enum Location {
     Path,
     Query,
     Header,
+    Cookie,
     Body,
 }
 
@@ -73,6 +74,7 @@ impl fmt::Display for Location {
             Location::Path => "path parameter",
             Location::Query => "query parameter",
             Location::Header => "header",
+            Location::Cookie => "cookie",
             Location::Body => "request body",
         })
     }
@@ -347,7 +349,7 @@ pub fn route(routes: &[Route], base_path: &str, method: &Method, path: &str) -> 
         return Routed::NotFound;
     }
     let segments: Vec<&str> = rest[1..].split('/').collect();
-    let mut best: Option<(Vec<u8>, usize, Vec<(&'static str, String)>)> = None;
+    let mut best: Option<(usize, Matched)> = None;
     let mut allowed = Vec::new();
     for (index, candidate) in routes.iter().enumerate() {
         let Some((rank, params)) = match_template(candidate.segments, &segments) else {
@@ -359,12 +361,12 @@ pub fn route(routes: &[Route], base_path: &str, method: &Method, path: &str) -> 
             }
             continue;
         }
-        if best.as_ref().is_none_or(|(r, ..)| rank > *r) {
-            best = Some((rank, index, params));
+        if best.as_ref().is_none_or(|(_, (r, _))| rank > *r) {
+            best = Some((index, (rank, params)));
         }
     }
     match best {
-        Some((_, index, params)) => Routed::Found(index, params),
+        Some((index, (_, params))) => Routed::Found(index, params),
         None if !allowed.is_empty() => Routed::MethodNotAllowed(allowed),
         None => Routed::NotFound,
     }
@@ -622,6 +624,18 @@ fn raw_value(inputs: &Inputs<'_>, param: &Param) -> Result<Option<Raw>, String> 
                     .map_err(|_| format!("the header `{}` is not text", param.name))
             })
             .collect::<Result<_, _>>()?,
+        Location::Cookie => inputs
+            .head
+            .headers
+            .get_all(header::COOKIE)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(';'))
+            .filter_map(|pair| {
+                let (name, value) = pair.trim().split_once('=')?;
+                (name == param.name).then(|| value.to_owned())
+            })
+            .collect(),
         Location::Body => Vec::new(),
     };
     let Some(first) = texts.first() else {
@@ -850,7 +864,9 @@ impl Raw {
     fn one(self) -> Result<Text<'static>, TextError> {
         match self {
             Raw::One(text) | Raw::Json(text) => Ok(Text(Cow::Owned(text))),
-            _ => Err(de::Error::custom("a list or object where one value belongs")),
+            _ => Err(de::Error::custom(
+                "a list or object where one value belongs",
+            )),
         }
     }
 }
@@ -875,9 +891,8 @@ pub fn body<T: DeserializeOwned>(
     required: bool,
     failures: &mut Vec<InputFailure>,
 ) -> Option<T> {
-    let failed = |failure: Failure, message: String| {
-        InputFailure::new(Location::Body, "", failure, message)
-    };
+    let failed =
+        |failure: Failure, message: String| InputFailure::new(Location::Body, "", failure, message);
     if bytes.is_empty() {
         if required {
             failures.push(failed(
@@ -1095,7 +1110,10 @@ mod tests {
             Routed::MethodNotAllowed(vec!["GET"])
         );
         assert_eq!(route(ROUTES, "/api", &get, "/things/1"), Routed::NotFound);
-        assert_eq!(route(ROUTES, "/api", &get, "/api/things/"), Routed::NotFound);
+        assert_eq!(
+            route(ROUTES, "/api", &get, "/api/things/"),
+            Routed::NotFound
+        );
     }
 
     fn head(uri: &str, headers: &[(&'static str, &'static str)]) -> Parts {
@@ -1178,7 +1196,12 @@ mod tests {
     fn refuses_a_key_given_twice_and_a_non_object() {
         type Map = serde_json::Map<String, Value>;
         let mut failures = Vec::new();
-        let ok: Option<Map> = body(&Bytes::from(r#"{"a":1}"#), BodyKind::Json, false, &mut failures);
+        let ok: Option<Map> = body(
+            &Bytes::from(r#"{"a":1}"#),
+            BodyKind::Json,
+            false,
+            &mut failures,
+        );
         assert!(ok.is_some() && failures.is_empty());
         let twice: Option<Map> = body(
             &Bytes::from(r#"{"a":{"b":1,"b":2}}"#),
@@ -1217,10 +1240,10 @@ mod tests {
         assert!(!format!("{rejection:?}").contains("hunter2"));
         let response = rejection.documented_response();
         assert_eq!(response.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(response.headers()[header::CONTENT_TYPE], "application/json");
         assert_eq!(
-            response.headers()[header::CONTENT_TYPE],
-            "application/json"
+            fill(ANSWERS[0].template.unwrap(), StatusCode::BAD_REQUEST, "m"),
+            br#"{"code":400,"message":"m","ok":false}"#
         );
-        assert_eq!(fill(ANSWERS[0].template.unwrap(), StatusCode::BAD_REQUEST, "m"), br#"{"code":400,"message":"m","ok":false}"#);
     }
 }

@@ -52,7 +52,13 @@ fn field(name: &str, kind: FieldType, required: bool) -> Field {
     }
 }
 
-fn component(uuid: &str, name: &str, tag: &str, requires_auth: bool, fields: Vec<Field>) -> Component {
+fn component(
+    uuid: &str,
+    name: &str,
+    tag: &str,
+    requires_auth: bool,
+    fields: Vec<Field>,
+) -> Component {
     let view = types::Component::new(uuid.into(), name.into(), tag.into(), requires_auth);
     Component { view, fields }
 }
@@ -77,8 +83,14 @@ impl Stub {
     /// component's demo token.
     pub fn new() -> Self {
         let users = vec![
-            Field { min_length: Some(3), ..field("email", FieldType::String, true) },
-            Field { min_length: Some(8), ..field("password", FieldType::String, true) },
+            Field {
+                min_length: Some(3),
+                ..field("email", FieldType::String, true)
+            },
+            Field {
+                min_length: Some(8),
+                ..field("password", FieldType::String, true)
+            },
             Field {
                 allowed: Some(vec![json!("en"), json!("fr"), json!("de")]),
                 ..field("locale", FieldType::String, false)
@@ -90,16 +102,32 @@ impl Stub {
             ..field("account", FieldType::String, true)
         };
         let catalog = vec![
-            account.with_pattern("^[a-z][a-z0-9-]*$").expect("a valid pattern"),
-            Field { minimum: Some(0), maximum: Some(9999), ..field("pin", FieldType::Integer, true) },
+            account
+                .with_pattern("^[a-z][a-z0-9-]*$")
+                .expect("a valid pattern"),
+            Field {
+                minimum: Some(0),
+                maximum: Some(9999),
+                ..field("pin", FieldType::Integer, true)
+            },
         ];
         let menu = vec![
-            Field { minimum: Some(1), maximum: Some(99), ..field("table", FieldType::Integer, true) },
+            Field {
+                minimum: Some(1),
+                maximum: Some(99),
+                ..field("table", FieldType::Integer, true)
+            },
             field("vip", FieldType::Boolean, false),
         ];
         let components = vec![
             Stored {
-                component: component("6a0f3c1e-2b4d-4e6f-8a1b-3c5d7e9f0a21", "Users", "users", true, users),
+                component: component(
+                    "6a0f3c1e-2b4d-4e6f-8a1b-3c5d7e9f0a21",
+                    "Users",
+                    "users",
+                    true,
+                    users,
+                ),
                 secret_fields: &["password"],
                 models: vec![(
                     "c3a1e5f7-0b2d-4f6a-9c8e-1a3b5c7d9e02".into(),
@@ -107,15 +135,33 @@ impl Stub {
                 )],
             },
             Stored {
-                component: component("1e2d3c4b-5a69-4788-97a6-b5c4d3e2f103", "Catalog", "catalog", false, catalog),
+                component: component(
+                    "1e2d3c4b-5a69-4788-97a6-b5c4d3e2f103",
+                    "Catalog",
+                    "catalog",
+                    false,
+                    catalog,
+                ),
                 secret_fields: &["pin"],
                 models: vec![
-                    ("2f3e4d5c-6b7a-4899-a8b7-c6d5e4f30214".into(), object(json!({"account": "acme", "pin": 2468}))),
-                    ("3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c25".into(), object(json!({"account": "globex", "pin": 1357}))),
+                    (
+                        "2f3e4d5c-6b7a-4899-a8b7-c6d5e4f30214".into(),
+                        object(json!({"account": "acme", "pin": 2468})),
+                    ),
+                    (
+                        "3a4b5c6d-7e8f-4a0b-9c1d-2e3f4a5b6c25".into(),
+                        object(json!({"account": "globex", "pin": 1357})),
+                    ),
                 ],
             },
             Stored {
-                component: component("7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d36", "Café Menü", "cafe-menu", false, menu),
+                component: component(
+                    "7b8c9d0e-1f2a-4b3c-8d4e-5f6a7b8c9d36",
+                    "Café Menü",
+                    "cafe-menu",
+                    false,
+                    menu,
+                ),
                 secret_fields: &[],
                 models: vec![(
                     "0d1e2f3a-4b5c-4d6e-8f7a-8b9c0d1e2f47".into(),
@@ -154,11 +200,15 @@ impl Stub {
     /// Whether `sent` equals the model's stored fields, field by field
     /// over the settings (secrets compared in constant time).
     fn matches(stored: &Stored, fields: &Map<String, Value>, sent: &Map<String, Value>) -> bool {
-        stored.component.fields.iter().all(|f| match (fields.get(&f.name), sent.get(&f.name)) {
-            (Some(a), Some(b)) => equal(&a.to_string(), &b.to_string()),
-            (None, None) => true,
-            _ => false,
-        })
+        stored
+            .component
+            .fields
+            .iter()
+            .all(|f| match (fields.get(&f.name), sent.get(&f.name)) {
+                (Some(a), Some(b)) => equal(&a.to_string(), &b.to_string()),
+                (None, None) => true,
+                _ => false,
+            })
     }
 }
 
@@ -192,7 +242,9 @@ impl Service for Stub {
     }
 
     async fn auth_claims(&self, call: Call) -> Result<AuthClaimsResult, Refusal> {
-        let (_, stored) = self.stored(&call.component).ok_or(Refusal::NotFound("gone".into()))?;
+        let (_, stored) = self
+            .stored(&call.component)
+            .ok_or(Refusal::NotFound("gone".into()))?;
         let model = match (&call.token_model, &call.fields) {
             (Some(uuid), _) => Some(uuid.clone()),
             (None, Some(sent)) => Some(
@@ -201,7 +253,9 @@ impl Service for Stub {
                     .iter()
                     .find(|(_, fields)| Self::matches(stored, fields, sent))
                     .map(|(uuid, _)| uuid.clone())
-                    .ok_or_else(|| Refusal::Unauthorized("no model of this component has these fields".into()))?,
+                    .ok_or_else(|| {
+                        Refusal::Unauthorized("no model of this component has these fields".into())
+                    })?,
             ),
             (None, None) => None,
         };
@@ -211,22 +265,34 @@ impl Service for Stub {
     }
 
     async fn authorize(&self, call: Call, model_uuid: String) -> Result<AuthorizeResult, Refusal> {
-        let (index, stored) = self.stored(&call.component).ok_or(Refusal::NotFound("gone".into()))?;
+        let (index, stored) = self
+            .stored(&call.component)
+            .ok_or(Refusal::NotFound("gone".into()))?;
         let Some((_, fields)) = stored.models.iter().find(|(uuid, _)| *uuid == model_uuid) else {
-            return Err(Refusal::NotFound("no model of this component has this modelUuid".into()));
+            return Err(Refusal::NotFound(
+                "no model of this component has this modelUuid".into(),
+            ));
         };
         if !Self::matches(stored, fields, call.fields.as_ref().unwrap_or(&Map::new())) {
-            return Err(Refusal::Unauthorized("the fields do not match the model's".into()));
+            return Err(Refusal::Unauthorized(
+                "the fields do not match the model's".into(),
+            ));
         }
         let token = format!("stub-issued-{}", uuid::Uuid::new_v4().simple());
         let mut tokens = self.tokens.lock().unwrap_or_else(|e| e.into_inner());
         tokens.insert(token.clone(), (index, model_uuid.clone()));
         let model = Self::model(stored, &model_uuid).ok_or(Refusal::NotFound("gone".into()))?;
         let view = call.component.view.clone();
-        Ok(AuthorizeResult::new(200, true, call.env, view, model, Secret::new(token)))
+        Ok(AuthorizeResult::new(
+            200,
+            true,
+            call.env,
+            view,
+            model,
+            Secret::new(token),
+        ))
     }
 }
-
 
 impl Default for Stub {
     fn default() -> Self {

@@ -30,7 +30,8 @@ fn serve_stub() -> String {
                 .await
                 .expect("an ephemeral port");
             let address = listener.local_addr().expect("its address");
-            tx.send(format!("http://{address}")).expect("the test waits");
+            tx.send(format!("http://{address}"))
+                .expect("the test waits");
             let _ = stub_server::serve(listener, std::future::pending()).await;
         });
     });
@@ -40,8 +41,7 @@ fn serve_stub() -> String {
 
 /// One run of the conformance binary: whether it exited 0, and its output.
 fn conformance(url: &str, snapshots: &Path, ci: bool) -> (bool, String) {
-    let profile =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/stub-server.yaml");
+    let profile = Path::new(env!("CARGO_MANIFEST_DIR")).join("profiles/stub-server.yaml");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_conformance"));
     cmd.arg("--profile")
         .arg(&profile)
@@ -61,7 +61,9 @@ fn conformance(url: &str, snapshots: &Path, ci: bool) -> (bool, String) {
     }
     let child = cmd.spawn().expect("start the conformance binary");
     let started = Instant::now();
-    let output = child.wait_with_output().expect("wait for the conformance binary");
+    let output = child
+        .wait_with_output()
+        .expect("wait for the conformance binary");
     assert!(started.elapsed() < RUN_LIMIT * 2, "the run took too long");
     let text = format!(
         "{}{}",
@@ -83,10 +85,9 @@ impl Drop for TempDir {
 #[test]
 fn the_stub_on_the_generated_router_passes_the_whole_gate() {
     let url = serve_stub();
-    let dir = TempDir(std::env::temp_dir().join(format!(
-        "conformance-stub-server-{}",
-        std::process::id()
-    )));
+    let dir = TempDir(
+        std::env::temp_dir().join(format!("conformance-stub-server-{}", std::process::id())),
+    );
     std::fs::create_dir_all(&dir.0).expect("a temporary folder");
     let (accepted, output) = conformance(&url, &dir.0, false);
     assert!(accepted, "--accept failed:\n{output}");
@@ -94,7 +95,8 @@ fn the_stub_on_the_generated_router_passes_the_whole_gate() {
     let (passed, output) = conformance(&url, &dir.0, true);
     assert!(passed, "CI=true failed:\n{output}");
     assert!(
-        output.contains(" 0 failed, 0 skipped") && output.contains("snapshots: 78 passed, 0 failed"),
+        output.contains(" 0 failed, 0 skipped")
+            && output.contains("snapshots: 78 passed, 0 failed"),
         "{output}"
     );
     // Nothing the runner wrote holds the profile's secrets or a token the

@@ -39,6 +39,7 @@ struct Names {
     path: Option<String>,
     query: Option<String>,
     headers: Option<String>,
+    cookies: Option<String>,
     answer: String,
     /// Per response (documented, then `default`), its headers struct.
     response_headers: Vec<Option<String>>,
@@ -71,10 +72,11 @@ pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
                 handler: format!("handle_{method}"),
                 answers: consts.claim(&format!("{}_ANSWERS", screaming(&op.type_name))),
                 path: has(Location::Path).then(|| types.claim(&format!("{}Path", op.type_name))),
-                query: has(Location::Query)
-                    .then(|| types.claim(&format!("{}Query", op.type_name))),
+                query: has(Location::Query).then(|| types.claim(&format!("{}Query", op.type_name))),
                 headers: has(Location::Header)
                     .then(|| types.claim(&format!("{}Headers", op.type_name))),
+                cookies: has(Location::Cookie)
+                    .then(|| types.claim(&format!("{}Cookies", op.type_name))),
                 answer,
                 response_headers,
                 method,
@@ -224,6 +226,7 @@ pub fn emit(api: &Api, header: &str) -> Result<String, syn::Error> {
                     ::std::string::String::from("no operation has this path"),
                 )],
             };
+            ::std::mem::drop(body);
             api.rejected(::client_runtime::server::Rejection {
                 operation: ::std::option::Option::None,
                 failures,
@@ -287,10 +290,9 @@ fn body_type(op: &Operation) -> Option<(TokenStream, Option<TokenStream>)> {
             &TypeRef::String,
             quote!(::client_runtime::server::BodyKind::Text),
         ),
-        BodyMedia::Multipart(_) | BodyMedia::Binary { .. } => (
-            quote!(::client_runtime::server::axum::body::Bytes),
-            None,
-        ),
+        BodyMedia::Multipart(_) | BodyMedia::Binary { .. } => {
+            (quote!(::client_runtime::server::axum::body::Bytes), None)
+        }
     };
     let ty = if body.required {
         ty
@@ -338,7 +340,8 @@ fn inputs(op: &Operation, n: &Names) -> TokenStream {
     let path = group(&n.path, Location::Path, "path parameters");
     let query = group(&n.query, Location::Query, "query parameters");
     let headers = group(&n.headers, Location::Header, "header parameters");
-    quote! { #path #query #headers }
+    let cookies = group(&n.cookies, Location::Cookie, "cookie parameters");
+    quote! { #path #query #headers #cookies }
 }
 
 /// The enum of an operation's documented answers, its headers structs, and
@@ -400,11 +403,13 @@ fn answer_enum(op: &Operation, n: &Names) -> TokenStream {
             ));
             let declared = structs_declared.contains(headers_name);
             structs_declared.push(headers_name.clone());
-            structs.extend((!declared).then(|| quote! {
-                #[doc = #line]
-                #[derive(Clone, Debug)]
-                pub struct #headers_ty {
-                    #(#header_fields)*
+            structs.extend((!declared).then(|| {
+                quote! {
+                    #[doc = #line]
+                    #[derive(Clone, Debug)]
+                    pub struct #headers_ty {
+                        #(#header_fields)*
+                    }
                 }
             }));
             for h in &response.headers {
@@ -494,7 +499,12 @@ fn trait_method(op: &Operation, n: &Names) -> TokenStream {
 /// The typed inputs' argument list.
 fn input_args(op: &Operation, n: &Names) -> Vec<TokenStream> {
     let mut args = Vec::new();
-    for (name, arg) in [(&n.path, "path"), (&n.query, "query"), (&n.headers, "headers")] {
+    for (name, arg) in [
+        (&n.path, "path"),
+        (&n.query, "query"),
+        (&n.headers, "headers"),
+        (&n.cookies, "cookies"),
+    ] {
         if let Some(name) = name {
             let ty = ident(name);
             let arg = ident(arg);
@@ -543,7 +553,8 @@ fn param_spec(p: &Param) -> TokenStream {
     let location = match p.location {
         Location::Path => quote!(Path),
         Location::Query => quote!(Query),
-        Location::Header | Location::Cookie => quote!(Header),
+        Location::Header => quote!(Header),
+        Location::Cookie => quote!(Cookie),
     };
     let style = match p.style {
         ParamStyle::Scalar => quote!(Scalar),
@@ -594,11 +605,15 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
     });
     let group = |name: &Option<String>, location: Location| {
         let name = ident(name.as_ref()?);
-        let fields = op.params.iter().filter(|p| p.location == location).map(|p| {
-            let field = ident(&p.rust_name);
-            let var = local(p);
-            quote!(#field: #var)
-        });
+        let fields = op
+            .params
+            .iter()
+            .filter(|p| p.location == location)
+            .map(|p| {
+                let field = ident(&p.rust_name);
+                let var = local(p);
+                quote!(#field: #var)
+            });
         Some(quote!(#name { #(#fields),* }))
     };
     let mut built = Vec::new();
@@ -620,6 +635,7 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
         (&n.path, Location::Path, "path"),
         (&n.query, Location::Query, "query"),
         (&n.headers, Location::Header, "headers"),
+        (&n.cookies, Location::Cookie, "cookies"),
     ] {
         if let Some(value) = group(group_name, location) {
             built.push(value);
@@ -642,7 +658,9 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
             } else {
                 ::std::option::Option::Some(bytes.clone())
             }),
-            Some(kind) => quote!(::client_runtime::server::body(&bytes, #kind, #required, &mut failures)),
+            Some(kind) => {
+                quote!(::client_runtime::server::body(&bytes, #kind, #required, &mut failures))
+            }
         };
         if required {
             unwrap.push(quote! {
@@ -657,6 +675,20 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
             let body_value = if read_whole { #read } else { ::std::option::Option::None };
         }
     });
+    // Whether the body was read whole (none is decoded otherwise): only
+    // where there is a body to decode.
+    let read_whole = body_read
+        .is_some()
+        .then(|| quote!(let read_whole = failures.is_empty();));
+    // Every required input unwrapped, else `None` (then there was a failure).
+    let typed = if unwrap.is_empty() {
+        quote!(::std::option::Option::Some((#(#built,)*)))
+    } else {
+        quote!('typed: {
+            #(#unwrap)*
+            ::std::option::Option::Some((#(#built,)*))
+        })
+    };
     quote! {
         async fn #handler<A: Api>(
             api: &A,
@@ -673,16 +705,13 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
                     ::client_runtime::server::axum::body::Bytes::new()
                 }
             };
-            let read_whole = failures.is_empty();
+            #read_whole
             let query = ::client_runtime::server::query_pairs(&head);
             let inputs = ::client_runtime::server::Inputs { head: &head, path: &path, query: &query };
             #(#reads)*
             #body_read
             let _ = &inputs;
-            let typed = 'typed: {
-                #(#unwrap)*
-                ::std::option::Option::Some((#(#built,)*))
-            };
+            let typed = #typed;
             match typed {
                 ::std::option::Option::Some((#(#names,)*)) if failures.is_empty() => {
                     ::client_runtime::server::axum::response::IntoResponse::into_response(
@@ -710,38 +739,40 @@ fn handler(op: &Operation, n: &Names) -> TokenStream {
 fn answers_table(api: &Api, op: &Operation, n: &Names) -> TokenStream {
     let name = ident(&n.answers);
     // Only answers a rejection can take: not a success's.
-    let rows = responses(op).filter(|r| match r.status {
-        Status::Code(code) => code >= 400,
-        Status::Range(h) => h >= 4,
-        Status::Default => true,
-    }).map(|r| {
-        let (status, range) = match r.status {
-            Status::Code(code) => (code, false),
-            Status::Range(h) => (h * 100, true),
-            Status::Default => (0, false),
-        };
-        let (content_type, template) = match &r.body {
-            Some(ty) => {
-                let template = template(api, ty, 0).to_string();
-                (
-                    quote!(::std::option::Option::Some("application/json")),
-                    quote!(::std::option::Option::Some(#template)),
-                )
+    let rows = responses(op)
+        .filter(|r| match r.status {
+            Status::Code(code) => code >= 400,
+            Status::Range(h) => h >= 4,
+            Status::Default => true,
+        })
+        .map(|r| {
+            let (status, range) = match r.status {
+                Status::Code(code) => (code, false),
+                Status::Range(h) => (h * 100, true),
+                Status::Default => (0, false),
+            };
+            let (content_type, template) = match &r.body {
+                Some(ty) => {
+                    let template = template(api, ty, 0).to_string();
+                    (
+                        quote!(::std::option::Option::Some("application/json")),
+                        quote!(::std::option::Option::Some(#template)),
+                    )
+                }
+                None => (
+                    quote!(::std::option::Option::None),
+                    quote!(::std::option::Option::None),
+                ),
+            };
+            quote! {
+                ::client_runtime::server::Documented {
+                    status: #status,
+                    range: #range,
+                    content_type: #content_type,
+                    template: #template,
+                }
             }
-            None => (
-                quote!(::std::option::Option::None),
-                quote!(::std::option::Option::None),
-            ),
-        };
-        quote! {
-            ::client_runtime::server::Documented {
-                status: #status,
-                range: #range,
-                content_type: #content_type,
-                template: #template,
-            }
-        }
-    });
+        });
     let line = comment_text(&format!(
         " The documented answers of `{} {}`, for its rejections.",
         op.http_method, op.path_template
