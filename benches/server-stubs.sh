@@ -25,7 +25,8 @@
 # generator/fixtures/corpus.md).
 #
 # Usage: benches/server-stubs.sh   (writes benches/results/server-stubs.md)
-# Knobs: DOCS (fixture stems), PEER (1; 0: ours only).
+# Knobs: DOCS (fixture stems), PEER (1; 0: ours only), GENERATOR (a built
+# generator binary; default: a release build).
 # shellcheck source=benches/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
@@ -47,9 +48,13 @@ for f in generator/fixtures/corpus_*.yaml generator/fixtures/corpus_*.json; do
     [ -f "$f" ] && docs+=("$f")
 done
 
-log "building the generator (release)"
-cargo build -q --release -p generator
-GENERATOR="$CARGO_TARGET_DIR/release/generator"
+# No timing is measured here: any build of the generator will do
+# (GENERATOR=target/debug/generator skips the release build).
+if [ -z "${GENERATOR:-}" ]; then
+    log "building the generator (release)"
+    cargo build -q --release -p generator
+    GENERATOR="$CARGO_TARGET_DIR/release/generator"
+fi
 
 peer=""
 if [ "$PEER" = 1 ] && command -v java >/dev/null 2>&1; then

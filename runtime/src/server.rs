@@ -164,7 +164,7 @@ pub fn documented(answers: &[Documented], status: StatusCode) -> Option<Document
 
 /// A request the generated router refused before calling the
 /// implementation, with everything an implementation needs to answer it
-/// itself ([`Api::rejected`] in the generated module): the operation (if
+/// itself (`Api::rejected` in the generated module): the operation (if
 /// the path and method named one), every failed input, the request's head,
 /// the path parameters as they were read, and the body's bytes.
 ///
