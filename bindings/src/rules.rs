@@ -31,6 +31,7 @@ use client_runtime::server::axum::http::{HeaderValue, StatusCode, header};
 use client_runtime::server::axum::response::{IntoResponse, Response};
 use client_runtime::server::{Failure, Location, Options, Rejection};
 use client_runtime::{Secret, server::axum};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::generated::types::{
@@ -43,26 +44,38 @@ use crate::server::{self as generated, AuthClaimsAnswer, AuthorizeAnswer};
 pub const BODY_LIMIT: usize = 64 * 1024;
 
 /// A field's JSON type in a component's auth settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum FieldType {
     String,
     Integer,
     Boolean,
 }
 
-/// One field of a component's auth settings and its constraints.
-#[derive(Clone, Debug)]
+/// One field of a component's auth settings and its constraints; read
+/// from JSON or YAML as a profile's `fields` write it (`type`, `required`,
+/// `min_length`, `max_length`, `minimum`, `maximum`, `enum`, `pattern`),
+/// with its `name`.
+#[derive(Clone, Debug, Deserialize)]
 pub struct Field {
     pub name: String,
+    #[serde(rename = "type")]
     pub kind: FieldType,
+    #[serde(default)]
     pub required: bool,
+    #[serde(default)]
     pub min_length: Option<usize>,
+    #[serde(default)]
     pub max_length: Option<usize>,
+    #[serde(default)]
     pub minimum: Option<i64>,
+    #[serde(default)]
     pub maximum: Option<i64>,
     /// The values allowed, if the settings list them.
+    #[serde(default, rename = "enum")]
     pub allowed: Option<Vec<Value>>,
     /// A regular expression its text must match ([`Field::with_pattern`]).
+    #[serde(default)]
     pub pattern: Option<Pattern>,
 }
 
@@ -75,6 +88,13 @@ impl Pattern {
     /// `text` compiled; an error naming why when it is no regular expression.
     pub fn new(text: &str) -> Result<Self, String> {
         regex::Regex::new(text).map(Self).map_err(|e| e.to_string())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        Pattern::new(&text).map_err(serde::de::Error::custom)
     }
 }
 
@@ -147,7 +167,7 @@ impl Field {
 
 /// A component as the rules need it: what it shows of itself, and its auth
 /// settings' fields.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Deserialize)]
 pub struct Component {
     pub view: types::Component,
     pub fields: Vec<Field>,
