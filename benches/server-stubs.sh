@@ -82,6 +82,7 @@ export OURS_TARGET="$W/ours-target" PEER_TARGET="$W/peer-target"
 
 row() { printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$@" >>"$OUT.tmp"; }
 : >"$OUT.tmp"
+: >"$OUT.errors"
 ours_ok=0 peer_ok=0 peer_ran=0 peer_clean=0 total=0
 for spec in "${docs[@]}"; do
     name="$(basename "${spec%.*}")"
@@ -95,9 +96,9 @@ for spec in "${docs[@]}"; do
         o_lines="$(wc -l <"$W/ours/src/server.rs")"
         printf '#![deny(warnings)]\n#[path = "client.rs"]\nmod client;\npub use client::*;\npub mod server;\n' >"$W/ours/src/lib.rs"
         if CARGO_TARGET_DIR="$OURS_TARGET" cargo check -q --manifest-path "$W/ours/Cargo.toml" >"$W/ours.log" 2>&1; then
-            o_ok=yes o_warn=0 ours_ok=$((ours_ok + 1))
+            o_ok=yes o_warn="0 warnings" ours_ok=$((ours_ok + 1))
         else
-            o_warn="$(grep -c '^error' "$W/ours.log" || true)"
+            o_warn="$(grep -c '^error' "$W/ours.log" || true) errors"
         fi
     fi
     # openapi-generator's rust-axum.
@@ -132,16 +133,26 @@ done
     echo "# Server stubs: generator --server beside openapi-generator rust-axum"
     echo
     echo "Written by \`benches/server-stubs.sh\` on $(date -u +%Y-%m-%d) ($(nproc) cores)."
-    echo "openapi-generator: ${peer:+$("$peer" version 2>/dev/null)}${peer:-not run (no Java, or the PyPI package could not be installed)}."
+    if [ -n "$peer" ]; then
+        echo "openapi-generator $("$peer" version 2>/dev/null) (PyPI \`openapi-generator-cli\`), $(java -version 2>&1 | head -1)."
+    else
+        echo "openapi-generator: not run (no Java, or the PyPI package could not be installed)."
+    fi
     echo
-    echo "Ours compile with \`#![deny(warnings)]\` (column \"errors\": the count when not)."
+    echo "Ours compile with \`#![deny(warnings)]\`: a warning is an error. \"generated: no\": the generator refused the document."
     echo
-    echo "| document | ours: accepted | ours: compiles, no warning | ours: errors | ours: server lines | rust-axum: generated | rust-axum: compiles | rust-axum: warnings | rust-axum: lines |"
+    echo "| document | ours: generated | ours: compiles | ours: diagnostics | ours: server lines | rust-axum: generated | rust-axum: compiles | rust-axum: diagnostics | rust-axum: lines |"
     echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
     cat "$OUT.tmp"
     echo
     echo "Ours: $ours_ok of $total compile without a warning. rust-axum: $peer_ok of $peer_ran compile ($peer_clean without a warning)."
+    if [ -s "$OUT.errors" ]; then
+        echo
+        echo "rust-axum's first error, where it does not compile:"
+        echo
+        cat "$OUT.errors"
+    fi
 } >"$OUT"
-rm -f "$OUT.tmp"
+rm -f "$OUT.tmp" "$OUT.errors"
 log "wrote $OUT"
 cat "$OUT"

@@ -89,7 +89,9 @@ async fn inputs_and_rejections_print_no_credential() {
 
     // No modelUuid, an X-Project-Env that is no value of its enum, a body
     // that is not an object: refused before `authorize` is called.
-    let http = client_runtime::reqwest::Client::new();
+    // Through the runtime's builder: it installs the TLS provider the
+    // workspace's features may call for.
+    let http = client_runtime::client_builder().build().unwrap();
     let refused = http
         .post(format!("{url}/component/users/auth"))
         .header("x-client-id", "id-1")
@@ -122,7 +124,10 @@ async fn inputs_and_rejections_print_no_credential() {
 #[tokio::test]
 async fn a_path_of_no_operation_is_the_documented_404() {
     let url = serve(Recorder::default()).await;
-    let answer = client_runtime::reqwest::get(format!("{url}/component/a/b/auth"))
+    let http = client_runtime::client_builder().build().unwrap();
+    let answer = http
+        .get(format!("{url}/component/a/b/auth"))
+        .send()
         .await
         .unwrap();
     assert_eq!(answer.status().as_u16(), 404);

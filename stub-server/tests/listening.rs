@@ -90,12 +90,30 @@ async fn the_generated_client_authorizes_then_reads_its_claim() {
 #[tokio::test]
 async fn every_error_the_router_owns_has_the_envelope_and_the_project() {
     let (_server, url) = start();
-    let http = reqwest::Client::new();
+    // Through the runtime's builder: it installs the TLS provider the
+    // workspace's features may call for.
+    let http = component_auth_bindings::client_builder().build().unwrap();
     let cases = [
-        (reqwest::Method::GET, "/elsewhere", 404),
-        (reqwest::Method::PUT, "/v2/api/component/users/auth", 405),
-        (reqwest::Method::GET, "/v2/api/component/users/auth", 400),
-        (reqwest::Method::POST, "/v2/api/component/users/auth", 400),
+        (
+            component_auth_bindings::http::Method::GET,
+            "/elsewhere",
+            404,
+        ),
+        (
+            component_auth_bindings::http::Method::PUT,
+            "/v2/api/component/users/auth",
+            405,
+        ),
+        (
+            component_auth_bindings::http::Method::GET,
+            "/v2/api/component/users/auth",
+            400,
+        ),
+        (
+            component_auth_bindings::http::Method::POST,
+            "/v2/api/component/users/auth",
+            400,
+        ),
     ];
     for (method, path, status) in cases {
         let answer = http
