@@ -10,6 +10,16 @@
 #[rustfmt::skip]
 pub mod generated;
 
+/// The generated axum server (feature `server`): written by
+/// `cargo run -p generator -- spec/openapi.yaml --server --out bindings/src/generated_server.rs`.
+#[cfg(feature = "server")]
+#[rustfmt::skip]
+#[path = "generated_server.rs"]
+pub mod server;
+
+#[cfg(feature = "server")]
+pub mod rules;
+
 pub use client_runtime::json;
 #[cfg(feature = "client")]
 pub use client_runtime::{

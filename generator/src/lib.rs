@@ -80,6 +80,9 @@ pub struct Options {
     /// of which a crate calls a few operations: it compiles those. Default:
     /// off, everything compiled (one feature to declare is none).
     pub tag_features: bool,
+    /// Write the server module for axum instead of the client (`--server`;
+    /// see [`emit::emit_server`]). Default: the client.
+    pub server: bool,
 }
 
 /// Generates the bindings for the spec at `path`.
@@ -248,12 +251,15 @@ pub fn generate_source_with_options(
         let placed = std::thread::Builder::new()
             .name("warnings".into())
             .spawn_scoped(scope, || source.diagnose_all(warnings));
-        let code = emit::emit_with(
-            &api,
-            &header,
-            options.client_feature.as_deref(),
-            options.tag_features,
-        );
+        let code = match options.server {
+            true => emit::emit_server(&api, &header),
+            false => emit::emit_with(
+                &api,
+                &header,
+                options.client_feature.as_deref(),
+                options.tag_features,
+            ),
+        };
         let warnings = match placed {
             Ok(handle) => handle
                 .join()

@@ -55,6 +55,11 @@ struct Cli {
     /// of a large API; the output's header lists the features to declare.
     #[arg(long)]
     tag_features: bool,
+    /// Write a server module for axum (a trait to implement, a router that
+    /// reads and checks every input) instead of the client. It refers to
+    /// the client's types as `super::types`: place it beside them.
+    #[arg(long, conflicts_with = "client_feature")]
+    server: bool,
 }
 
 /// The largest file `--check` reads: 64 MiB, far above any generated
@@ -75,6 +80,7 @@ fn main() -> ExitCode {
         overlays: cli.overlay.clone(),
         max_input_bytes: cli.max_input_mib.map(|mib| mib * 1024 * 1024),
         tag_features: cli.tag_features,
+        server: cli.server,
     };
     let code = match generator::generate_with_options(&cli.spec, &options) {
         Err(diagnostic) => {
@@ -111,6 +117,9 @@ fn main() -> ExitCode {
                     .as_ref()
                     .map(|name| format!(" --client-feature {name}"))
                     .unwrap_or_default();
+                if cli.server {
+                    feature.push_str(" --server");
+                }
                 for overlay in &cli.overlay {
                     feature.push_str(&format!(" --overlay {}", overlay.display()));
                 }

@@ -36,6 +36,10 @@ pub mod string_enum;
 pub use file::FilePart;
 pub use secret::Secret;
 
+// What generated servers need: with the `server` feature.
+#[cfg(feature = "server")]
+pub mod server;
+
 // What the generated client needs: with the `client` feature.
 #[cfg(feature = "client")]
 mod auth;

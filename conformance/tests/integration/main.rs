@@ -21,6 +21,7 @@ mod real_targets;
 mod scaled;
 mod self_test;
 mod source;
+mod stub_server;
 mod traffic;
 mod traffic_faults;
 mod variants;

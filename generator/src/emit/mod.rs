@@ -10,7 +10,10 @@ mod features;
 mod layout;
 mod markdown;
 mod responses;
+mod server;
 mod types;
+
+pub use server::emit as emit_server;
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
