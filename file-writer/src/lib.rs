@@ -343,6 +343,12 @@ fn place(path: &Path) -> Result<Place, Why> {
                 if meta.is_dir() {
                     return Err(Why::IsDirectory);
                 }
+                // A link to this process's standard output (`/dev/stdout`
+                // when the output goes to a regular file): written through
+                // the handle, never the link replaced.
+                if own.file_type().is_symlink() && is_stdout(meta) {
+                    return Ok(Place::Stdout);
+                }
                 if let Some(place) = special(path, meta)? {
                     return Ok(place);
                 }
@@ -399,8 +405,27 @@ fn folder_of(path: &Path) -> PathBuf {
 /// A character device or a FIFO at `path` (followed): written in place.
 /// A block device or a socket: refused. Anything else: `None`.
 #[cfg(unix)]
+/// Whether `meta` is the file this process's standard output is.
+#[cfg(unix)]
+fn is_stdout(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(out) = rustix::fs::fstat(std::io::stdout()) else {
+        return false;
+    };
+    // `st_dev` and `st_ino` are u64 here, narrower on some systems.
+    #[allow(clippy::unnecessary_cast)]
+    let (dev, ino) = (out.st_dev as u64, out.st_ino as u64);
+    dev == meta.dev() && ino == meta.ino()
+}
+
+#[cfg(not(unix))]
+fn is_stdout(_: &std::fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(unix)]
 fn special(path: &Path, meta: &std::fs::Metadata) -> Result<Option<Place>, Why> {
-    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    use std::os::unix::fs::FileTypeExt;
     let kind = meta.file_type();
     if !(kind.is_char_device() || kind.is_fifo() || kind.is_block_device() || kind.is_socket()) {
         return Ok(None);
@@ -408,13 +433,8 @@ fn special(path: &Path, meta: &std::fs::Metadata) -> Result<Option<Place>, Why> 
     // The same open file as standard output (`/dev/stdout`, `/dev/fd/1`,
     // the terminal it is on): written through the handle this process
     // has, which works for a socket too.
-    if let Ok(out) = rustix::fs::fstat(std::io::stdout()) {
-        // `st_dev` and `st_ino` are u64 here, narrower on some systems.
-        #[allow(clippy::unnecessary_cast)]
-        let (dev, ino) = (out.st_dev as u64, out.st_ino as u64);
-        if dev == meta.dev() && ino == meta.ino() {
-            return Ok(Some(Place::Stdout));
-        }
+    if is_stdout(meta) {
+        return Ok(Some(Place::Stdout));
     }
     if kind.is_block_device() {
         return Err(Why::Unwritable("a block device"));
