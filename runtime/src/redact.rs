@@ -67,37 +67,41 @@ pub(crate) fn headers(headers: &reqwest::header::HeaderMap) -> impl fmt::Debug +
 }
 
 /// A URL's text with the password of its user information written
-/// `[redacted]` (`https://user:[redacted]@host/`); a text that does not
-/// parse as a URL loses everything between its `://` and its last `@`
-/// before any `?` or `#` but the user name (a password may hold a `/`).
+/// `[redacted]` (`https://user:[redacted]@host/`). A text that does not
+/// parse as a URL, or parses without a password but holds `user:…@` before
+/// any `?` or `#` (`http://u:8080/x@host/` reads as port 8080 and a path, yet
+/// was meant as a password with a `/`), loses everything between its `://`
+/// and its last such `@` but the user name: a URL with a port and an `@` in
+/// its path is over-redacted rather than a password shown.
 #[cfg(feature = "client")]
 pub fn url_text(url: &str) -> String {
     if let Ok(parsed) = reqwest::Url::parse(url) {
         let text = parsed.as_str();
-        return match parsed.password() {
-            Some(password) => {
-                let user = format!("://{}:", parsed.username());
-                let written = format!("{user}{password}@");
-                text.replacen(&written, &format!("{user}{REDACTED}@"), 1)
-            }
-            None => text.to_owned(),
-        };
+        if let Some(password) = parsed.password() {
+            let user = format!("://{}:", parsed.username());
+            let written = format!("{user}{password}@");
+            return text.replacen(&written, &format!("{user}{REDACTED}@"), 1);
+        }
+        return textual_user_info(url).unwrap_or_else(|| text.to_owned());
     }
-    let Some(scheme_end) = url.find("://") else {
-        return url.to_owned();
-    };
-    let start = scheme_end + 3;
+    textual_user_info(url).unwrap_or_else(|| url.to_owned())
+}
+
+/// `url` with what reads as `user:password@` after its `://` redacted, by
+/// text alone; `None` where nothing reads so.
+#[cfg(feature = "client")]
+fn textual_user_info(url: &str) -> Option<String> {
+    let start = url.find("://")? + 3;
     let end = url[start..]
         .find(['?', '#'])
         .map_or(url.len(), |i| start + i);
-    let Some(at) = url[start..end].rfind('@') else {
-        return url.to_owned();
-    };
-    let user_info = &url[start..start + at];
-    match user_info.split_once(':') {
-        Some((user, _)) => format!("{}{user}:{REDACTED}{}", &url[..start], &url[start + at..]),
-        None => url.to_owned(),
-    }
+    let at = url[start..end].rfind('@')?;
+    let (user, _) = url[start..start + at].split_once(':')?;
+    Some(format!(
+        "{}{user}:{REDACTED}{}",
+        &url[..start],
+        &url[start + at..]
+    ))
 }
 
 /// A body described without its values: `42 bytes, JSON {"status": bool,
@@ -277,6 +281,13 @@ mod tests {
         assert_eq!(url_text("http://u:p/ss@h/"), "http://u:[redacted]@h/");
         assert_eq!(url_text("http://u:p@ a/"), "http://u:[redacted]@ a/");
         assert_eq!(url_text("http://h/a@b"), "http://h/a@b");
+        // Digits then a `/`: a valid URL with a port and a path, by its
+        // parse; the password is still never shown.
+        assert_eq!(
+            url_text("http://u:8080/ss@h/v2"),
+            "http://u:[redacted]@h/v2"
+        );
+        assert_eq!(url_text("http://h:8080/a@b"), "http://h:[redacted]@b");
         assert_eq!(url_text("not a url"), "not a url");
     }
 
