@@ -56,6 +56,90 @@ pub fn is_json(bytes: &[u8]) -> bool {
     }
 }
 
+/// The JSON text `bytes` with only the members `keys` of its root object
+/// kept, read as a stream: every other member is checked to be JSON and let
+/// go, never built (a 900 KiB error answer whose envelope a check reads is
+/// tens of megabytes as a tree). Exactly [`parse`]'s value with the root's
+/// other members removed; a root that is not an object is [`parse`]'s own.
+pub fn members(bytes: &[u8], keys: &[&str]) -> Option<Value> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    match (Members { keys }).deserialize(&mut de) {
+        Ok(Some(kept)) => de.end().ok().map(|()| Value::Object(kept)),
+        Ok(None) => parse(bytes),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            let mut value = parse(bytes)?;
+            if let Value::Object(map) = &mut value {
+                map.retain(|key, _| keys.contains(&key.as_str()));
+            }
+            Some(value)
+        }
+        Err(_) => None,
+    }
+}
+
+/// Reads the root for [`members`]: `Some` of the members kept where it is
+/// an object, `None` (having skimmed it) where it is not.
+struct Members<'k> {
+    keys: &'k [&'k str],
+}
+
+impl<'de> DeserializeSeed<'de> for Members<'_> {
+    type Value = Option<Map<String, Value>>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Members<'_> {
+    type Value = Option<Map<String, Value>>;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<Skim>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut kept = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if self.keys.contains(&key.as_str()) {
+                kept.insert(key, map.next_value::<Value>()?);
+            } else {
+                map.next_value::<Skim>()?;
+            }
+        }
+        Ok(Some(kept))
+    }
+}
+
 /// Any JSON value, read and let go: nothing is kept.
 struct Skim;
 
@@ -338,6 +422,34 @@ mod tests {
     struct Defaults;
 
     impl Keep for Defaults {}
+
+    /// [`members`] is [`parse`] with the root's other members removed,
+    /// member order and a repeated key's last value included, at any depth.
+    #[test]
+    fn members_are_the_parse_with_the_others_removed() {
+        let deep = nested(300);
+        for text in [
+            r#"{"code":400,"pad":[{"a":0},{"b":[1,2]}],"message":"m","status":false}"#,
+            r#"{"status":true,"code":1,"status":false,"x":{"code":2}}"#,
+            r#"{"errors":[{"field":"a"}],"code":417}"#,
+            r#"{}"#,
+            r#"[{"code":1}]"#,
+            r#""code""#,
+            "7",
+            deep.as_str(),
+        ] {
+            let keys = ["code", "message", "status", "errors"];
+            let mut whole = parse(text.as_bytes()).expect("JSON");
+            if let Value::Object(map) = &mut whole {
+                map.retain(|key, _| keys.contains(&key.as_str()));
+            }
+            let ours = members(text.as_bytes(), &keys).expect("JSON");
+            assert_eq!(ours.to_string(), whole.to_string(), "{text}");
+        }
+        for not_json in ["{\"code\":1,\"pad\":[1,}", "{\"code\":1} 2", ""] {
+            assert_eq!(members(not_json.as_bytes(), &["code"]), None, "{not_json}");
+        }
+    }
 
     #[test]
     fn the_defaults_read_as_serde_jsons_value_does() {

@@ -32,7 +32,9 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
     if raw.status != 417 {
         problems.push(format!("the status is {}, not 417", raw.status));
     }
-    problems.extend(conformance_wire::envelope::shape_417(raw.json().as_ref()));
+    problems.extend(conformance_wire::envelope::shape_417(
+        conformance_wire::envelope::members(raw).as_ref(),
+    ));
     if problems.is_empty() {
         Ok(())
     } else {

@@ -14,6 +14,16 @@ use serde_json::Value;
 /// What "refused" means in a check's `expects`.
 pub const REFUSED: &str = "a 4xx answer that is JSON, says so (Content-Type: application/json) and carries X-Project-Uuid; on 400 in the 7.1 shape (code, message, request_id, status false), on 417 in the 7.2 shape (code, errors, status false); any other 4xx status is the server's choice";
 
+/// The members of the 7.1 and 7.2 shapes: all a shape is judged on.
+pub const MEMBERS: &[&str] = &["code", "message", "request_id", "status", "errors"];
+
+/// `raw`'s body with only the envelope's [`MEMBERS`] of its root object,
+/// read as a stream: judging the shape of a large error answer builds no
+/// tree of the rest (see `json::members`).
+pub fn members(raw: &RawResponse) -> Option<Value> {
+    component_auth_bindings::json::members(raw.expose_body(), MEMBERS)
+}
+
 /// What is wrong with `raw` as an error answer of the description (any
 /// status ≥ 400): empty when it is one.
 pub fn error_problems(raw: &RawResponse) -> Vec<String> {
@@ -30,8 +40,8 @@ pub fn error_problems(raw: &RawResponse) -> Vec<String> {
         p.push("no X-Project-Uuid header".to_owned());
     }
     match raw.status {
-        400 => p.extend(shape_400(raw.json().as_ref())),
-        417 => p.extend(shape_417(raw.json().as_ref())),
+        400 => p.extend(shape_400(members(raw).as_ref())),
+        417 => p.extend(shape_417(members(raw).as_ref())),
         // Read as a stream: no tree of a large answer.
         _ if !raw.is_json() => p.push("the body is not JSON".to_owned()),
         _ => {}

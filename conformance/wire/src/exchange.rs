@@ -354,8 +354,8 @@ impl ResponseRecord {
                 .or_insert(text);
         }
         let shape = match raw.status {
-            400 => crate::envelope::shape_400(raw.json().as_ref()),
-            417 => crate::envelope::shape_417(raw.json().as_ref()),
+            400 => crate::envelope::shape_400(crate::envelope::members(raw).as_ref()),
+            417 => crate::envelope::shape_417(crate::envelope::members(raw).as_ref()),
             _ => Vec::new(),
         };
         // Large JSON is read once, as a stream, into its digest; never a tree.

@@ -54,10 +54,10 @@ impl Answer {
     }
 
     pub fn of(op: Op, raw: &RawResponse) -> Self {
-        // A tree only where a shape is judged (400, 417): every other
-        // answer is read as a stream, whatever its size.
+        // The envelope's members only where a shape is judged (400, 417):
+        // every answer is read as a stream, whatever its size.
         let json = matches!(raw.status, 400 | 417)
-            .then(|| raw.json())
+            .then(|| crate::envelope::members(raw))
             .flatten();
         Answer {
             op,

@@ -77,7 +77,9 @@ pub const SHAPE_400: Invariant = Invariant {
         if raw.status != 400 {
             return None;
         }
-        let problems = conformance_wire::envelope::shape_400(raw.json().as_ref());
+        let problems = conformance_wire::envelope::shape_400(
+            conformance_wire::envelope::members(raw).as_ref(),
+        );
         (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
     },
 };
@@ -89,7 +91,9 @@ pub const SHAPE_417: Invariant = Invariant {
         if raw.status != 417 {
             return None;
         }
-        let problems = conformance_wire::envelope::shape_417(raw.json().as_ref());
+        let problems = conformance_wire::envelope::shape_417(
+            conformance_wire::envelope::members(raw).as_ref(),
+        );
         (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
     },
 };

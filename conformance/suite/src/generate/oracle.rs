@@ -44,8 +44,9 @@ pub fn judge(
         return Vec::new();
     };
     let j = declared.judge(&value);
-    let is_417 =
-        raw.status == 417 && conformance_wire::envelope::shape_417(raw.json().as_ref()).is_empty();
+    let is_417 = raw.status == 417
+        && conformance_wire::envelope::shape_417(conformance_wire::envelope::members(raw).as_ref())
+            .is_empty();
     let mut out = Vec::new();
     if !j.breaks.is_empty() {
         if !is_417 {
