@@ -29,6 +29,14 @@ pub fn main(
             "--profile and --embedded: name one target, your server's profile or the built-in server",
         );
     }
+    let profile = if embedded {
+        None
+    } else {
+        match super::target::resolve(profile) {
+            Ok(found) => found,
+            Err(code) => return code,
+        }
+    };
     if let Err(code) = target_given(profile.is_some(), embedded) {
         return code;
     }

@@ -4,8 +4,7 @@
 use client_runtime::Secret;
 use serde::Deserialize;
 
-use super::loading::Capped;
-use super::values::{Body, Plain, Text, Uuid};
+use super::form::{ComponentKeys, Read};
 use super::{Authorize, Component, SECRET_FIELD_NAMES, SecondModel};
 
 pub(super) struct Components(pub(super) Vec<Component>);
@@ -27,29 +26,11 @@ impl<'de> Deserialize<'de> for Components {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawComponentFields {
-    name: Plain,
-    tag: Plain,
-    uuid: Uuid,
-    #[serde(default)]
-    requires_auth: bool,
-    #[serde(default)]
-    auth_token: Option<Text>,
-    #[serde(default)]
-    authorize: Option<RawAuthorize>,
-    #[serde(default)]
-    secret_fields: Option<Capped<String, { crate::limits::SECRET_FIELDS }>>,
-    #[serde(default)]
-    fields: Option<crate::fields::Fields>,
-}
-
 struct RawComponent(Component);
 
 impl<'de> Deserialize<'de> for RawComponent {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = RawComponentFields::deserialize(d)?;
+        let raw = ComponentKeys::<Read>::deserialize(d)?;
         let auth_token = raw.auth_token.map(|t| Secret::new(t.0));
         if raw.requires_auth && auth_token.as_ref().is_none_or(|t| t.expose().is_empty()) {
             return Err(serde::de::Error::custom(format!(
@@ -127,23 +108,4 @@ impl<'de> Deserialize<'de> for RawComponent {
             fields: raw.fields,
         }))
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawAuthorize {
-    model_uuid: Uuid,
-    valid_body: Body,
-    #[serde(default)]
-    invalid_body: Option<Body>,
-    #[serde(default)]
-    second_model: Option<RawSecondModel>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawSecondModel {
-    model_uuid: Uuid,
-    #[serde(default)]
-    valid_body: Option<Body>,
 }

@@ -5,10 +5,9 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::component::Components;
 use super::errors::{all_missing, locate};
-use super::values::{BaseUrl, Env, NonEmpty, Text};
-use super::{Budgets, Profile, ProfileError};
+use super::form::{ProfileKeys, Read};
+use super::{Profile, ProfileError};
 use crate::expand::{plain, read_text, refuse, shown, with_env};
 use client_runtime::Secret;
 
@@ -58,7 +57,7 @@ impl Profile {
         crate::input::refuse_before_parsing(text, file, &lines, "profile")?;
         let (raw, read) = with_env(text, env, || {
             crate::limits::counting_patterns(|| {
-                serde_path_to_error::deserialize::<_, RawProfile>(
+                serde_path_to_error::deserialize::<_, ProfileKeys<Read>>(
                     serde_yaml::Deserializer::from_str(text),
                 )
             })
@@ -139,25 +138,6 @@ impl Profile {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawProfile {
-    base_url: BaseUrl,
-    client_id: Text,
-    client_secret: NonEmpty,
-    #[serde(default)]
-    project_env: Option<Env>,
-    components: Components,
-    #[serde(default)]
-    choices: crate::choices::Choices,
-    #[serde(default)]
-    snapshot_headers: Capped<HeaderName, { crate::limits::SNAPSHOT_HEADERS }>,
-    #[serde(default)]
-    budgets: Budgets,
-    #[serde(default)]
-    rate: Option<Rate>,
-}
-
 /// `rate:`, requests a second: a positive, finite number.
 pub(super) struct Rate(pub(super) f64);
 
@@ -211,7 +191,7 @@ impl<'de> Deserialize<'de> for HeaderName {
     }
 }
 
-impl RawProfile {
+impl ProfileKeys<Read> {
     fn into_profile(self, env: Vec<(String, String)>) -> Profile {
         Profile {
             env: env
@@ -223,9 +203,12 @@ impl RawProfile {
             client_secret: Secret::new(self.client_secret.0),
             project_env: self.project_env.map(|e| e.0),
             components: self.components.0,
-            choices: self.choices,
-            snapshot_headers: self.snapshot_headers.0.into_iter().map(|h| h.0).collect(),
-            budgets: self.budgets,
+            choices: self.choices.unwrap_or_default(),
+            snapshot_headers: self
+                .snapshot_headers
+                .map(|h| h.0.into_iter().map(|h| h.0).collect())
+                .unwrap_or_default(),
+            budgets: self.budgets.unwrap_or_default(),
             rate: self.rate.map(|r| r.0),
         }
     }

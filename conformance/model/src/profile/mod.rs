@@ -166,11 +166,16 @@ pub use crate::input::InputError as ProfileError;
 mod budgets;
 mod component;
 mod errors;
+mod form;
 mod loading;
 mod secrets;
 mod values;
 
 pub use budgets::{Budgets, OPERATIONS as BUDGET_OPERATIONS, parse_limit};
+pub use form::{
+    AuthorizeKeys, ComponentDocument, ComponentKeys, Form, Mapping, ProfileDocument, ProfileKeys,
+    SecondModelKeys, Written,
+};
 pub use loading::MAX_PROFILE_BYTES;
 pub use values::is_uuid;
 
