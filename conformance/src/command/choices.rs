@@ -69,6 +69,11 @@ async fn print_choices(
         Ok(p) => p,
         Err(code) => return code,
     };
+    if let Some(ca) = &profile.ca_cert {
+        if let Err(e) = connect.add_ca_file(ca) {
+            return fail(&format!("the profile's `ca_cert`: {e}"));
+        }
+    }
     let mut limits = Limits::default();
     if let Some(t) = timeout {
         limits.timeout = t;

@@ -213,6 +213,12 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }
     };
 
+    // The profile's private CA, as --ca-cert would add it.
+    if let Some(ca) = &profile.ca_cert {
+        if let Err(e) = connect.add_ca_file(ca) {
+            return fail(&format!("the profile's `ca_cert`: {e}"));
+        }
+    }
     let options = RunOptions {
         only: args.only,
         skip: args.skip,

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeSet;
 
+use conformance_model::profile::{ComponentDocument, Mapping};
 use serde::Deserialize;
 
 pub mod command;
@@ -96,43 +97,26 @@ pub struct Answers {
     /// The environment variable that holds the client secret.
     pub client_secret_env: String,
     pub components: Vec<ComponentAnswer>,
-    /// The action the workflow's gate step uses, `owner/name@ref`.
+    /// The action the workflow's gate step uses, `owner/name@ref`; empty
+    /// where the runner is built from [`Self::source`].
     pub action: String,
+    /// Where the workflow builds the runner from when no action is used:
+    /// a git repository and a pinned revision, `URL@REV`.
+    pub source: String,
     /// The command that starts the server in CI ("" when it runs elsewhere).
     pub start: String,
 }
 
-/// A component, as `--component` takes it: a YAML mapping, e.g.
-/// `{name: Users, tag: users, uuid: 0b6c…, requires_auth: true,
-/// token_env: USERS_TOKEN, model_uuid: 5d2e…, valid_body: {email: a@b.c,
-/// password: "${USERS_PASSWORD}"}}`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ComponentAnswer {
-    pub name: String,
-    pub tag: String,
-    pub uuid: String,
-    #[serde(default)]
-    pub requires_auth: bool,
-    /// The environment variable that holds a valid token of this component
-    /// (required where `requires_auth` is true).
-    #[serde(default)]
-    pub token_env: Option<String>,
-    /// A model of the component, for Authorize (with `valid_body`).
-    #[serde(default)]
-    pub model_uuid: Option<String>,
-    /// The auth fields that authorize `model_uuid`; a secret among them as
-    /// `"${VAR}"` (`"${VAR:json}"` for a number or boolean).
-    #[serde(default)]
-    pub valid_body: Option<serde_json::Map<String, serde_json::Value>>,
-    /// A body that fails the component's validation (runs the 417 checks).
-    #[serde(default)]
-    pub invalid_body: Option<serde_json::Map<String, serde_json::Value>>,
-    /// The component's auth settings, as a profile's `fields:` takes them
-    /// (`{}`: the component has no auth field).
-    #[serde(default)]
-    pub fields: Option<serde_json::Map<String, serde_json::Value>>,
-}
+/// A component, as `--component` takes it: the profile's own component
+/// ([`ComponentDocument`], one schema: every key a profile's component
+/// takes, `authorize.second_model`, `fields`, `secret_fields` and any key
+/// added later), as a YAML mapping, e.g. `{name: Users, tag: users, uuid:
+/// 0b6c…, requires_auth: true, auth_token: "${USERS_TOKEN}", authorize:
+/// {model_uuid: 5d2e…, valid_body: {email: a@b.c, password:
+/// "${USERS_PASSWORD}"}}}`.
+#[derive(Clone, Debug, serde::Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ComponentAnswer(pub ComponentDocument);
 
 /// A body value `init` took out of the profile because its name makes it a
 /// credential: the profile reads it from `variable`.
@@ -227,106 +211,168 @@ fn only_var(text: &str) -> Option<&str> {
     is_var_name(name).then_some(name)
 }
 
+/// An example of `--component`, for messages.
+pub const COMPONENT_EXAMPLE: &str = "{name: Users, tag: users, uuid: UUID, requires_auth: true, auth_token: \"${USERS_TOKEN}\", authorize: {model_uuid: UUID, valid_body: {email: a@example.com, password: \"${USERS_PASSWORD}\"}}}";
+
+/// What an older `--component` key is now (the keys are the profile's).
+fn renamed(message: &str) -> &'static str {
+    let key = |k: &str| message.contains(&format!("unknown field `{k}`"));
+    if key("token_env") {
+        " (`token_env: VAR` is now the profile's `auth_token: \"${VAR}\"`)"
+    } else if key("model_uuid") || key("valid_body") || key("invalid_body") {
+        " (`model_uuid`, `valid_body` and `invalid_body` go under `authorize:`, as in a profile)"
+    } else {
+        ""
+    }
+}
+
 impl ComponentAnswer {
-    /// Parses one `--component` value (`what` names it in errors).
+    /// Parses one `--component` value (`what` names it in errors): the
+    /// profile's component, read as written (`${VAR}`s kept).
     pub fn parse(text: &str, what: &str) -> Result<Self, InitError> {
-        let c: ComponentAnswer = serde_yaml::from_str(text).map_err(|e| {
+        let c: ComponentDocument = serde_yaml::from_str(text).map_err(|e| {
+            let e = conformance_model::input::without_values(&e.to_string());
             err(format!(
-                "{what}: {e}. Expected a YAML mapping such as `{{name: Users, tag: users, uuid: UUID, requires_auth: true, token_env: USERS_TOKEN, model_uuid: UUID, valid_body: {{email: a@example.com, password: \"${{USERS_PASSWORD}}\"}}}}`; allowed keys: name, tag, uuid, requires_auth, token_env, model_uuid, valid_body, invalid_body, fields"
+                "{what}: {e}{}. Expected a profile's component as a YAML mapping, such as `{COMPONENT_EXAMPLE}`",
+                renamed(&e)
             ))
         })?;
+        let c = ComponentAnswer(c);
         c.check(what)?;
         Ok(c)
     }
 
     fn check(&self, what: &str) -> Result<(), InitError> {
-        for (key, value) in [
-            ("name", &self.name),
-            ("tag", &self.tag),
-            ("uuid", &self.uuid),
-        ] {
+        let c = &self.0;
+        for (key, value) in [("name", &c.name), ("tag", &c.tag), ("uuid", &c.uuid)] {
             if value.trim().is_empty() {
                 return Err(err(format!(
                     "{what}: `{key}` is empty; expected the component's {key}"
                 )));
             }
-            if !vars_well_formed(value) {
-                return Err(err(format!(
-                    "{what}: `{key}` holds a `${{` that is not `${{VAR}}` around a variable name"
-                )));
+        }
+        let mut uuids = vec![("uuid", &c.uuid)];
+        if let Some(a) = &c.authorize {
+            uuids.push(("authorize.model_uuid", &a.model_uuid));
+            if let Some(m) = &a.second_model {
+                uuids.push(("authorize.second_model.model_uuid", &m.model_uuid));
             }
         }
         let is_uuid = |s: &str| s.contains("${") || uuid::Uuid::parse_str(s).is_ok();
-        if !is_uuid(&self.uuid) {
+        for (key, value) in &uuids {
+            if !is_uuid(value) {
+                return Err(err(format!(
+                    "{what}: `{key}` is not a uuid; expected a uuid (8-4-4-4-12 hex digits) or a `${{VAR}}` that holds it"
+                )));
+            }
+        }
+        let texts = serde_json::to_value(c).unwrap_or_default();
+        if !all_strings(&texts, &|s| vars_well_formed(s)) {
             return Err(err(format!(
-                "{what}: `uuid` is not a uuid; expected the component's uuid (8-4-4-4-12 hex digits) or a `${{VAR}}` that holds it"
+                "{what}: a value holds a `${{` that is not `${{VAR}}` around a variable name"
             )));
         }
-        match (&self.token_env, self.requires_auth) {
-            (Some(var), _) if !is_var_name(var) => {
-                return Err(err(format!(
-                    "{what}: `token_env` is not an environment variable name; expected letters, digits and `_`, not starting with a digit"
-                )));
-            }
-            (None, true) => {
-                return Err(err(format!(
-                    "{what}: the component requires auth, so a run needs one of its tokens; expected `token_env: VAR`, the environment variable that holds it"
-                )));
-            }
-            _ => {}
-        }
-        match (&self.model_uuid, &self.valid_body) {
-            (Some(m), Some(_)) if !is_uuid(m) => Err(err(format!(
-                "{what}: `model_uuid` is not a uuid; expected the uuid of a model of the component"
+        match (&c.auth_token, c.requires_auth) {
+            (Some(token), _) if only_var(token).is_none() => Err(err(format!(
+                "{what}: `auth_token` is written out; expected `\"${{VAR}}\"`, the environment variable that holds the token (the profile is committed)"
             ))),
-            (Some(_), None) | (None, Some(_)) => Err(err(format!(
-                "{what}: `model_uuid` and `valid_body` go together (Authorize needs both); expected both or neither"
-            ))),
-            (None, None) if self.invalid_body.is_some() => Err(err(format!(
-                "{what}: `invalid_body` needs `model_uuid` and `valid_body` too; expected all three or no `invalid_body`"
+            (None, true) => Err(err(format!(
+                "{what}: the component requires auth, so a run needs one of its tokens; expected `auth_token: \"${{VAR}}\"`, the environment variable that holds it"
             ))),
             _ => Ok(()),
         }
     }
 
-    /// Replaces each value of `valid_body` whose name makes it a
-    /// credential ([`looks_like_credential`]) and that is written out by a
-    /// `${VAR}` (`${VAR:json}` for a number or boolean): the profile is
-    /// committed. Returns what was taken out, to say so and to set the
-    /// variables for `init`'s own requests.
+    /// Whether the body field `name` holds a credential: by its name
+    /// ([`looks_like_credential`]), or as the component says
+    /// (`secret_fields`, a declared field's `secret: true`).
+    fn is_secret(&self, name: &str) -> bool {
+        let c = &self.0;
+        looks_like_credential(name)
+            || c.secret_fields
+                .iter()
+                .flatten()
+                .any(|s| s.eq_ignore_ascii_case(name))
+            || c.fields.as_ref().is_some_and(|f| {
+                f.get(name)
+                    .and_then(|d| d.get("secret"))
+                    .and_then(serde_json::Value::as_bool)
+                    == Some(true)
+            })
+    }
+
+    /// Replaces each value of the bodies that claim a model (`valid_body`,
+    /// `second_model.valid_body`) that is a credential ([`Self::is_secret`])
+    /// and written out by a `${VAR}` (`${VAR:json}` for a number or
+    /// boolean): the profile is committed. Returns what was taken out, to
+    /// say so and to set the variables for `init`'s own requests.
     pub fn protect(&mut self) -> Vec<Protected> {
         let mut out = Vec::new();
-        let prefix = conformance_model::profile::shell_name(&self.tag);
-        let Some(body) = self.valid_body.as_mut() else {
+        let prefix = conformance_model::profile::shell_name(&self.0.tag);
+        let name = self.0.name.clone();
+        let secret: Vec<String> = self
+            .bodies()
+            .flat_map(|(_, b)| b.keys().cloned())
+            .filter(|k| self.is_secret(k))
+            .collect();
+        let Some(a) = self.0.authorize.as_mut() else {
             return out;
         };
-        for (key, value) in body.iter_mut() {
-            if !looks_like_credential(key) {
-                continue;
+        let second = a.second_model.as_mut().and_then(|m| m.valid_body.as_mut());
+        for (body, suffix) in [(Some(&mut a.valid_body), ""), (second, "_2")] {
+            let Some(body) = body else { continue };
+            for (key, value) in body.iter_mut() {
+                if !secret.contains(key) {
+                    continue;
+                }
+                let (text, json) = match &*value {
+                    serde_json::Value::String(s) if s.contains("${") => continue,
+                    serde_json::Value::String(s) => (s.clone(), false),
+                    serde_json::Value::Null => continue,
+                    other => (other.to_string(), true),
+                };
+                let mut variable = format!(
+                    "{prefix}_{}{suffix}",
+                    conformance_model::profile::shell_name(key)
+                );
+                if !is_var_name(&variable) || reserved(&variable).is_some() {
+                    variable = format!("SECRET_{variable}");
+                }
+                *value = serde_json::Value::from(if json {
+                    format!("${{{variable}:json}}")
+                } else {
+                    format!("${{{variable}}}")
+                });
+                out.push(Protected {
+                    component: name.clone(),
+                    field: key.clone(),
+                    variable,
+                    value: text,
+                });
             }
-            let (text, json) = match &*value {
-                serde_json::Value::String(s) if s.contains("${") => continue,
-                serde_json::Value::String(s) => (s.clone(), false),
-                serde_json::Value::Null => continue,
-                other => (other.to_string(), true),
-            };
-            let mut variable = format!("{prefix}_{}", conformance_model::profile::shell_name(key));
-            if !is_var_name(&variable) || reserved(&variable).is_some() {
-                variable = format!("SECRET_{variable}");
-            }
-            *value = serde_json::Value::from(if json {
-                format!("${{{variable}:json}}")
-            } else {
-                format!("${{{variable}}}")
-            });
-            out.push(Protected {
-                component: self.name.clone(),
-                field: key.clone(),
-                variable,
-                value: text,
-            });
         }
         out
+    }
+
+    /// The component's bodies that claim a model, by key.
+    fn bodies(&self) -> impl Iterator<Item = (&'static str, &Mapping)> {
+        let a = self.0.authorize.as_ref();
+        let second = a
+            .and_then(|a| a.second_model.as_ref())
+            .and_then(|m| m.valid_body.as_ref());
+        a.map(|a| ("valid_body", &a.valid_body))
+            .into_iter()
+            .chain(second.map(|b| ("second_model.valid_body", b)))
+    }
+}
+
+/// Whether every string in `value` passes `ok`.
+fn all_strings(value: &serde_json::Value, ok: &dyn Fn(&str) -> bool) -> bool {
+    match value {
+        serde_json::Value::String(s) => ok(s),
+        serde_json::Value::Array(items) => items.iter().all(|v| all_strings(v, ok)),
+        serde_json::Value::Object(map) => map.values().all(|v| all_strings(v, ok)),
+        _ => true,
     }
 }
 
@@ -369,11 +415,54 @@ pub fn check_action(action: &str) -> Result<(), InitError> {
     Ok(())
 }
 
+/// Checks `--source`, `URL@REV`: a git repository's URL (https://,
+/// ssh:// or git@host:) and a revision of it (a commit, or a tag).
+pub fn check_source(source: &str) -> Result<(), InitError> {
+    let expected = "expected the git repository of this runner's source and a pinned revision of it (a commit or a tag), `https://github.com/acme/component-auth-conformance@0123abc…`";
+    let Some((url, rev)) = source.rsplit_once('@') else {
+        return Err(err(format!("--source: no `@REV`; {expected}")));
+    };
+    let url_ok = ["https://", "ssh://", "git@", "file://"]
+        .iter()
+        .any(|p| url.starts_with(p))
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '"');
+    let rev_ok = !rev.is_empty()
+        && rev
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if !url_ok || !rev_ok {
+        return Err(err(format!("--source: not `URL@REV`; {expected}")));
+    }
+    if url.to_ascii_uppercase().contains("/OWNER/") {
+        return Err(err(format!(
+            "--source: `OWNER` is a placeholder, and the workflow would fail on its first run; {expected}"
+        )));
+    }
+    Ok(())
+}
+
 impl Answers {
-    /// Checks the answers that are not a component's, the action's too.
+    /// Checks the answers that are not a component's, the action's (or
+    /// the source's) too.
     pub fn check(&self) -> Result<(), InitError> {
         self.check_but_action()?;
-        check_action(&self.action)
+        if self.action.is_empty() {
+            check_source(&self.source)
+        } else {
+            check_action(&self.action)
+        }
+    }
+
+    /// The repository and revision the runner is built from (`--source`),
+    /// where no action is used.
+    pub fn source_parts(&self) -> Option<(&str, &str)> {
+        if self.action.is_empty() {
+            self.source.rsplit_once('@')
+        } else {
+            None
+        }
     }
 
     /// Checks the answers that are not a component's, but the action. No
@@ -474,13 +563,14 @@ impl Answers {
     }
 
     /// The value the workflow gives [`Self::base_url_var`]: the URL given,
-    /// each of its `${VAR}`s read from the secret `CONFORMANCE_VAR`.
+    /// each of its `${VAR}`s read from the repository variable
+    /// `CONFORMANCE_VAR` (a URL is no secret).
     fn base_url_in_workflow(&self) -> String {
         let mut url = self.base_url.trim().to_owned();
         for var in self.base_url_secrets() {
             url = url.replace(
                 &format!("${{{var}}}"),
-                &format!("${{{{ secrets.CONFORMANCE_{var} }}}}"),
+                &format!("${{{{ vars.CONFORMANCE_{var} }}}}"),
             );
         }
         url
@@ -525,32 +615,50 @@ impl Answers {
         }
         add(self.client_secret_env.clone());
         for c in &self.components {
-            for text in [&c.name, &c.tag, &c.uuid]
-                .into_iter()
-                .chain(c.model_uuid.as_ref())
-            {
-                for v in variables_in(&serde_json::Value::from(text.as_str())) {
-                    add(v);
-                }
+            // Every key of the component, whatever keys it has.
+            for v in variables_in(&serde_json::to_value(&c.0).unwrap_or_default()) {
+                add(v);
             }
-            if let Some(v) = &c.token_env {
-                add(v.clone());
+        }
+        out
+    }
+
+    /// The variables that say where and what things are, no secret (as
+    /// the profile reads them: `base_url`, a component's `name`, `tag`,
+    /// `uuid` and models' uuids): the repository's variables
+    /// (`vars.CONFORMANCE_*`), not its secrets.
+    pub fn plain_variables(&self) -> Vec<String> {
+        let mut out = self.base_url_secrets();
+        for c in &self.components {
+            let c = &c.0;
+            let mut texts = vec![&c.name, &c.tag, &c.uuid];
+            if let Some(a) = &c.authorize {
+                texts.push(&a.model_uuid);
+                texts.extend(a.second_model.as_ref().map(|m| &m.model_uuid));
             }
-            for body in [&c.valid_body, &c.invalid_body, &c.fields]
-                .into_iter()
-                .flatten()
-            {
-                for v in variables_in(&serde_json::Value::Object(body.clone())) {
-                    add(v);
+            for t in texts {
+                for v in variables_in(&serde_json::Value::from(t.as_str())) {
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
                 }
             }
         }
         out
     }
 
+    /// The variables the repository holds as secrets: every one the
+    /// profile reads but [`Self::plain_variables`].
+    pub fn secret_variables(&self) -> Vec<String> {
+        let plain = self.plain_variables();
+        self.variables()
+            .into_iter()
+            .filter(|v| !plain.contains(v))
+            .collect()
+    }
+
     /// Every environment variable the profile reads, in order of first
-    /// use: the secrets the repository needs (`BASE_URL` given as a URL is
-    /// the workflow's own, not a secret).
+    /// use (`BASE_URL` given as a URL is the workflow's own).
     pub fn variables(&self) -> Vec<String> {
         let mut out = self.base_url_secrets();
         for v in self.step_variables() {
@@ -591,7 +699,7 @@ mod tests {
 
     fn users() -> ComponentAnswer {
         ComponentAnswer::parse(
-            "{name: Users, tag: users, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true, token_env: USERS_TOKEN, model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01, valid_body: {email: ada@example.com, password: \"${USERS_PASSWORD}\"}}",
+            "{name: Users, tag: users, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true, auth_token: \"${USERS_TOKEN}\", authorize: {model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01, valid_body: {email: ada@example.com, password: \"${USERS_PASSWORD}\"}, second_model: {model_uuid: 7c3e8a34-8a47-4f0e-b3a6-2a9d2f9c7e02, valid_body: {email: bo@example.com, password: \"${USERS_PASSWORD_2}\"}}}, secret_fields: [password]}",
             "--component 1",
         )
         .unwrap()
@@ -605,19 +713,25 @@ mod tests {
             client_secret_env: "CLIENT_SECRET".into(),
             components: vec![users()],
             action: "acme/component-auth-conformance@v0.1.0".into(),
+            source: String::new(),
             start: "./start.sh".into(),
         };
         answers.check().unwrap();
         assert_eq!(
             answers.variables(),
-            ["CLIENT_SECRET", "USERS_TOKEN", "USERS_PASSWORD"]
+            [
+                "CLIENT_SECRET",
+                "USERS_TOKEN",
+                "USERS_PASSWORD",
+                "USERS_PASSWORD_2"
+            ]
         );
         let env = |name: &str| match name {
             "BASE_URL" => Some("http://127.0.0.1:8080".to_owned()),
             _ => Some(format!("value-of-{name}")),
         };
         let profile = conformance_model::profile::Profile::from_yaml_str(
-            &answers.profile_yaml(),
+            &answers.profile_yaml(None).unwrap(),
             "p.yaml",
             &env,
         )
@@ -627,11 +741,17 @@ mod tests {
             profile.components[0].auth_token.as_ref().unwrap().expose(),
             "value-of-USERS_TOKEN"
         );
+        // The second model, which `--component` takes as a profile does.
+        let second = profile.components[0].authorize.as_ref().unwrap();
+        let second = second.second_model.as_ref().unwrap();
+        assert_eq!(second.valid_body["password"], "value-of-USERS_PASSWORD_2");
         let workflow = answers
-            .workflow_yaml(
-                "conformance/profile.yaml",
-                "conformance/known-failures.yaml",
-            )
+            .workflow_yaml(&workflow::Paths {
+                profile: "conformance/profile.yaml",
+                baseline: "conformance/known-failures.yaml",
+                folder: ".",
+                ca_cert: None,
+            })
             .unwrap();
         assert!(
             workflow
@@ -648,13 +768,21 @@ mod tests {
             ("{name: A, tag: a, uuid: x}", "`uuid` is not a uuid"),
             (
                 "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true}",
-                "expected `token_env: VAR`",
+                "expected `auth_token: \"${VAR}\"`",
             ),
             (
-                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01}",
-                "go together",
+                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, authorize: {model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01}}",
+                "missing field `valid_body`",
             ),
-            ("{name: A, colour: red}", "allowed keys: name, tag"),
+            ("{name: A, colour: red}", "expected one of `name`, `tag`"),
+            (
+                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, token_env: T}",
+                "is now the profile's `auth_token",
+            ),
+            (
+                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true, auth_token: tok-123}",
+                "`auth_token` is written out",
+            ),
         ] {
             let e = ComponentAnswer::parse(text, "--component 1").unwrap_err().0;
             assert!(
@@ -663,7 +791,7 @@ mod tests {
             );
         }
         let mut written = users();
-        let body = written.valid_body.as_mut().unwrap();
+        let body = &mut written.0.authorize.as_mut().unwrap().valid_body;
         body.insert("password".into(), "hunter2".into());
         body.insert("apiKey".into(), "k-123".into());
         body.insert("otp".into(), 123456.into());
@@ -671,7 +799,7 @@ mod tests {
         let taken = written.protect();
         let names: Vec<&str> = taken.iter().map(|p| p.variable.as_str()).collect();
         assert_eq!(names, ["USERS_PASSWORD", "USERS_APIKEY", "USERS_OTP"]);
-        let body = written.valid_body.as_ref().unwrap();
+        let body = &written.0.authorize.as_ref().unwrap().valid_body;
         assert_eq!(body["otp"], "${USERS_OTP:json}");
         assert_eq!(body["email"], "a@b.c");
     }

@@ -96,7 +96,7 @@ impl Form for Written {
     deny_unknown_fields,
     bound(
         deserialize = "",
-        serialize = "F::Url: Serialize, F::Text: Serialize, F::Secret: Serialize, F::Env: Serialize, F::Components: Serialize, F::Choices: Serialize, F::Headers: Serialize, F::Budgets: Serialize, F::Rate: Serialize"
+        serialize = "F::Url: Serialize, F::Name: Serialize, F::Text: Serialize, F::Secret: Serialize, F::Env: Serialize, F::Components: Serialize, F::Choices: Serialize, F::Headers: Serialize, F::Budgets: Serialize, F::Rate: Serialize"
     )
 )]
 pub struct ProfileKeys<F: Form> {
@@ -114,6 +114,10 @@ pub struct ProfileKeys<F: Form> {
     pub budgets: Option<F::Budgets>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<F::Rate>,
+    /// A PEM file of CA certificates to trust (a private CA), relative to
+    /// the profile's folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ca_cert: Option<F::Name>,
 }
 
 /// The keys of a component.
@@ -173,3 +177,49 @@ pub struct SecondModelKeys<F: Form> {
 pub type ProfileDocument = ProfileKeys<Written>;
 /// A component as written (`conformance init --component` takes one).
 pub type ComponentDocument = ComponentKeys<Written>;
+
+impl Clone for ComponentKeys<Written> {
+    fn clone(&self) -> Self {
+        ComponentKeys {
+            name: self.name.clone(),
+            tag: self.tag.clone(),
+            uuid: self.uuid.clone(),
+            requires_auth: self.requires_auth,
+            auth_token: self.auth_token.clone(),
+            authorize: self.authorize.clone(),
+            secret_fields: self.secret_fields.clone(),
+            fields: self.fields.clone(),
+        }
+    }
+}
+
+impl Clone for AuthorizeKeys<Written> {
+    fn clone(&self) -> Self {
+        AuthorizeKeys {
+            model_uuid: self.model_uuid.clone(),
+            valid_body: self.valid_body.clone(),
+            invalid_body: self.invalid_body.clone(),
+            second_model: self.second_model.clone(),
+        }
+    }
+}
+
+impl Clone for SecondModelKeys<Written> {
+    fn clone(&self) -> Self {
+        SecondModelKeys {
+            model_uuid: self.model_uuid.clone(),
+            valid_body: self.valid_body.clone(),
+        }
+    }
+}
+
+impl std::fmt::Debug for ComponentKeys<Written> {
+    /// Names only: a body's values may be credentials.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ComponentDocument")
+            .field("name", &self.name)
+            .field("tag", &self.tag)
+            .field("uuid", &self.uuid)
+            .finish_non_exhaustive()
+    }
+}

@@ -63,7 +63,7 @@ impl Profile {
             })
         });
         let profile = match raw {
-            Ok(raw) => raw.into_profile(read),
+            Ok(raw) => raw.into_profile(read, file),
             Err(error) => return Err(all_missing(locate(text, file, &lines, &error), text, env)),
         };
         profile.refuse_empty_names(file, &lines)?;
@@ -192,7 +192,7 @@ impl<'de> Deserialize<'de> for HeaderName {
 }
 
 impl ProfileKeys<Read> {
-    fn into_profile(self, env: Vec<(String, String)>) -> Profile {
+    fn into_profile(self, env: Vec<(String, String)>, file: &str) -> Profile {
         Profile {
             env: env
                 .into_iter()
@@ -210,6 +210,10 @@ impl ProfileKeys<Read> {
                 .unwrap_or_default(),
             budgets: self.budgets.unwrap_or_default(),
             rate: self.rate.map(|r| r.0),
+            // Relative to the profile's folder, wherever the run starts.
+            ca_cert: self
+                .ca_cert
+                .map(|c| Path::new(file).parent().unwrap_or(Path::new("")).join(c.0)),
         }
     }
 }

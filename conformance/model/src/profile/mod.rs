@@ -87,6 +87,10 @@ pub struct Profile {
     /// server limits its clients, `conformance choices` observes it.
     /// Default: none (the run backs off only when limited).
     pub rate: Option<f64>,
+    /// A PEM file of CA certificates to trust besides the system's (a
+    /// private CA: `ca_cert:`, relative to the profile's folder), as
+    /// `--ca-cert` adds one. Default: none.
+    pub ca_cert: Option<std::path::PathBuf>,
 }
 
 /// A component the target holds.
