@@ -20,6 +20,9 @@ pub struct Format {
     pub flag: &'static str,
     /// Its name in messages (`cannot write the JUnit report`).
     pub name: &'static str,
+    /// The variable the flag is also read from (`CONFORMANCE_JUNIT`), as
+    /// the action passes its input to its script.
+    pub env: &'static str,
     /// The run's help for the flag.
     pub run_help: &'static str,
     /// The traffic tools' help for the flag.
@@ -35,7 +38,7 @@ pub struct Format {
 impl Format {
     /// The variable the action's script reads the input from.
     pub fn variable(&self) -> String {
-        format!("CONFORMANCE_{}", self.flag.to_ascii_uppercase())
+        self.env.to_owned()
     }
 }
 
@@ -47,6 +50,7 @@ fn junit_xml(report: &Report) -> Result<String, String> {
 pub static FORMATS: &[Format] = &[
     Format {
         flag: "junit",
+        env: "CONFORMANCE_JUNIT",
         name: "JUnit",
         run_help: "Write a JUnit XML report here",
         traffic_help: "Write a JUnit XML report here: one test case per rule",
@@ -56,6 +60,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         flag: "json",
+        env: "CONFORMANCE_JSON",
         name: "JSON",
         run_help: "Write a JSON report here",
         traffic_help: "Write the report as JSON here (each rule's count, examples and reproductions)",
@@ -69,6 +74,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         flag: "sarif",
+        env: "CONFORMANCE_SARIF",
         name: "SARIF",
         run_help: "Write a SARIF 2.1.0 report here (GitHub code scanning): each failure at the line of the description it enforces",
         traffic_help: "Write a SARIF 2.1.0 report here: each broken rule at the line of the description it quotes",
@@ -78,6 +84,7 @@ pub static FORMATS: &[Format] = &[
     },
     Format {
         flag: "html",
+        env: "CONFORMANCE_HTML",
         name: "HTML",
         run_help: "Write one self-contained HTML report here",
         traffic_help: "Write one self-contained HTML report here",
@@ -115,6 +122,12 @@ impl ReportFiles {
             .collect();
         file_writer::check_all(named.iter().map(|(p, what)| (*p, what.as_str())))
             .map_err(|e| e.to_string())
+    }
+
+    /// Whether a report goes to standard output (`-`): the human report
+    /// then goes to standard error, so that the output is the report alone.
+    pub fn to_stdout(&self) -> bool {
+        self.files.iter().any(|(_, p)| p.as_os_str() == "-")
     }
 
     /// Whether any report is asked for.
@@ -169,7 +182,8 @@ fn augment(cmd: Command, help: fn(&Format) -> &'static str) -> Command {
                 .value_name("FILE")
                 .value_parser(clap::value_parser!(PathBuf))
                 .action(clap::ArgAction::Set)
-                .help(help(f)),
+                .env(f.env)
+                .help(format!("{} (`-`: standard output)", help(f))),
         )
     })
 }

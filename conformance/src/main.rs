@@ -11,10 +11,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use conformance::command::run::RunArgs;
+use conformance::command::target::ProfileArg;
 use conformance::command::traffic::ProxyArgs;
-use conformance::command::{self, ConnectArgs, fail, parse_duration};
+use conformance::command::{self, ConnectArgs, parse_duration};
 use conformance::formats::TrafficReports;
 use conformance::init::command::InitArgs;
 
@@ -29,6 +30,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
     name = "conformance",
     version,
     about = "Checks a server against the Component Authentication Claims interface, rule by rule.",
+    args_conflicts_with_subcommands = true,
     after_help = "Exit codes of a run: 0 every MUST check and snapshot passed; 1 something failed; 2 a bad profile or flag, or a server that cannot be reached; 3 nothing failed, but some check was not judged (the server's limits or slowness kept its answer away within the deadline, 10m unless --deadline says)."
 )]
 struct Cli {
@@ -51,8 +53,10 @@ enum Command {
     /// before any request is sent. Exit 0 when every MUST check can run,
     /// 1 when some cannot, 2 for a bad profile.
     CheckProfile {
+        #[command(flatten)]
+        profile: ProfileArg,
         /// The profile, given without `--profile` (kept for older scripts).
-        #[arg(value_name = "FILE", hide = true)]
+        #[arg(value_name = "FILE", hide = true, conflicts_with = "profile")]
         file: Option<PathBuf>,
         /// Only these checks: ids, id prefixes or sections.
         #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
@@ -73,9 +77,16 @@ enum Command {
     /// and print it as a `choices:` block to paste into its profile. A run
     /// then holds the server to those choices at MUST level.
     Choices {
+        /// The server's profile (YAML). Default: conformance/profile.yaml,
+        /// then conformance.yaml, looked for from here up to the
+        /// repository's root; only where none is found (and outside CI),
+        /// the built-in reference server is asked. A FILE that does not
+        /// exist is exit 2.
+        #[arg(long, value_name = "FILE", env = "CONFORMANCE_PROFILE")]
+        profile: Option<PathBuf>,
         /// Ask the built-in reference server, started in-process, with its
-        /// shipped profile (what no `--profile` means outside CI).
-        #[arg(long)]
+        /// shipped profile.
+        #[arg(long, conflicts_with = "profile")]
         embedded: bool,
         #[command(flatten)]
         connect: ConnectArgs,
@@ -127,7 +138,12 @@ enum Command {
     /// format asked for, on exit and every --every. Exit 0; with --gate,
     /// exit 1 when a MUST rule was broken or no exchange came (nothing
     /// proven); 2 for a bad profile or address.
-    Proxy(ProxyArgs),
+    Proxy {
+        #[command(flatten)]
+        profile: ProfileArg,
+        #[command(flatten)]
+        args: ProxyArgs,
+    },
     /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
     /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
     /// uses, the reports in every format asked for. Exit codes as for a
@@ -135,26 +151,39 @@ enum Command {
     /// held no exchange: nothing proven), 2 for a file that cannot be read
     /// or a bad profile.
     Audit {
+        #[command(flatten)]
+        profile: ProfileArg,
         /// The HAR file.
         har: PathBuf,
         #[command(flatten)]
         reports: TrafficReports,
     },
+    /// Print the completions of SHELL (bash, elvish, fish, powershell,
+    /// zsh) for `conformance`, e.g. `conformance completions bash >
+    /// ~/.local/share/bash-completion/completions/conformance`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
 }
 
 fn main() -> ExitCode {
+    command::drop_empty_settings();
     let cli = Cli::parse();
-    let profile = cli.run.profile.clone();
     match cli.command {
         Some(Command::List { markdown }) => command::list::main(markdown),
-        Some(Command::CheckProfile { file, only, skip }) => {
-            let Some(file) = profile.or(file) else {
-                return fail("check-profile needs the profile: --profile FILE");
-            };
-            command::check_profile::check_profile(&file, only, skip)
-        }
+        Some(Command::CheckProfile {
+            profile,
+            file,
+            only,
+            skip,
+        }) => match command::target::required(profile.profile.or(file), "check-profile") {
+            Ok(file) => command::check_profile::check_profile(&file, only, skip),
+            Err(code) => code,
+        },
         Some(Command::Init(args)) => conformance::init::command::main(args),
         Some(Command::Choices {
+            profile,
             embedded,
             connect,
             timeout,
@@ -162,14 +191,29 @@ fn main() -> ExitCode {
             overlay,
         }) => command::choices::main(profile, embedded, connect, timeout, deadline, overlay),
         Some(Command::Diff { old, new, markdown }) => command::diff::main(&old, &new, markdown),
-        Some(Command::Proxy(args)) => command::traffic::proxy_main(profile, args),
-        Some(Command::Audit { har, reports }) => {
-            command::traffic::audit_main(profile, &har, reports)
+        Some(Command::Proxy { profile, args }) => {
+            match command::target::required(profile.profile, "proxy") {
+                Ok(file) => command::traffic::proxy_main(Some(file), args),
+                Err(code) => code,
+            }
         }
+        Some(Command::Audit {
+            profile,
+            har,
+            reports,
+        }) => match command::target::required(profile.profile, "audit") {
+            Ok(file) => command::traffic::audit_main(Some(file), &har, reports),
+            Err(code) => code,
+        },
         Some(Command::Coverage {
             markdown,
             requirement,
         }) => command::coverage::main(markdown, requirement),
+        Some(Command::Completions { shell }) => {
+            let mut out = std::io::stdout();
+            clap_complete::generate(shell, &mut Cli::command(), "conformance", &mut out);
+            ExitCode::SUCCESS
+        }
         None => command::run::main(cli.run),
     }
 }

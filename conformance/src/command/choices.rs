@@ -29,6 +29,14 @@ pub fn main(
             "--profile and --embedded: name one target, your server's profile or the built-in server",
         );
     }
+    let profile = if embedded {
+        None
+    } else {
+        match super::target::resolve(profile) {
+            Ok(found) => found,
+            Err(code) => return code,
+        }
+    };
     if let Err(code) = target_given(profile.is_some(), embedded) {
         return code;
     }
@@ -61,6 +69,11 @@ async fn print_choices(
         Ok(p) => p,
         Err(code) => return code,
     };
+    if let Some(ca) = &profile.ca_cert {
+        if let Err(e) = connect.add_ca_file(ca) {
+            return fail(&format!("the profile's `ca_cert`: {e}"));
+        }
+    }
     let mut limits = Limits::default();
     if let Some(t) = timeout {
         limits.timeout = t;

@@ -18,6 +18,7 @@ pub mod diff;
 pub mod embedded;
 pub mod list;
 pub mod run;
+pub mod target;
 pub mod traffic;
 
 /// `print!` where standard output may be closed (`conformance ... | head`):
@@ -50,6 +51,21 @@ pub fn fail(message: &str) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// Drops the `CONFORMANCE_*` variables that are set but empty, before
+/// clap reads the options from them: the action passes every input as
+/// one (`CONFORMANCE_SNAPSHOTS: ${{ inputs.snapshots }}`), empty where the
+/// input is not given, which means "not given", not an empty path.
+pub fn drop_empty_settings() {
+    let empty: Vec<std::ffi::OsString> = std::env::vars_os()
+        .filter(|(k, v)| k.to_string_lossy().starts_with("CONFORMANCE_") && v.is_empty())
+        .map(|(k, _)| k)
+        .collect();
+    for name in empty {
+        // SAFETY: called first thing in `main`, before any other thread.
+        unsafe { std::env::remove_var(name) };
+    }
+}
+
 /// Under CI a run names its target: a forgotten `--profile` would test the
 /// built-in reference server and pass on nothing of the user's. Outside
 /// CI no `--profile` means the built-in server, as `--embedded` does.
@@ -66,7 +82,7 @@ pub fn target_given(profile: bool, embedded: bool) -> Result<(), ExitCode> {
 #[derive(Args)]
 pub struct ConnectArgs {
     /// Also trust the CA certificate(s) in this PEM file (a private CA).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "CONFORMANCE_CA_CERT")]
     pub ca_cert: Option<PathBuf>,
     /// Client certificate (PEM) for servers that ask for one (mutual TLS).
     #[arg(long, value_name = "FILE", requires = "client_key")]

@@ -24,18 +24,21 @@ use crate::out;
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Target profile (YAML): the server to test. Without it (and outside
-    /// CI) the built-in reference server is started in-process with the
-    /// shipped profile; under `CI=true` a run without it is refused
-    /// (exit 2): pass `--embedded` to mean the built-in server.
-    #[arg(long, value_name = "FILE", global = true)]
+    /// Target profile (YAML): the server to test. Default:
+    /// conformance/profile.yaml, then conformance.yaml, looked for from
+    /// here up to the repository's root (the first line on standard error
+    /// names the one used). Only where none is found, and outside CI, the
+    /// built-in reference server is tested; under `CI=true` that is
+    /// refused (exit 2): pass `--embedded` to mean it. A FILE that does
+    /// not exist is exit 2.
+    #[arg(long, value_name = "FILE", env = "CONFORMANCE_PROFILE")]
     pub profile: Option<PathBuf>,
     /// Test the built-in reference server, started in-process on an
     /// ephemeral port of 127.0.0.1, with the shipped profile and snapshots.
     #[arg(long, conflicts_with = "profile")]
     pub embedded: bool,
     /// Snapshot folder. Default: `snapshots/` beside the profile.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", env = "CONFORMANCE_SNAPSHOTS")]
     pub snapshots: Option<PathBuf>,
     /// Run the rule checks only, without snapshot assertions.
     #[arg(long, conflicts_with_all = ["accept", "snapshots"])]
@@ -50,35 +53,35 @@ pub struct RunArgs {
     #[arg(long, value_delimiter = ',', value_name = "ID|SECTION")]
     pub skip: Vec<String>,
     /// SHOULD failures fail the run too.
-    #[arg(long)]
+    #[arg(long, env = "CONFORMANCE_STRICT")]
     pub strict: bool,
     /// The reports, one flag per format (`conformance::formats`).
     #[command(flatten)]
     pub reports: RunReports,
     /// Known failures (YAML): listed checks that fail are KNOWN and do not
     /// fail the run until their entry expires.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", env = "CONFORMANCE_BASELINE")]
     pub baseline: Option<PathBuf>,
     /// Write the entries for this run's failures here (reason and expiry to
     /// fill in; what --baseline said of them is kept).
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
     /// Per-request time-out, e.g. `5s`, `500ms` (default 5s).
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", env = "CONFORMANCE_TIMEOUT")]
     pub timeout: Option<Duration>,
     /// The whole run's deadline, e.g. `2m`, `90s` (default 10m): a check
     /// not finished by then is not judged, saying so, and a server's limit
     /// whose wait would end after it stops the run's sending at once (exit
     /// 3 where nothing failed). While a run waits, a progress line goes to
     /// standard error every 10 s.
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", env = "CONFORMANCE_DEADLINE")]
     pub deadline: Option<Duration>,
     /// Requests in flight at once (default 16).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..), env = "CONFORMANCE_CONCURRENCY")]
     pub concurrency: Option<u16>,
     /// Requests started per second, at most, to stay under a server's rate
     /// limit (default: no limit).
-    #[arg(long, value_name = "N", value_parser = parse_rate)]
+    #[arg(long, value_name = "N", value_parser = parse_rate, env = "CONFORMANCE_RATE")]
     pub rate: Option<f64>,
     /// Times a 429 or 503 with Retry-After is waited for (as long as the
     /// wait ends before the deadline) and re-sent, each one reported
@@ -89,7 +92,7 @@ pub struct RunArgs {
     pub retries: Option<u32>,
     /// Seed of the generated cases (default 2718, printed in the report):
     /// the same seed sends the same requests.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", env = "CONFORMANCE_SEED")]
     pub seed: Option<u64>,
     /// Generated bodies per component and operation (default 32).
     #[arg(long, value_name = "N")]
@@ -118,8 +121,21 @@ pub fn main(args: RunArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
     };
+    let mut args = args;
+    if !args.embedded {
+        match super::target::resolve(args.profile.take()) {
+            Ok(found) => args.profile = found,
+            Err(code) => return code,
+        }
+    }
     if let Err(code) = target_given(args.profile.is_some(), args.embedded) {
         return code;
+    }
+    if args.profile.is_none() {
+        eprintln!(
+            "conformance: testing the built-in reference server (no --profile, and no {} from here up to the repository's root)",
+            super::target::CANDIDATES.join(" or ")
+        );
     }
     runtime.block_on(run_cli(args))
 }
@@ -197,6 +213,12 @@ async fn run_cli(args: RunArgs) -> ExitCode {
         }
     };
 
+    // The profile's private CA, as --ca-cert would add it.
+    if let Some(ca) = &profile.ca_cert {
+        if let Err(e) = connect.add_ca_file(ca) {
+            return fail(&format!("the profile's `ca_cert`: {e}"));
+        }
+    }
     let options = RunOptions {
         only: args.only,
         skip: args.skip,
@@ -255,7 +277,13 @@ async fn run_cli(args: RunArgs) -> ExitCode {
             return fail(&e.to_string());
         }
     }
-    out!("{}", human::render(&report, human::Style::from_env()));
+    if args.reports.0.to_stdout() {
+        // Standard output is the report asked for (`--json -`): the human
+        // report goes beside it, on standard error.
+        eprint!("{}", human::render(&report, human::Style::from_env()));
+    } else {
+        out!("{}", human::render(&report, human::Style::from_env()));
+    }
     let exit = report.run.exit_code();
     if let (Some(verdict), false) = (&ci_verdict, SnapshotUpdate::ci_from_env()) {
         eprintln!("{}", verdict(exit));

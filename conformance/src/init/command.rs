@@ -14,6 +14,7 @@ use conformance_wire::target::Limits;
 use super::dialogue::{ask, ask_components, given_or_asked};
 use super::files::{inside, refuse_existing, repo_root, slashed, write_file};
 use super::profile::with_choices;
+use super::workflow::Paths;
 use super::{self as i, Answers, ComponentAnswer, InitError};
 use crate::command::check_profile::plan_text;
 use crate::command::choices::rate_line;
@@ -31,32 +32,39 @@ pub struct InitArgs {
     /// The environment variable that holds the client secret.
     #[arg(long, value_name = "VAR")]
     pub client_secret_env: Option<String>,
-    /// A component, as a YAML mapping (repeatable): `{name: Users, tag:
-    /// users, uuid: UUID, requires_auth: true, token_env: USERS_TOKEN,
-    /// model_uuid: UUID, valid_body: {email: a@example.com, password:
-    /// "${USERS_PASSWORD}"}}`; `token_env` names the variable that holds a
-    /// token of the component; `model_uuid` and `valid_body` (a model and
-    /// the fields that authorize it) run the Authorize checks;
-    /// `invalid_body` the 417 ones.
+    /// A component, as a profile's `components:` entry in YAML
+    /// (repeatable; every key a profile's component takes): `{name: Users,
+    /// tag: users, uuid: UUID, requires_auth: true, auth_token:
+    /// "${USERS_TOKEN}", authorize: {model_uuid: UUID, valid_body: {email:
+    /// a@example.com, password: "${USERS_PASSWORD}"}}}`; `authorize` runs
+    /// the Authorize checks, its `invalid_body` the 417 ones, its
+    /// `second_model` the environments check.
     #[arg(long = "component", value_name = "YAML")]
     pub components: Vec<String>,
     /// The action the workflow's gate step uses, `owner/name@ref`: the
     /// repository that publishes this runner's action, and a release tag
-    /// (or commit) of it. A placeholder is refused.
-    #[arg(long, value_name = "OWNER/NAME@REF")]
+    /// of it. A placeholder is refused. Without it, the workflow builds
+    /// the runner from --source.
+    #[arg(long, value_name = "OWNER/NAME@REF", conflicts_with = "source")]
     pub action: Option<String>,
+    /// Where the workflow builds the runner from when no release is used
+    /// (before any exists): its git repository and a pinned revision,
+    /// `URL@REV` (`https://github.com/acme/component-auth-conformance@<commit>`).
+    #[arg(long, value_name = "URL@REV")]
+    pub source: Option<String>,
     /// The command that starts your server in CI (the workflow's "Start
     /// the server" step runs it, then waits for $BASE_URL). None for a
     /// server that runs elsewhere (staging).
     #[arg(long, value_name = "COMMAND")]
     pub start: Option<String>,
     /// Where the profile, its snapshots and its baseline go (inside the
-    /// repository).
+    /// repository; outside one, inside this folder).
     #[arg(long, value_name = "DIR", default_value = "conformance")]
     pub dir: PathBuf,
     /// Where the CI workflow goes: a file of the repository root's
     /// .github/workflows/ (default .github/workflows/conformance.yml there,
-    /// wherever init runs).
+    /// wherever init runs: GitHub reads it there; outside a repository,
+    /// this folder's).
     #[arg(long, value_name = "FILE")]
     pub workflow: Option<PathBuf>,
     /// Replace files that exist (regular files only, never through a link).
@@ -115,17 +123,20 @@ pub fn main(args: InitArgs) -> ExitCode {
             client_secret_env,
             components,
             action: String::new(),
+            source: String::new(),
             start: args.start.unwrap_or_default(),
         };
         answers.check_but_action().map_err(|e| e.to_string())?;
-        answers.action = match args.action.or_else(default_action) {
-            Some(a) => a,
-            None => given_or_asked(
-                None,
-                "--action OWNER/NAME@REF (the GitHub repository that publishes this runner's action, and its release tag)",
-                "The action the workflow uses (OWNER/NAME@REF)",
-            )?,
-        };
+        match args.action.or_else(default_action) {
+            Some(a) => answers.action = a,
+            None => {
+                answers.source = given_or_asked(
+                    args.source,
+                    "--action OWNER/NAME@TAG (a release's action) or --source URL@REV (the runner's git repository and a pinned revision, built from source: no release needed)",
+                    "No --action: the workflow builds the runner from source. Its git repository and a pinned revision (URL@REV)",
+                )?;
+            }
+        }
         answers.check().map_err(|e| e.to_string())?;
         Ok(answers)
     })();
@@ -151,7 +162,15 @@ pub fn main(args: InitArgs) -> ExitCode {
         let cwd = std::env::current_dir()
             .and_then(std::fs::canonicalize)
             .map_err(|e| InitError(format!("cannot read the current folder: {e}")))?;
-        let root = repo_root(&cwd)?;
+        let root = match repo_root(&cwd) {
+            Ok(root) => root,
+            Err(_) => {
+                eprintln!(
+                    "note: not inside a git repository: the files go in this folder, the workflow in its .github/workflows/ (where GitHub reads it once this folder is a repository's root)"
+                );
+                cwd.clone()
+            }
+        };
         let dir = inside(&root, &cwd, &args.dir, "--dir")?;
         let workflow = match &args.workflow {
             None => PathBuf::from(".github/workflows/conformance.yml"),
@@ -171,9 +190,13 @@ pub fn main(args: InitArgs) -> ExitCode {
                 rel
             }
         };
-        Ok((root, dir, workflow))
+        let folder = match cwd.strip_prefix(&root) {
+            Ok(rel) if !rel.as_os_str().is_empty() => slashed(rel),
+            _ => ".".to_owned(),
+        };
+        Ok((root, dir, workflow, folder))
     })();
-    let (root, dir, workflow_rel) = match located {
+    let (root, dir, workflow_rel, folder) = match located {
         Ok(l) => l,
         Err(e) => return fail(&e.to_string()),
     };
@@ -192,7 +215,40 @@ pub fn main(args: InitArgs) -> ExitCode {
         }
     }
     let shown_profile = slashed(&profile_rel);
-    let workflow = match answers.workflow_yaml(&shown_profile, &slashed(&baseline_rel)) {
+    // The private CA: the file itself where it is in the repository, else
+    // a copy beside the profile (a CA certificate is public).
+    let ca = match &args.connect.ca_cert {
+        None => None,
+        Some(given) => {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let canonical = std::fs::canonicalize(cwd.join(given)).ok();
+            match canonical
+                .as_deref()
+                .and_then(|c| c.strip_prefix(&root).ok())
+            {
+                Some(rel) => Some((rel.to_path_buf(), None)),
+                None => match std::fs::read_to_string(given) {
+                    Ok(text) => Some((dir.join("ca.pem"), Some(text))),
+                    Err(e) => {
+                        return fail(&format!("--ca-cert {}: {e}", given.display()));
+                    }
+                },
+            }
+        }
+    };
+    if let Some((rel, Some(_))) = &ca {
+        if let Err(e) = refuse_existing(&root, rel, args.force) {
+            return fail(&e.to_string());
+        }
+    }
+    let ca_shown = ca.as_ref().map(|(rel, _)| slashed(rel));
+    let ca_from_profile = ca.as_ref().map(|(rel, _)| slashed(&relative_to(rel, &dir)));
+    let workflow = match answers.workflow_yaml(&Paths {
+        profile: &shown_profile,
+        baseline: &slashed(&baseline_rel),
+        folder: &folder,
+        ca_cert: ca_shown.as_deref(),
+    }) {
         Ok(w) => w,
         Err(e) => return fail(&e.to_string()),
     };
@@ -210,7 +266,10 @@ pub fn main(args: InitArgs) -> ExitCode {
             .cloned()
             .or_else(|| std::env::var(name).ok())
     };
-    let mut profile_text = answers.profile_yaml();
+    let mut profile_text = match answers.profile_yaml(ca_from_profile) {
+        Ok(text) => text,
+        Err(e) => return fail(&e.to_string()),
+    };
     let parse = |text: &str| Profile::from_yaml_str(text, &shown_profile, &env);
     let profile = match parse(&profile_text) {
         Ok(p) => p,
@@ -276,6 +335,11 @@ pub fn main(args: InitArgs) -> ExitCode {
             Err(e) => return fail(&e),
         };
 
+    if let Some((rel, Some(text))) = &ca {
+        if let Err(e) = write_file(&root, rel, text, args.force) {
+            return fail(&e.to_string());
+        }
+    }
     for (rel, text) in [
         (&profile_rel, profile_text.as_str()),
         (
@@ -288,13 +352,18 @@ pub fn main(args: InitArgs) -> ExitCode {
             return fail(&e.to_string());
         }
     }
-    let vars = answers.variables();
+    let secrets = answers.secret_variables();
+    let plain = answers.plain_variables();
     outln!(
-        "Wrote {shown_profile}: the server's URL from ${base_var}{}.",
-        if vars.is_empty() {
+        "Wrote {shown_profile}: the server's URL from ${base_var}{}{}.",
+        if secrets.is_empty() {
             String::new()
         } else {
-            format!(", secrets from ${} at run time", vars.join(", $"))
+            format!(", secrets from ${} at run time", secrets.join(", $"))
+        },
+        match &ca_shown {
+            Some(ca) => format!(", trusting the CA in {ca}"),
+            None => String::new(),
         }
     );
     if observed {
@@ -309,20 +378,37 @@ pub fn main(args: InitArgs) -> ExitCode {
     outln!();
     out!("{plan}");
     outln!();
-    outln!(
-        "Wrote {} (no known failures) and {} (uses {}).",
-        slashed(&baseline_rel),
-        slashed(&workflow_rel),
-        answers.action
-    );
-    if !vars.is_empty() {
-        let secrets: Vec<String> = vars
+    match answers.source_parts() {
+        None => outln!(
+            "Wrote {} (no known failures) and {} (uses {}).",
+            slashed(&baseline_rel),
+            slashed(&workflow_rel),
+            answers.action
+        ),
+        Some((git, rev)) => outln!(
+            "Wrote {} (no known failures) and {} (no --action: it builds the runner from source, {git} at {rev}, which needs no release; `init --action OWNER/NAME@TAG --force` uses a release's action once one exists).",
+            slashed(&baseline_rel),
+            slashed(&workflow_rel),
+        ),
+    }
+    if !secrets.is_empty() {
+        let named: Vec<String> = secrets
             .iter()
             .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
             .collect();
         outln!(
             "In the repository's settings, add the secrets {}.",
-            secrets.join(", ")
+            named.join(", ")
+        );
+    }
+    if !plain.is_empty() {
+        let named: Vec<String> = plain
+            .iter()
+            .map(|v| format!("CONFORMANCE_{v} (the value of ${v})"))
+            .collect();
+        outln!(
+            "In the repository's settings, add the variables (not secrets: they hold none) {}.",
+            named.join(", ")
         );
     }
     let local_url = if answers.base_url_secrets_only() {
@@ -348,6 +434,26 @@ pub fn main(args: InitArgs) -> ExitCode {
         );
         ExitCode::from(1)
     }
+}
+
+/// `path` (from the repository's root) from the folder `dir` (also from
+/// the root): `../` for each of `dir`'s parts not shared.
+fn relative_to(path: &Path, dir: &Path) -> PathBuf {
+    let path_parts: Vec<_> = path.components().collect();
+    let dir_parts: Vec<_> = dir.components().collect();
+    let shared = path_parts
+        .iter()
+        .zip(&dir_parts)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = PathBuf::new();
+    for _ in shared..dir_parts.len() {
+        out.push("..");
+    }
+    for part in &path_parts[shared..] {
+        out.push(part.as_os_str());
+    }
+    out
 }
 
 /// `value` as one word for a POSIX shell.

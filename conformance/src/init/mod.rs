@@ -15,13 +15,14 @@
 
 use std::collections::BTreeSet;
 
-use serde::Deserialize;
-
 pub mod command;
+mod component;
 pub mod dialogue;
 pub mod files;
 pub mod profile;
 pub mod workflow;
+
+pub use component::{COMPONENT_EXAMPLE, ComponentAnswer};
 
 /// The release of the runner this binary is: the version the workflow
 /// installs, the one `conformance --version` prints.
@@ -96,42 +97,14 @@ pub struct Answers {
     /// The environment variable that holds the client secret.
     pub client_secret_env: String,
     pub components: Vec<ComponentAnswer>,
-    /// The action the workflow's gate step uses, `owner/name@ref`.
+    /// The action the workflow's gate step uses, `owner/name@ref`; empty
+    /// where the runner is built from [`Self::source`].
     pub action: String,
+    /// Where the workflow builds the runner from when no action is used:
+    /// a git repository and a pinned revision, `URL@REV`.
+    pub source: String,
     /// The command that starts the server in CI ("" when it runs elsewhere).
     pub start: String,
-}
-
-/// A component, as `--component` takes it: a YAML mapping, e.g.
-/// `{name: Users, tag: users, uuid: 0b6c…, requires_auth: true,
-/// token_env: USERS_TOKEN, model_uuid: 5d2e…, valid_body: {email: a@b.c,
-/// password: "${USERS_PASSWORD}"}}`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ComponentAnswer {
-    pub name: String,
-    pub tag: String,
-    pub uuid: String,
-    #[serde(default)]
-    pub requires_auth: bool,
-    /// The environment variable that holds a valid token of this component
-    /// (required where `requires_auth` is true).
-    #[serde(default)]
-    pub token_env: Option<String>,
-    /// A model of the component, for Authorize (with `valid_body`).
-    #[serde(default)]
-    pub model_uuid: Option<String>,
-    /// The auth fields that authorize `model_uuid`; a secret among them as
-    /// `"${VAR}"` (`"${VAR:json}"` for a number or boolean).
-    #[serde(default)]
-    pub valid_body: Option<serde_json::Map<String, serde_json::Value>>,
-    /// A body that fails the component's validation (runs the 417 checks).
-    #[serde(default)]
-    pub invalid_body: Option<serde_json::Map<String, serde_json::Value>>,
-    /// The component's auth settings, as a profile's `fields:` takes them
-    /// (`{}`: the component has no auth field).
-    #[serde(default)]
-    pub fields: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A body value `init` took out of the profile because its name makes it a
@@ -227,109 +200,6 @@ fn only_var(text: &str) -> Option<&str> {
     is_var_name(name).then_some(name)
 }
 
-impl ComponentAnswer {
-    /// Parses one `--component` value (`what` names it in errors).
-    pub fn parse(text: &str, what: &str) -> Result<Self, InitError> {
-        let c: ComponentAnswer = serde_yaml::from_str(text).map_err(|e| {
-            err(format!(
-                "{what}: {e}. Expected a YAML mapping such as `{{name: Users, tag: users, uuid: UUID, requires_auth: true, token_env: USERS_TOKEN, model_uuid: UUID, valid_body: {{email: a@example.com, password: \"${{USERS_PASSWORD}}\"}}}}`; allowed keys: name, tag, uuid, requires_auth, token_env, model_uuid, valid_body, invalid_body, fields"
-            ))
-        })?;
-        c.check(what)?;
-        Ok(c)
-    }
-
-    fn check(&self, what: &str) -> Result<(), InitError> {
-        for (key, value) in [
-            ("name", &self.name),
-            ("tag", &self.tag),
-            ("uuid", &self.uuid),
-        ] {
-            if value.trim().is_empty() {
-                return Err(err(format!(
-                    "{what}: `{key}` is empty; expected the component's {key}"
-                )));
-            }
-            if !vars_well_formed(value) {
-                return Err(err(format!(
-                    "{what}: `{key}` holds a `${{` that is not `${{VAR}}` around a variable name"
-                )));
-            }
-        }
-        let is_uuid = |s: &str| s.contains("${") || uuid::Uuid::parse_str(s).is_ok();
-        if !is_uuid(&self.uuid) {
-            return Err(err(format!(
-                "{what}: `uuid` is not a uuid; expected the component's uuid (8-4-4-4-12 hex digits) or a `${{VAR}}` that holds it"
-            )));
-        }
-        match (&self.token_env, self.requires_auth) {
-            (Some(var), _) if !is_var_name(var) => {
-                return Err(err(format!(
-                    "{what}: `token_env` is not an environment variable name; expected letters, digits and `_`, not starting with a digit"
-                )));
-            }
-            (None, true) => {
-                return Err(err(format!(
-                    "{what}: the component requires auth, so a run needs one of its tokens; expected `token_env: VAR`, the environment variable that holds it"
-                )));
-            }
-            _ => {}
-        }
-        match (&self.model_uuid, &self.valid_body) {
-            (Some(m), Some(_)) if !is_uuid(m) => Err(err(format!(
-                "{what}: `model_uuid` is not a uuid; expected the uuid of a model of the component"
-            ))),
-            (Some(_), None) | (None, Some(_)) => Err(err(format!(
-                "{what}: `model_uuid` and `valid_body` go together (Authorize needs both); expected both or neither"
-            ))),
-            (None, None) if self.invalid_body.is_some() => Err(err(format!(
-                "{what}: `invalid_body` needs `model_uuid` and `valid_body` too; expected all three or no `invalid_body`"
-            ))),
-            _ => Ok(()),
-        }
-    }
-
-    /// Replaces each value of `valid_body` whose name makes it a
-    /// credential ([`looks_like_credential`]) and that is written out by a
-    /// `${VAR}` (`${VAR:json}` for a number or boolean): the profile is
-    /// committed. Returns what was taken out, to say so and to set the
-    /// variables for `init`'s own requests.
-    pub fn protect(&mut self) -> Vec<Protected> {
-        let mut out = Vec::new();
-        let prefix = conformance_model::profile::shell_name(&self.tag);
-        let Some(body) = self.valid_body.as_mut() else {
-            return out;
-        };
-        for (key, value) in body.iter_mut() {
-            if !looks_like_credential(key) {
-                continue;
-            }
-            let (text, json) = match &*value {
-                serde_json::Value::String(s) if s.contains("${") => continue,
-                serde_json::Value::String(s) => (s.clone(), false),
-                serde_json::Value::Null => continue,
-                other => (other.to_string(), true),
-            };
-            let mut variable = format!("{prefix}_{}", conformance_model::profile::shell_name(key));
-            if !is_var_name(&variable) || reserved(&variable).is_some() {
-                variable = format!("SECRET_{variable}");
-            }
-            *value = serde_json::Value::from(if json {
-                format!("${{{variable}:json}}")
-            } else {
-                format!("${{{variable}}}")
-            });
-            out.push(Protected {
-                component: self.name.clone(),
-                field: key.clone(),
-                variable,
-                value: text,
-            });
-        }
-        out
-    }
-}
-
 /// Checks an action reference, `owner/name[/path]@ref`, and refuses a
 /// placeholder: the workflow must run as written.
 pub fn check_action(action: &str) -> Result<(), InitError> {
@@ -369,11 +239,54 @@ pub fn check_action(action: &str) -> Result<(), InitError> {
     Ok(())
 }
 
+/// Checks `--source`, `URL@REV`: a git repository's URL (https://,
+/// ssh:// or git@host:) and a revision of it (a commit, or a tag).
+pub fn check_source(source: &str) -> Result<(), InitError> {
+    let expected = "expected the git repository of this runner's source and a pinned revision of it (a commit or a tag), `https://github.com/acme/component-auth-conformance@0123abc…`";
+    let Some((url, rev)) = source.rsplit_once('@') else {
+        return Err(err(format!("--source: no `@REV`; {expected}")));
+    };
+    let url_ok = ["https://", "ssh://", "git@", "file://"]
+        .iter()
+        .any(|p| url.starts_with(p))
+        && !url
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || c == '"');
+    let rev_ok = !rev.is_empty()
+        && rev
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'));
+    if !url_ok || !rev_ok {
+        return Err(err(format!("--source: not `URL@REV`; {expected}")));
+    }
+    if url.to_ascii_uppercase().contains("/OWNER/") {
+        return Err(err(format!(
+            "--source: `OWNER` is a placeholder, and the workflow would fail on its first run; {expected}"
+        )));
+    }
+    Ok(())
+}
+
 impl Answers {
-    /// Checks the answers that are not a component's, the action's too.
+    /// Checks the answers that are not a component's, the action's (or
+    /// the source's) too.
     pub fn check(&self) -> Result<(), InitError> {
         self.check_but_action()?;
-        check_action(&self.action)
+        if self.action.is_empty() {
+            check_source(&self.source)
+        } else {
+            check_action(&self.action)
+        }
+    }
+
+    /// The repository and revision the runner is built from (`--source`),
+    /// where no action is used.
+    pub fn source_parts(&self) -> Option<(&str, &str)> {
+        if self.action.is_empty() {
+            self.source.rsplit_once('@')
+        } else {
+            None
+        }
     }
 
     /// Checks the answers that are not a component's, but the action. No
@@ -474,13 +387,14 @@ impl Answers {
     }
 
     /// The value the workflow gives [`Self::base_url_var`]: the URL given,
-    /// each of its `${VAR}`s read from the secret `CONFORMANCE_VAR`.
+    /// each of its `${VAR}`s read from the repository variable
+    /// `CONFORMANCE_VAR` (a URL is no secret).
     fn base_url_in_workflow(&self) -> String {
         let mut url = self.base_url.trim().to_owned();
         for var in self.base_url_secrets() {
             url = url.replace(
                 &format!("${{{var}}}"),
-                &format!("${{{{ secrets.CONFORMANCE_{var} }}}}"),
+                &format!("${{{{ vars.CONFORMANCE_{var} }}}}"),
             );
         }
         url
@@ -525,32 +439,50 @@ impl Answers {
         }
         add(self.client_secret_env.clone());
         for c in &self.components {
-            for text in [&c.name, &c.tag, &c.uuid]
-                .into_iter()
-                .chain(c.model_uuid.as_ref())
-            {
-                for v in variables_in(&serde_json::Value::from(text.as_str())) {
-                    add(v);
-                }
+            // Every key of the component, whatever keys it has.
+            for v in variables_in(&serde_json::to_value(&c.0).unwrap_or_default()) {
+                add(v);
             }
-            if let Some(v) = &c.token_env {
-                add(v.clone());
+        }
+        out
+    }
+
+    /// The variables that say where and what things are, no secret (as
+    /// the profile reads them: `base_url`, a component's `name`, `tag`,
+    /// `uuid` and models' uuids): the repository's variables
+    /// (`vars.CONFORMANCE_*`), not its secrets.
+    pub fn plain_variables(&self) -> Vec<String> {
+        let mut out = self.base_url_secrets();
+        for c in &self.components {
+            let c = &c.0;
+            let mut texts = vec![&c.name, &c.tag, &c.uuid];
+            if let Some(a) = &c.authorize {
+                texts.push(&a.model_uuid);
+                texts.extend(a.second_model.as_ref().map(|m| &m.model_uuid));
             }
-            for body in [&c.valid_body, &c.invalid_body, &c.fields]
-                .into_iter()
-                .flatten()
-            {
-                for v in variables_in(&serde_json::Value::Object(body.clone())) {
-                    add(v);
+            for t in texts {
+                for v in variables_in(&serde_json::Value::from(t.as_str())) {
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
                 }
             }
         }
         out
     }
 
+    /// The variables the repository holds as secrets: every one the
+    /// profile reads but [`Self::plain_variables`].
+    pub fn secret_variables(&self) -> Vec<String> {
+        let plain = self.plain_variables();
+        self.variables()
+            .into_iter()
+            .filter(|v| !plain.contains(v))
+            .collect()
+    }
+
     /// Every environment variable the profile reads, in order of first
-    /// use: the secrets the repository needs (`BASE_URL` given as a URL is
-    /// the workflow's own, not a secret).
+    /// use (`BASE_URL` given as a URL is the workflow's own).
     pub fn variables(&self) -> Vec<String> {
         let mut out = self.base_url_secrets();
         for v in self.step_variables() {
@@ -586,139 +518,4 @@ fn variables_in(value: &serde_json::Value) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn users() -> ComponentAnswer {
-        ComponentAnswer::parse(
-            "{name: Users, tag: users, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true, token_env: USERS_TOKEN, model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01, valid_body: {email: ada@example.com, password: \"${USERS_PASSWORD}\"}}",
-            "--component 1",
-        )
-        .unwrap()
-    }
-
-    #[test]
-    fn the_profile_reads_every_secret_from_the_environment() {
-        let answers = Answers {
-            base_url: "http://127.0.0.1:8080".into(),
-            client_id: "ci".into(),
-            client_secret_env: "CLIENT_SECRET".into(),
-            components: vec![users()],
-            action: "acme/component-auth-conformance@v0.1.0".into(),
-            start: "./start.sh".into(),
-        };
-        answers.check().unwrap();
-        assert_eq!(
-            answers.variables(),
-            ["CLIENT_SECRET", "USERS_TOKEN", "USERS_PASSWORD"]
-        );
-        let env = |name: &str| match name {
-            "BASE_URL" => Some("http://127.0.0.1:8080".to_owned()),
-            _ => Some(format!("value-of-{name}")),
-        };
-        let profile = conformance_model::profile::Profile::from_yaml_str(
-            &answers.profile_yaml(),
-            "p.yaml",
-            &env,
-        )
-        .unwrap();
-        assert_eq!(profile.client_secret.expose(), "value-of-CLIENT_SECRET");
-        assert_eq!(
-            profile.components[0].auth_token.as_ref().unwrap().expose(),
-            "value-of-USERS_TOKEN"
-        );
-        let workflow = answers
-            .workflow_yaml(
-                "conformance/profile.yaml",
-                "conformance/known-failures.yaml",
-            )
-            .unwrap();
-        assert!(
-            workflow
-                .contains("          USERS_PASSWORD: ${{ secrets.CONFORMANCE_USERS_PASSWORD }}\n")
-        );
-        let parsed: serde_yaml::Value = serde_yaml::from_str(&workflow).unwrap();
-        assert!(parsed["jobs"]["conformance"].is_mapping());
-    }
-
-    #[test]
-    fn a_bad_answer_says_what_was_expected() {
-        for (text, expected) in [
-            ("{name: A, tag: a}", "missing field `uuid`"),
-            ("{name: A, tag: a, uuid: x}", "`uuid` is not a uuid"),
-            (
-                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, requires_auth: true}",
-                "expected `token_env: VAR`",
-            ),
-            (
-                "{name: A, tag: a, uuid: 0b6c1c1e-1d3a-4c55-9a8e-6f1f2f0f5c11, model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01}",
-                "go together",
-            ),
-            ("{name: A, colour: red}", "allowed keys: name, tag"),
-        ] {
-            let e = ComponentAnswer::parse(text, "--component 1").unwrap_err().0;
-            assert!(
-                e.starts_with("--component 1: ") && e.contains(expected),
-                "{e}"
-            );
-        }
-        let mut written = users();
-        let body = written.valid_body.as_mut().unwrap();
-        body.insert("password".into(), "hunter2".into());
-        body.insert("apiKey".into(), "k-123".into());
-        body.insert("otp".into(), 123456.into());
-        body.insert("email".into(), "a@b.c".into());
-        let taken = written.protect();
-        let names: Vec<&str> = taken.iter().map(|p| p.variable.as_str()).collect();
-        assert_eq!(names, ["USERS_PASSWORD", "USERS_APIKEY", "USERS_OTP"]);
-        let body = written.valid_body.as_ref().unwrap();
-        assert_eq!(body["otp"], "${USERS_OTP:json}");
-        assert_eq!(body["email"], "a@b.c");
-    }
-
-    #[test]
-    fn credentials_are_known_by_their_usual_names() {
-        for name in [
-            "password",
-            "passwd",
-            "api_key",
-            "apiKey",
-            "API-KEY",
-            "client_secret",
-            "otp",
-            "pin",
-            "PIN",
-            "Authorization",
-            "x-api-key",
-            "sessionToken",
-            "user_password",
-            "secret",
-        ] {
-            assert!(looks_like_credential(name), "{name}");
-        }
-        for name in [
-            "email", "login", "account", "spinner", "shipping", "username", "name",
-        ] {
-            assert!(!looks_like_credential(name), "{name}");
-        }
-    }
-
-    #[test]
-    fn an_action_reference_is_real_or_refused() {
-        check_action("acme/component-auth-conformance@v0.1.0").unwrap();
-        check_action("acme/component-auth-conformance@0123456789abcdef0123456789abcdef01234567")
-            .unwrap();
-        for var in ["PATH", "LD_PRELOAD", "GITHUB_ENV", "CONFORMANCE_ARGS"] {
-            assert!(reserved(var).is_some(), "{var}");
-        }
-        assert!(reserved("USERS_TOKEN").is_none());
-        for bad in [
-            "OWNER/component-auth-conformance@v0.1.0",
-            "acme/component-auth-conformance",
-            "acme@v1",
-            "acme/x@v 1",
-        ] {
-            assert!(check_action(bad).is_err(), "{bad}");
-        }
-    }
-}
+mod tests;

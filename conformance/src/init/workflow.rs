@@ -10,18 +10,33 @@ use super::{Answers, InitError, VERSION_TAG, err, yaml_quoted};
 
 /// The template, with its own opening comment (up to `name:`).
 const TEMPLATE: &str = include_str!("workflow.yml");
+/// The gate step with the action (`--action`), its comment `##` lines.
+const GATE_ACTION: &str = include_str!("gate-action.yml");
+/// The gate step built from source (`--source`), its comment `##` lines.
+const GATE_SOURCE: &str = include_str!("gate-source.yml");
 
 /// `template` from its `name:` line on, each `{{name}}` replaced by its
 /// value in `values` (a line that is only a placeholder by the value,
 /// whole lines with their line breaks); a placeholder without a value, or
 /// a value no placeholder takes, is an error.
 fn render(template: &str, values: &[(&str, String)]) -> Result<String, InitError> {
-    let body_at = template.find("\nname: ").ok_or_else(|| {
-        err("the workflow template has no `name:`: init cannot write the workflow from it")
-    })?;
+    // A snippet's comment is its leading `##` lines; the workflow's, its
+    // lines up to `name:`.
+    let body = if template.starts_with("##") {
+        let mut rest = template;
+        while rest.starts_with("##") {
+            rest = rest.split_once('\n').map_or("", |(_, r)| r);
+        }
+        rest
+    } else {
+        let body_at = template.find("\nname: ").ok_or_else(|| {
+            err("the workflow template has no `name:`: init cannot write the workflow from it")
+        })?;
+        &template[body_at + 1..]
+    };
     let mut used = vec![false; values.len()];
     let mut out = String::new();
-    for line in template[body_at + 1..].split_inclusive('\n') {
+    for line in body.split_inclusive('\n') {
         let mut rest = line;
         let whole = line.trim_end_matches('\n');
         if let Some(name) = whole.strip_prefix("{{").and_then(|n| n.strip_suffix("}}")) {
@@ -67,38 +82,82 @@ fn render(template: &str, values: &[(&str, String)]) -> Result<String, InitError
     Ok(out)
 }
 
+/// Where the workflow's paths lead, from the repository's root.
+pub struct Paths<'a> {
+    /// The profile.
+    pub profile: &'a str,
+    /// The baseline.
+    pub baseline: &'a str,
+    /// The folder init ran in (`.` at the root): the server starts there.
+    pub folder: &'a str,
+    /// The profile's CA file, if any.
+    pub ca_cert: Option<&'a str>,
+}
+
 impl Answers {
     /// The CI workflow: the template with its opening comment replaced,
-    /// this action, the server's URL and start command, the profile's and
-    /// baseline's paths (from the repository's root), and an `env:` entry
-    /// per variable the profile reads, each from a repository secret
-    /// `CONFORMANCE_<VAR>`. Every value is quoted for YAML.
-    pub fn workflow_yaml(&self, profile: &str, baseline: &str) -> Result<String, InitError> {
+    /// the gate step (the action, or the runner built from source), the
+    /// server's URL and start command, the paths (from the repository's
+    /// root), and an `env:` entry per variable the profile reads, each
+    /// from the repository's secret `CONFORMANCE_<VAR>` (a variable that
+    /// holds no secret: its variable `vars.CONFORMANCE_<VAR>`). Every
+    /// value is quoted for YAML.
+    pub fn workflow_yaml(&self, paths: &Paths) -> Result<String, InitError> {
+        let plain = self.plain_variables();
         let mut secrets = String::new();
         for var in self.step_variables() {
+            let kind = if plain.contains(&var) {
+                "vars"
+            } else {
+                "secrets"
+            };
             let _ = writeln!(
                 secrets,
-                "          {var}: ${{{{ secrets.CONFORMANCE_{var} }}}}"
+                "          {var}: ${{{{ {kind}.CONFORMANCE_{var} }}}}"
             );
         }
         let base_var = self.base_url_var();
+        let gate = match self.source_parts() {
+            None => render(
+                GATE_ACTION,
+                &[
+                    ("secrets", secrets),
+                    ("action", yaml_quoted(&self.action)),
+                    ("version", yaml_quoted(VERSION_TAG)),
+                    ("profile", yaml_quoted(paths.profile)),
+                    ("profile_path", paths.profile.to_owned()),
+                    ("baseline", yaml_quoted(paths.baseline)),
+                ],
+            )?,
+            Some((git, rev)) => render(
+                GATE_SOURCE,
+                &[
+                    ("secrets", secrets),
+                    ("source_git", yaml_quoted(git)),
+                    ("source_rev", yaml_quoted(rev)),
+                    ("profile", yaml_quoted(paths.profile)),
+                    ("baseline", yaml_quoted(paths.baseline)),
+                ],
+            )?,
+        };
         let body = render(
             TEMPLATE,
             &[
-                ("secrets", secrets),
                 ("base_var", base_var.clone()),
                 ("base_url", yaml_quoted(&self.base_url_in_workflow())),
+                ("folder", yaml_quoted(paths.folder)),
                 ("start", yaml_quoted(&self.start)),
-                ("action", yaml_quoted(&self.action)),
-                ("version", yaml_quoted(VERSION_TAG)),
-                ("profile", yaml_quoted(profile)),
-                ("profile_path", profile.to_owned()),
-                ("baseline", yaml_quoted(baseline)),
+                ("ca_cert", yaml_quoted(paths.ca_cert.unwrap_or(""))),
+                ("gate", gate),
             ],
         )?;
+        let runner = match self.source_parts() {
+            None => format!("the action {}", self.action),
+            Some((git, rev)) => format!("the runner built from {git} at {rev}"),
+        };
         Ok(format!(
             "# The conformance gate of this server, written by `conformance init`\n\
-             # {VERSION_TAG}: docs/ci-example.yml of the runner explains each step.\n\
+             # {VERSION_TAG} ({runner}): docs/ci-example.yml of the runner explains each step.\n\
              # The server's URL is ${base_var} below, in one place: the profile reads it.\n\
              # The secrets the gate step reads are the repository's CONFORMANCE_* secrets.\n{body}"
         ))
@@ -118,18 +177,27 @@ mod tests {
         let secrets = ["CLIENT_SECRET", "USERS_TOKEN", "USERS_PASSWORD"]
             .map(|v| format!("          {v}: ${{{{ secrets.CONFORMANCE_{v} }}}}\n"))
             .concat();
-        let filled = render(
-            TEMPLATE,
+        let gate = render(
+            GATE_ACTION,
             &[
                 ("secrets", secrets),
-                ("base_var", "BASE_URL".into()),
-                ("base_url", "\"http://127.0.0.1:8080\"".into()),
-                ("start", "./scripts/start-server.sh".into()),
                 ("action", "OWNER/component-auth-conformance@v0.1.0".into()),
                 ("version", "v0.1.0".into()),
                 ("profile", "conformance/profile.yaml".into()),
                 ("profile_path", "conformance/profile.yaml".into()),
                 ("baseline", "conformance/known-failures.yaml".into()),
+            ],
+        )
+        .expect("renders");
+        let filled = render(
+            TEMPLATE,
+            &[
+                ("base_var", "BASE_URL".into()),
+                ("base_url", "\"http://127.0.0.1:8080\"".into()),
+                ("folder", "\".\"".into()),
+                ("start", "./scripts/start-server.sh".into()),
+                ("ca_cert", "\"\"".into()),
+                ("gate", gate),
             ],
         )
         .expect("renders");

@@ -120,9 +120,9 @@ fn init_args(url: &str) -> Vec<String> {
         "--start",
         "true",
         "--component",
-        r#"{name: Invoices, tag: invoices, uuid: 4f1a2b3c-5d6e-4f70-8a9b-0c1d2e3f4a5b, requires_auth: true, token_env: INVOICES_TOKEN, model_uuid: 6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e, valid_body: {login: ops, password: "${INVOICES_PASSWORD}"}, invalid_body: {login: 7}}"#,
+        r#"{name: Invoices, tag: invoices, uuid: 4f1a2b3c-5d6e-4f70-8a9b-0c1d2e3f4a5b, requires_auth: true, auth_token: "${INVOICES_TOKEN}", authorize: {model_uuid: 6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e, valid_body: {login: ops, password: "${INVOICES_PASSWORD}"}, invalid_body: {login: 7}}}"#,
         "--component",
-        r#"{name: Billing UI, tag: billing-ui, uuid: 7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d, model_uuid: 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f, valid_body: {account: acme, pin: "${BILLING_UI_PIN:json}"}, fields: {account: {type: string, required: true, min_length: 2}, pin: {type: integer, required: true, secret: true}}}"#,
+        r#"{name: Billing UI, tag: billing-ui, uuid: 7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d, authorize: {model_uuid: 1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f, valid_body: {account: acme, pin: "${BILLING_UI_PIN:json}"}}, fields: {account: {type: string, required: true, min_length: 2}, pin: {type: integer, required: true, secret: true}}}"#,
     ]
     .iter()
     .map(|s| s.to_string())
@@ -352,8 +352,8 @@ fn a_new_team_goes_from_init_to_a_green_ci_run() {
         "base_url: ${BASE_URL}\n",
         "client_secret: ${BILLING_CLIENT_SECRET}",
         "auth_token: ${INVOICES_TOKEN}",
-        "\"password\":\"${INVOICES_PASSWORD}\"",
-        "fields: {\"account\":",
+        "      password: ${INVOICES_PASSWORD}\n",
+        "  fields:\n    account:\n",
         "\nchoices:\n  model_uuid: query\n",
     ] {
         assert!(
@@ -592,6 +592,7 @@ fn init_and_a_run_say_what_ci_will_do() {
     let mut args = init_args(&url);
     // No invalid_body: the 417 checks cannot run.
     args[12] = args[12].replace(", invalid_body: {login: 7}", "");
+    assert!(!args[12].contains("invalid_body"), "{}", args[12]);
     args.truncate(13);
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let init = command(&repo, &args)
@@ -711,6 +712,14 @@ fn init_writes_only_inside_the_repository() {
         "no stale comment: {workflow}"
     );
     assert!(!sub.join(".github").exists());
+    // The server starts in the folder init ran in.
+    let start = parsed["jobs"]["conformance"]["steps"]
+        .as_sequence()
+        .expect("steps")
+        .iter()
+        .find(|s| s["name"].as_str() == Some("Start the server"))
+        .expect("start");
+    assert_eq!(start["working-directory"].as_str(), Some("server"));
     let _ = std::fs::remove_dir_all(&repo);
 }
 
@@ -732,7 +741,7 @@ fn credentials_are_never_written() {
             "--action",
             ACTION,
             "--component",
-            "{name: A, tag: a, uuid: 4f1a2b3c-5d6e-4f70-8a9b-0c1d2e3f4a5b, model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01, valid_body: {login: ops, apiKey: k-77-secret-key, client_secret: cs-88-secret, otp: 123456}}",
+            "{name: A, tag: a, uuid: 4f1a2b3c-5d6e-4f70-8a9b-0c1d2e3f4a5b, authorize: {model_uuid: 5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01, valid_body: {login: ops, apiKey: k-77-secret-key, client_secret: cs-88-secret, otp: 123456}}}",
         ],
     )
     .env("CLIENT_SECRET", "s3cr3t-value-1")
@@ -801,7 +810,7 @@ fn init_refuses_a_bad_answer_with_one_message() {
                 "--component",
                 "{name: A, tag: a, uuid: nope}",
             ],
-            "--component 1: `uuid` is not a uuid; expected the component's uuid",
+            "--component 1: `uuid` is not a uuid; expected a uuid",
         ),
         (
             vec![
@@ -858,18 +867,23 @@ fn a_base_url_from_a_variable() {
     let said = text(&o);
     assert!(matches!(o.status.code(), Some(0 | 1)), "{said}");
     assert!(said.contains("CONFORMANCE_STAGING_URL"), "{said}");
+    // A URL and a uuid are no secrets: the repository's variables.
+    assert!(
+        said.contains("add the variables (not secrets: they hold none) CONFORMANCE_STAGING_URL"),
+        "{said}"
+    );
     // The value is the user's to set: the next command does not repeat it.
     assert!(!said.contains("STAGING_URL=https"), "{said}");
     let profile = std::fs::read_to_string(repo.join("conformance/profile.yaml")).expect("profile");
     assert!(profile.contains("base_url: ${STAGING_URL}\n"), "{profile}");
-    assert!(profile.contains("uuid: \"${A_UUID}\""), "{profile}");
+    assert!(profile.contains("  uuid: ${A_UUID}\n"), "{profile}");
     let workflow =
         std::fs::read_to_string(repo.join(".github/workflows/conformance.yml")).expect("workflow");
     let parsed: serde_yaml::Value = serde_yaml::from_str(&workflow).expect("YAML");
     let job = &parsed["jobs"]["conformance"];
     assert_eq!(
         job["env"]["STAGING_URL"].as_str(),
-        Some("${{ secrets.CONFORMANCE_STAGING_URL }}")
+        Some("${{ vars.CONFORMANCE_STAGING_URL }}")
     );
     assert!(workflow.contains("\"$STAGING_URL/\""), "{workflow}");
     let gate = job["steps"]

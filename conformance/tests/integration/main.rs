@@ -9,6 +9,7 @@ mod caps;
 mod cli;
 mod coverage;
 mod determinism;
+mod first_day;
 mod foreign_client;
 mod independent;
 mod init;
