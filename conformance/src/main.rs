@@ -15,7 +15,6 @@ use clap::{Parser, Subcommand};
 use conformance::command::run::RunArgs;
 use conformance::command::traffic::ProxyArgs;
 use conformance::command::{self, ConnectArgs, fail, parse_duration};
-use conformance::formats::TrafficReports;
 use conformance::init::command::InitArgs;
 
 /// mimalloc: the proxy allocates a little per exchange (the observed
@@ -134,12 +133,7 @@ enum Command {
     /// run: 0 when no MUST rule was broken, 1 when one was (or the file
     /// held no exchange: nothing proven), 2 for a file that cannot be read
     /// or a bad profile.
-    Audit {
-        /// The HAR file.
-        har: PathBuf,
-        #[command(flatten)]
-        reports: TrafficReports,
-    },
+    Audit(command::traffic::AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -163,9 +157,7 @@ fn main() -> ExitCode {
         }) => command::choices::main(profile, embedded, connect, timeout, deadline, overlay),
         Some(Command::Diff { old, new, markdown }) => command::diff::main(&old, &new, markdown),
         Some(Command::Proxy(args)) => command::traffic::proxy_main(profile, args),
-        Some(Command::Audit { har, reports }) => {
-            command::traffic::audit_main(profile, &har, reports)
-        }
+        Some(Command::Audit(args)) => command::traffic::audit_main(profile, args),
         Some(Command::Coverage {
             markdown,
             requirement,

@@ -74,4 +74,14 @@ pub trait Knows {
     fn component(&self, reference: &str) -> Option<Cow<'_, Component>>;
     /// Where Authorize's `modelUuid` travels.
     fn model_uuid_at(&self) -> Cow<'_, Place>;
+    /// Values no report may show beyond those a request carries as
+    /// credentials ([`crate::redact::secrets_of`]): a profile's secrets.
+    fn secrets(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&[])
+    }
+    /// Body field names whose values are secrets (a profile's
+    /// `secret_fields`), beyond those named as credentials.
+    fn secret_fields(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&[])
+    }
 }

@@ -31,6 +31,7 @@ pub mod exercised;
 pub mod har;
 pub mod knowledge;
 pub mod observed;
+pub mod redact;
 pub mod reproduce;
 pub mod rules;
 pub mod server;

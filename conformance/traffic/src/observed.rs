@@ -67,6 +67,17 @@ impl Request {
             .collect()
     }
 
+    /// Whether the request is addressed to the interface at all: its path
+    /// has an `api` segment (`/v2/api/...`, a wrong version `/v1/api/...`,
+    /// under a prefix) or a `component` one. A page, its scripts and
+    /// `/favicon.ico`, which a browser's recording holds beside the calls,
+    /// are not: their rules are not the interface's.
+    pub fn on_interface(&self) -> bool {
+        self.path().split('/').any(|segment| {
+            segment.eq_ignore_ascii_case("api") || segment.eq_ignore_ascii_case("component")
+        })
+    }
+
     /// The operation's reference (`{ref}`), percent-decoded, where the path
     /// is the interface's.
     pub fn reference(&self) -> Option<String> {
