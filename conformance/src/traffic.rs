@@ -28,6 +28,21 @@ pub const MAX_BODY: usize = 1024 * 1024;
 fn known(c: &conformance_model::profile::Component) -> Component {
     Component {
         requires_auth: c.requires_auth,
+        tokens: c.auth_token.iter().map(|t| t.expose().to_owned()).collect(),
+        authorizations: c
+            .authorize
+            .iter()
+            .flat_map(|a| {
+                std::iter::once(traffic_rules::Authorization {
+                    model_uuid: a.model_uuid.clone(),
+                    body: serde_json::Value::Object(a.valid_body.clone()),
+                })
+                .chain(a.second_model.iter().map(|m| traffic_rules::Authorization {
+                    model_uuid: m.model_uuid.clone(),
+                    body: serde_json::Value::Object(m.valid_body.clone()),
+                }))
+            })
+            .collect(),
         fields: c.fields.as_ref().map(|fields| {
             fields
                 .0
@@ -52,6 +67,7 @@ fn known(c: &conformance_model::profile::Component) -> Component {
 pub struct Known {
     /// Each component's uuid, name and tag, and what the rules know of it.
     components: Vec<([String; 3], Component)>,
+    credentials: traffic_rules::profiled::Credentials,
     at: Place,
     /// The profile's secrets (the client secret, tokens, `${VAR}` values)
     /// and secret body fields: no report shows them.
@@ -67,6 +83,10 @@ impl Known {
                 .iter()
                 .map(|c| ([c.uuid.clone(), c.name.clone(), c.tag.clone()], known(c)))
                 .collect(),
+            credentials: traffic_rules::profiled::Credentials {
+                client_id: profile.client_id.clone(),
+                client_secret: profile.client_secret.expose().to_owned(),
+            },
             at: match profile.choices.model_uuid().value {
                 ModelUuidAt::Query(name) => Place::Query(name),
                 ModelUuidAt::Header(name) => Place::Header(name),
@@ -97,6 +117,17 @@ impl Knows for Known {
     fn secret_fields(&self) -> Cow<'_, [String]> {
         Cow::Borrowed(&self.secret_fields)
     }
+
+    fn credentials(&self) -> Option<traffic_rules::profiled::Lent<'_>> {
+        Some(Cow::Borrowed(&self.credentials))
+    }
+
+    fn token_owner(&self, token: &str) -> Option<String> {
+        self.components
+            .iter()
+            .find(|(_, c)| c.tokens.iter().any(|t| t == token))
+            .map(|([_, name, _], _)| name.clone())
+    }
 }
 
 /// Judges one exchange on both sides and counts it; one outside the
@@ -115,8 +146,10 @@ pub fn judge(
     }
     let mut findings = traffic_rules::client::judge_request(req, knows);
     if let Some(answer) = answer {
+        let assessed = traffic_rules::profiled::assess(req, &findings, knows);
         let server = traffic_rules::server::judge_answer(req, answer, &findings);
         findings.extend(server);
+        findings.extend(traffic_rules::profiled::judge(req, answer, &assessed));
     }
     tally.record_judged(req, answer, &findings, knows);
 }

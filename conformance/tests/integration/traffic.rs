@@ -140,7 +140,7 @@ async fn each_client_fault_is_caught_by_the_proxy_the_mock_and_audit() {
     let har = serde_json::json!({"log": {"version": "1.2", "creator": {"name": "test", "version": "1"}, "entries": entries}});
     let path = scratch("faults.har");
     std::fs::write(&path, har.to_string()).expect("write");
-    let tally = audit(&path, &profile(&server.base_url())).expect("a HAR");
+    let tally = audit(&path, &profile(&server.base_url()), false).expect("a HAR");
     assert_eq!(tally.exchanges(), client_faults().len() as u64);
     let mut want: Vec<&str> = client_faults().iter().map(|f| f.rule).collect();
     want.sort();
@@ -704,7 +704,7 @@ async fn over_the_cap_through(upstream: &str) {
     assert!(
         report
             .text()
-            .contains("1 exchange with a body over the proxy's cap")
+            .contains("1 exchange with a body not kept whole (over the proxy's cap")
     );
     assert_eq!(
         serde_json::to_value(&report).expect("json")["bodies_not_judged"],

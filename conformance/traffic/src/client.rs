@@ -251,6 +251,7 @@ mod tests {
                             required: false,
                         },
                     ]),
+                    ..Component::default()
                 })
             })
         }

@@ -43,6 +43,7 @@ mod tests {
                 Cow::Owned(Component {
                     requires_auth: true,
                     fields: Some(Vec::new()),
+                    ..Component::default()
                 })
             })
         }
