@@ -37,9 +37,11 @@ fn known(c: &conformance_model::profile::Component) -> Component {
                     model_uuid: a.model_uuid.clone(),
                     body: serde_json::Value::Object(a.valid_body.clone()),
                 })
-                .chain(a.second_model.iter().map(|m| traffic_rules::Authorization {
-                    model_uuid: m.model_uuid.clone(),
-                    body: serde_json::Value::Object(m.valid_body.clone()),
+                .chain(a.second_model.iter().map(|m| {
+                    traffic_rules::Authorization {
+                        model_uuid: m.model_uuid.clone(),
+                        body: serde_json::Value::Object(m.valid_body.clone()),
+                    }
                 }))
             })
             .collect(),

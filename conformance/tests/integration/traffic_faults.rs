@@ -124,9 +124,7 @@ fn seen(fault: Fault) -> Seen {
         | F::BoundsNotEnforced
         | F::MaximumExclusive
         | F::ClaimsOmitModel => Not(DATA),
-        F::BodyFieldsUnchecked
-        | F::TypesCoerced
-        | F::FieldNamesIgnoreCase => Not(REFUSAL),
+        F::BodyFieldsUnchecked | F::TypesCoerced | F::FieldNamesIgnoreCase => Not(REFUSAL),
         F::ProjectUuidVaries
         | F::RequestIdRepeated
         | F::RequestIdPerConnection
@@ -248,4 +246,3 @@ async fn a_fault_one_exchange_cannot_show_breaks_no_rule_through_the_proxy() {
     }
     assert_eq!(reasons.len(), 4, "{reasons:?}");
 }
-

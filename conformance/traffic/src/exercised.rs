@@ -114,6 +114,7 @@ mod tests {
             [
                 "client/fields",
                 "client/json-body",
+                "client/json-media-type",
                 "client/model-uuid",
                 "client/path",
                 "client/x-auth-token",

@@ -38,6 +38,24 @@ pub(crate) fn values<'a>(
         .map(|(_, v)| v.as_slice())
 }
 
+/// The value of header `name` as one field: its field lines joined with
+/// `, ` (RFC 9110 §5.3: a recipient may combine them so, and the message
+/// means the same), empty lines left out; `None` where there is no line.
+/// So two lines judge as one line holding both, whatever the client's
+/// library did.
+pub(crate) fn combined(headers: &[(String, Vec<u8>)], name: &str) -> Option<Vec<u8>> {
+    let mut lines = values(headers, name).peekable();
+    lines.peek()?;
+    let mut out: Vec<u8> = Vec::new();
+    for line in lines.filter(|v| !v.is_empty()) {
+        if !out.is_empty() {
+            out.extend_from_slice(b", ");
+        }
+        out.extend_from_slice(line);
+    }
+    Some(out)
+}
+
 /// The first value of header `name`, as text.
 pub(crate) fn first<'a>(headers: &'a [(String, Vec<u8>)], name: &str) -> Option<&'a str> {
     headers
@@ -107,7 +125,7 @@ impl Request {
     }
 }
 
-fn decode(s: &str) -> String {
+pub(crate) fn decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s)
         .decode_utf8_lossy()
         .into_owned()

@@ -55,7 +55,10 @@ pub fn assess(req: &Request, client: &[Finding], knows: &dyn Knows) -> Assessmen
     };
     let component = knows.component(&reference);
     let token = single(req, "x-auth-token");
-    match (id == credentials.client_id, secret == credentials.client_secret) {
+    match (
+        id == credentials.client_id,
+        secret == credentials.client_secret,
+    ) {
         (true, true) => {}
         (true, false) => {
             out.wrong_secret = Some("the profile's client id with another X-Client-Secret".into());
@@ -90,7 +93,10 @@ fn valid(
     token: Option<&str>,
     knows: &dyn Knows,
 ) -> Option<String> {
-    let mut why = vec![format!("ref `{}` names a known component", shown(reference))];
+    let mut why = vec![format!(
+        "ref `{}` names a known component",
+        shown(reference)
+    )];
     match (component.requires_auth, token) {
         (true, Some(t)) if component.tokens.iter().any(|k| k == t) => {
             why.push("its token".into());
@@ -125,7 +131,8 @@ fn valid(
                 return None;
             }
             let mut body = serde_json::from_slice::<serde_json::Value>(&req.body).ok()?;
-            if let (Place::Body(name), Some(map)) = (&*knows.model_uuid_at(), body.as_object_mut()) {
+            if let (Place::Body(name), Some(map)) = (&*knows.model_uuid_at(), body.as_object_mut())
+            {
                 map.remove(name);
             }
             // Only a body known to claim the model: the fields are the
@@ -167,7 +174,9 @@ fn wrong_token(
                 || (token.len() > known.len() && token.starts_with(known.as_str()))
                 || (token.len() < known.len() && !token.is_empty() && known.starts_with(token))
         })
-        .map(|_| "a near miss of the component's token (cut, extended or in another letter case)".into())
+        .map(|_| {
+            "a near miss of the component's token (cut, extended or in another letter case)".into()
+        })
 }
 
 /// Whether the body's object names a key twice (read as one value by
@@ -235,7 +244,10 @@ pub fn judge(req: &Request, answer: &Answer, seen: &Assessment) -> Vec<Finding> 
             ));
         }
         if let Some(why) = &seen.wrong_token {
-            out.push(Finding::new(&rules::WRONG_TOKEN, format!("HTTP {status} to {why}")));
+            out.push(Finding::new(
+                &rules::WRONG_TOKEN,
+                format!("HTTP {status} to {why}"),
+            ));
         }
     }
     out

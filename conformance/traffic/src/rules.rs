@@ -146,6 +146,23 @@ impl<'a> Exercise<'a> {
     }
 }
 
+/// Whether a server must refuse a request that broke `rule` (a missing
+/// header, a bad X-Project-Env, a body that is not JSON, no modelUuid).
+/// Not the declared fields (a server validates as its settings say), nor
+/// the client rules the description does not make the server enforce: the
+/// media type of a JSON body, a ref encoded twice, a credential also in
+/// the URL.
+pub fn must_refuse(rule: &Rule) -> bool {
+    rule.side == Side::Client
+        && ![
+            &FIELDS,
+            &JSON_MEDIA_TYPE,
+            &REF_ENCODED_ONCE,
+            &CREDENTIAL_IN_URL,
+        ]
+        .contains(&rule)
+}
+
 /// A rule an exchange broke, and how.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
@@ -250,6 +267,18 @@ rules! {
             // Not where the server reads it from a body not kept whole.
             x.post() && !(x.req.body_cut && matches!(*x.model_uuid_at, Place::Body(_)))
         };
+    JSON_MEDIA_TYPE = "client/json-media-type", Client, "4.2",
+        BODY_AS_JSON,
+        "a JSON body is sent as JSON: Content-Type application/json (or a +json type)",
+        [], applies: |x| x.has_body() && !x.broke(&JSON_BODY);
+    REF_ENCODED_ONCE = "client/ref-encoded-once", Client, "4.1",
+        REF_ROW,
+        "the ref is the component's name, tag or uuid percent-encoded once, not twice",
+        [], applies: |x| x.req.reference().is_some_and(|r| r.contains('%'));
+    CREDENTIAL_IN_URL = "client/no-credential-in-url", Client, "5",
+        EVERY_REQUEST,
+        "credentials travel in the request's headers, never in its URL's query",
+        [], applies: |x| x.req.target.contains('?');
     RESPONSES_JSON = "server/responses-json", Server, "1",
         RESPONSES_JSON,
         "a successful answer's body is JSON",
@@ -323,7 +352,7 @@ rules! {
             "auth-token/authorize/missing",
         ], applies: |x| {
             // Any answer to a request a server must refuse (a 2xx breaks it).
-            x.answer.is_some() && x.client_findings().any(|f| f.rule != &FIELDS)
+            x.answer.is_some() && x.client_findings().any(|f| must_refuse(f.rule))
         };
     RESOLVES_REFS = "server/resolves-known-refs", Server, "2",
         REF,
