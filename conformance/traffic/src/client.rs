@@ -173,7 +173,7 @@ fn credential_in_url(req: &Request, knows: &dyn Knows, out: &mut Vec<Finding>) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         let name = crate::observed::decode(name);
         let value = crate::observed::decode(value);
-        let known = !value.is_empty() && secrets.iter().any(|s| *s == value);
+        let known = !value.is_empty() && secrets.contains(&value);
         if (crate::redact::is_credential_name(&name) && !value.is_empty()) || known {
             let name = shown_text(&name);
             if !named.contains(&name) {
