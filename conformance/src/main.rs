@@ -16,7 +16,6 @@ use conformance::command::run::RunArgs;
 use conformance::command::target::ProfileArg;
 use conformance::command::traffic::ProxyArgs;
 use conformance::command::{self, ConnectArgs, parse_duration};
-use conformance::formats::TrafficReports;
 use conformance::init::command::InitArgs;
 
 /// mimalloc: the proxy allocates a little per exchange (the observed
@@ -153,10 +152,8 @@ enum Command {
     Audit {
         #[command(flatten)]
         profile: ProfileArg,
-        /// The HAR file.
-        har: PathBuf,
         #[command(flatten)]
-        reports: TrafficReports,
+        args: command::traffic::AuditArgs,
     },
     /// Print the completions of SHELL (bash, elvish, fish, powershell,
     /// zsh) for `conformance`, e.g. `conformance completions bash >
@@ -197,14 +194,12 @@ fn main() -> ExitCode {
                 Err(code) => code,
             }
         }
-        Some(Command::Audit {
-            profile,
-            har,
-            reports,
-        }) => match command::target::required(profile.profile, "audit") {
-            Ok(file) => command::traffic::audit_main(Some(file), &har, reports),
-            Err(code) => code,
-        },
+        Some(Command::Audit { profile, args }) => {
+            match command::target::required(profile.profile, "audit") {
+                Ok(file) => command::traffic::audit_main(Some(file), args),
+                Err(code) => code,
+            }
+        }
         Some(Command::Coverage {
             markdown,
             requirement,

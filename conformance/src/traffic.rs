@@ -28,6 +28,23 @@ pub const MAX_BODY: usize = 1024 * 1024;
 fn known(c: &conformance_model::profile::Component) -> Component {
     Component {
         requires_auth: c.requires_auth,
+        tokens: c.auth_token.iter().map(|t| t.expose().to_owned()).collect(),
+        authorizations: c
+            .authorize
+            .iter()
+            .flat_map(|a| {
+                std::iter::once(traffic_rules::Authorization {
+                    model_uuid: a.model_uuid.clone(),
+                    body: serde_json::Value::Object(a.valid_body.clone()),
+                })
+                .chain(a.second_model.iter().map(|m| {
+                    traffic_rules::Authorization {
+                        model_uuid: m.model_uuid.clone(),
+                        body: serde_json::Value::Object(m.valid_body.clone()),
+                    }
+                }))
+            })
+            .collect(),
         fields: c.fields.as_ref().map(|fields| {
             fields
                 .0
@@ -52,7 +69,12 @@ fn known(c: &conformance_model::profile::Component) -> Component {
 pub struct Known {
     /// Each component's uuid, name and tag, and what the rules know of it.
     components: Vec<([String; 3], Component)>,
+    credentials: traffic_rules::profiled::Credentials,
     at: Place,
+    /// The profile's secrets (the client secret, tokens, `${VAR}` values)
+    /// and secret body fields: no report shows them.
+    secrets: Vec<String>,
+    secret_fields: Vec<String>,
 }
 
 impl Known {
@@ -63,11 +85,17 @@ impl Known {
                 .iter()
                 .map(|c| ([c.uuid.clone(), c.name.clone(), c.tag.clone()], known(c)))
                 .collect(),
+            credentials: traffic_rules::profiled::Credentials {
+                client_id: profile.client_id.clone(),
+                client_secret: profile.client_secret.expose().to_owned(),
+            },
             at: match profile.choices.model_uuid().value {
                 ModelUuidAt::Query(name) => Place::Query(name),
                 ModelUuidAt::Header(name) => Place::Header(name),
                 ModelUuidAt::Body(name) => Place::Body(name),
             },
+            secrets: profile.secrets(),
+            secret_fields: profile.secret_fields(),
         }
     }
 }
@@ -83,21 +111,59 @@ impl Knows for Known {
     fn model_uuid_at(&self) -> Cow<'_, Place> {
         Cow::Borrowed(&self.at)
     }
+
+    fn secrets(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&self.secrets)
+    }
+
+    fn secret_fields(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&self.secret_fields)
+    }
+
+    fn credentials(&self) -> Option<traffic_rules::profiled::Lent<'_>> {
+        Some(Cow::Borrowed(&self.credentials))
+    }
+
+    fn token_owner(&self, token: &str) -> Option<String> {
+        self.components
+            .iter()
+            .find(|(_, c)| c.tokens.iter().any(|t| t == token))
+            .map(|([_, name, _], _)| name.clone())
+    }
 }
 
-/// Judges one exchange on both sides and counts it.
-pub fn judge(tally: &mut Tally, knows: &dyn Knows, req: &Request, answer: Option<&Answer>) {
+/// Judges one exchange on both sides and counts it; one outside the
+/// interface's paths is only counted, unless `other_paths` (then it breaks
+/// `client/path`).
+pub fn judge(
+    tally: &mut Tally,
+    knows: &dyn Knows,
+    req: &Request,
+    answer: Option<&Answer>,
+    other_paths: bool,
+) {
+    if !other_paths && !req.on_interface() {
+        tally.record_outside();
+        return;
+    }
     let mut findings = traffic_rules::client::judge_request(req, knows);
     if let Some(answer) = answer {
+        let assessed = traffic_rules::profiled::assess(req, &findings, knows);
         let server = traffic_rules::server::judge_answer(req, answer, &findings);
         findings.extend(server);
+        findings.extend(traffic_rules::profiled::judge(req, answer, &assessed));
     }
     tally.record_judged(req, answer, &findings, knows);
 }
 
-/// Every exchange of the HAR file at `path`, judged; the file is read
-/// entry by entry.
-pub fn audit(path: &std::path::Path, profile: &Profile) -> Result<Tally, String> {
+/// Every exchange of the HAR file at `path`, judged (those outside the
+/// interface's paths too where `other_paths`); the file is read entry by
+/// entry.
+pub fn audit(
+    path: &std::path::Path,
+    profile: &Profile,
+    other_paths: bool,
+) -> Result<Tally, String> {
     // A regular file only: a FIFO with no writer would wait forever.
     let file = yaml_location::input::open_regular(path)
         .map_err(|e| format!("{}: cannot read the HAR file: {e}", path.display()))?;
@@ -105,7 +171,7 @@ pub fn audit(path: &std::path::Path, profile: &Profile) -> Result<Tally, String>
     let mut tally = Tally::default();
     traffic_rules::har::read_entries(file, |req, answer| {
         let answer = answer.map(decoded);
-        judge(&mut tally, &knows, &req, answer.as_ref());
+        judge(&mut tally, &knows, &req, answer.as_ref(), other_paths);
     })
     .map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(tally)
@@ -143,6 +209,10 @@ pub struct ProxyOptions {
     /// certificate, a gateway's headers (`--header`, added to each
     /// forwarded request that lacks them, never judged as the client's).
     pub connect: conformance_wire::connect::Connect,
+    /// How long a client may take to send a request's head.
+    pub header_timeout: Duration,
+    /// Judge requests outside the interface's paths as `client/path`.
+    pub judge_other_paths: bool,
 }
 
 impl Default for ProxyOptions {
@@ -153,6 +223,8 @@ impl Default for ProxyOptions {
             duration: None,
             timeout: Duration::from_secs(30),
             connect: conformance_wire::connect::Connect::default(),
+            header_timeout: Duration::from_secs(10),
+            judge_other_paths: false,
         }
     }
 }
@@ -235,8 +307,10 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
         timeout: options.timeout,
         tally: tally.clone(),
         max: options.max_exchanges,
+        other_paths: options.judge_other_paths,
         finish,
     });
+    let header_timeout = options.header_timeout;
     if let Some(d) = options.duration {
         let shared = shared.clone();
         tokio::spawn(async move {
@@ -249,7 +323,21 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
             tokio::select! {
                 _ = stopped.changed() => break,
                 accepted = listener.accept() => {
-                    let Ok((stream, _)) = accepted else { continue };
+                    let stream = match accepted {
+                        Ok((stream, _)) => stream,
+                        Err(e) => {
+                            // Out of descriptors (or memory): the error
+                            // repeats at once until a connection closes, so
+                            // wait rather than spin.
+                            if !matches!(e.kind(), std::io::ErrorKind::ConnectionAborted
+                                | std::io::ErrorKind::ConnectionReset
+                                | std::io::ErrorKind::Interrupted)
+                            {
+                                tokio::time::sleep(ACCEPT_BACKOFF).await;
+                            }
+                            continue;
+                        }
+                    };
                     // A head and its body written apart never wait on
                     // Nagle's algorithm and a delayed ACK.
                     let _ = stream.set_nodelay(true);
@@ -267,7 +355,13 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
                                 Ok::<_, std::convert::Infallible>(shared.forward(&line, req).await)
                             }
                         });
+                        // Header names go on as the client spelt them (the
+                        // case map rides in the request's extensions), and
+                        // a client gets `header_timeout` to send a head.
                         let connection = hyper::server::conn::http1::Builder::new()
+                            .preserve_header_case(true)
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(header_timeout)
                             .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
                         tokio::pin!(connection);
                         tokio::select! {
@@ -292,6 +386,10 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     })
 }
 
+/// How long the accept loop waits after an error such as running out of
+/// descriptors.
+const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
+
 struct Shared {
     known: Known,
     upstream: Upstream,
@@ -299,6 +397,7 @@ struct Shared {
     timeout: Duration,
     tally: Arc<Mutex<Tally>>,
     max: Option<u64>,
+    other_paths: bool,
     finish: tokio::sync::watch::Sender<bool>,
 }
 
@@ -324,26 +423,42 @@ const HOP_BY_HOP: &[&str] = &[
 /// lists (RFC 9110 7.6.1: "a proxy or gateway MUST parse a received
 /// Connection header field before a message is forwarded and, for each
 /// connection-option in this field, remove any header or trailer field(s)
-/// from the message with the same name"). One pass over the few headers an
-/// exchange has (each name compared as text), where removing each of the
-/// eleven names would hash it.
-fn drop_hop_by_hop(headers: &mut hyper::HeaderMap) {
-    let mut hop: Vec<hyper::header::HeaderName> = headers
-        .keys()
-        .filter(|name| HOP_BY_HOP.contains(&name.as_str()))
-        .cloned()
+/// from the message with the same name"), in the order they came: a map
+/// built anew, since removing from one moves its last entry into the gap.
+/// `host`, where given, stands where the client's `Host` stood (first,
+/// where it sent none).
+fn end_to_end(
+    headers: hyper::HeaderMap,
+    host: Option<&hyper::header::HeaderValue>,
+) -> hyper::HeaderMap {
+    let listed: Vec<hyper::header::HeaderName> = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .flat_map(|v| v.as_bytes().split(|&b| b == b','))
+        .filter_map(|name| hyper::header::HeaderName::from_bytes(name.trim_ascii()).ok())
         .collect();
-    if hop.contains(&hyper::header::CONNECTION) {
-        let listed = headers
-            .get_all(hyper::header::CONNECTION)
-            .iter()
-            .flat_map(|v| v.as_bytes().split(|&b| b == b','))
-            .filter_map(|name| hyper::header::HeaderName::from_bytes(name.trim_ascii()).ok());
-        hop.extend(listed.collect::<Vec<_>>());
+    let mut out = hyper::HeaderMap::with_capacity(headers.len() + 1);
+    if let Some(host) = host.filter(|_| !headers.contains_key(hyper::header::HOST)) {
+        out.insert(hyper::header::HOST, host.clone());
     }
-    for name in hop {
-        headers.remove(name);
+    let mut name: Option<hyper::header::HeaderName> = None;
+    for (next, value) in headers {
+        if let Some(next) = next {
+            name = Some(next);
+        }
+        let Some(name) = &name else { continue };
+        if name == hyper::header::HOST {
+            if let Some(host) = host {
+                out.insert(hyper::header::HOST, host.clone());
+            }
+            continue;
+        }
+        if HOP_BY_HOP.contains(&name.as_str()) || listed.contains(name) {
+            continue;
+        }
+        out.append(name.clone(), value);
     }
+    out
 }
 
 /// The first [`MAX_BODY`] bytes of a streamed body, kept for judging while
@@ -616,7 +731,6 @@ impl Shared {
             }
         };
         let req_body = sending.inner.as_ref().map(|(_, kept)| kept.clone());
-        drop_hop_by_hop(&mut parts.headers);
         let deadline = tokio::time::Instant::now() + self.timeout;
         let answered = match &self.upstream {
             Upstream::Plain {
@@ -632,7 +746,10 @@ impl Shared {
                 let mut out = HyperRequest::new(sending);
                 *out.method_mut() = parts.method;
                 *out.uri_mut() = uri;
-                parts.headers.insert(hyper::header::HOST, host.clone());
+                // The client's header names as it spelt them (hyper's case
+                // map, in the extensions), in its order.
+                *out.extensions_mut() = std::mem::take(&mut parts.extensions);
+                parts.headers = end_to_end(std::mem::take(&mut parts.headers), Some(host));
                 for (name, value) in gateway {
                     if !parts.headers.contains_key(name) {
                         parts.headers.insert(name, value.clone());
@@ -660,7 +777,7 @@ impl Shared {
             Upstream::Bindings { client, base } => {
                 let mut out = client
                     .request(parts.method, format!("{base}{}", observed.target))
-                    .headers(parts.headers);
+                    .headers(end_to_end(std::mem::take(&mut parts.headers), None));
                 if sending.inner.is_some() {
                     out = out.body(reqwest::Body::wrap(sending));
                 }
@@ -676,10 +793,11 @@ impl Shared {
                 }
             }
         };
-        let (mut head, inner) = match answered {
+        let (head, inner) = match answered {
             Ok(a) => a,
             Err(why) => return self.failed(observed, req_body, &why),
         };
+        let mut head = head;
         let headers = pairs(&head.headers);
         let status = head.status;
         // A HEAD answer's Content-Length (and a 304's) is the length the
@@ -688,7 +806,7 @@ impl Shared {
         let would_be = (observed.method == "HEAD" || status == hyper::StatusCode::NOT_MODIFIED)
             .then(|| head.headers.get(hyper::header::CONTENT_LENGTH).cloned())
             .flatten();
-        drop_hop_by_hop(&mut head.headers);
+        head.headers = end_to_end(std::mem::take(&mut head.headers), None);
         if let Some(length) = would_be {
             head.headers.insert(hyper::header::CONTENT_LENGTH, length);
         }
@@ -705,6 +823,8 @@ impl Shared {
         });
         *resp.status_mut() = status;
         *resp.headers_mut() = head.headers;
+        // The server's header names as it spelt them, back to the client.
+        *resp.extensions_mut() = head.extensions;
         resp
     }
 
@@ -730,8 +850,8 @@ impl Shared {
     fn done(&self, req: &Request, answer: Option<&Answer>) {
         let count = {
             let mut tally = lock(&self.tally);
-            judge(&mut tally, &self.known, req, answer);
-            tally.exchanges()
+            judge(&mut tally, &self.known, req, answer, self.other_paths);
+            tally.exchanges() + tally.outside()
         };
         if self.max.is_some_and(|max| count >= max) {
             let _ = self.finish.send(true);
@@ -760,10 +880,21 @@ mod tests {
                 hyper::header::HeaderValue::from_static(value),
             );
         }
-        drop_hop_by_hop(&mut headers);
-        let mut left: Vec<&str> = headers.keys().map(|n| n.as_str()).collect();
-        left.sort_unstable();
-        assert_eq!(left, ["content-type", "x-client-id"]);
+        let host = hyper::header::HeaderValue::from_static("server.test");
+        let headers = end_to_end(headers, Some(&host));
+        let left: Vec<(&str, &str)> = headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.to_str().unwrap_or_default()))
+            .collect();
+        // In the order they came, Host where the client's stood.
+        assert_eq!(
+            left,
+            [
+                ("host", "server.test"),
+                ("x-client-id", "demo"),
+                ("content-type", "application/json")
+            ]
+        );
     }
 
     #[test]
@@ -777,7 +908,7 @@ mod tests {
             "content-length",
             hyper::header::HeaderValue::from_static("2"),
         );
-        drop_hop_by_hop(&mut headers);
+        let headers = end_to_end(headers, None);
         assert_eq!(headers.len(), 1);
         assert!(headers.contains_key("x-client-id"));
     }

@@ -43,6 +43,7 @@ impl Knows for FixtureKnows<'_> {
                     })
                     .collect(),
             ),
+            ..Component::default()
         }))
     }
 

@@ -2,7 +2,7 @@
 //! settle, through the validating proxy or from a HAR recording, the report
 //! printed and written in every format asked for.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -13,14 +13,18 @@ use super::{ConnectArgs, connect_from, fail, parse_duration};
 use crate::formats::{ReportFiles, TrafficReports};
 use crate::{out, outln};
 
+/// The most threads `--threads` takes (a runtime's workers beyond the
+/// machine's cores only take turns).
+const MAX_THREADS: i64 = 64;
+
 // `proxy`'s flags (no doc comment: clap would take it for the help).
 #[derive(Args)]
 pub struct ProxyArgs {
     /// Where to listen (default: a free port on 127.0.0.1, printed).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0")]
     pub listen: std::net::SocketAddr,
-    /// Stop after this many exchanges.
-    #[arg(long, value_name = "N")]
+    /// Stop after this many exchanges (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub exchanges: Option<u64>,
     /// Stop after this long, e.g. `10m`.
     #[arg(long = "for", value_parser = parse_duration, value_name = "DURATION")]
@@ -34,12 +38,21 @@ pub struct ProxyArgs {
     /// CI job driving a client through the proxy).
     #[arg(long)]
     pub gate: bool,
-    /// Threads that forward and judge (default 1: one carries tens of
-    /// thousands of exchanges a second, and leaves the other cores to
-    /// the client and the server it usually shares a machine with).
+    /// Threads that forward and judge, 1 to 64 (default 1: one carries
+    /// tens of thousands of exchanges a second, and leaves the other cores
+    /// to the client and the server it usually shares a machine with).
     #[arg(long, value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u16).range(1..))]
+          value_parser = clap::value_parser!(u16).range(1..=MAX_THREADS))]
     pub threads: u16,
+    /// How long a client may take to send a request's head (its line and
+    /// headers); a connection slower than that is closed.
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION", default_value = "10s")]
+    pub header_timeout: Duration,
+    /// Judge requests outside the interface's paths too (a page, its
+    /// scripts, `/favicon.ico`) as `client/path` violations; by default
+    /// they are forwarded and counted, not judged.
+    #[arg(long)]
+    pub judge_other_paths: bool,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
@@ -66,6 +79,8 @@ pub fn proxy_main(profile: Option<PathBuf>, args: ProxyArgs) -> ExitCode {
         max_exchanges: args.exchanges,
         duration: args.duration,
         connect,
+        header_timeout: args.header_timeout,
+        judge_other_paths: args.judge_other_paths,
         ..Default::default()
     };
     proxy(
@@ -78,11 +93,26 @@ pub fn proxy_main(profile: Option<PathBuf>, args: ProxyArgs) -> ExitCode {
     )
 }
 
-/// `audit`: the HAR file `har` judged against the server `profile` names.
-pub fn audit_main(profile: Option<PathBuf>, har: &Path, reports: TrafficReports) -> ExitCode {
+// `audit`'s arguments (no doc comment: clap would take it for the help).
+#[derive(Args)]
+pub struct AuditArgs {
+    /// The HAR file.
+    pub har: PathBuf,
+    #[command(flatten)]
+    pub reports: TrafficReports,
+    /// Judge requests outside the interface's paths too (the page, its
+    /// scripts, `/favicon.ico`) as `client/path` violations; by default
+    /// they are counted, not judged.
+    #[arg(long)]
+    pub judge_other_paths: bool,
+}
+
+/// `audit`: the HAR file judged against the server `profile` names.
+pub fn audit_main(profile: Option<PathBuf>, args: AuditArgs) -> ExitCode {
     let Some(path) = profile else {
         return fail("audit needs the server's profile: --profile FILE");
     };
+    let reports = args.reports;
     if let Err(e) = reports.0.check() {
         return fail(&e);
     }
@@ -90,8 +120,9 @@ pub fn audit_main(profile: Option<PathBuf>, har: &Path, reports: TrafficReports)
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
     };
+    let har = &args.har;
     let target = format!("traffic recorded in {} (for {profile})", har.display());
-    match crate::traffic::audit(har, &profile) {
+    match crate::traffic::audit(har, &profile, args.judge_other_paths) {
         Ok(tally) => report(&tally, &target, &reports.0, true),
         Err(e) => fail(&e),
     }
@@ -132,12 +163,16 @@ pub fn proxy(
             running.base_url()
         );
         let _ = std::io::Write::flush(&mut std::io::stdout());
+        let mut sigterm = terminate_signal();
         let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(10)));
         tick.tick().await;
         loop {
             tokio::select! {
                 _ = running.finished() => break,
                 _ = tokio::signal::ctrl_c() => break,
+                // How containers and CI stop a process: as Ctrl-C, the
+                // final report written and the gate's code kept.
+                () = terminated(&mut sigterm) => break,
                 _ = tick.tick() => {
                     if outputs.any() {
                         if let Err(e) = crate::formats::write_traffic(&outputs, &running.tally(), &target) {
@@ -150,6 +185,30 @@ pub fn proxy(
         running.drain(Duration::from_secs(5)).await;
         report(&running.tally(), &target, &outputs, gate)
     })
+}
+
+#[cfg(unix)]
+type Terminate = Option<tokio::signal::unix::Signal>;
+#[cfg(not(unix))]
+type Terminate = ();
+
+/// SIGTERM, listened for from now on (where the platform has it).
+fn terminate_signal() -> Terminate {
+    #[cfg(unix)]
+    {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok()
+    }
+}
+
+/// Resolves at the next SIGTERM; never where there is none.
+async fn terminated(signal: &mut Terminate) {
+    #[cfg(unix)]
+    if let Some(signal) = signal {
+        signal.recv().await;
+        return;
+    }
+    let _ = signal;
+    std::future::pending::<()>().await
 }
 
 /// Prints a traffic report and writes it in every format asked for;

@@ -73,6 +73,9 @@ impl Upstream {
         let client = connect
             .builder(&limits)
             .no_proxy()
+            // reqwest keeps no spelling of a name: the usual one
+            // (`X-Client-Id`) rather than lower case.
+            .http1_title_case_headers()
             .redirect(reqwest::redirect::Policy::none())
             .timeout(timeout)
             .build()
@@ -187,7 +190,11 @@ impl Line {
         // A head and its body written apart never wait on Nagle's
         // algorithm and a delayed ACK.
         let _ = stream.set_nodelay(true);
-        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        // Header names as the client spelt them (the case map its request
+        // carries), and the server's back as it spelt them.
+        let (sender, connection) = hyper::client::conn::http1::Builder::new()
+            .preserve_header_case(true)
+            .handshake(TokioIo::new(stream))
             .await
             .map_err(|e| format!("cannot connect to the server: {e}"))?;
         tokio::spawn(connection);

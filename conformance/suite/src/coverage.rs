@@ -288,7 +288,13 @@ mod tests {
                 .collect()
         };
         let secret = traffic_of("| X-Client-Secret | string | yes | Client secret");
-        assert_eq!(secret, [vec!["client/x-client-secret".to_owned()]]);
+        assert_eq!(
+            secret,
+            [vec![
+                "client/x-client-secret".to_owned(),
+                "server/refuses-a-wrong-secret".to_owned()
+            ]]
+        );
         let env = traffic_of("| X-Project-Env | string | no | Allowed values");
         assert_eq!(env.len(), 2, "§4.1 and §4.2");
         assert!(env.iter().all(|t| t == &["client/x-project-env"]));

@@ -24,5 +24,6 @@ mod self_test;
 mod source;
 mod stub_server;
 mod traffic;
+mod traffic_duties;
 mod traffic_faults;
 mod variants;

@@ -22,12 +22,13 @@ enum Seen {
     Not(&'static str),
 }
 
-/// A wrong value the proxy cannot tell from a right one: it judges what
-/// the description requires of every exchange, not the server's data.
-const DATA: &str = "which credentials, refs and values are right is the server's data: one exchange cannot tell a wrong one accepted from a right one";
+/// A wrong value the proxy cannot tell from a right one: beyond what the
+/// profile knows (its client's pair, its components' names, tokens and
+/// claiming bodies), which values are right is the server's data.
+const DATA: &str = "which refs, tokens and values beyond the profile's are right is the server's data: one exchange cannot tell a wrong one accepted from a right one";
 /// A refusal one exchange cannot tell from the right answer to a request
-/// the proxy cannot judge right (a wrong credential, an unknown ref).
-const REFUSAL: &str = "a refusal (401, 404) is the right answer to a credential or a ref that is wrong, which one exchange cannot rule out";
+/// the profile does not show valid (a body it does not know, a near miss).
+const REFUSAL: &str = "a refusal (401, 404, 417) is the right answer to a request the profile does not show valid, which one exchange cannot rule out";
 /// Two answers or more together show it.
 const MANY: &str = "only answers compared show it (values that must differ or stay the same, state, connections): one exchange does not";
 /// Outside the interface's path or methods: not the interface's exchange.
@@ -81,18 +82,41 @@ fn seen(fault: Fault) -> Seen {
         | F::ModelUuidOptional
         | F::TrailingBytesAccepted => Caught(REFUSES, &[]),
         F::MalformedJsonAccepted => Caught(REFUSES, &["body/"]),
-        F::ClaimsMethodRejected => Caught(&["server/auth-claims-is-get"], &[]),
-        F::AuthorizeMethodRejected => Caught(&["server/authorize-is-post"], &[]),
+        // What the profile knows: its client's id and secret as one pair,
+        // its components' names, tags, uuids, tokens and the bodies that
+        // claim their models.
         F::UnknownClientAccepted
         | F::WrongSecretAccepted
-        | F::WrongAuthTokenAccepted
         | F::SecretExtensionAccepted
         | F::SecretTruncationAccepted
         | F::SecretCaseInsensitive
         | F::ClientIdCaseInsensitive
         | F::ClientIdPrefixAccepted
-        | F::TokenExtensionAccepted
-        | F::TokenCrossesComponents
+        | F::AuthCachedPerConnection => Caught(&["server/refuses-a-wrong-secret"], &[]),
+        F::WrongAuthTokenAccepted | F::TokenExtensionAccepted => {
+            Caught(&["server/refuses-a-wrong-token"], &[])
+        }
+        F::AuthTokenDemanded => Caught(&["server/token-only-where-required"], &[]),
+        F::LiveRejected => Caught(&["server/serves-both-environments"], &[]),
+        F::TagsNotResolved
+        | F::NamesNotResolved
+        | F::UuidsNotResolved
+        | F::PercentEncodingNotDecoded
+        | F::UnversionedPath
+        | F::WrongVersionPath => Caught(&["server/resolves-known-refs"], &[]),
+        F::HeaderNamesCaseSensitive => Caught(
+            &[
+                "server/serves-both-environments",
+                "server/serves-valid-requests",
+            ],
+            &[],
+        ),
+        F::JsonCharsetRefused | F::JsonMediaTypeCaseSensitive => {
+            Caught(&["server/serves-valid-requests"], &[])
+        }
+        F::ClaimsMethodRejected => Caught(&["server/auth-claims-is-get"], &[]),
+        F::AuthorizeMethodRejected => Caught(&["server/authorize-is-post"], &[]),
+        F::TokenCrossesComponents
         | F::UnknownRefAccepted
         | F::RefPrefixResolves
         | F::RefTrimmed
@@ -100,26 +124,14 @@ fn seen(fault: Fault) -> Seen {
         | F::BoundsNotEnforced
         | F::MaximumExclusive
         | F::ClaimsOmitModel => Not(DATA),
-        F::AuthTokenDemanded
-        | F::LiveRejected
-        | F::TagsNotResolved
-        | F::NamesNotResolved
-        | F::UuidsNotResolved
-        | F::PercentEncodingNotDecoded
-        | F::JsonCharsetRefused
-        | F::JsonMediaTypeCaseSensitive
-        | F::HeaderNamesCaseSensitive
-        | F::BodyFieldsUnchecked
-        | F::TypesCoerced
-        | F::FieldNamesIgnoreCase => Not(REFUSAL),
+        F::BodyFieldsUnchecked | F::TypesCoerced | F::FieldNamesIgnoreCase => Not(REFUSAL),
         F::ProjectUuidVaries
         | F::RequestIdRepeated
         | F::RequestIdPerConnection
-        | F::AuthCachedPerConnection
         | F::ClaimsIgnoreEnvironment
         | F::ClaimsPerInstance
         | F::ClaimsCachedPerWorker => Not(MANY),
-        F::UnversionedPath | F::WrongVersionPath | F::MethodNotAllowedHtml => Not(OUTSIDE),
+        F::MethodNotAllowedHtml => Not(OUTSIDE),
     }
 }
 

@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::knowledge::{Knows, Place};
-use crate::observed::{Request, first, values};
+use crate::observed::{Request, combined, first};
 use crate::rules::{self, Finding};
 
 /// Every rule `req` breaks. A request outside the interface's path breaks
@@ -40,15 +40,34 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
             out.push(Finding::new(rule, why));
         }
     }
-    if let Some(env) = values(&req.headers, "x-project-env").next() {
+    if let Some(env) = combined(&req.headers, "x-project-env") {
         if env != b"dev" && env != b"live" {
             out.push(Finding::new(
                 &rules::PROJECT_ENV,
-                format!("X-Project-Env is {}, not `dev` or `live`", shown_value(env)),
+                format!(
+                    "X-Project-Env is {}, not `dev` or `live`",
+                    shown_value(&env)
+                ),
             ));
         }
     }
-    let component = knows.component(&reference);
+    credential_in_url(req, knows, &mut out);
+    let mut component = knows.component(&reference);
+    if component.is_none() {
+        // `%2555sers`: `%55sers` once decoded, `Users` only twice.
+        let twice = crate::observed::decode(&reference);
+        if twice != reference && knows.component(&twice).is_some() {
+            out.push(Finding::new(
+                &rules::REF_ENCODED_ONCE,
+                format!(
+                    "ref `{}` names component `{}` only when decoded twice: it was percent-encoded twice",
+                    shown_text(&reference),
+                    shown_text(&twice)
+                ),
+            ));
+            component = knows.component(&twice);
+        }
+    }
     if component.as_ref().is_some_and(|c| c.requires_auth) {
         if let Some(why) = missing(req, "X-Auth-Token") {
             out.push(Finding::new(
@@ -76,7 +95,7 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
                 .into_iter()
                 .find(|v| !v.is_empty())
                 .is_some(),
-            Place::Header(name) => values(&req.headers, name).any(|v| !v.is_empty()),
+            Place::Header(name) => combined(&req.headers, name).is_some_and(|v| !v.is_empty()),
             Place::Body(name) => body
                 .as_ref()
                 .and_then(|b| b.get(name))
@@ -132,12 +151,44 @@ pub fn judge_request(req: &Request, knows: &dyn Knows) -> Vec<Finding> {
     out
 }
 
-/// Why `name` is missing or empty, if it is.
+/// Why `name` is missing or empty (every line of it), if it is.
 fn missing(req: &Request, name: &str) -> Option<String> {
-    match values(&req.headers, name).next() {
+    match combined(&req.headers, name).as_deref() {
         None => Some(format!("no {name}")),
         Some([]) => Some(format!("an empty {name}")),
         Some(_) => None,
+    }
+}
+
+/// A credential in the query string: a parameter named as one, or holding
+/// a secret the profile knows. Named, never shown (and scrubbed from every
+/// example: [`crate::redact::secrets_of`]).
+fn credential_in_url(req: &Request, knows: &dyn Knows, out: &mut Vec<Finding>) {
+    let Some((_, query)) = req.target.split_once('?') else {
+        return;
+    };
+    let secrets = knows.secrets();
+    let mut named: Vec<String> = Vec::new();
+    for pair in query.split('&') {
+        let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let name = crate::observed::decode(name);
+        let value = crate::observed::decode(value);
+        let known = !value.is_empty() && secrets.contains(&value);
+        if (crate::redact::is_credential_name(&name) && !value.is_empty()) || known {
+            let name = shown_text(&name);
+            if !named.contains(&name) {
+                named.push(name);
+            }
+        }
+    }
+    if !named.is_empty() {
+        out.push(Finding::new(
+            &rules::CREDENTIAL_IN_URL,
+            format!(
+                "a credential in the URL's query (`{}`), where logs and caches keep it: credentials travel as headers",
+                named.join("`, `")
+            ),
+        ));
     }
 }
 
@@ -157,7 +208,22 @@ fn json_body(req: &Request, required: bool, out: &mut Vec<Finding>) -> Option<Va
     let first = stream.next();
     let rest = stream.next();
     let why = match (first, rest) {
-        (Some(Ok(Value::Object(map))), None) => return Some(Value::Object(map)),
+        (Some(Ok(Value::Object(map))), None) => {
+            let ct = first_ct(req);
+            if !ct.is_some_and(is_json_media_type) {
+                out.push(Finding::new(
+                    &rules::JSON_MEDIA_TYPE,
+                    match ct {
+                        Some(ct) => format!(
+                            "a JSON body sent as `{}`, not application/json",
+                            shown_text(ct)
+                        ),
+                        None => "a JSON body sent without Content-Type".to_owned(),
+                    },
+                ));
+            }
+            return Some(Value::Object(map));
+        }
         (Some(Ok(v)), None) => format!("the body is {}, not a JSON object", kind_of(&v)),
         (Some(Ok(_)), Some(_)) => "the body is more than one JSON text".to_owned(),
         (Some(Err(e)), _) => format!("the body is not JSON ({})", e.classify_name()),
@@ -172,6 +238,15 @@ fn json_body(req: &Request, required: bool, out: &mut Vec<Finding>) -> Option<Va
         },
     ));
     None
+}
+
+/// `application/json` or a `+json` type, any letter case, any parameters.
+fn is_json_media_type(ct: &str) -> bool {
+    let essence = ct.split(';').next().unwrap_or_default().trim();
+    essence.eq_ignore_ascii_case("application/json")
+        || essence
+            .split_once('/')
+            .is_some_and(|(_, sub)| sub.to_ascii_lowercase().ends_with("+json"))
 }
 
 fn first_ct(req: &Request) -> Option<&str> {
@@ -251,6 +326,7 @@ mod tests {
                             required: false,
                         },
                     ]),
+                    ..Component::default()
                 })
             })
         }
@@ -345,11 +421,66 @@ mod tests {
                 "client/fields",
             ),
             (req("GET", "/v1/x", GOOD, ""), "client/path"),
+            (
+                req(
+                    "POST",
+                    "/v2/api/component/users/auth?modelUuid=m",
+                    &[GOOD[0], GOOD[1], GOOD[2], ("Content-Type", "text/plain")],
+                    body,
+                ),
+                "client/json-media-type",
+            ),
+            (
+                req("GET", "/v2/api/component/%2575sers/auth", GOOD, ""),
+                "client/ref-encoded-once",
+            ),
+            (
+                req(
+                    "GET",
+                    "/v2/api/component/users/auth?client_secret=s3cret",
+                    GOOD,
+                    "",
+                ),
+                "client/no-credential-in-url",
+            ),
         ];
         for (r, want) in cases {
             let got = judge_request(r, &Fixture);
             assert_eq!(ids(&got), [*want], "{}", r.describe());
         }
+    }
+
+    /// RFC 9110 §5.3: two field lines judge as the one line that holds
+    /// both, whatever the client's library sent.
+    #[test]
+    fn several_field_lines_judge_as_their_combined_value() {
+        let lines = [
+            GOOD[0],
+            GOOD[1],
+            GOOD[2],
+            ("X-Project-Env", "dev"),
+            ("X-Project-Env", "live"),
+        ];
+        let one = [GOOD[0], GOOD[1], GOOD[2], ("X-Project-Env", "dev, live")];
+        let a = judge_request(
+            &req("GET", "/v2/api/component/users/auth", &lines, ""),
+            &Fixture,
+        );
+        let b = judge_request(
+            &req("GET", "/v2/api/component/users/auth", &one, ""),
+            &Fixture,
+        );
+        assert_eq!(ids(&a), ["client/x-project-env"]);
+        assert_eq!(a, b);
+        // An empty line beside a value is no empty header.
+        let id = [("x-client-id", ""), ("x-client-id", "c"), GOOD[1], GOOD[2]];
+        assert!(
+            judge_request(
+                &req("GET", "/v2/api/component/users/auth", &id, ""),
+                &Fixture
+            )
+            .is_empty()
+        );
     }
 
     #[test]

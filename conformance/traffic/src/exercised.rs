@@ -43,6 +43,7 @@ mod tests {
                 Cow::Owned(Component {
                     requires_auth: true,
                     fields: Some(Vec::new()),
+                    ..Component::default()
                 })
             })
         }
@@ -113,6 +114,7 @@ mod tests {
             [
                 "client/fields",
                 "client/json-body",
+                "client/json-media-type",
                 "client/model-uuid",
                 "client/path",
                 "client/x-auth-token",

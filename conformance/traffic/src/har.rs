@@ -58,16 +58,73 @@ struct Header {
 
 #[derive(Deserialize)]
 struct PostData {
+    #[serde(default, rename = "mimeType")]
+    mime_type: Option<String>,
     #[serde(default)]
     text: Option<String>,
+    /// A form's fields, where the recorder parsed them (Chromium's
+    /// recorders write these, sometimes without `text`).
+    #[serde(default)]
+    params: Option<Vec<Param>>,
 }
 
 #[derive(Deserialize)]
+struct Param {
+    name: String,
+    #[serde(default)]
+    value: Option<String>,
+}
+
+#[derive(Default, Deserialize)]
 struct Content {
     #[serde(default)]
     text: Option<String>,
     #[serde(default)]
     encoding: Option<String>,
+    /// The body's length; `text` absent with a size other than 0 is a body
+    /// the recorder left out (chrome-har's default).
+    #[serde(default)]
+    size: Option<i64>,
+}
+
+/// A request body as recorded: its text; else a form rebuilt from its
+/// `params` where its media type is a form's; else not known (judged by
+/// no rule that reads a body).
+fn request_body(post: Option<PostData>) -> (Vec<u8>, bool) {
+    let Some(post) = post else {
+        return (Vec::new(), false);
+    };
+    if let Some(text) = post.text {
+        return (text.into_bytes(), false);
+    }
+    let form = post.mime_type.as_deref().is_some_and(|m| {
+        m.split(';').next().is_some_and(|m| {
+            m.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        })
+    });
+    match post.params {
+        Some(params) if form => {
+            let mut out = String::new();
+            for (i, p) in params.iter().enumerate() {
+                if i > 0 {
+                    out.push('&');
+                }
+                out.push_str(&encode(&p.name));
+                out.push('=');
+                out.push_str(&encode(p.value.as_deref().unwrap_or_default()));
+            }
+            (out.into_bytes(), false)
+        }
+        // Fields parsed from a JSON body, or nothing: the bytes sent are
+        // not known.
+        Some(params) if params.is_empty() && post.mime_type.is_none() => (Vec::new(), false),
+        _ => (Vec::new(), true),
+    }
+}
+
+fn encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
 /// Reads every entry of the HAR in `reader`, handing each to `each` as the
@@ -111,23 +168,18 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
             .map(|h| (h.name, h.value.into_bytes()))
             .collect()
     };
+    let (body, body_cut) = request_body(entry.request.post_data);
     let req = Request {
         method: entry.request.method.to_ascii_uppercase(),
         target,
         headers: pairs(entry.request.headers),
-        body: entry
-            .request
-            .post_data
-            .and_then(|p| p.text)
-            .unwrap_or_default()
-            .into_bytes(),
-        body_cut: false,
+        body,
+        body_cut,
     };
     let answer = entry.response.filter(|r| r.status > 0).map(|r| {
-        let content = r.content.unwrap_or(Content {
-            text: None,
-            encoding: None,
-        });
+        let content = r.content.unwrap_or_default();
+        // No text, and a size that is not 0 (or none): left out.
+        let left_out = content.text.is_none() && content.size != Some(0);
         let text = content.text.unwrap_or_default();
         let body = match content.encoding.as_deref() {
             Some(e) if e.eq_ignore_ascii_case("base64") => {
@@ -141,7 +193,7 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
             status: u16::try_from(r.status).unwrap_or(0),
             headers: pairs(r.headers),
             body,
-            body_cut: false,
+            body_cut: left_out,
         }
     });
     (req, answer)
@@ -265,5 +317,35 @@ mod tests {
         assert!(seen[1].1.is_none(), "status 0: no answer");
         assert!(read_entries(&b"{\"x\": 1}"[..], |_, _| {}).is_err());
         assert!(read_entries(&b"not json"[..], |_, _| {}).is_err());
+    }
+
+    /// Chromium's recorders: a JSON body as `params` without `text` is not
+    /// known (not judged), a form's is rebuilt, and an answer recorded
+    /// without its body is not judged on it.
+    #[test]
+    fn what_a_recording_left_out_is_not_judged() {
+        let har = r#"{"log": {"entries": [
+          {"request": {"method": "POST", "url": "http://h/v2/api/component/a/auth",
+                       "postData": {"mimeType": "application/json", "params": [{"name": "{\"a\":1}"}]}},
+           "response": {"status": 404, "headers": [], "content": {"size": 58, "mimeType": "application/json"}}},
+          {"request": {"method": "POST", "url": "http://h/x",
+                       "postData": {"mimeType": "application/x-www-form-urlencoded", "params": [{"name": "a b", "value": "c&d"}]}},
+           "response": {"status": 204, "headers": [], "content": {"size": 0}}}
+        ]}}"#;
+        let mut seen = Vec::new();
+        read_entries(har.as_bytes(), |r, a| seen.push((r, a))).expect("a HAR");
+        let (json, answer) = &seen[0];
+        assert!(json.body_cut && json.body.is_empty());
+        assert!(answer.as_ref().is_some_and(|a| a.body_cut));
+        let (form, answer) = &seen[1];
+        assert_eq!(
+            (form.body.as_slice(), form.body_cut),
+            (&b"a%20b=c%26d"[..], false)
+        );
+        assert!(
+            answer
+                .as_ref()
+                .is_some_and(|a| !a.body_cut && a.body.is_empty())
+        );
     }
 }

@@ -44,11 +44,23 @@ pub struct Field {
 }
 
 /// What the rules know of one component.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Component {
     pub requires_auth: bool,
     /// Its auth settings where known; `None`: any body of JSON passes.
     pub fields: Option<Vec<Field>>,
+    /// Tokens known valid for it (a profile's `auth_token`).
+    pub tokens: Vec<String>,
+    /// Authorizations known to succeed: a model and the body that claims
+    /// it (a profile's `authorize`, its `second_model`).
+    pub authorizations: Vec<Authorization>,
+}
+
+/// A model of a component and the body known to claim it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Authorization {
+    pub model_uuid: String,
+    pub body: serde_json::Value,
 }
 
 /// Where Authorize's `modelUuid` travels.
@@ -74,4 +86,22 @@ pub trait Knows {
     fn component(&self, reference: &str) -> Option<Cow<'_, Component>>;
     /// Where Authorize's `modelUuid` travels.
     fn model_uuid_at(&self) -> Cow<'_, Place>;
+    /// Values no report may show beyond those a request carries as
+    /// credentials ([`crate::redact::secrets_of`]): a profile's secrets.
+    fn secrets(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&[])
+    }
+    /// Body field names whose values are secrets (a profile's
+    /// `secret_fields`), beyond those named as credentials.
+    fn secret_fields(&self) -> Cow<'_, [String]> {
+        Cow::Borrowed(&[])
+    }
+    /// The client's id and secret, where known valid (a profile's).
+    fn credentials(&self) -> Option<crate::profiled::Lent<'_>> {
+        None
+    }
+    /// The component (its name) whose known token `token` is.
+    fn token_owner(&self, _token: &str) -> Option<String> {
+        None
+    }
 }

@@ -31,12 +31,14 @@ pub mod exercised;
 pub mod har;
 pub mod knowledge;
 pub mod observed;
+pub mod profiled;
+pub mod redact;
 pub mod reproduce;
 pub mod rules;
 pub mod server;
 pub mod tally;
 
-pub use knowledge::{Component, Field, Kind, Knows, Place};
+pub use knowledge::{Authorization, Component, Field, Kind, Knows, Place};
 pub use observed::{Answer, Request};
 pub use rules::{Finding, Level, RULES, Rule, Side};
 pub use tally::Tally;

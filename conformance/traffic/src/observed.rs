@@ -38,6 +38,24 @@ pub(crate) fn values<'a>(
         .map(|(_, v)| v.as_slice())
 }
 
+/// The value of header `name` as one field: its field lines joined with
+/// `, ` (RFC 9110 §5.3: a recipient may combine them so, and the message
+/// means the same), empty lines left out; `None` where there is no line.
+/// So two lines judge as one line holding both, whatever the client's
+/// library did.
+pub(crate) fn combined(headers: &[(String, Vec<u8>)], name: &str) -> Option<Vec<u8>> {
+    let mut lines = values(headers, name).peekable();
+    lines.peek()?;
+    let mut out: Vec<u8> = Vec::new();
+    for line in lines.filter(|v| !v.is_empty()) {
+        if !out.is_empty() {
+            out.extend_from_slice(b", ");
+        }
+        out.extend_from_slice(line);
+    }
+    Some(out)
+}
+
 /// The first value of header `name`, as text.
 pub(crate) fn first<'a>(headers: &'a [(String, Vec<u8>)], name: &str) -> Option<&'a str> {
     headers
@@ -65,6 +83,17 @@ impl Request {
                 (k == name).then(|| decode(&v.replace('+', " ")))
             })
             .collect()
+    }
+
+    /// Whether the request is addressed to the interface at all: its path
+    /// has an `api` segment (`/v2/api/...`, a wrong version `/v1/api/...`,
+    /// under a prefix) or a `component` one. A page, its scripts and
+    /// `/favicon.ico`, which a browser's recording holds beside the calls,
+    /// are not: their rules are not the interface's.
+    pub fn on_interface(&self) -> bool {
+        self.path().split('/').any(|segment| {
+            segment.eq_ignore_ascii_case("api") || segment.eq_ignore_ascii_case("component")
+        })
     }
 
     /// The operation's reference (`{ref}`), percent-decoded, where the path
@@ -96,7 +125,7 @@ impl Request {
     }
 }
 
-fn decode(s: &str) -> String {
+pub(crate) fn decode(s: &str) -> String {
     percent_encoding::percent_decode_str(s)
         .decode_utf8_lossy()
         .into_owned()

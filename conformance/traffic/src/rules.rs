@@ -87,6 +87,8 @@ pub struct Exercise<'a> {
     pub component: Option<Cow<'a, Component>>,
     /// Where the server reads `modelUuid`.
     pub model_uuid_at: Cow<'a, Place>,
+    /// What the profile shows of the request.
+    pub assessed: crate::profiled::Assessment,
 }
 
 impl<'a> Exercise<'a> {
@@ -97,12 +99,18 @@ impl<'a> Exercise<'a> {
         findings: &'a [Finding],
         knows: &'a dyn Knows,
     ) -> Self {
+        let client: Vec<Finding> = findings
+            .iter()
+            .filter(|f| f.rule.side == Side::Client)
+            .cloned()
+            .collect();
         Exercise {
             req,
             answer,
             findings,
             component: req.reference().and_then(|r| knows.component(&r)),
             model_uuid_at: knows.model_uuid_at(),
+            assessed: crate::profiled::assess(req, &client, knows),
         }
     }
 
@@ -136,6 +144,23 @@ impl<'a> Exercise<'a> {
     fn status(&self) -> Option<u16> {
         self.answer.map(|a| a.status)
     }
+}
+
+/// Whether a server must refuse a request that broke `rule` (a missing
+/// header, a bad X-Project-Env, a body that is not JSON, no modelUuid).
+/// Not the declared fields (a server validates as its settings say), nor
+/// the client rules the description does not make the server enforce: the
+/// media type of a JSON body, a ref encoded twice, a credential also in
+/// the URL.
+pub fn must_refuse(rule: &Rule) -> bool {
+    rule.side == Side::Client
+        && ![
+            &FIELDS,
+            &JSON_MEDIA_TYPE,
+            &REF_ENCODED_ONCE,
+            &CREDENTIAL_IN_URL,
+        ]
+        .contains(&rule)
 }
 
 /// A rule an exchange broke, and how.
@@ -242,6 +267,18 @@ rules! {
             // Not where the server reads it from a body not kept whole.
             x.post() && !(x.req.body_cut && matches!(*x.model_uuid_at, Place::Body(_)))
         };
+    JSON_MEDIA_TYPE = "client/json-media-type", Client, "4.2",
+        BODY_AS_JSON,
+        "a JSON body is sent as JSON: Content-Type application/json (or a +json type)",
+        [], applies: |x| x.has_body() && !x.broke(&JSON_BODY);
+    REF_ENCODED_ONCE = "client/ref-encoded-once", Client, "4.1",
+        REF_ROW,
+        "the ref is the component's name, tag or uuid percent-encoded once, not twice",
+        [], applies: |x| x.req.reference().is_some_and(|r| r.contains('%'));
+    CREDENTIAL_IN_URL = "client/no-credential-in-url", Client, "5",
+        EVERY_REQUEST,
+        "credentials travel in the request's headers, never in its URL's query",
+        [], applies: |x| x.req.target.contains('?');
     RESPONSES_JSON = "server/responses-json", Server, "1",
         RESPONSES_JSON,
         "a successful answer's body is JSON",
@@ -315,8 +352,40 @@ rules! {
             "auth-token/authorize/missing",
         ], applies: |x| {
             // Any answer to a request a server must refuse (a 2xx breaks it).
-            x.answer.is_some() && x.client_findings().any(|f| f.rule != &FIELDS)
+            x.answer.is_some() && x.client_findings().any(|f| must_refuse(f.rule))
         };
+    RESOLVES_REFS = "server/resolves-known-refs", Server, "2",
+        REF,
+        "a request the profile shows valid, whose ref is a known component's name, tag or uuid (percent-decoded), is not answered 404",
+        [], applies: |x| x.answer.is_some() && x.assessed.valid.is_some();
+    SERVES_ENVIRONMENTS = "server/serves-both-environments", Server, "5",
+        PROJECT_ENV_SELECTS,
+        "a request the profile shows valid, with X-Project-Env `dev` or `live`, is not refused",
+        [], applies: |x| {
+            x.answer.is_some()
+                && x.assessed.valid.is_some()
+                && values(&x.req.headers, "x-project-env").next().is_some()
+        };
+    TOKEN_ONLY_WHERE_REQUIRED = "server/token-only-where-required", Server, "5",
+        AUTH_TOKEN,
+        "a request the profile shows valid to a component that does not require auth, sent without X-Auth-Token, is not refused 401 or 403",
+        [], applies: |x| {
+            x.answer.is_some()
+                && x.assessed.valid.is_some()
+                && x.component.as_ref().is_some_and(|c| !c.requires_auth)
+        };
+    SERVES_VALID = "server/serves-valid-requests", Server, "5",
+        EVERY_REQUEST,
+        "a request the profile shows valid (its client's id and secret, the component's token, one of its models, a body that keeps its settings) is not refused (400, 401, 403, 406, 409, 415, 422)",
+        [], applies: |x| x.answer.is_some() && x.assessed.valid.is_some();
+    WRONG_SECRET = "server/refuses-a-wrong-secret", Server, "5",
+        CLIENT_SECRET,
+        "a request with the profile's client id and another secret, or its secret and another id, is not served",
+        [], applies: |x| x.answer.is_some() && x.assessed.wrong_secret.is_some();
+    WRONG_TOKEN = "server/refuses-a-wrong-token", Server, "5",
+        AUTH_TOKEN,
+        "a request to a component that requires auth, with another known component's token or a near miss of its own, is not served",
+        [], applies: |x| x.answer.is_some() && x.assessed.wrong_token.is_some();
 }
 
 #[cfg(test)]

@@ -65,7 +65,7 @@ pub fn judge_answer(req: &Request, answer: &Answer, client: &[Finding]) -> Vec<F
             .iter()
             // A body's fields are the server's to validate as its settings
             // say (an unknown field may be ignored): not judged here.
-            .filter(|f| f.rule != &rules::FIELDS)
+            .filter(|f| rules::must_refuse(f.rule))
             .map(|f| f.rule.id)
             .collect();
         // Authorize only: whether Auth Claims validates its body is a

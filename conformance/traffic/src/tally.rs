@@ -22,6 +22,9 @@ pub struct Tally {
     exchanges: u64,
     /// Exchanges with a body not kept whole (over a proxy's cap).
     bodies_not_judged: u64,
+    /// Exchanges outside the interface's paths, not judged
+    /// ([`Tally::record_outside`]).
+    outside: u64,
     by_rule: BTreeMap<&'static str, Seen>,
     /// Exchanges that could break each rule ([`Tally::record_judged`]).
     exercised: BTreeMap<&'static str, u64>,
@@ -67,33 +70,58 @@ pub struct Report {
     /// unchanged, judged without the rules that read bodies. Absent when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub bodies_not_judged: u64,
+    /// Exchanges outside the interface's paths (a page, its assets), seen
+    /// and not judged. Absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub outside_interface: u64,
     /// Violations of MUST rules, all rules together.
     pub must_violations: u64,
     pub rules: Vec<RuleReport>,
 }
 
 impl Tally {
-    /// Counts one exchange and its findings (either side).
+    /// Counts one exchange and its findings (either side). Its examples
+    /// show none of the secrets the request carries
+    /// ([`crate::redact::secrets_of`]).
     pub fn record(&mut self, req: &Request, answer: Option<&Answer>, findings: &[Finding]) {
+        self.record_with(req, answer, findings, &[], &[]);
+    }
+
+    fn record_with(
+        &mut self,
+        req: &Request,
+        answer: Option<&Answer>,
+        findings: &[Finding],
+        fields: &[String],
+        known: &[String],
+    ) {
         self.exchanges += 1;
         if req.body_cut || answer.is_some_and(|a| a.body_cut) {
             self.bodies_not_judged += 1;
         }
+        // Worked out only where an example is kept.
+        let mut secrets: Option<Vec<String>> = None;
         for f in findings {
             let seen = self.by_rule.entry(f.rule.id).or_default();
             seen.count += 1;
             if seen.examples.len() < EXAMPLES {
+                let secrets =
+                    secrets.get_or_insert_with(|| crate::redact::secrets_of(req, fields, known));
                 let status = answer.map_or(String::new(), |a| format!(" → HTTP {}", a.status));
-                seen.examples
-                    .push(format!("{}{status}: {}", req.describe(), f.detail));
-                seen.reproductions.push(crate::reproduce::curl(req));
+                seen.examples.push(crate::redact::shown(
+                    &format!("{}{status}: {}", req.describe(), f.detail),
+                    secrets,
+                ));
+                seen.reproductions
+                    .push(crate::redact::shown(&crate::reproduce::curl(req), secrets));
             }
         }
     }
 
     /// [`Tally::record`], and counts the rules the exchange could break
     /// ([`crate::exercised::exercised`]): a report then tells a rule kept
-    /// from one no exchange put to the test.
+    /// from one no exchange put to the test. The examples show none of the
+    /// secrets `knows` holds either.
     pub fn record_judged(
         &mut self,
         req: &Request,
@@ -105,12 +133,30 @@ impl Tally {
         for rule in crate::exercised::exercised(req, answer, findings, knows) {
             *self.exercised.entry(rule.id).or_default() += 1;
         }
-        self.record(req, answer, findings);
+        self.record_with(
+            req,
+            answer,
+            findings,
+            &knows.secret_fields(),
+            &knows.secrets(),
+        );
+    }
+
+    /// Counts an exchange outside the interface's paths
+    /// ([`Request::on_interface`]), judged by no rule.
+    pub fn record_outside(&mut self) {
+        self.outside += 1;
+    }
+
+    /// Exchanges outside the interface's paths so far.
+    pub fn outside(&self) -> u64 {
+        self.outside
     }
 
     /// Adds another tally's counts (a proxy's connections, say).
     pub fn merge(&mut self, other: Tally) {
         self.exchanges += other.exchanges;
+        self.outside += other.outside;
         self.bodies_not_judged += other.bodies_not_judged;
         self.counts_exercised |= other.counts_exercised;
         for (id, n) in other.exercised {
@@ -173,6 +219,7 @@ impl Tally {
         Report {
             exchanges: self.exchanges,
             bodies_not_judged: self.bodies_not_judged,
+            outside_interface: self.outside,
             must_violations: rules
                 .iter()
                 .filter(|r| r.level == Level::Must)
@@ -207,9 +254,16 @@ impl Report {
         }
         if self.bodies_not_judged > 0 {
             out.push_str(&format!(
-                "  NOTE  {} exchange{} with a body over the proxy's cap: forwarded unchanged, not judged by the rules that read bodies\n",
+                "  NOTE  {} exchange{} with a body not kept whole (over the proxy's cap, forwarded unchanged; or left out of a recording): not judged by the rules that read bodies\n",
                 self.bodies_not_judged,
                 if self.bodies_not_judged == 1 { "" } else { "s" },
+            ));
+        }
+        if self.outside_interface > 0 {
+            out.push_str(&format!(
+                "  NOTE  {} exchange{} outside the interface's paths (a page, its assets): not judged (--judge-other-paths judges them)\n",
+                self.outside_interface,
+                if self.outside_interface == 1 { "" } else { "s" },
             ));
         }
         let broken = self.rules.iter().filter(|r| r.violations > 0).count();
@@ -235,5 +289,73 @@ pub fn cut(s: &str, n: usize) -> String {
     match s.char_indices().nth(n) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::knowledge::{Component, Place};
+    use std::borrow::Cow;
+
+    struct Profile;
+
+    impl Knows for Profile {
+        fn component(&self, _: &str) -> Option<Cow<'_, Component>> {
+            None
+        }
+        fn model_uuid_at(&self) -> Cow<'_, Place> {
+            Cow::Owned(Place::default())
+        }
+        fn secrets(&self) -> Cow<'_, [String]> {
+            Cow::Owned(vec!["profile-token-0001".into()])
+        }
+    }
+
+    /// A server that echoes the client's secret (in any spelling) where a
+    /// rule shows a value: no example and no reproduction holds it.
+    #[test]
+    fn an_echoed_secret_is_never_shown() {
+        let req = Request {
+            method: "GET".into(),
+            target: "/v2/api/component/x/auth?token=query-secret-9".into(),
+            headers: vec![
+                ("X-Client-Id".into(), b"c".to_vec()),
+                ("X-Client-Secret".into(), b"s3cret-value".to_vec()),
+            ],
+            ..Request::default()
+        };
+        let mut tally = Tally::default();
+        for echoed in [
+            "s3cret-value",
+            "S3CRET%2Dvalue",
+            "query-secret-9",
+            "profile-token-0001",
+        ] {
+            let answer = Answer {
+                status: 401,
+                headers: vec![
+                    ("X-Project-Uuid".into(), echoed.as_bytes().to_vec()),
+                    ("Content-Type".into(), format!("text/{echoed}").into_bytes()),
+                ],
+                body: Vec::new(),
+                body_cut: false,
+            };
+            let mut findings = crate::client::judge_request(&req, &Profile);
+            findings.extend(crate::server::judge_answer(&req, &answer, &findings));
+            let mut one = Tally::default();
+            one.record_judged(&req, Some(&answer), &findings, &Profile);
+            let text = one.report(None).text();
+            let json = serde_json::to_string(&one.report(None)).expect("json");
+            assert!(text.contains("[redacted]"), "{text}");
+            for secret in ["s3cret", "S3CRET", "query-secret", "profile-token"] {
+                assert!(
+                    !text.contains(secret) && !json.contains(secret),
+                    "{secret}: {text}"
+                );
+            }
+            tally.merge(one);
+        }
+        assert_eq!(tally.exchanges(), 4);
     }
 }
