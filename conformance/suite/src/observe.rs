@@ -14,7 +14,8 @@ use crate::runner::{RunError, RunOptions};
 use component_auth_bindings::types::ProjectEnv;
 use conformance_model::choices::{ChoiceKey, Choices, ModelUuidAt, Shape, UnknownFields};
 use conformance_wire::carried;
-use conformance_wire::target::{Op, Probe, Req, Sent, Target};
+use conformance_wire::request::{Op, Probe, Req, Sent};
+use conformance_wire::target::Target;
 
 /// What the successful answers the probes got looked like: the bodies
 /// (JSON) of a valid Authorize and of the Auth Claims after it, with their
@@ -77,7 +78,7 @@ pub async fn pace(
     limits.rate = None;
     let target =
         Arc::new(Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?);
-    let Some(c) = target.primary(Op::AuthClaims) else {
+    let Some(c) = target.requests.primary(Op::AuthClaims) else {
         return Ok(None);
     };
     let began = std::time::Instant::now();
@@ -85,7 +86,7 @@ pub async fn pace(
     let mut sent = 0;
     while sent < PACE_PROBES && began.elapsed() < std::time::Duration::from_secs(2) {
         let probes = (0..batch)
-            .map(|_| Probe::new("pace", target.valid(Op::AuthClaims, c)))
+            .map(|_| Probe::new("pace", target.requests.valid(Op::AuthClaims, c)))
             .collect();
         let answers = target.send_all(probes).await;
         sent += batch;
@@ -94,7 +95,7 @@ pub async fn pace(
             return Ok(None);
         }
     }
-    let (_, throttled) = target.limits_seen();
+    let (_, throttled) = target.sender.limits_seen();
     Ok((throttled.limited > 0)
         .then_some(throttled.learnt_rate)
         .flatten()
@@ -149,7 +150,7 @@ async fn observe_all(
                 model_uuid: place.as_ref().map(|(at, _)| at.clone()),
                 ..Choices::default()
             },
-            ..target.profile.clone()
+            ..target.profile().clone()
         },
         options.limits,
         options.connect.clone(),
@@ -252,8 +253,9 @@ impl Observation {
         change: fn(Req) -> Result<Req, component_auth_bindings::Error>,
     ) -> Option<Result<Req, component_auth_bindings::Error>> {
         let t = &self.t;
-        t.primary(Op::AuthClaims)
-            .map(|c| t.valid(Op::AuthClaims, c).and_then(change))
+        t.requests
+            .primary(Op::AuthClaims)
+            .map(|c| t.requests.valid(Op::AuthClaims, c).and_then(change))
     }
 
     /// The answer to an Auth Claims without X-Client-Secret: its status,
@@ -275,9 +277,9 @@ impl Observation {
         if self.authorized.is_none() {
             let t = self.t.clone();
             let mut done = None;
-            if let (Some(c), true) = (t.primary(Op::Authorize), self.place.is_some()) {
+            if let (Some(c), true) = (t.requests.primary(Op::Authorize), self.place.is_some()) {
                 let first = t
-                    .send(Probe::new("authorize", t.valid(Op::Authorize, c)))
+                    .send(Probe::new("authorize", t.requests.valid(Op::Authorize, c)))
                     .await;
                 let mut token = None;
                 let mut second = None;
@@ -289,11 +291,11 @@ impl Observation {
                     self.samples.token = token.clone();
                     self.samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
                     let req = match &token {
-                        Some(token) => t.claims_with_token(
+                        Some(token) => t.requests.claims_with_token(
                             c,
                             component_auth_bindings::Secret::new(token.clone()),
                         ),
-                        None => t.valid(Op::AuthClaims, c),
+                        None => t.requests.valid(Op::AuthClaims, c),
                     };
                     let claims = t.send(Probe::new("claims", req)).await;
                     if is_2xx(&claims) {
@@ -395,18 +397,21 @@ async fn bad_project_env(o: &Observation) -> Option<u16> {
 
 async fn unknown_ref(o: &Observation) -> Option<u16> {
     let t = &o.t;
-    let c = t.primary(Op::AuthClaims)?;
-    let r = t.valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
+    let c = t.requests.primary(Op::AuthClaims)?;
+    let r = t
+        .requests
+        .valid_with_ref(Op::AuthClaims, c, crate::checks::UNKNOWN_REF);
     refusal(&t.send(Probe::new("ref", r)).await)
 }
 
 async fn absent_project_env(o: &Observation) -> Option<ProjectEnv> {
     let t = &o.t;
-    let c = t.primary(Op::AuthClaims)?;
+    let c = t.requests.primary(Op::AuthClaims)?;
     let absent = t
         .send(Probe::new(
             "env absent",
-            t.valid(Op::AuthClaims, c)
+            t.requests
+                .valid(Op::AuthClaims, c)
                 .map(|r| r.remove_header("X-Project-Env")),
         ))
         .await;
@@ -422,12 +427,13 @@ async fn absent_project_env(o: &Observation) -> Option<ProjectEnv> {
 async fn claims_carry_model_uuid(o: &Observation) -> Option<bool> {
     let t = &o.t;
     let c = t
+        .requests
         .components(Op::AuthClaims)
         .into_iter()
         .find(|c| c.auth_token.is_some() && c.authorize.is_some())?;
     let model = c.authorize.as_ref().map(|a| a.model_uuid.as_str());
     let s = t
-        .send(Probe::new("model", t.valid(Op::AuthClaims, c)))
+        .send(Probe::new("model", t.requests.valid(Op::AuthClaims, c)))
         .await;
     s.raw()
         .filter(|r| (200..300).contains(&r.status))
@@ -439,10 +445,12 @@ async fn claims_carry_model_uuid(o: &Observation) -> Option<bool> {
 async fn token_checked_when_not_required(o: &Observation) -> Option<bool> {
     let t = &o.t;
     let c = t
+        .requests
         .components(Op::AuthClaims)
         .into_iter()
         .find(|c| !c.requires_auth)?;
     let r = t
+        .requests
         .valid(Op::AuthClaims, c)
         .and_then(|r| r.set_header("X-Auth-Token", crate::checks::WRONG_TOKEN));
     match t.send(Probe::new("token", r)).await.status() {
@@ -454,12 +462,16 @@ async fn token_checked_when_not_required(o: &Observation) -> Option<bool> {
 
 async fn get_body_validated(o: &Observation) -> Option<bool> {
     let t = &o.t;
-    let c = t.components(Op::AuthClaims).into_iter().find(|c| {
-        c.authorize
-            .as_ref()
-            .is_some_and(|a| a.invalid_body.is_some())
-    })?;
-    let r = t.with_invalid_body(Op::AuthClaims, c)?;
+    let c = t
+        .requests
+        .components(Op::AuthClaims)
+        .into_iter()
+        .find(|c| {
+            c.authorize
+                .as_ref()
+                .is_some_and(|a| a.invalid_body.is_some())
+        })?;
+    let r = t.requests.with_invalid_body(Op::AuthClaims, c)?;
     match t.send(Probe::new("get body", r)).await.status() {
         Some(417) => Some(true),
         Some(st) if (200..300).contains(&st) => Some(false),
@@ -469,13 +481,14 @@ async fn get_body_validated(o: &Observation) -> Option<bool> {
 
 async fn unknown_model(o: &Observation) -> Option<u16> {
     let t = &o.t;
-    let c = t.primary(Op::Authorize)?;
+    let c = t.requests.primary(Op::Authorize)?;
     let at = o
         .place
         .as_ref()
         .map(|(at, _)| at.clone())
         .unwrap_or_default();
     let r = t
+        .requests
         .valid(Op::Authorize, c)
         .and_then(|r| r.with_model_uuid(&at, crate::checks::UNKNOWN_UUID));
     refusal(&t.send(Probe::new("model", r)).await)
@@ -483,8 +496,9 @@ async fn unknown_model(o: &Observation) -> Option<u16> {
 
 async fn malformed_body(o: &Observation) -> Option<u16> {
     let t = &o.t;
-    let c = t.primary(Op::Authorize)?;
+    let c = t.requests.primary(Op::Authorize)?;
     let r = t
+        .requests
         .valid(Op::Authorize, c)
         .map(|r| r.raw_body(b"{\"email\": ".to_vec()));
     refusal(&t.send(Probe::new("malformed", r)).await)
@@ -497,8 +511,10 @@ async fn malformed_body(o: &Observation) -> Option<u16> {
 /// own: `spec` written here would fail the very next run.
 async fn validation_items(o: &Observation) -> Option<Shape> {
     let t = &o.t;
-    t.primary(Op::Authorize)?;
-    let (kinds, probes): (Vec<_>, Vec<_>) = crate::probes::probe_requests(t).into_iter().unzip();
+    t.requests.primary(Op::Authorize)?;
+    let (kinds, probes): (Vec<_>, Vec<_>) = crate::probes::probe_requests(&t.requests)
+        .into_iter()
+        .unzip();
     let sent = t.send_all(probes).await;
     let answers: Vec<crate::case::Answer<'_>> = kinds
         .into_iter()
@@ -525,11 +541,14 @@ async fn validation_items(o: &Observation) -> Option<Shape> {
 /// A field the settings do not define, beside the valid ones.
 async fn unknown_fields(o: &Observation) -> Option<UnknownFields> {
     let t = &o.t;
-    let c = t.primary(Op::Authorize)?;
+    let c = t.requests.primary(Op::Authorize)?;
     let mut body = c.authorize.as_ref().map(|a| a.valid_body.clone())?;
     body.insert("conformance_unknown".to_owned(), serde_json::json!(1));
     let bytes = serde_json::to_vec(&body).unwrap_or_default();
-    let r = t.valid(Op::Authorize, c).map(|r| r.raw_body(bytes));
+    let r = t
+        .requests
+        .valid(Op::Authorize, c)
+        .map(|r| r.raw_body(bytes));
     match t.send(Probe::new("unknown field", r)).await.status() {
         Some(417) => Some(UnknownFields::Refused),
         Some(st) if (200..300).contains(&st) => Some(UnknownFields::Ignored),
@@ -556,7 +575,7 @@ fn refusal(s: &Sent) -> Option<u16> {
 /// connection, so the request finds no answer: that size is over the
 /// limit too (refused, its status unknown).
 async fn find_limit(t: &Target) -> Option<(u64, Option<u16>)> {
-    let c = t.primary(Op::Authorize)?.clone();
+    let c = t.requests.primary(Op::Authorize)?.clone();
     let size = |len: usize| {
         let c = c.clone();
         async move {
@@ -564,7 +583,8 @@ async fn find_limit(t: &Target) -> Option<(u64, Option<u16>)> {
             // the body, the padding is shorter by what it adds.
             let body = |pad: usize| {
                 let pad = "x".repeat(pad);
-                t.valid(Op::Authorize, &c)
+                t.requests
+                    .valid(Op::Authorize, &c)
                     .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
             };
             let pad = len.saturating_sub(10);
@@ -661,11 +681,11 @@ where
 /// preflight, which lets checks judge garbage and silence: `choices`
 /// judges nothing, it only records.
 async fn answers_http(t: &Target) -> Result<(), RunError> {
-    let Some(c) = t.primary(Op::AuthClaims) else {
+    let Some(c) = t.requests.primary(Op::AuthClaims) else {
         return Ok(());
     };
     let sent = t
-        .send(Probe::new("reach", t.valid(Op::AuthClaims, c)))
+        .send(Probe::new("reach", t.requests.valid(Op::AuthClaims, c)))
         .await;
     if sent.status().is_some() || sent.answered_over_cap {
         return Ok(());
@@ -676,7 +696,7 @@ async fn answers_http(t: &Target) -> Result<(), RunError> {
         .clone()
         .unwrap_or_else(|| "no HTTP answer".to_owned());
     Err(RunError::Unreachable {
-        url: t.scrubber().text(&t.profile.base_url),
+        url: t.sender.scrubber().text(&t.profile().base_url),
         reason: format!("no HTTP answer to a valid Auth Claims request ({reason})"),
     })
 }
@@ -685,10 +705,10 @@ async fn answers_http(t: &Target) -> Result<(), RunError> {
 fn in_spec_shape(s: &Sent) -> bool {
     use component_auth_bindings::{AuthClaimsResponse, AuthorizeResponse};
     match &s.typed {
-        Some(conformance_wire::target::Typed::Claims(AuthClaimsResponse::Ok(d))) => {
+        Some(conformance_wire::request::Typed::Claims(AuthClaimsResponse::Ok(d))) => {
             d.headers.x_project_uuid.is_some()
         }
-        Some(conformance_wire::target::Typed::Authorize(AuthorizeResponse::Ok(d))) => {
+        Some(conformance_wire::request::Typed::Authorize(AuthorizeResponse::Ok(d))) => {
             d.headers.x_project_uuid.is_some()
         }
         _ => false,

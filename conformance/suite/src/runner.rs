@@ -18,7 +18,9 @@ use conformance_model::choices::ChoiceKey;
 use conformance_model::profile::Profile;
 use conformance_wire::connect::Connect;
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Limits, Op, Probe, Sent, Target, describe_error};
+use conformance_wire::request::{Op, Probe, Sent};
+use conformance_wire::target::Target;
+use conformance_wire::transport::{Limits, describe_error};
 
 /// What to run and how.
 #[derive(Clone, Debug, Default)]
@@ -168,24 +170,24 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         settled,
         timeout_ms: options.limits.timeout.as_millis(),
         deadline_ms: Some(deadline.as_millis()),
-        timed_out: target.waiting().1.1,
-        stopped: target.stopped(),
+        timed_out: target.sender.waiting().1.1,
+        stopped: target.sender.stopped(),
         concurrency: options.limits.concurrency,
         rate: prepared.limits.rate,
-        retried: target.retried(),
+        retried: target.sender.retried(),
         limited: collected.throttled.limited,
         learnt_rate: collected.throttled.learnt_rate,
     };
     let took = started.elapsed();
     let outcomes_seen =
-        conformance_wire::outcomes::coverage(&collected.answers, &target.profile.choices);
-    let observed = target.observed_model_uuid();
-    let hints = hints(&checks, &results, &target.profile, observed);
+        conformance_wire::outcomes::coverage(&collected.answers, &target.profile().choices);
+    let observed = target.requests.observed_model_uuid();
+    let hints = hints(&checks, &results, target.profile(), observed);
     let undeclared = undeclared(
         &checks,
         &collected.outcomes,
         &results,
-        &target.profile,
+        target.profile(),
         observed,
     );
     Ok(RunResults {
@@ -235,7 +237,7 @@ async fn prepare(
         .with_deadline(Some(deadline));
     let target = Arc::new(target);
     preflight(&target, !options.connect.ca_certs.is_empty()).await?;
-    if target.profile.choices.declares(ChoiceKey::ModelUuid) {
+    if target.profile().choices.declares(ChoiceKey::ModelUuid) {
         return Ok(Prepared { target, limits });
     }
     let Some((at, _)) = target.model_uuid_place().await else {
@@ -244,7 +246,7 @@ async fn prepare(
     if at == conformance_model::choices::ModelUuidAt::default() {
         return Ok(Prepared { target, limits });
     }
-    let target = Target::new(target.profile.clone(), limits, options.connect.clone())
+    let target = Target::new(target.profile().clone(), limits, options.connect.clone())
         .map_err(RunError::Client)?
         .with_deadline(Some(deadline))
         .with_observed_model_uuid(at);
@@ -273,7 +275,7 @@ async fn schedule(
     ticker: &crate::progress::Ticker,
 ) -> Vec<Outcome> {
     let judged = checks.iter().fold(Judged::default(), |all, c| {
-        all.union(&c.run.generated_read(&target.profile))
+        all.union(&c.run.generated_read(target.profile()))
     });
     let context = Arc::new(RunContext::new(
         target.clone(),
@@ -283,7 +285,7 @@ async fn schedule(
     ));
     let within_ms = options.deadline.unwrap_or(DEFAULT_DEADLINE).as_millis();
     let deadline = Some(tokio::time::Instant::from_std(deadline));
-    let late = || match target.stopped() {
+    let late = || match target.sender.stopped() {
         Some(why) => Outcome::not_judged(
             format!("not judged: the run stopped sending before this check's requests went: {why}"),
             Vec::new(),
@@ -325,7 +327,7 @@ struct Collected {
     scrub: conformance_wire::exchange::Scrubber,
     answers: Vec<conformance_wire::outcomes::Answer>,
     latency: Vec<conformance_wire::latency::OperationLatency>,
-    throttled: conformance_wire::target::Throttled,
+    throttled: conformance_wire::transport::Throttled,
 }
 
 /// Step 5: the outcomes scrubbed of every secret the run learnt, checks the
@@ -339,15 +341,15 @@ fn collect(
 ) -> Collected {
     let target = &prepared.target;
     // A token the server issued is a secret too, wherever it was echoed.
-    let scrub = target.final_scrubber();
+    let scrub = target.state.final_scrubber();
     for o in &mut outcomes {
         for ex in &mut o.exchanges {
             scrub.exchange(ex);
         }
     }
-    let answers = target.outcomes.answers();
-    let latency = target.latencies.by_operation();
-    let (mut limit_answers, throttled) = target.limits_seen();
+    let answers = target.sender.outcomes.answers();
+    let latency = target.sender.latencies.by_operation();
+    let (mut limit_answers, throttled) = target.sender.limits_seen();
     for ex in &mut limit_answers {
         scrub.exchange(ex);
     }
@@ -360,7 +362,7 @@ fn collect(
             latency: &latency,
             limited: &limit_answers,
         },
-        &target.profile,
+        target.profile(),
         options.strict,
     );
     let results = checks
@@ -369,7 +371,7 @@ fn collect(
         .map(|(c, o)| {
             let mut r = CheckResult::from_check(
                 c,
-                c.level_for(&target.profile),
+                c.level_for(target.profile()),
                 &o.verdict,
                 options.strict,
             );
@@ -403,7 +405,7 @@ async fn assert_snapshots(
     let Some(snap) = &options.snapshots else {
         return Ok(Vec::new());
     };
-    let groups = groups(checks, outcomes, &target.profile);
+    let groups = groups(checks, outcomes, target.profile());
     let snap = snap.clone();
     let asserted =
         tokio::task::spawn_blocking(move || snapshot::assert_all(&snap, &groups, &refused))
@@ -442,7 +444,7 @@ fn writes_snapshots(
     match snap.update {
         snapshot::SnapshotUpdate::Accept => true,
         snapshot::SnapshotUpdate::Ci => false,
-        snapshot::SnapshotUpdate::Local => groups(checks, outcomes, &target.profile)
+        snapshot::SnapshotUpdate::Local => groups(checks, outcomes, target.profile())
             .iter()
             .any(|g| !snapshot::file_of(&snap.dir, &g.name).exists()),
     }
@@ -463,7 +465,7 @@ async fn second_look(
 ) -> std::collections::BTreeMap<String, String> {
     target.settle().await;
     let mut again = schedule(checks, target, options, deadline, ticker).await;
-    let scrub = target.final_scrubber();
+    let scrub = target.state.final_scrubber();
     for o in &mut again {
         for ex in &mut o.exchanges {
             scrub.exchange(ex);
@@ -490,8 +492,8 @@ async fn second_look(
         .map(|(_, a, b)| (a.clone(), b))
         .unzip();
     crate::stability::unstable(
-        &groups(&checks, &ones, &target.profile),
-        &groups(&checks, &twos, &target.profile),
+        &groups(&checks, &ones, target.profile()),
+        &groups(&checks, &twos, target.profile()),
     )
 }
 
@@ -504,7 +506,7 @@ async fn second_look(
 fn not_judged_when_limited(
     checks: &[Check],
     outcomes: &mut [Outcome],
-    throttled: conformance_wire::target::Throttled,
+    throttled: conformance_wire::transport::Throttled,
     rate: Option<f64>,
 ) {
     for (c, o) in checks.iter().zip(outcomes.iter_mut()) {
@@ -627,13 +629,13 @@ impl Schedule {
         let slots = checks
             .iter()
             .map(|c| {
-                if let Some(need) = unmet(c.run.needed(), &target.profile) {
+                if let Some(need) = unmet(c.run.needed(), target.profile()) {
                     return Slot::Done(Outcome::unmet(need));
                 }
                 match &c.run.body {
                     Body::Planned { plan, .. } => {
                         let probes: Vec<Option<Probe>> =
-                            plan(target).into_iter().map(Some).collect();
+                            plan(&target.requests).into_iter().map(Some).collect();
                         let sent = probes.iter().map(|_| None).collect();
                         Slot::Planned { probes, sent }
                     }
@@ -978,12 +980,12 @@ fn groups(checks: &[Check], outcomes: &[Outcome], profile: &Profile) -> Vec<Grou
 /// failed checks. Any answer, or a failure after one began (a time-out
 /// waiting for it, garbage), lets the checks run and say what is wrong.
 async fn preflight(t: &Arc<Target>, ca_given: bool) -> Result<(), RunError> {
-    let Some(c) = t.primary(Op::AuthClaims) else {
+    let Some(c) = t.requests.primary(Op::AuthClaims) else {
         return Ok(());
     };
-    match t.reach(t.valid(Op::AuthClaims, c)).await {
+    match t.sender.reach(t.requests.valid(Op::AuthClaims, c)).await {
         Err(e) if unreachable(&e) => {
-            let mut reason = t.scrubber().text(&describe_error(&e));
+            let mut reason = t.sender.scrubber().text(&describe_error(&e));
             // Only an unknown issuer is cured by a CA: an expired
             // certificate or a wrong name is the server's to fix. With a
             // CA given, the link missing is the one between them.
@@ -996,7 +998,7 @@ async fn preflight(t: &Arc<Target>, ca_given: bool) -> Result<(), RunError> {
                 });
             }
             Err(RunError::Unreachable {
-                url: t.scrubber().text(&t.profile.base_url),
+                url: t.sender.scrubber().text(&t.profile().base_url),
                 reason,
             })
         }

@@ -31,7 +31,7 @@ use crate::probes::ErrorProbe;
 use conformance_model::choices::{ChoiceKey, Choices, Chosen};
 use conformance_model::profile::Component;
 pub use conformance_model::spelling::flip_case;
-use conformance_wire::target::{Case as HeaderCase, Op, Sent};
+use conformance_wire::request::{Case as HeaderCase, Op, Sent};
 
 /// Which components a case's requests go to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -24,7 +24,8 @@ use super::Generation;
 use super::{Case, Family, Finding, curl, invariants};
 use conformance_model::fields::{Field, FieldType, Fields as Declared};
 use conformance_model::limits::ENUM_VALUES_SENT;
-use conformance_wire::target::{Op, Probe, Target};
+use conformance_wire::request::{Op, Probe};
+use conformance_wire::target::Target;
 
 /// A value as JSON text.
 pub type Lit = Cow<'static, str>;
@@ -391,7 +392,7 @@ pub(crate) const NOT_JUDGED: &str = "not-judged";
 
 /// Why an answer cannot be judged: the server limited it past what the run
 /// waits, or it never came within the time-out after every try.
-pub(crate) fn not_judged(sent: &conformance_wire::target::Sent) -> Option<String> {
+pub(crate) fn not_judged(sent: &conformance_wire::request::Sent) -> Option<String> {
     let ex = &sent.exchange;
     ex.limited
         .as_ref()
@@ -442,8 +443,10 @@ pub async fn run(t: &Arc<Target>, generation: Generation, op: Op) -> Vec<Finding
     let handle = tokio::runtime::Handle::current();
     let mut tasks = Vec::new();
     {
-        for (i, c) in t.profile.components.iter().enumerate() {
-            if c.authorize.is_none() || (op == Op::Authorize && t.components(op).is_empty()) {
+        for (i, c) in t.profile().components.iter().enumerate() {
+            if c.authorize.is_none()
+                || (op == Op::Authorize && t.requests.components(op).is_empty())
+            {
                 continue;
             }
             let (t, handle) = (t.clone(), handle.clone());
@@ -477,7 +480,7 @@ fn property(
     component: usize,
     generation: Generation,
 ) -> Option<Finding> {
-    let c = &t.profile.components[component];
+    let c = &t.profile().components[component];
     let valid = &c.authorize.as_ref()?.valid_body;
     let declared = c.fields.as_ref();
     let fields = match declared {
@@ -486,10 +489,16 @@ fn property(
     };
     // Every answer judged by the invariants, and by the oracle where the
     // component declares its fields.
-    let judge = |body: &str, sent: &conformance_wire::target::Sent| {
+    let judge = |body: &str, sent: &conformance_wire::request::Sent| {
         let mut broken = invariants::broken(Family::Fields, sent);
         if let Some(d) = declared {
-            broken.extend(super::oracle::judge(d, op, body, sent, &t.profile.choices));
+            broken.extend(super::oracle::judge(
+                d,
+                op,
+                body,
+                sent,
+                &t.profile().choices,
+            ));
         }
         broken
     };
@@ -502,7 +511,7 @@ fn property(
     let mut runner = TestRunner::new_with_rng(config, rng(generation.seed, op, component));
     let strategy =
         proptest::collection::vec(change_strategy(field_literals(&fields, declared)), 1..=3);
-    let secrets = t.curl_secrets();
+    let secrets = t.reproductions.curl_secrets();
     let ran = Mutex::new((0u32, None::<u32>));
     // A case the target did not answer at all (time-out, reset) ends the
     // property: shrinking it would wait for a time-out per step.
@@ -510,9 +519,12 @@ fn property(
     let send = |changes: &[Change]| {
         let words: Vec<String> = changes.iter().map(|ch| fields.describe(ch)).collect();
         let label = format!("{} {}: {}", op.method(), c.name, words.join(", "));
-        let req = t.valid(op, c).map(|r| r.raw_body(fields.with(changes)));
+        let req = t
+            .requests
+            .valid(op, c)
+            .map(|r| r.raw_body(fields.with(changes)));
         let curl = match &req {
-            Ok(r) => curl::render(r, secrets, &[]) + t.curl_headers(),
+            Ok(r) => curl::render(r, secrets, &[]) + t.reproductions.curl_headers(),
             Err(e) => format!("(the request could not be built: {e})"),
         };
         let sent = handle.block_on(t.send(Probe::new(label.clone(), req)));

@@ -11,7 +11,9 @@ use super::bodies::{Change, Fields, OTHER_TYPES, same_type};
 use super::curl::{self, Derived, Placeholder};
 use super::{Case, Family, Judged};
 use conformance_model::profile::Component;
-use conformance_wire::target::{Op, Probe, Req, Target};
+use conformance_wire::request::{Op, Probe, Req};
+use conformance_wire::target::Target;
+use conformance_wire::valid::ValidRequests;
 
 /// One request to send, before it is sent.
 struct Pending {
@@ -50,15 +52,15 @@ impl Pending {
 /// position among the cases of every operation.
 pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
     let mut pending = Vec::new();
-    credentials(t, &mut pending);
+    credentials(&t.requests, &mut pending);
     if judged.judges(Family::Token) {
         tokens(t, &mut pending);
     }
-    project_env(t, &mut pending);
-    refs(t, &mut pending);
-    whole_bodies(t, &mut pending);
-    media_types(t, &mut pending);
-    field_changes(t, &mut pending);
+    project_env(&t.requests, &mut pending);
+    refs(&t.requests, &mut pending);
+    whole_bodies(&t.requests, &mut pending);
+    media_types(&t.requests, &mut pending);
+    field_changes(&t.requests, &mut pending);
     // A request the bindings could not build tests nothing: left out; so
     // is a family no selected check judges.
     pending.retain(|p| p.req.is_ok() && judged.judges(p.family));
@@ -68,8 +70,8 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
         .filter(|(_, p)| matches!(&p.req, Ok(r) if r.op() == op))
         .collect();
 
-    let secrets = t.curl_secrets();
-    let extra = t.curl_headers();
+    let secrets = t.reproductions.curl_secrets();
+    let extra = t.reproductions.curl_headers();
     let curls: Vec<String> = pending
         .iter()
         .map(|(_, p)| p.prelude.clone().unwrap_or_default() + &render(p, secrets) + extra)
@@ -99,7 +101,7 @@ pub async fn all(t: &Arc<Target>, judged: &Judged, op: Op) -> Vec<Case> {
             |(((family, label, position, body, foreign_token_to), sent), curl)| {
                 let oracle = match &body {
                     Some((declared, body)) => {
-                        super::oracle::judge(declared, op, body, &sent, &t.profile.choices)
+                        super::oracle::judge(declared, op, body, &sent, &t.profile().choices)
                     }
                     None => Vec::new(),
                 };
@@ -181,7 +183,7 @@ fn near_misses(value: &str, var: &str) -> Vec<NearMiss> {
 }
 
 /// X-Client-Secret and X-Client-Id near misses, on each operation.
-fn credentials(t: &Target, out: &mut Vec<Pending>) {
+fn credentials(t: &ValidRequests, out: &mut Vec<Pending>) {
     let secret = t.profile.client_secret.expose().to_owned();
     let secret_var = curl::variable(&t.profile, &secret, "CLIENT_SECRET");
     let id = t.profile.client_id.clone();
@@ -225,12 +227,12 @@ fn credentials(t: &Target, out: &mut Vec<Pending>) {
 /// X-Auth-Token where the component requires auth: empty, near misses of
 /// its own token, and a token of another component.
 fn tokens(t: &Target, out: &mut Vec<Pending>) {
-    for (i, c) in t.profile.components.iter().enumerate() {
+    for (i, c) in t.profile().components.iter().enumerate() {
         let (true, Some(token)) = (c.requires_auth, &c.auth_token) else {
             continue;
         };
         let var = curl::variable(
-            &t.profile,
+            t.profile(),
             token.expose(),
             &format!("AUTH_TOKEN_{}", curl::shell_name(&c.tag)),
         );
@@ -268,7 +270,8 @@ fn tokens(t: &Target, out: &mut Vec<Pending>) {
                 let mut p = Pending::new(
                     Family::Token,
                     format!("{} {}: X-Auth-Token {}", op.method(), c.name, v.what),
-                    t.valid(op, c)
+                    t.requests
+                        .valid(op, c)
                         .and_then(|r| r.set_header("X-Auth-Token", &v.value)),
                 );
                 p.derived.push(Derived {
@@ -311,12 +314,12 @@ struct ForeignToken {
 /// single `<AUTH_TOKEN>` allows): it is passed over, and with no other, the
 /// case is not made.
 fn foreign_token(t: &Target, i: usize) -> Option<ForeignToken> {
-    let own = t.profile.components[i]
+    let own = t.profile().components[i]
         .auth_token
         .as_ref()
         .map(|s| s.expose().to_owned());
     let others = t
-        .profile
+        .profile()
         .components
         .iter()
         .enumerate()
@@ -327,7 +330,7 @@ fn foreign_token(t: &Target, i: usize) -> Option<ForeignToken> {
                 continue;
             }
             let var = curl::variable(
-                &t.profile,
+                t.profile(),
                 token.expose(),
                 &format!("AUTH_TOKEN_{}", curl::shell_name(&other.tag)),
             );
@@ -340,16 +343,17 @@ fn foreign_token(t: &Target, i: usize) -> Option<ForeignToken> {
     }
     for (j, other) in others {
         let Some(token) = t
+            .state
             .settled_token(j)
             .filter(|token| Some(token.as_str()) != own.as_deref())
         else {
             continue;
         };
         let var = format!("ISSUED_TOKEN_{}", curl::shell_name(&other.tag));
-        let prelude = t
-            .valid(Op::Authorize, other)
-            .ok()
-            .map(|req| t.obtain_token(&req, &var, &format!("an Authorize of {}", other.name)));
+        let prelude = t.requests.valid(Op::Authorize, other).ok().map(|req| {
+            t.reproductions
+                .obtain_token(&req, &var, &format!("an Authorize of {}", other.name))
+        });
         return Some(ForeignToken {
             value: token,
             shell: format!("${{{var}}}"),
@@ -369,7 +373,7 @@ const ENV_NEAR_MISSES: &[(&str, &str)] = &[
     ("", "empty"),
 ];
 
-fn project_env(t: &Target, out: &mut Vec<Pending>) {
+fn project_env(t: &ValidRequests, out: &mut Vec<Pending>) {
     for op in Op::BOTH {
         let Some(c) = t.primary(op) else { continue };
         for (value, what) in ENV_NEAR_MISSES {
@@ -389,7 +393,7 @@ fn project_env(t: &Target, out: &mut Vec<Pending>) {
 
 /// Near misses of each name and tag, the uuid in other forms, and refs
 /// made to trip a parser.
-fn refs(t: &Target, out: &mut Vec<Pending>) {
+fn refs(t: &ValidRequests, out: &mut Vec<Pending>) {
     let op = Op::AuthClaims;
     let taken = |r: &str| {
         t.profile
@@ -463,7 +467,7 @@ fn refs(t: &Target, out: &mut Vec<Pending>) {
 }
 
 /// Bodies that are not a JSON object of fields.
-fn whole_bodies(t: &Target, out: &mut Vec<Pending>) {
+fn whole_bodies(t: &ValidRequests, out: &mut Vec<Pending>) {
     for op in Op::BOTH {
         let Some(c) = t.primary(op) else { continue };
         let valid = valid_body_text(c).unwrap_or_else(|| "{}".to_owned());
@@ -513,7 +517,7 @@ pub const JSON_SPELLINGS: &[&str] = &[
     "application/json;charset=UTF-8",
 ];
 
-fn media_types(t: &Target, out: &mut Vec<Pending>) {
+fn media_types(t: &ValidRequests, out: &mut Vec<Pending>) {
     for op in Op::BOTH {
         for c in t.components(op) {
             if c.authorize.is_none() {
@@ -533,7 +537,7 @@ fn media_types(t: &Target, out: &mut Vec<Pending>) {
 
 /// Every single change of every field: another value of its type, a value
 /// of another type, the field left out; and one unknown field added.
-fn field_changes(t: &Target, out: &mut Vec<Pending>) {
+fn field_changes(t: &ValidRequests, out: &mut Vec<Pending>) {
     for op in Op::BOTH {
         for c in t.components(op) {
             let Some(a) = &c.authorize else { continue };
@@ -574,7 +578,7 @@ fn field_changes(t: &Target, out: &mut Vec<Pending>) {
 /// make worth sending, left out, its name in another letter case; and one
 /// unknown field added. Each answer is judged by the oracle too.
 fn declared_field_changes(
-    t: &Target,
+    t: &ValidRequests,
     op: Op,
     c: &Component,
     declared: &conformance_model::fields::Fields,
