@@ -7,8 +7,9 @@ use std::sync::Arc;
 use component_auth_bindings::Error;
 use serde_json::Value;
 
-use super::bodies::{Change, Fields, OTHER_TYPES, same_type};
+use super::changes::{Change, Fields};
 use super::curl::{self, Derived, Placeholder};
+use super::literals::{OTHER_TYPES, same_type};
 use super::{Case, Family, Judged};
 use conformance_model::profile::Component;
 use conformance_wire::request::{Op, Probe, Req};
@@ -592,7 +593,7 @@ fn declared_field_changes(
             continue;
         };
         changes.extend(
-            super::bodies::declared_literals(field)
+            super::literals::declared_literals(field)
                 .into_iter()
                 .map(|lit| Change::Set(i, lit)),
         );
@@ -606,7 +607,7 @@ fn declared_field_changes(
         // its spellings, not every normalisation of it.
         if let (Some(valid), Some(_), false) = (valid, &field.pattern, field.secret) {
             changes.extend(
-                super::bodies::normalised_near_misses(valid)
+                super::literals::normalised_near_misses(valid)
                     .into_iter()
                     .map(|n| Change::Set(i, Value::String(n).to_string().into())),
             );

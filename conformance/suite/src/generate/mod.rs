@@ -18,9 +18,11 @@
 //! request as a `curl` command ([`curl`]) with secrets as shell variables.
 
 pub mod bodies;
+pub mod changes;
 pub use conformance_wire::curl;
 pub mod edges;
 pub mod invariants;
+pub mod literals;
 pub mod oracle;
 
 use std::sync::Arc;
