@@ -1,175 +1,17 @@
-//! `conformance choices`: what a server chose where the description is
-//! silent, observed by asking it, and printed as a `choices:` block to paste
-//! into its profile. A team adopts the gate in two commands: `choices`,
-//! then a run that holds the server to what it was seen to do.
-//!
-//! Only what is seen is declared; a choice the probes cannot settle (no
-//! answer, or one no refusal explains) is left out, and stays ours at
-//! SHOULD level. Read the block before committing it: it records the
-//! server's behaviour as it is, bugs included.
+//! One observer per row of the choices' table
+//! ([`conformance_model::choices`]), each asking the server what it chose
+//! for that row; the answers several rows read are asked once.
 
 use std::sync::Arc;
 
-use crate::runner::{RunError, RunOptions};
 use component_auth_bindings::types::ProjectEnv;
 use conformance_model::choices::{ChoiceKey, Choices, ModelUuidAt, Shape, UnknownFields};
 use conformance_wire::carried;
 use conformance_wire::request::{Op, Probe, Req, Sent};
 use conformance_wire::target::Target;
 
-/// What the successful answers the probes got looked like: the bodies
-/// (JSON) of a valid Authorize and of the Auth Claims after it, with their
-/// statuses, and the token Authorize issued, if any: what `choices
-/// --overlay` infers the success bodies' shapes from.
-#[derive(Debug, Clone, Default)]
-pub struct Samples {
-    pub authorize: Option<(u16, serde_json::Value)>,
-    pub auth_claims: Option<(u16, serde_json::Value)>,
-    pub token: Option<String>,
-}
-
-/// [`observe`] within `options.deadline`: when it passes, an error (exit
-/// 2) and nothing declared, as a block cut short would be a guess.
-pub async fn observe_within(
-    profile: conformance_model::profile::Profile,
-    options: &RunOptions,
-) -> Result<Choices, RunError> {
-    observe_within_samples(profile, options)
-        .await
-        .map(|(choices, _)| choices)
-}
-
-/// [`observe_within`], with the [`Samples`] of the successful answers.
-pub async fn observe_within_samples(
-    profile: conformance_model::profile::Profile,
-    options: &RunOptions,
-) -> Result<(Choices, Samples), RunError> {
-    let url = profile.base_url.clone();
-    match options.deadline {
-        None => observe_all(profile, options).await,
-        Some(limit) => match tokio::time::timeout(limit, observe_all(profile, options)).await {
-            Ok(seen) => seen,
-            Err(_) => Err(RunError::Unreachable {
-                url: without_userinfo(&url),
-                reason: format!(
-                    "the deadline ({} ms) passed before every choice was observed; nothing is declared",
-                    limit.as_millis()
-                ),
-            }),
-        },
-    }
-}
-
-/// How many requests sent as fast as the run's concurrency allows, at most,
-/// to see whether the server limits them.
-const PACE_PROBES: usize = 400;
-
-/// The pace a server allows this client, where it limits it: valid Auth
-/// Claims (which change nothing) as fast as the concurrency allows, up to
-/// 400 requests or two seconds, each limit answer honoured as a run
-/// honours it. `None` when nothing was limited. The rate is a little under
-/// what the server stated (`RateLimit-Policy`) or, where it stated none,
-/// the pace the run fell to: a run paced at it is not limited, or seldom.
-pub async fn pace(
-    profile: conformance_model::profile::Profile,
-    options: &RunOptions,
-) -> Result<Option<f64>, RunError> {
-    let mut limits = options.limits;
-    limits.rate = None;
-    let target =
-        Arc::new(Target::new(profile, limits, options.connect.clone()).map_err(RunError::Client)?);
-    let Some(c) = target.requests.primary(Op::AuthClaims) else {
-        return Ok(None);
-    };
-    let began = std::time::Instant::now();
-    let batch = limits.concurrency.max(1);
-    let mut sent = 0;
-    while sent < PACE_PROBES && began.elapsed() < std::time::Duration::from_secs(2) {
-        let probes = (0..batch)
-            .map(|_| Probe::new("pace", target.requests.valid(Op::AuthClaims, c)))
-            .collect();
-        let answers = target.send_all(probes).await;
-        sent += batch;
-        // A server that does not answer is for `observe` to say.
-        if answers.iter().all(|s| s.status().is_none()) {
-            return Ok(None);
-        }
-    }
-    let (_, throttled) = target.sender.limits_seen();
-    Ok((throttled.limited > 0)
-        .then_some(throttled.learnt_rate)
-        .flatten()
-        .map(|r| r.floor().max(1.0)))
-}
-
-/// `url` without its user name and password (`base_url` may hold them).
-fn without_userinfo(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(mut u) => {
-            let _ = u.set_password(None);
-            let _ = u.set_username("");
-            u.to_string()
-        }
-        Err(_) => "the target".to_owned(),
-    }
-}
-
-/// Asks the server what it chose. Choices it does not settle are `None`.
-pub async fn observe(
-    profile: conformance_model::profile::Profile,
-    options: &RunOptions,
-) -> Result<Choices, RunError> {
-    observe_all(profile, options)
-        .await
-        .map(|(choices, _)| choices)
-}
-
-/// [`observe`], with the [`Samples`] of the successful answers.
-async fn observe_all(
-    profile: conformance_model::profile::Profile,
-    options: &RunOptions,
-) -> Result<(Choices, Samples), RunError> {
-    // Start from ours: what the profile declares is what is being learnt.
-    let profile = conformance_model::profile::Profile {
-        choices: Choices::default(),
-        ..profile
-    };
-    let target =
-        Target::new(profile, options.limits, options.connect.clone()).map_err(RunError::Client)?;
-
-    // Nothing is declared about what does not answer: a closed port, a
-    // reset, garbage or silence is exit 2, not a block of guesses.
-    answers_http(&target).await?;
-    // Where modelUuid travels is found first: every Authorize the other
-    // rows send carries it there (Target::valid reads the place from the
-    // profile: give it what was seen).
-    let place = target.model_uuid_place().await;
-    let target = Target::new(
-        conformance_model::profile::Profile {
-            choices: Choices {
-                model_uuid: place.as_ref().map(|(at, _)| at.clone()),
-                ..Choices::default()
-            },
-            ..target.profile().clone()
-        },
-        options.limits,
-        options.connect.clone(),
-    )
-    .map_err(RunError::Client)?;
-    let mut o = Observation {
-        t: Arc::new(target),
-        place,
-        missing: None,
-        authorized: None,
-        limit: None,
-        samples: Samples::default(),
-    };
-    let mut seen = Choices::default();
-    for key in OBSERVED {
-        observe_row(key, &mut o, &mut seen).await;
-    }
-    Ok((seen, o.samples))
-}
+use super::Samples;
+use super::body_limit::find_limit;
 
 /// The observer of each row of the choices' table
 /// ([`conformance_model::choices`]): `Key => function`, where the function
@@ -217,6 +59,27 @@ observers! {
     UnknownFields => unknown_fields,
     BodyLimit => body_limit,
     BodyTooLarge => body_too_large,
+}
+
+/// Every row observed, in the order of `observers!`, on `t` (sending
+/// modelUuid where it was found, at `place`).
+pub(super) async fn observe_rows(
+    t: Arc<Target>,
+    place: Option<(ModelUuidAt, Option<u16>)>,
+) -> (Choices, Samples) {
+    let mut o = Observation {
+        t,
+        place,
+        missing: None,
+        authorized: None,
+        limit: None,
+        samples: Samples::default(),
+    };
+    let mut seen = Choices::default();
+    for key in OBSERVED {
+        observe_row(key, &mut o, &mut seen).await;
+    }
+    (seen, o.samples)
 }
 
 /// What the observers share: the target (sending modelUuid where it was
@@ -567,138 +430,6 @@ async fn body_too_large(o: &mut Observation) -> Option<u16> {
 /// A 4xx status: a refusal.
 fn refusal(s: &Sent) -> Option<u16> {
     s.status().filter(|st| (400..500).contains(st))
-}
-
-/// The body limit and the status of its refusal, sent as Authorize of the
-/// first component that takes one ([`halve_to_limit`]).
-/// A server may answer before reading a large body and close the
-/// connection, so the request finds no answer: that size is over the
-/// limit too (refused, its status unknown).
-async fn find_limit(t: &Target) -> Option<(u64, Option<u16>)> {
-    let c = t.requests.primary(Op::Authorize)?.clone();
-    let size = |len: usize| {
-        let c = c.clone();
-        async move {
-            // A body of `len` bytes as sent: where modelUuid travels in
-            // the body, the padding is shorter by what it adds.
-            let body = |pad: usize| {
-                let pad = "x".repeat(pad);
-                t.requests
-                    .valid(Op::Authorize, &c)
-                    .map(|r| r.raw_body(format!("{{\"pad\":\"{pad}\"}}").into_bytes()))
-            };
-            let pad = len.saturating_sub(10);
-            let extra = body(pad)
-                .ok()
-                .and_then(|r| r.body_len())
-                .map_or(0, |sent| sent.saturating_sub(len));
-            let r = body(pad.saturating_sub(extra));
-            let sent = t.send(Probe::new("size", r)).await;
-            Size::of(&sent)
-        }
-    };
-    // A small body first, answered in full: a server that takes no
-    // body at all (a redirect, a 5xx, a refusal of every request, an
-    // answer over the cap to each) shows no limit.
-    if size(64).await != Size::Taken {
-        return None;
-    }
-    halve_to_limit(size).await
-}
-
-/// What one size of body came to, for the body limit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Size {
-    /// Read and judged: served (2xx), or failed validation (417).
-    Taken,
-    /// Refused other than by validation (a 4xx), or no answer at all (a
-    /// server that closes before reading a large body): over the limit.
-    Refused(Option<u16>),
-    /// An answer over the run's cap: no refusal of the body (a server
-    /// whose 417 echoes it, say), taken where the server gave a usable
-    /// answer to a small body; else (an endless chunked answer to every
-    /// request) it says nothing of a limit.
-    OverCap,
-    /// No usable answer: a redirect, a 5xx. It says nothing of a limit.
-    Unknown,
-}
-
-impl Size {
-    fn of(sent: &Sent) -> Size {
-        match sent.status() {
-            None if sent.answered_over_cap => Size::OverCap,
-            None => Size::Refused(None),
-            Some(417) => Size::Taken,
-            Some(st) if (200..300).contains(&st) => Size::Taken,
-            Some(st) if (400..500).contains(&st) => Size::Refused(Some(st)),
-            Some(_) => Size::Unknown,
-        }
-    }
-}
-
-/// The body limit `size` finds, with the status of its refusal: growing
-/// sizes until one is refused, then halving to the byte. `None` where a
-/// size had no usable answer, or no refusal was answered (sizes that found
-/// no answer at all say nothing of what the server chose); the largest
-/// size tried taken: no limit ([`conformance_model::choices::NO_BODY_LIMIT`]).
-async fn halve_to_limit<F, Fut>(size: F) -> Option<(u64, Option<u16>)>
-where
-    F: Fn(usize) -> Fut,
-    Fut: std::future::Future<Output = Size>,
-{
-    let mut taken = 0usize;
-    let mut refused = None;
-    for len in [16 * 1024, 64 * 1024, 1024 * 1024, 8 * 1024 * 1024] {
-        match size(len).await {
-            Size::Taken | Size::OverCap => taken = len,
-            Size::Refused(status) => {
-                refused = Some((len, status));
-                break;
-            }
-            Size::Unknown => return None,
-        }
-    }
-    let Some((mut over, mut status)) = refused else {
-        return (taken > 0).then_some((conformance_model::choices::NO_BODY_LIMIT, None));
-    };
-    while over - taken > 1 {
-        let mid = taken + (over - taken) / 2;
-        match size(mid).await {
-            Size::Taken | Size::OverCap => taken = mid,
-            Size::Refused(st) => {
-                over = mid;
-                status = status.or(st);
-            }
-            Size::Unknown => return None,
-        }
-    }
-    status.map(|st| (taken as u64, Some(st)))
-}
-
-/// One valid Auth Claims request must get an HTTP answer (any status):
-/// otherwise the target cannot be reached, and `choices` says so (exit 2)
-/// rather than declaring what it never saw. Stricter than a run's
-/// preflight, which lets checks judge garbage and silence: `choices`
-/// judges nothing, it only records.
-async fn answers_http(t: &Target) -> Result<(), RunError> {
-    let Some(c) = t.requests.primary(Op::AuthClaims) else {
-        return Ok(());
-    };
-    let sent = t
-        .send(Probe::new("reach", t.requests.valid(Op::AuthClaims, c)))
-        .await;
-    if sent.status().is_some() || sent.answered_over_cap {
-        return Ok(());
-    }
-    let reason = sent
-        .exchange
-        .error
-        .clone()
-        .unwrap_or_else(|| "no HTTP answer".to_owned());
-    Err(RunError::Unreachable {
-        url: t.sender.scrubber().text(&t.profile().base_url),
-        reason: format!("no HTTP answer to a valid Auth Claims request ({reason})"),
-    })
 }
 
 /// A success decoded as the spec's result type, with X-Project-Uuid.
