@@ -5,13 +5,13 @@
 //! the [`target`] put together from its parts (the profile's [`valid`]
 //! requests; the [`sender`], with pacing and retries by [`transport`],
 //! [`concurrency`], its limit answers kept, TLS and proxies by
-//! [`connect`]; the [`settled`] state that puts every component in a known
-//! state; [`reproduction`]s), the [`phase`] each request goes in, the
-//! normalised [`exchange`] of every request and answer with the secret
-//! scrubber, [`volatile`] values, [`curl`] commands, what an error answer
-//! is ([`envelope`]), what a success carries ([`carried`]), [`latency`],
-//! the documented [`outcomes`] a run saw, and the built-in
-//! [`description`]. It knows no check.
+//! [`connect`]; the [`settle`] that puts every component in a known state,
+//! and the [`state`] it learns; [`reproduction`]s), the [`phase`] each
+//! request goes in, the normalised [`exchange`] of every request and answer
+//! with the secret scrubber, [`volatile`] values, [`curl`] commands, what
+//! an error answer is ([`envelope`]), what a success carries
+//! ([`carried`]), [`latency`], the documented [`outcomes`] a run saw, and
+//! the built-in [`description`]. It knows no check.
 
 pub mod carried;
 pub mod concurrency;
@@ -29,7 +29,8 @@ pub mod progress;
 pub mod reproduction;
 pub mod request;
 pub mod sender;
-pub mod settled;
+pub mod settle;
+pub mod state;
 pub mod target;
 pub mod transport;
 pub mod valid;

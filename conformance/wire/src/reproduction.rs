@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use crate::connect::Connect;
 use crate::curl::Placeholder;
 use crate::request::{Op, Req};
-use crate::settled::Settled;
+use crate::state::State;
 use crate::valid::ValidRequests;
 use conformance_model::profile::Profile;
 
@@ -70,7 +70,7 @@ impl Reproductions {
         &self,
         req: &Req,
         requests: &ValidRequests,
-        state: &Settled,
+        state: &State,
     ) -> Option<(Placeholder, String)> {
         let sent = req.request().headers().get("x-auth-token")?.to_str().ok()?;
         let settled = requests
@@ -112,7 +112,7 @@ impl Reproductions {
     /// variables, the `--header`s as theirs, a token the run had issued as
     /// a variable the lines before the command set; a body over 4 KiB is
     /// sent from a file the command names, so the line stays readable.
-    pub(crate) fn curl(&self, req: &Req, requests: &ValidRequests, state: &Settled) -> String {
+    pub(crate) fn curl(&self, req: &Req, requests: &ValidRequests, state: &State) -> String {
         let issued = self.issued_in(req, requests, state);
         let secrets: Cow<'_, [Placeholder]> = match &issued {
             None => Cow::Borrowed(&self.secrets),

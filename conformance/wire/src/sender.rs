@@ -195,7 +195,7 @@ impl Sender {
 
     /// What the exchanges' records are scrubbed with: the profile's secrets
     /// and the `--header`s (the tokens the server issues are added at the
-    /// end of the run: [`crate::settled::Settled::final_scrubber`]).
+    /// end of the run: [`crate::state::State::final_scrubber`]).
     pub fn scrubber(&self) -> &Scrubber {
         &self.scrub
     }

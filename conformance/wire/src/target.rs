@@ -5,8 +5,9 @@
 //!   operation, which a negative check changes in exactly one way;
 //! - [`Sender`]: how requests travel (pacing, limit answers, time-outs,
 //!   sessions), each exchange recorded before any judgement;
-//! - [`Settled`]: the state the run puts the server in, the values that
-//!   change in it, the tokens it issued;
+//! - [`State`]: what the run learnt of the server's state (the tokens the
+//!   settle kept and the server issued, the values that change); the
+//!   settle itself is in [`crate::settle`];
 //! - [`Reproductions`]: every exchange as a `curl` command to paste.
 //!
 //! What needs several parts is here: sending a probe (the sender records
@@ -24,7 +25,7 @@ use crate::exchange::{Exchange, RequestRecord, Scrubber};
 use crate::reproduction::Reproductions;
 use crate::request::{Op, Probe, Sent};
 use crate::sender::Sender;
-use crate::settled::Settled;
+use crate::state::State;
 use crate::transport::Limits;
 use crate::valid::ValidRequests;
 
@@ -33,7 +34,7 @@ use crate::valid::ValidRequests;
 pub struct Target {
     pub requests: ValidRequests,
     pub sender: Sender,
-    pub state: Settled,
+    pub state: State,
     pub reproductions: Reproductions,
 }
 
@@ -44,7 +45,7 @@ impl Target {
         let scrub = Scrubber::new(secrets.clone(), profile.secret_fields());
         let reproductions = Reproductions::new(&profile, &connect);
         let sender = Sender::new(&profile, limits, connect, scrub)?;
-        let state = Settled::new(secrets, profile.secret_fields());
+        let state = State::new(secrets, profile.secret_fields());
         Ok(Self {
             requests: ValidRequests::new(profile, sender.client().clone()),
             sender,

@@ -1,98 +1,15 @@
-//! The settled state: what the run puts the server in before any check
-//! (one valid Authorize of each component, [`Target::settle`]), the body
-//! values that change between identical requests in that state
-//! ([`Target::learn_volatile`]), and the tokens the server issued (each a
-//! secret wherever it is echoed). What a record keeps of an answer and
-//! which tokens a reproduction obtains first are read from here.
+//! Settling: before any check, the run puts every component in a known
+//! state (one valid Authorize of each, [`Target::settle`]) and learns
+//! which body values change between identical requests in that state
+//! ([`Target::learn_volatile`]); what it learns is kept in
+//! [`crate::state::State`].
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::Arc;
 
 use component_auth_bindings::types::ProjectEnv;
 
-use crate::exchange::{Recording, Scrubber};
-use crate::request::{Op, Probe, Sent, Typed};
+use crate::request::{Op, Probe, Sent};
 use crate::target::Target;
-
-/// What the run learnt of the server's state.
-#[derive(Debug)]
-pub struct Settled {
-    /// The token each component's settling Authorize issued, by the
-    /// component's index ([`Target::settle`]).
-    settled: Mutex<Vec<Option<String>>>,
-    /// Tokens the server issued in a success (an X-Auth-Token is a secret
-    /// wherever it is echoed), learnt as answers come.
-    issued: Mutex<Vec<String>>,
-    /// Body paths whose values changed between two identical requests,
-    /// found before the checks run ([`crate::volatile`]).
-    volatile: OnceLock<Vec<String>>,
-    /// The profile's secrets and the `--header`s' values, and the body
-    /// fields that are secret: what the run's outputs are scrubbed of,
-    /// with the issued tokens ([`Settled::final_scrubber`]).
-    secrets: Vec<String>,
-    secret_fields: Vec<String>,
-}
-
-impl Settled {
-    pub(crate) fn new(secrets: Vec<String>, secret_fields: Vec<String>) -> Self {
-        Self {
-            settled: Default::default(),
-            issued: Mutex::new(Vec::new()),
-            volatile: OnceLock::new(),
-            secrets,
-            secret_fields,
-        }
-    }
-
-    /// The token the `i`th component's settling Authorize issued, if any.
-    pub fn settled_token(&self, i: usize) -> Option<String> {
-        let settled = self.settled.lock().unwrap_or_else(|p| p.into_inner());
-        settled.get(i).cloned().flatten()
-    }
-
-    /// What a record keeps of an answer: the profile's extra `headers` and
-    /// the volatile body paths found so far.
-    pub fn recording<'a>(&'a self, headers: &'a [String]) -> Recording<'a> {
-        Recording {
-            headers,
-            volatile: self.volatile.get().map_or(&[], Vec::as_slice),
-        }
-    }
-
-    /// Keeps a token a success carried, as a secret.
-    pub(crate) fn learn_issued(&self, typed: &Typed) {
-        let raw = typed.raw();
-        if !(200..300).contains(&raw.status) {
-            return;
-        }
-        // Read as a stream: no tree of a large answer is built for this.
-        if let Some(token) = crate::carried::issued_token_in(&raw.body) {
-            let mut issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
-            if !issued.contains(&token) {
-                issued.push(token);
-            }
-        }
-    }
-
-    /// Whether the server issued `token` during the run.
-    pub(crate) fn was_issued(&self, token: &str) -> bool {
-        let issued = self.issued.lock().unwrap_or_else(|p| p.into_inner());
-        issued.iter().any(|t| t == token)
-    }
-
-    /// The scrubber for the run's outputs: the profile's secrets and every
-    /// token the server issued during the run.
-    pub fn final_scrubber(&self) -> Scrubber {
-        let mut secrets = self.secrets.clone();
-        secrets.extend(
-            self.issued
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .iter()
-                .cloned(),
-        );
-        Scrubber::new(secrets, self.secret_fields.clone())
-    }
-}
 
 impl Target {
     /// Puts every component that can take Authorize in a known state: one
@@ -147,7 +64,7 @@ impl Target {
         }
         // The run's retry count is its checks' requests, as reported.
         self.sender.reset_retried(retried_before);
-        *self.state.settled.lock().unwrap_or_else(|p| p.into_inner()) = settled;
+        self.state.set_settled(settled);
         count
     }
 
@@ -201,9 +118,8 @@ impl Target {
                         .iter()
                         .position(|c| std::ptr::eq(c, p))
                 });
-                let mut settled = self.state.settled.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(slot) = i.and_then(|i| settled.get_mut(i)) {
-                    *slot = Some(token);
+                if let Some(i) = i {
+                    self.state.replace_settled(i, token);
                 }
             }
             first.push(a);
@@ -223,7 +139,7 @@ impl Target {
         paths.sort();
         paths.dedup();
         // Set once per run; a second call keeps the first answer.
-        let _ = self.state.volatile.set(paths);
+        self.state.set_volatile(paths);
     }
 }
 
