@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use conformance_suite::runner::RunOptions;
 use conformance_wire::connect::Connect;
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 
 use super::embedded::load_or_embedded;
 use super::{ConnectArgs, connect_from, fail, target_given};

@@ -15,7 +15,7 @@ use conformance_suite::catalogue::Level;
 use conformance_suite::generate::Generation;
 use conformance_suite::runner::{Plan, RunOptions};
 use conformance_suite::snapshot::{SnapshotOptions, SnapshotUpdate};
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 
 use super::embedded::{SHIPPED_PROFILE, SHIPPED_PROFILE_NAME, SHIPPED_SNAPSHOTS};
 use super::{ConnectArgs, connect_from, fail, parse_duration, parse_rate, target_given};

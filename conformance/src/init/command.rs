@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use conformance_model::profile::Profile;
 use conformance_suite::runner::RunOptions;
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 
 use super::dialogue::{ask, ask_components, given_or_asked};
 use super::files::{inside, refuse_existing, repo_root, slashed, write_file};

@@ -8,7 +8,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use conformance_wire::connect::Connect;
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 use hyper::http::uri::{Authority, PathAndQuery};

@@ -11,7 +11,8 @@ use crate::context::RunContext;
 use conformance_model::choices::ChoiceKey;
 use conformance_requirements::Requirement;
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Op, Probe, Sent, Target};
+use conformance_wire::request::{Op, Probe, Sent};
+use conformance_wire::valid::ValidRequests;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -25,7 +26,7 @@ pub use conformance_model::level::Level;
 pub(crate) type BoxFuture = Pin<Box<dyn Future<Output = Outcome> + Send>>;
 
 /// The requests a planned check sends, made from the target's profile.
-pub(crate) type PlanFn = Arc<dyn Fn(&Target) -> Vec<Probe> + Send + Sync>;
+pub(crate) type PlanFn = Arc<dyn Fn(&ValidRequests) -> Vec<Probe> + Send + Sync>;
 /// A planned check's judgement of its answers (in the order planned).
 pub(crate) type JudgeFn = Arc<dyn Fn(&RunContext, Vec<Sent>) -> Outcome + Send + Sync>;
 type ProcedureFn = Arc<dyn Fn(Arc<RunContext>) -> BoxFuture + Send + Sync>;
@@ -105,7 +106,7 @@ impl Run {
     /// Requests made by `plan`, sent by the runner each in its phase, and
     /// judged together by `judge`.
     pub fn planned(
-        plan: impl Fn(&Target) -> Vec<Probe> + Send + Sync + 'static,
+        plan: impl Fn(&ValidRequests) -> Vec<Probe> + Send + Sync + 'static,
         judge: impl Fn(&RunContext, Vec<Sent>) -> Outcome + Send + Sync + 'static,
     ) -> Self {
         Self::with_body(Body::Planned {
@@ -187,10 +188,10 @@ impl Run {
     }
 
     /// The phases the check sends in (none: it only judges).
-    pub fn phases(&self, target: &Target) -> Vec<Phase> {
+    pub fn phases(&self, requests: &ValidRequests) -> Vec<Phase> {
         let mut phases = match &self.body {
             Body::Procedure { phase, .. } => vec![*phase],
-            Body::Planned { plan, .. } => plan(target).iter().map(Probe::phase).collect(),
+            Body::Planned { plan, .. } => plan(requests).iter().map(Probe::phase).collect(),
             Body::RunWide(_) => Vec::new(),
         };
         phases.sort();

@@ -11,11 +11,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::generate::{Generated, Generation, Judged};
 use crate::probes::ErrorProbe;
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Probe, Sent, Target};
+use conformance_wire::request::{Probe, Sent};
+use conformance_wire::target::Target;
+use conformance_wire::valid::ValidRequests;
 
 /// The requests of the error probes, made from the target's profile, each
 /// with which probe it is.
-pub type ProbePlan = fn(&Target) -> Vec<(ErrorProbe, Probe)>;
+pub type ProbePlan = fn(&ValidRequests) -> Vec<(ErrorProbe, Probe)>;
 
 /// What every check of one run shares.
 #[derive(Debug)]
@@ -51,7 +53,7 @@ impl RunContext {
             probes: OnceLock::new(),
             generated: OnceLock::new(),
             alone: target
-                .profile
+                .profile()
                 .components
                 .iter()
                 .map(|_| Default::default())
@@ -66,7 +68,7 @@ impl RunContext {
     pub async fn alone(&self, name: &str) -> Option<tokio::sync::MutexGuard<'_, ()>> {
         let i = self
             .target
-            .profile
+            .profile()
             .components
             .iter()
             .position(|c| c.name == name)?;
@@ -90,7 +92,7 @@ impl RunContext {
             if !self.judged.judges_probes() {
                 return;
             }
-            let planned = (self.probe_plan)(&self.target);
+            let planned = (self.probe_plan)(&self.target.requests);
             let mut slots: Vec<Option<(ErrorProbe, Sent)>> = self.take_slots(planned.len());
             let (mine, at): (Vec<Probe>, Vec<(usize, ErrorProbe)>) = planned
                 .into_iter()

@@ -6,7 +6,7 @@
 
 use crate::catalogue::Outcome;
 use conformance_wire::exchange::Exchange;
-use conformance_wire::target::Sent;
+use conformance_wire::request::Sent;
 
 /// What "accepted" means in a check's `expects`.
 pub(crate) const ACCEPTED: &str = "a 2xx answer";

@@ -2,7 +2,8 @@
 //! envelopes, choices), and the values a check sends where something must
 //! be wrong.
 
-use conformance_wire::target::{Op, Probe, Target};
+use conformance_wire::request::{Op, Probe};
+use conformance_wire::valid::ValidRequests;
 
 /// The error probes, in words: what [`probe_requests`] sends.
 pub(crate) const PROBES: &str = "the error probes: an unknown ref, a wrong secret, no X-Client-Id, X-Project-Env `staging`, a malformed JSON body, an invalid body, no modelUuid, and one valid request of each operation";
@@ -24,7 +25,7 @@ pub enum ErrorProbe {
 /// The requests of the error probes, sent once per run (each in its phase)
 /// and shared through the run's context by the checks that judge them
 /// (envelopes, choices), each with which probe it is.
-pub fn probe_requests(t: &Target) -> Vec<(ErrorProbe, Probe)> {
+pub fn probe_requests(t: &ValidRequests) -> Vec<(ErrorProbe, Probe)> {
     let mut reqs = Vec::new();
     let mut push = |kind: ErrorProbe, label: &str, request| {
         reqs.push((kind, Probe::new(label, request)));

@@ -79,7 +79,7 @@ impl Drop for Ticker {
 
 impl State {
     fn line(&self, target: &Target, elapsed: Duration, deadline: Duration) -> String {
-        let counts = target.progress.counts();
+        let counts = target.sender.progress.counts();
         let phase = match *self.phase.lock().unwrap_or_else(|p| p.into_inner()) {
             None => "settling every component",
             Some(Phase::Read) => "reads",
@@ -99,7 +99,7 @@ impl State {
             counts.unanswered,
             self.checks,
         );
-        let (hold, (allowed, timed_out)) = target.waiting();
+        let (hold, (allowed, timed_out)) = target.sender.waiting();
         if let Some((left, said)) = hold {
             line.push_str(&format!(
                 "; waiting {} s more: the server limits this client ({said})",
@@ -113,7 +113,7 @@ impl State {
                 if allowed == 1 { "" } else { "s" },
             ));
         }
-        if let Some(why) = target.stopped() {
+        if let Some(why) = target.sender.stopped() {
             line.push_str(&format!("; sending stopped: {why}"));
         }
         line.push_str(&format!(

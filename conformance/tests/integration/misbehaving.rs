@@ -11,7 +11,7 @@ use conformance::run;
 use conformance_model::profile::Profile;
 use conformance_report::report::Status;
 use conformance_suite::runner::{RunError, RunOptions};
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 

@@ -9,7 +9,7 @@ use conformance_model::profile::Profile;
 use conformance_report::report::Status;
 use conformance_suite::observe::observe;
 use conformance_suite::runner::RunOptions;
-use conformance_wire::target::Limits;
+use conformance_wire::transport::Limits;
 use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use hyper::server::conn::http1;
@@ -206,7 +206,7 @@ async fn a_compressed_limit_answer_is_decoded_before_it_is_judged() {
             "answers/limit-answers-are-envelopes".into(),
         ],
         // One re-send: the answers kept are the first ones.
-        limits: conformance_wire::target::Limits {
+        limits: conformance_wire::transport::Limits {
             retries: 1,
             ..Default::default()
         },
@@ -234,7 +234,7 @@ async fn a_server_that_limits_its_rate_passes_at_any_concurrency() {
         .await
         .expect("server");
         let options = RunOptions {
-            limits: conformance_wire::target::Limits {
+            limits: conformance_wire::transport::Limits {
                 concurrency,
                 ..Default::default()
             },
@@ -270,7 +270,7 @@ async fn rate_and_deadline_are_kept() {
     let rate = 40.0;
     let options = RunOptions {
         only: vec!["headers/auth-claims".into()],
-        limits: conformance_wire::target::Limits {
+        limits: conformance_wire::transport::Limits {
             rate: Some(rate),
             ..Default::default()
         },
@@ -290,7 +290,7 @@ async fn rate_and_deadline_are_kept() {
 
     let options = RunOptions {
         deadline: Some(std::time::Duration::from_millis(1)),
-        limits: conformance_wire::target::Limits {
+        limits: conformance_wire::transport::Limits {
             rate: Some(rate),
             ..Default::default()
         },

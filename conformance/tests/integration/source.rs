@@ -393,7 +393,7 @@ fn the_verdict_detector_sees_each_kind_and_only_in_code() {
 
 /// A new choice is one row of the table (`conformance/model/src/choices.rs`:
 /// its key, type, ours, how it is read, its node of `spec/openapi.yaml`),
-/// its observer (`conformance/suite/src/observe.rs`) and its checks (under
+/// its observer (`conformance/suite/src/observe/rows.rs`) and its checks (under
 /// `conformance/suite/src/checks/`): no other code of the runner names a
 /// key, as the SARIF node, the printed block and what a warned run proposes
 /// all come from the row. `model_uuid`, which a run looks for itself before
@@ -412,7 +412,7 @@ fn a_choice_is_named_by_its_row_its_observer_and_its_checks_only() {
     let own = |f: &Path| {
         let f = f.to_string_lossy().replace('\\', "/");
         f.ends_with("conformance/model/src/choices.rs")
-            || f.ends_with("conformance/suite/src/observe.rs")
+            || f.ends_with("conformance/suite/src/observe/rows.rs")
             || f.contains("conformance/suite/src/checks/")
     };
     let mut named = Vec::new();

@@ -12,7 +12,8 @@ use crate::generate::{Family, Judged};
 use conformance_model::choices::Choices;
 use conformance_model::profile::Component;
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Case as HeaderCase, Op, Probe, Req, Sent, Target};
+use conformance_wire::request::{Case as HeaderCase, Op, Probe, Req, Sent};
+use conformance_wire::valid::ValidRequests;
 
 impl Case {
     /// The check's run: declared requests are planned (the runner sends
@@ -63,15 +64,15 @@ const PROBES_GROUP: &str = "errors/probes";
 /// Judges the answers to a planned check's requests (planned again: the
 /// plan is a pure function of the profile, so the same).
 fn judge_planned(t: &RunContext, r: &Requests, expects: &Expect, sent: Vec<Sent>) -> Outcome {
-    let planned = plan(t, r);
+    let planned = plan(&t.requests, r);
     let about: Vec<_> = planned.into_iter().map(|(_, about)| about).collect();
     let answers = answers(&sent, &about);
-    let found = expects.verdict(&t.profile.choices, &answers, by_label(&answers));
+    let found = expects.verdict(&t.profile().choices, &answers, by_label(&answers));
     outcome(found, crate::judge::exchanges(&sent))
 }
 
 async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
-    let choices = &t.profile.choices;
+    let choices = &t.profile().choices;
     match &case.sends {
         Sends::Requests(_) => Outcome::fail(
             "a planned check was run as a procedure (a bug of the runner)",
@@ -97,22 +98,27 @@ async fn judge(t: Arc<RunContext>, case: Case) -> Outcome {
             // moment (`state/environments`).
             let mut reached: Vec<usize> = steps
                 .iter()
-                .filter_map(|s| t.primary(s.op))
-                .filter_map(|c| t.profile.components.iter().position(|p| std::ptr::eq(p, c)))
+                .filter_map(|s| t.requests.primary(s.op))
+                .filter_map(|c| {
+                    t.profile()
+                        .components
+                        .iter()
+                        .position(|p| std::ptr::eq(p, c))
+                })
                 .collect();
             reached.sort_unstable();
             reached.dedup();
             let mut held = Vec::new();
             for i in reached {
-                held.push(t.alone(&t.profile.components[i].name).await);
+                held.push(t.alone(&t.profile().components[i].name).await);
             }
             let mut sent = Vec::new();
             let mut about = Vec::new();
             for step in steps {
-                let Some(c) = t.primary(step.op) else {
+                let Some(c) = t.requests.primary(step.op) else {
                     continue;
                 };
-                let Some(made) = step.change.apply(&t, step.op, c) else {
+                let Some(made) = step.change.apply(&t.requests, step.op, c) else {
                     continue;
                 };
                 let probe = Probe::new(step.label, made.request).case(made.case);
@@ -181,7 +187,7 @@ fn by_label<'a>(answers: &'a [Answer<'_>]) -> impl Fn(usize, &str) -> String + '
 }
 
 /// Every request of `r`, in order: per operation, per component, per change.
-fn plan<'t>(t: &'t Target, r: &Requests) -> Vec<(Probe, (&'t Component, Change))> {
+fn plan<'t>(t: &'t ValidRequests, r: &Requests) -> Vec<(Probe, (&'t Component, Change))> {
     let mut out = Vec::new();
     for &op in &r.ops {
         let comps: Vec<&Component> = match r.to {
@@ -270,7 +276,7 @@ fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) ->
         return None;
     }
     let without: Vec<&str> = t
-        .profile
+        .profile()
         .components
         .iter()
         .enumerate()
@@ -289,7 +295,7 @@ fn not_made(t: &RunContext, family: Family, cases: &[&crate::generate::Case]) ->
 impl Change {
     /// The request, the ref it names, and the letter case of its header
     /// names; `None` where the change cannot be made for `c`.
-    fn apply(self, t: &Target, op: Op, c: &Component) -> Option<Made> {
+    fn apply(self, t: &ValidRequests, op: Op, c: &Component) -> Option<Made> {
         let valid = || t.valid(op, c);
         let mut reference = c.name.clone();
         let mut case = HeaderCase::Lower;

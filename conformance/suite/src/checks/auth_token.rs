@@ -6,7 +6,7 @@ use crate::case::{CaseCheck, Change, Expect, Sends, To};
 use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::WRONG_TOKEN;
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const QUOTE: Cites = Cites::Requirement(&requirement::AUTH_TOKEN);
 

@@ -9,7 +9,7 @@ use crate::checks::{accepted, is_417, refused};
 use conformance_model::choices::ChoiceKey;
 use conformance_model::choices::Choices;
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const FIELDS: Cites = Cites::Requirement(&requirement::BODY_FIELDS);
 const AS_JSON: Cites = Cites::Requirement(&requirement::BODY_AS_JSON);
@@ -47,7 +47,7 @@ fn get_refused(c: &Choices) -> Judge {
     }
 }
 
-fn served_or_refused(sent: &conformance_wire::target::Sent) -> Result<(), String> {
+fn served_or_refused(sent: &conformance_wire::request::Sent) -> Result<(), String> {
     accepted(sent).or_else(|_| refused(sent))
 }
 

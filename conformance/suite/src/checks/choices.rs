@@ -29,7 +29,7 @@ use component_auth_bindings::variants;
 
 use crate::probes::ErrorProbe;
 use conformance_model::profile::is_uuid;
-use conformance_wire::target::{Op, Probe, Typed};
+use conformance_wire::request::{Op, Probe, Typed};
 
 /// A choice of status: what is sent, and which choice the answer's
 /// status is held to.
@@ -413,10 +413,10 @@ fn absent_env(answers: &[Answer<'_>], choices: &Choices) -> Found {
 
 async fn issued_token(t: Arc<RunContext>) -> Outcome {
     // `needs` gates the check on a component with an `authorize` section.
-    let Some(c) = t.primary(Op::Authorize) else {
+    let Some(c) = t.requests.primary(Op::Authorize) else {
         return Outcome::unmet(Need::Authorize);
     };
-    if !t.profile.choices.issues_token().value {
+    if !t.profile().choices.issues_token().value {
         return Outcome::not_applicable(
             "the profile declares that Authorize issues no token (`choices.issues_token: false`)",
             Vec::new(),
@@ -424,7 +424,7 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
     }
     let _alone = t.alone(&c.name).await;
     let first = t
-        .send(Probe::new("Authorize", t.valid(Op::Authorize, c)))
+        .send(Probe::new("Authorize", t.requests.valid(Op::Authorize, c)))
         .await;
     let token = first
         .raw()
@@ -435,7 +435,7 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
         let why = format!(
             "Authorize issued no token: {}{}",
             first.summary(),
-            match t.profile.choices.issues_token().declared {
+            match t.profile().choices.issues_token().declared {
                 true => "",
                 false =>
                     " (a server that issues none is allowed: declare `choices.issues_token: false`)",
@@ -451,11 +451,11 @@ async fn issued_token(t: Arc<RunContext>) -> Outcome {
     let second = t
         .send(Probe::new(
             "Auth Claims with the issued token",
-            t.claims_with_token(c, Secret::new(token)),
+            t.requests.claims_with_token(c, Secret::new(token)),
         ))
         .await;
     // Named by its uuid only where the server chose so (ours).
-    let named = t.profile.choices.claims_carry_model_uuid().value;
+    let named = t.profile().choices.claims_carry_model_uuid().value;
     let v = match second.raw() {
         Some(r) if (200..300).contains(&r.status) && !named => Ok(()),
         Some(r) if (200..300).contains(&r.status) => match r.json() {

@@ -16,7 +16,8 @@ use crate::context::RunContext;
 use crate::judge::reproduce;
 use conformance_requirements as requirement;
 use conformance_wire::encoding::ACCEPT_ENCODING;
-use conformance_wire::target::{Op, Probe, Req, Sent, Target};
+use conformance_wire::request::{Op, Probe, Req, Sent};
+use conformance_wire::valid::ValidRequests;
 
 pub fn checks() -> Vec<Check> {
     vec![CaseCheck {
@@ -47,7 +48,7 @@ const LABELS: [&str; 6] = [
     "Authorize with invalid_body, accepting compression",
 ];
 
-fn plan(t: &Target) -> Vec<Probe> {
+fn plan(t: &ValidRequests) -> Vec<Probe> {
     let compressed = |req: Result<Req, _>| {
         req.and_then(|r: Req| r.set_header("Accept-Encoding", ACCEPT_ENCODING))
     };

@@ -9,7 +9,7 @@ use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{WRONG_SECRET, refused};
 use conformance_model::choices::Choices;
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const WITHOUT_CLIENT_ID: Change = Change::DropHeader("X-Client-Id");
 const WRONG: Change = Change::Header("X-Client-Secret", WRONG_SECRET);

@@ -15,7 +15,7 @@ use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::needs::Need;
 use conformance_model::choices::Choices;
 use conformance_model::profile::is_uuid;
-use conformance_wire::target::Sent;
+use conformance_wire::request::Sent;
 
 fn is_error(s: &Sent) -> bool {
     s.status().is_some_and(|st| (400..600).contains(&st))

@@ -7,7 +7,7 @@ use crate::case::{CaseCheck, Change, Expect, Label, Sends, To};
 use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{WRONG_CLIENT_ID, WRONG_SECRET};
 use conformance_requirements as requirement;
-use conformance_wire::target::{Case, Op};
+use conformance_wire::request::{Case, Op};
 
 const CLIENT_ID: Cites = Cites::Requirement(&requirement::CLIENT_ID);
 const CLIENT_SECRET: Cites = Cites::Requirement(&requirement::CLIENT_SECRET);

@@ -3,7 +3,7 @@
 
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends};
 use crate::catalogue::{Check, Cites, Level, Subject};
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 pub fn checks() -> Vec<Check> {
     vec![

@@ -3,7 +3,7 @@
 use crate::case::{Answer, CaseCheck, Change, Expect, Label, Sends, To};
 use crate::catalogue::{Check, Cites, Level, Subject};
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const QUOTE: Cites = Cites::Requirement(&requirement::VERSION);
 

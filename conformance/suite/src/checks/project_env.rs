@@ -4,7 +4,7 @@
 use crate::case::{CaseCheck, Change, Expect, Sends};
 use crate::catalogue::{Check, Cites, Level, Subject};
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const QUOTE: Cites = Cites::Requirement(&requirement::PROJECT_ENV_VALUES);
 

@@ -7,7 +7,7 @@ use crate::catalogue::{Check, Cites, Level, Subject};
 use crate::checks::{UNKNOWN_REF, UNKNOWN_UUID, accepted, refused};
 use conformance_model::choices::Choices;
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const QUOTE: Cites = Cites::Requirement(&requirement::REF);
 

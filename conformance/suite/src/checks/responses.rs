@@ -7,7 +7,7 @@ use conformance_model::choices::ChoiceKey;
 use conformance_model::choices::Choices;
 use conformance_requirements as requirement;
 use conformance_wire::carried::holds_string;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 pub fn checks() -> Vec<Check> {
     [

@@ -24,7 +24,7 @@ use crate::judge::reproduce;
 use crate::needs::Need;
 use conformance_model::choices::ChoiceKey;
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Op, Probe, Sent};
+use conformance_wire::request::{Op, Probe, Sent};
 
 /// Reads of one state that read the claim back, each on a fresh connection
 /// right after the one before: two reach both instances behind a
@@ -151,9 +151,9 @@ fn model_marks(
 /// its memory, a cache per worker) shows as reads that disagree, whatever
 /// the server chose to return.
 async fn read_back(t: Arc<RunContext>) -> Outcome {
-    let carries = t.profile.choices.claims_carry_model_uuid().value;
+    let carries = t.profile().choices.claims_carry_model_uuid().value;
     let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
-    for c in t.components(Op::Authorize) {
+    for c in t.requests.components(Op::Authorize) {
         let Some(a) = c.authorize.as_ref() else {
             continue;
         };
@@ -173,7 +173,7 @@ async fn read_back(t: Arc<RunContext>) -> Outcome {
             let write = t
                 .send(Probe::new(
                     label.clone(),
-                    t.valid_as(Op::Authorize, c, &c.name, Some(model)),
+                    t.requests.valid_as(Op::Authorize, c, &c.name, Some(model)),
                 ))
                 .await;
             let served = write
@@ -195,7 +195,7 @@ async fn read_back(t: Arc<RunContext>) -> Outcome {
                 other.map_or_else(Vec::new, |o| model_marks(c, carries, o, Some(model)));
             let mut reads = Vec::new();
             for n in 1..=READS_BACK {
-                let mut req = t.valid_as(Op::AuthClaims, c, &c.name, Some(model));
+                let mut req = t.requests.valid_as(Op::AuthClaims, c, &c.name, Some(model));
                 if let Some(token) = &token {
                     req = req.and_then(|r| r.set_header("X-Auth-Token", token));
                 }
@@ -242,7 +242,7 @@ async fn read_back(t: Arc<RunContext>) -> Outcome {
 /// other model's body does not have (a server that names a model by its
 /// fields), never by a secret field's value.
 async fn environments(t: Arc<RunContext>) -> Outcome {
-    let choices = &t.profile.choices;
+    let choices = &t.profile().choices;
     if !choices.authorize_claims().value {
         return Outcome::not_applicable(
             "the profile declares that Auth Claims does not follow Authorize (`choices.authorize_claims: false`): no claim to read back",
@@ -252,7 +252,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
     let carries = choices.claims_carry_model_uuid();
     let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
     let mut unnamed = false;
-    for c in t.components(Op::Authorize) {
+    for c in t.requests.components(Op::Authorize) {
         let Some(a) = c.authorize.as_ref() else {
             continue;
         };
@@ -263,7 +263,8 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
         let second = (second.model_uuid.as_str(), &second.valid_body);
         let _alone = t.alone(&c.name).await;
         let in_env = |op: Op, model: (&str, &AuthFields), env: ProjectEnv| {
-            t.valid_as(op, c, &c.name, Some(model))
+            t.requests
+                .valid_as(op, c, &c.name, Some(model))
                 .and_then(|r| r.set_header("X-Project-Env", env.as_str()))
         };
         let marks = |this: (&str, &AuthFields), other: (&str, &AuthFields)| {
@@ -392,7 +393,7 @@ async fn environments(t: Arc<RunContext>) -> Outcome {
 }
 
 async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
-    let choices = &t.profile.choices;
+    let choices = &t.profile().choices;
     let claims = choices.authorize_claims();
     if !claims.value {
         return Outcome::not_applicable(
@@ -413,14 +414,17 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
         }
     };
     let mut cases: Vec<(String, Sent, Result<(), String>)> = Vec::new();
-    for c in t.components(Op::Authorize) {
+    for c in t.requests.components(Op::Authorize) {
         let Some(model) = c.authorize.as_ref().map(|a| a.model_uuid.clone()) else {
             continue;
         };
         let label = format!("Authorize {}", c.name);
         let _alone = t.alone(&c.name).await;
         let first = t
-            .send(Probe::new(label.clone(), t.valid(Op::Authorize, c)))
+            .send(Probe::new(
+                label.clone(),
+                t.requests.valid(Op::Authorize, c),
+            ))
             .await;
         let served = first
             .raw()
@@ -437,9 +441,12 @@ async fn authorize_claims(t: Arc<RunContext>) -> Outcome {
         let (with, req) = match token {
             Some(token) => (
                 "with the issued token",
-                t.claims_with_token(c, Secret::new(token)),
+                t.requests.claims_with_token(c, Secret::new(token)),
             ),
-            None => ("as the profile sends it", t.valid(Op::AuthClaims, c)),
+            None => (
+                "as the profile sends it",
+                t.requests.valid(Op::AuthClaims, c),
+            ),
         };
         let label2 = format!("Auth Claims {} {with}", c.name);
         let second = t.send(Probe::new(label2.clone(), req)).await;

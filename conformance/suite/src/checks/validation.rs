@@ -5,7 +5,7 @@
 use crate::case::{CaseCheck, Change, Expect, Sends, To};
 use crate::catalogue::{Check, Cites, Level, Subject};
 use conformance_requirements as requirement;
-use conformance_wire::target::Op;
+use conformance_wire::request::Op;
 
 const RULE_417: Cites = Cites::Requirement(&requirement::VALIDATION_IS_417);
 const MODEL_UUID: Cites = Cites::Requirement(&requirement::MODEL_UUID);

@@ -4,7 +4,7 @@
 //! property runs judge every body by it as they go).
 
 use super::Family;
-use conformance_wire::target::Sent;
+use conformance_wire::request::Sent;
 
 /// One invariant: what it judges of an answer. Its check (id, section,
 /// level, quote and texts) is declared in `checks/invariants.rs`, the file

@@ -18,15 +18,18 @@
 //! request as a `curl` command ([`curl`]) with secrets as shell variables.
 
 pub mod bodies;
+pub mod changes;
 pub use conformance_wire::curl;
 pub mod edges;
 pub mod invariants;
+pub mod literals;
 pub mod oracle;
 
 use std::sync::Arc;
 
 use conformance_wire::phase::Phase;
-use conformance_wire::target::{Op, Sent, Target};
+use conformance_wire::request::{Op, Sent};
+use conformance_wire::target::Target;
 
 /// How many generated cases, from which seed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -292,9 +295,10 @@ impl Generated {
             Phase::Write => Op::Authorize,
             Phase::Verify | Phase::Quiet | Phase::Judge => return Generated::default(),
         };
-        if let (Phase::Read, Some(c)) = (phase, t.primary(Op::AuthClaims)) {
+        if let (Phase::Read, Some(c)) = (phase, t.requests.primary(Op::AuthClaims)) {
             let label = "a valid request, before the generated ones";
-            let valid = conformance_wire::target::Probe::new(label, t.valid(Op::AuthClaims, c));
+            let valid =
+                conformance_wire::request::Probe::new(label, t.requests.valid(Op::AuthClaims, c));
             let sent = t.send(valid).await;
             if sent.typed.is_none() {
                 return Generated {

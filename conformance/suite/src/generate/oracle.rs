@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use conformance_model::choices::{Choices, UnknownFields};
 use conformance_model::fields::Fields;
-use conformance_wire::target::{Op, Sent};
+use conformance_wire::request::{Op, Sent};
 
 /// A body that breaks a declared setting was not answered 417 (7.2).
 pub const BREAKING: &str = "fields-breaking";
