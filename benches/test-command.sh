@@ -18,7 +18,7 @@ RUNS="${RUNS:-1}"
 OUT="$RESULTS/test-command.md"
 W="$WORK/test-command"
 
-OURS="client-runtime generator component-auth-bindings generator-expected reference-server conformance-model conformance-wire conformance-suite conformance-report conformance yaml-location"
+OURS="client-runtime generator component-auth-bindings generator-expected reference-server conformance-model conformance-wire conformance-suite conformance-report conformance-requirements traffic-rules conformance file-writer stub-server yaml-location"
 
 seconds() { python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$1" "$2"; }
 now() { date +%s.%N; }
