@@ -6,6 +6,7 @@
 
 mod adopt;
 mod caps;
+mod causes;
 mod cli;
 mod coverage;
 mod determinism;

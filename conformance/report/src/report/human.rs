@@ -221,18 +221,13 @@ pub fn render(report: &Report, style: Style) -> String {
             .sum();
         out.push_str(&format!(
             "{} from {} (listed first in this report)\n",
-            plural(failures, "failure"),
-            plural(report.causes.list.len(), "cause")
+            crate::report::plural_count(failures, "failure"),
+            crate::report::plural_count(report.causes.list.len(), "cause")
         ));
     }
     out.push_str(&report.last_line());
     out.push('\n');
     out
-}
-
-/// `3 failures`, `1 cause`.
-fn plural(n: usize, noun: &str) -> String {
-    conformance_suite::cause::plural(n, noun)
 }
 
 /// The causes of the failures, before the sections that list them: what
@@ -260,14 +255,14 @@ fn causes(out: &mut String, report: &Report, style: Style) {
         if !c.checks.is_empty() {
             out.push_str(&format!(
                 "{pad}also failing: {}: {}\n",
-                plural(c.checks.len(), "check"),
+                crate::report::plural_count(c.checks.len(), "check"),
                 some(&c.checks)
             ));
         }
         if !c.snapshots.is_empty() {
             out.push_str(&format!(
                 "{pad}also changed: {} (under Snapshots; the JSON report lists each with its `cause`)\n",
-                plural(c.snapshots.len(), "snapshot")
+                crate::report::plural_count(c.snapshots.len(), "snapshot")
             ));
         }
         if let Some(remedy) = &c.remedy {

@@ -111,6 +111,11 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `3 checks`, `1 snapshot`: the count and its noun.
+pub fn plural_count(n: usize, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
+}
+
 /// Whether a result is a snapshot assertion rather than a check.
 pub fn is_snapshot(r: &CheckResult) -> bool {
     matches!(r.kind, Kind::Snapshot { .. })

@@ -26,6 +26,11 @@ pub struct ChangedChoice {
 }
 
 impl ChangedChoice {
+    /// The choice is a success's status (not a refusal's).
+    pub fn is_success(&self) -> bool {
+        self.recorded.starts_with('2')
+    }
+
     /// What happened and what to do, in one sentence.
     pub fn says(&self) -> String {
         if self.declared {
@@ -50,7 +55,7 @@ pub fn changed(
     results: &[CheckResult],
     profile: &Profile,
 ) -> Vec<ChangedChoice> {
-    let mut out = Vec::new();
+    let mut out: Vec<ChangedChoice> = Vec::new();
     for ((c, o), r) in checks.iter().zip(outcomes).zip(results) {
         let Some(key) = c.run.chosen_by() else {
             continue;
@@ -80,5 +85,26 @@ pub fn changed(
             });
         }
     }
+    // Valid requests refused with a status: a refusal answered with it too
+    // is that refusal, not a choice (a server that answers 404 to every
+    // path it does not serve changed no choice).
+    let refused_valid: Vec<u16> = checks
+        .iter()
+        .zip(outcomes)
+        .zip(results)
+        .filter(|((c, _), r)| {
+            matches!(
+                c.run.chosen_by(),
+                Some(ChoiceKey::AuthClaimsSuccess | ChoiceKey::AuthorizeSuccess)
+            ) && matches!(r.status, Status::Failed | Status::Warned)
+        })
+        .flat_map(|((_, o), _)| {
+            o.exchanges
+                .iter()
+                .filter_map(|e| e.response.as_ref().map(|r| r.status))
+                .filter(|s| !(200..300).contains(s))
+        })
+        .collect();
+    out.retain(|c| !refused_valid.iter().any(|s| s.to_string() == c.seen));
     out
 }

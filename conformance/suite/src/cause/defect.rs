@@ -22,7 +22,8 @@ pub enum Defect {
     },
     /// `` `request_id` is missing ``.
     Missing { name: String },
-    /// `no X-Project-Uuid header`.
+    /// `no X-Project-Uuid header` (or `no X-Project-Uuid`, as the §7
+    /// checks say it).
     NoProjectUuid,
     /// `` Content-Type `text/plain`, not application/json ``, or none.
     ContentType { is: Option<String> },
@@ -41,7 +42,7 @@ impl Defect {
                 "errors" => &requirement::ERRORS_ARRAY,
                 _ => &requirement::STATUS,
             },
-            Defect::NoProjectUuid => &requirement::PROJECT_UUID_ON_ERRORS,
+            Defect::NoProjectUuid => &requirement::ERRORS_CARRY_HEADERS,
             Defect::ContentType { .. } => &requirement::ERRORS_CONTENT_TYPE,
             Defect::NotJson => &requirement::ERRORS_ARE_JSON,
         }
@@ -52,7 +53,7 @@ impl Defect {
         match self {
             Defect::Member { name, is, not } => format!("`{name}` is {is}, not {not}"),
             Defect::Missing { name } => format!("`{name}` is missing"),
-            Defect::NoProjectUuid => "no X-Project-Uuid header".to_owned(),
+            Defect::NoProjectUuid => "no X-Project-Uuid".to_owned(),
             Defect::ContentType { is: Some(ct) } => format!("Content-Type `{ct}`"),
             Defect::ContentType { is: None } => "no Content-Type".to_owned(),
             Defect::NotJson => "the body is not JSON".to_owned(),
@@ -125,7 +126,7 @@ pub fn in_text(text: &str) -> Vec<Defect> {
         }
     }
     for (phrase, defect) in [
-        ("no X-Project-Uuid header", Defect::NoProjectUuid),
+        ("no X-Project-Uuid", Defect::NoProjectUuid),
         ("no Content-Type", Defect::ContentType { is: None }),
         ("the body is not JSON", Defect::NotJson),
     ] {
@@ -227,7 +228,7 @@ mod tests {
             rules,
             [
                 "7/content-type",
-                "2/x-project-uuid-on-errors",
+                "7/headers",
                 "7.1/code",
                 "7.1/request-id",
                 "7.1/status"
