@@ -16,15 +16,16 @@ use conformance_model::choices::{ChoiceKey, Choices, ModelUuidAt, Shape, Unknown
 use conformance_wire::carried;
 use conformance_wire::target::{Op, Probe, Req, Sent, Target};
 
-/// What the successful answers the probes got looked like: the bodies
-/// (JSON) of a valid Authorize and of the Auth Claims after it, with their
-/// statuses, and the token Authorize issued, if any: what `choices
-/// --overlay` infers the success bodies' shapes from.
+/// What the successful answers looked like, of every component of the
+/// profile: the bodies (JSON) of a valid Authorize and of the Auth Claims
+/// after it, with their statuses, and the tokens Authorize issued: what
+/// `choices --overlay` infers the success bodies' shapes from (a shape
+/// that holds for every component, not the first one's).
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
-    pub authorize: Option<(u16, serde_json::Value)>,
-    pub auth_claims: Option<(u16, serde_json::Value)>,
-    pub token: Option<String>,
+    pub authorize: Vec<(u16, serde_json::Value)>,
+    pub auth_claims: Vec<(u16, serde_json::Value)>,
+    pub tokens: Vec<String>,
 }
 
 /// [`observe`] within `options.deadline`: when it passes, an error (exit
@@ -167,6 +168,8 @@ async fn observe_all(
     for key in OBSERVED {
         observe_row(key, &mut o, &mut seen).await;
     }
+    // Last, as it changes what the server claims: no row reads it.
+    o.sample_every_component().await;
     Ok((seen, o.samples))
 }
 
@@ -286,8 +289,10 @@ impl Observation {
                         .raw()
                         .and_then(|r| r.json())
                         .and_then(|b| carried::issued_token(&b));
-                    self.samples.token = token.clone();
-                    self.samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
+                    self.samples.tokens.extend(token.clone());
+                    self.samples
+                        .authorize
+                        .extend(first.raw().and_then(|r| Some((r.status, r.json()?))));
                     let req = match &token {
                         Some(token) => t.claims_with_token(
                             c,
@@ -297,8 +302,9 @@ impl Observation {
                     };
                     let claims = t.send(Probe::new("claims", req)).await;
                     if is_2xx(&claims) {
-                        self.samples.auth_claims =
-                            claims.raw().and_then(|r| Some((r.status, r.json()?)));
+                        self.samples
+                            .auth_claims
+                            .extend(claims.raw().and_then(|r| Some((r.status, r.json()?))));
                         second = Some(claims);
                     }
                 }
@@ -312,6 +318,51 @@ impl Observation {
             self.authorized = Some(done);
         }
         self.authorized.as_ref().and_then(Option::as_ref)
+    }
+
+    /// The success answers of every component but the one [`authorized`]
+    /// sampled: a valid Authorize where it takes one (and modelUuid's place
+    /// is known), then the Auth Claims after it, with the token it issued;
+    /// else a valid Auth Claims.
+    ///
+    /// [`authorized`]: Observation::authorized
+    async fn sample_every_component(&mut self) {
+        let t = self.t.clone();
+        let sampled = self
+            .authorized
+            .as_ref()
+            .and_then(Option::as_ref)
+            .and_then(|_| t.primary(Op::Authorize))
+            .map(|c| c.name.clone());
+        for c in t.components(Op::AuthClaims) {
+            if sampled.as_deref() == Some(c.name.as_str()) {
+                continue;
+            }
+            let mut token = None;
+            if c.authorize.is_some() && self.place.is_some() {
+                let first = t
+                    .send(Probe::new("sample authorize", t.valid(Op::Authorize, c)))
+                    .await;
+                if is_2xx(&first) {
+                    let body = first.raw().and_then(|r| Some((r.status, r.json()?)));
+                    token = body.as_ref().and_then(|(_, b)| carried::issued_token(b));
+                    self.samples.tokens.extend(token.clone());
+                    self.samples.authorize.extend(body);
+                }
+            }
+            let req = match &token {
+                Some(token) => {
+                    t.claims_with_token(c, component_auth_bindings::Secret::new(token.clone()))
+                }
+                None => t.valid(Op::AuthClaims, c),
+            };
+            let claims = t.send(Probe::new("sample claims", req)).await;
+            if is_2xx(&claims) {
+                self.samples
+                    .auth_claims
+                    .extend(claims.raw().and_then(|r| Some((r.status, r.json()?))));
+            }
+        }
     }
 
     /// The body limit: a JSON body of growing size until one is refused
