@@ -17,6 +17,7 @@ mod init;
 mod large_answers;
 mod misbehaving;
 mod outputs;
+mod overlay_components;
 mod profile_errors;
 mod pytools;
 mod real_targets;
