@@ -15,7 +15,8 @@
 //! with that value); snapshots no cause explains are grouped by what
 //! changed in them, and the missing ones together. Grouping only shows:
 //! no status changes, and the machine formats keep every failure, each
-//! naming its cause.
+//! naming its cause (a stale entry of the baseline is the user's file,
+//! not the server's: it has none).
 
 pub mod choice;
 pub mod defect;
@@ -87,6 +88,9 @@ impl Causes {
         let failing: Vec<usize> = order
             .into_iter()
             .filter(|&i| matches!(results[i].status, Status::Failed | Status::Warned))
+            // An entry of the baseline to remove is a file's line, each
+            // its own: no cause of the server's.
+            .filter(|&i| results[i].kind != Kind::Baseline)
             .collect();
         let mut building: Vec<Building> = Vec::new();
         for &i in failing.iter().filter(|&&i| !is_snapshot(&results[i])) {
