@@ -388,6 +388,14 @@ macro_rules! choices {
                 }
             }
 
+            /// Whether the choice is the status of a success (its row reads
+            /// a success's status), not of a refusal.
+            pub fn is_success_status(self) -> bool {
+                match self {
+                    $(ChoiceKey::$variant => $read == "success",)*
+                }
+            }
+
             /// What a run whose check of this choice warned (the choice
             /// undeclared) proposes to declare, from the status it was
             /// `answered` ([`ChoiceValue::otherwise`]).

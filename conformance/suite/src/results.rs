@@ -383,7 +383,45 @@ pub struct RunResults {
     pub undeclared: Vec<String>,
     /// The status choices whose check saw another status than the one the
     /// profile records (or ours): each the cause of what it changed.
-    pub changed_choices: Vec<crate::cause::ChangedChoice>,
+    pub changed_choices: Vec<ChangedChoice>,
+}
+
+/// A status choice whose check saw another status of the same class (a
+/// refusal's 4xx for a 4xx, a success's 2xx for a 2xx): a choice, not a
+/// broken rule. A refusal answered 200 is no choice of the server's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChangedChoice {
+    pub key: ChoiceKey,
+    /// The id of the check that judges the choice.
+    pub check: String,
+    /// The status the profile records, or ours.
+    pub recorded: String,
+    /// The profile declares it (else `recorded` is ours).
+    pub declared: bool,
+    /// The status the server answered instead.
+    pub seen: String,
+}
+
+impl ChangedChoice {
+    /// The choice is a success's status (not a refusal's).
+    pub fn is_success(&self) -> bool {
+        self.key.is_success_status()
+    }
+
+    /// What happened and what to do, in one sentence.
+    pub fn says(&self) -> String {
+        if self.declared {
+            format!(
+                "the server now answers {} where the profile records {}: update `choices.{}`",
+                self.seen, self.recorded, self.key
+            )
+        } else {
+            format!(
+                "the server answers {} where ours is {} (the profile declares no `choices.{}`): declare `choices.{}: {}`",
+                self.seen, self.recorded, self.key, self.key, self.seen
+            )
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,50 +2,10 @@
 //! ours, where it records none), as the check of that choice saw it: one
 //! changed choice is one cause, however many checks and snapshots show it.
 
-use serde::Serialize;
-
 use crate::catalogue::{Check, Outcome, Verdict};
+pub use crate::results::ChangedChoice;
 use crate::results::{CheckResult, Status};
-use conformance_model::choices::ChoiceKey;
 use conformance_model::profile::Profile;
-
-/// A status choice whose check saw another status of the same class (a
-/// refusal's 4xx for a 4xx, a success's 2xx for a 2xx): a choice, not a
-/// broken rule. A refusal answered 200 is no choice of the server's.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct ChangedChoice {
-    pub key: ChoiceKey,
-    /// The id of the check that judges the choice.
-    pub check: String,
-    /// The status the profile records, or ours.
-    pub recorded: String,
-    /// The profile declares it (else `recorded` is ours).
-    pub declared: bool,
-    /// The status the server answered instead.
-    pub seen: String,
-}
-
-impl ChangedChoice {
-    /// The choice is a success's status (not a refusal's).
-    pub fn is_success(&self) -> bool {
-        self.recorded.starts_with('2')
-    }
-
-    /// What happened and what to do, in one sentence.
-    pub fn says(&self) -> String {
-        if self.declared {
-            format!(
-                "the server now answers {} where the profile records {}: update `choices.{}`",
-                self.seen, self.recorded, self.key
-            )
-        } else {
-            format!(
-                "the server answers {} where ours is {} (the profile declares no `choices.{}`): declare `choices.{}: {}`",
-                self.seen, self.recorded, self.key, self.key, self.seen
-            )
-        }
-    }
-}
 
 /// The changed status choices of a run: the checks of a status choice that
 /// failed or warned, each with the first status answered otherwise.
@@ -93,10 +53,8 @@ pub fn changed(
         .zip(outcomes)
         .zip(results)
         .filter(|((c, _), r)| {
-            matches!(
-                c.run.chosen_by(),
-                Some(ChoiceKey::AuthClaimsSuccess | ChoiceKey::AuthorizeSuccess)
-            ) && matches!(r.status, Status::Failed | Status::Warned)
+            c.run.chosen_by().is_some_and(|k| k.is_success_status())
+                && matches!(r.status, Status::Failed | Status::Warned)
         })
         .flat_map(|((_, o), _)| {
             o.exchanges

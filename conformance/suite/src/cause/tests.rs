@@ -157,7 +157,7 @@ fn one_changed_choice_is_said_once() {
         changed("prefix/v2-api", &[("response.status", "200", "202")]),
     ];
     let choice = ChangedChoice {
-        key: ChoiceKey::AuthorizeSuccess,
+        key: "authorize_success".parse::<ChoiceKey>().expect("a key"),
         check: "choices/authorize-success".into(),
         recorded: "200".into(),
         declared: true,
