@@ -96,6 +96,7 @@ pub fn results(tally: &Tally) -> Vec<CheckResult> {
                     section: rule.section,
                     quote: rule.quote(),
                     choice: None,
+                    requirement: Some(rule.requirement),
                     subject: Subject::NONE,
                     declared_by_profile: false,
                 }),

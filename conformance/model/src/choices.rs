@@ -144,6 +144,9 @@ where
 /// What a choice's type says of its values, so that a row of `choices!`
 /// needs no code of its own to be printed or proposed.
 pub trait ChoiceValue: Clone {
+    /// The value is an HTTP status: one answer tells it.
+    const STATUS: bool = false;
+
     /// The value as a profile writes it.
     fn written(&self) -> String;
 
@@ -155,6 +158,8 @@ pub trait ChoiceValue: Clone {
 
 /// A status.
 impl ChoiceValue for u16 {
+    const STATUS: bool = true;
+
     fn written(&self) -> String {
         self.to_string()
     }
@@ -376,6 +381,21 @@ macro_rules! choices {
                 }
             }
 
+            /// Whether the choice is an HTTP status (one answer tells it).
+            pub const fn is_status(self) -> bool {
+                match self {
+                    $(ChoiceKey::$variant => <$ty as ChoiceValue>::STATUS,)*
+                }
+            }
+
+            /// Whether the choice is the status of a success (its row reads
+            /// a success's status), not of a refusal.
+            pub fn is_success_status(self) -> bool {
+                match self {
+                    $(ChoiceKey::$variant => $read == "success",)*
+                }
+            }
+
             /// What a run whose check of this choice warned (the choice
             /// undeclared) proposes to declare, from the status it was
             /// `answered` ([`ChoiceValue::otherwise`]).
@@ -418,7 +438,7 @@ macro_rules! choices {
 
             /// The choice `key` as a profile writes it, and whether it is
             /// declared.
-            fn written(&self, key: ChoiceKey) -> Chosen<String> {
+            pub fn written(&self, key: ChoiceKey) -> Chosen<String> {
                 match key {
                     $(ChoiceKey::$variant => {
                         let c = self.$field();

@@ -24,6 +24,8 @@
 pub mod baseline;
 pub mod case;
 pub mod catalogue;
+pub mod cause;
+pub mod changes;
 pub mod checks;
 pub mod context;
 pub mod coverage;

@@ -69,8 +69,12 @@ pub enum Kind {
     /// A check of the catalogue, its id the check's.
     Check,
     /// A snapshot assertion over the exchanges of `group` (a check's id,
-    /// or the name of exchanges several checks share).
-    Snapshot { group: String },
+    /// or the name of exchanges several checks share); where they differ
+    /// from the stored ones, the values that changed.
+    Snapshot {
+        group: String,
+        changes: Option<crate::changes::Changes>,
+    },
     /// An entry of the `--baseline` that must go (a file of the user's,
     /// not a check).
     Baseline,
@@ -89,6 +93,9 @@ pub struct Anchor {
     pub quote: &'static str,
     /// The choice of `choices:` the check judges, if one.
     pub choice: Option<ChoiceKey>,
+    /// The sentence of the description the check cites, if it cites one
+    /// (not a norm): failures of one sentence share a cause.
+    pub requirement: Option<&'static conformance_requirements::Requirement>,
     /// What the check judges: its operation, the items of its tables.
     pub subject: Subject,
     /// The profile declares what the check holds the server to (a latency
@@ -103,6 +110,7 @@ impl Anchor {
             section: c.section,
             quote: c.quote(),
             choice: c.run.chosen_by(),
+            requirement: c.cites.requirement(),
             subject: c.subject,
             declared_by_profile: c.run.declared_by_profile(),
         }
@@ -214,7 +222,9 @@ impl CheckResult {
                 None,
                 Some(format!("updated {}", crate::snapshot::shareable(&s.file))),
             ),
-            SnapshotOutcome::Failed(why) => (failed, Some(why.clone()), None),
+            SnapshotOutcome::Failed(why) | SnapshotOutcome::Differs { why, .. } => {
+                (failed, Some(why.clone()), None)
+            }
             SnapshotOutcome::Unanswered => (
                 Status::NotApplicable,
                 None,
@@ -236,6 +246,10 @@ impl CheckResult {
         Self {
             kind: Kind::Snapshot {
                 group: s.group.clone(),
+                changes: match &s.outcome {
+                    SnapshotOutcome::Differs { changes, .. } => Some(changes.clone()),
+                    _ => None,
+                },
             },
             id: format!("snapshots/{}", s.group),
             title: format!("the exchanges of `{}` match the stored snapshot", s.group),
@@ -367,6 +381,47 @@ pub struct RunResults {
     /// The choices the profile does not declare that this run saw the
     /// server make otherwise than ours, as lines of a `choices:` block.
     pub undeclared: Vec<String>,
+    /// The status choices whose check saw another status than the one the
+    /// profile records (or ours): each the cause of what it changed.
+    pub changed_choices: Vec<ChangedChoice>,
+}
+
+/// A status choice whose check saw another status of the same class (a
+/// refusal's 4xx for a 4xx, a success's 2xx for a 2xx): a choice, not a
+/// broken rule. A refusal answered 200 is no choice of the server's.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChangedChoice {
+    pub key: ChoiceKey,
+    /// The id of the check that judges the choice.
+    pub check: String,
+    /// The status the profile records, or ours.
+    pub recorded: String,
+    /// The profile declares it (else `recorded` is ours).
+    pub declared: bool,
+    /// The status the server answered instead.
+    pub seen: String,
+}
+
+impl ChangedChoice {
+    /// The choice is a success's status (not a refusal's).
+    pub fn is_success(&self) -> bool {
+        self.key.is_success_status()
+    }
+
+    /// What happened and what to do, in one sentence.
+    pub fn says(&self) -> String {
+        if self.declared {
+            format!(
+                "the server now answers {} where the profile records {}: update `choices.{}`",
+                self.seen, self.recorded, self.key
+            )
+        } else {
+            format!(
+                "the server answers {} where ours is {} (the profile declares no `choices.{}`): declare `choices.{}: {}`",
+                self.seen, self.recorded, self.key, self.key, self.seen
+            )
+        }
+    }
 }
 
 #[cfg(test)]

@@ -116,8 +116,14 @@ pub enum SnapshotOutcome {
     Recorded {
         updated: bool,
     },
-    /// Missing or different: the reason, with a diff where there is one.
+    /// Missing, or refused as unstable: the reason.
     Failed(String),
+    /// Different from the stored snapshot: the reason with a diff, and
+    /// the values that changed ([`crate::changes`]).
+    Differs {
+        why: String,
+        changes: crate::changes::Changes,
+    },
     /// Neither written nor compared: the check that made these exchanges
     /// failed, so they are no reference (a first `--accept` against a broken
     /// server records nothing as a pass and never overwrites a stored
@@ -386,11 +392,16 @@ fn assert_one(
             "no stored snapshot {}; run with --accept to record it",
             shareable(&file)
         )),
-        (Err(_), Some(old)) => SnapshotOutcome::Failed(format!(
-            "the exchanges differ from the stored snapshot {} (run with --accept to record them):\n{}",
-            shareable(&file),
-            diff(old, &value)
-        )),
+        (Err(_), Some(old)) => {
+            let (diff, changes) = diff(old, &value);
+            SnapshotOutcome::Differs {
+                why: format!(
+                    "the exchanges differ from the stored snapshot {} (run with --accept to record them):\n{diff}",
+                    shareable(&file),
+                ),
+                changes,
+            }
+        }
     };
     SnapshotResult {
         group: group.to_owned(),
@@ -411,20 +422,25 @@ const DIFF_WINDOW: usize = 2000;
 const DIFF_SHOWN: usize = 200;
 
 /// A line diff of the stored snapshot's body and this run's, both as
-/// pretty JSON so that formatting never shows up as a difference. Bounded:
-/// time linear in the snapshots' length plus [`DIFF_WINDOW`] squared, and
-/// at most [`DIFF_SHOWN`] lines.
-fn diff(old_file: &str, now: &Stored<'_>) -> String {
+/// pretty JSON so that formatting never shows up as a difference, and the
+/// values that changed. Bounded: time linear in the snapshots' length plus
+/// [`DIFF_WINDOW`] squared, at most [`DIFF_SHOWN`] lines and
+/// [`crate::changes::MAX_CHANGES`] changes.
+fn diff(old_file: &str, now: &Stored<'_>) -> (String, crate::changes::Changes) {
     let old_body = snapshot_body(old_file);
-    let old = serde_json::from_str::<serde_json::Value>(&old_body)
-        .ok()
+    let old_value = serde_json::from_str::<serde_json::Value>(&old_body).ok();
+    let new_value = serde_json::to_value(now).ok();
+    let changes = match (&old_value, &new_value) {
+        (Some(a), Some(b)) => crate::changes::between(a, b),
+        _ => crate::changes::Changes::default(),
+    };
+    let old = old_value
         .and_then(|v| serde_json::to_string_pretty(&sorted(v)).ok())
         .unwrap_or(old_body);
-    let new = serde_json::to_value(now)
-        .ok()
+    let new = new_value
         .and_then(|v| serde_json::to_string_pretty(&sorted(v)).ok())
         .unwrap_or_default();
-    bounded_diff(&old, &new)
+    (bounded_diff(&old, &new), changes)
 }
 
 /// The unified diff of `old` and `new` (see [`diff`] for its bounds).

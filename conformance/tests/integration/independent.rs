@@ -1355,7 +1355,7 @@ fn main() {{
 /// binary's `deps` folder: the newest builds with which a probe (a serde
 /// derive, the runtime's client, a tokio runtime) compiles, as the folder
 /// can hold builds with other features; one set per build of tokio.
-fn built_externs(dir: &Path) -> Vec<Vec<String>> {
+pub(crate) fn built_externs(dir: &Path) -> Vec<Vec<String>> {
     let deps = std::env::current_exe()
         .expect("the test binary")
         .parent()

@@ -6,6 +6,7 @@
 
 mod adopt;
 mod caps;
+mod causes;
 mod cli;
 mod coverage;
 mod determinism;
@@ -16,6 +17,7 @@ mod init;
 mod large_answers;
 mod misbehaving;
 mod outputs;
+mod overlay_components;
 mod profile_errors;
 mod pytools;
 mod real_targets;

@@ -372,7 +372,7 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
     let profile = profile_file(&dir, &server.base_url());
     let file = |name: &str| dir.join(name).to_str().expect("utf-8").to_owned();
     let mut child = std::process::Command::new(BIN)
-        .args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+        .args(["proxy", "--profile", profile.to_str().expect("utf-8")])
         .args(["--exchanges", "3", "--gate", "--every", "1s"])
         .args(["--json", &file("r.json"), "--junit", &file("r.xml")])
         .args(["--sarif", &file("r.sarif"), "--html", &file("r.html")])
@@ -546,7 +546,7 @@ fn audit_cli(
     junit: &std::path::Path,
 ) -> std::process::Output {
     std::process::Command::new(BIN)
-        .args(["--profile", profile.to_str().expect("utf-8"), "audit"])
+        .args(["audit", "--profile", profile.to_str().expect("utf-8")])
         .arg(har)
         .arg("--junit")
         .arg(junit)
@@ -624,7 +624,7 @@ fn a_gate_no_client_went_through_fails() {
     let html = dir.join("r.html");
     let run = |gate: bool| {
         let mut cmd = std::process::Command::new(BIN);
-        cmd.args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+        cmd.args(["proxy", "--profile", profile.to_str().expect("utf-8")])
             .args(["--for", "300ms", "--html"])
             .arg(&html);
         if gate {

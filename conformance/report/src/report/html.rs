@@ -12,6 +12,7 @@
 use std::fmt::Write as _;
 
 use crate::report::{CheckResult, Kind, Report, Status, is_snapshot};
+use conformance_suite::cause::Cause;
 
 /// The statuses, as CSS classes, filter labels and badges.
 const STATUSES: &[(Status, &str, &str)] = &[
@@ -161,6 +162,42 @@ pub fn render(report: &Report) -> String {
         .iter()
         .filter(|r| r.status == Status::Failed)
         .collect();
+    if !report.causes.is_empty() {
+        out.push_str(
+            "<p class=\"meta\">Causes (each failure names its own):</p>\n<ol class=\"causes\">\n",
+        );
+        for c in &report.causes.list {
+            let _ = write!(
+                out,
+                "<li><span class=\"badge b-{}\">{}</span> {} (first: <a href=\"#c-{}\"><span class=\"id\">{}</span></a>",
+                if c.gating { "failed" } else { "warned" },
+                if c.gating { "FAIL" } else { "WARN" },
+                esc(&c.says),
+                anchor(&c.first),
+                esc(&c.first)
+            );
+            if !c.checks.is_empty() {
+                let _ = write!(
+                    out,
+                    "; also failing: {}",
+                    super::plural_count(c.checks.len(), "check")
+                );
+            }
+            if !c.snapshots.is_empty() {
+                let _ = write!(
+                    out,
+                    "; also changed: {}",
+                    super::plural_count(c.snapshots.len(), "snapshot")
+                );
+            }
+            out.push(')');
+            if let Some(remedy) = &c.remedy {
+                let _ = write!(out, "; then: {}", esc(remedy));
+            }
+            out.push_str("</li>\n");
+        }
+        out.push_str("</ol>\n");
+    }
     if !gating.is_empty() {
         out.push_str("<p class=\"meta\">Failed:</p>\n<ul class=\"failures\">\n");
         for r in gating {
@@ -279,7 +316,7 @@ pub fn render(report: &Report) -> String {
         );
         out.push_str(&counts(&in_section));
         for r in in_section {
-            check(&mut out, r);
+            check(&mut out, r, report.cause_of(r));
         }
         out.push_str("</section>\n");
     }
@@ -290,10 +327,12 @@ pub fn render(report: &Report) -> String {
     out
 }
 
-/// One check: a line that opens on its details (open when it failed).
-fn check(out: &mut String, r: &CheckResult) {
+/// One check: a line that opens on its details (open when it failed,
+/// unless it is a snapshot its cause explains).
+fn check(out: &mut String, r: &CheckResult, cause: Option<(usize, &Cause)>) {
     let (class, badge) = class_of(r.status);
-    let open = if matches!(r.status, Status::Failed) {
+    let folded = cause.is_some_and(|(_, c)| is_snapshot(r) && c.first != r.id);
+    let open = if matches!(r.status, Status::Failed) && !folded {
         " open"
     } else {
         ""
@@ -331,6 +370,14 @@ fn check(out: &mut String, r: &CheckResult) {
         false,
     );
     field(out, "Sends", &r.sends, false);
+    if let Some((n, c)) = cause {
+        field(
+            out,
+            "Cause",
+            &format!("{n}: {} (first: {})", c.says, c.first),
+            false,
+        );
+    }
     match r.status {
         Status::Failed | Status::Warned | Status::Known => {
             if r.status == Status::Known {

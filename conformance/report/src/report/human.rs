@@ -38,6 +38,7 @@ pub fn render(report: &Report, style: Style) -> String {
         report.run.generation.cases,
         report.run.pace.line()
     );
+    causes(&mut out, report, style);
     for (section, in_section) in report.by_section() {
         let Some(first) = in_section.first() else {
             continue;
@@ -57,6 +58,8 @@ pub fn render(report: &Report, style: Style) -> String {
                 quiet_passes += 1;
                 continue;
             }
+            let cause = report.cause_of(r);
+            let folded = cause.filter(|(_, c)| is_snapshot(r) && c.first != r.id);
             let tag = match r.status {
                 Status::Passed => style.paint("32", "PASS"),
                 Status::Failed => style.paint("31;1", "FAIL"),
@@ -66,12 +69,38 @@ pub fn render(report: &Report, style: Style) -> String {
                 Status::Known => style.paint("35", "KNOWN"),
                 Status::NotJudged => style.paint("33", "NOT JUDGED"),
             };
+            // A snapshot a cause explains is said with the cause, once.
+            if let Some((n, _)) = folded {
+                out.push_str(&format!(
+                    "  {tag}  {:<6} {}  {}\n",
+                    r.level.as_str(),
+                    terminal_line(&r.id),
+                    style.paint("2", &format!("changed by cause {n} (see the top)"))
+                ));
+                continue;
+            }
             out.push_str(&format!(
                 "  {tag}  {:<6} {}  {}\n",
                 r.level.as_str(),
                 terminal_line(&r.id),
                 style.paint("2", &terminal_line(&r.title))
             ));
+            if let Some((n, c)) = cause {
+                let others = c.checks.len() + c.snapshots.len();
+                if c.first == r.id && others > 0 {
+                    field(
+                        &mut out,
+                        "Cause",
+                        &format!("{n}, which {} more failures come from", others),
+                    );
+                } else if c.first != r.id {
+                    field(
+                        &mut out,
+                        "Cause",
+                        &format!("{n}, shown first by {}", c.first),
+                    );
+                }
+            }
             match r.status {
                 Status::Failed | Status::Warned => {
                     if !is_snapshot(r) {
@@ -183,9 +212,73 @@ pub fn render(report: &Report, style: Style) -> String {
     if report.run.judged_no_must() && report.summary.not_judged == 0 {
         out.push_str("No MUST check ran: this run proves nothing a release gate needs, so it is not green (select MUST checks, or see what the profile lacks with `conformance check-profile --profile FILE`)\n");
     }
+    if !report.causes.is_empty() {
+        let failures: usize = report
+            .causes
+            .list
+            .iter()
+            .map(|c| 1 + c.checks.len() + c.snapshots.len())
+            .sum();
+        out.push_str(&format!(
+            "{} from {} (listed first in this report)\n",
+            crate::report::plural_count(failures, "failure"),
+            crate::report::plural_count(report.causes.list.len(), "cause")
+        ));
+    }
     out.push_str(&report.last_line());
     out.push('\n');
     out
+}
+
+/// The causes of the failures, before the sections that list them: what
+/// each says, the result that shows it first, how many others come from
+/// it (a few named), what to do.
+fn causes(out: &mut String, report: &Report, style: Style) {
+    if report.causes.is_empty() {
+        return;
+    }
+    out.push('\n');
+    out.push_str(&style.paint(
+        "1",
+        "Causes (each failure below is listed under its section and names its cause)",
+    ));
+    out.push('\n');
+    for (n, c) in report.causes.list.iter().enumerate() {
+        let tag = if c.gating {
+            style.paint("31;1", "FAIL")
+        } else {
+            style.paint("33", "WARN")
+        };
+        out.push_str(&format!("  {}. {tag}  {}\n", n + 1, terminal_line(&c.says)));
+        let pad = "          ";
+        out.push_str(&format!("{pad}first: {}\n", terminal_line(&c.first)));
+        if !c.checks.is_empty() {
+            out.push_str(&format!(
+                "{pad}also failing: {}: {}\n",
+                crate::report::plural_count(c.checks.len(), "check"),
+                some(&c.checks)
+            ));
+        }
+        if !c.snapshots.is_empty() {
+            out.push_str(&format!(
+                "{pad}also changed: {} (under Snapshots; the JSON report lists each with its `cause`)\n",
+                crate::report::plural_count(c.snapshots.len(), "snapshot")
+            ));
+        }
+        if let Some(remedy) = &c.remedy {
+            out.push_str(&format!("{pad}then: {}\n", terminal_line(remedy)));
+        }
+    }
+}
+
+/// The first few ids, and how many more.
+fn some(ids: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut text: Vec<String> = ids.iter().take(SHOWN).map(|id| terminal_line(id)).collect();
+    if ids.len() > SHOWN {
+        text.push(format!("and {} more", ids.len() - SHOWN));
+    }
+    text.join(", ")
 }
 
 /// A field of a result: its value from outside (an answer, a profile),

@@ -64,7 +64,7 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
             suite.add_property(quick_junit::Property::new("known", known.to_string()));
         }
         for r in results {
-            let details = format!(
+            let mut details = format!(
                 "Requirement: §{} {} \"{}\"\nSends: {}\nExpected: {}\nActual: {}",
                 r.section,
                 r.level.as_str(),
@@ -73,6 +73,13 @@ pub fn render(report: &Report) -> Result<String, quick_junit::SerializeError> {
                 r.expected.as_deref().unwrap_or(&r.expects),
                 r.actual.as_deref().unwrap_or("")
             );
+            // The failure's cause, first: what the run says produced it.
+            if let Some((_, c)) = report.cause_of(r) {
+                details = format!(
+                    "Cause: {} (first: {}; {})\n{details}",
+                    c.says, c.first, c.key
+                );
+            }
             let status = match r.status {
                 Status::Passed => TestCaseStatus::success(),
                 Status::Warned => TestCaseStatus::success(),

@@ -11,6 +11,7 @@ use conformance_suite::generate::Generation;
 use serde::Serialize;
 
 use conformance_suite::catalogue::Level;
+use conformance_suite::cause::{Cause, Causes};
 
 /// The suite's results, which a report shows (re-exported where reports
 /// have always named them).
@@ -110,6 +111,11 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `3 checks`, `1 snapshot`: the count and its noun.
+pub fn plural_count(n: usize, noun: &str) -> String {
+    format!("{n} {}", plural(n, noun))
+}
+
 /// Whether a result is a snapshot assertion rather than a check.
 pub fn is_snapshot(r: &CheckResult) -> bool {
     matches!(r.kind, Kind::Snapshot { .. })
@@ -187,6 +193,9 @@ pub struct Report {
     pub run: RunResults,
     /// The counts of `run.results`.
     pub summary: Summary,
+    /// What produced the failures: each failure's cause, and each cause's
+    /// failures ([`Causes::find`]).
+    pub causes: Causes,
     /// The variables this report's reproductions read that the profile
     /// does not take from the environment: each to `export` before pasting
     /// one, with where its value is (never the value).
@@ -214,7 +223,12 @@ struct Json<'a> {
     /// saw it ([`conformance_wire::outcomes`]).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     outcomes: &'a [conformance_wire::outcomes::OutcomeSeen],
-    results: &'a [CheckResult],
+    /// What produced the failures, each cause once: what it says, the
+    /// result that shows it first and the others it explains.
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    causes: &'a [Cause],
+    /// Each result, a failure with the `key` of its cause.
+    results: Vec<JsonResult<'a>>,
     /// What the user may do about the failures, where the run can tell
     /// (a choice the profile left undeclared that they may come from).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -228,12 +242,22 @@ struct Json<'a> {
     reproduction_variables: &'a [conformance_wire::curl::Definition],
 }
 
+/// A result in the JSON: its fields, and its cause's key.
+#[derive(Serialize)]
+struct JsonResult<'a> {
+    #[serde(flatten)]
+    result: &'a CheckResult,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cause: Option<&'a str>,
+}
+
 impl Report {
     /// The report of a run: its results as the suite judged them (and a
     /// baseline marked them), counted.
     pub fn of(run: RunResults) -> Self {
         Report {
             summary: Summary::of(&run.results),
+            causes: Causes::find(&run.results, &run.changed_choices),
             run,
             reproduction_variables: Vec::new(),
         }
@@ -303,7 +327,16 @@ impl Report {
             duration_ms: run.took.as_millis(),
             latency: &run.latency,
             outcomes: &run.outcomes,
-            results: &run.results,
+            causes: &self.causes.list,
+            results: run
+                .results
+                .iter()
+                .enumerate()
+                .map(|(i, result)| JsonResult {
+                    result,
+                    cause: self.causes.of(i).map(|(_, c)| c.key.as_str()),
+                })
+                .collect(),
             hints: &run.hints,
             undeclared: &run.undeclared,
             reproduction_variables: &self.reproduction_variables,
@@ -337,6 +370,12 @@ impl Report {
             })
             .filter(|(_, results): &(&str, Vec<&CheckResult>)| !results.is_empty())
             .collect()
+    }
+
+    /// The cause of `r` (a result of this report), and its number.
+    pub fn cause_of(&self, r: &CheckResult) -> Option<(usize, &Cause)> {
+        let i = self.run.results.iter().position(|x| std::ptr::eq(x, r))?;
+        self.causes.of(i)
     }
 
     pub fn failed(&self) -> impl Iterator<Item = &CheckResult> {

@@ -120,6 +120,11 @@ pub fn render(report: &Report) -> String {
             // One alert per check across runs, whatever its message says.
             "partialFingerprints": {"conformanceCheck/v1": r.id},
         });
+        // The failure's cause (`Causes`): what produced it, by its key.
+        if let Some((_, c)) = report.cause_of(r) {
+            result["properties"] =
+                json!({"cause": c.key, "causeSays": super::escape::terminal(&c.says)});
+        }
         if r.status == Status::Known {
             result["suppressions"] = json!([{
                 "kind": "external",

@@ -44,18 +44,23 @@ pub fn judge(
         return Vec::new();
     };
     let j = declared.judge(&value);
-    let is_417 = raw.status == 417
-        && conformance_wire::envelope::shape_417(conformance_wire::envelope::members(raw).as_ref())
-            .is_empty();
+    let shape =
+        conformance_wire::envelope::shape_417(conformance_wire::envelope::members(raw).as_ref());
+    let is_417 = raw.status == 417 && shape.is_empty();
+    // A 417 out of shape says what is wrong with it, as every check does.
+    let got = if raw.status == 417 && !shape.is_empty() {
+        format!("{} ({})", sent.summary(), shape.join("; "))
+    } else {
+        sent.summary()
+    };
     let mut out = Vec::new();
     if !j.breaks.is_empty() {
         if !is_417 {
             out.push((
                 BREAKING,
                 format!(
-                    "the body breaks its declared settings ({}), so validation fails: expected a 417 in the 7.2 shape, got {}",
+                    "the body breaks its declared settings ({}), so validation fails: expected a 417 in the 7.2 shape, got {got}",
                     j.breaks.join("; "),
-                    sent.summary()
                 ),
             ));
         }
@@ -78,11 +83,10 @@ pub fn judge(
             out.push((
                 UNKNOWN,
                 format!(
-                    "the body keeps every declared setting but has fields they do not define ({}); where {whose} is `{}`, expected {}, got {}",
+                    "the body keeps every declared setting but has fields they do not define ({}); where {whose} is `{}`, expected {}, got {got}",
                     j.unknown.join(", "),
                     chosen.value,
                     if refused { "a 417 in the 7.2 shape" } else { "no 417" },
-                    sent.summary()
                 ),
             ));
         }

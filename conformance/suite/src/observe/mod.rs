@@ -25,15 +25,16 @@ use conformance_model::choices::Choices;
 use conformance_wire::request::{Op, Probe};
 use conformance_wire::target::Target;
 
-/// What the successful answers the probes got looked like: the bodies
-/// (JSON) of a valid Authorize and of the Auth Claims after it, with their
-/// statuses, and the token Authorize issued, if any: what `choices
-/// --overlay` infers the success bodies' shapes from.
+/// What the successful answers looked like, of every component of the
+/// profile: the bodies (JSON) of a valid Authorize and of the Auth Claims
+/// after it, with their statuses, and the tokens Authorize issued: what
+/// `choices --overlay` infers the success bodies' shapes from (a shape
+/// that holds for every component, not the first one's).
 #[derive(Debug, Clone, Default)]
 pub struct Samples {
-    pub authorize: Option<(u16, serde_json::Value)>,
-    pub auth_claims: Option<(u16, serde_json::Value)>,
-    pub token: Option<String>,
+    pub authorize: Vec<(u16, serde_json::Value)>,
+    pub auth_claims: Vec<(u16, serde_json::Value)>,
+    pub tokens: Vec<String>,
 }
 
 /// [`observe`] within `options.deadline`: when it passes, an error (exit

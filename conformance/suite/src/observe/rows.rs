@@ -79,6 +79,8 @@ pub(super) async fn observe_rows(
     for key in OBSERVED {
         observe_row(key, &mut o, &mut seen).await;
     }
+    // Last, as it changes what the server claims: no row reads it.
+    o.sample_every_component().await;
     (seen, o.samples)
 }
 
@@ -151,8 +153,10 @@ impl Observation {
                         .raw()
                         .and_then(|r| r.json())
                         .and_then(|b| carried::issued_token(&b));
-                    self.samples.token = token.clone();
-                    self.samples.authorize = first.raw().and_then(|r| Some((r.status, r.json()?)));
+                    self.samples.tokens.extend(token.clone());
+                    self.samples
+                        .authorize
+                        .extend(first.raw().and_then(|r| Some((r.status, r.json()?))));
                     let req = match &token {
                         Some(token) => t.requests.claims_with_token(
                             c,
@@ -162,8 +166,9 @@ impl Observation {
                     };
                     let claims = t.send(Probe::new("claims", req)).await;
                     if is_2xx(&claims) {
-                        self.samples.auth_claims =
-                            claims.raw().and_then(|r| Some((r.status, r.json()?)));
+                        self.samples
+                            .auth_claims
+                            .extend(claims.raw().and_then(|r| Some((r.status, r.json()?))));
                         second = Some(claims);
                     }
                 }
@@ -177,6 +182,54 @@ impl Observation {
             self.authorized = Some(done);
         }
         self.authorized.as_ref().and_then(Option::as_ref)
+    }
+
+    /// The success answers of every component but the one [`authorized`]
+    /// sampled: a valid Authorize where it takes one (and modelUuid's place
+    /// is known), then the Auth Claims after it, with the token it issued;
+    /// else a valid Auth Claims.
+    ///
+    /// [`authorized`]: Observation::authorized
+    async fn sample_every_component(&mut self) {
+        let t = self.t.clone();
+        let sampled = self
+            .authorized
+            .as_ref()
+            .and_then(Option::as_ref)
+            .and_then(|_| t.requests.primary(Op::Authorize))
+            .map(|c| c.name.clone());
+        for c in t.requests.components(Op::AuthClaims) {
+            if sampled.as_deref() == Some(c.name.as_str()) {
+                continue;
+            }
+            let mut token = None;
+            if c.authorize.is_some() && self.place.is_some() {
+                let first = t
+                    .send(Probe::new(
+                        "sample authorize",
+                        t.requests.valid(Op::Authorize, c),
+                    ))
+                    .await;
+                if is_2xx(&first) {
+                    let body = first.raw().and_then(|r| Some((r.status, r.json()?)));
+                    token = body.as_ref().and_then(|(_, b)| carried::issued_token(b));
+                    self.samples.tokens.extend(token.clone());
+                    self.samples.authorize.extend(body);
+                }
+            }
+            let req = match &token {
+                Some(token) => t
+                    .requests
+                    .claims_with_token(c, component_auth_bindings::Secret::new(token.clone())),
+                None => t.requests.valid(Op::AuthClaims, c),
+            };
+            let claims = t.send(Probe::new("sample claims", req)).await;
+            if is_2xx(&claims) {
+                self.samples
+                    .auth_claims
+                    .extend(claims.raw().and_then(|r| Some((r.status, r.json()?))));
+            }
+        }
     }
 
     /// The body limit: a JSON body of growing size until one is refused

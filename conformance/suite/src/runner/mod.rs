@@ -205,6 +205,8 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         target.profile(),
         observed,
     );
+    let changed_choices =
+        crate::cause::choice::changed(&checks, &collected.outcomes, &results, target.profile());
     Ok(RunResults {
         target: scrub.text(&described),
         strict: options.strict,
@@ -216,6 +218,7 @@ pub async fn run(profile: Profile, options: &RunOptions) -> Result<RunResults, R
         outcomes: outcomes_seen,
         hints,
         undeclared,
+        changed_choices,
     })
 }
 
