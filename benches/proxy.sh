@@ -51,7 +51,7 @@ line="$(wait_for_line "$W/server.stdout" '^listening on http://127\.0\.0\.1:[0-9
 UPSTREAM="http://127.0.0.1:${line##*:}"
 sed "s#^base_url: .*#base_url: $UPSTREAM#" conformance/profiles/reference.yaml >"$W/profile.yaml"
 
-"$CONFORMANCE" --profile "$W/profile.yaml" proxy --json "$W/proxy.json" >"$W/proxy.stdout" 2>"$W/proxy.stderr" &
+"$CONFORMANCE" proxy --profile "$W/profile.yaml" --json "$W/proxy.json" >"$W/proxy.stdout" 2>"$W/proxy.stderr" &
 PROXY_PID=$!
 PIDS+=("$PROXY_PID")
 line="$(wait_for_line "$W/proxy.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$PROXY_PID")"
