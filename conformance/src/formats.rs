@@ -130,6 +130,20 @@ impl ReportFiles {
         self.files.iter().any(|(_, p)| p.as_os_str() == "-")
     }
 
+    /// The reports asked for, less those to standard output: what is
+    /// written while a proxy or a stream runs (standard output gets its
+    /// report once, at the end).
+    pub fn without_stdout(&self) -> ReportFiles {
+        ReportFiles {
+            files: self
+                .files
+                .iter()
+                .filter(|(_, p)| p.as_os_str() != "-")
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Whether any report is asked for.
     pub fn any(&self) -> bool {
         !self.files.is_empty()

@@ -743,7 +743,7 @@ async fn over_the_cap_through(upstream: &str) {
     assert!(
         report
             .text()
-            .contains("1 exchange with a body not kept whole (over the proxy's cap")
+            .contains("1 exchange with a body not kept whole (over the 1 MiB cap")
     );
     assert_eq!(
         serde_json::to_value(&report).expect("json")["bodies_not_judged"],

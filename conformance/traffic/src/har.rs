@@ -1,7 +1,10 @@
 //! Exchanges recorded in a HAR 1.2 file (as browsers, mitmproxy and
 //! schemathesis write them), read entry by entry: the file is streamed, and
 //! each entry is handed on and dropped, so a large file costs one entry's
-//! memory, not the file's.
+//! memory, not the file's; and an entry costs at most the caps
+//! ([`crate::capped`]: a body over [`MAX_BODY`] is not kept, a message's
+//! headers over [`HEADERS_CAP`] make the entry not judged). The entry is
+//! also the shape of one line of NDJSON ([`crate::recorded`]).
 
 use std::fmt;
 use std::io::Read;
@@ -10,7 +13,16 @@ use base64::Engine;
 use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::capped::{Capped, MAX_BODY, is_cut};
 use crate::observed::{Answer, Request};
+
+/// The most bytes of one message's header names and values (or a form's
+/// fields) kept; an entry with more is not judged.
+pub const HEADERS_CAP: usize = MAX_BODY;
+
+/// The most header lines (or form fields) of one message kept; an entry
+/// with more is not judged.
+pub const HEADERS_MAX: usize = 1000;
 
 /// Why a HAR file cannot be read.
 #[derive(Debug)]
@@ -24,8 +36,9 @@ impl fmt::Display for HarError {
 
 impl std::error::Error for HarError {}
 
+/// One recorded exchange: a HAR entry (or an NDJSON line).
 #[derive(Deserialize)]
-struct Entry {
+pub(crate) struct Entry {
     request: HarRequest,
     #[serde(default)]
     response: Option<HarResponse>,
@@ -36,7 +49,7 @@ struct HarRequest {
     method: String,
     url: String,
     #[serde(default)]
-    headers: Vec<Header>,
+    headers: Budgeted<Header>,
     #[serde(default, rename = "postData")]
     post_data: Option<PostData>,
 }
@@ -45,7 +58,7 @@ struct HarRequest {
 struct HarResponse {
     status: i64,
     #[serde(default)]
-    headers: Vec<Header>,
+    headers: Budgeted<Header>,
     #[serde(default)]
     content: Option<Content>,
 }
@@ -65,7 +78,7 @@ struct PostData {
     /// A form's fields, where the recorder parsed them (Chromium's
     /// recorders write these, sometimes without `text`).
     #[serde(default)]
-    params: Option<Vec<Param>>,
+    params: Option<Budgeted<Param>>,
 }
 
 #[derive(Deserialize)]
@@ -89,12 +102,15 @@ struct Content {
 
 /// A request body as recorded: its text; else a form rebuilt from its
 /// `params` where its media type is a form's; else not known (judged by
-/// no rule that reads a body).
+/// no rule that reads a body). Over [`MAX_BODY`], not kept (cut).
 fn request_body(post: Option<PostData>) -> (Vec<u8>, bool) {
     let Some(post) = post else {
         return (Vec::new(), false);
     };
     if let Some(text) = post.text {
+        if is_cut(&text) || text.len() > MAX_BODY {
+            return (Vec::new(), true);
+        }
         return (text.into_bytes(), false);
     }
     let form = post.mime_type.as_deref().is_some_and(|m| {
@@ -104,9 +120,9 @@ fn request_body(post: Option<PostData>) -> (Vec<u8>, bool) {
         })
     });
     match post.params {
-        Some(params) if form => {
+        Some(params) if form && !params.over => {
             let mut out = String::new();
-            for (i, p) in params.iter().enumerate() {
+            for (i, p) in params.items.iter().enumerate() {
                 if i > 0 {
                     out.push('&');
                 }
@@ -114,11 +130,16 @@ fn request_body(post: Option<PostData>) -> (Vec<u8>, bool) {
                 out.push('=');
                 out.push_str(&encode(p.value.as_deref().unwrap_or_default()));
             }
+            if out.len() > MAX_BODY {
+                return (Vec::new(), true);
+            }
             (out.into_bytes(), false)
         }
         // Fields parsed from a JSON body, or nothing: the bytes sent are
         // not known.
-        Some(params) if params.is_empty() && post.mime_type.is_none() => (Vec::new(), false),
+        Some(params) if params.items.is_empty() && !params.over && post.mime_type.is_none() => {
+            (Vec::new(), false)
+        }
         _ => (Vec::new(), true),
     }
 }
@@ -127,20 +148,30 @@ fn encode(s: &str) -> String {
     percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
 }
 
-/// Reads every entry of the HAR in `reader`, handing each to `each` as the
-/// request and its answer (`None` where the entry has none: an aborted
-/// request); returns how many entries there were.
-pub fn read_entries(
-    reader: impl Read,
-    mut each: impl FnMut(Request, Option<Answer>),
-) -> Result<u64, HarError> {
-    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(reader));
+/// One entry of a recording, as read.
+#[derive(Debug)]
+pub enum Recorded {
+    /// The request and its answer (`None` where the entry has none: an
+    /// aborted request).
+    Exchange(Request, Option<Answer>),
+    /// An entry over the caps (a method, URL or header list past them):
+    /// not judged, counted.
+    OverCap,
+}
+
+/// Reads every entry of the HAR in `reader`, handing each to `each` as it
+/// is read (over the caps, [`Recorded::OverCap`]); returns how many
+/// entries there were.
+pub fn read_entries(reader: impl Read, mut each: impl FnMut(Recorded)) -> Result<u64, HarError> {
+    // serde_json reads a reader byte by byte: buffered on both sides of
+    // the cap.
+    let capped = Capped::new(std::io::BufReader::new(reader));
+    let mut de = serde_json::Deserializer::from_reader(std::io::BufReader::new(capped));
     let mut count = 0;
     Root {
         each: &mut |entry: Entry| {
             count += 1;
-            let (req, answer) = convert(entry);
-            each(req, answer);
+            each(convert(entry));
         },
     }
     .deserialize(&mut de)
@@ -150,8 +181,16 @@ pub fn read_entries(
     Ok(count)
 }
 
-fn convert(entry: Entry) -> (Request, Option<Answer>) {
+/// An entry as the rules read it.
+pub(crate) fn convert(entry: Entry) -> Recorded {
     let url = entry.request.url;
+    let over = is_cut(&url)
+        || is_cut(&entry.request.method)
+        || entry.request.headers.over
+        || entry.response.as_ref().is_some_and(|r| r.headers.over);
+    if over {
+        return Recorded::OverCap;
+    }
     // Path and query: after the scheme and authority.
     let target = match url.split_once("://") {
         Some((_, rest)) => rest
@@ -160,8 +199,9 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
         None => url,
     };
     let target = target.split('#').next().unwrap_or_default().to_owned();
-    let pairs = |headers: Vec<Header>| -> Vec<(String, Vec<u8>)> {
+    let pairs = |headers: Budgeted<Header>| -> Vec<(String, Vec<u8>)> {
         headers
+            .items
             .into_iter()
             // HTTP/2 pseudo-headers (`:authority`) are no headers of the request.
             .filter(|h| !h.name.starts_with(':'))
@@ -181,7 +221,9 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
         // No text, and a size that is not 0 (or none): left out.
         let left_out = content.text.is_none() && content.size != Some(0);
         let text = content.text.unwrap_or_default();
+        let over = is_cut(&text);
         let body = match content.encoding.as_deref() {
+            _ if over => Vec::new(),
             Some(e) if e.eq_ignore_ascii_case("base64") => {
                 base64::engine::general_purpose::STANDARD
                     .decode(text.as_bytes())
@@ -189,14 +231,78 @@ fn convert(entry: Entry) -> (Request, Option<Answer>) {
             }
             _ => text.into_bytes(),
         };
+        let over = over || body.len() > MAX_BODY;
         Answer {
             status: u16::try_from(r.status).unwrap_or(0),
             headers: pairs(r.headers),
-            body,
-            body_cut: left_out,
+            body: if over { Vec::new() } else { body },
+            body_cut: left_out || over,
         }
     });
-    (req, answer)
+    Recorded::Exchange(req, answer)
+}
+
+/// What one item of a list weighs against [`HEADERS_CAP`].
+trait Weigh {
+    fn weight(&self) -> usize;
+}
+
+impl Weigh for Header {
+    fn weight(&self) -> usize {
+        self.name.len() + self.value.len()
+    }
+}
+
+impl Weigh for Param {
+    fn weight(&self) -> usize {
+        self.name.len() + self.value.as_ref().map_or(0, String::len)
+    }
+}
+
+/// A list kept within [`HEADERS_CAP`] bytes and [`HEADERS_MAX`] items;
+/// past either, the rest is read and dropped and `over` set.
+struct Budgeted<T> {
+    items: Vec<T>,
+    over: bool,
+}
+
+impl<T> Default for Budgeted<T> {
+    fn default() -> Self {
+        Budgeted {
+            items: Vec::new(),
+            over: false,
+        }
+    }
+}
+
+impl<'de, T: Deserialize<'de> + Weigh> Deserialize<'de> for Budgeted<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Items<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de> + Weigh> Visitor<'de> for Items<T> {
+            type Value = Budgeted<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a list")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Budgeted<T>, A::Error> {
+                let mut out = Budgeted::default();
+                let mut weight = 0usize;
+                while let Some(item) = seq.next_element::<T>()? {
+                    if out.over {
+                        continue;
+                    }
+                    weight += item.weight();
+                    if weight > HEADERS_CAP || out.items.len() >= HEADERS_MAX {
+                        out.over = true;
+                        out.items = Vec::new();
+                    } else {
+                        out.items.push(item);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_seq(Items(std::marker::PhantomData))
+    }
 }
 
 /// The HAR's top level: only `log.entries` is read, each entry handed on.
@@ -296,6 +402,13 @@ impl<'de> Visitor<'de> for Entries<'_> {
 mod tests {
     use super::*;
 
+    fn exchange(e: Recorded) -> (Request, Option<Answer>) {
+        match e {
+            Recorded::Exchange(r, a) => (r, a),
+            Recorded::OverCap => panic!("over the cap"),
+        }
+    }
+
     #[test]
     fn reads_entries_one_by_one() {
         let har = r#"{"log": {"version": "1.2", "creator": {"name": "t", "version": "1"}, "entries": [
@@ -306,7 +419,7 @@ mod tests {
           {"request": {"method": "GET", "url": "http://h:1/x", "headers": []}, "response": {"status": 0}}
         ]}}"#;
         let mut seen = Vec::new();
-        let n = read_entries(har.as_bytes(), |r, a| seen.push((r, a))).expect("a HAR");
+        let n = read_entries(har.as_bytes(), |e| seen.push(exchange(e))).expect("a HAR");
         assert_eq!(n, 2);
         let (r, a) = &seen[0];
         assert_eq!(r.method, "POST");
@@ -315,8 +428,8 @@ mod tests {
         assert_eq!(r.body, br#"{"a":1}"#);
         assert_eq!(a.as_ref().map(|a| a.body.as_slice()), Some(&b"{}"[..]));
         assert!(seen[1].1.is_none(), "status 0: no answer");
-        assert!(read_entries(&b"{\"x\": 1}"[..], |_, _| {}).is_err());
-        assert!(read_entries(&b"not json"[..], |_, _| {}).is_err());
+        assert!(read_entries(&b"{\"x\": 1}"[..], |_| {}).is_err());
+        assert!(read_entries(&b"not json"[..], |_| {}).is_err());
     }
 
     /// Chromium's recorders: a JSON body as `params` without `text` is not
@@ -333,7 +446,7 @@ mod tests {
            "response": {"status": 204, "headers": [], "content": {"size": 0}}}
         ]}}"#;
         let mut seen = Vec::new();
-        read_entries(har.as_bytes(), |r, a| seen.push((r, a))).expect("a HAR");
+        read_entries(har.as_bytes(), |e| seen.push(exchange(e))).expect("a HAR");
         let (json, answer) = &seen[0];
         assert!(json.body_cut && json.body.is_empty());
         assert!(answer.as_ref().is_some_and(|a| a.body_cut));
