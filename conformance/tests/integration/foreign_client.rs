@@ -71,9 +71,10 @@ async fn a_python_client_is_judged_by_the_mock_and_through_the_proxy() {
             let (profile, json) = (profile.clone(), json.clone());
             move || {
                 let mut proxy = Command::new(env!("CARGO_BIN_EXE_conformance"))
+                    .arg("proxy")
                     .arg("--profile")
                     .arg(&profile)
-                    .args(["proxy", "--exchanges", "3", "--gate", "--json"])
+                    .args(["--exchanges", "3", "--gate", "--json"])
                     .arg(&json)
                     .stdout(Stdio::piped())
                     .stderr(Stdio::piped())

@@ -26,4 +26,5 @@ mod stub_server;
 mod traffic;
 mod traffic_duties;
 mod traffic_faults;
+mod traffic_streams;
 mod variants;

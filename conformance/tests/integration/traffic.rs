@@ -23,15 +23,15 @@ fn profile(base_url: &str) -> Profile {
 }
 
 /// A client fault: the request it sends, and the one rule it breaks.
-struct ClientFault {
-    rule: &'static str,
+pub(crate) struct ClientFault {
+    pub(crate) rule: &'static str,
     method: &'static str,
     target: String,
     headers: Vec<(&'static str, &'static str)>,
     body: &'static str,
 }
 
-fn client_faults() -> Vec<ClientFault> {
+pub(crate) fn client_faults() -> Vec<ClientFault> {
     let good = || {
         vec![
             ("X-Client-Id", "conformance-client"),
@@ -194,7 +194,7 @@ async fn each_client_fault_is_caught_by_the_proxy_the_mock_and_audit() {
 
 /// A HAR entry of the fault's request (its answer left out: `audit` judges
 /// the client's side of it).
-fn har_entry(base: &str, f: &ClientFault) -> serde_json::Value {
+pub(crate) fn har_entry(base: &str, f: &ClientFault) -> serde_json::Value {
     let headers: Vec<_> = f
         .headers
         .iter()
@@ -312,7 +312,7 @@ const PIN: &str = "pin-secret-55";
 const USERS_MODEL: &str = "5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01";
 
 /// The shipped profile, pointed at `base`, written to `dir`.
-fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
+pub(crate) fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
     let path = dir.join("profile.yaml");
     std::fs::write(
         &path,
@@ -325,7 +325,7 @@ fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
     path
 }
 
-fn fresh(name: &str) -> PathBuf {
+pub(crate) fn fresh(name: &str) -> PathBuf {
     let dir = scratch(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
@@ -372,7 +372,7 @@ async fn a_client_fault_through_the_proxy_is_reported_in_every_format_without_se
     let profile = profile_file(&dir, &server.base_url());
     let file = |name: &str| dir.join(name).to_str().expect("utf-8").to_owned();
     let mut child = std::process::Command::new(BIN)
-        .args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+        .args(["proxy", "--profile", profile.to_str().expect("utf-8")])
         .args(["--exchanges", "3", "--gate", "--every", "1s"])
         .args(["--json", &file("r.json"), "--junit", &file("r.xml")])
         .args(["--sarif", &file("r.sarif"), "--html", &file("r.html")])
@@ -546,7 +546,7 @@ fn audit_cli(
     junit: &std::path::Path,
 ) -> std::process::Output {
     std::process::Command::new(BIN)
-        .args(["--profile", profile.to_str().expect("utf-8"), "audit"])
+        .args(["audit", "--profile", profile.to_str().expect("utf-8")])
         .arg(har)
         .arg("--junit")
         .arg(junit)
@@ -624,7 +624,7 @@ fn a_gate_no_client_went_through_fails() {
     let html = dir.join("r.html");
     let run = |gate: bool| {
         let mut cmd = std::process::Command::new(BIN);
-        cmd.args(["--profile", profile.to_str().expect("utf-8"), "proxy"])
+        cmd.args(["proxy", "--profile", profile.to_str().expect("utf-8")])
             .args(["--for", "300ms", "--html"])
             .arg(&html);
         if gate {

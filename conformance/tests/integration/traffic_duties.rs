@@ -85,9 +85,9 @@ impl Proxy {
     fn start(dir: &Path, base: &str, args: &[&str]) -> Proxy {
         let profile = profile_file(dir, base);
         let mut child = Command::new(BIN)
+            .arg("proxy")
             .arg("--profile")
             .arg(&profile)
-            .arg("proxy")
             .args(args)
             .env("NO_COLOR", "1")
             .stdout(Stdio::piped())
@@ -251,9 +251,9 @@ fn bad_limits_and_report_paths_are_refused_before_listening() {
         vec!["--json", missing.to_str().expect("utf-8")],
     ] {
         let out = Command::new(BIN)
+            .arg("proxy")
             .arg("--profile")
             .arg(&profile)
-            .arg("proxy")
             .args(&args)
             .output()
             .expect("conformance proxy");
@@ -297,9 +297,9 @@ fn audit(
         .map(|f| dir.join(f))
         .collect();
     let out = Command::new(BIN)
+        .arg("audit")
         .arg("--profile")
         .arg(&profile)
-        .arg("audit")
         .arg(&path)
         .args(["--json", files[0].to_str().expect("utf-8")])
         .args(["--junit", files[1].to_str().expect("utf-8")])
