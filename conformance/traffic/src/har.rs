@@ -84,8 +84,69 @@ struct PostData {
 #[derive(Deserialize)]
 struct Param {
     name: String,
+    /// A form field's text; chrome-har writes a JSON body's top-level
+    /// values here as JSON (`1234`, not `"1234"`).
     #[serde(default)]
-    value: Option<String>,
+    value: Option<Scalar>,
+}
+
+impl Param {
+    /// The value as a form carries it: a string as itself, anything else
+    /// as its JSON text.
+    fn text(&self) -> String {
+        match &self.value {
+            Some(Scalar(Some(serde_json::Value::String(s)))) => s.clone(),
+            Some(Scalar(Some(other))) => other.to_string(),
+            _ => String::new(),
+        }
+    }
+}
+
+/// A param's value where it is a string, number, boolean or null; `None`
+/// for an array or object, read past without building it (its size is
+/// not bounded by the string cap), so a body holding one is not known.
+struct Scalar(Option<serde_json::Value>);
+
+impl<'de> Deserialize<'de> for Scalar {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar(Some(v.into())))
+            }
+            fn visit_unit<E>(self) -> Result<Scalar, E> {
+                Ok(Scalar(Some(serde_json::Value::Null)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Scalar, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scalar, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 #[derive(Default, Deserialize)]
@@ -128,20 +189,64 @@ fn request_body(post: Option<PostData>) -> (Vec<u8>, bool) {
                 }
                 out.push_str(&encode(&p.name));
                 out.push('=');
-                out.push_str(&encode(p.value.as_deref().unwrap_or_default()));
+                out.push_str(&encode(&p.text()));
             }
             if out.len() > MAX_BODY {
                 return (Vec::new(), true);
             }
             (out.into_bytes(), false)
         }
-        // Fields parsed from a JSON body, or nothing: the bytes sent are
-        // not known.
+        // chrome-har's parse of a JSON object: each top-level key once,
+        // with its value.
+        Some(params) if json(post.mime_type.as_deref()) && !params.over => {
+            match rebuilt(&params.items) {
+                Some(body) if body.len() <= MAX_BODY => (body, false),
+                _ => (Vec::new(), true),
+            }
+        }
+        // Fields parsed otherwise, or nothing: the bytes sent are not
+        // known.
         Some(params) if params.items.is_empty() && !params.over && post.mime_type.is_none() => {
             (Vec::new(), false)
         }
         _ => (Vec::new(), true),
     }
+}
+
+/// Whether a media type is JSON's (`application/json`, `+json`).
+fn json(mime: Option<&str>) -> bool {
+    mime.and_then(|m| m.split(';').next()).is_some_and(|m| {
+        let m = m.trim().to_ascii_lowercase();
+        m == "application/json" || (m.starts_with("application/") && m.ends_with("+json"))
+    })
+}
+
+/// The JSON object chrome-har parsed into `params` (`{name, value}` for
+/// each key, `value` the JSON value), written again: where every param has
+/// a value and no name comes twice (chrome-har flattens an array into one
+/// param per item, which cannot be told from repeated keys), else `None`.
+/// What it rebuilds is the object the page sent, not its bytes: the rules
+/// read the object. A single param whose name is the JSON text and which
+/// has no value is that text.
+fn rebuilt(params: &[Param]) -> Option<Vec<u8>> {
+    // The whole text as one param's name, with no value: as written.
+    if let [p] = params {
+        let no_value = p
+            .value
+            .as_ref()
+            .is_none_or(|v| v.0.as_ref().is_none_or(|v| v == ""));
+        if no_value && serde_json::from_str::<IgnoredAny>(&p.name).is_ok() {
+            return Some(p.name.clone().into_bytes());
+        }
+    }
+    let mut object = serde_json::Map::new();
+    for p in params {
+        let value = p.value.as_ref()?.0.clone()?;
+        if object.insert(p.name.clone(), value).is_some() {
+            return None;
+        }
+    }
+    serde_json::to_vec(&serde_json::Value::Object(object)).ok()
 }
 
 fn encode(s: &str) -> String {
@@ -200,13 +305,20 @@ pub(crate) fn convert(entry: Entry) -> Recorded {
     };
     let target = target.split('#').next().unwrap_or_default().to_owned();
     let pairs = |headers: Budgeted<Header>| -> Vec<(String, Vec<u8>)> {
-        headers
-            .items
-            .into_iter()
-            // HTTP/2 pseudo-headers (`:authority`) are no headers of the request.
-            .filter(|h| !h.name.starts_with(':'))
-            .map(|h| (h.name, h.value.into_bytes()))
-            .collect()
+        let mut out: Vec<(String, Vec<u8>)> = Vec::with_capacity(headers.items.len());
+        for h in headers.items {
+            // HTTP/2 pseudo-headers (`:authority`) are no headers of the
+            // request; and a line that repeats an earlier one exactly is
+            // read once: chrome-har lists each header twice, as the page
+            // set it and as it was sent.
+            let repeated = out
+                .iter()
+                .any(|(n, v)| n.eq_ignore_ascii_case(&h.name) && v == h.value.as_bytes());
+            if !h.name.starts_with(':') && !repeated {
+                out.push((h.name, h.value.into_bytes()));
+            }
+        }
+        out
     };
     let (body, body_cut) = request_body(entry.request.post_data);
     let req = Request {
@@ -255,7 +367,7 @@ impl Weigh for Header {
 
 impl Weigh for Param {
     fn weight(&self) -> usize {
-        self.name.len() + self.value.as_ref().map_or(0, String::len)
+        self.name.len() + self.text().len()
     }
 }
 
@@ -432,9 +544,9 @@ mod tests {
         assert!(read_entries(&b"not json"[..], |_| {}).is_err());
     }
 
-    /// Chromium's recorders: a JSON body as `params` without `text` is not
-    /// known (not judged), a form's is rebuilt, and an answer recorded
-    /// without its body is not judged on it.
+    /// Chromium's recorders: a JSON body as `params` without `text` is read
+    /// (here its text as the one param's name), a form's is rebuilt, and an
+    /// answer recorded without its body is not judged on it.
     #[test]
     fn what_a_recording_left_out_is_not_judged() {
         let har = r#"{"log": {"entries": [
@@ -448,7 +560,10 @@ mod tests {
         let mut seen = Vec::new();
         read_entries(har.as_bytes(), |e| seen.push(exchange(e))).expect("a HAR");
         let (json, answer) = &seen[0];
-        assert!(json.body_cut && json.body.is_empty());
+        assert_eq!(
+            (json.body.as_slice(), json.body_cut),
+            (&br#"{"a":1}"#[..], false)
+        );
         assert!(answer.as_ref().is_some_and(|a| a.body_cut));
         let (form, answer) = &seen[1];
         assert_eq!(
@@ -460,5 +575,42 @@ mod tests {
                 .as_ref()
                 .is_some_and(|a| !a.body_cut && a.body.is_empty())
         );
+    }
+
+    /// chrome-har's shapes: a JSON object parsed into `params` (values as
+    /// JSON) is read as that object, one with a name twice (an array
+    /// flattened) is not known; each header listed twice (as the page set
+    /// it and as sent) is read once.
+    #[test]
+    fn chrome_hars_params_and_doubled_headers_are_read_as_sent() {
+        let har = r#"{"log": {"entries": [
+          {"request": {"method": "POST", "url": "http://h/v2/api/component/a/auth",
+                       "headers": [{"name": "X-Project-Env", "value": "dev"}, {"name": "Accept", "value": "*/*"},
+                                   {"name": "x-project-env", "value": "dev"}, {"name": "X-Project-Env", "value": "live"}],
+                       "postData": {"mimeType": "application/json", "params": [{"name": "account", "value": "acme"}, {"name": "pin", "value": 1234}]}}},
+          {"request": {"method": "POST", "url": "http://h/v2/api/component/a/auth",
+                       "postData": {"mimeType": "application/json", "params": [{"name": "tags", "value": 1}, {"name": "tags", "value": 2}]}}}
+        ]}}"#;
+        let mut seen = Vec::new();
+        read_entries(har.as_bytes(), |e| seen.push(exchange(e))).expect("a HAR");
+        let (object, _) = &seen[0];
+        assert!(!object.body_cut);
+        let body: serde_json::Value = serde_json::from_slice(&object.body).expect("JSON");
+        assert_eq!(body, serde_json::json!({"account": "acme", "pin": 1234}));
+        let headers: Vec<(&str, &[u8])> = object
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_slice()))
+            .collect();
+        assert_eq!(
+            headers,
+            [
+                ("X-Project-Env", &b"dev"[..]),
+                ("Accept", b"*/*"),
+                ("X-Project-Env", b"live")
+            ]
+        );
+        let (flattened, _) = &seen[1];
+        assert!(flattened.body_cut && flattened.body.is_empty());
     }
 }
