@@ -115,7 +115,15 @@ pub async fn start_proxy(profile: Profile, options: ProxyOptions) -> Result<Runn
     let addr = listener
         .local_addr()
         .map_err(|e| format!("cannot listen: {e}"))?;
-    let upstream = Upstream::new(&profile.base_url, options.timeout, &options.connect)?;
+    // The profile's private CA, trusted as a run trusts it (beside
+    // --ca-cert).
+    let mut connect = options.connect.clone();
+    if let Some(ca) = &profile.ca_cert {
+        connect
+            .add_ca_file(ca)
+            .map_err(|e| format!("the profile's `ca_cert`: {e}"))?;
+    }
+    let upstream = Upstream::new(&profile.base_url, options.timeout, &connect)?;
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (stop, mut stopped) = tokio::sync::watch::channel(false);
     let (finish, done) = tokio::sync::watch::channel(false);

@@ -871,9 +871,26 @@ async fn the_proxy_forwards_to_https_with_a_private_ca_and_a_gateway_header() {
     assert_eq!(proxy.tally().exchanges(), 1);
     proxy.stop();
 
-    // Trusted through --ca-cert: answers pass, a gateway header is added.
+    // Trusted through the profile's `ca_cert`, as a run trusts it.
     let ca = scratch("proxy-ca.pem");
     std::fs::write(&ca, &cert).expect("write the CA");
+    let mut with_ca = profile(&server.base_url());
+    with_ca.ca_cert = Some(ca.clone());
+    let proxy = start_proxy(with_ca, ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let answer = http_client()
+        .get(format!("{}{}", proxy.base_url(), good.target))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status().as_u16(), 200);
+    assert_eq!(proxy.tally().exchanges(), 1);
+    proxy.stop();
+
+    // Trusted through --ca-cert: answers pass, a gateway header is added.
     let mut connect = Connect::default();
     connect.add_ca_file(&ca).expect("a PEM certificate");
     connect
