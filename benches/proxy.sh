@@ -51,14 +51,14 @@ line="$(wait_for_line "$W/server.stdout" '^listening on http://127\.0\.0\.1:[0-9
 UPSTREAM="http://127.0.0.1:${line##*:}"
 sed "s#^base_url: .*#base_url: $UPSTREAM#" conformance/profiles/reference.yaml >"$W/profile.yaml"
 
-"$CONFORMANCE" --profile "$W/profile.yaml" proxy --json "$W/proxy.json" >"$W/proxy.stdout" 2>"$W/proxy.stderr" &
+"$CONFORMANCE" proxy --profile "$W/profile.yaml" --json "$W/proxy.json" >"$W/proxy.stdout" 2>"$W/proxy.stderr" &
 PROXY_PID=$!
 PIDS+=("$PROXY_PID")
 line="$(wait_for_line "$W/proxy.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$PROXY_PID")"
 OURS="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -1)"
 
 if [ -n "$BASELINE" ]; then
-    "$BASELINE" --profile "$W/profile.yaml" proxy >"$W/baseline.stdout" 2>"$W/baseline.stderr" &
+    "$BASELINE" proxy --profile "$W/profile.yaml" >"$W/baseline.stdout" 2>"$W/baseline.stderr" &
     BASELINE_PID=$!
     PIDS+=("$BASELINE_PID")
     line="$(wait_for_line "$W/baseline.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$BASELINE_PID")"
