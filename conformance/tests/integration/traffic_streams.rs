@@ -272,3 +272,47 @@ fn a_stream_is_judged_as_it_arrives_and_sigterm_keeps_the_verdict() {
         Some(2.into())
     );
 }
+
+/// `proxy --json -`: standard output is the JSON report alone, written once
+/// at the end; the listening line and the human report go to standard
+/// error, as a run's do.
+#[test]
+fn a_report_to_stdout_leaves_stdout_to_the_report() {
+    use std::io::{BufRead, BufReader, Read};
+    let dir = fresh("streams-proxy-stdout");
+    // Nothing listens there: the exchange is answered 502 and judged on
+    // the client's side.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let base = format!("http://{}", closed.local_addr().expect("addr"));
+    drop(closed);
+    let profile = profile_file(&dir, &base);
+    let mut child = Command::new(BIN)
+        .args(["proxy", "--profile", profile.to_str().expect("utf-8")])
+        .args(["--exchanges", "1", "--every", "100ms", "--json", "-"])
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("conformance proxy");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("a line");
+    let addr = line
+        .strip_prefix("listening on http://")
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("{line}"))
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&addr).expect("connect");
+    stream
+        .write_all(b"GET /v2/api/component/catalog/auth HTTP/1.1\r\nHost: x\r\nX-Client-Id: c\r\nConnection: close\r\n\r\n")
+        .expect("sent");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    let out = child.wait_with_output().expect("proxy ends");
+    let mut rest = String::new();
+    let _ = stderr.read_to_string(&mut rest);
+    let json: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("standard output is the JSON report alone");
+    assert_eq!(json["exchanges"], 1, "{}", text(&out.stdout));
+    assert!(rest.contains("client/x-client-secret"), "{rest}");
+}
