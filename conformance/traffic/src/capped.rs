@@ -54,6 +54,8 @@ pub struct Capped<R> {
     /// A raw line break ends any string (NDJSON: a broken line spoils no
     /// other).
     lines: bool,
+    /// A read buffer's worth, copied out of `inner`'s way.
+    scratch: Vec<u8>,
 }
 
 impl<R: BufRead> Capped<R> {
@@ -66,6 +68,7 @@ impl<R: BufRead> Capped<R> {
             out: Vec::new(),
             out_at: 0,
             lines: false,
+            scratch: Vec::new(),
         }
     }
 
@@ -108,7 +111,16 @@ impl<R: BufRead> Capped<R> {
                             .map_or(chunk.len(), |p| i + p)
                     };
                     if !skipping {
-                        self.held.extend_from_slice(&chunk[i..end]);
+                        // No more than one byte past the cap is held (the
+                        // rest of a long run is skipped with the string),
+                        // and a long string gets the cap at once rather
+                        // than doubling past it.
+                        let take = (end - i).min(STRING_CAP + 1 - self.held.len());
+                        let wanted = self.held.len() + take;
+                        if wanted > self.held.capacity() && wanted > 64 * 1024 {
+                            self.held.reserve_exact(STRING_CAP + 1 - self.held.len());
+                        }
+                        self.held.extend_from_slice(&chunk[i..i + take]);
                         self.cut_if_over();
                     }
                     i = end;
@@ -176,10 +188,13 @@ impl<R: BufRead> Read for Capped<R> {
             }
             let n = chunk.len();
             // The chunk is borrowed from `inner`: copied out of the way of
-            // `pass`'s `&mut self` (a read buffer's worth).
-            let chunk = chunk.to_vec();
+            // `pass`'s `&mut self`.
+            let mut scratch = std::mem::take(&mut self.scratch);
+            scratch.clear();
+            scratch.extend_from_slice(chunk);
             self.inner.consume(n);
-            self.pass(&chunk);
+            self.pass(&scratch);
+            self.scratch = scratch;
         }
         let n = buf.len().min(self.out.len() - self.out_at);
         buf[..n].copy_from_slice(&self.out[self.out_at..self.out_at + n]);
