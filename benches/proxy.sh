@@ -58,7 +58,7 @@ line="$(wait_for_line "$W/proxy.stdout" '^listening on http://127\.0\.0\.1:[0-9]
 OURS="$(echo "$line" | grep -oE 'http://127\.0\.0\.1:[0-9]+' | head -1)"
 
 if [ -n "$BASELINE" ]; then
-    "$BASELINE" --profile "$W/profile.yaml" proxy >"$W/baseline.stdout" 2>"$W/baseline.stderr" &
+    "$BASELINE" proxy --profile "$W/profile.yaml" >"$W/baseline.stdout" 2>"$W/baseline.stderr" &
     BASELINE_PID=$!
     PIDS+=("$BASELINE_PID")
     line="$(wait_for_line "$W/baseline.stdout" '^listening on http://127\.0\.0\.1:[0-9]+' 60 "$BASELINE_PID")"

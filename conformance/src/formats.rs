@@ -130,6 +130,20 @@ impl ReportFiles {
         self.files.iter().any(|(_, p)| p.as_os_str() == "-")
     }
 
+    /// The reports asked for, less those to standard output: what is
+    /// written while a proxy or a stream runs (standard output gets its
+    /// report once, at the end).
+    pub fn without_stdout(&self) -> ReportFiles {
+        ReportFiles {
+            files: self
+                .files
+                .iter()
+                .filter(|(_, p)| p.as_os_str() != "-")
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// Whether any report is asked for.
     pub fn any(&self) -> bool {
         !self.files.is_empty()
@@ -174,17 +188,19 @@ fn replace(path: &Path, what: &str, text: &str) -> Result<(), String> {
     file_writer::write(path, &format!("the {what} report"), text).map_err(|e| e.to_string())
 }
 
-fn augment(cmd: Command, help: fn(&Format) -> &'static str) -> Command {
+/// The flags of each row; `env`: each also read from its variable (a
+/// run's, as the action passes them). `proxy` and `audit` read none: a
+/// job that sets `CONFORMANCE_JUNIT` for its run would otherwise have the
+/// traffic's report written over the run's.
+fn augment(cmd: Command, help: fn(&Format) -> &'static str, env: bool) -> Command {
     FORMATS.iter().fold(cmd, |cmd, f| {
-        cmd.arg(
-            Arg::new(f.flag)
-                .long(f.flag)
-                .value_name("FILE")
-                .value_parser(clap::value_parser!(PathBuf))
-                .action(clap::ArgAction::Set)
-                .env(f.env)
-                .help(format!("{} (`-`: standard output)", help(f))),
-        )
+        let arg = Arg::new(f.flag)
+            .long(f.flag)
+            .value_name("FILE")
+            .value_parser(clap::value_parser!(PathBuf))
+            .action(clap::ArgAction::Set)
+            .help(format!("{} (`-`: standard output)", help(f)));
+        cmd.arg(if env { arg.env(f.env) } else { arg })
     })
 }
 
@@ -197,7 +213,7 @@ pub struct RunReports(pub ReportFiles);
 pub struct TrafficReports(pub ReportFiles);
 
 macro_rules! report_args {
-    ($type:ident, $help:expr) => {
+    ($type:ident, $help:expr, $env:expr) => {
         impl FromArgMatches for $type {
             fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
                 Ok($type(ReportFiles::from_matches(m)))
@@ -210,17 +226,17 @@ macro_rules! report_args {
 
         impl Args for $type {
             fn augment_args(cmd: Command) -> Command {
-                augment(cmd, $help)
+                augment(cmd, $help, $env)
             }
             fn augment_args_for_update(cmd: Command) -> Command {
-                augment(cmd, $help)
+                augment(cmd, $help, $env)
             }
         }
     };
 }
 
-report_args!(RunReports, |f| f.run_help);
-report_args!(TrafficReports, |f| f.traffic_help);
+report_args!(RunReports, |f| f.run_help, true);
+report_args!(TrafficReports, |f| f.traffic_help, false);
 
 #[cfg(test)]
 mod tests {
@@ -277,6 +293,23 @@ mod tests {
             ]
         );
         assert!(!ReportFiles::default().any());
+    }
+
+    /// A run reads its report paths from `CONFORMANCE_<FORMAT>` too; the
+    /// traffic commands do not (they would write over the run's).
+    #[test]
+    fn only_a_run_reads_report_paths_from_the_environment() {
+        let run = RunReports::augment_args(Command::new("t"));
+        let traffic = TrafficReports::augment_args(Command::new("t"));
+        for f in FORMATS {
+            let env = |cmd: &Command| {
+                cmd.get_arguments()
+                    .find(|a| a.get_id() == f.flag)
+                    .and_then(|a| a.get_env().map(|e| e.to_owned()))
+            };
+            assert_eq!(env(&run), Some(std::ffi::OsString::from(f.env)));
+            assert_eq!(env(&traffic), None, "{}", f.flag);
+        }
     }
 
     /// `action.yml` has an input per row, passed to `run.sh` as its

@@ -144,11 +144,13 @@ enum Command {
         args: ProxyArgs,
     },
     /// Judge recorded traffic: every exchange of a HAR 1.2 file (a
-    /// browser's, mitmproxy's, schemathesis's), by the rules the proxy
-    /// uses, the reports in every format asked for. Exit codes as for a
-    /// run: 0 when no MUST rule was broken, 1 when one was (or the file
-    /// held no exchange: nothing proven), 2 for a file that cannot be read
-    /// or a bad profile.
+    /// browser's, mitmproxy's, schemathesis's) or of NDJSON (one HAR entry
+    /// a line, as a log pipeline writes), from a file or from standard
+    /// input as it arrives (`-`), by the rules the proxy uses, the reports
+    /// in every format asked for. Exit codes as for a run: 0 when no MUST
+    /// rule was broken, 1 when one was (or the recording held no exchange:
+    /// nothing proven), 2 for a recording that cannot be read or is not
+    /// HAR, or a bad profile.
     Audit {
         #[command(flatten)]
         profile: ProfileArg,

@@ -9,9 +9,14 @@ use std::time::Duration;
 use clap::Args;
 use conformance_model::profile::Profile;
 
+use std::sync::{Arc, Mutex};
+
 use super::{ConnectArgs, connect_from, fail, parse_duration};
 use crate::formats::{ReportFiles, TrafficReports};
+use crate::traffic::audit::judge_stream;
+use crate::traffic::{Input, Known, lock};
 use crate::{out, outln};
+use traffic_rules::Tally;
 
 /// The most threads `--threads` takes (a runtime's workers beyond the
 /// machine's cores only take turns).
@@ -96,10 +101,17 @@ pub fn proxy_main(profile: Option<PathBuf>, args: ProxyArgs) -> ExitCode {
 // `audit`'s arguments (no doc comment: clap would take it for the help).
 #[derive(Args)]
 pub struct AuditArgs {
-    /// The HAR file.
+    /// The recording: a HAR file, or NDJSON (one HAR entry a line); `-`
+    /// reads either from standard input as it arrives.
+    #[arg(value_name = "FILE|-")]
     pub har: PathBuf,
     #[command(flatten)]
     pub reports: TrafficReports,
+    /// How often the reports are written while the recording is read
+    /// (default 10s; a report to standard output is written once, at the
+    /// end).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub every: Option<Duration>,
     /// Judge requests outside the interface's paths too (the page, its
     /// scripts, `/favicon.ico`) as `client/path` violations; by default
     /// they are counted, not judged.
@@ -107,25 +119,73 @@ pub struct AuditArgs {
     pub judge_other_paths: bool,
 }
 
-/// `audit`: the HAR file judged against the server `profile` names.
+/// `audit`: the recording judged against the server `profile` names, the
+/// reports written every `--every` while it is read and at its end (or at
+/// Ctrl-C or SIGTERM, as the proxy's).
 pub fn audit_main(profile: Option<PathBuf>, args: AuditArgs) -> ExitCode {
     let Some(path) = profile else {
         return fail("audit needs the server's profile: --profile FILE");
     };
-    let reports = args.reports;
-    if let Err(e) = reports.0.check() {
+    let outputs = args.reports.0;
+    if let Err(e) = outputs.check() {
         return fail(&e);
     }
     let profile = match Profile::from_path(&path) {
         Ok(p) => p,
         Err(e) => return fail(&e.to_string()),
     };
-    let har = &args.har;
-    let target = format!("traffic recorded in {} (for {profile})", har.display());
-    match crate::traffic::audit(har, &profile, args.judge_other_paths) {
-        Ok(tally) => report(&tally, &target, &reports.0, true),
-        Err(e) => fail(&e),
+    let input = Input::from_arg(&args.har);
+    let target = match &input {
+        Input::Stdin => format!("traffic read from standard input (for {profile})"),
+        Input::File(path) => format!("traffic recorded in {} (for {profile})", path.display()),
+    };
+    let knows = Known::new(&profile);
+    let tally = Arc::new(Mutex::new(Tally::default()));
+    let (done, mut finished) = tokio::sync::oneshot::channel();
+    {
+        let tally = tally.clone();
+        let other_paths = args.judge_other_paths;
+        // Reading blocks (a pipe waits for its writer): its own thread,
+        // which the process leaves behind when a signal ends it.
+        std::thread::spawn(move || {
+            let _ = done.send(judge_stream(&input, &knows, other_paths, &tally));
+        });
     }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("cannot start the async runtime: {e}")),
+    };
+    let periodic = outputs.without_stdout();
+    runtime.block_on(async move {
+        let snapshot = || lock(&tally).clone();
+        let mut sigterm = terminate_signal();
+        let mut tick = tokio::time::interval(args.every.unwrap_or(Duration::from_secs(10)));
+        tick.tick().await;
+        loop {
+            tokio::select! {
+                read = &mut finished => {
+                    match read {
+                        Ok(Ok(_)) => break,
+                        Ok(Err(e)) => return fail(&e),
+                        Err(_) => return fail("the recording's reader stopped"),
+                    }
+                }
+                _ = tokio::signal::ctrl_c() => break,
+                () = terminated(&mut sigterm) => break,
+                _ = tick.tick() => {
+                    if periodic.any() {
+                        if let Err(e) = crate::formats::write_traffic(&periodic, &snapshot(), &target) {
+                            return fail(&e);
+                        }
+                    }
+                }
+            }
+        }
+        report(&snapshot(), &target, &outputs, true)
+    })
 }
 
 /// `proxy`: runs until its count, its time or Ctrl-C, writing the reports
@@ -157,12 +217,19 @@ pub fn proxy(
             Ok(p) => p,
             Err(e) => return fail(&e),
         };
-        // The first stdout line is a contract, as the reference server's.
-        outln!(
+        // The first stdout line is a contract, as the reference server's;
+        // on standard error where standard output is a report (`--json -`).
+        let listening = format!(
             "listening on {} (forwarding to {upstream})",
             running.base_url()
         );
-        let _ = std::io::Write::flush(&mut std::io::stdout());
+        if outputs.to_stdout() {
+            eprintln!("{listening}");
+        } else {
+            outln!("{listening}");
+            let _ = std::io::Write::flush(&mut std::io::stdout());
+        }
+        let periodic = outputs.without_stdout();
         let mut sigterm = terminate_signal();
         let mut tick = tokio::time::interval(every.unwrap_or(Duration::from_secs(10)));
         tick.tick().await;
@@ -174,8 +241,8 @@ pub fn proxy(
                 // final report written and the gate's code kept.
                 () = terminated(&mut sigterm) => break,
                 _ = tick.tick() => {
-                    if outputs.any() {
-                        if let Err(e) = crate::formats::write_traffic(&outputs, &running.tally(), &target) {
+                    if periodic.any() {
+                        if let Err(e) = crate::formats::write_traffic(&periodic, &running.tally(), &target) {
                             return fail(&e);
                         }
                     }
@@ -213,14 +280,16 @@ async fn terminated(signal: &mut Terminate) {
 
 /// Prints a traffic report and writes it in every format asked for;
 /// where it gates, the exit code a run's report of it would have (1 on a
-/// MUST violation, or when no exchange was judged).
-pub fn report(
-    tally: &traffic_rules::Tally,
-    target: &str,
-    outputs: &ReportFiles,
-    gate: bool,
-) -> ExitCode {
-    out!("{}", tally.report(None).text());
+/// MUST violation, or when no exchange was judged). Where a report goes to
+/// standard output (`--json -`), the human report goes to standard error,
+/// as a run's does.
+pub fn report(tally: &Tally, target: &str, outputs: &ReportFiles, gate: bool) -> ExitCode {
+    let text = tally.report(None).text();
+    if outputs.to_stdout() {
+        eprint!("{text}");
+    } else {
+        out!("{text}");
+    }
     if tally.exchanges() == 0 {
         eprintln!("No exchange was judged: nothing is proven (a gate fails).");
     }

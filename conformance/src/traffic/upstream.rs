@@ -16,7 +16,8 @@ use hyper::{Request, Response};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use super::{Sending, lock};
+use super::bodies::Sending;
+use super::lock;
 
 /// Where exchanges are forwarded, and how.
 pub(super) enum Upstream {

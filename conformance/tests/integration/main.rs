@@ -28,4 +28,5 @@ mod stub_server;
 mod traffic;
 mod traffic_duties;
 mod traffic_faults;
+mod traffic_streams;
 mod variants;

@@ -23,15 +23,15 @@ fn profile(base_url: &str) -> Profile {
 }
 
 /// A client fault: the request it sends, and the one rule it breaks.
-struct ClientFault {
-    rule: &'static str,
+pub(crate) struct ClientFault {
+    pub(crate) rule: &'static str,
     method: &'static str,
     target: String,
     headers: Vec<(&'static str, &'static str)>,
     body: &'static str,
 }
 
-fn client_faults() -> Vec<ClientFault> {
+pub(crate) fn client_faults() -> Vec<ClientFault> {
     let good = || {
         vec![
             ("X-Client-Id", "conformance-client"),
@@ -194,7 +194,7 @@ async fn each_client_fault_is_caught_by_the_proxy_the_mock_and_audit() {
 
 /// A HAR entry of the fault's request (its answer left out: `audit` judges
 /// the client's side of it).
-fn har_entry(base: &str, f: &ClientFault) -> serde_json::Value {
+pub(crate) fn har_entry(base: &str, f: &ClientFault) -> serde_json::Value {
     let headers: Vec<_> = f
         .headers
         .iter()
@@ -312,7 +312,7 @@ const PIN: &str = "pin-secret-55";
 const USERS_MODEL: &str = "5d2e8a34-8a47-4f0e-b3a6-2a9d2f9c7e01";
 
 /// The shipped profile, pointed at `base`, written to `dir`.
-fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
+pub(crate) fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
     let path = dir.join("profile.yaml");
     std::fs::write(
         &path,
@@ -325,7 +325,7 @@ fn profile_file(dir: &std::path::Path, base: &str) -> PathBuf {
     path
 }
 
-fn fresh(name: &str) -> PathBuf {
+pub(crate) fn fresh(name: &str) -> PathBuf {
     let dir = scratch(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("dir");
@@ -743,7 +743,7 @@ async fn over_the_cap_through(upstream: &str) {
     assert!(
         report
             .text()
-            .contains("1 exchange with a body not kept whole (over the proxy's cap")
+            .contains("1 exchange with a body not kept whole (over the 1 MiB cap")
     );
     assert_eq!(
         serde_json::to_value(&report).expect("json")["bodies_not_judged"],
@@ -871,9 +871,26 @@ async fn the_proxy_forwards_to_https_with_a_private_ca_and_a_gateway_header() {
     assert_eq!(proxy.tally().exchanges(), 1);
     proxy.stop();
 
-    // Trusted through --ca-cert: answers pass, a gateway header is added.
+    // Trusted through the profile's `ca_cert`, as a run trusts it.
     let ca = scratch("proxy-ca.pem");
     std::fs::write(&ca, &cert).expect("write the CA");
+    let mut with_ca = profile(&server.base_url());
+    with_ca.ca_cert = Some(ca.clone());
+    let proxy = start_proxy(with_ca, ProxyOptions::default())
+        .await
+        .expect("proxy");
+    let answer = http_client()
+        .get(format!("{}{}", proxy.base_url(), good.target))
+        .header("X-Client-Id", "conformance-client")
+        .header("X-Client-Secret", SECRET)
+        .send()
+        .await
+        .expect("an answer");
+    assert_eq!(answer.status().as_u16(), 200);
+    assert_eq!(proxy.tally().exchanges(), 1);
+    proxy.stop();
+
+    // Trusted through --ca-cert: answers pass, a gateway header is added.
     let mut connect = Connect::default();
     connect.add_ca_file(&ca).expect("a PEM certificate");
     connect

@@ -358,15 +358,53 @@ fn a_secret_the_server_echoes_is_in_no_report() {
     }
 }
 
-/// A browser's recording, in the shape Chromium's recorders write it: the
-/// page and `/favicon.ico` beside the calls, a JSON body as `params`
-/// without `text`, answers without bodies. A correct page exits 0; the
-/// same recording with a mistake still exits 1; `--judge-other-paths`
-/// judges the page as `client/path`. Header names with ESC, NUL and a
-/// bidi override are printed escaped.
+/// `audit` of a committed recording (`tests/recordings`), its stdout.
+fn audit_recording(dir: &Path, name: &str) -> (Option<i32>, String) {
+    let profile = profile_file(dir, "http://127.0.0.1:8080");
+    let har = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/recordings")
+        .join(name);
+    let out = Command::new(BIN)
+        .arg("audit")
+        .arg("--profile")
+        .arg(&profile)
+        .arg(&har)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("conformance audit");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    )
+}
+
+/// A browser's recording: Chromium driven through the DevTools protocol,
+/// recorded by chrome-har (`tests/recordings/record.sh`; the page is
+/// `page.html`, its calls answered by the reference server). Its shapes:
+/// the page and `/favicon.ico` beside the calls, a JSON body as `params`
+/// without `text`, each header listed twice, answers without bodies. The
+/// correct page exits 0; the page with a mistake (a JSON body sent with
+/// no Content-Type, so as text/plain) exits 1 naming it. Then the same
+/// shapes written by hand: `--judge-other-paths` judges the page as
+/// `client/path`, a missing secret is named, and header names with ESC,
+/// NUL and a bidi override are printed escaped.
 #[test]
 fn a_browsers_recording_of_a_correct_page_exits_0() {
     let dir = fresh("browser");
+    let (code, printed) = audit_recording(&dir, "chromium-correct.har");
+    assert_eq!(code, Some(0), "{printed}");
+    assert!(
+        printed.contains("3 exchanges judged by") && printed.contains("0 MUST violations"),
+        "{printed}"
+    );
+    assert!(
+        printed.contains("2 exchanges outside the interface's paths"),
+        "{printed}"
+    );
+    let (code, printed) = audit_recording(&dir, "chromium-mistake.har");
+    assert_eq!(code, Some(1), "{printed}");
+    assert!(printed.contains("client/json-media-type"), "{printed}");
+    assert!(printed.contains("1 MUST violation\n"), "{printed}");
     let call = |method: &str,
                 target: &str,
                 headers: Vec<serde_json::Value>,

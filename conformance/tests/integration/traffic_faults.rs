@@ -246,3 +246,190 @@ async fn a_fault_one_exchange_cannot_show_breaks_no_rule_through_the_proxy() {
     }
     assert_eq!(reasons.len(), 4, "{reasons:?}");
 }
+
+/// One session of a strictly clean client, as an application would call
+/// the interface: for each component, Auth Claims by its tag, its name
+/// (percent-encoded) and its uuid, with the token where it requires auth,
+/// with no X-Project-Env, `dev` and `live`; Authorize of each of its
+/// models with the body the profile knows claims it (the second in
+/// `live`), once with `charset=utf-8`, once as `Application/JSON` taking
+/// gzip; a user's wrong answers (right fields and types, values the
+/// server refuses or its settings bound); a component that does not exist. Header names as hyper
+/// writes them (lower case). No request breaks a client rule.
+async fn clean_session(base: &str, profile: &Profile) {
+    let client = component_auth_bindings::client_builder()
+        .no_proxy()
+        .build()
+        .expect("a client");
+    let path = |reference: &str| {
+        let encoded: String =
+            percent_encoding::utf8_percent_encode(reference, percent_encoding::NON_ALPHANUMERIC)
+                .collect();
+        format!("{base}/v2/api/component/{encoded}/auth")
+    };
+    for c in &profile.components {
+        let creds = |mut req: reqwest::RequestBuilder| {
+            req = req
+                .header("x-client-id", &profile.client_id)
+                .header("x-client-secret", profile.client_secret.expose());
+            if c.requires_auth {
+                if let Some(token) = &c.auth_token {
+                    req = req.header("x-auth-token", token.expose());
+                }
+            }
+            req
+        };
+        for reference in [&c.tag, &c.name, &c.uuid] {
+            let _ = creds(client.get(path(reference))).send().await;
+        }
+        for env in ["dev", "live"] {
+            let _ = creds(client.get(path(&c.tag)))
+                .header("x-project-env", env)
+                .send()
+                .await;
+        }
+        let Some(a) = &c.authorize else { continue };
+        let mut models = vec![(a.model_uuid.clone(), a.valid_body.clone(), None)];
+        if let Some(m) = &a.second_model {
+            models.push((m.model_uuid.clone(), m.valid_body.clone(), Some("live")));
+        }
+        for (i, (model, body, env)) in models.into_iter().enumerate() {
+            let media = match i {
+                0 => "application/json",
+                _ => "application/json; charset=utf-8",
+            };
+            let mut req = creds(client.post(format!("{}?modelUuid={model}", path(&c.tag))))
+                .header("content-type", media)
+                .body(serde_json::Value::Object(body).to_string());
+            if let Some(env) = env {
+                req = req.header("x-project-env", env);
+            }
+            let _ = req.send().await;
+        }
+        // Media types are case-insensitive (RFC 9110 §8.3.1), and a client
+        // may take its answers compressed.
+        let _ = creds(client.post(format!("{}?modelUuid={}", path(&c.tag), a.model_uuid)))
+            .header("content-type", "Application/JSON")
+            .header("accept-encoding", "gzip")
+            .body(serde_json::Value::Object(a.valid_body.clone()).to_string())
+            .send()
+            .await;
+        // A user's wrong answers, passed on as typed: the right fields and
+        // types, values the server does not take (another value; one too
+        // short or too large for the component's settings). Refusing them
+        // is the server's to do.
+        for (text, number) in [("-x", 77), ("", 100_000)] {
+            let wrong: serde_json::Map<String, serde_json::Value> = a
+                .valid_body
+                .iter()
+                .map(|(k, v)| {
+                    let v = match v {
+                        serde_json::Value::String(_) if text.is_empty() => "X".into(),
+                        serde_json::Value::String(s) => format!("{s}{text}").into(),
+                        serde_json::Value::Number(_) => number.into(),
+                        other => other.clone(),
+                    };
+                    (k.clone(), v)
+                })
+                .collect();
+            let _ = creds(client.post(format!("{}?modelUuid={}", path(&c.tag), a.model_uuid)))
+                .header("content-type", "application/json")
+                .body(serde_json::Value::Object(wrong).to_string())
+                .send()
+                .await;
+        }
+    }
+    // A component that does not exist (removed, mistyped by a user).
+    let _ = client
+        .get(path("no-such-component"))
+        .header("x-client-id", &profile.client_id)
+        .header("x-client-secret", profile.client_secret.expose())
+        .send()
+        .await;
+}
+
+/// The rules broken while a clean client's session runs through the proxy
+/// to the server with `fault`: (client rules, server rules).
+async fn clean_client_through_the_proxy(
+    fault: Option<Fault>,
+) -> (Vec<&'static str>, Vec<&'static str>) {
+    let server = Server::start(ServerOptions {
+        fault,
+        ..ServerOptions::default()
+    })
+    .await
+    .expect("server");
+    let proxy = start_proxy(profile(&server.base_url()), ProxyOptions::default())
+        .await
+        .expect("proxy");
+    clean_session(&proxy.base_url(), &profile(&server.base_url())).await;
+    let report = proxy.tally().report(None);
+    let broken = |side: Side| {
+        report
+            .rules
+            .iter()
+            .filter(|r| r.side == side && r.violations > 0)
+            .map(|r| r.id)
+            .collect::<Vec<_>>()
+    };
+    let seen = (broken(Side::Client), broken(Side::Server));
+    proxy.stop();
+    server.shutdown().await;
+    seen
+}
+
+/// What passive judging shows with no suite at all: a strictly clean
+/// client's session through the proxy, against the correct server (no
+/// rule broken, either side) and against each fault of the reference
+/// server. The README states how many faults it shows.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_clean_clients_session_shows_faults_passively() {
+    let (client, server) = clean_client_through_the_proxy(None).await;
+    assert!(
+        client.is_empty() && server.is_empty(),
+        "{client:?} {server:?}"
+    );
+    let slots = std::sync::Arc::new(tokio::sync::Semaphore::new(4));
+    let mut runs = Vec::new();
+    for &fault in Fault::ALL {
+        let slots = slots.clone();
+        runs.push(tokio::spawn(async move {
+            let _slot = slots.acquire_owned().await.expect("open");
+            (fault, clean_client_through_the_proxy(Some(fault)).await)
+        }));
+    }
+    let mut shown = Vec::new();
+    for run in runs {
+        let (fault, (client, server)) = run.await.expect("a run");
+        assert!(
+            client.is_empty(),
+            "{fault}: the clean client broke {client:?}"
+        );
+        if !server.is_empty() {
+            // Only what a single exchange can show: no row says otherwise.
+            assert!(
+                matches!(seen(fault), Seen::Caught(..)),
+                "{fault}: shown by {server:?}, its row says one exchange cannot"
+            );
+            shown.push(format!("{fault}"));
+        }
+    }
+    eprintln!(
+        "a clean client shows {} faults: {}",
+        shown.len(),
+        shown.join(", ")
+    );
+    assert!(shown.len() >= 20, "{}: {shown:?}", shown.len());
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).expect("README");
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!(
+        "a strictly clean client's session shows {} of the {} faults",
+        shown.len(),
+        Fault::ALL.len()
+    );
+    assert!(
+        flat.contains(&said),
+        "conformance/README.md does not say {said:?}"
+    );
+}

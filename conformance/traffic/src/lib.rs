@@ -18,7 +18,9 @@
 //!   reproduction whose values are shell variables ([`reproduce`]); which
 //!   rules an exchange could break at all ([`exercised`]), so a report
 //!   tells a rule kept from one no exchange put to the test;
-//! - [`har`]: exchanges read from a HAR 1.2 file, streamed entry by entry.
+//! - [`har`]: exchanges read from a HAR 1.2 file, streamed entry by entry;
+//!   [`recorded`]: a HAR or NDJSON stream read as it arrives, each entry
+//!   within the caps ([`capped`]).
 //!
 //! What the rules know of the server ([`knowledge::Knows`]) comes from a
 //! conformance profile (the proxy, `audit`) or from a fixture (the reference
@@ -26,12 +28,14 @@
 //! wherever it is seen. It depends on serde only, so the reference server
 //! can use it without the runner.
 
+pub mod capped;
 pub mod client;
 pub mod exercised;
 pub mod har;
 pub mod knowledge;
 pub mod observed;
 pub mod profiled;
+pub mod recorded;
 pub mod redact;
 pub mod reproduce;
 pub mod rules;

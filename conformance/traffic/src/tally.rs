@@ -25,6 +25,12 @@ pub struct Tally {
     /// Exchanges outside the interface's paths, not judged
     /// ([`Tally::record_outside`]).
     outside: u64,
+    /// Recorded entries over the caps, not judged ([`Tally::record_over_cap`]).
+    over_cap: u64,
+    /// Lines of a recording that were no exchange, and the first few, each
+    /// with its number and why ([`Tally::record_unreadable`]).
+    unreadable: u64,
+    unreadable_first: Vec<String>,
     by_rule: BTreeMap<&'static str, Seen>,
     /// Exchanges that could break each rule ([`Tally::record_judged`]).
     exercised: BTreeMap<&'static str, u64>,
@@ -74,6 +80,16 @@ pub struct Report {
     /// and not judged. Absent when 0.
     #[serde(skip_serializing_if = "is_zero")]
     pub outside_interface: u64,
+    /// Recorded entries over the caps (a URL, method or headers past them):
+    /// not judged. Absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub entries_over_cap: u64,
+    /// Lines of a recording that were no exchange. Absent when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unreadable_lines: u64,
+    /// The first few, each `line N: why`. Absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
     /// Violations of MUST rules, all rules together.
     pub must_violations: u64,
     pub rules: Vec<RuleReport>,
@@ -148,6 +164,30 @@ impl Tally {
         self.outside += 1;
     }
 
+    /// Counts a recorded entry over the caps, judged by no rule.
+    pub fn record_over_cap(&mut self) {
+        self.over_cap += 1;
+    }
+
+    /// Counts a line of a recording that was no exchange; the first few
+    /// are kept with `why` (which holds no value of the line).
+    pub fn record_unreadable(&mut self, line: u64, why: &str) {
+        self.unreadable += 1;
+        if self.unreadable_first.len() < EXAMPLES {
+            self.unreadable_first.push(format!("line {line}: {why}"));
+        }
+    }
+
+    /// Recorded entries over the caps so far.
+    pub fn over_cap(&self) -> u64 {
+        self.over_cap
+    }
+
+    /// Lines of a recording that were no exchange, so far.
+    pub fn unreadable(&self) -> u64 {
+        self.unreadable
+    }
+
     /// Exchanges outside the interface's paths so far.
     pub fn outside(&self) -> u64 {
         self.outside
@@ -157,6 +197,13 @@ impl Tally {
     pub fn merge(&mut self, other: Tally) {
         self.exchanges += other.exchanges;
         self.outside += other.outside;
+        self.over_cap += other.over_cap;
+        self.unreadable += other.unreadable;
+        for line in other.unreadable_first {
+            if self.unreadable_first.len() < EXAMPLES {
+                self.unreadable_first.push(line);
+            }
+        }
         self.bodies_not_judged += other.bodies_not_judged;
         self.counts_exercised |= other.counts_exercised;
         for (id, n) in other.exercised {
@@ -220,6 +267,9 @@ impl Tally {
             exchanges: self.exchanges,
             bodies_not_judged: self.bodies_not_judged,
             outside_interface: self.outside,
+            entries_over_cap: self.over_cap,
+            unreadable_lines: self.unreadable,
+            unreadable: self.unreadable_first.clone(),
             must_violations: rules
                 .iter()
                 .filter(|r| r.level == Level::Must)
@@ -254,7 +304,7 @@ impl Report {
         }
         if self.bodies_not_judged > 0 {
             out.push_str(&format!(
-                "  NOTE  {} exchange{} with a body not kept whole (over the proxy's cap, forwarded unchanged; or left out of a recording): not judged by the rules that read bodies\n",
+                "  NOTE  {} exchange{} with a body not kept whole (over the 1 MiB cap: the proxy forwards it unchanged, audit reads past it; or left out of a recording): not judged by the rules that read bodies\n",
                 self.bodies_not_judged,
                 if self.bodies_not_judged == 1 { "" } else { "s" },
             ));
@@ -265,6 +315,23 @@ impl Report {
                 self.outside_interface,
                 if self.outside_interface == 1 { "" } else { "s" },
             ));
+        }
+        if self.entries_over_cap > 0 {
+            out.push_str(&format!(
+                "  NOTE  {} recorded entr{} over the caps (a URL or method over 2 MiB, headers over 1 MiB or 1000 lines): not judged\n",
+                self.entries_over_cap,
+                if self.entries_over_cap == 1 { "y" } else { "ies" },
+            ));
+        }
+        if self.unreadable_lines > 0 {
+            out.push_str(&format!(
+                "  NOTE  {} line{} of the recording not read as an exchange:\n",
+                self.unreadable_lines,
+                if self.unreadable_lines == 1 { "" } else { "s" },
+            ));
+            for line in &self.unreadable {
+                out.push_str(&format!("          {line}\n"));
+            }
         }
         let broken = self.rules.iter().filter(|r| r.violations > 0).count();
         out.push_str(&format!(
