@@ -1,8 +1,8 @@
 //! Live and recorded traffic judged by the description's rules, both sides
 //! of each exchange (`traffic-rules`): `conformance proxy` forwards every
-//! request to the profile's server and judges what passes ([`proxy`]),
+//! request to the profile's server and judges what passes (`proxy`),
 //! `conformance audit` judges a HAR file or a stream of exchanges
-//! ([`audit`]). What the rules know of the server comes from the profile
+//! (`audit`). What the rules know of the server comes from the profile
 //! ([`Known`]): its components, which require auth, their declared fields,
 //! where `modelUuid` travels.
 

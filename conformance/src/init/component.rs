@@ -112,7 +112,7 @@ impl ComponentAnswer {
     }
 
     /// Replaces each value of the bodies that claim a model (`valid_body`,
-    /// `second_model.valid_body`) that is a credential ([`Self::is_secret`])
+    /// `second_model.valid_body`) that is a credential (`Self::is_secret`)
     /// and written out by a `${VAR}` (`${VAR:json}` for a number or
     /// boolean): the profile is committed. Returns what was taken out, to
     /// say so and to set the variables for `init`'s own requests.

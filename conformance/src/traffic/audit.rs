@@ -58,7 +58,7 @@ impl Input {
 /// Reads `input` to its end, judging each exchange into `tally` as it is
 /// read (those outside the interface's paths too where `other_paths`);
 /// says which shape it was. Lines that are no exchange are counted, and
-/// the first [`SAID`] named on standard error.
+/// the first `SAID` named on standard error.
 pub fn judge_stream(
     input: &Input,
     knows: &Known,

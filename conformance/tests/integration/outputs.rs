@@ -214,7 +214,7 @@ fn audit_of_a_fifo_is_refused_at_once() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("{}: cannot read the HAR file", fifo.display()))
+        stderr.contains(&format!("{}: cannot read the recording", fifo.display()))
             && stderr.contains("FIFO"),
         "{stderr}"
     );

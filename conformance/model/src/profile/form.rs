@@ -67,7 +67,7 @@ impl Form for Read {
 }
 
 /// As written: strings as they stand (`${VAR}`s unexpanded), bodies and
-/// `fields` as YAML mappings. Checked only when read ([`Read`]).
+/// `fields` as YAML mappings. Checked only when read (`Read`).
 pub struct Written;
 
 /// A mapping as written (bodies, `fields`, `choices`, `budgets`).

@@ -22,7 +22,7 @@
 //! A view over a finished run's results: it judges no check (the runner
 //! did) and sends nothing. [`apply`] is the one place a baseline changes
 //! what gates, and it does so only by marking: a listed failure becomes
-//! KNOWN (which [`RunResults::exit_code`] does not count), and an entry
+//! KNOWN (which [`RunResults::exit_code`](crate::results::RunResults::exit_code) does not count), and an entry
 //! that must go becomes a failed result of its own, about the file. The
 //! file is the gate's, so it is read and written here, beside the gate;
 //! a result's requirement is hashed from the quote its [`Anchor`] carries.

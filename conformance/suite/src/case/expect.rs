@@ -132,7 +132,7 @@ pub enum Expect {
         choice: Option<ChoiceKey>,
         judge: JudgeAll,
     },
-    /// What the run of a [`Sends::Own`] holds the answers to, in words
+    /// What the run of a [`Sends::Own`](super::sends::Sends::Own) holds the answers to, in words
     /// (that run judges them).
     Own(String),
 }

@@ -244,7 +244,7 @@ pub enum Sends {
     /// second request carries what the first answered, or it judges shrunk
     /// property findings, which are no answers), requests planned apart, or
     /// nothing (a judgement over the whole run). The run judges too: its
-    /// [`Expect`] is [`Expect::Own`].
+    /// [`Expect`](super::Expect) is [`Expect::Own`](super::Expect::Own).
     Own { text: String, run: Run },
 }
 
