@@ -71,9 +71,9 @@ fn one_path_for_two_reports_is_refused_before_any_work() {
     let report = dir.join("report.out");
     let audit = run(
         Command::new(BIN)
+            .arg("audit")
             .arg("--profile")
             .arg(&profile)
-            .arg("audit")
             .arg(&har)
             .arg("--json")
             .arg(&report)
@@ -141,9 +141,9 @@ fn audit_reports_go_in_place_to_devices_and_never_through_links() {
     std::os::unix::fs::symlink("/dev/null", &null).expect("link");
     let out = run(
         Command::new(BIN)
+            .arg("audit")
             .arg("--profile")
             .arg(&profile)
-            .arg("audit")
             .arg(&har)
             .args(["--json", "/dev/stdout", "--sarif"])
             .arg(&planted)
@@ -205,16 +205,16 @@ fn audit_of_a_fifo_is_refused_at_once() {
     );
     let out = run(
         Command::new(BIN)
+            .arg("audit")
             .arg("--profile")
             .arg(&profile)
-            .arg("audit")
             .arg(&fifo),
         Duration::from_secs(120),
     );
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains(&format!("{}: cannot read the HAR file", fifo.display()))
+        stderr.contains(&format!("{}: cannot read the recording", fifo.display()))
             && stderr.contains("FIFO"),
         "{stderr}"
     );
