@@ -173,7 +173,8 @@ pub fn audit_main(profile: Option<PathBuf>, args: AuditArgs) -> ExitCode {
                         Err(_) => return fail("the recording's reader stopped"),
                     }
                 }
-                _ = tokio::signal::ctrl_c() => break,
+                // Ctrl-C; a handler that could not be set ends nothing.
+                Ok(()) = tokio::signal::ctrl_c() => break,
                 () = terminated(&mut sigterm) => break,
                 _ = tick.tick() => {
                     if periodic.any() {
@@ -236,7 +237,8 @@ pub fn proxy(
         loop {
             tokio::select! {
                 _ = running.finished() => break,
-                _ = tokio::signal::ctrl_c() => break,
+                // Ctrl-C; a handler that could not be set ends nothing.
+                Ok(()) = tokio::signal::ctrl_c() => break,
                 // How containers and CI stop a process: as Ctrl-C, the
                 // final report written and the gate's code kept.
                 () = terminated(&mut sigterm) => break,
@@ -271,8 +273,10 @@ fn terminate_signal() -> Terminate {
 async fn terminated(signal: &mut Terminate) {
     #[cfg(unix)]
     if let Some(signal) = signal {
-        signal.recv().await;
-        return;
+        // `None`: no signal can come any more; that ends nothing either.
+        if signal.recv().await.is_some() {
+            return;
+        }
     }
     let _ = signal;
     std::future::pending::<()>().await
