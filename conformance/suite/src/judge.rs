@@ -32,9 +32,7 @@ pub(crate) fn is_417(sent: &Sent) -> Result<(), String> {
     if raw.status != 417 {
         problems.push(format!("the status is {}, not 417", raw.status));
     }
-    problems.extend(conformance_wire::envelope::shape_417(
-        conformance_wire::envelope::members(raw).as_ref(),
-    ));
+    problems.extend(conformance_wire::envelope::shape_417(sent.members()));
     if problems.is_empty() {
         Ok(())
     } else {
@@ -66,10 +64,9 @@ pub(crate) fn status_is(
 /// `Ok` when the answer is a refusal of the description (see
 /// [`conformance_wire::envelope`]), else what is wrong.
 pub(crate) fn refused(sent: &Sent) -> Result<(), String> {
-    let Some(raw) = sent.raw() else {
+    let Some(problems) = sent.refusal_problems() else {
         return Err(sent.summary());
     };
-    let problems = conformance_wire::envelope::refusal_problems(raw);
     if problems.is_empty() {
         Ok(())
     } else {

@@ -24,9 +24,56 @@ pub fn members(raw: &RawResponse) -> Option<Value> {
     component_auth_bindings::json::members(raw.expose_body(), MEMBERS)
 }
 
+/// What the judgements read of an answer's body, read once as it arrives
+/// and kept with it: a run judges each answer many times over (every
+/// invariant, every property case, the outcomes), and a near-cap body read
+/// as a stream each time cost more than everything else a run does.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct BodyRead {
+    /// The body is one JSON value ([`RawResponse::is_json`]).
+    pub is_json: bool,
+    /// On a 400 or 417 (where a shape is judged): the envelope's
+    /// [`MEMBERS`] ([`members`]); `None` for other statuses or a body that
+    /// is not JSON.
+    pub members: Option<Value>,
+}
+
+impl BodyRead {
+    /// `raw`'s body read once: one stream pass, no tree of the rest.
+    pub fn of(raw: &RawResponse) -> Self {
+        if matches!(raw.status, 400 | 417) {
+            let members = members(raw);
+            BodyRead {
+                is_json: members.is_some(),
+                members,
+            }
+        } else {
+            BodyRead {
+                is_json: raw.is_json(),
+                members: None,
+            }
+        }
+    }
+
+    /// What keeps the answer from the shape its status asks (§7.1 for a
+    /// 400, §7.2 for a 417): empty for other statuses.
+    pub fn shape(&self, status: u16) -> Vec<String> {
+        match status {
+            400 => shape_400(self.members.as_ref()),
+            417 => shape_417(self.members.as_ref()),
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// What is wrong with `raw` as an error answer of the description (any
 /// status ≥ 400): empty when it is one.
 pub fn error_problems(raw: &RawResponse) -> Vec<String> {
+    error_problems_read(raw, &BodyRead::of(raw))
+}
+
+/// [`error_problems`] of an answer whose body was read already.
+pub fn error_problems_read(raw: &RawResponse, read: &BodyRead) -> Vec<String> {
     let mut p = Vec::new();
     let content_type = raw.header("content-type").unwrap_or_default();
     if !is_json_media_type(content_type) {
@@ -40,10 +87,8 @@ pub fn error_problems(raw: &RawResponse) -> Vec<String> {
         p.push("no X-Project-Uuid header".to_owned());
     }
     match raw.status {
-        400 => p.extend(shape_400(members(raw).as_ref())),
-        417 => p.extend(shape_417(members(raw).as_ref())),
-        // Read as a stream: no tree of a large answer.
-        _ if !raw.is_json() => p.push("the body is not JSON".to_owned()),
+        400 | 417 => p.extend(read.shape(raw.status)),
+        _ if !read.is_json => p.push("the body is not JSON".to_owned()),
         _ => {}
     }
     p
@@ -52,10 +97,15 @@ pub fn error_problems(raw: &RawResponse) -> Vec<String> {
 /// What is wrong with `raw` as a refusal: a 4xx that is an error answer of
 /// the description.
 pub fn refusal_problems(raw: &RawResponse) -> Vec<String> {
+    refusal_problems_read(raw, &BodyRead::of(raw))
+}
+
+/// [`refusal_problems`] of an answer whose body was read already.
+pub fn refusal_problems_read(raw: &RawResponse, read: &BodyRead) -> Vec<String> {
     if !(400..500).contains(&raw.status) {
         return vec![format!("not refused: the status is {}", raw.status)];
     }
-    error_problems(raw)
+    error_problems_read(raw, read)
 }
 
 /// The 7.1 shape: code an integer, message and request_id strings, status

@@ -7,6 +7,7 @@
 //! maps are sorted, and transport details that vary (`date`,
 //! `content-length`) are left out.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use component_auth_bindings::RawResponse;
@@ -149,6 +150,11 @@ pub struct Scrubber {
     /// server issued (hundreds), and each text is read once, not once a
     /// needle. `None` when there are no needles.
     finder: Option<aho_corasick::AhoCorasick>,
+    /// The same needles matched in ASCII text in any letter case: the
+    /// canonical view of ASCII text with no escape and no `+` is the text
+    /// folded byte for byte, so such text (nearly every string of an
+    /// answer) is searched as it is, with nothing built.
+    finder_ascii: Option<aho_corasick::AhoCorasick>,
     /// Body field names (lower case) whose values are redacted by key.
     fields: Vec<String>,
 }
@@ -178,23 +184,47 @@ impl Scrubber {
         let finder = (!needles.is_empty())
             .then(|| aho_corasick::AhoCorasick::new(&needles).ok())
             .flatten();
+        let finder_ascii = (!needles.is_empty())
+            .then(|| {
+                aho_corasick::AhoCorasick::builder()
+                    .ascii_case_insensitive(true)
+                    .build(&needles)
+                    .ok()
+            })
+            .flatten();
         let mut fields: Vec<String> = fields.iter().map(|f| f.to_ascii_lowercase()).collect();
         fields.sort();
         fields.dedup();
         Self {
             needles,
             finder,
+            finder_ascii,
             fields,
         }
     }
 
     /// `s` with every span that spells a secret replaced by [`REDACTED`].
     pub fn text(&self, s: &str) -> String {
+        self.text_cow(s).into_owned()
+    }
+
+    /// [`Scrubber::text`], borrowing `s` when it holds no secret (the
+    /// common case, for every string of every answer).
+    pub fn text_cow<'s>(&self, s: &'s str) -> Cow<'s, str> {
         if self.needles.is_empty() || s.len() < MIN_SCRUBBED_LEN {
-            return s.to_owned();
+            return Cow::Borrowed(s);
+        }
+        let mut ranges: Vec<(usize, usize)> = Vec::new();
+        if let Some(finder) = &self.finder_ascii
+            && s.is_ascii()
+            && !s.bytes().any(|b| matches!(b, b'%' | b'\\' | b'+'))
+        {
+            for found in finder.find_overlapping_iter(s) {
+                ranges.push((found.start(), found.end()));
+            }
+            return Self::redact_ranges(s, ranges);
         }
         let view = canonical::Canonical::of(s);
-        let mut ranges: Vec<(usize, usize)> = Vec::new();
         match &self.finder {
             Some(finder) => {
                 for found in finder.find_overlapping_iter(view.text.as_str()) {
@@ -211,8 +241,14 @@ impl Scrubber {
                 }
             }
         }
+        Self::redact_ranges(s, ranges)
+    }
+
+    /// `s` with the byte `ranges` (of whole characters or not, overlapping
+    /// or not) replaced by [`REDACTED`].
+    fn redact_ranges(s: &str, mut ranges: Vec<(usize, usize)>) -> Cow<'_, str> {
         if ranges.is_empty() {
-            return s.to_owned();
+            return Cow::Borrowed(s);
         }
         ranges.sort();
         let mut out = String::with_capacity(s.len());
@@ -237,7 +273,7 @@ impl Scrubber {
             done = end;
         }
         out.push_str(&s[done..]);
-        out
+        Cow::Owned(out)
     }
 
     /// A body field whose value is a secret by its name (`password`, `pin`, ...).
@@ -327,6 +363,16 @@ impl RequestRecord {
 
 impl ResponseRecord {
     pub fn from_raw(raw: &RawResponse, scrub: &Scrubber, recording: Recording<'_>) -> Self {
+        Self::from_raw_read(raw, &crate::envelope::BodyRead::of(raw), scrub, recording)
+    }
+
+    /// [`ResponseRecord::from_raw`] of an answer whose body was read already.
+    pub fn from_raw_read(
+        raw: &RawResponse,
+        read: &crate::envelope::BodyRead,
+        scrub: &Scrubber,
+        recording: Recording<'_>,
+    ) -> Self {
         let mut headers = BTreeMap::new();
         for (name, value) in &raw.headers {
             let name_str = name.as_str();
@@ -353,11 +399,7 @@ impl ResponseRecord {
                 })
                 .or_insert(text);
         }
-        let shape = match raw.status {
-            400 => crate::envelope::shape_400(crate::envelope::members(raw).as_ref()),
-            417 => crate::envelope::shape_417(crate::envelope::members(raw).as_ref()),
-            _ => Vec::new(),
-        };
+        let shape = read.shape(raw.status);
         // Large JSON is read once, as a stream, into its digest; never a tree.
         let large = (raw.body.len() > digest::LARGE_BODY)
             .then(|| digest::of_json(&raw.body, scrub, recording.volatile))
@@ -379,7 +421,7 @@ impl ResponseRecord {
         });
         Self {
             status: raw.status,
-            is_json: raw.is_json(),
+            is_json: read.is_json,
             headers,
             body,
             body_digest: None,
@@ -519,6 +561,30 @@ impl PartialEq for Took {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Plain ASCII text is searched as it is, in any letter case: it
+        /// must redact exactly what the canonical view does.
+        #[test]
+        fn plain_ascii_is_scrubbed_as_its_canonical_view_is(
+            text in "[a-zA-Z0-9 !#$&'()*,./:;<=>?@_{}|~-]{0,40}",
+            secret in "[a-zA-Z0-9_.-]{3,12}",
+            at in 0usize..40,
+            upper in any::<bool>(),
+        ) {
+            let fast = Scrubber::new(vec![secret.clone(), "Hunter2".into()], Vec::new());
+            let slow = Scrubber { finder_ascii: None, ..fast.clone() };
+            let spelt = if upper { secret.to_ascii_uppercase() } else { secret.clone() };
+            let mut with = text.clone();
+            let at = (0..=at.min(with.len())).rev().find(|&i| with.is_char_boundary(i)).unwrap_or(0);
+            with.insert_str(at, &spelt);
+            for s in [&text, &with, &format!("{with}+%41\\u0042")] {
+                prop_assert_eq!(fast.text(s), slow.text(s), "{}", s);
+            }
+            prop_assert!(!fast.text(&with).to_ascii_lowercase().contains(&secret.to_ascii_lowercase()));
+        }
+    }
 
     #[test]
     fn redacts_per_request_values_and_secrets() {

@@ -54,17 +54,17 @@ impl Answer {
     }
 
     pub fn of(op: Op, raw: &RawResponse) -> Self {
-        // The envelope's members only where a shape is judged (400, 417):
-        // every answer is read as a stream, whatever its size.
-        let json = matches!(raw.status, 400 | 417)
-            .then(|| crate::envelope::members(raw))
-            .flatten();
+        Self::of_read(op, raw, &crate::envelope::BodyRead::of(raw))
+    }
+
+    /// [`Answer::of`] an answer whose body was read already.
+    pub fn of_read(op: Op, raw: &RawResponse, read: &crate::envelope::BodyRead) -> Self {
         Answer {
             op,
             status: raw.status,
-            json: json.is_some() || (!matches!(raw.status, 400 | 417) && raw.is_json()),
-            shape_400: raw.status == 400 && shape_400(json.as_ref()).is_empty(),
-            shape_417: raw.status == 417 && shape_417(json.as_ref()).is_empty(),
+            json: read.is_json,
+            shape_400: raw.status == 400 && shape_400(read.members.as_ref()).is_empty(),
+            shape_417: raw.status == 417 && shape_417(read.members.as_ref()).is_empty(),
             content_type_json: raw.header("content-type").is_some_and(is_json_media_type),
             project_uuid: raw.header("x-project-uuid").is_some(),
         }

@@ -335,6 +335,9 @@ pub struct Sent {
     pub exchange: Exchange,
     /// `None` when no answer came (the reason is in `exchange.error`).
     pub typed: Option<Typed>,
+    /// What the judgements read of the answer's body, read once as it
+    /// came (default when no answer came).
+    pub read: crate::envelope::BodyRead,
     /// The server answered, with a body over the run's cap (`Limits::max_body_bytes`):
     /// an answer all the same, only not kept.
     pub answered_over_cap: bool,
@@ -347,6 +350,30 @@ impl Sent {
 
     pub fn status(&self) -> Option<u16> {
         self.raw().map(|r| r.status)
+    }
+
+    /// Whether an answer came and its body is one JSON value.
+    pub fn is_json(&self) -> bool {
+        self.raw().is_some() && self.read.is_json
+    }
+
+    /// On a 400 or 417: the envelope's members (`envelope::members`).
+    pub fn members(&self) -> Option<&serde_json::Value> {
+        self.read.members.as_ref()
+    }
+
+    /// What is wrong with the answer as a refusal of the description
+    /// (`envelope::refusal_problems`); `None` when no answer came.
+    pub fn refusal_problems(&self) -> Option<Vec<String>> {
+        self.raw()
+            .map(|raw| crate::envelope::refusal_problems_read(raw, &self.read))
+    }
+
+    /// What is wrong with the answer as an error answer of the description
+    /// (`envelope::error_problems`); `None` when no answer came.
+    pub fn error_problems(&self) -> Option<Vec<String>> {
+        self.raw()
+            .map(|raw| crate::envelope::error_problems_read(raw, &self.read))
     }
 
     /// The answer in a line, secrets removed.

@@ -280,6 +280,7 @@ impl Sender {
                         curl: None,
                     },
                     typed: None,
+                    read: Default::default(),
                     answered_over_cap: false,
                 };
             }
@@ -455,17 +456,23 @@ impl Sender {
                 retries.join(", ")
             )
         });
+        // Read once here, judged many times over.
+        let read = match &typed {
+            Ok(typed) => crate::envelope::BodyRead::of(typed.raw()),
+            Err(_) => Default::default(),
+        };
         if let (Ok(typed), None) = (&typed, &limited) {
             self.outcomes
-                .record(crate::outcomes::Answer::of(op, typed.raw()));
+                .record(crate::outcomes::Answer::of_read(op, typed.raw(), &read));
         }
         match typed {
             Ok(typed) => Sent {
                 exchange: Exchange {
                     label,
                     request,
-                    response: Some(ResponseRecord::from_raw(
+                    response: Some(ResponseRecord::from_raw_read(
                         typed.raw(),
+                        &read,
                         &self.scrub,
                         recording(),
                     )),
@@ -477,6 +484,7 @@ impl Sender {
                     curl,
                 },
                 typed: Some(typed),
+                read,
                 answered_over_cap: false,
             },
             Err((why, over_cap)) => Sent {
@@ -493,6 +501,7 @@ impl Sender {
                     curl,
                 },
                 typed: None,
+                read,
             },
         }
     }

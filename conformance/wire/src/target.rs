@@ -151,6 +151,7 @@ impl Target {
                     curl: None,
                 },
                 typed: None,
+                read: Default::default(),
                 answered_over_cap: false,
             }));
         }

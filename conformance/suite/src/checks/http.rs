@@ -28,15 +28,9 @@ pub fn checks() -> Vec<Check> {
 /// 405 (RFC 9110), as an error answer of the description: JSON, saying
 /// so, with X-Project-Uuid (the 7.1 shape is the 400's only).
 fn method_not_allowed(a: &Answer<'_>) -> Result<(), String> {
-    match a.sent.raw() {
-        Some(r) if r.status == 405 && conformance_wire::envelope::error_problems(r).is_empty() => {
-            Ok(())
-        }
-        Some(r) if r.status == 405 => Err(format!(
-            "{} ({})",
-            a.sent.summary(),
-            conformance_wire::envelope::error_problems(r).join("; ")
-        )),
+    match (a.sent.status(), a.sent.error_problems()) {
+        (Some(405), Some(p)) if p.is_empty() => Ok(()),
+        (Some(405), Some(p)) => Err(format!("{} ({})", a.sent.summary(), p.join("; "))),
         _ => Err(a.sent.summary()),
     }
 }

@@ -20,12 +20,11 @@ pub struct Invariant {
 pub const RESPONSES_ARE_JSON: Invariant = Invariant {
     name: "responses-are-json",
     judge: |_, s| {
-        let raw = match s.raw() {
-            Some(raw) => raw,
-            None => return Some(s.summary()),
-        };
-        // A stream, not a tree: asked of every generated answer.
-        (!raw.is_json()).then(|| format!("not JSON: {}", s.summary()))
+        if s.raw().is_none() {
+            return Some(s.summary());
+        }
+        // Read once as it came (`BodyRead`): asked of every generated answer.
+        (!s.is_json()).then(|| format!("not JSON: {}", s.summary()))
     },
 };
 
@@ -44,8 +43,8 @@ pub const ERRORS_ARE_JSON: Invariant = Invariant {
         if !is_json_media_type(content_type) {
             return Some(format!("Content-Type `{content_type}`: {}", s.summary()));
         }
-        // A stream, not a tree: asked of every generated answer.
-        (!raw.is_json()).then(|| format!("not JSON: {}", s.summary()))
+        // Read once as it came (`BodyRead`): asked of every generated answer.
+        (!s.is_json()).then(|| format!("not JSON: {}", s.summary()))
     },
 };
 
@@ -77,9 +76,7 @@ pub const SHAPE_400: Invariant = Invariant {
         if raw.status != 400 {
             return None;
         }
-        let problems = conformance_wire::envelope::shape_400(
-            conformance_wire::envelope::members(raw).as_ref(),
-        );
+        let problems = conformance_wire::envelope::shape_400(s.members());
         (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
     },
 };
@@ -91,9 +88,7 @@ pub const SHAPE_417: Invariant = Invariant {
         if raw.status != 417 {
             return None;
         }
-        let problems = conformance_wire::envelope::shape_417(
-            conformance_wire::envelope::members(raw).as_ref(),
-        );
+        let problems = conformance_wire::envelope::shape_417(s.members());
         (!problems.is_empty()).then(|| format!("{} ({})", s.summary(), problems.join("; ")))
     },
 };

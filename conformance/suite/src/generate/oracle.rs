@@ -44,8 +44,7 @@ pub fn judge(
         return Vec::new();
     };
     let j = declared.judge(&value);
-    let shape =
-        conformance_wire::envelope::shape_417(conformance_wire::envelope::members(raw).as_ref());
+    let shape = conformance_wire::envelope::shape_417(sent.members());
     let is_417 = raw.status == 417 && shape.is_empty();
     // A 417 out of shape says what is wrong with it, as every check does.
     let got = if raw.status == 417 && !shape.is_empty() {

@@ -18,6 +18,7 @@
 //! Every string is scrubbed before it is written, so neither the outline
 //! nor the hash is made from text holding a secret the run knows.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
@@ -224,7 +225,7 @@ impl<'de> Visitor<'de> for Node<'_> {
             write_str(self.out, VOLATILE);
             return Ok(());
         }
-        let s = self.scrub.text(v);
+        let s = self.scrub.text_cow(v);
         write_str(self.out, if looks_like_a_date(&s) { DATE } else { &s });
         Ok(())
     }
@@ -243,103 +244,116 @@ impl<'de> Visitor<'de> for Node<'_> {
         let volatile = self.is_volatile();
         let len = self.path.len();
         self.path.push_str("/*");
-        let mut items = Vec::new();
+        // Written in place (no buffer per array); a volatile one is then
+        // taken back and written as its placeholder.
+        let start = self.out.len();
+        self.out.push(b'[');
         let mut first = true;
-        items.push(b'[');
         loop {
-            let mark = items.len();
+            let mark = self.out.len();
             if !first {
-                items.push(b',');
+                self.out.push(b',');
             }
             let node = Node {
                 scrub: self.scrub,
                 volatile: self.volatile,
                 path: self.path,
                 depth: self.depth + 1,
-                out: &mut items,
+                out: self.out,
             };
             if seq.next_element_seed(node)?.is_none() {
-                items.truncate(mark);
+                self.out.truncate(mark);
                 break;
             }
             first = false;
         }
-        items.push(b']');
+        self.out.push(b']');
         self.path.truncate(len);
         if volatile {
+            self.out.truncate(start);
             write_str(self.out, VOLATILE);
-        } else {
-            self.out.extend_from_slice(&items);
         }
         Ok(())
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let volatile = self.is_volatile();
-        // Each member written on its own, then sorted by key; a key given
-        // twice keeps its last value, as a parsed tree does.
-        let mut members: Vec<(String, Vec<u8>)> = Vec::new();
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            let shown = self.scrub.text(&key);
-            let mut value = Vec::new();
+        // Each member written in place as it comes, its key and where it
+        // lies kept; members given out of key order (or a key twice) are
+        // then put in order, a key given twice keeping its last value, as
+        // a parsed tree does. Most objects come sorted or are small.
+        let start = self.out.len();
+        self.out.push(b'{');
+        let mut members: Vec<(Cow<'de, str>, usize, usize)> = Vec::new();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             let per_request = PER_REQUEST_KEYS.iter().find(|(k, _)| *k == key);
             let replaced = match per_request {
                 Some((_, placeholder)) => Some(*placeholder),
                 None if self.scrub.is_secret_field(&key) => Some(REDACTED),
                 None => None,
             };
+            let shown: Cow<'de, str> = match key {
+                Cow::Borrowed(k) => self.scrub.text_cow(k),
+                Cow::Owned(k) => Cow::Owned(self.scrub.text_cow(&k).into_owned()),
+            };
+            if !members.is_empty() {
+                self.out.push(b',');
+            }
+            let at = self.out.len();
+            write_str(self.out, &shown);
+            self.out.push(b':');
+            let len = self.path.len();
+            push_key(self.path, &shown);
             if let Some(placeholder) = replaced {
                 // A null stays null; any other value is the placeholder
                 // (or volatile, when its path is).
                 if map.next_value::<IsNull>()?.0 {
-                    value.extend_from_slice(b"null");
+                    self.out.extend_from_slice(b"null");
+                } else if self.volatile.iter().any(|p| p == self.path) {
+                    write_str(self.out, VOLATILE);
                 } else {
-                    let len = self.path.len();
-                    push_key(self.path, &shown);
-                    let shown_value = if self.volatile.iter().any(|p| p == self.path) {
-                        VOLATILE
-                    } else {
-                        placeholder
-                    };
-                    self.path.truncate(len);
-                    write_str(&mut value, shown_value);
+                    write_str(self.out, placeholder);
                 }
             } else {
-                let len = self.path.len();
-                push_key(self.path, &shown);
                 let node = Node {
                     scrub: self.scrub,
                     volatile: self.volatile,
                     path: self.path,
                     depth: self.depth + 1,
-                    out: &mut value,
+                    out: self.out,
                 };
                 map.next_value_seed(node)?;
-                self.path.truncate(len);
             }
-            members.push((shown, value));
+            self.path.truncate(len);
+            members.push((shown, at, self.out.len()));
         }
         if volatile {
+            self.out.truncate(start);
             write_str(self.out, VOLATILE);
             return Ok(());
         }
-        // Stable: of equal keys, the last one given is last.
-        members.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut kept: Vec<&(String, Vec<u8>)> = Vec::with_capacity(members.len());
-        for m in &members {
-            match kept.last_mut() {
-                Some(last) if last.0 == m.0 => *last = m,
-                _ => kept.push(m),
+        if !members.windows(2).all(|w| w[0].0 < w[1].0) {
+            let written: Vec<(Cow<'de, str>, Vec<u8>)> = members
+                .into_iter()
+                .map(|(key, from, to)| (key, self.out[from..to].to_vec()))
+                .collect();
+            let mut order: Vec<&(Cow<'de, str>, Vec<u8>)> = written.iter().collect();
+            // Stable: of equal keys, the last one given is last.
+            order.sort_by(|a, b| a.0.cmp(&b.0));
+            let mut kept: Vec<&(Cow<'de, str>, Vec<u8>)> = Vec::with_capacity(order.len());
+            for m in order {
+                match kept.last_mut() {
+                    Some(last) if last.0 == m.0 => *last = m,
+                    _ => kept.push(m),
+                }
             }
-        }
-        self.out.push(b'{');
-        for (i, (key, value)) in kept.into_iter().enumerate() {
-            if i > 0 {
-                self.out.push(b',');
+            self.out.truncate(start + 1);
+            for (i, (_, member)) in kept.into_iter().enumerate() {
+                if i > 0 {
+                    self.out.push(b',');
+                }
+                self.out.extend_from_slice(member);
             }
-            write_str(self.out, key);
-            self.out.push(b':');
-            self.out.extend_from_slice(value);
         }
         self.out.push(b'}');
         Ok(())
@@ -349,7 +363,11 @@ impl<'de> Visitor<'de> for Node<'_> {
 /// A JSON pointer token after `path`, as [`crate::volatile`] writes it.
 fn push_key(path: &mut String, key: &str) {
     path.push('/');
-    path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    if key.contains(['~', '/']) {
+        path.push_str(&key.replace('~', "~0").replace('/', "~1"));
+    } else {
+        path.push_str(key);
+    }
 }
 
 /// Whether a value is `null`; any other value is skipped unread (no tree,
