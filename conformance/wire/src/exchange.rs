@@ -351,7 +351,7 @@ impl RequestRecord {
         let body = request
             .body()
             .and_then(|b| b.as_bytes())
-            .map(|bytes| body_value(bytes, scrub));
+            .map(|bytes| body_value(bytes, scrub).0);
         Self {
             method: request.method().as_str().to_owned(),
             path,
@@ -363,16 +363,18 @@ impl RequestRecord {
 
 impl ResponseRecord {
     pub fn from_raw(raw: &RawResponse, scrub: &Scrubber, recording: Recording<'_>) -> Self {
-        Self::from_raw_read(raw, &crate::envelope::BodyRead::of(raw), scrub, recording)
+        Self::read(raw, scrub, recording).0
     }
 
-    /// [`ResponseRecord::from_raw`] of an answer whose body was read already.
-    pub fn from_raw_read(
+    /// The record of `raw`, and what the judgements read of its body
+    /// ([`crate::envelope::BodyRead`]), from the passes the record makes
+    /// anyway: whether the body is JSON comes from its digest or its parse,
+    /// never from a pass of its own.
+    pub fn read(
         raw: &RawResponse,
-        read: &crate::envelope::BodyRead,
         scrub: &Scrubber,
         recording: Recording<'_>,
-    ) -> Self {
+    ) -> (Self, crate::envelope::BodyRead) {
         let mut headers = BTreeMap::new();
         for (name, value) in &raw.headers {
             let name_str = name.as_str();
@@ -399,13 +401,22 @@ impl ResponseRecord {
                 })
                 .or_insert(text);
         }
-        let shape = read.shape(raw.status);
+        // The envelope's members where a shape is judged (a 400 or 417).
+        let members = matches!(raw.status, 400 | 417)
+            .then(|| crate::envelope::members(raw))
+            .flatten();
+        let shape = match raw.status {
+            400 => crate::envelope::shape_400(members.as_ref()),
+            417 => crate::envelope::shape_417(members.as_ref()),
+            _ => Vec::new(),
+        };
+        let read = |is_json| crate::envelope::BodyRead { is_json, members };
         // Large JSON is read once, as a stream, into its digest; never a tree.
         let large = (raw.body.len() > digest::LARGE_BODY)
             .then(|| digest::of_json(&raw.body, scrub, recording.volatile))
             .flatten();
         if let Some((digest, outline)) = large {
-            return Self {
+            let record = Self {
                 status: raw.status,
                 is_json: true,
                 headers,
@@ -413,29 +424,34 @@ impl ResponseRecord {
                 body_digest: Some(digest),
                 shape,
             };
+            return (record, read(true));
         }
+        let mut is_json = false;
         let body = (!raw.body.is_empty()).then(|| {
-            let mut v = body_value(&raw.body, scrub);
+            let (mut v, json) = body_value(&raw.body, scrub);
+            is_json = json;
             crate::volatile::normalise(&mut v, recording.volatile);
             v
         });
-        Self {
+        let record = Self {
             status: raw.status,
-            is_json: read.is_json,
+            is_json,
             headers,
             body,
             body_digest: None,
             shape,
-        }
+        };
+        (record, read(is_json))
     }
 }
 
-fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
+/// The body's record, and whether it is JSON.
+fn body_value(bytes: &[u8], scrub: &Scrubber) -> (Value, bool) {
     match component_auth_bindings::json::parse(bytes) {
         Some(mut v) => {
             redact_per_request(&mut v, scrub);
             scrub.json(&mut v);
-            v
+            (v, true)
         }
         None => {
             let text = String::from_utf8_lossy(bytes);
@@ -443,7 +459,7 @@ fn body_value(bytes: &[u8], scrub: &Scrubber) -> Value {
             if cut.len() < text.len() {
                 cut.push_str(&format!("… [{} bytes in all]", bytes.len()));
             }
-            Value::String(scrub.text(&cut))
+            (Value::String(scrub.text(&cut)), false)
         }
     }
 }
@@ -562,6 +578,41 @@ impl PartialEq for Took {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_record_reads_the_body_as_a_pass_of_its_own_would() {
+        let scrub = Scrubber::new(vec!["hunter2".into()], Vec::new());
+        let large = format!(
+            r#"{{"code":400,"status":false,"pad":[{}0]}}"#,
+            "1,".repeat(digest::LARGE_BODY)
+        );
+        let large_text = "x".repeat(digest::LARGE_BODY * 2);
+        for status in [200, 400, 401, 417] {
+            for body in [
+                "",
+                "{}",
+                r#"{"code":417,"errors":[],"status":false}"#,
+                r#"{"a":1"#,
+                "not json",
+                "[1,2]",
+                large.as_str(),
+                large_text.as_str(),
+            ] {
+                let raw = RawResponse {
+                    status,
+                    headers: Default::default(),
+                    body: body.as_bytes().to_vec().into(),
+                };
+                let (record, read) = ResponseRecord::read(&raw, &scrub, Recording::default());
+                assert_eq!(
+                    read,
+                    crate::envelope::BodyRead::of(&raw),
+                    "{status} {body:.40}"
+                );
+                assert_eq!(record.is_json, read.is_json, "{status} {body:.40}");
+            }
+        }
+    }
 
     proptest! {
         /// Plain ASCII text is searched as it is, in any letter case: it

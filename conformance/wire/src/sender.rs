@@ -456,10 +456,14 @@ impl Sender {
                 retries.join(", ")
             )
         });
-        // Read once here, judged many times over.
-        let read = match &typed {
-            Ok(typed) => crate::envelope::BodyRead::of(typed.raw()),
-            Err(_) => Default::default(),
+        // The record, and what the judgements read of the body: read once
+        // here, judged many times over.
+        let (response, read) = match &typed {
+            Ok(typed) => {
+                let (record, read) = ResponseRecord::read(typed.raw(), &self.scrub, recording());
+                (Some(record), read)
+            }
+            Err(_) => (None, Default::default()),
         };
         if let (Ok(typed), None) = (&typed, &limited) {
             self.outcomes
@@ -470,12 +474,7 @@ impl Sender {
                 exchange: Exchange {
                     label,
                     request,
-                    response: Some(ResponseRecord::from_raw_read(
-                        typed.raw(),
-                        &read,
-                        &self.scrub,
-                        recording(),
-                    )),
+                    response,
                     error: None,
                     retried,
                     limited,
