@@ -143,8 +143,8 @@ pub(crate) enum Needs {
 /// answer.
 const JAVA: Server = Server {
     program: "java",
-    // The source is compiled at each start: the quick tier of the JIT and
-    // the serial collector keep that, and the server, light.
+    // Compiled once per test binary (`java_classes`); the quick tier of
+    // the JIT and the serial collector keep the server light.
     program_args: &["-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC"],
     script: "java_server/Server.java",
     profile: "java.yaml",
@@ -331,6 +331,29 @@ fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (Ch
     start_with(server, program, variants, &[], logs)
 }
 
+/// The folder of `server`'s compiled classes (its script is Java source),
+/// compiled by `javac` at the first call of the test binary.
+fn java_classes(server: &Server) -> String {
+    static CLASSES: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
+    let compiled = CLASSES.get_or_init(|| {
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+            "java-server-{}",
+            std::process::id()
+        ));
+        let status = Command::new("javac")
+            .args(["-nowarn", "-d"])
+            .arg(&out)
+            .arg(independent_dir().join(server.script))
+            .status()
+            .map_err(|e| format!("cannot run javac: {e}"))?;
+        match status.success() {
+            true => Ok(out.to_string_lossy().into_owned()),
+            false => Err(format!("javac {} failed: {status}", server.script)),
+        }
+    });
+    compiled.clone().unwrap_or_else(|why| panic!("{why}"))
+}
+
 /// As [`start`], with `extra` arguments to the script.
 pub(crate) fn start_with(
     server: &Server,
@@ -340,9 +363,15 @@ pub(crate) fn start_with(
     logs: &Path,
 ) -> (ChildGuard, String) {
     let mut cmd = Command::new(program);
-    cmd.args(server.program_args)
-        .arg(independent_dir().join(server.script))
-        .args(["--port", "0"])
+    cmd.args(server.program_args);
+    match server.script.strip_suffix(".java") {
+        // Compiled once for the whole test binary, not at each start:
+        // `java Server.java` spent seconds of both cores in javac every
+        // time, and the Java tests start it a dozen times.
+        Some(_) => cmd.args(["-cp", &java_classes(server), "Server"]),
+        None => cmd.arg(independent_dir().join(server.script)),
+    };
+    cmd.args(["--port", "0"])
         .args(extra)
         .env_remove("INDEP_VARIANTS")
         .stdin(Stdio::null())
