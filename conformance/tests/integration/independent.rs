@@ -336,10 +336,8 @@ fn start(server: &Server, program: &Path, variants: &[&str], logs: &Path) -> (Ch
 fn java_classes(server: &Server) -> String {
     static CLASSES: std::sync::OnceLock<Result<String, String>> = std::sync::OnceLock::new();
     let compiled = CLASSES.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
-            "java-server-{}",
-            std::process::id()
-        ));
+        let out = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("java-server-{}", std::process::id()));
         let status = Command::new("javac")
             .args(["-nowarn", "-d"])
             .arg(&out)
